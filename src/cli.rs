@@ -1,0 +1,55 @@
+//! The command line (contract 2). Definitions only: each command is carried out in [`crate::commands`].
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// One daemon for every coding agent's hooks: one settings file, live, for every agent.
+#[derive(Debug, Parser)]
+#[command(name = "hookd", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the daemon in the foreground (systemd keeps it running)
+    Serve {
+        /// Settings file [default: $HOOKD_CONFIG, else $XDG_CONFIG_HOME/hookd/hooks.toml, else ~/.config/hookd/hooks.toml]
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Socket to listen on [default: $HOOKD_SOCKET, else $XDG_RUNTIME_DIR/hookd/hookd.sock, else /tmp/hookd-$UID/hookd.sock]
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
+    /// Validate a settings file and print its hooks per moment (exit 1 and every error when invalid)
+    Check {
+        /// Settings file [default: as for serve]
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// Fire a moment with the event read on stdin (a JSON object); exit 0 not refused, 2 refused, 1 error
+    Fire {
+        /// The moment, e.g. PreToolUse
+        moment: String,
+        /// The agent firing, e.g. claude-code (hooks with `agents` fire only for theirs)
+        #[arg(long, value_name = "AGENT")]
+        agent: Option<String>,
+        /// The daemon's socket [default: as for serve]
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
+    /// Print the daemon's status (exit 1 when it is not running)
+    Status {
+        /// The daemon's socket [default: as for serve]
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
+    /// Ask the daemon to reload its settings now (exit 1 and the errors when the file is invalid)
+    Reload {
+        /// The daemon's socket [default: as for serve]
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
+}

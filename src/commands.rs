@@ -1,0 +1,189 @@
+//! Each command of the command line, carried out. Every error comes back as one clear line; `main` prints
+//! it and exits 1.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cli::Command;
+use crate::client;
+use crate::settings::{LoadError, Program, Settings};
+
+/// How long `status` and `reload` wait for the daemon.
+const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Exit status of `fire` when the verdict refused.
+const EXIT_REFUSED: u8 = 2;
+
+pub fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Serve { config, socket } => crate::daemon::run(
+            &or_default(config, crate::paths::default_config),
+            &or_default(socket, crate::paths::default_socket),
+        ),
+        Command::Check { config } => check(&or_default(config, crate::paths::default_config)),
+        Command::Fire {
+            moment,
+            agent,
+            socket,
+        } => fire(
+            &or_default(socket, crate::paths::default_socket),
+            moment,
+            agent,
+        ),
+        Command::Status { socket } => status(&or_default(socket, crate::paths::default_socket)),
+        Command::Reload { socket } => reload(&or_default(socket, crate::paths::default_socket)),
+    }
+}
+
+fn or_default(path: Option<PathBuf>, default: fn() -> PathBuf) -> PathBuf {
+    path.unwrap_or_else(default)
+}
+
+fn check(config: &Path) -> Result<ExitCode, String> {
+    match Settings::load(config) {
+        Ok(settings) => {
+            print!("{}", describe(&settings));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(LoadError::NotFound) => Err(format!("{}: no such settings file", config.display())),
+        Err(LoadError::Invalid(errors)) => {
+            eprintln!("{errors}");
+            eprintln!(
+                "{}: {} error{}",
+                config.display(),
+                errors.0.len(),
+                if errors.0.len() == 1 { "" } else { "s" }
+            );
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The hooks per moment, as `check` prints them.
+fn describe(settings: &Settings) -> String {
+    let total: usize = settings.hooks.iter().map(|(_, hooks)| hooks.len()).sum();
+    let mut out = format!(
+        "{}: valid, {total} hook{}\n",
+        settings.path.display(),
+        if total == 1 { "" } else { "s" }
+    );
+    for (moment, hooks) in &settings.hooks {
+        out.push_str(&format!("{moment}\n"));
+        for hook in hooks {
+            let mut line = format!("  {}", hook.name);
+            if let Some(matcher) = &hook.matcher_source {
+                line.push_str(&format!("  matcher {matcher:?}"));
+            }
+            match &hook.program {
+                Program::Shell { command, .. } => line.push_str(&format!("  command {command:?}")),
+                Program::Argv(argv) => line.push_str(&format!("  argv {argv:?}")),
+            }
+            line.push_str(&format!("  timeout {}s", hook.timeout.as_secs_f64()));
+            if hook.on_failure == crate::settings::OnFailure::Refuse {
+                line.push_str("  on_failure refuse");
+            }
+            if let Some(agents) = &hook.agents {
+                line.push_str(&format!("  agents {}", agents.join(",")));
+            }
+            if !hook.enabled {
+                line.push_str("  (disabled)");
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn fire(socket: &Path, moment: String, agent: Option<String>) -> Result<ExitCode, String> {
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| format!("cannot read the event on stdin: {e}"))?;
+    let event: Value = if input.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(&input).map_err(|e| format!("the event on stdin is not JSON: {e}"))?
+    };
+    if !event.is_object() {
+        return Err("the event on stdin must be a JSON object".into());
+    }
+    let mut request = json!({"op": "fire", "id": 1, "moment": moment, "event": event});
+    if let Some(agent) = agent {
+        request["agent"] = Value::String(agent);
+    }
+    let response = client::request(socket, &request, None)?;
+    println!("{}", response.line);
+    if response.value["ok"] != json!(true) {
+        return Err(error_message(&response.value));
+    }
+    Ok(if response.value["refused"] == json!(true) {
+        ExitCode::from(EXIT_REFUSED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn status(socket: &Path) -> Result<ExitCode, String> {
+    let response = client::request(
+        socket,
+        &json!({"op": "status", "id": 1}),
+        Some(ADMIN_TIMEOUT),
+    )?;
+    println!("{}", response.line);
+    Ok(if response.value["ok"] == json!(true) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn reload(socket: &Path) -> Result<ExitCode, String> {
+    let response = client::request(
+        socket,
+        &json!({"op": "reload", "id": 1}),
+        Some(ADMIN_TIMEOUT),
+    )?;
+    println!("{}", response.line);
+    if response.value["ok"] == json!(true) {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for error in response.value["error"]["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        eprintln!("{}", error.as_str().unwrap_or_default());
+    }
+    Err(error_message(&response.value))
+}
+
+fn error_message(response: &Value) -> String {
+    let error = &response["error"];
+    format!(
+        "{} ({})",
+        error["message"]
+            .as_str()
+            .unwrap_or("the daemon answered with an error"),
+        error["kind"].as_str().unwrap_or("unknown")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_lists_hooks_per_moment() {
+        let text = "[[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"x.sh\"\non_failure = \"refuse\"\n[[hooks.Stop]]\nargv = [\"/bin/true\"]\nenabled = false\n";
+        let settings = Settings::parse(Path::new("/etc/hooks.toml"), "hooks.toml", text).unwrap();
+        assert_eq!(
+            describe(&settings),
+            "/etc/hooks.toml: valid, 2 hooks\nPreToolUse\n  deny  matcher \"Bash\"  command \"x.sh\"  timeout 60s  on_failure refuse\nStop\n  Stop#1  argv [\"/bin/true\"]  timeout 60s  (disabled)\n"
+        );
+    }
+}

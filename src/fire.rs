@@ -1,0 +1,216 @@
+//! A fire, from request to response: pick the hooks that fit, run them all at once, read each answer, and
+//! fold the verdict.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::moment;
+use crate::protocol::{ErrorKind, ErrorResponse, FireResponse, HookReport, to_line};
+use crate::runner::{Input, Ran};
+use crate::settings::{Hook, Program};
+use crate::state::Shared;
+use crate::verdict::{self, Exit, Kind};
+
+/// What a fire asks.
+#[derive(Debug)]
+pub struct Fire {
+    pub id: Option<Value>,
+    pub moment: String,
+    /// From the request, else the connection's `hello`.
+    pub agent: Option<String>,
+    pub event: Map<String, Value>,
+}
+
+/// Runs a fire to its response line. `cancel` is the connection's: it ends the hooks when the client goes.
+pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken) -> Vec<u8> {
+    let Fire {
+        id,
+        moment,
+        agent,
+        mut event,
+    } = request;
+    let generation = shared.current();
+    let settings = &generation.settings;
+    if !settings.knows_moment(&moment) {
+        let hint = moment::did_you_mean(&moment, settings.moment_names())
+            .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
+        return to_line(&ErrorResponse::new(
+            id,
+            ErrorKind::UnknownMoment,
+            format!("unknown moment \"{moment}\"{hint}"),
+        ));
+    }
+    let started = Instant::now();
+    event.insert("hook_event_name".into(), Value::String(moment.clone()));
+    let field = moment::known(&moment).and_then(|m| m.matcher_field);
+    let hooks: Vec<Arc<Hook>> = settings
+        .hooks_for(&moment)
+        .iter()
+        .filter(|hook| hook.enabled && hook.applies_to_agent(agent.as_deref()))
+        .filter(|hook| field.is_none_or(|field| hook.matcher.matches_event(&event, field)))
+        .cloned()
+        .collect();
+    if hooks.is_empty() {
+        return to_line(&FireResponse {
+            id,
+            ok: true,
+            refused: false,
+            reason: None,
+            adds: Vec::new(),
+            hooks: Vec::new(),
+        });
+    }
+
+    let _in_flight = shared.fire_started();
+    let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
+    let runs = run_all(shared, &hooks, &input, &generation.slots, &cancel).await;
+    if shared.abandon.is_cancelled()
+        && runs
+            .iter()
+            .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
+    {
+        let message = "the daemon stopped before the hooks finished";
+        return to_line(&ErrorResponse::new(id, ErrorKind::ShuttingDown, message));
+    }
+
+    let mut outcomes = Vec::with_capacity(hooks.len());
+    let mut reports = Vec::with_capacity(hooks.len());
+    for (hook, ran) in hooks.iter().zip(&runs) {
+        let outcome = verdict::read(verdict::Run {
+            hook: &hook.name,
+            moment: &moment,
+            exit: &ran.exit,
+            stdout: &ran.stdout,
+            stderr: &ran.stderr,
+            via_shell: matches!(hook.program, Program::Shell { .. }),
+            on_failure: hook.on_failure,
+        });
+        let ms = (ran.elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
+        log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
+        reports.push(HookReport {
+            name: hook.name.clone(),
+            outcome: outcome.kind,
+            exit: ran.exit.code(),
+            ms,
+            error: outcome.error.clone(),
+            truncated: ran.truncated,
+        });
+        outcomes.push(outcome);
+    }
+    let verdict = verdict::fold(&outcomes);
+    tracing::debug!(
+        moment = %moment,
+        agent = agent.as_deref().unwrap_or(""),
+        hooks = hooks.len(),
+        refused = verdict.refused,
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        "fire answered"
+    );
+    to_line(&FireResponse {
+        id,
+        ok: true,
+        refused: verdict.refused,
+        reason: verdict.reason,
+        adds: verdict.adds,
+        hooks: reports,
+    })
+}
+
+/// Runs every hook at once; the results come back in the settings file's order, whatever order they
+/// finished in.
+async fn run_all(
+    shared: &Arc<Shared>,
+    hooks: &[Arc<Hook>],
+    input: &Arc<Input>,
+    slots: &Arc<tokio::sync::Semaphore>,
+    cancel: &CancellationToken,
+) -> Vec<Ran> {
+    if let [hook] = hooks {
+        // One hook: no task to spawn.
+        return vec![shared.runner.run(hook, input, slots, cancel).await];
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for (index, hook) in hooks.iter().enumerate() {
+        let (runner, hook, input, slots, cancel) = (
+            shared.runner.clone(),
+            hook.clone(),
+            input.clone(),
+            slots.clone(),
+            cancel.clone(),
+        );
+        tasks.spawn(async move { (index, runner.run(&hook, &input, &slots, &cancel).await) });
+    }
+    let mut runs: Vec<Option<Ran>> = hooks.iter().map(|_| None).collect();
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok((index, ran)) => runs[index] = Some(ran),
+            Err(e) => tracing::error!("a hook's task ended abnormally: {e}"),
+        }
+    }
+    runs.into_iter()
+        .map(|ran| {
+            ran.unwrap_or_else(|| Ran::lost("the daemon lost this hook's task (see its log)"))
+        })
+        .collect()
+}
+
+fn input_for(
+    event: &Map<String, Value>,
+    moment: String,
+    agent: Option<String>,
+    settings: &crate::settings::Settings,
+) -> Input {
+    let mut event_line = serde_json::to_vec(event).unwrap_or_else(|_| b"{}".to_vec());
+    event_line.push(b'\n');
+    let cwd = event
+        .get("cwd")
+        .and_then(Value::as_str)
+        .filter(|cwd| !cwd.is_empty());
+    let working_dir = match cwd.map(std::path::Path::new) {
+        Some(dir) if dir.is_absolute() && dir.is_dir() => dir.to_path_buf(),
+        _ if settings.dir.is_dir() => settings.dir.clone(),
+        _ => "/".into(),
+    };
+    Input {
+        event_line: event_line.into(),
+        moment,
+        agent,
+        session: event
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        project_dir: cwd.map(str::to_string),
+        config_dir: settings.dir.clone(),
+        working_dir,
+    }
+}
+
+fn log_outcome(
+    hook: &Hook,
+    moment: &str,
+    agent: Option<&str>,
+    outcome: &verdict::Outcome,
+    ms: f64,
+) {
+    let agent = agent.unwrap_or("");
+    if let Some(warning) = &outcome.warning {
+        tracing::warn!(hook = %hook.name, %moment, agent, "{warning}");
+    }
+    match outcome.kind {
+        Kind::Failed | Kind::Refused if outcome.error.is_some() => {
+            let error = outcome.error.as_deref().unwrap_or_default();
+            tracing::warn!(hook = %hook.name, %moment, agent, ms, outcome = ?outcome.kind, "hook failed: {error}");
+        }
+        Kind::Refused => {
+            let reason = outcome.reason.as_deref().unwrap_or_default();
+            tracing::info!(hook = %hook.name, %moment, agent, ms, "hook refused: {reason}");
+        }
+        _ => {
+            tracing::debug!(hook = %hook.name, %moment, agent, ms, outcome = ?outcome.kind, "hook answered")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! hookd: one per-user daemon that runs every coding agent's hooks from one settings file.
+//!
+//! A request comes in on the socket ([`server`]), is decoded ([`protocol`]), finds its hooks in the
+//! current generation of the settings ([`settings`], [`state`]), each hook runs ([`runner`]), the outcomes
+//! fold into a verdict ([`verdict`], driven by [`fire`]), and the verdict goes back. Nothing below imports
+//! anything above it.
+//!
+//! - [`cli`], [`commands`]: the command line and what each command does; [`client`] is the client side.
+//! - [`daemon`]: `hookd serve` start to finish; [`socket`] binds safely; [`logging`] sets up the logs.
+//! - [`moment`]: the moments and their matcher fields, in one table.
+//! - [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers.
+//! - [`reload`]: re-reading the settings and swapping them in atomically.
+//! - [`lines`]: bounded request lines; [`paths`]: the default paths.
+
+pub mod cli;
+pub mod client;
+pub mod commands;
+pub mod daemon;
+pub mod fire;
+pub mod lines;
+pub mod logging;
+pub mod moment;
+pub mod paths;
+pub mod protocol;
+pub mod reload;
+pub mod runner;
+pub mod server;
+pub mod settings;
+pub mod socket;
+pub mod state;
+pub mod verdict;
+
+/// The daemon's version, as `hello` and `status` report it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

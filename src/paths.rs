@@ -1,0 +1,40 @@
+//! Where the settings file and the socket are when no flag says (contract 2): the flag, then the
+//! environment variable, then the XDG folder, then a fixed fallback.
+
+use std::path::PathBuf;
+
+/// `$HOOKD_CONFIG`, else `$XDG_CONFIG_HOME/hookd/hooks.toml`, else `~/.config/hookd/hooks.toml`.
+pub fn default_config() -> PathBuf {
+    if let Some(path) = non_empty_var("HOOKD_CONFIG") {
+        return path.into();
+    }
+    if let Some(dir) = non_empty_var("XDG_CONFIG_HOME") {
+        return PathBuf::from(dir).join("hookd/hooks.toml");
+    }
+    home().join(".config/hookd/hooks.toml")
+}
+
+/// `$HOOKD_SOCKET`, else `$XDG_RUNTIME_DIR/hookd/hookd.sock`, else `/tmp/hookd-$UID/hookd.sock`.
+pub fn default_socket() -> PathBuf {
+    if let Some(path) = non_empty_var("HOOKD_SOCKET") {
+        return path.into();
+    }
+    if let Some(dir) = non_empty_var("XDG_RUNTIME_DIR") {
+        return PathBuf::from(dir).join("hookd/hookd.sock");
+    }
+    PathBuf::from(format!("/tmp/hookd-{}/hookd.sock", nix::unistd::getuid()))
+}
+
+fn non_empty_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn home() -> PathBuf {
+    if let Some(home) = non_empty_var("HOME") {
+        return home.into();
+    }
+    nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map_or_else(|| PathBuf::from("/"), |user| user.dir)
+}

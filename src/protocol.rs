@@ -1,0 +1,372 @@
+//! Every request and response of the socket protocol (contract 9): one JSON object per line, each way.
+//!
+//! Requests are decoded by hand from a `serde_json::Value` rather than derived, so that every mistake gets
+//! its own clear message and the request's `id` is echoed even when the rest of it is wrong.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::verdict::Kind;
+
+/// The longest request line accepted, without its newline. A longer one is answered `too_large`, and the
+/// connection is closed, since the rest of the line cannot be told from the next request.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// A decoded request.
+///
+/// ```json
+/// {"op":"fire","id":1,"moment":"PreToolUse","agent":"claude-code","event":{"tool_name":"Bash"}}
+/// {"op":"hello","id":2,"agent":"my-agent","moments":["PreToolUse","Stop"]}
+/// {"op":"status","id":3}
+/// {"op":"reload","id":4}
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Fire {
+        moment: String,
+        agent: Option<String>,
+        event: Map<String, Value>,
+    },
+    Hello {
+        agent: Option<String>,
+        moments: Option<Vec<String>>,
+    },
+    Status,
+    Reload,
+}
+
+/// The kinds of error a request can get.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The line is not JSON (or not UTF-8).
+    BadJson,
+    /// JSON, but not a request: a missing or wrong field, an unknown op.
+    BadRequest,
+    /// A fire for a moment neither known nor declared by the settings.
+    UnknownMoment,
+    /// A line over [`MAX_LINE`].
+    TooLarge,
+    /// The daemon is stopping and takes no new work.
+    ShuttingDown,
+    /// A `reload` found the settings file invalid; the old settings stay.
+    InvalidSettings,
+}
+
+/// An error response.
+///
+/// ```json
+/// {"id":7,"ok":false,"error":{"kind":"bad_request","message":"unknown op \"fier\" (did you mean \"fire\"?)"}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorResponse {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub error: ErrorBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorBody {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// Every validation error, as `file:line:col: message`, for `invalid_settings`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+impl ErrorResponse {
+    pub fn new(id: Option<Value>, kind: ErrorKind, message: impl Into<String>) -> ErrorResponse {
+        ErrorResponse {
+            id,
+            ok: false,
+            error: ErrorBody {
+                kind,
+                message: message.into(),
+                errors: Vec::new(),
+            },
+        }
+    }
+}
+
+/// A fire's response.
+///
+/// ```json
+/// {"id":1,"ok":true,"refused":true,"reason":"rm -rf is not allowed","adds":["branch: main"],
+///  "hooks":[{"name":"deny-rm","outcome":"refused","exit":2,"ms":2.4}]}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FireResponse {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub refused: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub adds: Vec<String>,
+    /// Every hook that ran, in the settings file's order.
+    pub hooks: Vec<HookReport>,
+}
+
+/// One hook's part in a fire's response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookReport {
+    pub name: String,
+    pub outcome: Kind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+    pub ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// `hello`'s response: the hooks that apply to this agent on moments it does not run.
+///
+/// ```json
+/// {"id":2,"ok":true,"version":"0.1.0","unreachable":[{"hook":"x","moment":"PostToolUse"}]}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HelloResponse {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub version: &'static str,
+    pub unreachable: Vec<Unreachable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unreachable {
+    pub hook: String,
+    pub moment: String,
+}
+
+/// `status`'s response.
+///
+/// ```json
+/// {"id":3,"ok":true,"version":"0.1.0","pid":4242,"config":"/home/me/.config/hookd/hooks.toml","generation":3,
+///  "hooks":{"PreToolUse":2},"last_reload":{"at":"2026-11-30T08:00:00Z","ok":true},"in_flight":0,"uptime_s":12}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusResponse {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub version: &'static str,
+    pub pid: u32,
+    pub config: String,
+    pub generation: u64,
+    pub hooks: Map<String, Value>,
+    pub last_reload: LastReload,
+    pub in_flight: usize,
+    pub uptime_s: u64,
+}
+
+/// When the settings were last (re)loaded, and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LastReload {
+    pub at: String,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `reload`'s response when the new settings were taken.
+///
+/// ```json
+/// {"id":4,"ok":true,"generation":4}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReloadResponse {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub generation: u64,
+}
+
+/// One response, written as one line with its `\n`.
+pub fn to_line(response: &impl Serialize) -> Vec<u8> {
+    // Serializing these types cannot fail: every map key is a string and no value is a float NaN.
+    let mut line = serde_json::to_vec(response).unwrap_or_else(|_| b"{\"ok\":false}".to_vec());
+    line.push(b'\n');
+    line
+}
+
+const OPS: &[&str] = &["fire", "hello", "status", "reload"];
+
+/// Decodes one request line. On error, the `id` is given back when the line had one, to be echoed.
+pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
+    let value: Value = serde_json::from_slice(line).map_err(|e| {
+        let message = if std::str::from_utf8(line).is_err() {
+            "the request is not valid UTF-8".to_string()
+        } else {
+            format!("the request is not valid JSON: {e}")
+        };
+        ErrorResponse::new(None, ErrorKind::BadJson, message)
+    })?;
+    let Value::Object(mut object) = value else {
+        return Err(ErrorResponse::new(
+            None,
+            ErrorKind::BadRequest,
+            "a request must be a JSON object",
+        ));
+    };
+    let id = object.remove("id");
+    let bad = |message: String| ErrorResponse::new(id.clone(), ErrorKind::BadRequest, message);
+    let op = match object.get("op") {
+        Some(Value::String(op)) => op.as_str(),
+        Some(_) => return Err(bad("\"op\" must be a string".into())),
+        None => return Err(bad(format!("missing \"op\" (one of: {})", OPS.join(", ")))),
+    };
+    let request = match op {
+        "fire" => {
+            let moment = match object.get("moment") {
+                Some(Value::String(moment)) if !moment.is_empty() => moment.clone(),
+                Some(_) => return Err(bad("fire: \"moment\" must be a non-empty string".into())),
+                None => return Err(bad("fire: missing \"moment\"".into())),
+            };
+            let agent = optional_string(&object, "agent").map_err(|m| bad(format!("fire: {m}")))?;
+            let event = match object.remove("event") {
+                Some(Value::Object(event)) => event,
+                Some(_) => return Err(bad("fire: \"event\" must be a JSON object".into())),
+                None => return Err(bad("fire: missing \"event\" (a JSON object)".into())),
+            };
+            Request::Fire {
+                moment,
+                agent,
+                event,
+            }
+        }
+        "hello" => {
+            let agent =
+                optional_string(&object, "agent").map_err(|m| bad(format!("hello: {m}")))?;
+            let moments = match object.get("moments") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|item| item.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(
+                            || bad("hello: \"moments\" must be a list of strings".into()),
+                        )?,
+                ),
+                Some(_) => return Err(bad("hello: \"moments\" must be a list of strings".into())),
+            };
+            Request::Hello { agent, moments }
+        }
+        "status" => Request::Status,
+        "reload" => Request::Reload,
+        other => {
+            let hint = crate::moment::did_you_mean(other, OPS.iter().copied()).map_or_else(
+                || format!(" (one of: {})", OPS.join(", ")),
+                |op| format!(" (did you mean \"{op}\"?)"),
+            );
+            return Err(bad(format!("unknown op \"{other}\"{hint}")));
+        }
+    };
+    Ok((id, request))
+}
+
+fn optional_string(object: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("\"{key}\" must be a string")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn error_of(line: &str) -> ErrorResponse {
+        decode(line.as_bytes()).expect_err(line)
+    }
+
+    #[test]
+    fn decodes_every_op() {
+        let (id, request) =
+            decode(br#"{"op":"fire","id":1,"moment":"Stop","agent":"codex","event":{"a":1}}"#)
+                .unwrap();
+        assert_eq!(id, Some(json!(1)));
+        assert_eq!(
+            request,
+            Request::Fire {
+                moment: "Stop".into(),
+                agent: Some("codex".into()),
+                event: json!({"a":1}).as_object().unwrap().clone()
+            }
+        );
+        let (_, request) = decode(br#"{"op":"hello","agent":"a","moments":["Stop"]}"#).unwrap();
+        assert_eq!(
+            request,
+            Request::Hello {
+                agent: Some("a".into()),
+                moments: Some(vec!["Stop".into()])
+            }
+        );
+        assert_eq!(
+            decode(br#"{"op":"status","id":"x"}"#).unwrap(),
+            (Some(json!("x")), Request::Status)
+        );
+        assert_eq!(
+            decode(br#"{"op":"reload"}"#).unwrap(),
+            (None, Request::Reload)
+        );
+    }
+
+    #[test]
+    fn bad_json_and_bad_utf8_are_bad_json() {
+        assert_eq!(error_of("{\"op\":").error.kind, ErrorKind::BadJson);
+        let error = decode(b"{\"op\":\"\xff\"}").unwrap_err();
+        assert_eq!(error.error.kind, ErrorKind::BadJson);
+        assert!(error.error.message.contains("UTF-8"));
+    }
+
+    #[test]
+    fn wrong_shapes_are_bad_requests_with_the_id_echoed() {
+        for line in [
+            r#"{"id":9}"#,
+            r#"{"id":9,"op":1}"#,
+            r#"{"id":9,"op":"fier"}"#,
+            r#"{"id":9,"op":"fire","event":{}}"#,
+            r#"{"id":9,"op":"fire","moment":"Stop"}"#,
+            r#"{"id":9,"op":"fire","moment":"Stop","event":[]}"#,
+            r#"{"id":9,"op":"fire","moment":"Stop","event":{},"agent":3}"#,
+            r#"{"id":9,"op":"hello","moments":"Stop"}"#,
+        ] {
+            let error = error_of(line);
+            assert_eq!(
+                (error.error.kind, error.id),
+                (ErrorKind::BadRequest, Some(json!(9))),
+                "{line}"
+            );
+        }
+        assert_eq!(error_of("[1]").error.kind, ErrorKind::BadRequest);
+        assert!(
+            error_of(r#"{"op":"fier"}"#)
+                .error
+                .message
+                .contains("did you mean \"fire\"")
+        );
+    }
+
+    #[test]
+    fn responses_are_one_line_with_id_first() {
+        let line = to_line(&ErrorResponse::new(
+            Some(json!(1)),
+            ErrorKind::TooLarge,
+            "x",
+        ));
+        assert_eq!(
+            line,
+            b"{\"id\":1,\"ok\":false,\"error\":{\"kind\":\"too_large\",\"message\":\"x\"}}\n"
+        );
+        let line = to_line(&ErrorResponse::new(None, ErrorKind::BadJson, "x"));
+        assert!(!String::from_utf8(line).unwrap().contains("\"id\""));
+    }
+}

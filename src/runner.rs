@@ -1,0 +1,337 @@
+//! Runs one hook: spawn it in a session of its own, feed it the event, capture what it prints within
+//! bounds, stop it at its timeout, and leave nothing of it behind. The result is what the hook did; what
+//! that *means* is the business of [`crate::verdict`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::settings::{Hook, Program};
+use crate::verdict::Exit;
+
+/// Each of stdout and stderr is kept up to this size; the rest is read and dropped, so a flood can neither
+/// fill the daemon's memory nor block the hook on a full pipe.
+pub const OUTPUT_CAP: usize = 1 << 20;
+
+/// How long the daemon waits for a hook's pipes to close once the hook has exited: a background grandchild
+/// that keeps stdout open must not hold the verdict back.
+pub const PIPE_GRACE: Duration = Duration::from_millis(100);
+
+/// Between SIGTERM and SIGKILL: time for a hook to clean up after itself.
+pub const KILL_GRACE: Duration = Duration::from_secs(1);
+
+/// Variables of the daemon's own environment that must not reach hooks: they speak for the daemon to
+/// systemd, and a hook that used them would confuse the service manager.
+const STRIPPED_VARS: &[&str] = &[
+    "NOTIFY_SOCKET",
+    "LISTEN_FDS",
+    "LISTEN_PID",
+    "LISTEN_FDNAMES",
+    "WATCHDOG_USEC",
+    "WATCHDOG_PID",
+];
+
+/// What every hook of one fire is given, computed once per fire.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The event as one JSON line, `\n` included, with `hook_event_name` set.
+    pub event_line: Arc<[u8]>,
+    pub moment: String,
+    pub agent: Option<String>,
+    /// `HOOKD_SESSION`: the event's `session_id`, or empty.
+    pub session: String,
+    /// `CLAUDE_PROJECT_DIR`: the event's `cwd`, when it has one.
+    pub project_dir: Option<String>,
+    /// `HOOKD_CONFIG_DIR`.
+    pub config_dir: PathBuf,
+    /// Where hooks run: the event's `cwd` when it is an existing folder, else the settings' folder.
+    pub working_dir: PathBuf,
+}
+
+/// What the daemon shares between all runs: the place cleanups are tracked.
+#[derive(Debug, Clone, Default)]
+pub struct Runner {
+    /// Cleanups that outlive a fire (SIGKILL one second after SIGTERM): tracked so that shutdown waits for
+    /// them and leaves no process behind.
+    pub cleanups: TaskTracker,
+}
+
+/// What a hook did.
+#[derive(Debug)]
+pub struct Ran {
+    pub exit: Exit,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// Whether stdout or stderr went past [`OUTPUT_CAP`].
+    pub truncated: bool,
+    /// From its start (after waiting for a process slot) to its outcome.
+    pub elapsed: Duration,
+}
+
+impl Runner {
+    /// Runs `hook` on `input` once a permit of `slots` (`max_processes`, daemon-wide) is free; `cancel`
+    /// ends it early (the client left, the daemon is stopping).
+    pub async fn run(
+        &self,
+        hook: &Hook,
+        input: &Input,
+        slots: &Arc<Semaphore>,
+        cancel: &CancellationToken,
+    ) -> Ran {
+        let permit = tokio::select! {
+            permit = slots.clone().acquire_owned() => permit.ok(),
+            _ = cancel.cancelled() => return Ran::without_process(Exit::Cancelled(ABANDONED), Instant::now()),
+        };
+        let started = Instant::now();
+        let mut child = match command(hook, input).spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                return Ran::without_process(
+                    Exit::CouldNotStart(describe_spawn_error(hook, &e)),
+                    started,
+                );
+            }
+        };
+        let Some(pid) = child.id() else {
+            // Only possible once the child has been reaped, which nothing has done yet.
+            return Ran::without_process(
+                Exit::CouldNotStart("the process vanished".into()),
+                started,
+            );
+        };
+        let group = Group {
+            pgid: Pid::from_raw(pid as i32),
+            armed: true,
+        };
+
+        let (stdin, out_pipe, err_pipe) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (mut stdout, mut stderr) = (Capture::default(), Capture::default());
+        let event = input.event_line.clone();
+        let mut io = Box::pin(async {
+            tokio::join!(
+                feed(stdin, &event),
+                stdout.fill(out_pipe),
+                stderr.fill(err_pipe)
+            )
+        });
+        let deadline = tokio::time::sleep(hook.timeout);
+        tokio::pin!(deadline);
+        let mut io_done = false;
+        let end = loop {
+            tokio::select! {
+                _ = &mut io, if !io_done => io_done = true,
+                status = child.wait() => break End::Exited(status),
+                _ = &mut deadline => break End::Stopped(Exit::TimedOut(hook.timeout)),
+                _ = cancel.cancelled() => break End::Stopped(Exit::Cancelled(ABANDONED)),
+            }
+        };
+        let exit = match end {
+            End::Exited(status) => {
+                if !io_done {
+                    let _ = tokio::time::timeout(PIPE_GRACE, &mut io).await;
+                }
+                drop(io);
+                let exit = match status {
+                    Ok(status) => match (
+                        status.code(),
+                        std::os::unix::process::ExitStatusExt::signal(&status),
+                    ) {
+                        (Some(code), _) => Exit::Code(code),
+                        (None, Some(signal)) => Exit::Signal(signal),
+                        (None, None) => Exit::Code(-1),
+                    },
+                    Err(e) => Exit::CouldNotStart(format!("waiting for it failed: {e}")),
+                };
+                // The leader is gone; whatever it left in its group goes too.
+                group.finish(&self.cleanups);
+                drop(permit);
+                exit
+            }
+            End::Stopped(exit) => {
+                drop(io);
+                group.stop(child, permit, &self.cleanups);
+                exit
+            }
+        };
+        Ran {
+            exit,
+            stdout: stdout.bytes,
+            stderr: stderr.bytes,
+            truncated: stdout.truncated || stderr.truncated,
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
+impl Ran {
+    fn without_process(exit: Exit, started: Instant) -> Ran {
+        Ran {
+            exit,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            truncated: false,
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
+enum End {
+    Exited(std::io::Result<std::process::ExitStatus>),
+    Stopped(Exit),
+}
+
+/// Why a run was cut short by its fire's cancellation.
+const ABANDONED: &str = "the fire was abandoned (its client left, or the daemon is stopping)";
+
+fn command(hook: &Hook, input: &Input) -> Command {
+    let mut command = match &hook.program {
+        Program::Shell {
+            shell,
+            command: line,
+        } => {
+            let mut command = Command::new(shell);
+            command.arg("-c").arg(line);
+            command
+        }
+        Program::Argv(argv) => {
+            let mut command = Command::new(&argv[0]);
+            command.args(&argv[1..]);
+            command
+        }
+    };
+    for var in STRIPPED_VARS {
+        command.env_remove(var);
+    }
+    command
+        .env("HOOKD_MOMENT", &input.moment)
+        .env("HOOKD_HOOK", &hook.name)
+        .env("HOOKD_AGENT", input.agent.as_deref().unwrap_or(""))
+        .env("HOOKD_CONFIG_DIR", &input.config_dir)
+        .env("HOOKD_SESSION", &input.session);
+    if let Some(project_dir) = &input.project_dir {
+        command.env("CLAUDE_PROJECT_DIR", project_dir);
+    }
+    command.envs(hook.env.iter().map(|(k, v)| (k, v)));
+    command
+        .current_dir(&input.working_dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: setsid is async-signal-safe and touches no memory of the parent. A session of its own puts
+    // the hook in a new process group (so the whole group can be signalled) with no controlling terminal.
+    unsafe {
+        command.pre_exec(|| {
+            nix::unistd::setsid()
+                .map(drop)
+                .map_err(std::io::Error::from)
+        });
+    }
+    command
+}
+
+fn describe_spawn_error(hook: &Hook, error: &std::io::Error) -> String {
+    let program = match &hook.program {
+        Program::Shell { shell, .. } => shell,
+        Program::Argv(argv) => &argv[0],
+    };
+    let text = error.to_string();
+    let text = text.split(" (os error").next().unwrap_or(&text);
+    format!("\"{program}\": {}", text.to_lowercase())
+}
+
+/// Writes the event and closes stdin. A hook that does not read its stdin is normal: EPIPE is no error.
+async fn feed(stdin: Option<tokio::process::ChildStdin>, event: &[u8]) {
+    if let Some(mut stdin) = stdin {
+        let _ = stdin.write_all(event).await;
+    }
+}
+
+/// One output pipe, read to its end, kept up to [`OUTPUT_CAP`].
+#[derive(Default)]
+struct Capture {
+    bytes: Vec<u8>,
+    truncated: bool,
+}
+
+impl Capture {
+    async fn fill(&mut self, pipe: Option<impl AsyncRead + Unpin>) {
+        let Some(mut pipe) = pipe else { return };
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            match pipe.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    let room = OUTPUT_CAP - self.bytes.len();
+                    self.bytes.extend_from_slice(&chunk[..n.min(room)]);
+                    self.truncated |= n > room;
+                }
+            }
+        }
+    }
+}
+
+/// A hook's process group, which is also its session. Armed until the group has been dealt with, so that
+/// a run dropped half-way (its fire abandoned) still kills what it started.
+struct Group {
+    pgid: Pid,
+    armed: bool,
+}
+
+impl Group {
+    /// After the leader exited: SIGTERM to what is left of the group, SIGKILL a second later.
+    fn finish(mut self, cleanups: &TaskTracker) {
+        self.armed = false;
+        if killpg(self.pgid, Signal::SIGTERM).is_ok() {
+            let pgid = self.pgid;
+            cleanups.spawn(async move {
+                tokio::time::sleep(KILL_GRACE).await;
+                let _ = killpg(pgid, Signal::SIGKILL);
+            });
+        }
+    }
+
+    /// The leader still runs (timeout, cancel): SIGTERM to the group, SIGKILL a second later or as soon as
+    /// the leader is gone, then reap the leader. The verdict does not wait for this.
+    fn stop(
+        mut self,
+        mut child: Child,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+        cleanups: &TaskTracker,
+    ) {
+        self.armed = false;
+        let pgid = self.pgid;
+        let _ = killpg(pgid, Signal::SIGTERM);
+        cleanups.spawn(async move {
+            let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+            let _ = killpg(pgid, Signal::SIGKILL);
+            let _ = child.wait().await;
+            drop(permit);
+        });
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if self.armed {
+            // The run was dropped mid-way: nothing will wait for a grace period, so kill outright. The
+            // leader is reaped by tokio's orphan queue once its `Child` is dropped.
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
+    }
+}
+
+impl Ran {
+    /// A run whose result was lost (its task panicked): counted as failed to start.
+    pub fn lost(why: &str) -> Ran {
+        Ran::without_process(Exit::CouldNotStart(why.to_string()), Instant::now())
+    }
+}

@@ -1,0 +1,94 @@
+//! A settings error, always placed at a file, a line and a column.
+
+use std::fmt;
+
+/// One problem found in a settings file, printed as `file:line:col: message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl ConfigError {
+    /// An error about the file as a whole (its mode, its owner, reading it): placed at its start, so that
+    /// every error has the same shape for editors and scripts.
+    pub fn whole_file(file: &str, message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: message.into(),
+        }
+    }
+
+    /// An error at byte `offset` of `text`.
+    pub fn at(file: &str, text: &str, offset: usize, message: impl Into<String>) -> ConfigError {
+        let (line, column) = line_and_column(text, offset);
+        ConfigError {
+            file: file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// Every error of a file, for printing one per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_are_one_based() {
+        let text = "a = 1\nbé = 2\n";
+        assert_eq!(line_and_column(text, 0), (1, 1));
+        assert_eq!(line_and_column(text, 6), (2, 1));
+        assert_eq!(
+            line_and_column(text, 9),
+            (2, 3),
+            "columns count characters, not bytes"
+        );
+        assert_eq!(line_and_column(text, 999), (3, 1));
+    }
+}

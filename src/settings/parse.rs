@@ -1,0 +1,746 @@
+//! From TOML text to validated settings, collecting every error with its place in the file.
+//!
+//! The file is parsed into toml's spanned tree rather than deserialized with serde, so that one pass can
+//! report every problem (not only the first) with its line and column, and suggest what was meant.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::{ConfigError, ConfigErrors, Defaults, Hook, Matcher, OnFailure, Program};
+use crate::moment;
+
+/// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+const TOP_LEVEL_KEYS: &[&str] = &["defaults", "hooks", "moments"];
+const DEFAULTS_KEYS: &[&str] = &[
+    "timeout",
+    "on_failure",
+    "shell",
+    "max_processes",
+    "stop_refusal_cap",
+];
+const HOOK_KEYS: &[&str] = &[
+    "name",
+    "matcher",
+    "command",
+    "argv",
+    "timeout",
+    "on_failure",
+    "agents",
+    "env",
+    "enabled",
+];
+
+/// What [`parse`] hands back to the settings model.
+pub(super) struct Parsed {
+    pub defaults: Defaults,
+    pub extra_moments: Vec<String>,
+    pub hooks: Vec<(String, Vec<Arc<Hook>>)>,
+}
+
+type Value<'i> = Spanned<DeValue<'i>>;
+
+pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
+    let mut walker = Walker {
+        label,
+        text,
+        errors: Vec::new(),
+    };
+    let (root, syntax_errors) = DeTable::parse_recoverable(text);
+    if !syntax_errors.is_empty() {
+        // The tree after a syntax error is a guess: report only what the parser saw.
+        for error in syntax_errors {
+            let offset = error.span().map_or(0, |span| span.start);
+            walker.error_at(offset, error.message().trim().to_string());
+        }
+        return Err(walker.finish());
+    }
+    let root = root.into_inner();
+    for (key, _) in root.iter() {
+        if !TOP_LEVEL_KEYS.contains(&key.get_ref().as_ref()) {
+            walker.unknown_key(key, "at the top level", TOP_LEVEL_KEYS);
+        }
+    }
+    let extra_moments = root
+        .get("moments")
+        .map(|v| walker.moments(v))
+        .unwrap_or_default();
+    let defaults = root
+        .get("defaults")
+        .map(|v| walker.defaults(v))
+        .unwrap_or_default();
+    let hooks = root
+        .get("hooks")
+        .map(|v| walker.hooks(v, &defaults, &extra_moments))
+        .unwrap_or_default();
+    if walker.errors.is_empty() {
+        Ok(Parsed {
+            defaults,
+            extra_moments,
+            hooks,
+        })
+    } else {
+        Err(walker.finish())
+    }
+}
+
+/// Walks the tree, keeping every error it meets.
+struct Walker<'a> {
+    label: &'a str,
+    text: &'a str,
+    errors: Vec<ConfigError>,
+}
+
+impl Walker<'_> {
+    fn error_at(&mut self, offset: usize, message: String) {
+        self.errors
+            .push(ConfigError::at(self.label, self.text, offset, message));
+    }
+
+    fn error(&mut self, span: Range<usize>, message: String) {
+        self.error_at(span.start, message);
+    }
+
+    fn finish(mut self) -> ConfigErrors {
+        self.errors.sort_by_key(|e| (e.line, e.column));
+        self.errors.dedup();
+        ConfigErrors(self.errors)
+    }
+
+    fn unknown_key(
+        &mut self,
+        key: &Spanned<std::borrow::Cow<'_, str>>,
+        place: &str,
+        expected: &[&str],
+    ) {
+        let name = key.get_ref().as_ref();
+        let hint = match moment::did_you_mean(name, expected.iter().copied()) {
+            Some(meant) => format!(" (did you mean \"{meant}\"?)"),
+            None => format!(" (expected one of: {})", expected.join(", ")),
+        };
+        self.error(key.span(), format!("unknown key \"{name}\" {place}{hint}"));
+    }
+
+    /// `moments = ["FileChanged", ...]`: extra moment names for agents newer than the daemon.
+    fn moments(&mut self, value: &Value<'_>) -> Vec<String> {
+        let Some(names) = self.strings(value, "moments", "a list of moment names") else {
+            return Vec::new();
+        };
+        names
+            .into_iter()
+            .filter(|name| {
+                if moment::known(name).is_some() {
+                    self.error(
+                        value.span(),
+                        format!("\"{name}\" in moments is already a known moment; remove it"),
+                    );
+                    false
+                } else {
+                    true
+                }
+            })
+            .collect()
+    }
+
+    fn defaults(&mut self, value: &Value<'_>) -> Defaults {
+        let mut defaults = Defaults::default();
+        let Some(table) = self.table(value, "defaults") else {
+            return defaults;
+        };
+        for (key, value) in table.iter() {
+            match key.get_ref().as_ref() {
+                "timeout" => {
+                    if let Some(timeout) = self.seconds(value, "defaults.timeout") {
+                        defaults.timeout = timeout;
+                    }
+                }
+                "on_failure" => {
+                    if let Some(on_failure) = self.on_failure(value, "defaults.on_failure") {
+                        defaults.on_failure = on_failure;
+                    }
+                }
+                "shell" => {
+                    if let Some(shell) = self.non_empty_string(value, "defaults.shell") {
+                        defaults.shell = shell;
+                    }
+                }
+                "max_processes" => {
+                    if let Some(n) = self.integer_in(value, "defaults.max_processes", 1, 4096) {
+                        defaults.max_processes = n as usize;
+                    }
+                }
+                "stop_refusal_cap" => {
+                    if let Some(n) = self.integer_in(value, "defaults.stop_refusal_cap", 0, 1000) {
+                        defaults.stop_refusal_cap = n as u32;
+                    }
+                }
+                _ => self.unknown_key(key, "in [defaults]", DEFAULTS_KEYS),
+            }
+        }
+        defaults
+    }
+
+    fn hooks(
+        &mut self,
+        value: &Value<'_>,
+        defaults: &Defaults,
+        extra: &[String],
+    ) -> Vec<(String, Vec<Arc<Hook>>)> {
+        let Some(table) = self.table(value, "hooks") else {
+            return Vec::new();
+        };
+        self.duplicate_names(table);
+        let mut all = Vec::new();
+        for (key, value) in table.iter() {
+            let moment_name = key.get_ref().as_ref();
+            if moment::known(moment_name).is_none() && !extra.iter().any(|m| m == moment_name) {
+                let candidates = moment::KNOWN
+                    .iter()
+                    .map(|m| m.name)
+                    .chain(extra.iter().map(String::as_str));
+                let hint = match moment::did_you_mean(moment_name, candidates) {
+                    Some(meant) => format!("did you mean \"{meant}\"?"),
+                    None => format!(
+                        "an agent's newer moment must be declared: moments = [\"{moment_name}\"]"
+                    ),
+                };
+                self.error(
+                    key.span(),
+                    format!("unknown moment \"{moment_name}\" ({hint})"),
+                );
+                continue;
+            }
+            let entries = match value.get_ref() {
+                DeValue::Array(entries) if entries.iter().all(|e| e.get_ref().is_table()) => {
+                    entries
+                }
+                _ => {
+                    self.error(
+                        value.span(),
+                        format!("hooks.{moment_name} must be a list of tables: write each hook as [[hooks.{moment_name}]]"),
+                    );
+                    continue;
+                }
+            };
+            let mut hooks = Vec::new();
+            for (index, entry) in entries.iter().enumerate() {
+                if let Some(hook) = self.hook(entry, moment_name, index, defaults) {
+                    hooks.push(Arc::new(hook));
+                }
+            }
+            all.push((moment_name.to_string(), hooks));
+        }
+        // The order `check` prints and `status` lists: a turn's order, then declared moments as declared.
+        all.sort_by_key(|(name, _)| (moment::order(name), extra.iter().position(|m| m == name)));
+        all
+    }
+
+    /// Hook names must be unique across the file. Checked in the file's order (the tree is sorted by
+    /// moment name), so that "first used" points at the first one.
+    fn duplicate_names(&mut self, hooks: &DeTable<'_>) {
+        let mut named: Vec<(String, Range<usize>)> = Vec::new();
+        for (moment_name, entries) in hooks.iter() {
+            let Some(entries) = entries.get_ref().as_array() else {
+                continue;
+            };
+            for (index, entry) in entries.iter().enumerate() {
+                let Some(table) = entry.get_ref().as_table() else {
+                    continue;
+                };
+                match table.get("name") {
+                    Some(name) => {
+                        if let Some(text) = name.get_ref().as_str() {
+                            named.push((text.to_string(), name.span()));
+                        }
+                    }
+                    None => named.push((
+                        format!("{}#{}", moment_name.get_ref(), index + 1),
+                        entry.span(),
+                    )),
+                }
+            }
+        }
+        named.sort_by_key(|(_, span)| span.start);
+        let mut first_lines: HashMap<&str, usize> = HashMap::new();
+        for (name, span) in &named {
+            let (line, _) = super::line_and_column(self.text, span.start);
+            match first_lines.get(name.as_str()) {
+                Some(first) => self.error(
+                    span.clone(),
+                    format!("duplicate hook name \"{name}\" (first used on line {first})"),
+                ),
+                None => {
+                    first_lines.insert(name, line);
+                }
+            }
+        }
+    }
+
+    fn hook(
+        &mut self,
+        entry: &Value<'_>,
+        moment_name: &str,
+        index: usize,
+        defaults: &Defaults,
+    ) -> Option<Hook> {
+        let table = entry.get_ref().as_table()?;
+        let errors_before = self.errors.len();
+        let default_name = format!("{moment_name}#{}", index + 1);
+        let name = match table.get("name") {
+            Some(value) => self.non_empty_string(value, "name").unwrap_or(default_name),
+            None => default_name,
+        };
+        let what = format!("hook \"{name}\"");
+
+        let mut matcher = Matcher::Any;
+        let mut matcher_source = None;
+        let mut command = None;
+        let mut argv = None;
+        let mut timeout = defaults.timeout;
+        let mut on_failure = defaults.on_failure;
+        let mut agents = None;
+        let mut env = Vec::new();
+        let mut enabled = true;
+        for (key, value) in table.iter() {
+            let field = format!("{what}: {}", key.get_ref());
+            match key.get_ref().as_ref() {
+                "name" => {}
+                "matcher" => {
+                    let Some(source) = self.string(value, &field) else {
+                        continue;
+                    };
+                    if moment::known(moment_name).is_some_and(|m| m.matcher_field.is_none())
+                        || moment::known(moment_name).is_none()
+                    {
+                        self.error(
+                            key.span(),
+                            format!("{what}: {moment_name} has no field to match, so a matcher cannot be used there; remove it"),
+                        );
+                        continue;
+                    }
+                    match Matcher::parse(&source) {
+                        Ok(parsed) => matcher = parsed,
+                        Err(e) => {
+                            let detail = e
+                                .to_string()
+                                .lines()
+                                .last()
+                                .unwrap_or_default()
+                                .trim()
+                                .trim_start_matches("error: ")
+                                .to_string();
+                            self.error(
+                                value.span(),
+                                format!("{what}: invalid regex \"{source}\" in matcher: {detail}"),
+                            );
+                        }
+                    }
+                    matcher_source = Some(source);
+                }
+                "command" => command = self.non_empty_string(value, &field),
+                "argv" => {
+                    if let Some(words) = self.strings(
+                        value,
+                        &field,
+                        "a list of strings (the program, then its arguments)",
+                    ) {
+                        if words.first().is_none_or(String::is_empty) {
+                            self.error(
+                                value.span(),
+                                format!("{field} must start with the program to run"),
+                            );
+                        } else {
+                            argv = Some(words);
+                        }
+                    }
+                }
+                "timeout" => timeout = self.seconds(value, &field).unwrap_or(timeout),
+                "on_failure" => on_failure = self.on_failure(value, &field).unwrap_or(on_failure),
+                "agents" => {
+                    if let Some(list) = self.strings(value, &field, "a list of agent names") {
+                        if list.is_empty() || list.iter().any(String::is_empty) {
+                            self.error(
+                                value.span(),
+                                format!("{field} must name at least one agent (remove it to run for every agent)"),
+                            );
+                        } else {
+                            agents = Some(list);
+                        }
+                    }
+                }
+                "env" => env = self.env(value, &field),
+                "enabled" => match value.get_ref().as_bool() {
+                    Some(b) => enabled = b,
+                    None => self.type_error(value, &field, "true or false"),
+                },
+                _ => self.unknown_key(key, &format!("in {what}"), HOOK_KEYS),
+            }
+        }
+        let program = match (
+            command,
+            argv,
+            table.get("command").is_some(),
+            table.get("argv").is_some(),
+        ) {
+            (Some(command), None, _, false) => Program::Shell {
+                shell: defaults.shell.clone(),
+                command,
+            },
+            (None, Some(argv), false, _) => Program::Argv(argv),
+            (_, _, true, true) => {
+                let span = table.get("argv").map_or(entry.span(), |v| v.span());
+                self.error(span, format!("{what} has both command and argv; keep one"));
+                return None;
+            }
+            (_, _, false, false) => {
+                self.error(entry.span(), format!("{what} needs a command (a shell line) or an argv (a program and its arguments)"));
+                return None;
+            }
+            _ => return None, // the bad value was reported above
+        };
+        if self.errors.len() > errors_before {
+            return None;
+        }
+        Some(Hook {
+            name,
+            moment: moment_name.to_string(),
+            matcher,
+            matcher_source,
+            program,
+            timeout,
+            on_failure,
+            agents,
+            env,
+            enabled,
+        })
+    }
+
+    fn type_error(&mut self, value: &Value<'_>, field: &str, expected: &str) {
+        let found = value.get_ref().type_str();
+        self.error(
+            value.span(),
+            format!("{field} must be {expected}, not {}", with_article(found)),
+        );
+    }
+
+    fn table<'v, 'i>(&mut self, value: &'v Value<'i>, field: &str) -> Option<&'v DeTable<'i>> {
+        let table = value.get_ref().as_table();
+        if table.is_none() {
+            self.type_error(value, field, "a table");
+        }
+        table
+    }
+
+    fn string(&mut self, value: &Value<'_>, field: &str) -> Option<String> {
+        let text = value.get_ref().as_str().map(str::to_string);
+        if text.is_none() {
+            self.type_error(value, field, "a string");
+        } else if text.as_deref().is_some_and(|t| t.contains('\0')) {
+            self.error(
+                value.span(),
+                format!("{field} must not contain a NUL character"),
+            );
+            return None;
+        }
+        text
+    }
+
+    fn non_empty_string(&mut self, value: &Value<'_>, field: &str) -> Option<String> {
+        let text = self.string(value, field)?;
+        if text.trim().is_empty() {
+            self.error(value.span(), format!("{field} must not be empty"));
+            return None;
+        }
+        Some(text)
+    }
+
+    fn strings(&mut self, value: &Value<'_>, field: &str, expected: &str) -> Option<Vec<String>> {
+        let Some(items) = value.get_ref().as_array() else {
+            self.type_error(value, field, expected);
+            return None;
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items.iter() {
+            match item.get_ref().as_str() {
+                Some(s) if !s.contains('\0') => out.push(s.to_string()),
+                _ => {
+                    self.error(item.span(), format!("{field} must be {expected}"));
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn seconds(&mut self, value: &Value<'_>, field: &str) -> Option<Duration> {
+        let seconds = match value.get_ref() {
+            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+                .ok()
+                .map(|i| i as f64),
+            DeValue::Float(f) => f.as_str().parse::<f64>().ok(),
+            _ => {
+                self.type_error(value, field, "a number of seconds");
+                return None;
+            }
+        };
+        match seconds {
+            Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECS => Some(Duration::from_secs_f64(s)),
+            _ => {
+                self.error(
+                    value.span(),
+                    format!("{field} must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds"),
+                );
+                None
+            }
+        }
+    }
+
+    fn integer_in(&mut self, value: &Value<'_>, field: &str, min: i64, max: i64) -> Option<i64> {
+        let DeValue::Integer(i) = value.get_ref() else {
+            self.type_error(value, field, "a whole number");
+            return None;
+        };
+        match i64::from_str_radix(i.as_str(), i.radix()) {
+            Ok(n) if (min..=max).contains(&n) => Some(n),
+            _ => {
+                self.error(value.span(), format!("{field} must be from {min} to {max}"));
+                None
+            }
+        }
+    }
+
+    fn on_failure(&mut self, value: &Value<'_>, field: &str) -> Option<OnFailure> {
+        match value.get_ref().as_str() {
+            Some("ignore") => Some(OnFailure::Ignore),
+            Some("refuse") => Some(OnFailure::Refuse),
+            Some(other) => {
+                self.error(
+                    value.span(),
+                    format!("{field} must be \"ignore\" or \"refuse\", not \"{other}\""),
+                );
+                None
+            }
+            None => {
+                self.type_error(value, field, "\"ignore\" or \"refuse\"");
+                None
+            }
+        }
+    }
+
+    fn env(&mut self, value: &Value<'_>, field: &str) -> Vec<(String, String)> {
+        let Some(table) = self.table(value, field) else {
+            return Vec::new();
+        };
+        let mut vars = Vec::new();
+        for (key, value) in table.iter() {
+            let name = key.get_ref().as_ref();
+            if name.is_empty() || name.contains(['=', '\0']) {
+                self.error(
+                    key.span(),
+                    format!("{field}: \"{name}\" is not a valid environment variable name"),
+                );
+                continue;
+            }
+            if let Some(text) = self.string(value, &format!("{field}.{name}")) {
+                vars.push((name.to_string(), text));
+            }
+        }
+        vars
+    }
+}
+
+fn with_article(type_name: &str) -> String {
+    let article = if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {type_name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(text: &str) -> Vec<String> {
+        match parse("hooks.toml", text) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    fn hooks(text: &str) -> Vec<(String, Vec<Arc<Hook>>)> {
+        match parse("hooks.toml", text) {
+            Ok(parsed) => parsed.hooks,
+            Err(errors) => panic!("unexpected errors:\n{errors}"),
+        }
+    }
+
+    #[test]
+    fn a_full_example_loads_with_defaults_applied() {
+        let parsed = parse(
+            "hooks.toml",
+            r#"
+[defaults]
+timeout = 0.5
+on_failure = "refuse"
+shell = "/bin/bash"
+max_processes = 8
+
+[[hooks.PreToolUse]]
+name = "deny-rm"
+matcher = "Bash"
+command = "deny.sh"
+timeout = 5
+
+[[hooks.PreToolUse]]
+argv = ["/usr/bin/python3", "policy.py"]
+agents = ["codex"]
+env = { POLICY = "strict" }
+enabled = false
+on_failure = "ignore"
+
+[[hooks.UserPromptSubmit]]
+command = "git status"
+"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.defaults.max_processes, 8);
+        let pre = &parsed.hooks[1].1;
+        assert_eq!(
+            parsed.hooks[0].0, "UserPromptSubmit",
+            "moments in a turn's order"
+        );
+        assert_eq!(parsed.hooks[1].0, "PreToolUse");
+        assert_eq!(pre[0].name, "deny-rm");
+        assert_eq!(pre[0].timeout, Duration::from_secs(5));
+        assert_eq!(pre[0].on_failure, OnFailure::Refuse);
+        assert_eq!(
+            pre[0].program,
+            Program::Shell {
+                shell: "/bin/bash".into(),
+                command: "deny.sh".into()
+            }
+        );
+        assert_eq!(pre[1].name, "PreToolUse#2");
+        assert_eq!(pre[1].timeout, Duration::from_millis(500));
+        assert_eq!(pre[1].on_failure, OnFailure::Ignore);
+        assert_eq!(pre[1].agents, Some(vec!["codex".to_string()]));
+        assert_eq!(
+            pre[1].env,
+            vec![("POLICY".to_string(), "strict".to_string())]
+        );
+        assert!(!pre[1].enabled);
+    }
+
+    #[test]
+    fn an_unknown_moment_suggests_the_one_meant() {
+        let errors = errors("[[hooks.PreTooluse]]\ncommand = \"x\"\n");
+        assert_eq!(
+            errors,
+            vec!["hooks.toml:1:9: unknown moment \"PreTooluse\" (did you mean \"PreToolUse\"?)"]
+        );
+    }
+
+    #[test]
+    fn declared_moments_are_accepted() {
+        let hooks = hooks("moments = [\"FileChanged\"]\n[[hooks.FileChanged]]\ncommand = \"x\"\n");
+        assert_eq!(hooks[0].0, "FileChanged");
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_their_place() {
+        let errors =
+            errors("[defaults]\ntimeuot = 5\n[[hooks.Stop]]\ncommand = \"x\"\ncomand = \"y\"\n");
+        assert_eq!(
+            errors,
+            vec![
+                "hooks.toml:2:1: unknown key \"timeuot\" in [defaults] (did you mean \"timeout\"?)",
+                "hooks.toml:5:1: unknown key \"comand\" in hook \"Stop#1\" (did you mean \"command\"?)",
+            ]
+        );
+    }
+
+    #[test]
+    fn every_error_is_reported_at_once() {
+        let errors = errors(
+            "[[hooks.Stop]]\nname = \"a\"\nmatcher = \"x\"\ncommand = \"x\"\n[[hooks.PreToolUse]]\nname = \"a\"\nargv = [\"x\"]\ncommand = \"y\"\n[[hooks.PostToolUse]]\nmatcher = \"Edit(\"\ncommand = \"x\"\n",
+        );
+        assert_eq!(errors.len(), 4, "{errors:#?}");
+        assert!(
+            errors[0].starts_with("hooks.toml:3:1: hook \"a\": Stop has no field to match"),
+            "{}",
+            errors[0]
+        );
+        assert!(
+            errors[1].contains("duplicate hook name \"a\" (first used on line 2)"),
+            "{}",
+            errors[1]
+        );
+        assert!(
+            errors[2].contains("has both command and argv"),
+            "{}",
+            errors[2]
+        );
+        assert!(
+            errors[3].contains("hook \"PostToolUse#1\": invalid regex \"Edit(\""),
+            "{}",
+            errors[3]
+        );
+    }
+
+    #[test]
+    fn a_hook_needs_a_command_or_an_argv() {
+        let errors = errors("[[hooks.Stop]]\ntimeout = 3\n");
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].contains("hook \"Stop#1\" needs a command"),
+            "{}",
+            errors[0]
+        );
+        assert!(errors[0].starts_with("hooks.toml:1:"), "{}", errors[0]);
+        assert_eq!(self::errors("[[hooks.Stop]]\nargv = []\n").len(), 1);
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_or_range_are_errors() {
+        let errors = errors(
+            "[defaults]\ntimeout = \"5\"\non_failure = \"deny\"\nmax_processes = 0\n[[hooks.Stop]]\ncommand = \"x\"\ntimeout = -1\nenabled = \"yes\"\n",
+        );
+        assert_eq!(errors.len(), 5, "{errors:#?}");
+        assert_eq!(
+            errors[0],
+            "hooks.toml:2:11: defaults.timeout must be a number of seconds, not a string"
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_has_its_place() {
+        let errors = errors("[[hooks.Stop]]\ncommand = \"x\n");
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert!(errors[0].starts_with("hooks.toml:2:"), "{}", errors[0]);
+    }
+
+    #[test]
+    fn a_single_table_instead_of_a_list_is_explained() {
+        let errors = errors("[hooks.Stop]\ncommand = \"x\"\n");
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].contains("write each hook as [[hooks.Stop]]"),
+            "{}",
+            errors[0]
+        );
+    }
+
+    #[test]
+    fn an_empty_file_has_no_hooks() {
+        assert!(hooks("").is_empty());
+        assert!(hooks("# nothing yet\n").is_empty());
+    }
+}

@@ -1,0 +1,116 @@
+//! Binding the daemon's socket safely: a private folder, a private socket, no second daemon on the same
+//! path, and no stale file left from a crash standing in the way.
+
+use std::io::ErrorKind;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+
+use nix::sys::stat::{Mode, umask};
+
+/// The socket file this daemon bound, to be removed when it stops.
+#[derive(Debug)]
+pub struct SocketFile {
+    path: PathBuf,
+    /// Device and inode of the socket file, so that shutdown removes only the file this daemon made.
+    identity: (u64, u64),
+}
+
+impl SocketFile {
+    /// Removes the socket file if it is still the one this daemon bound.
+    pub fn remove_file(&self) {
+        let ours = std::fs::symlink_metadata(&self.path)
+            .is_ok_and(|m| (m.dev(), m.ino()) == self.identity);
+        if ours && let Err(e) = std::fs::remove_file(&self.path) {
+            tracing::warn!(path = %self.path.display(), "could not remove the socket file: {e}");
+        }
+    }
+}
+
+/// Binds a listening socket at `path` (non-blocking, for tokio), creating its folder (mode 0700) when
+/// missing.
+pub fn bind(path: &Path) -> Result<(UnixListener, SocketFile), String> {
+    let shown = path.display();
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    prepare_folder(folder)?;
+    match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_socket() => match UnixStream::connect(path) {
+            Ok(_) => {
+                return Err(format!(
+                    "a hookd daemon is already running on {shown}; stop it first"
+                ));
+            }
+            Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
+                std::fs::remove_file(path)
+                    .map_err(|e| format!("cannot remove the stale socket {shown}: {e}"))?;
+                tracing::info!(socket = %shown, "removed a stale socket left by a daemon that is gone");
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot tell whether a daemon is running on {shown}: {e}"
+                ));
+            }
+        },
+        Ok(_) => {
+            return Err(format!(
+                "{shown} exists and is not a socket; refusing to replace it"
+            ));
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("cannot inspect {shown}: {e}")),
+    }
+    // Bound under umask 077, so the socket is never reachable by others, not even for an instant.
+    let previous = umask(Mode::from_bits_truncate(0o077));
+    let bound = UnixListener::bind(path);
+    umask(previous);
+    let listener = bound.map_err(|e| match e.kind() {
+        ErrorKind::AddrInUse => {
+            format!("{shown} is in use by another daemon that started at the same time")
+        }
+        _ => format!("cannot listen on {shown}: {e}"),
+    })?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| format!("cannot set the mode of {shown}: {e}"))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot set up {shown}: {e}"))?;
+    let metadata =
+        std::fs::symlink_metadata(path).map_err(|e| format!("cannot inspect {shown}: {e}"))?;
+    Ok((
+        listener,
+        SocketFile {
+            path: path.to_path_buf(),
+            identity: (metadata.dev(), metadata.ino()),
+        },
+    ))
+}
+
+/// Creates the socket's folder 0700, or checks that an existing one is ours: a folder another user owns
+/// (say a planted `/tmp/hookd-1000`) could let them replace the socket.
+fn prepare_folder(folder: &Path) -> Result<(), String> {
+    let shown = folder.display();
+    match std::fs::metadata(folder) {
+        Ok(metadata) => {
+            if !metadata.is_dir() {
+                return Err(format!("the socket's folder {shown} is not a folder"));
+            }
+            let uid = nix::unistd::getuid().as_raw();
+            if metadata.uid() != uid && metadata.uid() != 0 {
+                return Err(format!(
+                    "the socket's folder {shown} belongs to uid {}, not to this user; refusing to use it",
+                    metadata.uid()
+                ));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(folder)
+            .map_err(|e| format!("cannot create the socket's folder {shown}: {e}")),
+        Err(e) => Err(format!("cannot inspect the socket's folder {shown}: {e}")),
+    }
+}

@@ -1,0 +1,120 @@
+//! What the daemon's tasks share: the current generation of the settings, and the daemon's counters and
+//! shutdown signals.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use arc_swap::ArcSwap;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::LastReload;
+use crate::runner::Runner;
+use crate::settings::Settings;
+
+/// One whole settings file as loaded, numbered. A fire takes one and keeps it to its end, so a reload in
+/// the middle of a fire never mixes two files.
+#[derive(Debug)]
+pub struct Generation {
+    /// 1 for the settings the daemon started with, then one more per successful reload.
+    pub number: u64,
+    pub settings: Settings,
+    /// `max_processes` permits. Kept from one generation to the next while `max_processes` is unchanged,
+    /// so that a reload does not let more processes run than the limit.
+    pub slots: Arc<Semaphore>,
+}
+
+/// The daemon's shared state.
+#[derive(Debug)]
+pub struct Shared {
+    /// The settings file, as the daemon was told it (absolute).
+    pub config_path: PathBuf,
+    current: ArcSwap<Generation>,
+    /// Serializes reloads (the `reload` request, SIGHUP), so generations are numbered without gaps.
+    pub(crate) reload_lock: Mutex<()>,
+    pub(crate) last_reload: Mutex<LastReload>,
+    /// Fires being worked on right now, for `status`.
+    in_flight: AtomicUsize,
+    pub started: Instant,
+    pub runner: Runner,
+    /// Cancelled when shutdown begins: no new requests are taken.
+    pub draining: CancellationToken,
+    /// Cancelled when the drain deadline passes: the hooks still running are killed.
+    pub abandon: CancellationToken,
+}
+
+impl Shared {
+    pub fn new(config_path: PathBuf, settings: Settings, last_reload: LastReload) -> Arc<Shared> {
+        let slots = Arc::new(Semaphore::new(settings.defaults.max_processes));
+        Arc::new(Shared {
+            config_path,
+            current: ArcSwap::from_pointee(Generation {
+                number: 1,
+                settings,
+                slots,
+            }),
+            reload_lock: Mutex::new(()),
+            last_reload: Mutex::new(last_reload),
+            in_flight: AtomicUsize::new(0),
+            started: Instant::now(),
+            runner: Runner::default(),
+            draining: CancellationToken::new(),
+            abandon: CancellationToken::new(),
+        })
+    }
+
+    /// The settings in force now.
+    pub fn current(&self) -> Arc<Generation> {
+        self.current.load_full()
+    }
+
+    /// Swaps in new settings as the next generation; returns its number. Callers hold `reload_lock`.
+    pub(crate) fn install(&self, settings: Settings) -> u64 {
+        let previous = self.current();
+        let slots = if previous.settings.defaults.max_processes == settings.defaults.max_processes {
+            previous.slots.clone()
+        } else {
+            Arc::new(Semaphore::new(settings.defaults.max_processes))
+        };
+        let number = previous.number + 1;
+        self.current.store(Arc::new(Generation {
+            number,
+            settings,
+            slots,
+        }));
+        number
+    }
+
+    pub fn last_reload(&self) -> LastReload {
+        lock(&self.last_reload).clone()
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// Counts a fire as in flight until the returned guard is dropped.
+    pub fn fire_started(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(self.clone())
+    }
+}
+
+/// One fire in flight; dropping it counts the fire as done.
+pub struct InFlight(Arc<Shared>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Locks a mutex, going on with its data if a panicking thread poisoned it: the data is plain values
+/// that are always whole.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
