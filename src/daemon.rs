@@ -27,7 +27,10 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         }
     };
     let (listener, socket_file) = crate::socket::bind(socket)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    detach_from_terminal();
+    // One thread: a hook's exit wakes its fire on the same thread, where a multi-threaded runtime paid a
+    // cross-thread wake-up on every hook (about 250 us here, half again the cost of the spawn itself).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
@@ -67,4 +70,26 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     result?;
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Gives up the controlling terminal, when `hookd serve` was started from one, so that no hook can open
+/// `/dev/tty` and read from or write to the user's terminal. The daemon stays in its process group, so
+/// Ctrl-C still reaches it.
+fn detach_from_terminal() {
+    use std::os::fd::AsRawFd;
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+    else {
+        return; // no controlling terminal: nothing to give up
+    };
+    // SAFETY: TIOCNOTTY takes no argument and acts on the calling process only; the fd is open and valid.
+    let result = unsafe { nix::libc::ioctl(tty.as_raw_fd(), nix::libc::TIOCNOTTY) };
+    if result != 0 {
+        tracing::debug!(
+            "could not give up the controlling terminal: {}",
+            std::io::Error::last_os_error()
+        );
+    }
 }

@@ -25,6 +25,9 @@ pub const OUTPUT_CAP: usize = 1 << 20;
 /// that keeps stdout open must not hold the verdict back.
 pub const PIPE_GRACE: Duration = Duration::from_millis(100);
 
+/// How much is read from a pipe at once.
+const READ_CHUNK: usize = 64 * 1024;
+
 /// Between SIGTERM and SIGKILL: time for a hook to clean up after itself.
 pub const KILL_GRACE: Duration = Duration::from_secs(1);
 
@@ -226,15 +229,10 @@ fn command(hook: &Hook, input: &Input) -> Command {
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent. A session of its own puts
-    // the hook in a new process group (so the whole group can be signalled) with no controlling terminal.
-    unsafe {
-        command.pre_exec(|| {
-            nix::unistd::setsid()
-                .map(drop)
-                .map_err(std::io::Error::from)
-        });
-    }
+    // A process group of its own, so the whole group can be signalled. Not `setsid` in a `pre_exec`: that
+    // forces fork instead of posix_spawn, much slower on every hook; the daemon gives up its controlling
+    // terminal at start-up instead (`daemon::detach_from_terminal`), so hooks have none either.
+    command.process_group(0);
     command
 }
 
@@ -265,21 +263,31 @@ struct Capture {
 impl Capture {
     async fn fill(&mut self, pipe: Option<impl AsyncRead + Unpin>) {
         let Some(mut pipe) = pipe else { return };
-        let mut chunk = vec![0u8; 64 * 1024];
+        // Read straight into the kept bytes while there is room (most hooks print little: no big buffer
+        // to allocate and zero per hook), then into a scratch buffer whose contents are dropped.
+        let mut scratch: Vec<u8> = Vec::new();
         loop {
-            match pipe.read(&mut chunk).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => {
-                    let room = OUTPUT_CAP - self.bytes.len();
-                    self.bytes.extend_from_slice(&chunk[..n.min(room)]);
-                    self.truncated |= n > room;
-                }
+            let room = OUTPUT_CAP - self.bytes.len();
+            let read = if room > 0 {
+                self.bytes.reserve(room.min(READ_CHUNK));
+                let limit = self.bytes.len() + room.min(READ_CHUNK);
+                let mut limited = (&mut pipe).take((limit - self.bytes.len()) as u64);
+                limited.read_buf(&mut self.bytes).await
+            } else {
+                scratch.clear();
+                scratch.reserve(READ_CHUNK);
+                let read = pipe.read_buf(&mut scratch).await;
+                self.truncated |= matches!(read, Ok(n) if n > 0);
+                read
+            };
+            if matches!(read, Ok(0) | Err(_)) {
+                return;
             }
         }
     }
 }
 
-/// A hook's process group, which is also its session. Armed until the group has been dealt with, so that
+/// A hook's process group. Armed until the group has been dealt with, so that
 /// a run dropped half-way (its fire abandoned) still kills what it started.
 struct Group {
     pgid: Pid,
