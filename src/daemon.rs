@@ -1,5 +1,5 @@
-//! `hookd serve`: load the settings, bind the socket, serve until SIGTERM or SIGINT, reload on SIGHUP,
-//! and leave nothing behind.
+//! `hookd serve`: load the settings, take the socket from systemd or bind it, serve until SIGTERM or
+//! SIGINT, reload on SIGHUP and when the file changes, and leave nothing behind.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -7,26 +7,28 @@ use std::process::ExitCode;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::protocol::LastReload;
+use crate::reload::{Trigger, now_rfc3339, text_hash};
 use crate::settings::{LoadError, Settings};
 use crate::state::Shared;
+use crate::systemd::Notifier;
 
 pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     crate::logging::init();
+    // Before anything can open a descriptor: systemd's socket is descriptor 3.
+    let activated = crate::systemd::take_listener()?;
     let config = std::path::absolute(config).unwrap_or_else(|_| config.to_path_buf());
-    let settings = match Settings::load(&config) {
-        Ok(settings) => {
-            tracing::info!(config = %config.display(), hooks = %settings.summary(), "settings loaded");
-            settings
+    let (settings, loaded_text) = initial_settings(&config)?;
+    let (listener, socket_file) = match activated {
+        Some(listener) => {
+            tracing::info!("serving on the socket systemd passed (socket activation)");
+            (listener, None)
         }
-        Err(LoadError::NotFound) => {
-            tracing::warn!(config = %config.display(), "no settings file yet: serving with no hooks until it appears");
-            Settings::empty(&config)
-        }
-        Err(LoadError::Invalid(errors)) => {
-            return Err(format!("the settings file is invalid:\n{errors}"));
+        None => {
+            let (listener, file) = crate::socket::bind(socket)?;
+            tracing::info!(socket = %socket.display(), "listening");
+            (listener, Some(file))
         }
     };
-    let (listener, socket_file) = crate::socket::bind(socket)?;
     detach_from_terminal();
     // One thread: a hook's exit wakes its fire on the same thread, where a multi-threaded runtime paid a
     // cross-thread wake-up on every hook (about 250 us here, half again the cost of the spawn itself).
@@ -38,11 +40,17 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         let listener = tokio::net::UnixListener::from_std(listener)
             .map_err(|e| format!("cannot listen: {e}"))?;
         let last_reload = LastReload {
-            at: crate::reload::now_rfc3339(),
+            at: now_rfc3339(),
             ok: true,
             error: None,
         };
-        let shared = Shared::new(config.clone(), settings, last_reload);
+        let shared = Shared::new(
+            config.clone(),
+            settings,
+            loaded_text,
+            last_reload,
+            Notifier::from_env(),
+        );
         let mut terminate =
             signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
         let mut interrupt =
@@ -53,23 +61,49 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {
                 tracing::info!("SIGHUP: reloading the settings");
-                let _ = crate::reload::reload(&reloader);
+                let _ = crate::reload::reload(&reloader, Trigger::Request);
             }
         });
-        let shutdown = async {
+        crate::watch::spawn(shared.clone(), shared.draining.clone());
+        let stopping = shared.clone();
+        let shutdown = async move {
             tokio::select! {
                 _ = terminate.recv() => tracing::info!("SIGTERM received"),
                 _ = interrupt.recv() => tracing::info!("SIGINT received"),
             }
+            stopping.notifier.stopping();
         };
-        tracing::info!(socket = %socket.display(), pid = std::process::id(), "serving");
+        tracing::info!(pid = std::process::id(), "serving");
+        shared.notifier.ready();
         crate::server::serve(listener, shared, shutdown).await;
         Ok::<(), String>(())
     });
-    socket_file.remove_file();
+    if let Some(file) = socket_file {
+        file.remove_file();
+    }
     result?;
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The settings to start with, and a hash of their text. A file that does not exist yet means no hooks
+/// until it appears; an invalid one stops the start, rather than run without the policies it holds.
+fn initial_settings(config: &Path) -> Result<(Settings, Option<u64>), String> {
+    let shown = config.display();
+    match Settings::read(config) {
+        Ok(text) => match Settings::parse(config, &shown.to_string(), &text) {
+            Ok(settings) => {
+                tracing::info!(config = %shown, hooks = %settings.summary(), "settings loaded");
+                Ok((settings, Some(text_hash(&text))))
+            }
+            Err(errors) => Err(format!("the settings file is invalid:\n{errors}")),
+        },
+        Err(LoadError::NotFound) => {
+            tracing::warn!(config = %shown, "no settings file yet: serving with no hooks until it appears");
+            Ok((Settings::empty(config), None))
+        }
+        Err(LoadError::Invalid(errors)) => Err(format!("the settings file is invalid:\n{errors}")),
+    }
 }
 
 /// Gives up the controlling terminal, when `hookd serve` was started from one, so that no hook can open

@@ -9,7 +9,9 @@
 //! - [`daemon`]: `hookd serve` start to finish; [`socket`] binds safely; [`logging`] sets up the logs.
 //! - [`moment`]: the moments and their matcher fields, in one table.
 //! - [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers.
-//! - [`reload`]: re-reading the settings and swapping them in atomically.
+//! - [`reload`]: re-reading the settings and swapping them in atomically; [`watch`] does it when the file
+//!   changes.
+//! - [`systemd`]: socket activation and sd_notify, silent outside systemd.
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths.
 
 pub mod cli;
@@ -28,7 +30,9 @@ pub mod server;
 pub mod settings;
 pub mod socket;
 pub mod state;
+pub mod systemd;
 pub mod verdict;
+pub mod watch;
 
 /// The daemon's version, as `hello` and `status` report it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,57 +1,99 @@
 //! Reloading the settings: validate the whole new file, then swap it in atomically, or keep the last good
-//! settings and say why.
+//! settings and say why (in the log, in `status`, and to the `reload` request).
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::SystemTime;
 
 use crate::protocol::LastReload;
 use crate::settings::{ConfigError, ConfigErrors, LoadError, Settings};
 use crate::state::{Shared, lock};
 
-/// Re-reads the settings file now. `Ok` is the new generation's number; `Err` keeps the old settings.
-pub fn reload(shared: &Shared) -> Result<u64, ConfigErrors> {
+/// What asked for a reload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// The `reload` request or SIGHUP: someone asked, so a new generation is made even when the file is
+    /// unchanged, and the answer says which.
+    Request,
+    /// The file watcher saw the file change. A file that reads as the settings in force already (a
+    /// `touch`, an editor saving unchanged) makes no new generation.
+    Watch,
+}
+
+/// Re-reads the settings file now. `Ok` is the generation in force afterwards; `Err` keeps the old
+/// settings.
+pub fn reload(shared: &Shared, trigger: Trigger) -> Result<u64, ConfigErrors> {
     let _serialized = lock(&shared.reload_lock);
-    let result = load_for_reload(shared);
-    let record = match &result {
-        Ok(settings) => {
-            let number = shared.install(settings.clone());
-            tracing::info!(generation = number, hooks = %settings.summary(), "settings reloaded");
-            LastReload {
+    let text = read_for_reload(shared);
+    if trigger == Trigger::Watch
+        && let Ok(text) = &text
+        && *lock(&shared.loaded_text) == Some(text_hash(text))
+    {
+        // Back to (or still at) the settings in force: nothing to swap, but an earlier error is over.
+        *lock(&shared.last_reload) = LastReload {
+            at: now_rfc3339(),
+            ok: true,
+            error: None,
+        };
+        return Ok(shared.current().number);
+    }
+    shared.notifier.reloading();
+    let path = &shared.config_path;
+    let result = text.and_then(|text| {
+        let settings = Settings::parse(path, &path.display().to_string(), &text)?;
+        Ok((settings, text_hash(&text)))
+    });
+    let outcome = match result {
+        Ok((settings, hash)) => {
+            let summary = settings.summary();
+            let number = shared.install(settings);
+            *lock(&shared.loaded_text) = Some(hash);
+            *lock(&shared.last_reload) = LastReload {
                 at: now_rfc3339(),
                 ok: true,
                 error: None,
-            }
+            };
+            tracing::info!(generation = number, hooks = %summary, "settings reloaded");
+            Ok(number)
         }
         Err(errors) => {
-            tracing::error!("settings not reloaded, keeping the last good ones:\n{errors}");
-            LastReload {
+            tracing::error!("settings not reloaded, the last good ones stay:\n{errors}");
+            *lock(&shared.last_reload) = LastReload {
                 at: now_rfc3339(),
                 ok: false,
                 error: Some(errors.to_string()),
-            }
+            };
+            Err(errors)
         }
     };
-    *lock(&shared.last_reload) = record;
-    result.map(|_| shared.current().number)
+    shared.notifier.ready();
+    outcome
 }
 
-fn load_for_reload(shared: &Shared) -> Result<Settings, ConfigErrors> {
+/// The settings file's text, or why it cannot be taken.
+fn read_for_reload(shared: &Shared) -> Result<String, ConfigErrors> {
     let path = &shared.config_path;
     let label = path.display().to_string();
     let whole_file = |message: &str| ConfigErrors(vec![ConfigError::whole_file(&label, message)]);
-    // An editor that truncates then writes leaves an empty file for a moment; taking it would drop every
-    // hook, letting through what they refuse. A file meant to have no hooks can say so with a comment.
-    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
-        return Err(whole_file(
+    match Settings::read(path) {
+        // An editor that truncates then writes leaves an empty file for a moment; taking it would drop
+        // every hook, letting through what they refuse. A file meant to have no hooks can say so with a
+        // comment.
+        Ok(text) if text.is_empty() => Err(whole_file(
             "the file is empty (half-written?); keeping the last good settings (to run with no hooks, write a comment in it)",
-        ));
-    }
-    match Settings::load(path) {
-        Ok(settings) => Ok(settings),
+        )),
+        Ok(text) => Ok(text),
         Err(LoadError::NotFound) => Err(whole_file(
             "the file does not exist; keeping the last good settings",
         )),
         Err(LoadError::Invalid(errors)) => Err(errors),
     }
+}
+
+/// Identifies a settings text, to tell a real change from a rewrite with the same content.
+pub fn text_hash(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// The current time as RFC 3339 in UTC, to the second (`2026-11-30T08:01:02Z`).

@@ -236,25 +236,27 @@ impl Connection {
                 Action::Respond(to_line(&self.hello(id, moments)))
             }
             Request::Status => Action::Respond(to_line(&status(&self.shared, id))),
-            Request::Reload => Action::Respond(match crate::reload::reload(&self.shared) {
-                Ok(generation) => to_line(&ReloadResponse {
-                    id,
-                    ok: true,
-                    generation,
-                }),
-                Err(errors) => {
-                    let mut error = ErrorResponse::new(
+            Request::Reload => Action::Respond(
+                match crate::reload::reload(&self.shared, crate::reload::Trigger::Request) {
+                    Ok(generation) => to_line(&ReloadResponse {
                         id,
-                        ErrorKind::InvalidSettings,
-                        format!(
-                            "the settings file was not taken ({} errors); the last good settings stay",
-                            errors.0.len()
-                        ),
-                    );
-                    error.error.errors = errors.0.iter().map(ToString::to_string).collect();
-                    to_line(&error)
-                }
-            }),
+                        ok: true,
+                        generation,
+                    }),
+                    Err(errors) => {
+                        let mut error = ErrorResponse::new(
+                            id,
+                            ErrorKind::InvalidSettings,
+                            format!(
+                                "the settings file was not taken ({} errors); the last good settings stay",
+                                errors.0.len()
+                            ),
+                        );
+                        error.error.errors = errors.0.iter().map(ToString::to_string).collect();
+                        to_line(&error)
+                    }
+                },
+            ),
         }
     }
 

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::LastReload;
 use crate::runner::Runner;
 use crate::settings::Settings;
+use crate::systemd::Notifier;
 
 /// One whole settings file as loaded, numbered. A fire takes one and keeps it to its end, so a reload in
 /// the middle of a fire never mixes two files.
@@ -35,6 +36,11 @@ pub struct Shared {
     /// Serializes reloads (the `reload` request, SIGHUP), so generations are numbered without gaps.
     pub(crate) reload_lock: Mutex<()>,
     pub(crate) last_reload: Mutex<LastReload>,
+    /// A hash of the text the settings in force were read from: a change event that leaves the file as it
+    /// was (a `touch`, an editor saving unchanged) does not make a new generation.
+    pub(crate) loaded_text: Mutex<Option<u64>>,
+    /// Tells systemd about reloads and shutdown; silent outside systemd.
+    pub notifier: Notifier,
     /// Fires being worked on right now, for `status`.
     in_flight: AtomicUsize,
     pub started: Instant,
@@ -46,7 +52,13 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(config_path: PathBuf, settings: Settings, last_reload: LastReload) -> Arc<Shared> {
+    pub fn new(
+        config_path: PathBuf,
+        settings: Settings,
+        loaded_text: Option<u64>,
+        last_reload: LastReload,
+        notifier: Notifier,
+    ) -> Arc<Shared> {
         let slots = Arc::new(Semaphore::new(settings.defaults.max_processes));
         Arc::new(Shared {
             config_path,
@@ -57,6 +69,8 @@ impl Shared {
             }),
             reload_lock: Mutex::new(()),
             last_reload: Mutex::new(last_reload),
+            loaded_text: Mutex::new(loaded_text),
+            notifier,
             in_flight: AtomicUsize::new(0),
             started: Instant::now(),
             runner: Runner::default(),

@@ -133,6 +133,12 @@ impl Settings {
 
     /// Reads, checks and validates the file at `path`.
     pub fn load(path: &Path) -> Result<Settings, LoadError> {
+        let text = Settings::read(path)?;
+        Settings::parse(path, &path.display().to_string(), &text).map_err(LoadError::Invalid)
+    }
+
+    /// Reads the file at `path` after checking its owner and mode: its text, to be parsed.
+    pub fn read(path: &Path) -> Result<String, LoadError> {
         let label = path.display().to_string();
         let metadata = match std::fs::metadata(path) {
             Ok(metadata) => metadata,
@@ -170,7 +176,7 @@ impl Settings {
                 )));
             }
         };
-        Settings::parse(path, &label, &text).map_err(LoadError::Invalid)
+        Ok(text)
     }
 
     /// Validates settings text; `label` names the file in errors.
