@@ -219,9 +219,12 @@ impl Chain {
     }
 }
 
-/// What polling compares: each path of the chain's identity, size, time and mode.
+/// What polling compares: each path of the chain's identity, size, time and mode (`None`: missing).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Fingerprint(Vec<Option<(u64, u64, u64, i64, i64, u32, u32)>>);
+struct Fingerprint(Vec<Option<FileStamp>>);
+
+/// Device, inode, size, modification time (seconds, nanoseconds), mode and owner of one path.
+type FileStamp = (u64, u64, u64, i64, i64, u32, u32);
 
 impl Fingerprint {
     fn of(chain: &Chain) -> Fingerprint {
