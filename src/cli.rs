@@ -46,6 +46,15 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
     },
+    /// Write the systemd user units (hookd.service, hookd.socket) for this binary
+    Install {
+        /// The hookd binary the service runs [default: this one]
+        #[arg(long, value_name = "PATH")]
+        bin: Option<PathBuf>,
+        /// Where to write the units [default: $XDG_CONFIG_HOME/systemd/user, else ~/.config/systemd/user]
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Ask the daemon to reload its settings now (exit 1 and the errors when the file is invalid)
     Reload {
         /// The daemon's socket [default: as for serve]

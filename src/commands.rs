@@ -36,6 +36,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         ),
         Command::Status { socket } => status(&or_default(socket, crate::paths::default_socket)),
         Command::Reload { socket } => reload(&or_default(socket, crate::paths::default_socket)),
+        Command::Install { bin, dir } => install(bin, dir),
     }
 }
 
@@ -162,6 +163,58 @@ fn reload(socket: &Path) -> Result<ExitCode, String> {
     Err(error_message(&response.value))
 }
 
+/// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.
+const SERVICE_UNIT: &str = include_str!("../systemd/hookd.service");
+const SOCKET_UNIT: &str = include_str!("../systemd/hookd.socket");
+
+fn install(bin: Option<PathBuf>, dir: Option<PathBuf>) -> Result<ExitCode, String> {
+    let bin = match bin {
+        Some(bin) => std::path::absolute(&bin).map_err(|e| format!("{}: {e}", bin.display()))?,
+        None => {
+            std::env::current_exe().map_err(|e| format!("cannot tell where this hookd is: {e}"))?
+        }
+    };
+    let bin_text = bin
+        .to_str()
+        .ok_or_else(|| format!("{}: not a UTF-8 path", bin.display()))?;
+    if bin_text.contains(char::is_whitespace) || bin_text.contains('%') {
+        return Err(format!(
+            "{bin_text}: a path with spaces or % cannot go in ExecStart as is; pass --bin"
+        ));
+    }
+    let dir = dir.unwrap_or_else(crate::paths::systemd_user_dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let service = service_unit(bin_text);
+    for (name, text) in [
+        ("hookd.service", service.as_str()),
+        ("hookd.socket", SOCKET_UNIT),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    println!(
+        "now run: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The service unit with `ExecStart` running `bin`.
+fn service_unit(bin: &str) -> String {
+    SERVICE_UNIT
+        .lines()
+        .map(|line| {
+            if line.starts_with("ExecStart=") {
+                format!("ExecStart={bin} serve")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
 fn error_message(response: &Value) -> String {
     let error = &response["error"];
     format!(
@@ -176,6 +229,17 @@ fn error_message(response: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_installed_service_runs_the_given_binary() {
+        let unit = service_unit("/opt/hookd/bin/hookd");
+        assert!(
+            unit.contains("\nExecStart=/opt/hookd/bin/hookd serve\n"),
+            "{unit}"
+        );
+        assert_eq!(unit.matches("ExecStart=").count(), 1);
+        assert!(unit.contains("Type=notify") && unit.contains("ExecReload=kill -HUP $MAINPID"));
+    }
 
     #[test]
     fn check_lists_hooks_per_moment() {

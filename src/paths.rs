@@ -25,6 +25,15 @@ pub fn default_socket() -> PathBuf {
     PathBuf::from(format!("/tmp/hookd-{}/hookd.sock", nix::unistd::getuid()))
 }
 
+/// Where systemd looks for the user's own units: `$XDG_CONFIG_HOME/systemd/user`, else
+/// `~/.config/systemd/user`.
+pub fn systemd_user_dir() -> PathBuf {
+    match non_empty_var("XDG_CONFIG_HOME") {
+        Some(dir) => PathBuf::from(dir).join("systemd/user"),
+        None => home().join(".config/systemd/user"),
+    }
+}
+
 fn non_empty_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
