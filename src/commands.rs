@@ -53,12 +53,7 @@ fn check(config: &Path) -> Result<ExitCode, String> {
         Err(LoadError::NotFound) => Err(format!("{}: no such settings file", config.display())),
         Err(LoadError::Invalid(errors)) => {
             eprintln!("{errors}");
-            eprintln!(
-                "{}: {} error{}",
-                config.display(),
-                errors.0.len(),
-                if errors.0.len() == 1 { "" } else { "s" }
-            );
+            eprintln!("{}: {}", config.display(), errors.count());
             Ok(ExitCode::FAILURE)
         }
     }

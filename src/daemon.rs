@@ -14,21 +14,12 @@ use crate::systemd::Notifier;
 
 pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     crate::logging::init();
+    // Descriptors inherited from whoever started the daemon must not reach hooks.
+    close_inherited_on_exec();
     // Before anything can open a descriptor: systemd's socket is descriptor 3.
     let activated = crate::systemd::take_listener()?;
     let config = std::path::absolute(config).unwrap_or_else(|_| config.to_path_buf());
     let (settings, loaded_text) = initial_settings(&config)?;
-    let (listener, socket_file) = match activated {
-        Some(listener) => {
-            tracing::info!("serving on the socket systemd passed (socket activation)");
-            (listener, None)
-        }
-        None => {
-            let (listener, file) = crate::socket::bind(socket)?;
-            tracing::info!(socket = %socket.display(), "listening");
-            (listener, Some(file))
-        }
-    };
     detach_from_terminal();
     // One thread: a hook's exit wakes its fire on the same thread, where a multi-threaded runtime paid a
     // cross-thread wake-up on every hook (about 250 us here, half again the cost of the spawn itself).
@@ -36,7 +27,28 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let mut socket_file = None;
     let result = runtime.block_on(async {
+        // Signals are handled before the socket exists: once a client can connect, SIGTERM, SIGINT and
+        // SIGHUP already do what they should, never the default (death, leaving the socket file behind).
+        let mut terminate =
+            signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
+        let mut interrupt =
+            signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
+        let mut hangup =
+            signal(SignalKind::hangup()).map_err(|e| format!("cannot handle SIGHUP: {e}"))?;
+        let listener = match activated {
+            Some(listener) => {
+                tracing::info!("serving on the socket systemd passed (socket activation)");
+                listener
+            }
+            None => {
+                let (listener, file) = crate::socket::bind(socket)?;
+                socket_file = Some(file);
+                tracing::info!(socket = %socket.display(), "listening");
+                listener
+            }
+        };
         let listener = tokio::net::UnixListener::from_std(listener)
             .map_err(|e| format!("cannot listen: {e}"))?;
         let last_reload = LastReload {
@@ -51,12 +63,6 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             last_reload,
             Notifier::from_env(),
         );
-        let mut terminate =
-            signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
-        let mut interrupt =
-            signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
-        let mut hangup =
-            signal(SignalKind::hangup()).map_err(|e| format!("cannot handle SIGHUP: {e}"))?;
         let reloader = shared.clone();
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {
@@ -84,6 +90,30 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     result?;
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Marks every descriptor from 3 up close-on-exec. Hooks are started with posix_spawn, which closes only
+/// what is marked; a descriptor the daemon inherited unmarked (a shell's stray one, a parent's pipe) would
+/// otherwise reach every hook.
+fn close_inherited_on_exec() {
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets a flag on open descriptors; it closes nothing.
+    let result =
+        unsafe { nix::libc::close_range(3, u32::MAX, nix::libc::CLOSE_RANGE_CLOEXEC as i32) };
+    if result == 0 {
+        return;
+    }
+    // Kernels before 5.11: mark them one by one.
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    for fd in fds.into_iter().filter(|fd| *fd > 2) {
+        // SAFETY: F_SETFD on a descriptor number changes only its flag; an already-closed one fails harmlessly.
+        unsafe { nix::libc::fcntl(fd, nix::libc::F_SETFD, nix::libc::FD_CLOEXEC) };
+    }
 }
 
 /// The settings to start with, and a hash of their text. A file that does not exist yet means no hooks

@@ -45,6 +45,7 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
     }
     let started = Instant::now();
     event.insert("hook_event_name".into(), Value::String(moment.clone()));
+    let stop_loop = StopLoop::begin(shared, &moment, agent.as_deref(), &mut event);
     let field = moment::known(&moment).and_then(|m| m.matcher_field);
     let hooks: Vec<Arc<Hook>> = settings
         .hooks_for(&moment)
@@ -54,6 +55,10 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
         .cloned()
         .collect();
     if hooks.is_empty() {
+        let mut verdict = verdict::Verdict::default();
+        if let Some(stop_loop) = stop_loop {
+            stop_loop.finish(shared, settings.defaults.stop_refusal_cap, &mut verdict);
+        }
         return to_line(&FireResponse {
             id,
             ok: true,
@@ -100,7 +105,10 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
         });
         outcomes.push(outcome);
     }
-    let verdict = verdict::fold(&outcomes);
+    let mut verdict = verdict::fold(&outcomes);
+    if let Some(stop_loop) = stop_loop {
+        stop_loop.finish(shared, settings.defaults.stop_refusal_cap, &mut verdict);
+    }
     tracing::debug!(
         moment = %moment,
         agent = agent.as_deref().unwrap_or(""),
@@ -117,6 +125,65 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
         adds: verdict.adds,
         hooks: reports,
     })
+}
+
+/// A Stop (of a session) in the count of refused Stops in a row (contract 14).
+struct StopLoop {
+    agent: String,
+    session: String,
+    /// Stops of this session refused in a row before this one.
+    refusals: u32,
+}
+
+impl StopLoop {
+    /// Tells Stop hooks the count (`stop_refusals`), and starts the count over on a new prompt. `Some`
+    /// for a Stop whose verdict must be counted.
+    fn begin(
+        shared: &Shared,
+        moment: &str,
+        agent: Option<&str>,
+        event: &mut Map<String, Value>,
+    ) -> Option<StopLoop> {
+        let session = event
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let agent = agent.unwrap_or_default().to_string();
+        match moment {
+            "UserPromptSubmit" => {
+                shared.stop_loops.reset(&agent, &session);
+                None
+            }
+            "Stop" => {
+                let refusals = shared.stop_loops.refusals(&agent, &session);
+                event.insert("stop_refusals".into(), refusals.into());
+                Some(StopLoop {
+                    agent,
+                    session,
+                    refusals,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Past the cap, the Stop is let through whatever the hooks said, and the adds say why; then the
+    /// verdict is counted.
+    fn finish(self, shared: &Shared, cap: u32, verdict: &mut verdict::Verdict) {
+        if verdict.refused && self.refusals >= cap {
+            let reason = verdict.reason.take().unwrap_or_default();
+            verdict.refused = false;
+            verdict.adds.push(format!(
+                "hookd let this Stop through: Stop was refused {} times in a row in this session (stop_refusal_cap = {cap}); the last refusal said: {reason}",
+                self.refusals
+            ));
+            tracing::warn!(agent = %self.agent, session = %self.session, refusals = self.refusals, "stop_refusal_cap reached: letting the Stop through");
+        }
+        shared
+            .stop_loops
+            .record_stop(&self.agent, &self.session, verdict.refused);
+    }
 }
 
 /// Runs every hook at once; the results come back in the settings file's order, whatever order they

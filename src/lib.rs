@@ -12,6 +12,7 @@
 //! - [`reload`]: re-reading the settings and swapping them in atomically; [`watch`] does it when the file
 //!   changes.
 //! - [`systemd`]: socket activation and sd_notify, silent outside systemd.
+//! - [`stoploop`]: the count of refused Stops per session, and its cap.
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths.
 
 pub mod cli;
@@ -30,6 +31,7 @@ pub mod server;
 pub mod settings;
 pub mod socket;
 pub mod state;
+pub mod stoploop;
 pub mod systemd;
 pub mod verdict;
 pub mod watch;

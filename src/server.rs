@@ -248,8 +248,8 @@ impl Connection {
                             id,
                             ErrorKind::InvalidSettings,
                             format!(
-                                "the settings file was not taken ({} errors); the last good settings stay",
-                                errors.0.len()
+                                "the settings file was not taken ({}); the last good settings stay",
+                                errors.count()
                             ),
                         );
                         error.error.errors = errors.0.iter().map(ToString::to_string).collect();

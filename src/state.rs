@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::LastReload;
 use crate::runner::Runner;
 use crate::settings::Settings;
+use crate::stoploop::StopLoops;
 use crate::systemd::Notifier;
 
 /// One whole settings file as loaded, numbered. A fire takes one and keeps it to its end, so a reload in
@@ -45,6 +46,8 @@ pub struct Shared {
     in_flight: AtomicUsize,
     pub started: Instant,
     pub runner: Runner,
+    /// Consecutive refused Stops per agent and session.
+    pub stop_loops: StopLoops,
     /// Cancelled when shutdown begins: no new requests are taken.
     pub draining: CancellationToken,
     /// Cancelled when the drain deadline passes: the hooks still running are killed.
@@ -74,6 +77,7 @@ impl Shared {
             in_flight: AtomicUsize::new(0),
             started: Instant::now(),
             runner: Runner::default(),
+            stop_loops: StopLoops::default(),
             draining: CancellationToken::new(),
             abandon: CancellationToken::new(),
         })

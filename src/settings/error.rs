@@ -75,6 +75,16 @@ impl fmt::Display for ConfigErrors {
 
 impl std::error::Error for ConfigErrors {}
 
+impl ConfigErrors {
+    /// "1 error", "3 errors".
+    pub fn count(&self) -> String {
+        match self.0.len() {
+            1 => "1 error".to_string(),
+            n => format!("{n} errors"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,135 @@
+//! Stop loops (contract 14): a Stop hook that always refuses would keep an agent working forever (Codex
+//! loops without end; Gemini CLI crashes). The daemon counts consecutive refused Stops per agent and
+//! session, tells Stop hooks the count, and lets a Stop through once the count reaches the cap.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::state::lock;
+
+/// Sessions remembered at once. Past this, the session not heard from for the longest is forgotten: a
+/// forgotten session only starts counting again from zero.
+pub const MAX_SESSIONS: usize = 4096;
+
+/// Who a count belongs to: the agent and the session id.
+type Key = (String, String);
+
+/// Consecutive refused Stops per (agent, session).
+#[derive(Debug, Default)]
+pub struct StopLoops {
+    inner: Mutex<Counts>,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    by_session: HashMap<Key, Entry>,
+    /// Increases with every use, to find the session unused the longest.
+    clock: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    refusals: u32,
+    last_used: u64,
+}
+
+impl StopLoops {
+    /// How many Stops of this session were refused in a row so far.
+    pub fn refusals(&self, agent: &str, session: &str) -> u32 {
+        let counts = lock(&self.inner);
+        counts
+            .by_session
+            .get(&(agent.to_string(), session.to_string()))
+            .map_or(0, |e| e.refusals)
+    }
+
+    /// Records a Stop's verdict: one more refusal in a row, or the end of the run.
+    pub fn record_stop(&self, agent: &str, session: &str, refused: bool) {
+        let key = (agent.to_string(), session.to_string());
+        let mut counts = lock(&self.inner);
+        if !refused {
+            counts.by_session.remove(&key);
+            return;
+        }
+        counts.clock += 1;
+        let now = counts.clock;
+        if !counts.by_session.contains_key(&key) && counts.by_session.len() >= MAX_SESSIONS {
+            let oldest = counts
+                .by_session
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                counts.by_session.remove(&oldest);
+            }
+        }
+        let entry = counts.by_session.entry(key).or_insert(Entry {
+            refusals: 0,
+            last_used: now,
+        });
+        entry.refusals += 1;
+        entry.last_used = now;
+    }
+
+    /// A new prompt in the session: whatever ran before, the count starts over.
+    pub fn reset(&self, agent: &str, session: &str) {
+        lock(&self.inner)
+            .by_session
+            .remove(&(agent.to_string(), session.to_string()));
+    }
+
+    /// Sessions remembered now.
+    pub fn len(&self) -> usize {
+        lock(&self.inner).by_session.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_refusals_in_a_row_per_agent_and_session() {
+        let loops = StopLoops::default();
+        loops.record_stop("codex", "s1", true);
+        loops.record_stop("codex", "s1", true);
+        loops.record_stop("codex", "s2", true);
+        assert_eq!(loops.refusals("codex", "s1"), 2);
+        assert_eq!(loops.refusals("codex", "s2"), 1);
+        assert_eq!(
+            loops.refusals("claude-code", "s1"),
+            0,
+            "another agent's session is another count"
+        );
+    }
+
+    #[test]
+    fn a_stop_let_through_or_a_new_prompt_starts_over() {
+        let loops = StopLoops::default();
+        loops.record_stop("a", "s", true);
+        loops.record_stop("a", "s", false);
+        assert_eq!(loops.refusals("a", "s"), 0);
+        loops.record_stop("a", "s", true);
+        loops.reset("a", "s");
+        assert_eq!(loops.refusals("a", "s"), 0);
+        assert!(loops.is_empty());
+    }
+
+    #[test]
+    fn memory_is_bounded_and_the_oldest_session_goes_first() {
+        let loops = StopLoops::default();
+        for i in 0..MAX_SESSIONS {
+            loops.record_stop("a", &format!("s{i}"), true);
+        }
+        loops.record_stop("a", "s0", true); // s0 used again: now s1 is the oldest
+        loops.record_stop("a", "new", true);
+        assert_eq!(loops.len(), MAX_SESSIONS);
+        assert_eq!(loops.refusals("a", "s1"), 0, "the oldest was forgotten");
+        assert_eq!(loops.refusals("a", "s0"), 2);
+        assert_eq!(loops.refusals("a", "new"), 1);
+    }
+}

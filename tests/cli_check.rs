@@ -1,0 +1,267 @@
+//! `hookd check --config F` (contract sections 2 and 3): a valid file is listed per moment; every error of
+//! an invalid file is printed as `FILE:LINE:COL: message`; the file's owner and mode are checked.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+use common::*;
+
+struct Checked {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    /// The `FILE:LINE:COL: message` lines of stderr, parsed.
+    errors: Vec<(u32, u32, String)>,
+}
+
+fn check(sb: &Sandbox) -> Checked {
+    let config = sb.config();
+    let out = run_hookd(
+        &["check", "--config", config.to_str().unwrap()],
+        None,
+        Duration::from_secs(20),
+    );
+    let stderr = text(&out.stderr);
+    let prefix = format!("{}:", config.display());
+    let errors = stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(&prefix)?;
+            let mut parts = rest.splitn(3, ':');
+            let line = parts.next()?.parse().ok()?;
+            let col = parts.next()?.parse().ok()?;
+            let msg = parts.next()?.strip_prefix(' ')?.to_string();
+            Some((line, col, msg))
+        })
+        .collect();
+    Checked {
+        code: code(&out.status),
+        stdout: text(&out.stdout),
+        stderr,
+        errors,
+    }
+}
+
+/// Checks `toml`, expecting it invalid; returns the result.
+fn invalid(toml: &str) -> Checked {
+    let sb = Sandbox::new();
+    sb.settings(toml);
+    let c = check(&sb);
+    assert_eq!(
+        c.code, 1,
+        "expected exit 1 for an invalid file; stdout {:?} stderr {:?}",
+        c.stdout, c.stderr
+    );
+    assert!(
+        !c.errors.is_empty(),
+        "no FILE:LINE:COL: message line on stderr: {:?}",
+        c.stderr
+    );
+    c
+}
+
+/// The error whose message contains every one of `words`.
+fn find<'a>(c: &'a Checked, words: &[&str]) -> &'a (u32, u32, String) {
+    c.errors
+        .iter()
+        .find(|(_, _, m)| words.iter().all(|w| m.contains(w)))
+        .unwrap_or_else(|| panic!("no error mentioning {words:?} in {:?}", c.stderr))
+}
+
+#[test]
+fn valid_file_lists_hooks_per_moment() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[defaults]\ntimeout = 5\non_failure = \"ignore\"\nshell = \"/bin/sh\"\nmax_processes = 8\nstop_refusal_cap = 4\n\n\
+         [[hooks.PreToolUse]]\nname = \"deny-rm\"\nmatcher = \"Bash\"\ncommand = \"true\"\ntimeout = 0.5\non_failure = \"refuse\"\n\n\
+         [[hooks.PreToolUse]]\nargv = [\"/bin/true\"]\nagents = [\"codex\"]\nenv = { POLICY = \"strict\" }\nenabled = false\n\n\
+         [[hooks.UserPromptSubmit]]\nname = \"git-context\"\ncommand = \"git status --short\"\n",
+    );
+    let c = check(&sb);
+    assert_eq!(c.code, 0, "stderr: {}", c.stderr);
+    for word in [
+        "PreToolUse",
+        "UserPromptSubmit",
+        "deny-rm",
+        "PreToolUse#2",
+        "git-context",
+    ] {
+        assert!(c.stdout.contains(word), "{word} not listed: {}", c.stdout);
+    }
+}
+
+#[test]
+fn unknown_moment_with_suggestion() {
+    let c = invalid("[[hooks.PreTooluse]]\nname = \"a\"\ncommand = \"true\"\n");
+    let (line, _, msg) = find(&c, &["unknown moment \"PreTooluse\""]);
+    assert_eq!(*line, 1, "{msg}");
+    assert!(
+        msg.contains("did you mean \"PreToolUse\""),
+        "no suggestion: {msg}"
+    );
+}
+
+#[test]
+fn unknown_key_named_with_line_and_column() {
+    let c = invalid(
+        "[defaults]\ntimeout = 5\n\n[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"true\"\ntiemout = 3\n",
+    );
+    let (line, col, msg) = find(&c, &["tiemout"]);
+    assert_eq!((*line, *col), (7, 1), "{msg}");
+}
+
+#[test]
+fn unknown_key_in_defaults() {
+    let c = invalid("[defaults]\n  time_out = 5\n");
+    let (line, col, msg) = find(&c, &["time_out"]);
+    assert_eq!((*line, *col), (2, 3), "{msg}");
+}
+
+#[test]
+fn duplicate_hook_names() {
+    let c = invalid(
+        "[[hooks.PreToolUse]]\nname = \"dup\"\ncommand = \"true\"\n\n[[hooks.PreToolUse]]\nname = \"dup\"\ncommand = \"false\"\n",
+    );
+    let (_, _, msg) = find(&c, &["dup"]);
+    assert!(msg.to_lowercase().contains("duplicate"), "{msg}");
+}
+
+#[test]
+fn command_and_argv_together() {
+    let c = invalid(
+        "[[hooks.PreToolUse]]\nname = \"both\"\ncommand = \"true\"\nargv = [\"/bin/true\"]\n",
+    );
+    find(&c, &["command", "argv"]);
+}
+
+#[test]
+fn neither_command_nor_argv() {
+    let c = invalid("[[hooks.PreToolUse]]\nname = \"neither\"\nmatcher = \"Bash\"\n");
+    find(&c, &["command", "argv"]);
+}
+
+#[test]
+fn empty_argv() {
+    let c = invalid("[[hooks.PreToolUse]]\nname = \"empty\"\nargv = []\n");
+    find(&c, &["argv"]);
+}
+
+#[test]
+fn matcher_on_moments_without_matcher_field() {
+    let c = invalid(
+        "[[hooks.UserPromptSubmit]]\nname = \"u\"\nmatcher = \"Bash\"\ncommand = \"true\"\n\n\
+         [[hooks.Stop]]\nname = \"s\"\nmatcher = \"*\"\ncommand = \"true\"\n",
+    );
+    let matcher_errors: Vec<_> = c
+        .errors
+        .iter()
+        .filter(|(_, _, m)| m.contains("matcher"))
+        .collect();
+    assert_eq!(
+        matcher_errors.len(),
+        2,
+        "one error per misplaced matcher: {:?}",
+        c.stderr
+    );
+    // Each error points into its own hook (lines 1-4 and 6-9).
+    assert!(
+        matcher_errors.iter().any(|(l, _, _)| (1..=4).contains(l)),
+        "{:?}",
+        c.stderr
+    );
+    assert!(
+        matcher_errors.iter().any(|(l, _, _)| (6..=9).contains(l)),
+        "{:?}",
+        c.stderr
+    );
+}
+
+#[test]
+fn invalid_regex_names_hook_and_quotes_regex() {
+    let c = invalid(
+        "[[hooks.PreToolUse]]\nname = \"bad-re\"\nmatcher = \"mcp__(\"\ncommand = \"true\"\n",
+    );
+    let (_, _, msg) = find(&c, &["bad-re", "mcp__("]);
+    assert!(
+        msg.contains("\"mcp__(\"") || msg.contains("'mcp__('") || msg.contains("`mcp__(`"),
+        "the regex is not quoted: {msg}"
+    );
+}
+
+#[test]
+fn toml_syntax_error() {
+    let c = invalid("[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"unterminated\n");
+    assert_eq!(c.errors[0].0, 3, "{:?}", c.stderr);
+}
+
+#[test]
+fn several_errors_reported_at_once() {
+    let c = invalid(
+        "[[hooks.PreTooluse]]\ncommand = \"true\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"dup\"\ncommand = \"true\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"dup\"\ncommand = \"true\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"re\"\nmatcher = \"mcp__(\"\ncommand = \"true\"\n",
+    );
+    assert!(
+        c.errors.len() >= 2,
+        "only {} error(s) reported: {:?}",
+        c.errors.len(),
+        c.stderr
+    );
+    let lines: std::collections::BTreeSet<u32> = c.errors.iter().map(|e| e.0).collect();
+    assert!(lines.len() >= 2, "all errors on one line: {:?}", c.stderr);
+}
+
+#[test]
+fn writable_by_group_or_others_is_refused() {
+    for mode in [0o666, 0o664, 0o646] {
+        let sb = Sandbox::new();
+        sb.settings("[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"true\"\n");
+        fs::set_permissions(sb.config(), fs::Permissions::from_mode(mode)).unwrap();
+        let c = check(&sb);
+        assert_eq!(c.code, 1, "mode {mode:o} accepted: {}", c.stdout);
+        let err = c.stderr.to_lowercase();
+        assert!(
+            err.contains("writable") || err.contains("mode") || err.contains(&format!("{mode:o}")),
+            "mode {mode:o}: the error does not say why: {}",
+            c.stderr
+        );
+    }
+}
+
+#[test]
+fn file_owned_by_another_user_is_refused() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"true\"\n");
+    std::os::unix::fs::chown(sb.config(), Some(65534), Some(65534)).unwrap();
+    let c = check(&sb);
+    assert_eq!(
+        c.code, 1,
+        "a file owned by uid 65534 accepted: {}",
+        c.stdout
+    );
+    assert!(
+        c.stderr.to_lowercase().contains("own"),
+        "the error does not say why: {}",
+        c.stderr
+    );
+}
+
+#[test]
+fn declared_moments_are_valid() {
+    let body = "[[hooks.FileChanged]]\nname = \"watch\"\ncommand = \"true\"\n";
+    invalid(body);
+
+    let sb = Sandbox::new();
+    sb.settings(&format!("moments = [\"FileChanged\"]\n\n{body}"));
+    let c = check(&sb);
+    assert_eq!(c.code, 0, "stderr: {}", c.stderr);
+    assert!(
+        c.stdout.contains("FileChanged") && c.stdout.contains("watch"),
+        "{}",
+        c.stdout
+    );
+}
