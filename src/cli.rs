@@ -46,6 +46,35 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
     },
+    /// The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires
+    /// it, and answers in the agent's dialect
+    Relay {
+        /// The agent calling: claude-code, codex or gemini-cli
+        #[arg(long, value_name = "AGENT", default_value = "claude-code")]
+        agent: String,
+        /// The daemon's socket [default: as for serve]
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// Refuse (with the reason "hookd is not running") when the daemon cannot answer, instead of
+        /// letting the agent go on
+        #[arg(long)]
+        fail_closed: bool,
+        /// Seconds to wait for the verdict before giving up (keep the agent's own hook timeout above it)
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        timeout: f64,
+        /// Print the snippet for AGENT's own settings that routes each of its moments through hookd relay
+        #[arg(long, value_name = "AGENT")]
+        print_settings: Option<String>,
+    },
+    /// Print an agent's existing hook settings (Claude Code's or Gemini CLI's settings.json, Codex's
+    /// hooks.json) as hookd settings
+    Import {
+        /// The agent's settings file
+        file: PathBuf,
+        /// Whose file it is: claude-code, codex or gemini-cli [default: guessed from the file]
+        #[arg(long, value_name = "AGENT")]
+        agent: Option<String>,
+    },
     /// Write the systemd user units (hookd.service, hookd.socket) for this binary
     Install {
         /// The hookd binary the service runs [default: this one]

@@ -37,7 +37,60 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         Command::Status { socket } => status(&or_default(socket, crate::paths::default_socket)),
         Command::Reload { socket } => reload(&or_default(socket, crate::paths::default_socket)),
         Command::Install { bin, dir } => install(bin, dir),
+        Command::Relay {
+            agent,
+            socket,
+            fail_closed,
+            timeout,
+            print_settings,
+        } => match print_settings {
+            Some(agent) => {
+                print!(
+                    "{}",
+                    crate::snippet::for_agent(known_agent(&agent)?, &this_binary()?)?
+                );
+                Ok(ExitCode::SUCCESS)
+            }
+            None => {
+                let options = crate::relay::Options {
+                    agent: known_agent(&agent)?,
+                    socket: or_default(socket, crate::paths::default_socket),
+                    fail_closed,
+                    timeout: std::time::Duration::try_from_secs_f64(timeout)
+                        .ok()
+                        .filter(|t| !t.is_zero())
+                        .ok_or("--timeout must be a positive number of seconds")?,
+                };
+                Ok(crate::relay::run(&options))
+            }
+        },
+        Command::Import { file, agent } => {
+            let agent = agent.as_deref().map(known_agent).transpose()?;
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            print!(
+                "{}",
+                crate::import::convert(&text, &file.display().to_string(), agent)?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
+    crate::agents::Agent::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = crate::agents::Agent::ALL.iter().map(|a| a.name()).collect();
+        format!("unknown agent \"{name}\" (one of: {})", names.join(", "))
+    })
+}
+
+/// This binary's absolute path, for the commands written into agents' settings.
+fn this_binary() -> Result<String, String> {
+    let path =
+        std::env::current_exe().map_err(|e| format!("cannot tell where this hookd is: {e}"))?;
+    path.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))
 }
 
 fn or_default(path: Option<PathBuf>, default: fn() -> PathBuf) -> PathBuf {

@@ -6,8 +6,11 @@
 //! anything above it.
 //!
 //! - [`cli`], [`commands`]: the command line and what each command does; [`client`] is the client side.
+//! - [`relay`]: hookd inside an agent's own hook settings; [`snippet`] prints those settings, [`import`]
+//!   turns an agent's existing hooks into hookd's.
 //! - [`daemon`]: `hookd serve` start to finish; [`socket`] binds safely; [`logging`] sets up the logs.
-//! - [`moment`]: the moments and their matcher fields, in one table.
+//! - [`moment`]: the moments and their matcher fields, in one table; [`agents`]: which agent fires which,
+//!   and Gemini CLI's names for moments and tools.
 //! - [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers.
 //! - [`reload`]: re-reading the settings and swapping them in atomically; [`watch`] does it when the file
 //!   changes.
@@ -15,20 +18,24 @@
 //! - [`stoploop`]: the count of refused Stops per session, and its cap.
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths.
 
+pub mod agents;
 pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod daemon;
 pub mod fire;
+pub mod import;
 pub mod lines;
 pub mod logging;
 pub mod moment;
 pub mod paths;
 pub mod protocol;
+pub mod relay;
 pub mod reload;
 pub mod runner;
 pub mod server;
 pub mod settings;
+pub mod snippet;
 pub mod socket;
 pub mod state;
 pub mod stoploop;
