@@ -106,6 +106,27 @@ pub fn claude_tool_name(gemini_tool: &str) -> Option<&'static str> {
         .map(|(_, claude)| *claude)
 }
 
+/// A line for each hook scoped to a known agent on a moment that agent never fires: a policy that would
+/// quietly not hold for it.
+pub fn scoping_warnings(settings: &crate::settings::Settings) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (moment, hooks) in &settings.hooks {
+        for hook in hooks.iter().filter(|h| h.enabled) {
+            for name in hook.agents.iter().flatten() {
+                if let Some(agent) = Agent::from_name(name).filter(|agent| !agent.fires(moment)) {
+                    warnings.push(format!(
+                        "hook \"{}\" is for {}, which never fires {moment}: it will not run for {}",
+                        hook.name,
+                        agent.name(),
+                        agent.name()
+                    ));
+                }
+            }
+        }
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +143,20 @@ mod tests {
         assert_eq!(Agent::ClaudeCode.moment_of("BeforeTool"), "BeforeTool");
         assert_eq!(claude_tool_name("run_shell_command"), Some("Bash"));
         assert_eq!(claude_tool_name("Bash"), None);
+    }
+
+    #[test]
+    fn warns_of_a_hook_scoped_to_an_agent_on_a_moment_it_never_fires() {
+        let text = "[[hooks.PostToolUseFailure]]\nname = \"x\"\ncommand = \"true\"\nagents = [\"codex\", \"claude-code\", \"my-sdk-agent\"]\n";
+        let settings =
+            crate::settings::Settings::parse(std::path::Path::new("h.toml"), "h.toml", text)
+                .unwrap();
+        assert_eq!(
+            scoping_warnings(&settings),
+            vec![
+                "hook \"x\" is for codex, which never fires PostToolUseFailure: it will not run for codex"
+            ]
+        );
     }
 
     #[test]

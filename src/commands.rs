@@ -101,6 +101,9 @@ fn check(config: &Path) -> Result<ExitCode, String> {
     match Settings::load(config) {
         Ok(settings) => {
             print!("{}", describe(&settings));
+            for warning in crate::agents::scoping_warnings(&settings) {
+                eprintln!("warning: {warning}");
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(LoadError::NotFound) => Err(format!("{}: no such settings file", config.display())),

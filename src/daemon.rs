@@ -124,6 +124,9 @@ fn initial_settings(config: &Path) -> Result<(Settings, Option<u64>), String> {
         Ok(text) => match Settings::parse(config, &shown.to_string(), &text) {
             Ok(settings) => {
                 tracing::info!(config = %shown, hooks = %settings.summary(), "settings loaded");
+                for warning in crate::agents::scoping_warnings(&settings) {
+                    tracing::warn!("{warning}");
+                }
                 Ok((settings, Some(text_hash(&text))))
             }
             Err(errors) => Err(format!("the settings file is invalid:\n{errors}")),

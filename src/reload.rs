@@ -45,6 +45,9 @@ pub fn reload(shared: &Shared, trigger: Trigger) -> Result<u64, ConfigErrors> {
     let outcome = match result {
         Ok((settings, hash)) => {
             let summary = settings.summary();
+            for warning in crate::agents::scoping_warnings(&settings) {
+                tracing::warn!("{warning}");
+            }
             let number = shared.install(settings);
             *lock(&shared.loaded_text) = Some(hash);
             *lock(&shared.last_reload) = LastReload {

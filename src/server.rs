@@ -260,10 +260,15 @@ impl Connection {
         }
     }
 
-    /// The hooks that apply to this agent on moments it says it does not run: policies that would quietly
-    /// not hold.
+    /// The hooks that apply to this agent on moments it says it does not run (or, for an agent hookd knows,
+    /// that it never fires): policies that would quietly not hold.
     fn hello(&self, id: Option<Value>, moments: Option<Vec<String>>) -> HelloResponse {
         let mut unreachable = Vec::new();
+        // Without a list, a known agent's own moments are used.
+        let moments = moments.or_else(|| {
+            let agent = crate::agents::Agent::from_name(self.agent.as_deref()?)?;
+            Some(agent.moments().into_iter().map(String::from).collect())
+        });
         if let Some(moments) = moments {
             let generation = self.shared.current();
             for (moment, hooks) in &generation.settings.hooks {
