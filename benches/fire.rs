@@ -4,7 +4,9 @@
 //! - spawning `/bin/true` directly, as an agent does (pipes for stdin, stdout and stderr, the event
 //!   written, the output read, the process reaped): the floor;
 //! - a fire with one `argv = ["/bin/true"]` hook, round trip from a client on one connection;
-//! - a fire that matches no hook: the daemon's own cost.
+//! - a fire that matches no hook: the daemon's own cost;
+//! - the relay path: `hookd relay` started as an agent starts it (the event on stdin), firing at the daemon,
+//!   which runs the one `/bin/true` hook.
 //!
 //! The two spawning measures alternate in small batches, so that drift on a busy machine hits both alike.
 
@@ -48,13 +50,16 @@ fn main() {
         spawn_directly();
         fire(&mut client, "PreToolUse");
     }
-    let (mut direct, mut one_hook) = (Vec::new(), Vec::new());
+    let (mut direct, mut one_hook, mut relay) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         for _ in 0..batch {
             direct.push(timed(spawn_directly));
         }
         for _ in 0..batch {
             one_hook.push(timed(|| fire(&mut client, "PreToolUse")));
+        }
+        for _ in 0..batch / 5 {
+            relay.push(timed(|| run_relay(&socket)));
         }
     }
     let mut no_hook: Vec<Duration> = (0..rounds * batch * 4)
@@ -64,6 +69,7 @@ fn main() {
     let (direct_p50, direct_p99) = percentiles(&mut direct);
     let (hook_p50, hook_p99) = percentiles(&mut one_hook);
     let (none_p50, none_p99) = percentiles(&mut no_hook);
+    let (relay_p50, relay_p99) = percentiles(&mut relay);
     println!(
         "machine: {} cores; {} samples per spawning row, {} for the no-hook row",
         cores(),
@@ -88,6 +94,13 @@ fn main() {
         us(none_p50),
         us(none_p99)
     );
+    println!(
+        "| relay process + daemon + one /bin/true hook ({} samples) | {} | {} | {:.2} |",
+        relay.len(),
+        us(relay_p50),
+        us(relay_p99),
+        relay_p50.as_secs_f64() / direct_p50.as_secs_f64()
+    );
 
     let _ = nix_kill(daemon.id());
     let _ = daemon.wait();
@@ -105,6 +118,28 @@ fn spawn_directly() {
     let _ = child.stdout.take().unwrap().read_to_end(&mut sink);
     let _ = child.stderr.take().unwrap().read_to_end(&mut sink);
     child.wait().expect("reap /bin/true");
+}
+
+/// An agent's hook run: `hookd relay` with Claude Code's PreToolUse input on stdin, to its exit.
+fn run_relay(socket: &Path) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookd"))
+        .args(["relay", "--agent", "claude-code", "--socket"])
+        .arg(socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hookd relay");
+    let input = EVENT.replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    let mut out = Vec::new();
+    let _ = child.stdout.take().unwrap().read_to_end(&mut out);
+    let status = child.wait().expect("reap hookd relay");
+    assert!(
+        status.success() && out.is_empty(),
+        "the relay said something: {}",
+        String::from_utf8_lossy(&out)
+    );
 }
 
 struct Client {
