@@ -58,19 +58,25 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
         seen = reload_if_changed(&shared, &chain, seen);
         match armed {
             Ok((watcher, mut events)) => {
+                let ids = chain.folder_ids();
                 while events.recv().await.is_some() {
                     settle(&mut events).await;
                     let _ = reload(&shared, Trigger::Watch);
                     seen = Fingerprint::of(&chain);
-                    if Chain::resolve(&shared.config_path) != chain || !chain.folders_exist() {
-                        break; // a link now points elsewhere, or a watched folder went: watch anew
+                    if Chain::resolve(&shared.config_path) != chain
+                        || !chain.folders_exist()
+                        || chain.folder_ids() != ids
+                    {
+                        // A link now points elsewhere, or a watched folder went or was replaced (inotify
+                        // watches the folder it was given, not its path): watch anew.
+                        break;
                     }
                 }
                 drop(watcher);
             }
             Err(Unwatchable::FolderMissing) => {
                 tracing::info!(config = %shared.config_path.display(), "the settings file's folder does not exist yet: looking for it every {POLL_EVERY:?}");
-                while !chain.folders_exist() {
+                while !Chain::resolve(&shared.config_path).folders_exist() {
                     tokio::time::sleep(POLL_EVERY).await;
                 }
             }
@@ -198,6 +204,22 @@ impl Chain {
             paths.push(target.clone());
             current = target;
         }
+        // A folder reached through a link (a folder stowed as a link): the link itself is part of the chain,
+        // so that the folder holding it is watched and re-pointing it is seen.
+        let mut i = 0;
+        while i < paths.len() && paths.len() <= MAX_LINKS * 2 {
+            let here = paths[i].clone();
+            let mut ancestor = here.parent();
+            while let Some(a) = ancestor {
+                if std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink())
+                    && !paths.iter().any(|p| p == a)
+                {
+                    paths.push(a.to_path_buf());
+                }
+                ancestor = a.parent();
+            }
+            i += 1;
+        }
         let mut folders: Vec<PathBuf> = Vec::new();
         for path in &paths {
             let folder = path
@@ -212,6 +234,14 @@ impl Chain {
 
     fn concerns(&self, path: &Path) -> bool {
         self.paths.iter().any(|p| p == path) || self.folders.iter().any(|f| f == path)
+    }
+
+    /// Device and inode of each folder: a folder replaced under the same path has new ones.
+    fn folder_ids(&self) -> Vec<Option<(u64, u64)>> {
+        self.folders
+            .iter()
+            .map(|f| std::fs::metadata(f).ok().map(|m| (m.dev(), m.ino())))
+            .collect()
     }
 
     fn folders_exist(&self) -> bool {

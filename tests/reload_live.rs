@@ -1,0 +1,601 @@
+//! Live reload (contract section 10) against the real daemon: the settings file edited the ways editors,
+//! shells, `sed`, `git` and dotfile managers edit it, and the daemon picking each edit up.
+//!
+//! Every settings file here holds one PreToolUse hook named after its version that says its name (`echo
+//! v2`), so a fire's `adds` tells which generation answered. Tests poll a fire (or `status`) every 20 ms
+//! until the new settings show, with a deadline; none asserts how fast a reload is.
+
+mod common;
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::*;
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+
+/// How long an edit may take to show (a safety net against a hung test, not a speed assertion).
+const SHOWS: Duration = Duration::from_secs(5);
+
+/// How often a test looks again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// A settings file whose one hook, named `word`, adds `word`.
+fn says(word: &str) -> String {
+    format!("[[hooks.PreToolUse]]\nname = \"{word}\"\ncommand = \"echo {word}\"\n")
+}
+
+/// The `adds` of one PreToolUse fire.
+fn fire_adds(d: &Daemon) -> Vec<String> {
+    adds(&d.fire("PreToolUse", bash_event()))
+}
+
+/// Fires every 20 ms until the adds are `want`; panics at the deadline with the last answer and status.
+fn wait_adds(d: &Daemon, want: &[&str]) {
+    let deadline = Instant::now() + SHOWS;
+    loop {
+        let resp = d.fire("PreToolUse", bash_event());
+        if adds(&resp) == want {
+            return;
+        }
+        if Instant::now() >= deadline {
+            panic!(
+                "after {SHOWS:?} fires still answer {resp}, not adds {want:?}; status: {}",
+                d.status()
+            );
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Asks `status` every 20 ms until `cond` holds; returns that status.
+fn wait_status(d: &Daemon, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + SHOWS;
+    loop {
+        let status = d.status();
+        if cond(&status) {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            panic!("after {SHOWS:?} still not {what}; status: {status}");
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+fn generation(d: &Daemon) -> u64 {
+    let status = d.status();
+    status["generation"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no numeric generation in {status}"))
+}
+
+/// Waits until the daemon answers with the hook `word` and its last reload went well; checks that the
+/// edit made exactly one new generation since `before`.
+fn expect_picked_up(d: &Daemon, word: &str, before: u64) {
+    wait_adds(d, &[word]);
+    let status = wait_status(d, "last_reload ok", |s| s["last_reload"]["ok"] == true);
+    assert_eq!(
+        status["generation"],
+        before + 1,
+        "one edit to {word:?} should make exactly one new generation: {status}"
+    );
+}
+
+/// As vim and VS Code save: a new file in the same folder, renamed over the settings file.
+fn rename_over(path: &Path, text: &str) {
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    fs::write(&tmp, text).expect("writing the new file");
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o644)).expect("chmod 0644");
+    fs::rename(&tmp, path).expect("renaming over the settings file");
+}
+
+/// Truncates and rewrites the file where it is (same inode), in one write.
+fn write_in_place(path: &Path, text: &str) {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .expect("opening the settings file for writing");
+    file.write_all(text.as_bytes())
+        .expect("writing the settings file");
+}
+
+/// Creates a new file (mode 0644), failing if one is there.
+fn create_new(path: &Path, text: &str) {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(path)
+        .expect("creating the settings file");
+    fs::set_permissions(path, fs::Permissions::from_mode(0o644)).expect("chmod 0644");
+    file.write_all(text.as_bytes())
+        .expect("writing the settings file");
+}
+
+/// Runs a shell command line under umask 022 (so files it creates are 0644); panics unless it exits 0.
+fn sh(script: &str, args: &[&Path]) {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("umask 022; {script}"))
+        .arg("sh")
+        .args(args);
+    let out = run_with_deadline(cmd, None, Duration::from_secs(30));
+    assert!(
+        out.status.success(),
+        "`{script}` failed ({}): {}{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// Puts a folder `name` holding a settings file saying `word` in the sandbox.
+fn settings_folder(sb: &Sandbox, name: &str, word: &str) -> PathBuf {
+    let folder = sb.p(name);
+    fs::create_dir(&folder).unwrap();
+    create_new(&folder.join("hooks.toml"), &says(word));
+    folder
+}
+
+fn start_saying(word: &str) -> Daemon {
+    let sb = Sandbox::new();
+    sb.settings(&says(word));
+    let d = Daemon::start(sb);
+    assert_eq!(fire_adds(&d), [word]);
+    d
+}
+
+#[test]
+fn rename_over_from_the_same_folder_is_picked_up() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    rename_over(&d.config, &says("v2"));
+    expect_picked_up(&d, "v2", before);
+}
+
+#[test]
+fn cp_and_shell_redirection_truncate_and_write_in_place() {
+    let d = start_saying("v1");
+    let new = d.sb.p("new.toml");
+    fs::write(&new, says("v2")).unwrap();
+    let before = generation(&d);
+    sh(r#"cp "$1" "$2""#, &[&new, &d.config]);
+    expect_picked_up(&d, "v2", before);
+
+    let before = generation(&d);
+    sh(
+        &format!(r#"printf '%s' '{}' > "$1""#, says("v3")),
+        &[&d.config],
+    );
+    expect_picked_up(&d, "v3", before);
+}
+
+#[test]
+fn unlink_and_create_is_picked_up() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    fs::remove_file(&d.config).unwrap();
+    create_new(&d.config, &says("v2"));
+    expect_picked_up(&d, "v2", before);
+}
+
+#[test]
+fn git_checkout_of_another_branch_is_picked_up() {
+    let sb = Sandbox::new();
+    let conf = sb.config_dir();
+    let git = r#"git -c user.name=t -c user.email=t@t -c init.defaultBranch=main -C "$1""#;
+    sb.settings(&says("v1"));
+    sh(
+        &format!(
+            "{git} init -q && {git} add hooks.toml && {git} commit -qm v1 && {git} checkout -qb next"
+        ),
+        &[&conf],
+    );
+    sb.settings(&says("v2"));
+    sh(
+        &format!("{git} commit -qam v2 && {git} checkout -q main"),
+        &[&conf],
+    );
+    let d = Daemon::start(sb);
+    assert_eq!(fire_adds(&d), ["v1"]);
+
+    let before = generation(&d);
+    sh(&format!("{git} checkout -q next"), &[&conf]);
+    expect_picked_up(&d, "v2", before);
+    let before = generation(&d);
+    sh(&format!("{git} checkout -q main"), &[&conf]);
+    expect_picked_up(&d, "v1", before);
+}
+
+#[test]
+fn sed_in_place_is_picked_up() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    sh("sed -i 's/v1/v2/g' \"$1\"", &[&d.config]);
+    expect_picked_up(&d, "v2", before);
+    let mode = fs::metadata(&d.config).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "sed -i kept the mode");
+}
+
+#[test]
+fn a_symlink_into_a_subfolder_is_repointed_and_its_target_edited() {
+    let sb = Sandbox::new();
+    let versions = sb.p("conf/versions");
+    fs::create_dir(&versions).unwrap();
+    for word in ["v1", "v2"] {
+        create_new(&versions.join(format!("{word}.toml")), &says(word));
+    }
+    std::os::unix::fs::symlink("versions/v1.toml", sb.config()).unwrap();
+    let d = Daemon::start(sb);
+    assert_eq!(fire_adds(&d), ["v1"]);
+
+    // ln -sfn: the link itself replaced, pointing at another file.
+    let before = generation(&d);
+    sh(
+        r#"cd "$1" && ln -sfn versions/v2.toml hooks.toml"#,
+        &[&d.sb.config_dir()],
+    );
+    expect_picked_up(&d, "v2", before);
+
+    // The new target edited in place (as vim writes through a symlink), then renamed over in its folder.
+    let target = d.sb.p("conf/versions/v2.toml");
+    let before = generation(&d);
+    write_in_place(&target, &says("v3"));
+    expect_picked_up(&d, "v3", before);
+    let before = generation(&d);
+    rename_over(&target, &says("v4"));
+    expect_picked_up(&d, "v4", before);
+}
+
+#[test]
+fn a_chain_of_links_into_other_folders_is_followed() {
+    // As GNU stow lays out dotfiles: the settings file links to ../dotfiles/hooks.toml, itself a link into
+    // a third folder. Every folder of the chain is watched.
+    let sb = Sandbox::new();
+    for folder in ["dotfiles", "store"] {
+        fs::create_dir(sb.p(folder)).unwrap();
+    }
+    create_new(&sb.p("store/v1.toml"), &says("v1"));
+    create_new(&sb.p("store/v2.toml"), &says("v2"));
+    std::os::unix::fs::symlink("../store/v1.toml", sb.p("dotfiles/hooks.toml")).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/hooks.toml", sb.config()).unwrap();
+    let d = Daemon::start(sb);
+    assert_eq!(fire_adds(&d), ["v1"]);
+
+    let before = generation(&d);
+    rename_over(&d.sb.p("store/v1.toml"), &says("v3"));
+    expect_picked_up(&d, "v3", before);
+
+    // The middle link re-pointed.
+    let before = generation(&d);
+    sh(
+        r#"cd "$1" && ln -sfn ../store/v2.toml hooks.toml"#,
+        &[&d.sb.p("dotfiles")],
+    );
+    expect_picked_up(&d, "v2", before);
+
+    // And the new end of the chain edited.
+    let before = generation(&d);
+    write_in_place(&d.sb.p("store/v2.toml"), &says("v4"));
+    expect_picked_up(&d, "v4", before);
+}
+
+#[test]
+fn a_burst_of_100_writes_ends_on_the_last_one() {
+    let d = start_saying("v0");
+    let before = generation(&d);
+    for i in 1..=100 {
+        rename_over(&d.config, &says(&format!("b{i}")));
+    }
+    wait_adds(&d, &["b100"]);
+    let status = wait_status(&d, "last_reload ok", |s| s["last_reload"]["ok"] == true);
+    let after = status["generation"].as_u64().unwrap();
+    assert!(
+        after > before && after <= before + 10,
+        "a burst of 100 writes made {} generations (from {before} to {after}): not batched",
+        after - before
+    );
+}
+
+#[test]
+fn an_invalid_edit_keeps_the_old_hooks_until_it_is_fixed() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    let bad = "[[hooks.PreToolUse]]\nname = \"bad\"\ncommand = \"echo bad\"\nbogus = 1\n";
+    rename_over(&d.config, bad);
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    let error = status["last_reload"]["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("last_reload.error is not a string: {status}"));
+    let at = format!("{}:4:1: ", d.config.display());
+    assert!(
+        error.contains(&at) && error.contains("bogus"),
+        "the error should be `{at}unknown key \"bogus\"...`, got {error:?}"
+    );
+    assert!(status["last_reload"]["at"].is_string(), "{status}");
+    assert_eq!(status["generation"], before, "{status}");
+    assert_eq!(status["hooks"]["PreToolUse"], 1, "{status}");
+    let resp = d.fire("PreToolUse", bash_event());
+    assert_eq!(adds(&resp), ["v1"], "the old hooks answer: {resp}");
+    assert_eq!(hook_names(&resp), ["v1"], "{resp}");
+
+    rename_over(&d.config, &says("v2"));
+    expect_picked_up(&d, "v2", before);
+    let status = d.status();
+    assert!(
+        status["last_reload"]
+            .get("error")
+            .is_none_or(Value::is_null),
+        "{status}"
+    );
+}
+
+#[test]
+fn an_emptied_file_keeps_the_old_hooks() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    sh(r#": > "$1""#, &[&d.config]);
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    let error = status["last_reload"]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with(&format!("{}:1:1: ", d.config.display())) && error.contains("empty"),
+        "{status}"
+    );
+    assert_eq!(status["generation"], before, "{status}");
+    assert_eq!(fire_adds(&d), ["v1"]);
+
+    write_in_place(&d.config, &says("v2"));
+    expect_picked_up(&d, "v2", before);
+}
+
+#[test]
+fn reverting_to_the_settings_in_force_makes_no_new_generation() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    rename_over(&d.config, "[[hooks.PreToolUse]]\ncommand = \n");
+    wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    // Back to exactly the text in force: the error is over, but nothing new was loaded.
+    rename_over(&d.config, &says("v1"));
+    let status = wait_status(&d, "last_reload ok", |s| s["last_reload"]["ok"] == true);
+    assert_eq!(status["generation"], before, "{status}");
+    assert_eq!(fire_adds(&d), ["v1"]);
+}
+
+#[test]
+fn a_deleted_file_keeps_the_old_hooks_and_its_recreation_is_picked_up() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    fs::remove_file(&d.config).unwrap();
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    let error = status["last_reload"]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with(&format!("{}:", d.config.display())) && error.contains("not exist"),
+        "{status}"
+    );
+    assert_eq!(status["generation"], before, "{status}");
+    assert_eq!(fire_adds(&d), ["v1"]);
+
+    // The scenario: the file stays away a while (a branch switch, a reinstall), then comes back.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(fire_adds(&d), ["v1"]);
+    create_new(&d.config, &says("v2"));
+    expect_picked_up(&d, "v2", before);
+}
+
+#[test]
+fn a_fire_in_flight_finishes_on_the_generation_it_started_with() {
+    let sb = Sandbox::new();
+    // v1's hook says it started, then holds until the test releases it.
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"v1\"\ntimeout = 30\n\
+         command = \"touch @DIR@/started; while [ ! -e @DIR@/release ]; do sleep 0.02; done; echo v1\"\n",
+    );
+    let d = Daemon::start(sb);
+    let before = generation(&d);
+    let socket = d.socket.clone();
+    let in_flight = std::thread::spawn(move || {
+        Client::connect(&socket).request(&json!({
+            "op": "fire", "id": "slow", "moment": "PreToolUse", "agent": "claude-code",
+            "event": bash_event(),
+        }))
+    });
+    wait_until(SHOWS, "the v1 hook to start", || d.sb.p("started").exists());
+
+    rename_over(&d.config, &format!("{}{}", says("v2"), says("v2b")));
+    wait_status(&d, "the v2 generation", |s| s["generation"] == before + 1);
+    let resp = d.fire("PreToolUse", bash_event());
+    assert_eq!(adds(&resp), ["v2", "v2b"], "a new fire uses v2: {resp}");
+    assert_eq!(d.status()["in_flight"], 1, "the v1 fire is still running");
+
+    fs::write(d.sb.p("release"), "").unwrap();
+    let resp = in_flight.join().expect("the in-flight fire's thread");
+    check_fire_shape(&resp);
+    assert_eq!(adds(&resp), ["v1"], "the in-flight fire kept v1: {resp}");
+    assert_eq!(hook_names(&resp), ["v1"], "{resp}");
+}
+
+#[test]
+fn a_file_created_after_start_is_picked_up() {
+    let sb = Sandbox::new();
+    let d = Daemon::start(sb);
+    let resp = d.fire("PreToolUse", bash_event());
+    assert_eq!(resp["hooks"], json!([]), "no file yet: no hooks: {resp}");
+    let before = generation(&d);
+    rename_over(&d.config, &says("v1"));
+    expect_picked_up(&d, "v1", before);
+}
+
+#[test]
+fn a_folder_created_after_start_is_picked_up() {
+    let sb = Sandbox::new();
+    fs::remove_dir(sb.config_dir()).unwrap();
+    let d = Daemon::start(sb);
+    let resp = d.fire("PreToolUse", bash_event());
+    assert_eq!(resp["hooks"], json!([]), "no folder yet: no hooks: {resp}");
+    wait_until(SHOWS, "the log to say the folder is looked for", || {
+        d.log_text().contains("does not exist yet")
+    });
+    let before = generation(&d);
+    fs::create_dir(d.sb.config_dir()).unwrap();
+    create_new(&d.config, &says("v1"));
+    expect_picked_up(&d, "v1", before);
+    // Once found, the folder is watched: a later edit shows too.
+    let before = generation(&d);
+    rename_over(&d.config, &says("v2"));
+    expect_picked_up(&d, "v2", before);
+}
+
+#[test]
+fn polling_mode_picks_up_a_rename_over() {
+    let sb = Sandbox::new();
+    sb.settings(&says("v1"));
+    let d = Daemon::start_with(sb, |cmd| {
+        cmd.env("HOOKD_WATCH", "poll");
+    });
+    wait_until(SHOWS, "the log to say it polls", || {
+        d.log_text().contains("polling")
+    });
+    assert_eq!(fire_adds(&d), ["v1"]);
+    let before = generation(&d);
+    rename_over(&d.config, &says("v2"));
+    expect_picked_up(&d, "v2", before);
+    let before = generation(&d);
+    sh("sed -i 's/v2/v3/g' \"$1\"", &[&d.config]);
+    expect_picked_up(&d, "v3", before);
+}
+
+#[test]
+fn sighup_and_the_reload_request_make_a_new_generation() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    d.signal(Signal::SIGHUP);
+    let status = wait_status(&d, "a new generation after SIGHUP", |s| {
+        s["generation"] == before + 1
+    });
+    assert_eq!(status["last_reload"]["ok"], true, "{status}");
+    assert_eq!(fire_adds(&d), ["v1"]);
+
+    let resp = d.reload();
+    assert_eq!(resp["ok"], true, "{resp}");
+    assert_eq!(resp["generation"], before + 2, "{resp}");
+    assert_eq!(generation(&d), before + 2);
+    assert!(d.log_text().contains("SIGHUP"), "{}", d.log_text());
+}
+
+#[test]
+fn vim_backup_rename_then_new_file_is_picked_up() {
+    // vim's default save on Linux (backupcopy=auto, writebackup): the file is renamed to `hooks.toml~`,
+    // a new one is written in its place, then the backup is deleted.
+    let d = start_saying("v1");
+    let before = generation(&d);
+    let backup = d.sb.p("conf/hooks.toml~");
+    fs::rename(&d.config, &backup).unwrap();
+    create_new(&d.config, &says("v2"));
+    fs::remove_file(&backup).unwrap();
+    expect_picked_up(&d, "v2", before);
+}
+
+#[test]
+fn a_settings_folder_removed_and_recreated_is_watched_anew() {
+    // A deploy script or a dotfiles tool replacing the whole folder: the folder watched before is gone,
+    // and so is its watch. Edits in the new folder must still be seen.
+    let d = start_saying("v1");
+    let new = settings_folder(&d.sb, "newconf", "v2");
+    let before = generation(&d);
+    sh(
+        r#"rm -rf "$1" && mv "$2" "$1""#,
+        &[&d.sb.config_dir(), &new],
+    );
+    expect_picked_up(&d, "v2", before);
+    let before = generation(&d);
+    rename_over(&d.config, &says("v3"));
+    expect_picked_up(&d, "v3", before);
+}
+
+#[test]
+fn a_settings_folder_swapped_by_renames_is_watched_anew() {
+    let d = start_saying("v1");
+    let new = settings_folder(&d.sb, "newconf", "v2");
+    let before = generation(&d);
+    sh(
+        r#"mv "$1" "$1.old" && mv "$2" "$1""#,
+        &[&d.sb.config_dir(), &new],
+    );
+    expect_picked_up(&d, "v2", before);
+    let before = generation(&d);
+    rename_over(&d.config, &says("v3"));
+    expect_picked_up(&d, "v3", before);
+}
+
+#[test]
+fn a_symlinked_settings_folder_repointed_is_picked_up() {
+    // GNU stow folds a package into one link to its folder: ~/.config/hookd -> ../dotfiles/hookd.
+    let sb = Sandbox::new();
+    fs::remove_dir(sb.config_dir()).unwrap();
+    settings_folder(&sb, "pkg1", "v1");
+    settings_folder(&sb, "pkg2", "v2");
+    std::os::unix::fs::symlink("pkg1", sb.config_dir()).unwrap();
+    let d = Daemon::start(sb);
+    assert_eq!(fire_adds(&d), ["v1"]);
+    let before = generation(&d);
+    rename_over(&d.config, &says("v3"));
+    expect_picked_up(&d, "v3", before);
+
+    let before = generation(&d);
+    sh(r#"cd "$1" && ln -sfn pkg2 conf"#, &[d.sb.path()]);
+    expect_picked_up(&d, "v2", before);
+}
+
+#[test]
+fn a_dangling_link_repointed_to_a_real_file_is_picked_up() {
+    // The link points into a folder that does not exist, then is fixed to point at a real file.
+    let sb = Sandbox::new();
+    std::os::unix::fs::symlink("../nowhere/hooks.toml", sb.config()).unwrap();
+    settings_folder(&sb, "real", "v1");
+    let d = Daemon::start(sb);
+    let resp = d.fire("PreToolUse", bash_event());
+    assert_eq!(resp["hooks"], json!([]), "no file yet: no hooks: {resp}");
+    let before = generation(&d);
+    sh(
+        r#"cd "$1" && ln -sfn ../real/hooks.toml hooks.toml"#,
+        &[&d.sb.config_dir()],
+    );
+    expect_picked_up(&d, "v1", before);
+}
+
+#[test]
+fn a_group_writable_file_is_refused_until_its_mode_is_fixed() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    fs::set_permissions(&d.config, fs::Permissions::from_mode(0o664)).unwrap();
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    let error = status["last_reload"]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with(&format!("{}:", d.config.display())) && error.contains("writable"),
+        "{status}"
+    );
+    assert_eq!(fire_adds(&d), ["v1"]);
+    fs::set_permissions(&d.config, fs::Permissions::from_mode(0o644)).unwrap();
+    let status = wait_status(&d, "last_reload ok", |s| s["last_reload"]["ok"] == true);
+    assert_eq!(
+        status["generation"], before,
+        "the same text again: {status}"
+    );
+}
