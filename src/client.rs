@@ -1,5 +1,5 @@
-//! The client side of the protocol, for the command line: one request, one response line. Blocking std
-//! I/O: a client makes one round trip and needs no async runtime.
+//! The client side of the protocol, for the command line and the relay: one request, one response line.
+//! Blocking std I/O: a client makes one round trip and needs no async runtime.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -14,39 +14,69 @@ pub struct Response {
     pub value: Value,
 }
 
-/// Sends one request and reads its response. `timeout` bounds the whole wait (none for a fire, whose
+/// Why a request got no response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientError {
+    /// Nothing listens on the socket.
+    NotRunning(String),
+    /// The daemon took longer than the caller's timeout.
+    TimedOut(String),
+    /// Anything else: a broken connection, an unreadable response.
+    Other(String),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::NotRunning(m) | ClientError::TimedOut(m) | ClientError::Other(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+impl From<ClientError> for String {
+    fn from(error: ClientError) -> String {
+        error.to_string()
+    }
+}
+
+/// Sends one request and reads its response. `timeout` bounds the wait for it (none for a fire, whose
 /// hooks may legitimately take their time).
 pub fn request(
     socket: &Path,
     request: &Value,
     timeout: Option<Duration>,
-) -> Result<Response, String> {
+) -> Result<Response, ClientError> {
     let shown = socket.display();
+    let other = ClientError::Other;
     let mut stream = UnixStream::connect(socket).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
-            format!("hookd is not running on {shown} (start it with `hookd serve`)")
+            ClientError::NotRunning(format!(
+                "hookd is not running on {shown} (start it with `hookd serve`)"
+            ))
         }
-        _ => format!("cannot connect to hookd on {shown}: {e}"),
+        _ => other(format!("cannot connect to hookd on {shown}: {e}")),
     })?;
     stream
         .set_read_timeout(timeout)
-        .map_err(|e| format!("cannot set up the connection: {e}"))?;
-    let mut line =
-        serde_json::to_vec(request).map_err(|e| format!("cannot encode the request: {e}"))?;
+        .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
+    let mut line = serde_json::to_vec(request)
+        .map_err(|e| other(format!("cannot encode the request: {e}")))?;
     line.push(b'\n');
     stream
         .write_all(&line)
-        .map_err(|e| format!("cannot send the request to {shown}: {e}"))?;
+        .map_err(|e| other(format!("cannot send the request to {shown}: {e}")))?;
     let mut reader = BufReader::new(stream);
     let mut response = String::new();
     match reader.read_line(&mut response) {
-        Ok(0) => Err(format!(
+        Ok(0) => Err(other(format!(
             "hookd on {shown} closed the connection without answering"
-        )),
+        ))),
         Ok(_) => {
             let line = response.trim_end().to_string();
             let value = serde_json::from_str(&line)
-                .map_err(|e| format!("hookd sent an unreadable response ({e}): {line}"))?;
+                .map_err(|e| other(format!("hookd sent an unreadable response ({e}): {line}")))?;
             Ok(Response { line, value })
         }
         Err(e)
@@ -55,8 +85,10 @@ pub fn request(
                 std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
             ) =>
         {
-            Err(format!("hookd on {shown} did not answer in time"))
+            Err(ClientError::TimedOut(format!(
+                "hookd on {shown} did not answer in time"
+            )))
         }
-        Err(e) => Err(format!("cannot read hookd's response: {e}")),
+        Err(e) => Err(other(format!("cannot read hookd's response: {e}"))),
     }
 }

@@ -38,7 +38,8 @@ fn non_empty_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn home() -> PathBuf {
+/// The user's home folder: `$HOME`, else the password database's entry.
+pub fn home() -> PathBuf {
     if let Some(home) = non_empty_var("HOME") {
         return home.into();
     }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use crate::agents::{Agent, claude_tool_name};
+use crate::client::ClientError;
 
 /// What the relay was told on its command line.
 #[derive(Debug, Clone)]
@@ -23,7 +24,8 @@ pub struct Options {
     pub timeout: Duration,
 }
 
-/// The reason given to the agent when `--fail-closed` refuses because the daemon could not be reached.
+/// The reason given to the agent when `--fail-closed` refuses because the daemon is down or silent past
+/// the relay's timeout (contract 12).
 pub const NOT_RUNNING: &str = "hookd is not running";
 
 /// Moments where a refusal goes out as JSON on stdout with exit 0; at the others it is stderr and exit 2.
@@ -71,16 +73,29 @@ impl Answer {
 pub fn run(options: &Options) -> ExitCode {
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
-        return cannot_answer(options, None, &format!("cannot read the hook input: {e}"));
+        return cannot_answer(
+            options,
+            None,
+            &format!("cannot read the hook input: {e}"),
+            false,
+        );
     }
     let (moment, agent_event_name, event) = match translate(options.agent, &input) {
         Ok(translated) => translated,
-        Err(why) => return cannot_answer(options, None, &why),
+        Err(why) => return cannot_answer(options, None, &why, false),
     };
     let request = json!({"op": "fire", "id": 1, "moment": moment, "agent": options.agent.name(), "event": event});
     let response = match crate::client::request(&options.socket, &request, Some(options.timeout)) {
         Ok(response) => response.value,
-        Err(why) => return cannot_answer(options, Some((&moment, &agent_event_name)), &why),
+        Err(error) => {
+            let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
+            return cannot_answer(
+                options,
+                Some((&moment, &agent_event_name)),
+                &error.to_string(),
+                down,
+            );
+        }
     };
     if response["ok"] != json!(true) {
         if response["error"]["kind"] == "unknown_moment" {
@@ -92,6 +107,7 @@ pub fn run(options: &Options) -> ExitCode {
             options,
             Some((&moment, &agent_event_name)),
             &format!("hookd answered: {message}"),
+            false,
         );
     }
     let refused = response["refused"] == json!(true);
@@ -236,13 +252,19 @@ pub fn answer(
 }
 
 /// The daemon could not give a verdict: let the agent go on, saying so once on stderr, or with
-/// `--fail-closed` refuse in the agent's dialect. `moment` is `None` when the input itself was unreadable.
-fn cannot_answer(options: &Options, moment: Option<(&str, &str)>, why: &str) -> ExitCode {
+/// `--fail-closed` refuse in the agent's dialect. `moment` is `None` when the input itself was unreadable;
+/// `down` when the daemon is not running or did not answer in time.
+fn cannot_answer(
+    options: &Options,
+    moment: Option<(&str, &str)>,
+    why: &str,
+    down: bool,
+) -> ExitCode {
     if !options.fail_closed {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
         return ExitCode::SUCCESS;
     }
-    let reason = if why.contains("is not running") {
+    let reason = if down {
         NOT_RUNNING.to_string()
     } else {
         format!("hookd could not answer: {why}")

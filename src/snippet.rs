@@ -1,10 +1,357 @@
 //! `hookd relay --print-settings AGENT`: the snippet for an agent's own settings file that routes every
 //! moment it has through `hookd relay --agent AGENT`.
+//!
+//! Each agent reads its hooks in its own shape (`../shared/design/agents.md`): Claude Code and Gemini CLI
+//! from JSON (Gemini with its own event names and a timeout in milliseconds), Codex from TOML, where a
+//! hook also needs a trust record or Codex skips it without a word. The snippet is printed, never written:
+//! the user's settings file holds other things that only they should merge.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::agents::Agent;
+use crate::moment;
+
+/// Seconds the agent lets the relay run before killing it. Twice the relay's own default (60 s), so that
+/// the relay always gives up first and answers in the agent's dialect (fail-open, or `--fail-closed`)
+/// instead of being killed mid-way.
+pub const AGENT_TIMEOUT_SECS: u64 = 120;
 
 /// The text to print for `agent`; `hookd` is the absolute path of the hookd binary.
 pub fn for_agent(agent: Agent, hookd: &str) -> Result<String, String> {
-    let _ = (agent, hookd);
-    Err("not written yet".into())
+    let command = relay_command(agent, hookd);
+    Ok(match agent {
+        Agent::ClaudeCode | Agent::GeminiCli => json_snippet(agent, &command),
+        Agent::Codex => codex_snippet(&command, &codex_config_path()?),
+    })
+}
+
+/// `<hookd> relay --agent <name>`, with the path quoted for the shell when it needs it: every agent runs
+/// the command through a shell (`/bin/sh -c`, `bash -c`, `$SHELL -lc`).
+pub fn relay_command(agent: Agent, hookd: &str) -> String {
+    format!("{} relay --agent {}", shell_quote(hookd), agent.name())
+}
+
+/// A word as the shell reads it back: as is when it holds only characters the shell leaves alone, else
+/// in single quotes.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The matcher that lets every event through, on the moments that have a field to match. Claude Code and
+/// Gemini CLI both read `"*"` as "everything"; on moments without a matcher field it is left out, as
+/// Claude Code's documentation writes them.
+fn match_all(moment: &str) -> Option<&'static str> {
+    moment::known(moment)
+        .and_then(|m| m.matcher_field)
+        .map(|_| "*")
+}
+
+/// Claude Code's or Gemini CLI's settings.json: `{"hooks": {EVENT: [{matcher?, hooks: [...]}]}}`.
+fn json_snippet(agent: Agent, command: &str) -> String {
+    let mut events = Map::new();
+    for moment in agent.moments() {
+        let hook = match agent {
+            // Gemini CLI names its hooks (in its logs and `hooksConfig.disabled`) and counts in ms.
+            Agent::GeminiCli => json!({
+                "name": "hookd",
+                "type": "command",
+                "command": command,
+                "timeout": AGENT_TIMEOUT_SECS * 1000,
+            }),
+            _ => json!({"type": "command", "command": command, "timeout": AGENT_TIMEOUT_SECS}),
+        };
+        let mut group = json!({ "hooks": [hook] });
+        if let Some(matcher) = match_all(moment) {
+            group["matcher"] = json!(matcher);
+        }
+        events.insert(agent.event_name_of(moment).to_string(), json!([group]));
+    }
+    let settings = json!({ "hooks": events });
+    // A `Value` is always representable as JSON: its keys are strings and its numbers finite.
+    let mut text = serde_json::to_string_pretty(&settings).expect("a JSON value serializes");
+    text.push('\n');
+    text
+}
+
+/// Codex's name for a moment in its trust keys and hashes: `PreToolUse` -> `pre_tool_use`.
+fn codex_event_label(moment: &str) -> String {
+    let mut label = String::new();
+    for (i, c) in moment.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                label.push('_');
+            }
+            label.push(c.to_ascii_lowercase());
+        } else {
+            label.push(c);
+        }
+    }
+    label
+}
+
+/// The hash Codex records to trust one hook: sha256 over the compact, key-sorted JSON of the hook's
+/// normalized identity (agents.md, checked on Codex 0.171.0). serde_json's `Map` is a `BTreeMap`, so
+/// `to_string` of a `json!` value is exactly that.
+pub fn codex_trusted_hash(
+    event_label: &str,
+    matcher: Option<&str>,
+    command: &str,
+    timeout: u64,
+) -> String {
+    let mut identity = json!({
+        "event_name": event_label,
+        "hooks": [{"type": "command", "command": command, "timeout": timeout, "async": false}],
+    });
+    if let Some(matcher) = matcher {
+        identity["matcher"] = Value::String(matcher.to_string());
+    }
+    let compact = serde_json::to_string(&identity).expect("a JSON value serializes");
+    let digest = Sha256::digest(compact.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`, as Codex finds it: it canonicalizes
+/// `CODEX_HOME` (so a symlinked home is named by its target in the trust keys) and takes `~/.codex` as is.
+fn codex_config_path() -> Result<String, String> {
+    let home = match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            dir.canonicalize()
+                .or_else(|_| std::path::absolute(&dir))
+                .map_err(|e| format!("CODEX_HOME {}: {e}", dir.display()))?
+        }
+        None => crate::paths::home().join(".codex"),
+    };
+    let path = home.join("config.toml");
+    path.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))
+}
+
+/// A TOML string value, written by the toml crate so that every character is escaped as TOML wants.
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_string()).to_string()
+}
+
+/// A quoted TOML key: always a one-line basic string (a value may be written multi-line, a key may not).
+fn toml_key(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Codex's config.toml: one group per moment, then the trust records that make Codex run them.
+fn codex_snippet(command: &str, config_path: &str) -> String {
+    let mut groups = String::new();
+    let mut trust = String::new();
+    for moment in Agent::Codex.moments() {
+        let event = Agent::Codex.event_name_of(moment);
+        let matcher = match_all(moment);
+        groups.push_str(&format!("[[hooks.{event}]]\n"));
+        if let Some(matcher) = matcher {
+            groups.push_str(&format!("matcher = {}\n", toml_string(matcher)));
+        }
+        groups.push_str(&format!(
+            "\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {AGENT_TIMEOUT_SECS}\n\n",
+            toml_string(command)
+        ));
+        let label = codex_event_label(moment);
+        // This group is the first under its event and holds one hook: index 0:0.
+        let key = format!("{config_path}:{label}:0:0");
+        let hash = codex_trusted_hash(&label, matcher, command, AGENT_TIMEOUT_SECS);
+        trust.push_str(&format!(
+            "[hooks.state.{}]\ntrusted_hash = {}\n\n",
+            toml_key(&key),
+            toml_string(&hash)
+        ));
+    }
+    let file = Path::new(config_path).display();
+    let mut text = format!(
+        "# hookd relay for Codex CLI: paste this into {file}\n\
+         # ($CODEX_HOME/config.toml, else ~/.codex/config.toml).\n\
+         #\n\
+         # Codex runs only the hooks it trusts and skips the others without a word: the\n\
+         # [hooks.state.\"FILE:EVENT:GROUP:HOOK\"] records at the end are that trust. They name this\n\
+         # file and each hook's place in it (0 is the first), so they hold only while each group below\n\
+         # is the first of its event in this file: paste it above any [[hooks.EVENT]] already there,\n\
+         # or change the GROUP index in its record.\n\n"
+    );
+    text.push_str(&groups);
+    text.push_str(&trust);
+    text.truncate(text.trim_end().len());
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOOKD: &str = "/usr/local/bin/hookd";
+
+    fn json(agent: Agent) -> Value {
+        let text = for_agent(agent, HOOKD).unwrap();
+        assert!(text.ends_with("}\n"), "{text}");
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"))
+    }
+
+    #[test]
+    fn claude_code_gets_every_moment_with_a_matcher_only_where_one_applies() {
+        let settings = json(Agent::ClaudeCode);
+        let events = settings["hooks"].as_object().unwrap();
+        assert_eq!(events.len(), moment::KNOWN.len());
+        for m in moment::KNOWN {
+            let group = &events[m.name][0];
+            let hook = &group["hooks"][0];
+            assert_eq!(
+                hook,
+                &json!({"type": "command", "command": "/usr/local/bin/hookd relay --agent claude-code", "timeout": 120}),
+                "{}",
+                m.name
+            );
+            match m.matcher_field {
+                Some(_) => assert_eq!(group["matcher"], "*", "{}", m.name),
+                None => assert!(group.get("matcher").is_none(), "{}", m.name),
+            }
+        }
+    }
+
+    #[test]
+    fn gemini_cli_gets_its_own_event_names_and_milliseconds() {
+        let settings = json(Agent::GeminiCli);
+        let events = settings["hooks"].as_object().unwrap();
+        let mut names: Vec<&str> = events.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            [
+                "AfterAgent",
+                "AfterTool",
+                "BeforeAgent",
+                "BeforeTool",
+                "Notification",
+                "PreCompress",
+                "SessionEnd",
+                "SessionStart"
+            ]
+        );
+        assert_eq!(
+            events["BeforeTool"][0],
+            json!({"matcher": "*", "hooks": [{"name": "hookd", "type": "command", "command": "/usr/local/bin/hookd relay --agent gemini-cli", "timeout": 120000}]})
+        );
+        assert!(events["BeforeAgent"][0].get("matcher").is_none());
+    }
+
+    #[test]
+    fn codex_gets_its_moments_and_a_trust_record_for_each() {
+        let command = relay_command(Agent::Codex, HOOKD);
+        let text = codex_snippet(&command, "/home/me/.codex/config.toml");
+        assert!(
+            text.starts_with(
+                "# hookd relay for Codex CLI: paste this into /home/me/.codex/config.toml\n"
+            ),
+            "{text}"
+        );
+        let value: toml::Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let hooks = value["hooks"].as_table().unwrap();
+        let state = hooks["state"].as_table().unwrap();
+        for moment in Agent::Codex.moments() {
+            let group = &hooks[moment].as_array().unwrap()[0];
+            let hook = &group["hooks"].as_array().unwrap()[0];
+            assert_eq!(hook["type"].as_str(), Some("command"));
+            assert_eq!(
+                hook["command"].as_str(),
+                Some("/usr/local/bin/hookd relay --agent codex")
+            );
+            assert_eq!(hook["timeout"].as_integer(), Some(120));
+            let matcher = group.get("matcher").and_then(toml::Value::as_str);
+            let label = codex_event_label(moment);
+            let record = &state[&format!("/home/me/.codex/config.toml:{label}:0:0")];
+            assert_eq!(
+                record["trusted_hash"].as_str().unwrap(),
+                codex_trusted_hash(&label, matcher, &command, 120)
+            );
+        }
+        assert_eq!(hooks.len(), Agent::Codex.moments().len() + 1);
+        assert_eq!(
+            hooks["PreToolUse"][0]["matcher"].as_str(),
+            Some("*"),
+            "a tool moment matches every tool"
+        );
+        assert!(hooks["Stop"][0].get("matcher").is_none());
+    }
+
+    #[test]
+    fn the_codex_hash_is_the_one_codex_computes() {
+        // Computed independently, once:
+        // python3 -c 'import hashlib,json; d={"event_name":"pre_tool_use","matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/hookd relay --agent codex","timeout":120,"async":False}]}; print(hashlib.sha256(json.dumps(d,sort_keys=True,separators=(",",":")).encode()).hexdigest())'
+        assert_eq!(
+            codex_trusted_hash(
+                "pre_tool_use",
+                Some("*"),
+                "/usr/local/bin/hookd relay --agent codex",
+                120
+            ),
+            "sha256:8c739b5040cc2352363eb2e3f0b5efad24b94a8a2042bc96abca603b66c4fe87"
+        );
+        // python3 -c 'import hashlib,json; d={"event_name":"stop","hooks":[{"type":"command","command":"/usr/local/bin/hookd relay --agent codex","timeout":120,"async":False}]}; print(hashlib.sha256(json.dumps(d,sort_keys=True,separators=(",",":")).encode()).hexdigest())'
+        assert_eq!(
+            codex_trusted_hash(
+                "stop",
+                None,
+                "/usr/local/bin/hookd relay --agent codex",
+                120
+            ),
+            "sha256:bf7ddcfb3067b07a5a28313ca75e6e88cd59a3a1201f8a46b0bb4f8a32517742"
+        );
+    }
+
+    #[test]
+    fn event_labels_are_snake_case() {
+        assert_eq!(codex_event_label("PreToolUse"), "pre_tool_use");
+        assert_eq!(codex_event_label("UserPromptSubmit"), "user_prompt_submit");
+        assert_eq!(codex_event_label("Stop"), "stop");
+        assert_eq!(codex_event_label("SessionStart"), "session_start");
+    }
+
+    #[test]
+    fn an_odd_binary_path_is_quoted_for_the_shell_and_for_toml() {
+        assert_eq!(
+            relay_command(Agent::ClaudeCode, "/opt/my tools/it's/hookd"),
+            r"'/opt/my tools/it'\''s/hookd' relay --agent claude-code"
+        );
+        let command = relay_command(Agent::Codex, "/opt/\"q\"\\/hookd");
+        let text = codex_snippet(&command, "/home/\"me\"\\x/.codex/config.toml");
+        let value: toml::Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(
+            value["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(),
+            Some(command.as_str())
+        );
+        assert!(
+            value["hooks"]["state"]
+                .as_table()
+                .unwrap()
+                .contains_key("/home/\"me\"\\x/.codex/config.toml:stop:0:0")
+        );
+    }
 }

@@ -1,0 +1,1033 @@
+//! `hookd relay` end to end (contract section 12): the agents' real hook inputs (the captures in
+//! `tests/fixtures/agents/`, and variants derived from them) go through the real relay to a real daemon
+//! with real shell hooks, and what the relay prints and how it exits is compared with the dialect table.
+//! Also: Gemini CLI's names mapped to Claude Code's, `agents` scoping, fail-open and `--fail-closed`
+//! when the daemon is down, silent or fed garbage, and `hello` / `check` knowing which moments each agent
+//! fires.
+//!
+//! The expected answers are written here from the contract's table, independently of `src/relay.rs`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Map, Value, json};
+
+/// A safety net for one relay run (never a speed assertion).
+const T: Duration = Duration::from_secs(20);
+
+// ---- helpers --------------------------------------------------------------------------------------
+
+/// A captured hook input, parsed.
+fn fixture(agent: &str, file: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(agent)
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path:?}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?} is not JSON: {e}"))
+}
+
+/// `base` with the given fields set (a derived variant of a real input).
+fn with(base: &Value, fields: Value) -> Value {
+    let mut v = base.clone();
+    for (k, f) in fields.as_object().expect("fields object") {
+        v[k] = f.clone();
+    }
+    v
+}
+
+/// `base` without the given fields.
+fn without(base: &Value, fields: &[&str]) -> Value {
+    let mut v = base.clone();
+    for f in fields {
+        v.as_object_mut().unwrap().remove(*f);
+    }
+    v
+}
+
+/// What the relay printed and how it exited.
+#[derive(Debug)]
+struct Answer {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Answer {
+    /// stdout parsed as one JSON value; None when stdout is empty.
+    fn json(&self) -> Option<Value> {
+        if self.stdout.is_empty() {
+            return None;
+        }
+        assert!(
+            self.stdout.ends_with('\n') && self.stdout.trim_end().lines().count() == 1,
+            "stdout is not one line: {self:?}"
+        );
+        Some(
+            serde_json::from_str(self.stdout.trim_end())
+                .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}")),
+        )
+    }
+
+    /// Exit 0, nothing on stdout, exactly one line on stderr: fail-open.
+    fn assert_fail_open(&self, what: &str) {
+        assert_eq!(self.code, 0, "{what}: fail-open exits 0: {self:?}");
+        assert_eq!(
+            self.stdout, "",
+            "{what}: fail-open prints nothing: {self:?}"
+        );
+        assert!(
+            self.stderr.ends_with('\n') && self.stderr.lines().count() == 1,
+            "{what}: fail-open says exactly one line on stderr: {self:?}"
+        );
+        assert!(!self.stderr.trim().is_empty(), "{what}: {self:?}");
+    }
+
+    /// Exit 0, no output at all.
+    fn assert_silent(&self, what: &str) {
+        assert_eq!(
+            (self.code, self.stdout.as_str(), self.stderr.as_str()),
+            (0, "", ""),
+            "{what}: expected exit 0 and no output: {self:?}"
+        );
+    }
+}
+
+/// Runs `hookd relay --socket SOCKET ARGS` with `input` on stdin.
+fn relay(socket: &Path, args: &[&str], input: &str) -> Answer {
+    let mut all = vec!["relay", "--socket", socket.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = run_hookd(&all, Some(input), T);
+    Answer {
+        code: code(&out.status),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+    }
+}
+
+/// Runs the relay as `agent` with `event` (serialized as the agent would: one JSON document).
+fn relay_event(socket: &Path, agent: &str, extra: &[&str], event: &Value) -> Answer {
+    let mut args = vec!["--agent", agent];
+    args.extend_from_slice(extra);
+    relay(socket, &args, &serde_json::to_string_pretty(event).unwrap())
+}
+
+/// Gemini CLI's event names and hookd's moments (contract 12).
+const GEMINI_MOMENTS: &[(&str, &str)] = &[
+    ("BeforeTool", "PreToolUse"),
+    ("AfterTool", "PostToolUse"),
+    ("BeforeAgent", "UserPromptSubmit"),
+    ("AfterAgent", "Stop"),
+    ("PreCompress", "PreCompact"),
+    ("SessionStart", "SessionStart"),
+    ("SessionEnd", "SessionEnd"),
+    ("Notification", "Notification"),
+];
+
+/// The moments a daemon knows without a `moments = [...]` declaration (contract 4).
+const KNOWN_MOMENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+];
+
+/// The moment an agent's `hook_event_name` is, or None when the daemon does not know it.
+fn moment_of(agent: &str, event_name: &str) -> Option<&'static str> {
+    let name = if agent == "gemini-cli" {
+        GEMINI_MOMENTS
+            .iter()
+            .find(|(g, _)| *g == event_name)
+            .map_or(event_name, |(_, m)| m)
+    } else {
+        event_name
+    };
+    KNOWN_MOMENTS.iter().copied().find(|m| *m == name)
+}
+
+/// What the agent must be given: stdout (parsed), stderr (trimmed) and the exit status.
+#[derive(Debug, PartialEq)]
+struct Expect {
+    stdout: Option<Value>,
+    stderr: Option<String>,
+    code: i32,
+}
+
+/// The dialect table of contract 12, for a verdict: `refusal` is the reason when refused.
+fn expected(
+    agent: &str,
+    event_name: &str,
+    moment: &str,
+    refusal: Option<&str>,
+    adds: &[String],
+) -> Expect {
+    let json_out = |v: Value| Expect {
+        stdout: Some(v),
+        stderr: None,
+        code: 0,
+    };
+    let context = (!adds.is_empty()).then(|| adds.join("\n\n"));
+    let gemini = agent == "gemini-cli";
+    let stop = moment == "Stop" || moment == "SubagentStop";
+    // hookSpecificOutput: hookEventName (the agent's own name), the given fields, and the adds.
+    let specific = |fields: Value| {
+        let mut m: Map<String, Value> = fields.as_object().cloned().unwrap_or_default();
+        m.insert("hookEventName".into(), json!(event_name));
+        if let Some(c) = &context {
+            m.insert("additionalContext".into(), json!(c));
+        }
+        Value::Object(m)
+    };
+    let Some(reason) = refusal else {
+        return match &context {
+            None => Expect {
+                stdout: None,
+                stderr: None,
+                code: 0,
+            },
+            Some(c) if stop => json_out(json!({"systemMessage": c})),
+            Some(_) => json_out(json!({"hookSpecificOutput": specific(json!({}))})),
+        };
+    };
+    if stop {
+        let reason = match &context {
+            Some(c) => format!("{reason}\n\n{c}"),
+            None => reason.to_string(),
+        };
+        let decision = if gemini { "deny" } else { "block" };
+        return json_out(json!({"decision": decision, "reason": reason}));
+    }
+    let block_moments = [
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreCompact",
+    ];
+    let with_adds = |mut v: Value| {
+        if context.is_some() {
+            v["hookSpecificOutput"] = specific(json!({}));
+        }
+        v
+    };
+    match moment {
+        "PreToolUse" | "PermissionRequest" if gemini => {
+            json_out(with_adds(json!({"decision": "deny", "reason": reason})))
+        }
+        "PreToolUse" => json_out(json!({"hookSpecificOutput": specific(json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }))})),
+        "PermissionRequest" => json_out(json!({"hookSpecificOutput": specific(json!({
+            "decision": {"behavior": "deny", "message": reason},
+        }))})),
+        m if block_moments.contains(&m) => {
+            let decision = if gemini { "deny" } else { "block" };
+            json_out(with_adds(json!({"decision": decision, "reason": reason})))
+        }
+        _ => Expect {
+            stdout: None,
+            stderr: Some(reason.to_string()),
+            code: 2,
+        },
+    }
+}
+
+/// Compares what the relay did with what the table says.
+fn assert_answer(got: &Answer, want: &Expect, what: &str) {
+    let actual = Expect {
+        stdout: got.json(),
+        stderr: Some(got.stderr.trim_end().to_string()).filter(|s| !s.is_empty()),
+        code: got.code,
+    };
+    assert_eq!(actual, *want, "{what}: raw answer {got:?}");
+    if let Some(err) = &want.stderr {
+        assert_eq!(got.stderr, format!("{err}\n"), "{what}: stderr exactly");
+    }
+}
+
+// ---- the dialect table, with every captured input -------------------------------------------------
+
+/// The moments the dialect daemons hang hooks on.
+const HOOKED: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "SubagentStop",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+];
+
+/// What the dialect daemon's hooks say, on every moment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Says {
+    Refuse,
+    Add,
+    RefuseAndAdd,
+    Nothing,
+}
+
+impl Says {
+    fn refuses(self) -> bool {
+        matches!(self, Says::Refuse | Says::RefuseAndAdd)
+    }
+    fn adds(self) -> bool {
+        matches!(self, Says::Add | Says::RefuseAndAdd)
+    }
+}
+
+/// A daemon whose hooks, on every moment in `HOOKED`, refuse (naming the moment and agent they saw), add
+/// two texts (the first naming the moment, the second on two lines), or say nothing.
+fn dialect_daemon(says: Says) -> Daemon {
+    let sb = Sandbox::new();
+    sb.script(
+        "refuse.sh",
+        "cat > /dev/null\necho \"no: $HOOKD_MOMENT for $HOOKD_AGENT\" >&2\nexit 2",
+    );
+    sb.script("add1.sh", "echo \"T1 at $HOOKD_MOMENT\"");
+    sb.script("add2.sh", "printf 'T2\\nsecond line\\n'");
+    sb.script("quiet.sh", "cat > /dev/null\nexit 0");
+    let mut toml = String::new();
+    for m in HOOKED {
+        let mut hook = |name: &str, script: &str| {
+            toml.push_str(&format!(
+                "[[hooks.{m}]]\nname = \"{name}-{m}\"\ncommand = \"@DIR@/{script}\"\n\n"
+            ));
+        };
+        if says.refuses() {
+            hook("refuse", "refuse.sh");
+        }
+        if says.adds() {
+            hook("add1", "add1.sh");
+            hook("add2", "add2.sh");
+        }
+        if says == Says::Nothing {
+            hook("quiet", "quiet.sh");
+        }
+    }
+    sb.settings(&toml);
+    Daemon::start(sb)
+}
+
+/// The inputs fed as `agent`: every real capture, plus variants derived from them.
+fn inputs(agent: &str) -> Vec<(String, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(agent);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("listing {dir:?}: {e}"))
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "fixtures missing in {dir:?}: {files:?}");
+    let mut all: Vec<(String, Value)> = files
+        .iter()
+        .map(|f| (format!("{agent}/{f}"), fixture(agent, f)))
+        .collect();
+    let rm = |base: &Value| {
+        let mut v = base.clone();
+        v["tool_input"]["command"] = json!("rm -rf /");
+        v
+    };
+    match agent {
+        "gemini-cli" => {
+            let before_tool = fixture(agent, "BeforeTool.json");
+            let after_agent = fixture(agent, "AfterAgent.json");
+            all.push(("BeforeTool rm -rf /".into(), rm(&before_tool)));
+            all.push((
+                "AfterAgent stop_hook_active".into(),
+                with(&after_agent, json!({"stop_hook_active": true})),
+            ));
+            all.push((
+                "Notification (derived)".into(),
+                with(
+                    &without(&after_agent, &["prompt", "prompt_response", "stop_hook_active"]),
+                    json!({"hook_event_name": "Notification", "notification_type": "ToolPermission", "message": "needs approval"}),
+                ),
+            ));
+        }
+        _ => {
+            let pre = fixture(agent, "PreToolUse-1.json");
+            let post = fixture(agent, "PostToolUse-1.json");
+            let stop = fixture(agent, "Stop-1.json");
+            let start = fixture(agent, "SessionStart-1.json");
+            all.push(("PreToolUse rm -rf /".into(), rm(&pre)));
+            all.push((
+                "Stop stop_hook_active".into(),
+                with(&stop, json!({"stop_hook_active": true})),
+            ));
+            all.push((
+                "PermissionRequest (derived)".into(),
+                with(
+                    &without(&pre, &["tool_use_id"]),
+                    json!({"hook_event_name": "PermissionRequest"}),
+                ),
+            ));
+            all.push((
+                "PostToolUseFailure (derived)".into(),
+                with(
+                    &without(&post, &["tool_response"]),
+                    json!({"hook_event_name": "PostToolUseFailure", "error": "exit status 1"}),
+                ),
+            ));
+            all.push((
+                "SubagentStop (derived)".into(),
+                with(
+                    &stop,
+                    json!({"hook_event_name": "SubagentStop", "agent_type": "general-purpose"}),
+                ),
+            ));
+            all.push((
+                "PreCompact (derived)".into(),
+                with(
+                    &start,
+                    json!({"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}),
+                ),
+            ));
+            all.push((
+                "Notification (derived)".into(),
+                with(
+                    &start,
+                    json!({"hook_event_name": "Notification", "notification_type": "idle_prompt", "message": "waiting"}),
+                ),
+            ));
+        }
+    }
+    all
+}
+
+/// Feeds every input of `agent` through the relay to a daemon whose hooks say `says`, and checks each
+/// answer against the table.
+fn dialect(agent: &str, says: Says) {
+    let d = dialect_daemon(says);
+    for (what, event) in inputs(agent) {
+        let event_name = event["hook_event_name"].as_str().unwrap().to_string();
+        let what = format!("{agent} {says:?} {what} ({event_name})");
+        let got = relay_event(&d.socket, agent, &[], &event);
+        let Some(moment) = moment_of(agent, &event_name) else {
+            // A moment the daemon does not know: nothing to say, whatever the hooks would have said.
+            got.assert_silent(&what);
+            continue;
+        };
+        let reason = format!("no: {moment} for {agent}");
+        let adds: Vec<String> = if says.adds() {
+            vec![format!("T1 at {moment}"), "T2\nsecond line".into()]
+        } else {
+            Vec::new()
+        };
+        let want = expected(
+            agent,
+            &event_name,
+            moment,
+            says.refuses().then_some(reason.as_str()),
+            &adds,
+        );
+        assert_answer(&got, &want, &what);
+    }
+}
+
+#[test]
+fn claude_code_refused() {
+    dialect("claude-code", Says::Refuse);
+}
+
+#[test]
+fn claude_code_adds() {
+    dialect("claude-code", Says::Add);
+}
+
+#[test]
+fn claude_code_refused_with_adds() {
+    dialect("claude-code", Says::RefuseAndAdd);
+}
+
+#[test]
+fn claude_code_nothing() {
+    dialect("claude-code", Says::Nothing);
+}
+
+#[test]
+fn codex_refused() {
+    dialect("codex", Says::Refuse);
+}
+
+#[test]
+fn codex_adds() {
+    dialect("codex", Says::Add);
+}
+
+#[test]
+fn codex_refused_with_adds() {
+    dialect("codex", Says::RefuseAndAdd);
+}
+
+#[test]
+fn codex_nothing() {
+    dialect("codex", Says::Nothing);
+}
+
+#[test]
+fn gemini_refused() {
+    dialect("gemini-cli", Says::Refuse);
+}
+
+#[test]
+fn gemini_adds() {
+    dialect("gemini-cli", Says::Add);
+}
+
+#[test]
+fn gemini_refused_with_adds() {
+    dialect("gemini-cli", Says::RefuseAndAdd);
+}
+
+#[test]
+fn gemini_nothing() {
+    dialect("gemini-cli", Says::Nothing);
+}
+
+/// The table itself, spelled out for the rows the brief names (so that a wrong `expected` cannot hide a
+/// wrong relay): literal answers for a few real inputs.
+#[test]
+fn literal_answers_for_real_inputs() {
+    let d = dialect_daemon(Says::RefuseAndAdd);
+    let s = &d.socket;
+
+    let got = relay_event(
+        s,
+        "claude-code",
+        &[],
+        &fixture("claude-code", "PreToolUse-1.json"),
+    );
+    assert_eq!(got.code, 0, "{got:?}");
+    assert_eq!(got.stderr, "", "{got:?}");
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no: PreToolUse for claude-code",
+            "additionalContext": "T1 at PreToolUse\n\nT2\nsecond line",
+        }})
+    );
+
+    let got = relay_event(s, "codex", &[], &fixture("codex", "Stop-1.json"));
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"decision": "block", "reason": "no: Stop for codex\n\nT1 at Stop\n\nT2\nsecond line"})
+    );
+
+    let got = relay_event(
+        s,
+        "gemini-cli",
+        &[],
+        &fixture("gemini-cli", "BeforeAgent.json"),
+    );
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"decision": "deny", "reason": "no: UserPromptSubmit for gemini-cli",
+               "hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "T1 at UserPromptSubmit\n\nT2\nsecond line"}})
+    );
+
+    let got = relay_event(
+        s,
+        "gemini-cli",
+        &[],
+        &fixture("gemini-cli", "AfterAgent.json"),
+    );
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"decision": "deny", "reason": "no: Stop for gemini-cli\n\nT1 at Stop\n\nT2\nsecond line"}),
+        "{got:?}"
+    );
+
+    let got = relay_event(
+        s,
+        "claude-code",
+        &[],
+        &fixture("claude-code", "SessionStart-1.json"),
+    );
+    assert_eq!(
+        (got.code, got.stdout.as_str(), got.stderr.as_str()),
+        (2, "", "no: SessionStart for claude-code\n"),
+        "{got:?}"
+    );
+
+    let d = dialect_daemon(Says::Add);
+    let got = relay_event(
+        &d.socket,
+        "claude-code",
+        &[],
+        &fixture("claude-code", "Stop-2.json"),
+    );
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"systemMessage": "T1 at Stop\n\nT2\nsecond line"}),
+        "{got:?}"
+    );
+    let got = relay_event(
+        &d.socket,
+        "gemini-cli",
+        &[],
+        &fixture("gemini-cli", "SessionStart.json"),
+    );
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "T1 at SessionStart\n\nT2\nsecond line"}}),
+        "{got:?}"
+    );
+}
+
+// ---- a real policy: rm -rf refused, the rest let through ------------------------------------------
+
+#[test]
+fn deny_rm_refuses_rm_rf_and_lets_harmless_commands_through_for_every_agent() {
+    let sb = Sandbox::new();
+    sb.script(
+        "deny-rm.sh",
+        "if grep -q 'rm -rf'; then echo 'rm -rf is not allowed' >&2; exit 2; fi\nexit 0",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny-rm\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny-rm.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    let cases = [
+        ("claude-code", fixture("claude-code", "PreToolUse-1.json")),
+        ("codex", fixture("codex", "PreToolUse-1.json")),
+        ("gemini-cli", fixture("gemini-cli", "BeforeTool.json")),
+    ];
+    for (agent, harmless) in cases {
+        let got = relay_event(&d.socket, agent, &[], &harmless);
+        got.assert_silent(&format!("{agent}: a harmless command"));
+
+        let mut rm = harmless.clone();
+        rm["tool_input"]["command"] = json!("rm -rf /");
+        let got = relay_event(&d.socket, agent, &[], &rm);
+        let want = if agent == "gemini-cli" {
+            json!({"decision": "deny", "reason": "rm -rf is not allowed"})
+        } else {
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "rm -rf is not allowed"}})
+        };
+        assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{agent}: {got:?}");
+        assert_eq!(got.json(), Some(want), "{agent}: {got:?}");
+    }
+}
+
+// ---- Gemini's names, agents scoping -----------------------------------------------------------------
+
+#[test]
+fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"bash\"\nmatcher = \"Bash\"\ncommand = \"cat > @DIR@/bash-seen.json\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"gemini-name\"\nmatcher = \"run_shell_command\"\ncommand = \"cat > @DIR@/gemini-seen.json\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"read\"\nmatcher = \"Read\"\ncommand = \"cat > @DIR@/read-seen.json\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"after-bash\"\nmatcher = \"Bash\"\ncommand = \"cat > @DIR@/after-seen.json\"\n",
+    );
+    let d = Daemon::start(sb);
+    let seen = |name: &str| -> Option<Value> {
+        let text = std::fs::read_to_string(d.sb.p(name)).ok()?;
+        Some(
+            serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {text:?}")),
+        )
+    };
+
+    let before = fixture("gemini-cli", "BeforeTool.json");
+    relay_event(&d.socket, "gemini-cli", &[], &before).assert_silent("gemini BeforeTool");
+    let bash = seen("bash-seen.json").expect("matcher \"Bash\" did not fire for run_shell_command");
+    assert_eq!(bash["tool_name"], "Bash", "{bash}");
+    assert_eq!(bash["agent_tool_name"], "run_shell_command", "{bash}");
+    assert_eq!(bash["hook_event_name"], "PreToolUse", "{bash}");
+    assert_eq!(bash["tool_input"], before["tool_input"], "{bash}");
+    assert_eq!(bash["session_id"], before["session_id"], "{bash}");
+    let gemini = seen("gemini-seen.json")
+        .expect("matcher \"run_shell_command\" did not fire for Gemini's own tool name");
+    assert_eq!(gemini, bash, "both hooks see the same event");
+    assert!(
+        seen("read-seen.json").is_none(),
+        "matcher \"Read\" fired for a shell command"
+    );
+
+    relay_event(
+        &d.socket,
+        "gemini-cli",
+        &[],
+        &fixture("gemini-cli", "AfterTool.json"),
+    )
+    .assert_silent("gemini AfterTool");
+    let after = seen("after-seen.json").expect("PostToolUse Bash did not fire for AfterTool");
+    assert_eq!(after["hook_event_name"], "PostToolUse", "{after}");
+    assert_eq!(after["tool_name"], "Bash", "{after}");
+    assert_eq!(after["agent_tool_name"], "run_shell_command", "{after}");
+
+    // Claude Code's input is passed through as it is: no agent_tool_name, and the Gemini name's matcher
+    // does not fit a Bash call.
+    std::fs::remove_file(d.sb.p("bash-seen.json")).unwrap();
+    std::fs::remove_file(d.sb.p("gemini-seen.json")).unwrap();
+    relay_event(
+        &d.socket,
+        "claude-code",
+        &[],
+        &fixture("claude-code", "PreToolUse-1.json"),
+    )
+    .assert_silent("claude PreToolUse");
+    let bash = seen("bash-seen.json").expect("matcher \"Bash\" did not fire for claude-code");
+    assert_eq!(bash["tool_name"], "Bash", "{bash}");
+    assert!(bash.get("agent_tool_name").is_none(), "{bash}");
+    assert!(
+        seen("gemini-seen.json").is_none(),
+        "matcher \"run_shell_command\" fired for Claude Code's Bash"
+    );
+}
+
+#[test]
+fn hooks_scoped_to_codex_fire_only_through_agent_codex() {
+    let sb = Sandbox::new();
+    sb.script(
+        "codex-only.sh",
+        "echo \"codex only (agent $HOOKD_AGENT)\" >&2\nexit 2",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"codex-only\"\nagents = [\"codex\"]\ncommand = \"@DIR@/codex-only.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    let got = relay_event(
+        &d.socket,
+        "codex",
+        &[],
+        &fixture("codex", "PreToolUse-1.json"),
+    );
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    assert_eq!(
+        got.json(),
+        Some(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "codex only (agent codex)"}})
+        ),
+        "{got:?}"
+    );
+    // The same input, said to come from Claude Code: the hook is not codex's to run.
+    relay_event(
+        &d.socket,
+        "claude-code",
+        &[],
+        &fixture("codex", "PreToolUse-1.json"),
+    )
+    .assert_silent("codex-scoped hook through --agent claude-code");
+    relay_event(
+        &d.socket,
+        "claude-code",
+        &[],
+        &fixture("claude-code", "PreToolUse-1.json"),
+    )
+    .assert_silent("codex-scoped hook, claude input");
+    relay_event(
+        &d.socket,
+        "gemini-cli",
+        &[],
+        &fixture("gemini-cli", "BeforeTool.json"),
+    )
+    .assert_silent("codex-scoped hook through --agent gemini-cli");
+    // Without --agent the relay speaks for claude-code.
+    relay(
+        &d.socket,
+        &[],
+        &fixture("codex", "PreToolUse-1.json").to_string(),
+    )
+    .assert_silent("codex-scoped hook, default agent");
+}
+
+// ---- when the daemon cannot answer ------------------------------------------------------------------
+
+#[test]
+fn daemon_not_running_fails_open_or_closed() {
+    let sb = Sandbox::new();
+    // A socket path with nothing there (its folder does not even exist).
+    let socket = sb.p("nothing/hookd.sock");
+    for (agent, file) in [
+        ("claude-code", "PreToolUse-1.json"),
+        ("codex", "PreToolUse-1.json"),
+        ("gemini-cli", "BeforeTool.json"),
+        ("claude-code", "SessionStart-1.json"),
+        ("gemini-cli", "AfterAgent.json"),
+    ] {
+        let event = fixture(agent, file);
+        let what = format!("{agent} {file}, daemon down");
+        relay_event(&socket, agent, &[], &event).assert_fail_open(&what);
+
+        let got = relay_event(&socket, agent, &["--fail-closed"], &event);
+        let event_name = event["hook_event_name"].as_str().unwrap();
+        let moment = moment_of(agent, event_name).unwrap();
+        let want = expected(agent, event_name, moment, Some("hookd is not running"), &[]);
+        assert_answer(&got, &want, &format!("{what}, --fail-closed"));
+    }
+    // A socket file with no daemon behind it (a stale socket) is the same as none.
+    let stale = sb.p("stale.sock");
+    drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
+    let event = fixture("claude-code", "PreToolUse-1.json");
+    relay_event(&stale, "claude-code", &[], &event).assert_fail_open("stale socket");
+    let got = relay_event(&stale, "claude-code", &["--fail-closed"], &event);
+    assert_eq!(
+        got.json().unwrap()["hookSpecificOutput"]["permissionDecisionReason"],
+        "hookd is not running",
+        "{got:?}"
+    );
+}
+
+#[test]
+fn daemon_silent_past_the_relay_timeout_fails_open_or_closed() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PreToolUse]]\nname = \"slow\"\ncommand = \"sleep 5\"\n");
+    let d = Daemon::start(sb);
+    let event = fixture("claude-code", "PreToolUse-1.json");
+
+    relay_event(&d.socket, "claude-code", &["--timeout", "0.5"], &event)
+        .assert_fail_open("daemon silent past --timeout");
+
+    let got = relay_event(
+        &d.socket,
+        "claude-code",
+        &["--timeout", "0.5", "--fail-closed"],
+        &event,
+    );
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    let v = got.json().expect("--fail-closed refuses on stdout");
+    let specific = &v["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PreToolUse", "{v}");
+    assert_eq!(specific["permissionDecision"], "deny", "{v}");
+    // Contract 12: silent past the relay's timeout counts as not running.
+    assert_eq!(
+        specific["permissionDecisionReason"], "hookd is not running",
+        "{v}"
+    );
+
+    let got = relay_event(
+        &d.socket,
+        "gemini-cli",
+        &["--timeout", "0.5", "--fail-closed"],
+        &fixture("gemini-cli", "BeforeTool.json"),
+    );
+    let v = got.json().expect("--fail-closed refuses on stdout");
+    assert_eq!(v["decision"], "deny", "{got:?}");
+    assert_eq!(v["reason"], "hookd is not running", "{got:?}");
+
+    // The relay hung up: the daemon ends the hooks it was running for it.
+    wait_until(T, "the abandoned fires to end", || {
+        d.status()["in_flight"] == 0
+    });
+}
+
+#[test]
+fn input_that_is_not_json_fails_open_or_closed() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PreToolUse]]\nname = \"deny\"\ncommand = \"exit 2\"\n");
+    let d = Daemon::start(sb);
+    for input in [
+        "this is not json",
+        "{\"hook_event_name\": \"PreToolUse\"",
+        "",
+    ] {
+        relay(&d.socket, &[], input).assert_fail_open(&format!("input {input:?}"));
+        let got = relay(&d.socket, &["--fail-closed"], input);
+        assert_eq!(got.code, 2, "input {input:?}, --fail-closed: {got:?}");
+        assert_eq!(got.stdout, "", "input {input:?}, --fail-closed: {got:?}");
+        assert!(
+            !got.stderr.trim().is_empty(),
+            "input {input:?}, --fail-closed says why on stderr: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn a_moment_the_daemon_does_not_know_says_nothing() {
+    let d = dialect_daemon(Says::RefuseAndAdd);
+    let event = fixture("gemini-cli", "BeforeModel.json");
+    relay_event(&d.socket, "gemini-cli", &[], &event).assert_silent("gemini BeforeModel");
+    relay_event(&d.socket, "gemini-cli", &["--fail-closed"], &event)
+        .assert_silent("gemini BeforeModel, --fail-closed");
+    relay_event(
+        &d.socket,
+        "gemini-cli",
+        &[],
+        &fixture("gemini-cli", "BeforeToolSelection.json"),
+    )
+    .assert_silent("gemini BeforeToolSelection");
+}
+
+#[test]
+fn an_unknown_agent_is_a_usage_error() {
+    let sb = Sandbox::new();
+    let out = run_hookd(
+        &[
+            "relay",
+            "--agent",
+            "nope",
+            "--socket",
+            sb.p("hookd.sock").to_str().unwrap(),
+        ],
+        Some(&fixture("claude-code", "PreToolUse-1.json").to_string()),
+        T,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(code(&out.status), 1, "{stdout:?} {stderr:?}");
+    assert_eq!(stdout, "", "{stderr:?}");
+    assert_eq!(stderr.lines().count(), 1, "one line on stderr: {stderr:?}");
+    assert!(stderr.contains("nope"), "{stderr:?}");
+}
+
+// ---- hello and check know each agent's moments -------------------------------------------------------
+
+fn scoped_settings(sb: &Sandbox) {
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"pre-all\"\ncommand = \"true\"\n\n\
+         [[hooks.PostToolUseFailure]]\nname = \"fail-all\"\ncommand = \"true\"\n\n\
+         [[hooks.PostToolUseFailure]]\nname = \"fail-codex\"\nagents = [\"codex\"]\ncommand = \"true\"\n\n\
+         [[hooks.PostToolUseFailure]]\nname = \"fail-claude\"\nagents = [\"claude-code\"]\ncommand = \"true\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"perm-gemini\"\nagents = [\"gemini-cli\"]\ncommand = \"true\"\n\n\
+         [[hooks.PreCompact]]\nname = \"compact-all\"\ncommand = \"true\"\n\n\
+         [[hooks.Stop]]\nname = \"stop-codex\"\nagents = [\"codex\"]\ncommand = \"true\"\n\n\
+         [[hooks.PostToolUseFailure]]\nname = \"fail-off\"\nenabled = false\ncommand = \"true\"\n",
+    );
+}
+
+fn unreachable(resp: &Value) -> BTreeSet<(String, String)> {
+    assert_eq!(resp["ok"], true, "{resp}");
+    resp["unreachable"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no `unreachable` array: {resp}"))
+        .iter()
+        .map(|u| {
+            (
+                u["hook"].as_str().unwrap().to_string(),
+                u["moment"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs
+        .iter()
+        .map(|(h, m)| (h.to_string(), m.to_string()))
+        .collect()
+}
+
+#[test]
+fn hello_without_moments_uses_what_hookd_knows_of_the_agent() {
+    let sb = Sandbox::new();
+    scoped_settings(&sb);
+    let d = Daemon::start(sb);
+
+    // Codex fires SessionStart, UserPromptSubmit, PreToolUse, PostToolUse and Stop.
+    let resp = d
+        .connect()
+        .request(&json!({"op": "hello", "id": "h1", "agent": "codex"}));
+    assert_eq!(resp["id"], "h1", "{resp}");
+    assert!(resp["version"].is_string(), "{resp}");
+    assert_eq!(
+        unreachable(&resp),
+        set(&[
+            ("fail-all", "PostToolUseFailure"),
+            ("fail-codex", "PostToolUseFailure"),
+            ("compact-all", "PreCompact"),
+        ]),
+        "{resp}"
+    );
+    // Each one is logged as a warning.
+    wait_until(T, "the daemon to log the unreachable hooks", || {
+        let log = d.log_text();
+        ["fail-all", "fail-codex", "compact-all"]
+            .iter()
+            .all(|h| log.lines().any(|l| l.contains("WARN") && l.contains(h)))
+    });
+
+    // Gemini CLI never fires PermissionRequest or PostToolUseFailure.
+    let resp = d
+        .connect()
+        .request(&json!({"op": "hello", "id": 2, "agent": "gemini-cli"}));
+    assert_eq!(
+        unreachable(&resp),
+        set(&[
+            ("fail-all", "PostToolUseFailure"),
+            ("perm-gemini", "PermissionRequest"),
+        ]),
+        "{resp}"
+    );
+
+    // Claude Code fires every moment.
+    let resp = d
+        .connect()
+        .request(&json!({"op": "hello", "id": 3, "agent": "claude-code"}));
+    assert_eq!(unreachable(&resp), set(&[]), "{resp}");
+
+    // Moments given explicitly win over what hookd knows.
+    let resp = d.connect().request(
+        &json!({"op": "hello", "id": 4, "agent": "codex", "moments": ["PreToolUse", "PostToolUseFailure", "PreCompact"]}),
+    );
+    assert_eq!(unreachable(&resp), set(&[("stop-codex", "Stop")]), "{resp}");
+
+    // An agent hookd does not know, without moments: nothing can be said.
+    let resp = d
+        .connect()
+        .request(&json!({"op": "hello", "id": 5, "agent": "my-sdk-agent"}));
+    assert_eq!(unreachable(&resp), set(&[]), "{resp}");
+}
+
+#[test]
+fn check_warns_of_a_hook_for_codex_on_a_moment_codex_never_fires() {
+    let sb = Sandbox::new();
+    scoped_settings(&sb);
+    let out = run_hookd(
+        &["check", "--config", sb.config().to_str().unwrap()],
+        None,
+        T,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(
+        code(&out.status),
+        0,
+        "a warning is not an error: {stdout:?} {stderr:?}"
+    );
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("fail-codex") && w.contains("PostToolUseFailure")),
+        "no warning for fail-codex: {stderr:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("perm-gemini") && w.contains("PermissionRequest")),
+        "no warning for perm-gemini: {stderr:?}"
+    );
+    for quiet in ["fail-all", "fail-claude", "stop-codex", "pre-all"] {
+        assert!(
+            !warnings.iter().any(|w| w.contains(&format!("\"{quiet}\""))),
+            "{quiet} is reachable, yet warned of: {stderr:?}"
+        );
+    }
+}
