@@ -25,8 +25,12 @@ pub const OUTPUT_CAP: usize = 1 << 20;
 /// that keeps stdout open must not hold the verdict back.
 pub const PIPE_GRACE: Duration = Duration::from_millis(100);
 
-/// How much is read from a pipe at once.
+/// How much is read from a pipe at once, at most.
 const READ_CHUNK: usize = 64 * 1024;
+
+/// The first read's room. Most hooks print a line or nothing: allocating (and freeing) 64 KiB per pipe
+/// per hook cost more than the rest of the runner (glibc gives large frees back to the system).
+const FIRST_READ: usize = 4 * 1024;
 
 /// Between SIGTERM and SIGKILL: time for a hook to clean up after itself.
 pub const KILL_GRACE: Duration = Duration::from_secs(1);
@@ -269,9 +273,10 @@ impl Capture {
         loop {
             let room = OUTPUT_CAP - self.bytes.len();
             let read = if room > 0 {
-                self.bytes.reserve(room.min(READ_CHUNK));
-                let limit = self.bytes.len() + room.min(READ_CHUNK);
-                let mut limited = (&mut pipe).take((limit - self.bytes.len()) as u64);
+                // Room doubles with what the hook prints, up to a chunk per read.
+                let want = room.min(self.bytes.len().clamp(FIRST_READ, READ_CHUNK));
+                self.bytes.reserve(want);
+                let mut limited = (&mut pipe).take(want as u64);
                 limited.read_buf(&mut self.bytes).await
             } else {
                 scratch.clear();
