@@ -133,6 +133,9 @@ fn describe(settings: &Settings) -> String {
             match &hook.program {
                 Program::Shell { command, .. } => line.push_str(&format!("  command {command:?}")),
                 Program::Argv(argv) => line.push_str(&format!("  argv {argv:?}")),
+                Program::Worker { argv, count } => {
+                    line.push_str(&format!("  worker {argv:?} x{count}"))
+                }
             }
             line.push_str(&format!("  timeout {}s", hook.timeout.as_secs_f64()));
             if hook.on_failure == crate::settings::OnFailure::Refuse {

@@ -11,7 +11,7 @@ use crate::moment;
 use crate::protocol::{ErrorKind, ErrorResponse, FireResponse, HookReport, to_line};
 use crate::runner::{Input, Ran};
 use crate::settings::{Hook, Program};
-use crate::state::Shared;
+use crate::state::{Generation, Shared};
 use crate::verdict::{self, Exit, Kind};
 
 /// What a fire asks.
@@ -71,7 +71,7 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
 
     let _in_flight = shared.fire_started();
     let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
-    let runs = run_all(shared, &hooks, &input, &generation.slots, &cancel).await;
+    let runs = run_all(shared, &generation, &hooks, &input, &cancel).await;
     if shared.abandon.is_cancelled()
         && runs
             .iter()
@@ -190,25 +190,30 @@ impl StopLoop {
 /// finished in.
 async fn run_all(
     shared: &Arc<Shared>,
+    generation: &Arc<Generation>,
     hooks: &[Arc<Hook>],
     input: &Arc<Input>,
-    slots: &Arc<tokio::sync::Semaphore>,
     cancel: &CancellationToken,
 ) -> Vec<Ran> {
     if let [hook] = hooks {
         // One hook: no task to spawn.
-        return vec![shared.runner.run(hook, input, slots, cancel).await];
+        return vec![run_one(shared, generation, hook, input, cancel).await];
     }
     let mut tasks = tokio::task::JoinSet::new();
     for (index, hook) in hooks.iter().enumerate() {
-        let (runner, hook, input, slots, cancel) = (
-            shared.runner.clone(),
+        let (shared, generation, hook, input, cancel) = (
+            shared.clone(),
+            generation.clone(),
             hook.clone(),
             input.clone(),
-            slots.clone(),
             cancel.clone(),
         );
-        tasks.spawn(async move { (index, runner.run(&hook, &input, &slots, &cancel).await) });
+        tasks.spawn(async move {
+            (
+                index,
+                run_one(&shared, &generation, &hook, &input, &cancel).await,
+            )
+        });
     }
     let mut runs: Vec<Option<Ran>> = hooks.iter().map(|_| None).collect();
     while let Some(joined) = tasks.join_next().await {
@@ -222,6 +227,29 @@ async fn run_all(
             ran.unwrap_or_else(|| Ran::lost("the daemon lost this hook's task (see its log)"))
         })
         .collect()
+}
+
+/// One hook: a process started for this event, or a question to its workers.
+async fn run_one(
+    shared: &Shared,
+    generation: &Generation,
+    hook: &Hook,
+    input: &Input,
+    cancel: &CancellationToken,
+) -> Ran {
+    if !matches!(hook.program, Program::Worker { .. }) {
+        return shared
+            .runner
+            .run(hook, input, &generation.slots, cancel)
+            .await;
+    }
+    let Some(pool) = generation.workers.get(&hook.name) else {
+        return Ran::lost("the worker hook has no workers (see the daemon's log)");
+    };
+    tokio::select! {
+        ran = pool.ask(input.event_line.clone(), hook.timeout) => ran,
+        _ = cancel.cancelled() => Ran::cancelled(),
+    }
 }
 
 fn input_for(

@@ -683,7 +683,7 @@ mod tests {
     fn command(settings: &Settings, moment: &str, i: usize) -> String {
         match &settings.hooks_for(moment)[i].program {
             Program::Shell { command, .. } => command.clone(),
-            Program::Argv(argv) => panic!("argv {argv:?}"),
+            other => panic!("not a shell command: {other:?}"),
         }
     }
 

@@ -16,6 +16,7 @@
 //!   changes.
 //! - [`systemd`]: socket activation and sd_notify, silent outside systemd.
 //! - [`stoploop`]: the count of refused Stops per session, and its cap.
+//! - [`worker`]: worker hooks, kept running and asked one event per line.
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths.
 
 pub mod agents;
@@ -42,6 +43,7 @@ pub mod stoploop;
 pub mod systemd;
 pub mod verdict;
 pub mod watch;
+pub mod worker;
 
 /// The daemon's version, as `hello` and `status` report it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

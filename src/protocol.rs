@@ -161,6 +161,9 @@ pub struct StatusResponse {
     pub last_reload: LastReload,
     pub in_flight: usize,
     pub uptime_s: u64,
+    /// Each worker hook's processes: state, pid, restarts, last error.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub workers: Map<String, Value>,
 }
 
 /// When the settings were last (re)loaded, and how it went.

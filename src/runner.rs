@@ -2,7 +2,8 @@
 //! bounds, stop it at its timeout, and leave nothing of it behind. The result is what the hook did; what
 //! that *means* is the business of [`crate::verdict`].
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -114,10 +115,7 @@ impl Runner {
                 started,
             );
         };
-        let group = Group {
-            pgid: Pid::from_raw(pid as i32),
-            armed: true,
-        };
+        let group = Group::led_by(pid);
 
         let (stdin, out_pipe, err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -200,36 +198,47 @@ enum End {
 const ABANDONED: &str = "the fire was abandoned (its client left, or the daemon is stopping)";
 
 fn command(hook: &Hook, input: &Input) -> Command {
-    let mut command = match &hook.program {
-        Program::Shell {
-            shell,
-            command: line,
-        } => {
-            let mut command = Command::new(shell);
-            command.arg("-c").arg(line);
-            command
-        }
-        Program::Argv(argv) => {
-            let mut command = Command::new(&argv[0]);
-            command.args(&argv[1..]);
-            command
+    let mut event_vars = vec![
+        ("HOOKD_MOMENT", OsStr::new(&input.moment)),
+        (
+            "HOOKD_AGENT",
+            OsStr::new(input.agent.as_deref().unwrap_or("")),
+        ),
+        ("HOOKD_SESSION", OsStr::new(&input.session)),
+    ];
+    if let Some(project_dir) = &input.project_dir {
+        event_vars.push(("CLAUDE_PROJECT_DIR", OsStr::new(project_dir)));
+    }
+    hook_command(hook, &input.config_dir, &input.working_dir, event_vars)
+}
+
+/// A hook's process, as every hook process is started (a worker too): the daemon's environment without
+/// systemd's variables, then `HOOKD_HOOK`, `HOOKD_CONFIG_DIR`, `vars` and the hook's own `env`; three
+/// pipes; a process group of its own.
+pub(crate) fn hook_command<'a>(
+    hook: &Hook,
+    config_dir: &Path,
+    working_dir: &Path,
+    vars: impl IntoIterator<Item = (&'a str, &'a OsStr)>,
+) -> Command {
+    let (program, args): (&str, Vec<&str>) = match &hook.program {
+        Program::Shell { shell, command } => (shell, vec!["-c", command]),
+        Program::Argv(argv) | Program::Worker { argv, .. } => {
+            (&argv[0], argv[1..].iter().map(String::as_str).collect())
         }
     };
+    let mut command = Command::new(program);
+    command.args(args);
     for var in STRIPPED_VARS {
         command.env_remove(var);
     }
     command
-        .env("HOOKD_MOMENT", &input.moment)
         .env("HOOKD_HOOK", &hook.name)
-        .env("HOOKD_AGENT", input.agent.as_deref().unwrap_or(""))
-        .env("HOOKD_CONFIG_DIR", &input.config_dir)
-        .env("HOOKD_SESSION", &input.session);
-    if let Some(project_dir) = &input.project_dir {
-        command.env("CLAUDE_PROJECT_DIR", project_dir);
-    }
+        .env("HOOKD_CONFIG_DIR", config_dir);
+    command.envs(vars);
     command.envs(hook.env.iter().map(|(k, v)| (k, v)));
     command
-        .current_dir(&input.working_dir)
+        .current_dir(working_dir)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
@@ -240,10 +249,11 @@ fn command(hook: &Hook, input: &Input) -> Command {
     command
 }
 
-fn describe_spawn_error(hook: &Hook, error: &std::io::Error) -> String {
+/// Why a hook's process could not be started, naming the program.
+pub(crate) fn describe_spawn_error(hook: &Hook, error: &std::io::Error) -> String {
     let program = match &hook.program {
         Program::Shell { shell, .. } => shell,
-        Program::Argv(argv) => &argv[0],
+        Program::Argv(argv) | Program::Worker { argv, .. } => &argv[0],
     };
     let text = error.to_string();
     let text = text.split(" (os error").next().unwrap_or(&text);
@@ -294,12 +304,20 @@ impl Capture {
 
 /// A hook's process group. Armed until the group has been dealt with, so that
 /// a run dropped half-way (its fire abandoned) still kills what it started.
-struct Group {
+pub(crate) struct Group {
     pgid: Pid,
     armed: bool,
 }
 
 impl Group {
+    /// The group led by the process `pid` (started with `process_group(0)`).
+    pub(crate) fn led_by(pid: u32) -> Group {
+        Group {
+            pgid: Pid::from_raw(pid as i32),
+            armed: true,
+        }
+    }
+
     /// After the leader exited: SIGTERM to what is left of the group, SIGKILL a second later.
     fn finish(mut self, cleanups: &TaskTracker) {
         self.armed = false;
@@ -314,7 +332,7 @@ impl Group {
 
     /// The leader still runs (timeout, cancel): SIGTERM to the group, SIGKILL a second later or as soon as
     /// the leader is gone, then reap the leader. The verdict does not wait for this.
-    fn stop(
+    pub(crate) fn stop(
         mut self,
         mut child: Child,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
@@ -343,6 +361,11 @@ impl Drop for Group {
 }
 
 impl Ran {
+    /// A run ended because its fire was abandoned.
+    pub fn cancelled() -> Ran {
+        Ran::without_process(Exit::Cancelled(ABANDONED), Instant::now())
+    }
+
     /// A run whose result was lost (its task panicked): counted as failed to start.
     pub fn lost(why: &str) -> Ran {
         Ran::without_process(Exit::CouldNotStart(why.to_string()), Instant::now())

@@ -98,6 +98,7 @@ pub async fn serve(
         shared.abandon.cancel();
         let _ = tokio::time::timeout(CLOSE_DEADLINE, connections.wait()).await;
     }
+    shared.stop_workers();
     let cleanups = &shared.runner.cleanups;
     cleanups.close();
     let _ = tokio::time::timeout(CLOSE_DEADLINE, cleanups.wait()).await;
@@ -320,6 +321,16 @@ fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
         last_reload: shared.last_reload(),
         in_flight: shared.in_flight(),
         uptime_s: shared.started.elapsed().as_secs(),
+        workers: generation
+            .workers
+            .iter()
+            .map(|(name, pool)| {
+                (
+                    name.clone(),
+                    serde_json::to_value(pool.status()).unwrap_or_default(),
+                )
+            })
+            .collect(),
     }
 }
 

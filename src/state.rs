@@ -1,6 +1,7 @@
 //! What the daemon's tasks share: the current generation of the settings, and the daemon's counters and
 //! shutdown signals.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,6 +16,7 @@ use crate::runner::Runner;
 use crate::settings::Settings;
 use crate::stoploop::StopLoops;
 use crate::systemd::Notifier;
+use crate::worker::Pool;
 
 /// One whole settings file as loaded, numbered. A fire takes one and keeps it to its end, so a reload in
 /// the middle of a fire never mixes two files.
@@ -26,6 +28,9 @@ pub struct Generation {
     /// `max_processes` permits. Kept from one generation to the next while `max_processes` is unchanged,
     /// so that a reload does not let more processes run than the limit.
     pub slots: Arc<Semaphore>,
+    /// The worker hooks' processes, by hook name. A reload keeps a pool whose settings did not change
+    /// (its processes keep running) and stops the others.
+    pub workers: HashMap<String, Arc<Pool>>,
 }
 
 /// The daemon's shared state.
@@ -63,12 +68,15 @@ impl Shared {
         notifier: Notifier,
     ) -> Arc<Shared> {
         let slots = Arc::new(Semaphore::new(settings.defaults.max_processes));
+        let runner = Runner::default();
+        let workers = start_workers(&settings, &HashMap::new(), &runner);
         Arc::new(Shared {
             config_path,
             current: ArcSwap::from_pointee(Generation {
                 number: 1,
                 settings,
                 slots,
+                workers,
             }),
             reload_lock: Mutex::new(()),
             last_reload: Mutex::new(last_reload),
@@ -76,7 +84,7 @@ impl Shared {
             notifier,
             in_flight: AtomicUsize::new(0),
             started: Instant::now(),
-            runner: Runner::default(),
+            runner,
             stop_loops: StopLoops::default(),
             draining: CancellationToken::new(),
             abandon: CancellationToken::new(),
@@ -97,12 +105,29 @@ impl Shared {
             Arc::new(Semaphore::new(settings.defaults.max_processes))
         };
         let number = previous.number + 1;
+        let workers = start_workers(&settings, &previous.workers, &self.runner);
+        for (name, pool) in &previous.workers {
+            if !workers
+                .get(name)
+                .is_some_and(|kept| Arc::ptr_eq(kept, pool))
+            {
+                pool.stop();
+            }
+        }
         self.current.store(Arc::new(Generation {
             number,
             settings,
             slots,
+            workers,
         }));
         number
+    }
+
+    /// Stops every worker (at shutdown).
+    pub fn stop_workers(&self) {
+        for pool in self.current().workers.values() {
+            pool.stop();
+        }
     }
 
     pub fn last_reload(&self) -> LastReload {
@@ -118,6 +143,29 @@ impl Shared {
         self.in_flight.fetch_add(1, Ordering::Relaxed);
         InFlight(self.clone())
     }
+}
+
+/// The pools for the settings' enabled worker hooks: those of `previous` whose settings are unchanged,
+/// new ones for the rest.
+fn start_workers(
+    settings: &Settings,
+    previous: &HashMap<String, Arc<Pool>>,
+    runner: &Runner,
+) -> HashMap<String, Arc<Pool>> {
+    let mut workers = HashMap::new();
+    for hook in settings.hooks.iter().flat_map(|(_, hooks)| hooks.iter()) {
+        if !hook.enabled || !matches!(hook.program, crate::settings::Program::Worker { .. }) {
+            continue;
+        }
+        let pool = match previous.get(&hook.name) {
+            Some(pool) if pool.identity == crate::worker::identity(hook, &settings.dir) => {
+                pool.clone()
+            }
+            _ => Pool::start(hook, settings.dir.clone(), &runner.cleanups),
+        };
+        workers.insert(hook.name.clone(), pool);
+    }
+    workers
 }
 
 /// One fire in flight; dropping it counts the fire as done.

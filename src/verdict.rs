@@ -21,6 +21,12 @@ pub enum Exit {
     CouldNotStart(String),
     /// It was killed because its answer was no longer wanted (the client left, the daemon is stopping).
     Cancelled(&'static str),
+    /// A worker hook answered (a line on its stdout): read as a hook's stdout after exit 0, but with no
+    /// exit status to report, since the worker did not exit.
+    Answered,
+    /// A worker hook could not give an answer (it died, or answered what is not an answer); the text
+    /// says what happened.
+    Broken(String),
 }
 
 impl Exit {
@@ -134,7 +140,9 @@ fn read_raw(run: &Run<'_>) -> Said {
             return Said::Failed(format!("killed by signal {signal}{}", signal_name(*signal)));
         }
         Exit::Cancelled(why) => return Said::Failed(format!("cancelled: {why}")),
+        Exit::Broken(why) => return Said::Failed(why.clone()),
         Exit::Code(code) => *code,
+        Exit::Answered => 0,
     };
     match code {
         126 | 127 if run.via_shell => Said::Failed(exit_error(code, run.stderr)),

@@ -55,6 +55,9 @@ pub enum Program {
     Shell { shell: String, command: String },
     /// Exec'd as it stands, without a shell.
     Argv(Vec<String>),
+    /// Started once and kept running: one event per line on its stdin, one answer per line on its stdout,
+    /// `count` processes for fires that overlap.
+    Worker { argv: Vec<String>, count: usize },
 }
 
 /// One hook of the settings file, with the defaults already applied.

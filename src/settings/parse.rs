@@ -25,11 +25,16 @@ const DEFAULTS_KEYS: &[&str] = &[
     "max_processes",
     "stop_refusal_cap",
 ];
+/// The most worker processes one worker hook may keep.
+const MAX_WORKERS: i64 = 16;
+
 const HOOK_KEYS: &[&str] = &[
     "name",
     "matcher",
     "command",
     "argv",
+    "worker",
+    "workers",
     "timeout",
     "on_failure",
     "agents",
@@ -302,6 +307,8 @@ impl Walker<'_> {
         let mut matcher_source = None;
         let mut command = None;
         let mut argv = None;
+        let mut worker = None;
+        let mut workers = None;
         let mut timeout = defaults.timeout;
         let mut on_failure = defaults.on_failure;
         let mut agents = None;
@@ -344,21 +351,12 @@ impl Walker<'_> {
                     matcher_source = Some(source);
                 }
                 "command" => command = self.non_empty_string(value, &field),
-                "argv" => {
-                    if let Some(words) = self.strings(
-                        value,
-                        &field,
-                        "a list of strings (the program, then its arguments)",
-                    ) {
-                        if words.first().is_none_or(String::is_empty) {
-                            self.error(
-                                value.span(),
-                                format!("{field} must start with the program to run"),
-                            );
-                        } else {
-                            argv = Some(words);
-                        }
-                    }
+                "argv" => argv = self.program_words(value, &field),
+                "worker" => worker = self.program_words(value, &field),
+                "workers" => {
+                    workers = self
+                        .integer_in(value, &field, 1, MAX_WORKERS)
+                        .map(|n| n as usize)
                 }
                 "timeout" => timeout = self.seconds(value, &field).unwrap_or(timeout),
                 "on_failure" => on_failure = self.on_failure(value, &field).unwrap_or(on_failure),
@@ -382,26 +380,42 @@ impl Walker<'_> {
                 _ => self.unknown_key(key, &format!("in {what}"), HOOK_KEYS),
             }
         }
-        let program = match (
-            command,
-            argv,
-            table.get("command").is_some(),
-            table.get("argv").is_some(),
-        ) {
-            (Some(command), None, _, false) => Program::Shell {
+        let forms: Vec<&str> = ["command", "argv", "worker"]
+            .into_iter()
+            .filter(|k| table.get(*k).is_some())
+            .collect();
+        if forms.len() > 1 {
+            let span = table.get(forms[1]).map_or(entry.span(), |v| v.span());
+            self.error(
+                span,
+                format!("{what} has both {} and {}; keep one", forms[0], forms[1]),
+            );
+            return None;
+        }
+        if forms.is_empty() {
+            self.error(
+                entry.span(),
+                format!("{what} needs a command (a shell line), an argv (a program and its arguments) or a worker (a program kept running)"),
+            );
+            return None;
+        }
+        if let (Some(value), None) = (table.get("workers"), table.get("worker")) {
+            self.error(
+                value.span(),
+                format!("{what}: workers applies only to a worker hook (worker = [...])"),
+            );
+            return None;
+        }
+        let program = match (command, argv, worker) {
+            (Some(command), _, _) => Program::Shell {
                 shell: defaults.shell.clone(),
                 command,
             },
-            (None, Some(argv), false, _) => Program::Argv(argv),
-            (_, _, true, true) => {
-                let span = table.get("argv").map_or(entry.span(), |v| v.span());
-                self.error(span, format!("{what} has both command and argv; keep one"));
-                return None;
-            }
-            (_, _, false, false) => {
-                self.error(entry.span(), format!("{what} needs a command (a shell line) or an argv (a program and its arguments)"));
-                return None;
-            }
+            (_, Some(argv), _) => Program::Argv(argv),
+            (_, _, Some(argv)) => Program::Worker {
+                argv,
+                count: workers.unwrap_or(1),
+            },
             _ => return None, // the bad value was reported above
         };
         if self.errors.len() > errors_before {
@@ -419,6 +433,23 @@ impl Walker<'_> {
             env,
             enabled,
         })
+    }
+
+    /// A program and its arguments (`argv`, `worker`).
+    fn program_words(&mut self, value: &Value<'_>, field: &str) -> Option<Vec<String>> {
+        let words = self.strings(
+            value,
+            field,
+            "a list of strings (the program, then its arguments)",
+        )?;
+        if words.first().is_none_or(String::is_empty) {
+            self.error(
+                value.span(),
+                format!("{field} must start with the program to run"),
+            );
+            return None;
+        }
+        Some(words)
     }
 
     fn type_error(&mut self, value: &Value<'_>, field: &str, expected: &str) {
