@@ -106,12 +106,21 @@ pub fn claude_tool_name(gemini_tool: &str) -> Option<&'static str> {
         .map(|(_, claude)| *claude)
 }
 
-/// A line for each hook scoped to a known agent on a moment that agent never fires: a policy that would
-/// quietly not hold for it.
-pub fn scoping_warnings(settings: &crate::settings::Settings) -> Vec<String> {
+/// A line for each hook that is valid but will not do what it seems to, for agents: one scoped to a known
+/// agent on a moment that agent never fires, and one whose timeout is past what `hookd relay` waits by
+/// default (the relay would give up first, letting the agent go on even when the hook would refuse).
+pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
     let mut warnings = Vec::new();
     for (moment, hooks) in &settings.hooks {
         for hook in hooks.iter().filter(|h| h.enabled) {
+            if hook.timeout.as_secs_f64() >= crate::relay::DEFAULT_TIMEOUT_SECS {
+                warnings.push(format!(
+                    "hook \"{}\" may run {}s, past the {}s hookd relay waits by default: raise the relay's --timeout (and the agent's own hook timeout above it)",
+                    hook.name,
+                    hook.timeout.as_secs_f64(),
+                    crate::relay::DEFAULT_TIMEOUT_SECS
+                ));
+            }
             for name in hook.agents.iter().flatten() {
                 if let Some(agent) = Agent::from_name(name).filter(|agent| !agent.fires(moment)) {
                     warnings.push(format!(
@@ -152,7 +161,7 @@ mod tests {
             crate::settings::Settings::parse(std::path::Path::new("h.toml"), "h.toml", text)
                 .unwrap();
         assert_eq!(
-            scoping_warnings(&settings),
+            settings_warnings(&settings),
             vec![
                 "hook \"x\" is for codex, which never fires PostToolUseFailure: it will not run for codex"
             ]

@@ -59,8 +59,9 @@ pub enum Command {
         /// letting the agent go on
         #[arg(long)]
         fail_closed: bool,
-        /// Seconds to wait for the verdict before giving up (keep the agent's own hook timeout above it)
-        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        /// Seconds to wait for the verdict before giving up: above every hook's timeout (60 s by default),
+        /// below the agent's own hook timeout (120 s in --print-settings)
+        #[arg(long, value_name = "SECONDS", default_value_t = crate::relay::DEFAULT_TIMEOUT_SECS)]
         timeout: f64,
         /// Print the snippet for AGENT's own settings that routes each of its moments through hookd relay
         #[arg(long, value_name = "AGENT")]

@@ -101,7 +101,7 @@ fn check(config: &Path) -> Result<ExitCode, String> {
     match Settings::load(config) {
         Ok(settings) => {
             print!("{}", describe(&settings));
-            for warning in crate::agents::scoping_warnings(&settings) {
+            for warning in crate::agents::settings_warnings(&settings) {
                 eprintln!("warning: {warning}");
             }
             Ok(ExitCode::SUCCESS)

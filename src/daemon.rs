@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::protocol::LastReload;
-use crate::reload::{Trigger, now_rfc3339, text_hash};
+use crate::reload::{Trigger, text_hash};
 use crate::settings::{LoadError, Settings};
 use crate::state::Shared;
 use crate::systemd::Notifier;
@@ -52,7 +52,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         let listener = tokio::net::UnixListener::from_std(listener)
             .map_err(|e| format!("cannot listen: {e}"))?;
         let last_reload = LastReload {
-            at: now_rfc3339(),
+            at: crate::time::now_rfc3339(),
             ok: true,
             error: None,
         };
@@ -121,12 +121,9 @@ fn close_inherited_on_exec() {
 fn initial_settings(config: &Path) -> Result<(Settings, Option<u64>), String> {
     let shown = config.display();
     match Settings::read(config) {
-        Ok(text) => match Settings::parse(config, &shown.to_string(), &text) {
+        Ok(text) => match crate::reload::parse(config, &text) {
             Ok(settings) => {
                 tracing::info!(config = %shown, hooks = %settings.summary(), "settings loaded");
-                for warning in crate::agents::scoping_warnings(&settings) {
-                    tracing::warn!("{warning}");
-                }
                 Ok((settings, Some(text_hash(&text))))
             }
             Err(errors) => Err(format!("the settings file is invalid:\n{errors}")),
@@ -143,6 +140,7 @@ fn initial_settings(config: &Path) -> Result<(Settings, Option<u64>), String> {
 /// `/dev/tty` and read from or write to the user's terminal. The daemon stays in its process group, so
 /// Ctrl-C still reaches it.
 fn detach_from_terminal() {
+    use nix::sys::signal::{SigHandler, Signal, signal};
     use std::os::fd::AsRawFd;
     let Ok(tty) = std::fs::OpenOptions::new()
         .read(true)
@@ -151,6 +149,11 @@ fn detach_from_terminal() {
     else {
         return; // no controlling terminal: nothing to give up
     };
+    // A session leader giving up its terminal sends SIGHUP to the terminal's foreground group, which is
+    // this daemon when it was started with `exec hookd serve`: ignore it for the moment it takes.
+    // SAFETY: setting a signal's disposition to SIG_IGN and back to SIG_DFL installs no handler code; the
+    // runtime that installs hookd's own SIGHUP handler does not exist yet.
+    let previous = unsafe { signal(Signal::SIGHUP, SigHandler::SigIgn) };
     // SAFETY: TIOCNOTTY takes no argument and acts on the calling process only; the fd is open and valid.
     let result = unsafe { nix::libc::ioctl(tty.as_raw_fd(), nix::libc::TIOCNOTTY) };
     if result != 0 {
@@ -158,5 +161,9 @@ fn detach_from_terminal() {
             "could not give up the controlling terminal: {}",
             std::io::Error::last_os_error()
         );
+    }
+    if let Ok(previous) = previous {
+        // SAFETY: as above: a disposition, not a handler of ours.
+        let _ = unsafe { signal(Signal::SIGHUP, previous) };
     }
 }

@@ -40,7 +40,7 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
         return to_line(&ErrorResponse::new(
             id,
             ErrorKind::UnknownMoment,
-            format!("unknown moment \"{moment}\"{hint}"),
+            format!("unknown moment \"{}\"{hint}", moment::shown(&moment)),
         ));
     }
     let started = Instant::now();
@@ -54,24 +54,13 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
         .filter(|hook| field.is_none_or(|field| hook.matcher.matches_event(&event, field)))
         .cloned()
         .collect();
-    if hooks.is_empty() {
-        let mut verdict = verdict::Verdict::default();
-        if let Some(stop_loop) = stop_loop {
-            stop_loop.finish(shared, settings.defaults.stop_refusal_cap, &mut verdict);
-        }
-        return to_line(&FireResponse {
-            id,
-            ok: true,
-            refused: false,
-            reason: None,
-            adds: Vec::new(),
-            hooks: Vec::new(),
-        });
-    }
-
-    let _in_flight = shared.fire_started();
-    let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
-    let runs = run_all(shared, &generation, &hooks, &input, &cancel).await;
+    let _in_flight = (!hooks.is_empty()).then(|| shared.fire_started());
+    let runs = if hooks.is_empty() {
+        Vec::new() // the common case, kept cheap: nothing to serialize, nothing to spawn
+    } else {
+        let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
+        run_all(shared, &generation, &hooks, &input, &cancel).await
+    };
     if shared.abandon.is_cancelled()
         && runs
             .iter()
@@ -94,7 +83,12 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
             on_failure: hook.on_failure,
         });
         let ms = (ran.elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
-        log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
+        if matches!(ran.exit, Exit::Cancelled(_)) {
+            // Nobody is waiting for this answer: not worth a warning per hook.
+            tracing::debug!(hook = %hook.name, %moment, "hook stopped: its fire was abandoned");
+        } else {
+            log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
+        }
         reports.push(HookReport {
             name: hook.name.clone(),
             outcome: outcome.kind,

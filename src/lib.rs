@@ -17,7 +17,7 @@
 //! - [`systemd`]: socket activation and sd_notify, silent outside systemd.
 //! - [`stoploop`]: the count of refused Stops per session, and its cap.
 //! - [`worker`]: worker hooks, kept running and asked one event per line.
-//! - [`lines`]: bounded request lines; [`paths`]: the default paths.
+//! - [`lines`]: bounded request lines; [`paths`]: the default paths; [`time`]: RFC 3339 time stamps.
 
 pub mod agents;
 pub mod cli;
@@ -41,6 +41,7 @@ pub mod socket;
 pub mod state;
 pub mod stoploop;
 pub mod systemd;
+pub mod time;
 pub mod verdict;
 pub mod watch;
 pub mod worker;

@@ -85,6 +85,17 @@ pub fn is_stop(name: &str) -> bool {
     name == "Stop" || name == "SubagentStop"
 }
 
+/// Names longer than this get no suggestion.
+const MAX_SUGGESTED_LEN: usize = 64;
+
+/// A client-given name as it is shown in an error: cut at 100 characters.
+pub fn shown(name: &str) -> String {
+    match name.char_indices().nth(100) {
+        Some((cut, _)) => format!("{}...", &name[..cut]),
+        None => name.to_string(),
+    }
+}
+
 /// The closest name among `candidates` to `name`, when it is close enough to be a likely typo.
 ///
 /// Case is ignored first (`pretooluse` is surely `PreToolUse`), then an edit distance of at most a third
@@ -93,6 +104,11 @@ pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    // Names come from clients too (up to a line of 1 MiB): a long one is no typo of a short one, and the
+    // distance costs the product of the lengths.
+    if name.len() > MAX_SUGGESTED_LEN {
+        return None;
+    }
     let lower = name.to_ascii_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
@@ -148,6 +164,14 @@ mod tests {
         assert_eq!(did_you_mean("pretooluse", names()), Some("PreToolUse"));
         assert_eq!(did_you_mean("PostToolUs", names()), Some("PostToolUse"));
         assert_eq!(did_you_mean("Stpo", names()), Some("Stop"));
+    }
+
+    #[test]
+    fn a_huge_name_gets_no_suggestion_and_is_shown_cut() {
+        let huge = "P".repeat(1 << 20);
+        assert_eq!(did_you_mean(&huge, names()), None);
+        assert_eq!(shown(&huge).len(), 103);
+        assert_eq!(shown("Stop"), "Stop");
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub enum ErrorKind {
     ShuttingDown,
     /// A `reload` found the settings file invalid; the old settings stay.
     InvalidSettings,
+    /// The daemon failed in a way it should not (a bug): the request was not carried out.
+    Internal,
 }
 
 /// An error response.
@@ -266,7 +268,10 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                 || format!(" (one of: {})", OPS.join(", ")),
                 |op| format!(" (did you mean \"{op}\"?)"),
             );
-            return Err(bad(format!("unknown op \"{other}\"{hint}")));
+            return Err(bad(format!(
+                "unknown op \"{}\"{hint}",
+                crate::moment::shown(other)
+            )));
         }
     };
     Ok((id, request))

@@ -24,6 +24,11 @@ pub struct Options {
     pub timeout: Duration,
 }
 
+/// How long the relay waits for a verdict by default. Above the daemon's default hook timeout (60 s), so
+/// that a hanging hook is answered by the daemon (with its `on_failure`) before the relay gives up, and
+/// below the 120 s that `--print-settings` gives the agent, so the relay answers before the agent kills it.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 100.0;
+
 /// The reason given to the agent when `--fail-closed` refuses because the daemon is down or silent past
 /// the relay's timeout (contract 12).
 pub const NOT_RUNNING: &str = "hookd is not running";

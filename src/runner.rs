@@ -1,4 +1,4 @@
-//! Runs one hook: spawn it in a session of its own, feed it the event, capture what it prints within
+//! Runs one hook: spawn it in a process group of its own, feed it the event, capture what it prints within
 //! bounds, stop it at its timeout, and leave nothing of it behind. The result is what the hook did; what
 //! that *means* is the business of [`crate::verdict`].
 

@@ -12,6 +12,7 @@
 //! 6. On shutdown, no new connection is accepted and new requests get `shutting_down`; running fires have
 //!    [`DRAIN_DEADLINE`] to finish, then their hooks are killed.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
@@ -37,6 +38,9 @@ use crate::state::Shared;
 
 /// Connections served at once; more wait in the listen backlog until one closes.
 pub const MAX_CONNECTIONS: usize = 1024;
+
+/// Fires one connection may have running at once; more requests wait unread until one is answered.
+pub const MAX_PENDING: usize = 256;
 
 /// A connection with nothing pending and nothing said for this long is closed.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
@@ -148,6 +152,8 @@ impl Connection {
         let mut frames = FramedRead::new(read, LineDecoder::new(MAX_LINE));
         let cancel = self.shared.abandon.child_token();
         let mut pending: JoinSet<Vec<u8>> = JoinSet::new();
+        // The `id` of each pending fire, by task, to answer it even if its task panics.
+        let mut pending_ids: HashMap<tokio::task::Id, Option<Value>> = HashMap::new();
         let mut reading = true;
         // Set when reading ends with fires pending: tells a hang-up from a half-close.
         let mut hang_up: Option<AsyncFd<OwnedFd>> = None;
@@ -161,7 +167,9 @@ impl Connection {
                 hang_up = hang_up_probe(&write);
             }
             tokio::select! {
-                frame = next(&mut frames), if reading => {
+                // At most MAX_PENDING fires per connection: past that, the next line waits (backpressure),
+                // so one client cannot make the daemon hold an unbounded number of fires.
+                frame = next(&mut frames), if reading && pending.len() < MAX_PENDING => {
                     idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
                     let action = match frame {
                         None | Some(Err(_)) => { reading = false; continue; }
@@ -177,20 +185,27 @@ impl Connection {
                             if write.write_all(&response).await.is_err() { break; }
                         }
                         Action::Fire(request) => {
-                            let (shared, cancel) = (self.shared.clone(), cancel.clone());
-                            pending.spawn(async move { fire::fire(&shared, request, cancel).await });
+                            let (shared, cancel, id) = (self.shared.clone(), cancel.clone(), request.id.clone());
+                            let task = pending.spawn(async move { fire::fire(&shared, request, cancel).await });
+                            pending_ids.insert(task.id(), id);
                         }
                     }
                 }
-                Some(joined) = pending.join_next() => {
+                Some(joined) = pending.join_next_with_id() => {
                     let response = match joined {
-                        Ok(response) => response,
+                        Ok((task, response)) => {
+                            pending_ids.remove(&task);
+                            response
+                        }
                         Err(e) => {
                             tracing::error!("a fire's task ended abnormally: {e}");
-                            to_line(&ErrorResponse::new(None, ErrorKind::BadRequest, "internal error; see the daemon's log"))
+                            let id = pending_ids.remove(&e.id()).flatten();
+                            to_line(&ErrorResponse::new(id, ErrorKind::Internal, "internal error; see the daemon's log"))
                         }
                     };
                     if write.write_all(&response).await.is_err() { break; }
+                    // A long fire is activity: the idle clock starts again from its answer.
+                    idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
                 }
                 _ = peer_gone(hang_up.as_ref()), if hang_up.is_some() => {
                     tracing::debug!(pending = pending.len(), "client hung up with fires pending: stopping their hooks");

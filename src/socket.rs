@@ -104,6 +104,13 @@ fn prepare_folder(folder: &Path) -> Result<(), String> {
                     metadata.uid()
                 ));
             }
+            if metadata.uid() == uid && metadata.mode() & 0o077 != 0 {
+                // Others could replace the socket with theirs: the folder is made private, as if created.
+                let mode = format!("{:04o}", metadata.mode() & 0o7777);
+                tracing::warn!(folder = %shown, mode, "the socket's folder was open to others; making it 0700");
+                std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| format!("cannot make the socket's folder {shown} private: {e}"))?;
+            }
             Ok(())
         }
         Err(e) if e.kind() == ErrorKind::NotFound => std::fs::DirBuilder::new()

@@ -11,8 +11,16 @@ use crate::state::lock;
 /// forgotten session only starts counting again from zero.
 pub const MAX_SESSIONS: usize = 4096;
 
-/// Who a count belongs to: the agent and the session id.
-type Key = (String, String);
+/// Who a count belongs to: a hash of the agent and the session id. A hash, not the strings: a session id
+/// comes from the client and may be long, and the memory bound must hold in bytes, not only in entries.
+type Key = u64;
+
+fn key(agent: &str, session: &str) -> Key {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (agent, session).hash(&mut hasher);
+    hasher.finish()
+}
 
 /// Consecutive refused Stops per (agent, session).
 #[derive(Debug, Default)]
@@ -39,13 +47,13 @@ impl StopLoops {
         let counts = lock(&self.inner);
         counts
             .by_session
-            .get(&(agent.to_string(), session.to_string()))
+            .get(&key(agent, session))
             .map_or(0, |e| e.refusals)
     }
 
     /// Records a Stop's verdict: one more refusal in a row, or the end of the run.
     pub fn record_stop(&self, agent: &str, session: &str, refused: bool) {
-        let key = (agent.to_string(), session.to_string());
+        let key = key(agent, session);
         let mut counts = lock(&self.inner);
         if !refused {
             counts.by_session.remove(&key);
@@ -58,7 +66,7 @@ impl StopLoops {
                 .by_session
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
-                .map(|(k, _)| k.clone());
+                .map(|(k, _)| *k);
             if let Some(oldest) = oldest {
                 counts.by_session.remove(&oldest);
             }
@@ -73,9 +81,7 @@ impl StopLoops {
 
     /// A new prompt in the session: whatever ran before, the count starts over.
     pub fn reset(&self, agent: &str, session: &str) {
-        lock(&self.inner)
-            .by_session
-            .remove(&(agent.to_string(), session.to_string()));
+        lock(&self.inner).by_session.remove(&key(agent, session));
     }
 
     /// Sessions remembered now.

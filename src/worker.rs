@@ -194,6 +194,7 @@ struct Process {
 impl Slot {
     async fn run(self) {
         let mut deaths_in_a_row = 0u32;
+        let mut starts = 0u64;
         let mut process: Option<Process> = None;
         loop {
             let Some(worker) = process.as_mut() else {
@@ -207,7 +208,13 @@ impl Slot {
                     }
                 }
                 match self.spawn() {
-                    Ok(started) => process = Some(started),
+                    Ok(started) => {
+                        if starts > 0 {
+                            self.update(|slot| slot.restarts += 1);
+                        }
+                        starts += 1;
+                        process = Some(started);
+                    }
                     Err(why) => {
                         deaths_in_a_row += 1;
                         self.record_death(&why, deaths_in_a_row);
@@ -236,10 +243,22 @@ impl Slot {
             let started = Instant::now();
             let outcome = tokio::time::timeout(request.timeout, ask(worker, &request.line)).await;
             let ran = match outcome {
-                Ok(Ok(answer)) => {
-                    deaths_in_a_row = 0;
-                    read_answer(answer, started)
-                }
+                Ok(Ok(answer)) => match read_answer(answer, started) {
+                    Ok(ran) => {
+                        deaths_in_a_row = 0;
+                        ran
+                    }
+                    Err(why) => {
+                        // Not an answer: the worker is out of step or confused; its next lines cannot be
+                        // trusted to answer the next events.
+                        deaths_in_a_row += 1;
+                        self.record_death(&why, deaths_in_a_row);
+                        if let Some(confused) = process.take() {
+                            self.retire(confused);
+                        }
+                        broken(started, &why)
+                    }
+                },
                 Ok(Err(why)) => {
                     // It died mid-answer, or broke the protocol: its next answer cannot be trusted.
                     deaths_in_a_row += 1;
@@ -317,7 +336,6 @@ impl Slot {
         self.update(|slot| {
             slot.state = if failing { "failing" } else { "restarting" };
             slot.pid = None;
-            slot.restarts += 1;
             slot.last_error = Some(why.to_string());
         });
     }
@@ -364,25 +382,26 @@ async fn ask(worker: &mut Process, line: &[u8]) -> Result<Vec<u8>, String> {
     }
 }
 
-/// An answer line as a hook's stdout after exit 0: a JSON object (or nothing at all). Anything else
-/// fails, rather than pass for context to add.
-fn read_answer(answer: Vec<u8>, started: Instant) -> Ran {
+/// An answer line, to be read as a hook's stdout after exit 0: a JSON object, or nothing at all. Anything
+/// else is no answer (rather than pass for context to add, as text would from a command hook).
+fn read_answer(answer: Vec<u8>, started: Instant) -> Result<Ran, String> {
     let text = String::from_utf8_lossy(&answer);
     let trimmed = text.trim();
-    if !trimmed.is_empty() && !trimmed.starts_with('{') {
+    let is_object =
+        || serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(trimmed).is_ok();
+    if !trimmed.is_empty() && !is_object() {
         let shown: String = trimmed.chars().take(80).collect();
-        return broken(
-            started,
-            &format!("the worker answered something that is not a JSON object: {shown:?}"),
-        );
+        return Err(format!(
+            "the worker answered something that is not a JSON object: {shown:?}"
+        ));
     }
-    Ran {
+    Ok(Ran {
         exit: Exit::Answered,
         stdout: answer,
         stderr: Vec::new(),
         truncated: false,
         elapsed: started.elapsed(),
-    }
+    })
 }
 
 /// A worker's stderr, a line at a time (cut at [`STDERR_LINE`] bytes), into the daemon's log.
@@ -413,13 +432,17 @@ mod tests {
     fn an_answer_must_be_a_json_object_or_nothing() {
         let now = Instant::now();
         assert_eq!(
-            read_answer(b"{\"refused\":\"no\"}\n".to_vec(), now).exit,
+            read_answer(b"{\"refused\":\"no\"}\n".to_vec(), now)
+                .unwrap()
+                .exit,
             Exit::Answered
         );
-        assert_eq!(read_answer(b"\n".to_vec(), now).exit, Exit::Answered);
-        assert!(matches!(
-            read_answer(b"hello\n".to_vec(), now).exit,
-            Exit::Broken(_)
-        ));
+        assert_eq!(
+            read_answer(b"\n".to_vec(), now).unwrap().exit,
+            Exit::Answered
+        );
+        assert!(read_answer(b"hello\n".to_vec(), now).is_err());
+        assert!(read_answer(b"{\"refused\": \n".to_vec(), now).is_err());
+        assert!(read_answer(b"[1]\n".to_vec(), now).is_err());
     }
 }

@@ -1,0 +1,704 @@
+//! Worker hooks (`worker = [...]`, `workers = N`): hooks kept running, asked one event per line on stdin,
+//! answering one line on stdout. Against the real daemon with real Python workers (and `sh` ones where a
+//! shell is simpler): answers, a worker's pid kept across fires, late, crashing, garbage-writing and
+//! always-dying workers and their restarts, overlapping fires on several processes, reloads that keep the
+//! unchanged workers, `on_failure`, the worker's stderr in the log, shutdown, and `hookd check`.
+//!
+//! The one Python worker, `worker.py`, does what the event's `tool_input.command` says (`refuse:R`,
+//! `add:T`, `pid`, `slow:S`, `half`, `garbage`, ...), so each test picks a behaviour per fire. Tests poll
+//! `status` (or /proc) with deadlines; only the overlap test bounds a time, generously.
+
+mod common;
+
+use std::fs;
+use std::time::{Duration, Instant};
+
+use common::*;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+
+/// How long a worker may take to show in `status` as wanted (a safety net against a hung test, not a
+/// speed assertion).
+const SHOWS: Duration = Duration::from_secs(10);
+
+/// The Python worker: one event per line in, one answer per line out, behaving as the event's
+/// `tool_input.command` says. It appends its pid to `started.txt` once it is ready to read.
+const WORKER_PY: &str = r#"
+import json, os, sys, time
+
+pid = str(os.getpid())
+
+def say(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+def answer(obj):
+    say(json.dumps(obj) + "\n")
+
+with open("@DIR@/started.txt", "a") as started:
+    started.write(pid + "\n")
+
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    event = json.loads(line)
+    kind, _, arg = event.get("tool_input", {}).get("command", "").partition(":")
+    if kind == "refuse":
+        answer({"refused": arg})
+    elif kind == "add":
+        answer({"adds": arg})
+    elif kind == "deny":
+        answer({"hookSpecificOutput": {"hookEventName": event["hook_event_name"],
+                "permissionDecision": "deny", "permissionDecisionReason": arg}})
+    elif kind == "context":
+        answer({"hookSpecificOutput": {"hookEventName": event["hook_event_name"],
+                "additionalContext": arg}})
+    elif kind == "empty":
+        answer({})
+    elif kind == "blank":
+        say("\n")
+    elif kind == "pid":
+        answer({"adds": pid})
+    elif kind == "event":
+        answer({"adds": event["hook_event_name"] + " " + event["session_id"]})
+    elif kind == "hook":
+        answer({"adds": os.environ.get("HOOKD_HOOK", "")})
+    elif kind == "env":
+        answer({"adds": os.environ.get("POLICY", "")})
+    elif kind == "argv":
+        answer({"adds": " ".join(sys.argv[1:])})
+    elif kind == "slow":
+        time.sleep(float(arg))
+        answer({"adds": pid})
+    elif kind == "half":
+        say('{"adds": "half an ans')
+        os._exit(0)
+    elif kind == "garbage":
+        say("this is not json\n")
+    elif kind == "badjson":
+        say('{"adds": \n')
+    elif kind == "say":
+        sys.stderr.write(arg + "\n")
+        sys.stderr.flush()
+        answer({})
+    else:
+        answer({"adds": "unknown directive " + kind})
+"#;
+
+/// Writes `worker.py` into the sandbox (outside the watched settings folder).
+fn write_worker(sb: &Sandbox) {
+    fs::write(sb.p("worker.py"), sb.expand(WORKER_PY)).expect("writing worker.py");
+}
+
+/// A sandbox with `worker.py` and the settings `toml`.
+fn sandbox(toml: &str) -> Sandbox {
+    let sb = Sandbox::new();
+    write_worker(&sb);
+    sb.settings(toml);
+    sb
+}
+
+/// A PreToolUse hook `name` run by `worker.py`, with extra TOML keys.
+fn py_hook(name: &str, extra: &str) -> String {
+    format!(
+        "[[hooks.PreToolUse]]\nname = \"{name}\"\nworker = [\"python3\", \"@DIR@/worker.py\"]\n{extra}\n"
+    )
+}
+
+/// A Bash PreToolUse event whose command tells `worker.py` what to do.
+fn ev(directive: &str) -> Value {
+    ev_tool("Bash", directive)
+}
+
+fn ev_tool(tool: &str, directive: &str) -> Value {
+    json!({"session_id": "s1", "tool_name": tool, "tool_input": {"command": directive}})
+}
+
+/// The status entries of the worker hook `name` (panics if it has none).
+fn slots(d: &Daemon, name: &str) -> Vec<Value> {
+    let status = d.status();
+    status["workers"][name]
+        .as_array()
+        .unwrap_or_else(|| panic!("no workers for {name:?} in status: {status}"))
+        .clone()
+}
+
+/// Polls `status` until `cond` holds of the slots of `name`; returns them.
+fn wait_slots(d: &Daemon, name: &str, what: &str, cond: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+    let mut last = Vec::new();
+    let deadline = Instant::now() + SHOWS;
+    loop {
+        let status = d.status();
+        if let Some(found) = status["workers"][name].as_array() {
+            if cond(found) {
+                return found.clone();
+            }
+            last = found.clone();
+        }
+        if Instant::now() >= deadline {
+            panic!(
+                "after {SHOWS:?} the workers of {name:?} are still not {what}: {last:?}; status: {status}"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn pid_of(slot: &Value) -> Option<i32> {
+    slot["pid"].as_i64().map(|p| p as i32)
+}
+
+fn running(slot: &Value) -> bool {
+    slot["state"] == "running" && pid_of(slot).is_some()
+}
+
+/// Waits until all `n` slots of `name` show as running with a pid; returns the pids.
+fn wait_running(d: &Daemon, name: &str, n: usize) -> Vec<i32> {
+    let found = wait_slots(d, name, &format!("{n} running"), |s| {
+        s.len() == n && s.iter().all(running)
+    });
+    found.iter().map(|s| pid_of(s).unwrap()).collect()
+}
+
+/// Waits until the pid `pid` wrote its line into `started.txt` (a Python worker ready to read).
+fn wait_ready(d: &Daemon, pid: i32) {
+    wait_until(SHOWS, &format!("worker {pid} to be ready"), || {
+        fs::read_to_string(d.sb.p("started.txt"))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l == pid.to_string())
+    });
+}
+
+/// The one running worker of `name`, once ready.
+fn ready_worker(d: &Daemon, name: &str) -> i32 {
+    let pid = wait_running(d, name, 1)[0];
+    wait_ready(d, pid);
+    pid
+}
+
+fn restarts(slot: &Value) -> u64 {
+    slot["restarts"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no numeric restarts in {slot}"))
+}
+
+/// Waits until `pid` no longer runs.
+fn wait_gone(d: &Daemon, pid: i32, what: &str) {
+    wait_until(SHOWS, &format!("{what} (pid {pid}) to be gone"), || {
+        process_gone(pid, d.pid())
+    });
+}
+
+/// The error of hook `name` in a response, which must say it failed.
+fn failed_with<'a>(r: &'a Value, name: &str) -> &'a str {
+    let h = hook(r, name);
+    assert_eq!(h["outcome"], "failed", "{r}");
+    h["error"].as_str().unwrap()
+}
+
+mod answers {
+    use super::*;
+
+    #[test]
+    fn python_worker_refuses_and_adds_from_one_process() {
+        let d = Daemon::start(sandbox(&py_hook("policy", "timeout = 10")));
+        let pid = ready_worker(&d, "policy");
+
+        let r = d.fire("PreToolUse", ev("refuse:no rm here"));
+        assert_eq!(r["refused"], true, "{r}");
+        assert_eq!(r["reason"], "no rm here", "{r}");
+        let h = hook(&r, "policy");
+        assert_eq!(h["outcome"], "refused", "{r}");
+        assert!(h.get("exit").is_none(), "a worker hook has no exit: {h}");
+
+        let r = d.fire("PreToolUse", ev("add:the branch is main"));
+        assert_eq!(r["refused"], false, "{r}");
+        assert_eq!(adds(&r), vec!["the branch is main"], "{r}");
+        assert_eq!(hook(&r, "policy")["outcome"], "adds", "{r}");
+        assert!(hook(&r, "policy").get("exit").is_none(), "{r}");
+
+        // Claude Code's fields, read by the same rules as a hook's stdout.
+        let r = d.fire("PreToolUse", ev("deny:not in prod"));
+        assert_eq!(r["refused"], true, "{r}");
+        assert_eq!(r["reason"], "not in prod", "{r}");
+        let r = d.fire("PreToolUse", ev("context:from the worker"));
+        assert_eq!(adds(&r), vec!["from the worker"], "{r}");
+
+        // The event line is the hook's stdin JSON, with hook_event_name; the worker has HOOKD_HOOK.
+        let r = d.fire("PreToolUse", ev("event"));
+        assert_eq!(adds(&r), vec!["PreToolUse s1"], "{r}");
+        let r = d.fire("PreToolUse", ev("hook"));
+        assert_eq!(adds(&r), vec!["policy"], "{r}");
+
+        let r = d.fire("PreToolUse", ev("pid"));
+        assert_eq!(
+            adds(&r),
+            vec![pid.to_string()],
+            "not answered by the worker in status: {r}"
+        );
+        let s = slots(&d, "policy");
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(pid_of(&s[0]), Some(pid), "the worker changed: {s:?}");
+        assert_eq!(s[0]["state"], "running", "{s:?}");
+        assert_eq!(restarts(&s[0]), 0, "{s:?}");
+    }
+
+    #[test]
+    fn empty_object_or_empty_line_says_nothing() {
+        let d = Daemon::start(sandbox(&py_hook("quiet", "timeout = 10")));
+        let pid = ready_worker(&d, "quiet");
+        for directive in ["empty", "blank"] {
+            let r = d.fire("PreToolUse", ev(directive));
+            assert_eq!(r["refused"], false, "{directive}: {r}");
+            assert!(adds(&r).is_empty(), "{directive}: {r}");
+            let h = hook(&r, "quiet");
+            assert_eq!(h["outcome"], "nothing", "{directive}: {r}");
+            assert!(h.get("exit").is_none(), "{directive}: {r}");
+        }
+        let s = slots(&d, "quiet");
+        assert_eq!(pid_of(&s[0]), Some(pid), "{s:?}");
+        assert_eq!(restarts(&s[0]), 0, "saying nothing is no failure: {s:?}");
+    }
+
+    #[test]
+    fn worker_stderr_goes_to_the_daemon_log() {
+        let d = Daemon::start(sandbox(&py_hook("chatty", "timeout = 10")));
+        ready_worker(&d, "chatty");
+        let r = d.fire("PreToolUse", ev("say:checking the policy file"));
+        assert_eq!(hook(&r, "chatty")["outcome"], "nothing", "{r}");
+        wait_until(SHOWS, "the worker's stderr in the log", || {
+            d.log_text().lines().any(|l| {
+                l.contains("worker says: checking the policy file") && l.contains("chatty")
+            })
+        });
+    }
+
+    #[test]
+    fn overlapping_fires_are_answered_by_two_workers() {
+        let d = Daemon::start(sandbox(&py_hook("pool", "workers = 2\ntimeout = 10")));
+        let pids = wait_running(&d, "pool", 2);
+        for &pid in &pids {
+            wait_ready(&d, pid);
+        }
+        let start = Instant::now();
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| d.fire("PreToolUse", ev("slow:0.5")));
+            let b = scope.spawn(|| d.fire("PreToolUse", ev("slow:0.5")));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let took = start.elapsed();
+        let (a, b) = (adds(&a), adds(&b));
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(b.len(), 1, "{b:?}");
+        assert_ne!(a, b, "both fires were answered by the same worker");
+        for answered in [&a[0], &b[0]] {
+            let pid: i32 = answered.parse().expect("a pid");
+            assert!(pids.contains(&pid), "{pid} is not a worker of {pids:?}");
+        }
+        // One after the other they would take 1 s; side by side about 0.5 s. Bound stated generously.
+        assert!(
+            took < Duration::from_millis(950),
+            "two 0.5 s answers took {took:?}: not answered side by side"
+        );
+    }
+}
+
+mod failures {
+    use super::*;
+
+    #[test]
+    fn late_worker_fails_the_fire_and_is_replaced() {
+        let d = Daemon::start(sandbox(&py_hook("late", "timeout = 1")));
+        let old = ready_worker(&d, "late");
+
+        let start = Instant::now();
+        let r = d.fire("PreToolUse", ev("slow:30"));
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the timeout did not end the fire: {r}"
+        );
+        assert_eq!(r["refused"], false, "on_failure is ignore: {r}");
+        let error = failed_with(&r, "late");
+        assert!(error.starts_with("timed out after 1s"), "{r}");
+        assert!(hook(&r, "late").get("exit").is_none(), "{r}");
+
+        let r = d.fire("PreToolUse", ev("pid"));
+        assert_eq!(hook(&r, "late")["outcome"], "adds", "{r}");
+        let new: i32 = adds(&r)[0].parse().expect("a pid");
+        assert_ne!(new, old, "the late worker answered again: {r}");
+        wait_gone(&d, old, "the late worker");
+        let s = slots(&d, "late");
+        assert_eq!(pid_of(&s[0]), Some(new), "{s:?}");
+        assert_eq!(s[0]["state"], "running", "{s:?}");
+        assert!(
+            restarts(&s[0]) >= 1,
+            "a worker killed for lateness and started again counts a restart: {s:?}"
+        );
+    }
+
+    #[test]
+    fn late_worker_with_on_failure_refuse_refuses() {
+        let d = Daemon::start(sandbox(&py_hook(
+            "guard",
+            "timeout = 1\non_failure = \"refuse\"",
+        )));
+        ready_worker(&d, "guard");
+        let r = d.fire("PreToolUse", ev("slow:30"));
+        assert_eq!(r["refused"], true, "{r}");
+        assert_eq!(r["reason"], "hook guard failed: timed out after 1s", "{r}");
+        // The replacement answers the next fire.
+        let r = d.fire("PreToolUse", ev("add:back"));
+        assert_eq!(r["refused"], false, "{r}");
+        assert_eq!(adds(&r), vec!["back"], "{r}");
+    }
+
+    #[test]
+    fn worker_crashing_mid_answer_fails_and_is_restarted() {
+        let d = Daemon::start(sandbox(&py_hook("crashy", "timeout = 10")));
+        let old = ready_worker(&d, "crashy");
+        let r = d.fire("PreToolUse", ev("half"));
+        failed_with(&r, "crashy");
+        assert!(adds(&r).is_empty(), "half an answer was used: {r}");
+
+        let r = d.fire("PreToolUse", ev("pid"));
+        assert_eq!(hook(&r, "crashy")["outcome"], "adds", "{r}");
+        let new: i32 = adds(&r)[0].parse().expect("a pid");
+        assert_ne!(new, old, "{r}");
+        wait_gone(&d, old, "the crashed worker");
+        let s = slots(&d, "crashy");
+        assert_eq!(pid_of(&s[0]), Some(new), "{s:?}");
+        assert!(restarts(&s[0]) >= 1, "{s:?}");
+        assert!(s[0]["last_error"].is_string(), "{s:?}");
+    }
+
+    /// Garbage of either kind: text that is no JSON, and a line that starts as JSON but is not.
+    fn garbage_fails_and_restarts(directive: &str) {
+        let d = Daemon::start(sandbox(&py_hook("babbler", "timeout = 10")));
+        let old = ready_worker(&d, "babbler");
+        let r = d.fire("PreToolUse", ev(directive));
+        failed_with(&r, "babbler");
+        assert!(adds(&r).is_empty(), "garbage was taken for adds: {r}");
+
+        let r = d.fire("PreToolUse", ev("pid"));
+        assert_eq!(hook(&r, "babbler")["outcome"], "adds", "{r}");
+        let new: i32 = adds(&r)[0].parse().expect("a pid");
+        assert_ne!(
+            new, old,
+            "the worker that wrote garbage ({directive}) was kept: {r}"
+        );
+        wait_gone(&d, old, "the garbage-writing worker");
+        let s = slots(&d, "babbler");
+        assert!(restarts(&s[0]) >= 1, "{s:?}");
+    }
+
+    #[test]
+    fn worker_answering_text_is_failed_and_restarted() {
+        garbage_fails_and_restarts("garbage");
+    }
+
+    #[test]
+    fn worker_answering_broken_json_is_failed_and_restarted() {
+        garbage_fails_and_restarts("badjson");
+    }
+
+    #[test]
+    fn worker_killed_while_idle_is_restarted() {
+        let d = Daemon::start(sandbox(&py_hook("victim", "timeout = 10")));
+        let old = ready_worker(&d, "victim");
+        kill(Pid::from_raw(old), Signal::SIGKILL).expect("killing the worker");
+        let s = wait_slots(&d, "victim", "restarted", |s| {
+            running(&s[0]) && pid_of(&s[0]) != Some(old)
+        });
+        assert!(restarts(&s[0]) >= 1, "{s:?}");
+        wait_gone(&d, old, "the killed worker");
+        let new = pid_of(&s[0]).unwrap();
+        let r = d.fire("PreToolUse", ev("pid"));
+        assert_eq!(adds(&r), vec![new.to_string()], "{r}");
+    }
+
+    #[test]
+    fn worker_dying_at_start_is_failing_without_spinning() {
+        let sb = Sandbox::new();
+        write_worker(&sb);
+        sb.settings(&format!(
+            "[[hooks.PostToolUse]]\nname = \"doomed\"\nworker = [\"sh\", \"-c\", \"echo doomed to die >&2; exit 3\"]\ntimeout = 0.5\n\n\
+             [[hooks.Notification]]\nname = \"missing\"\nworker = [\"@DIR@/no-such-worker\"]\n\n{}",
+            py_hook("healthy", "timeout = 10")
+        ));
+        let d = Daemon::start(sb);
+        let s = wait_slots(&d, "doomed", "failing", |s| s[0]["state"] == "failing");
+        let at_failing = restarts(&s[0]);
+        // Failing from the third death in a row: it was started again at least twice before.
+        assert!(at_failing >= 2, "failing before 3 deaths: {s:?}");
+        assert!(s[0]["last_error"].is_string(), "{s:?}");
+        // A worker that cannot even be started fails the same way.
+        let s = wait_slots(&d, "missing", "failing", |s| s[0]["state"] == "failing");
+        assert!(
+            s[0]["last_error"]
+                .as_str()
+                .is_some_and(|e| e.contains("no-such-worker")),
+            "{s:?}"
+        );
+
+        // For about a second the daemon keeps answering the other hooks, and the doomed worker is not
+        // restarted in a tight loop.
+        let window = Instant::now();
+        let mut answered = 0;
+        while window.elapsed() < Duration::from_secs(1) {
+            let r = d.fire("PreToolUse", ev("add:still here"));
+            assert_eq!(adds(&r), vec!["still here"], "{r}");
+            answered += 1;
+        }
+        assert!(answered > 0);
+        let s = slots(&d, "doomed");
+        assert!(
+            restarts(&s[0]) <= 6,
+            "the dying worker was restarted {} times by a second after it was failing: {s:?}",
+            restarts(&s[0])
+        );
+
+        // A fire for the doomed hook fails rather than hang.
+        let start = Instant::now();
+        let r = d.fire("PostToolUse", ev("pid"));
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the fire waited for a dead worker: {r}"
+        );
+        failed_with(&r, "doomed");
+        assert_eq!(
+            wait_running(&d, "healthy", 1).len(),
+            1,
+            "the healthy worker suffered"
+        );
+        wait_until(SHOWS, "the dying worker's stderr in the log", || {
+            d.log_text()
+                .lines()
+                .any(|l| l.contains("worker says: doomed to die") && l.contains("doomed"))
+        });
+    }
+}
+
+mod lifecycle {
+    use super::*;
+
+    /// A PreToolUse worker hook `name` on tool `tool`, with extra TOML keys.
+    fn on_tool(name: &str, tool: &str, extra: &str) -> String {
+        format!(
+            "[[hooks.PreToolUse]]\nname = \"{name}\"\nmatcher = \"{tool}\"\ntimeout = 10\n{extra}\n\n"
+        )
+    }
+
+    #[test]
+    fn reload_restarts_only_the_changed_workers() {
+        let py = "worker = [\"python3\", \"@DIR@/worker.py\"";
+        let v1 = [
+            on_tool("args", "Bash", &format!("{py}, \"v1\"]")),
+            on_tool("count", "Grep", &format!("{py}]")),
+            on_tool(
+                "env",
+                "Glob",
+                &format!("{py}]\nenv = {{ POLICY = \"v1\" }}"),
+            ),
+            on_tool("kept", "Read", &format!("{py}, \"kept\"]")),
+            format!("[[hooks.PostToolUse]]\nname = \"removed\"\n{py}]\n"),
+        ]
+        .concat();
+        // `args`, `count` and `env` get new arguments, a new count, a new environment; `kept` a new
+        // matcher and timeout only; `removed` goes.
+        let v2 = [
+            on_tool("args", "Bash", &format!("{py}, \"v2\"]")),
+            on_tool("count", "Grep", &format!("{py}]\nworkers = 2")),
+            on_tool(
+                "env",
+                "Glob",
+                &format!("{py}]\nenv = {{ POLICY = \"v2\" }}"),
+            ),
+            on_tool(
+                "kept",
+                "Read|Edit",
+                &format!("{py}, \"kept\"]\ntimeout = 1"),
+            )
+            .replace("timeout = 10\n", ""),
+        ]
+        .concat();
+        let d = Daemon::start(sandbox(&v1));
+        let old: Vec<(&str, i32)> = ["args", "count", "env", "kept", "removed"]
+            .into_iter()
+            .map(|name| (name, ready_worker(&d, name)))
+            .collect();
+        let old_pid = |name: &str| old.iter().find(|(n, _)| *n == name).unwrap().1;
+        assert_eq!(adds(&d.fire("PreToolUse", ev("argv"))), vec!["v1"]);
+        assert_eq!(
+            adds(&d.fire("PreToolUse", ev_tool("Glob", "env"))),
+            vec!["v1"]
+        );
+
+        d.sb.settings(&v2);
+        wait_until(SHOWS, "the edit to be loaded", || {
+            d.status()["generation"].as_u64() >= Some(2)
+        });
+        for (name, n) in [("args", 1), ("count", 2), ("env", 1)] {
+            let s = wait_slots(&d, name, "restarted", |s| {
+                s.len() == n
+                    && s.iter()
+                        .all(|s| running(s) && pid_of(s) != Some(old_pid(name)))
+            });
+            for slot in &s {
+                wait_ready(&d, pid_of(slot).unwrap());
+            }
+            wait_gone(&d, old_pid(name), &format!("the old worker of {name}"));
+        }
+        assert_eq!(
+            adds(&d.fire("PreToolUse", ev("argv"))),
+            vec!["v2"],
+            "the worker does not run its new arguments"
+        );
+        assert_eq!(
+            adds(&d.fire("PreToolUse", ev_tool("Glob", "env"))),
+            vec!["v2"],
+            "the worker does not have its new environment"
+        );
+        wait_gone(&d, old_pid("removed"), "the removed hook's worker");
+        let status = d.status();
+        assert!(
+            status["workers"].get("removed").is_none(),
+            "the removed hook still has workers: {status}"
+        );
+
+        let s = slots(&d, "kept");
+        assert_eq!(
+            pid_of(&s[0]),
+            Some(old_pid("kept")),
+            "a new matcher or timeout restarted the worker: {s:?}"
+        );
+        assert_eq!(restarts(&s[0]), 0, "{s:?}");
+        // The kept worker answers under the new matcher and the new timeout.
+        let r = d.fire("PreToolUse", ev_tool("Edit", "pid"));
+        assert_eq!(adds(&r), vec![old_pid("kept").to_string()], "{r}");
+        let r = d.fire("PreToolUse", ev_tool("Edit", "slow:30"));
+        assert!(
+            failed_with(&r, "kept").starts_with("timed out after 1s"),
+            "the kept worker is not under the new timeout: {r}"
+        );
+    }
+
+    #[test]
+    fn shutdown_leaves_no_worker_process() {
+        let sb = Sandbox::new();
+        write_worker(&sb);
+        // A shell worker that ignores SIGTERM and leaves a child of its own (which ignores it too): only
+        // the group's SIGKILL ends them.
+        sb.script(
+            "stubborn.sh",
+            "trap '' TERM\n\
+             sleep 300 &\n\
+             echo $! > @DIR@/grandchild.pid\n\
+             while read line; do echo '{}'; done",
+        );
+        sb.settings(&format!(
+            "{}\n[[hooks.PostToolUse]]\nname = \"stubborn\"\nworker = [\"@DIR@/stubborn.sh\"]\n",
+            py_hook("pool", "workers = 2\ntimeout = 10")
+        ));
+        let mut d = Daemon::start(sb);
+        let mut pids = wait_running(&d, "pool", 2);
+        for &pid in &pids {
+            wait_ready(&d, pid);
+        }
+        pids.extend(wait_running(&d, "stubborn", 1));
+        pids.push(d.sb.wait_pid("grandchild.pid"));
+        let r = d.fire("PostToolUse", ev("x"));
+        assert_eq!(hook(&r, "stubborn")["outcome"], "nothing", "{r}");
+
+        d.signal(Signal::SIGTERM);
+        let status = d.wait_exit(Duration::from_secs(20));
+        assert!(status.success(), "hookd serve exited with {status}");
+        for pid in pids {
+            wait_until(SHOWS, &format!("worker process {pid} to be gone"), || {
+                process_gone(pid, d.pid())
+            });
+        }
+    }
+}
+
+mod check {
+    use super::*;
+
+    /// `hookd check` on `toml`: its exit code and stderr.
+    fn check(toml: &str) -> (i32, String, String) {
+        let sb = Sandbox::new();
+        sb.settings(toml);
+        let config = sb.config();
+        let out = run_hookd(
+            &["check", "--config", config.to_str().unwrap()],
+            None,
+            Duration::from_secs(20),
+        );
+        (code(&out.status), text(&out.stdout), text(&out.stderr))
+    }
+
+    /// Expects `toml` refused, with an error on line `line` saying every one of `words`.
+    fn refused(toml: &str, line: u32, words: &[&str]) {
+        let (code, stdout, stderr) = check(toml);
+        assert_eq!(code, 1, "accepted: stdout {stdout:?} stderr {stderr:?}");
+        let found = stderr.lines().any(|l| {
+            let Some((_, rest)) = l.split_once("hooks.toml:") else {
+                return false;
+            };
+            rest.starts_with(&format!("{line}:")) && words.iter().all(|w| rest.contains(w))
+        });
+        assert!(
+            found,
+            "no error on line {line} saying {words:?}: {stderr:?}"
+        );
+    }
+
+    #[test]
+    fn worker_and_workers_are_accepted() {
+        let (code, stdout, stderr) = check(
+            "[[hooks.PreToolUse]]\nname = \"policy\"\nworker = [\"python3\", \"/opt/policy.py\"]\nworkers = 2\ntimeout = 2\n\n\
+             [[hooks.Stop]]\nname = \"one\"\nworker = [\"/opt/stop-worker\"]\nworkers = 16\n",
+        );
+        assert_eq!(code, 0, "stderr: {stderr}");
+        assert!(stdout.contains("policy"), "{stdout}");
+        assert!(stdout.contains("one"), "{stdout}");
+    }
+
+    #[test]
+    fn workers_without_worker_is_refused() {
+        refused(
+            "[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"true\"\nworkers = 2\n",
+            4,
+            &["workers"],
+        );
+    }
+
+    #[test]
+    fn worker_with_command_or_argv_is_refused() {
+        refused(
+            "[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"true\"\nworker = [\"/bin/cat\"]\n",
+            4,
+            &["command", "worker"],
+        );
+        refused(
+            "[[hooks.PreToolUse]]\nname = \"a\"\nworker = [\"/bin/cat\"]\nargv = [\"/bin/true\"]\n",
+            3,
+            &["argv", "worker"],
+        );
+    }
+
+    #[test]
+    fn workers_out_of_range_is_refused() {
+        for n in [0, 17] {
+            refused(
+                &format!(
+                    "[[hooks.PreToolUse]]\nname = \"a\"\nworker = [\"/bin/cat\"]\nworkers = {n}\n"
+                ),
+                4,
+                &["workers", "1", "16"],
+            );
+        }
+    }
+}
