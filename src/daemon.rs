@@ -71,6 +71,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             }
         });
         crate::watch::spawn(shared.clone(), shared.draining.clone());
+        shared.runner.reaper.start(&shared.runner.cleanups);
         let stopping = shared.clone();
         let shutdown = async move {
             tokio::select! {

@@ -16,7 +16,8 @@
 //!   changes.
 //! - [`systemd`]: socket activation and sd_notify, silent outside systemd.
 //! - [`stoploop`]: the count of refused Stops per session, and its cap.
-//! - [`worker`]: worker hooks, kept running and asked one event per line.
+//! - [`worker`]: worker hooks, kept running and asked one event per line; [`reaper`]: what escapes a
+//!   hook's process group is stopped and reaped all the same.
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths; [`time`]: RFC 3339 time stamps.
 
 pub mod agents;
@@ -31,6 +32,7 @@ pub mod logging;
 pub mod moment;
 pub mod paths;
 pub mod protocol;
+pub mod reaper;
 pub mod relay;
 pub mod reload;
 pub mod runner;

@@ -15,6 +15,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::reaper::Reaper;
 use crate::settings::{Hook, Program};
 use crate::verdict::Exit;
 
@@ -67,6 +68,8 @@ pub struct Input {
 /// What the daemon shares between all runs: the place cleanups are tracked.
 #[derive(Debug, Clone, Default)]
 pub struct Runner {
+    /// The hook processes started and not yet reaped, told apart from escapees (see [`crate::reaper`]).
+    pub reaper: Arc<Reaper>,
     /// Cleanups that outlive a fire (SIGKILL one second after SIGTERM): tracked so that shutdown waits for
     /// them and leaves no process behind.
     pub cleanups: TaskTracker,
@@ -115,7 +118,7 @@ impl Runner {
                 started,
             );
         };
-        let group = Group::led_by(pid);
+        let group = Group::led_by(pid, &self.reaper);
 
         let (stdin, out_pipe, err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -307,20 +310,29 @@ impl Capture {
 pub(crate) struct Group {
     pgid: Pid,
     armed: bool,
+    /// Tracks the leader from its start until it is reaped.
+    reaper: Arc<Reaper>,
 }
 
 impl Group {
-    /// The group led by the process `pid` (started with `process_group(0)`).
-    pub(crate) fn led_by(pid: u32) -> Group {
+    /// The group led by the process `pid` (started with `process_group(0)`), just started.
+    pub(crate) fn led_by(pid: u32, reaper: &Arc<Reaper>) -> Group {
+        reaper.track(pid);
         Group {
             pgid: Pid::from_raw(pid as i32),
             armed: true,
+            reaper: reaper.clone(),
         }
+    }
+
+    fn leader(&self) -> u32 {
+        self.pgid.as_raw() as u32
     }
 
     /// After the leader exited: SIGTERM to what is left of the group, SIGKILL a second later.
     fn finish(mut self, cleanups: &TaskTracker) {
         self.armed = false;
+        self.reaper.untrack(self.leader()); // tokio has reaped it
         if killpg(self.pgid, Signal::SIGTERM).is_ok() {
             let pgid = self.pgid;
             cleanups.spawn(async move {
@@ -339,12 +351,13 @@ impl Group {
         cleanups: &TaskTracker,
     ) {
         self.armed = false;
-        let pgid = self.pgid;
+        let (pgid, leader, reaper) = (self.pgid, self.leader(), self.reaper.clone());
         let _ = killpg(pgid, Signal::SIGTERM);
         cleanups.spawn(async move {
             let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
             let _ = killpg(pgid, Signal::SIGKILL);
             let _ = child.wait().await;
+            reaper.untrack(leader);
             drop(permit);
         });
     }
@@ -354,8 +367,9 @@ impl Drop for Group {
     fn drop(&mut self) {
         if self.armed {
             // The run was dropped mid-way: nothing will wait for a grace period, so kill outright. The
-            // leader is reaped by tokio's orphan queue once its `Child` is dropped.
+            // leader is reaped by tokio's orphan queue once its `Child` is dropped, or by the sweep.
             let _ = killpg(self.pgid, Signal::SIGKILL);
+            self.reaper.untrack(self.leader());
         }
     }
 }

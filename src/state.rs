@@ -161,7 +161,7 @@ fn start_workers(
             Some(pool) if pool.identity == crate::worker::identity(hook, &settings.dir) => {
                 pool.clone()
             }
-            _ => Pool::start(hook, settings.dir.clone(), &runner.cleanups),
+            _ => Pool::start(hook, settings.dir.clone(), runner),
         };
         workers.insert(hook.name.clone(), pool);
     }

@@ -21,7 +21,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::runner::{Group, OUTPUT_CAP, Ran, describe_spawn_error, hook_command};
+use crate::reaper::Reaper;
+use crate::runner::{Group, OUTPUT_CAP, Ran, Runner, describe_spawn_error, hook_command};
 use crate::settings::{Hook, Program};
 use crate::state::lock;
 use crate::verdict::Exit;
@@ -80,7 +81,8 @@ struct Spec {
 
 impl Pool {
     /// Starts the worker processes of `hook` (a [`Program::Worker`]) now.
-    pub fn start(hook: &Hook, config_dir: PathBuf, tasks: &TaskTracker) -> Arc<Pool> {
+    pub fn start(hook: &Hook, config_dir: PathBuf, runner: &Runner) -> Arc<Pool> {
+        let tasks = &runner.cleanups;
         let count = match &hook.program {
             Program::Worker { count, .. } => *count,
             _ => 1,
@@ -110,6 +112,7 @@ impl Pool {
                 slots: slots.clone(),
                 stop: stop.clone(),
                 tasks: tasks.clone(),
+                reaper: runner.reaper.clone(),
             };
             tasks.spawn(slot.run());
         }
@@ -181,6 +184,7 @@ struct Slot {
     slots: Arc<Vec<Mutex<SlotStatus>>>,
     stop: CancellationToken,
     tasks: TaskTracker,
+    reaper: Arc<Reaper>,
 }
 
 /// A running worker.
@@ -320,7 +324,7 @@ impl Slot {
         tracing::info!(hook = %hook.name, pid, slot = self.index, "worker started");
         Ok(Process {
             child,
-            group: Some(Group::led_by(pid)),
+            group: Some(Group::led_by(pid, &self.reaper)),
             stdin,
             stdout: BufReader::new(stdout),
         })

@@ -1,0 +1,147 @@
+//! Processes that escape a hook's process group.
+//!
+//! A hook's group is stopped as a whole, but a process can leave the group (`setsid`, a double fork that
+//! daemonizes). Such a process would outlive its hook, and once it exits, stay a zombie under whatever
+//! adopts it. So the daemon makes itself the child subreaper of everything it starts: an orphaned
+//! descendant is re-parented to the daemon, not to init. At every SIGCHLD (and every few seconds), the
+//! daemon looks at its children: the ones it started and still tracks (hooks, workers) are left to their
+//! runs; any other child is an escapee. A living escapee is stopped (SIGTERM to it and its group, SIGKILL a
+//! second later); a dead one is reaped.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::wait::{WaitPidFlag, waitpid};
+use nix::unistd::Pid;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::task::TaskTracker;
+
+use crate::runner::KILL_GRACE;
+use crate::state::lock;
+
+/// How often children are looked at even without a SIGCHLD: an escapee re-parented to the daemon while
+/// its hook still runs sends none.
+const SWEEP_EVERY: Duration = Duration::from_secs(2);
+
+/// The children the daemon started itself, whose exit their runs collect.
+#[derive(Debug, Default)]
+pub struct Reaper {
+    tracked: Mutex<HashSet<u32>>,
+}
+
+impl Reaper {
+    /// A hook or worker process just started: its exit belongs to its run, not to the sweep.
+    pub fn track(&self, pid: u32) {
+        lock(&self.tracked).insert(pid);
+    }
+
+    /// Its run has reaped it (or handed it to tokio's orphan queue).
+    pub fn untrack(&self, pid: u32) {
+        lock(&self.tracked).remove(&pid);
+    }
+
+    /// Becomes the subreaper of every descendant, and sweeps for as long as the daemon runs. The
+    /// SIGKILLs that follow SIGTERMs are tracked in `tasks`, so shutdown waits for them.
+    pub fn start(self: &Arc<Self>, tasks: &TaskTracker) {
+        if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
+            tracing::warn!(
+                "cannot become the subreaper of hooks' processes ({e}): a process that leaves its hook's group may outlive it"
+            );
+            return;
+        }
+        let reaper = self.clone();
+        let tasks = tasks.clone();
+        tokio::spawn(async move {
+            let Ok(mut children) = signal(SignalKind::child()) else {
+                return;
+            };
+            loop {
+                tokio::select! {
+                    _ = children.recv() => {}
+                    _ = tokio::time::sleep(SWEEP_EVERY) => {}
+                }
+                reaper.sweep(&tasks);
+            }
+        });
+    }
+
+    /// Reaps dead escapees and stops living ones.
+    pub fn sweep(&self, tasks: &TaskTracker) {
+        for pid in children() {
+            if lock(&self.tracked).contains(&pid) {
+                continue;
+            }
+            let target = Pid::from_raw(pid as i32);
+            match state_of(pid) {
+                Some('Z') => {
+                    let _ = waitpid(target, Some(WaitPidFlag::WNOHANG));
+                }
+                Some(_) => {
+                    tracing::info!(
+                        pid,
+                        "stopping a process a hook left behind outside its group"
+                    );
+                    let _ = killpg(target, Signal::SIGTERM);
+                    let _ = kill(target, Signal::SIGTERM);
+                    tasks.spawn(async move {
+                        tokio::time::sleep(KILL_GRACE).await;
+                        // Still ours (a child of this daemon, not reaped, so not a reused pid)?
+                        if parent_of(pid) == Some(std::process::id()) {
+                            let _ = killpg(target, Signal::SIGKILL);
+                            let _ = kill(target, Signal::SIGKILL);
+                        }
+                    });
+                }
+                None => {}
+            }
+        }
+    }
+}
+
+/// The daemon's children, from every thread's `children` file in /proc.
+fn children() -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    let mut pids = Vec::new();
+    for task in tasks.flatten() {
+        if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+            pids.extend(
+                text.split_whitespace()
+                    .filter_map(|pid| pid.parse::<u32>().ok()),
+            );
+        }
+    }
+    pids
+}
+
+/// The state letter of a process (`R`, `S`, `Z`...), from /proc/PID/stat.
+fn state_of(pid: u32) -> Option<char> {
+    stat_fields(pid).and_then(|fields| fields.first().and_then(|state| state.chars().next()))
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    stat_fields(pid).and_then(|fields| fields.get(1).and_then(|ppid| ppid.parse().ok()))
+}
+
+/// The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    Some(after_name.split_whitespace().map(str::to_string).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_process_state_and_parent() {
+        let me = std::process::id();
+        assert!(matches!(state_of(me), Some('R' | 'S')));
+        assert_eq!(parent_of(me), Some(nix::unistd::getppid().as_raw() as u32));
+        assert_eq!(state_of(u32::MAX), None);
+    }
+}
