@@ -1,123 +1,426 @@
-//! The cost of a fire beside spawning the hook directly, measured in one run on this machine.
+//! What a fire costs, beside what it replaces, measured in one run on this machine: `cargo bench --bench
+//! fire` starts the real daemon on a socket in a temp folder and prints one table, every ratio against a
+//! baseline measured in the same run, every target beside its figure.
 //!
-//! `cargo bench --bench fire` starts the real daemon on a socket in a temp folder and prints one table:
-//! - spawning `/bin/true` directly, as an agent does (pipes for stdin, stdout and stderr, the event
-//!   written, the output read, the process reaped): the floor;
-//! - a fire with one `argv = ["/bin/true"]` hook, round trip from a client on one connection;
-//! - a fire that matches no hook: the daemon's own cost;
-//! - the relay path: `hookd relay` started as an agent starts it (the event on stdin), firing at the daemon,
-//!   which runs the one `/bin/true` hook.
+//! The rows, by letter (the table's ratios name them):
+//! - A, C: spawning `/bin/true` and `sh -c true` directly, as an agent does for each hook (three pipes, the
+//!   event written, the output read, the process reaped): the floors;
+//! - B, D: a fire with one `argv = ["/bin/true"]` hook, and one with `command = "true"` (`/bin/sh`), round
+//!   trip from a client on one connection, each against its floor;
+//! - E: a fire that matches no hook: the daemon's own cost;
+//! - F: a fire with 8 `command = "sleep 0.2"` hooks: they run at once, so the wall time is about 0.2 s;
+//! - G: the relay path: `hookd relay` started as an agent starts it, firing at the daemon (one `/bin/true`);
+//! - H: reload latency: a settings file renamed over (as editors save) to the first fire with the new hooks;
+//! - I, J, K: throughput of 32 threads at once, each in a loop: firing with no hook, each on a connection
+//!   of its own (against one client in a loop: the rate of E); spawning `/bin/true` directly, without the
+//!   daemon (against one thread: the rate of A); firing with one `/bin/true` hook (against J, and against
+//!   one client: the rate of B);
+//! - L, M, N: the daemon's resident memory idle after start, the most seen during I and K, and after them;
+//! - O, P: a worker hook (one Python process answering an event per line) against spawning Python per
+//!   event, measured only where this hookd accepts the `worker` key (see [`worker_rows`]).
 //!
-//! The two spawning measures alternate in small batches, so that drift on a busy machine hits both alike.
+//! Rows that are compared alternate in small batches, so that drift on a busy machine hits both alike.
+//! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
+//! on two cores.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-const EVENT: &str =
-    r#"{"session_id":"bench","cwd":"/","tool_name":"Bash","tool_input":{"command":"ls -la"}}"#;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+/// The event every fire and every direct spawn hands over; the tool name picks the hook (see [`SETTINGS`]).
+fn event(tool: &str) -> String {
+    format!(
+        r#"{{"session_id":"bench","cwd":"/","tool_name":"{tool}","tool_input":{{"command":"ls -la"}}}}"#
+    )
+}
+
+/// The main daemon's settings: PreToolUse hooks told apart by their matchers, so that one daemon serves
+/// every row. `Read` matches none of them (row E).
+const SETTINGS: &str = r#"[defaults]
+shell = "/bin/sh"
+
+[[hooks.PreToolUse]]
+name = "argv-true"
+matcher = "Bash"
+argv = ["/bin/true"]
+
+[[hooks.PreToolUse]]
+name = "command-true"
+matcher = "Write"
+command = "true"
+"#;
+
+/// The tool names of the rows.
+const ARGV_TOOL: &str = "Bash";
+const COMMAND_TOOL: &str = "Write";
+const SLEEP_TOOL: &str = "Task";
+const NO_HOOK_TOOL: &str = "Read";
+
+/// Row F: this many hooks, each sleeping this long.
+const SLEEPERS: usize = 8;
+const SLEEP: Duration = Duration::from_millis(200);
+
+/// Rows I to K: threads at once, firing each on a connection of its own, or spawning.
+const CLIENTS: usize = 32;
+
+/// Spawning rows: samples per batch; the batches alternate.
+const BATCH: usize = 50;
+
+/// The daemon's quiet window for settings edits (`watch::QUIET`): the floor of row H.
+const QUIET: Duration = Duration::from_millis(30);
+
+/// How often the memory sampler reads `/proc/PID/status` during the load.
+const SAMPLE_EVERY: Duration = Duration::from_millis(2);
+
+/// Bounds on waiting for the daemon: to listen, and to exit after SIGTERM (its drain deadlines are 10 s
+/// and 3 s).
+const START_DEADLINE: Duration = Duration::from_secs(10);
+const STOP_DEADLINE: Duration = Duration::from_secs(20);
 
 fn main() {
     let rounds: usize = std::env::var("HOOKD_BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
         .unwrap_or(40);
-    let batch = 50;
     let dir = tempfile::tempdir().expect("temp dir");
+    let mut table = Table::default();
+
+    // The main daemon: rows A to G and I to N.
     let config = dir.path().join("hooks.toml");
-    std::fs::write(
-        &config,
-        "[[hooks.PreToolUse]]\nname = \"true\"\nargv = [\"/bin/true\"]\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let socket = dir.path().join("run/hookd.sock");
-    let mut daemon = Command::new(env!("CARGO_BIN_EXE_hookd"))
-        .args(["serve", "--config"])
-        .arg(&config)
-        .arg("--socket")
-        .arg(&socket)
-        .env("HOOKD_LOG", "warn")
-        .spawn()
-        .expect("start hookd");
-    let mut client = connect(&socket);
+    write_settings(&config, &main_settings());
+    let daemon = Daemon::start(&config, dir.path().join("run/hookd.sock"));
+    let mut client = daemon.connect();
+    let idle_rss = rss_kib(daemon.pid());
 
-    // Warm up both paths.
+    let argv_fire = fire_request(ARGV_TOOL);
+    let command_fire = fire_request(COMMAND_TOOL);
+    let sleep_fire = fire_request(SLEEP_TOOL);
+    let no_hook_fire = fire_request(NO_HOOK_TOOL);
+    let event_line = format!("{}\n", event(ARGV_TOOL));
+
+    // Warm up every path, and check that each request runs the hooks it is meant to.
     for _ in 0..100 {
-        spawn_directly();
-        fire(&mut client, "PreToolUse");
+        spawn_directly(&mut Command::new("/bin/true"), &event_line);
+        spawn_directly(Command::new("/bin/sh").args(["-c", "true"]), &event_line);
+        client.fire(&argv_fire);
+        client.fire(&command_fire);
+        client.fire(&no_hook_fire);
     }
-    let (mut direct, mut one_hook, mut relay) = (Vec::new(), Vec::new(), Vec::new());
+    expect_hooks(client.fire(&argv_fire), &["argv-true"]);
+    expect_hooks(client.fire(&command_fire), &["command-true"]);
+    expect_hooks(client.fire(&no_hook_fire), &[]);
+    run_relay(&daemon.socket);
+
+    eprintln!("fire: one hook beside spawning it directly ({rounds} rounds)");
+    let mut s = Samples::default();
     for _ in 0..rounds {
-        for _ in 0..batch {
-            direct.push(timed(spawn_directly));
+        for _ in 0..BATCH {
+            s.direct_true.push(timed(|| {
+                spawn_directly(&mut Command::new("/bin/true"), &event_line)
+            }));
         }
-        for _ in 0..batch {
-            one_hook.push(timed(|| fire(&mut client, "PreToolUse")));
+        for _ in 0..BATCH {
+            s.argv.push(timed(|| {
+                client.fire(&argv_fire);
+            }));
         }
-        for _ in 0..batch / 5 {
-            relay.push(timed(|| run_relay(&socket)));
+        for _ in 0..BATCH {
+            s.direct_sh.push(timed(|| {
+                spawn_directly(Command::new("/bin/sh").args(["-c", "true"]), &event_line)
+            }));
+        }
+        for _ in 0..BATCH {
+            s.command.push(timed(|| {
+                client.fire(&command_fire);
+            }));
+        }
+        for _ in 0..BATCH * 4 {
+            s.no_hook.push(timed(|| {
+                client.fire(&no_hook_fire);
+            }));
+        }
+        for _ in 0..BATCH / 5 {
+            s.relay.push(timed(|| run_relay(&daemon.socket)));
         }
     }
-    let mut no_hook: Vec<Duration> = (0..rounds * batch * 4)
-        .map(|_| timed(|| fire(&mut client, "Stop")))
-        .collect();
 
-    let (direct_p50, direct_p99) = percentiles(&mut direct);
-    let (hook_p50, hook_p99) = percentiles(&mut one_hook);
-    let (none_p50, none_p99) = percentiles(&mut no_hook);
-    let (relay_p50, relay_p99) = percentiles(&mut relay);
+    eprintln!("fire: {SLEEPERS} hooks of sleep {}", secs(SLEEP));
+    let sleepers = sleeper_names();
+    let sleepers: Vec<&str> = sleepers.iter().map(String::as_str).collect();
+    expect_hooks(client.fire(&sleep_fire), &sleepers);
+    for _ in 0..(rounds / 2).max(3) {
+        s.sleepers.push(timed(|| {
+            client.fire(&sleep_fire);
+        }));
+    }
+    drop(client);
+
+    eprintln!("fire: {CLIENTS} clients at once");
+    // One client in a loop, from the samples above: the baseline of the throughput rows.
+    let serial_no_hook = rate(&s.no_hook);
+    let serial_argv = rate(&s.argv);
+    let serial_direct = rate(&s.direct_true);
+    let no_hook_load = load(&daemon, rounds * 150, firing(&daemon, &no_hook_fire));
+    let direct_load = load(&daemon, rounds * 4, || -> Work {
+        let event_line = event_line.as_str();
+        Box::new(move || {
+            spawn_directly(&mut Command::new("/bin/true"), event_line);
+        })
+    });
+    let argv_load = load(&daemon, rounds * 4, firing(&daemon, &argv_fire));
+    let after_rss = rss_kib(daemon.pid());
+    drop(daemon);
+
+    eprintln!("fire: reload latency");
+    let reloads = reload_latencies(&dir.path().join("reload"), rounds + rounds / 4);
+
+    // Rows A to G.
+    let direct_true = Summary::of(&mut s.direct_true);
+    let direct_sh = Summary::of(&mut s.direct_sh);
+    table.row(
+        "A",
+        "spawn `/bin/true` directly (3 pipes, event written, output read, reaped)",
+        &direct_true,
+        "1.00 (baseline of B, G)".into(),
+        None,
+    );
+    table.ratio_row(
+        "B",
+        "fire, one `argv = [\"/bin/true\"]` hook, one connection",
+        &Summary::of(&mut s.argv),
+        ("A", &direct_true),
+        Some(1.10),
+    );
+    table.row(
+        "C",
+        "spawn `sh -c true` directly (as A)",
+        &direct_sh,
+        "1.00 (baseline of D)".into(),
+        None,
+    );
+    table.ratio_row(
+        "D",
+        "fire, one `command = \"true\"` hook (`/bin/sh`), one connection",
+        &Summary::of(&mut s.command),
+        ("C", &direct_sh),
+        Some(1.10),
+    );
+    let no_hook = Summary::of(&mut s.no_hook);
+    let under_50us = no_hook.p50 < Duration::from_micros(50);
+    table.row(
+        "E",
+        "fire that matches no hook (the daemon's own cost, round trip)",
+        &no_hook,
+        "-".into(),
+        Some(("p50 < 50 us".into(), under_50us)),
+    );
+    let sleepers = Summary::of(&mut s.sleepers);
+    table.row(
+        "F",
+        &format!("fire, {SLEEPERS} `command = \"sleep 0.2\"` hooks (wall time, all at once)"),
+        &sleepers,
+        format!("{:.2} x 0.2 s", ratio(sleepers.p50, SLEEP)),
+        Some((
+            "p50 < 0.25 s".into(),
+            sleepers.p50 < Duration::from_millis(250),
+        )),
+    );
+    let relay = Summary::of(&mut s.relay);
+    table.row(
+        "G",
+        "`hookd relay` process + daemon + one `/bin/true` hook",
+        &relay,
+        format!("{:.2} x A", ratio(relay.p50, direct_true.p50)),
+        None,
+    );
+
+    // Row H.
+    let mut reloads = reloads;
+    let reload = Summary::of(&mut reloads);
+    table.row(
+        "H",
+        &format!(
+            "reload: settings renamed over -> first fire with the new hooks ({} edits)",
+            reload.count
+        ),
+        &reload,
+        format!(
+            "{:.2} x the {} quiet window",
+            ratio(reload.p50, QUIET),
+            ms(QUIET)
+        ),
+        None,
+    );
+
+    // Rows I to K.
+    let no_hook_rate = no_hook_load.rate();
+    table.rate_row(
+        "I",
+        "fire, no hook",
+        &no_hook_load,
+        true,
+        format!(
+            "{:.2} x one client (E in a loop: {} fires/s)",
+            no_hook_rate / serial_no_hook,
+            thousands(serial_no_hook)
+        ),
+        Some(("at least 20,000 fires/s".into(), no_hook_rate >= 20_000.0)),
+    );
+    table.rate_row(
+        "J",
+        "spawn `/bin/true` directly (as A; threads, no daemon)",
+        &direct_load,
+        false,
+        format!(
+            "{:.2} x one thread (A in a loop: {} spawns/s)",
+            direct_load.rate() / serial_direct,
+            thousands(serial_direct)
+        ),
+        None,
+    );
+    table.rate_row(
+        "K",
+        "fire, one `/bin/true` hook",
+        &argv_load,
+        true,
+        format!(
+            "{:.2} x J; {:.2} x one client (B in a loop: {} fires/s)",
+            argv_load.rate() / direct_load.rate(),
+            argv_load.rate() / serial_argv,
+            thousands(serial_argv)
+        ),
+        None,
+    );
+
+    // Rows L to N.
+    let load_rss = no_hook_load.max_rss_kib.max(argv_load.max_rss_kib);
+    table.memory_row(
+        "L",
+        "daemon VmRSS, idle after start",
+        idle_rss,
+        "-".into(),
+        Some(("< 10 MiB".into(), idle_rss < 10 * 1024)),
+    );
+    table.memory_row(
+        "M",
+        &format!(
+            "daemon VmRSS, most seen during I and K (read every {})",
+            ms(SAMPLE_EVERY)
+        ),
+        load_rss,
+        format!("{:.2} x L", load_rss as f64 / idle_rss as f64),
+        None,
+    );
+    table.memory_row(
+        "N",
+        "daemon VmRSS after I to K (clients gone)",
+        after_rss,
+        format!("{:.2} x L", after_rss as f64 / idle_rss as f64),
+        None,
+    );
+
+    // Rows O and P.
+    let python = if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let worker_dir = dir.path().join("worker");
+    let worker_note = match worker_support(&worker_dir, python) {
+        Support::Yes(worker_config) => {
+            eprintln!("fire: a worker hook beside spawning python per event");
+            worker_rows(&mut table, &worker_dir, &worker_config, python, rounds);
+            None
+        }
+        Support::No => Some("worker hooks: not supported by this hookd".to_string()),
+        Support::Unknown(why) => Some(format!(
+            "worker hooks: not measured (`hookd check` did not say yes or no: {why})"
+        )),
+    };
+    if let Some(note) = &worker_note {
+        table.text_row(
+            "O, P",
+            "a worker hook beside spawning python per event",
+            note,
+        );
+    }
+
     println!(
-        "machine: {} cores; {} samples per spawning row, {} for the no-hook row",
+        "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}: {} samples per spawning row (A to D), {} for E, {} for F, {} for G; \
+         a p99 of fewer than 100 samples is their worst",
         cores(),
-        direct.len(),
-        no_hook.len()
+        direct_true.count,
+        no_hook.count,
+        sleepers.count,
+        relay.count
     );
-    println!("| measure | p50 | p99 | p50 ratio to direct |");
-    println!("|---|---|---|---|");
-    println!(
-        "| spawn /bin/true directly (pipes, event, reap) | {} | {} | 1.00 |",
-        us(direct_p50),
-        us(direct_p99)
-    );
-    println!(
-        "| fire, one argv /bin/true hook | {} | {} | {:.2} |",
-        us(hook_p50),
-        us(hook_p99),
-        hook_p50.as_secs_f64() / direct_p50.as_secs_f64()
-    );
-    println!(
-        "| fire, no matching hook | {} | {} | - |",
-        us(none_p50),
-        us(none_p99)
-    );
-    println!(
-        "| relay process + daemon + one /bin/true hook ({} samples) | {} | {} | {:.2} |",
-        relay.len(),
-        us(relay_p50),
-        us(relay_p99),
-        relay_p50.as_secs_f64() / direct_p50.as_secs_f64()
-    );
-
-    let _ = nix_kill(daemon.id());
-    let _ = daemon.wait();
+    table.print();
+    if let Some(note) = worker_note {
+        println!("{note}");
+    }
 }
 
-fn spawn_directly() {
-    let mut child = Command::new("/bin/true")
+/// The main settings file: [`SETTINGS`] and the sleepers of row F.
+fn main_settings() -> String {
+    let mut text = SETTINGS.to_string();
+    for name in sleeper_names() {
+        text.push_str(&format!(
+            "\n[[hooks.PreToolUse]]\nname = \"{name}\"\nmatcher = \"{SLEEP_TOOL}\"\ncommand = \"sleep {}\"\n",
+            SLEEP.as_secs_f64()
+        ));
+    }
+    text
+}
+
+fn sleeper_names() -> Vec<String> {
+    (1..=SLEEPERS).map(|i| format!("sleep-{i}")).collect()
+}
+
+fn fire_request(tool: &str) -> String {
+    format!(
+        "{{\"op\":\"fire\",\"moment\":\"PreToolUse\",\"event\":{}}}\n",
+        event(tool)
+    )
+}
+
+#[derive(Default)]
+struct Samples {
+    direct_true: Vec<Duration>,
+    argv: Vec<Duration>,
+    direct_sh: Vec<Duration>,
+    command: Vec<Duration>,
+    no_hook: Vec<Duration>,
+    relay: Vec<Duration>,
+    sleepers: Vec<Duration>,
+}
+
+/// Spawns a hook as an agent does: three pipes, the event written and stdin closed, stdout and stderr
+/// read to their end, the process reaped.
+fn spawn_directly(command: &mut Command, event_line: &str) -> Vec<u8> {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn /bin/true");
-    let _ = child.stdin.take().unwrap().write_all(EVENT.as_bytes());
-    let mut sink = Vec::new();
-    let _ = child.stdout.take().unwrap().read_to_end(&mut sink);
-    let _ = child.stderr.take().unwrap().read_to_end(&mut sink);
-    child.wait().expect("reap /bin/true");
+        .unwrap_or_else(|e| panic!("spawn {command:?}: {e}"));
+    // A hook that does not read its stdin is normal: a broken pipe is no error.
+    let _ = child.stdin.take().unwrap().write_all(event_line.as_bytes());
+    let mut out = Vec::new();
+    let _ = child.stdout.take().unwrap().read_to_end(&mut out);
+    let mut err = Vec::new();
+    let _ = child.stderr.take().unwrap().read_to_end(&mut err);
+    let status = child.wait().expect("reap a directly spawned hook");
+    assert!(status.success(), "{command:?} failed: {status}");
+    out
 }
 
 /// An agent's hook run: `hookd relay` with Claude Code's PreToolUse input on stdin, to its exit.
@@ -130,7 +433,7 @@ fn run_relay(socket: &Path) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn hookd relay");
-    let input = EVENT.replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
+    let input = event(ARGV_TOOL).replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
     let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
     let mut out = Vec::new();
     let _ = child.stdout.take().unwrap().read_to_end(&mut out);
@@ -142,71 +445,582 @@ fn run_relay(socket: &Path) {
     );
 }
 
+/// A daemon of our own, stopped (SIGTERM, then reaped) when dropped, a panic included.
+struct Daemon {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Daemon {
+    fn start(config: &Path, socket: PathBuf) -> Daemon {
+        let child = Command::new(env!("CARGO_BIN_EXE_hookd"))
+            .args(["serve", "--config"])
+            .arg(config)
+            .arg("--socket")
+            .arg(&socket)
+            .env("HOOKD_LOG", "warn")
+            .spawn()
+            .expect("start hookd");
+        let daemon = Daemon { child, socket };
+        // Waits until it listens.
+        drop(daemon.connect());
+        daemon
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn connect(&self) -> Client {
+        let deadline = Instant::now() + START_DEADLINE;
+        loop {
+            if let Ok(stream) = UnixStream::connect(&self.socket) {
+                let reader = BufReader::new(stream.try_clone().expect("clone a unix stream"));
+                return Client {
+                    writer: stream,
+                    reader,
+                    line: String::new(),
+                };
+            }
+            assert!(
+                Instant::now() < deadline,
+                "hookd did not start listening on {}",
+                self.socket.display()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let pid = Pid::from_raw(self.child.id() as i32);
+        let _ = kill(pid, Signal::SIGTERM);
+        let deadline = Instant::now() + STOP_DEADLINE;
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        eprintln!("hookd did not stop within {STOP_DEADLINE:?} of SIGTERM: killing it");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 struct Client {
     writer: UnixStream,
     reader: BufReader<UnixStream>,
     line: String,
 }
 
-fn connect(socket: &Path) -> Client {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(stream) = UnixStream::connect(socket) {
-            let reader = BufReader::new(stream.try_clone().unwrap());
-            return Client {
-                writer: stream,
-                reader,
-                line: String::new(),
-            };
-        }
-        assert!(
-            Instant::now() < deadline,
-            "hookd did not start listening on {}",
-            socket.display()
-        );
-        std::thread::sleep(Duration::from_millis(10));
+impl Client {
+    /// Sends one request line and reads its response line.
+    fn send(&mut self, request: &str) -> &str {
+        self.writer
+            .write_all(request.as_bytes())
+            .expect("write to hookd");
+        self.line.clear();
+        self.reader.read_line(&mut self.line).expect("read hookd");
+        &self.line
+    }
+
+    /// A fire that must be answered `ok`.
+    fn fire(&mut self, request: &str) -> &str {
+        let line = self.send(request);
+        assert!(line.contains("\"ok\":true"), "unexpected response: {line}");
+        line
     }
 }
 
-fn fire(client: &mut Client, moment: &str) {
-    let request = format!("{{\"op\":\"fire\",\"moment\":\"{moment}\",\"event\":{EVENT}}}\n");
-    client.writer.write_all(request.as_bytes()).unwrap();
-    client.line.clear();
-    client.reader.read_line(&mut client.line).unwrap();
+/// Checks that a fire ran exactly these hooks, in this order, and each said nothing.
+fn expect_hooks(response: &str, names: &[&str]) {
+    let value: serde_json::Value = serde_json::from_str(response).expect("a JSON response");
+    let hooks = value["hooks"].as_array().expect("a hooks list");
+    let ran: Vec<&str> = hooks.iter().filter_map(|h| h["name"].as_str()).collect();
+    assert_eq!(ran, names, "the wrong hooks ran: {response}");
     assert!(
-        client.line.contains("\"ok\":true"),
-        "unexpected response: {}",
-        client.line
+        hooks.iter().all(|h| h["outcome"] == "nothing"),
+        "a hook did not answer cleanly: {response}"
     );
 }
 
-fn timed(f: impl FnOnce()) -> Duration {
+/// What the clients of a load saw.
+struct Load {
+    fires: usize,
+    wall: Duration,
+    latency: Summary,
+    max_rss_kib: u64,
+    /// The daemon's CPU time (user and system) over the load.
+    daemon_cpu: Duration,
+}
+
+impl Load {
+    fn rate(&self) -> f64 {
+        self.fires as f64 / self.wall.as_secs_f64()
+    }
+
+    /// How the daemon's time went: the share of one core it used, and its CPU time per fire.
+    fn daemon_cpu(&self) -> String {
+        format!(
+            "daemon CPU {:.0} % of one core, {:.1} us per fire",
+            ratio(self.daemon_cpu, self.wall) * 100.0,
+            self.daemon_cpu.as_secs_f64() * 1e6 / self.fires as f64
+        )
+    }
+}
+
+/// A client of [`load`] firing `request` on a connection of its own.
+fn firing<'a>(daemon: &'a Daemon, request: &'a str) -> impl Fn() -> Work<'a> {
+    move || {
+        let mut client = daemon.connect();
+        Box::new(move || {
+            client.fire(request);
+        })
+    }
+}
+
+/// A client thread's work: one fire, or one spawn; see [`load`].
+type Work<'a> = Box<dyn FnMut() + Send + 'a>;
+
+/// [`CLIENTS`] threads, each doing `each` times the work `client` makes for it (a connection of its own
+/// to fire on, or a hook to spawn directly), started together; the daemon's resident memory is read from
+/// another thread meanwhile, and its CPU time before and after.
+fn load<'a>(daemon: &Daemon, each: usize, client: impl Fn() -> Work<'a>) -> Load {
+    let start = Barrier::new(CLIENTS + 1);
+    let running = AtomicBool::new(true);
+    let pid = daemon.pid();
+    let cpu_before = cpu_time(pid);
+    let (wall, mut latencies, max_rss_kib) = std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            // Bounded: the load ends long before this deadline, and then `running` is cleared.
+            let deadline = Instant::now() + Duration::from_secs(600);
+            let mut max = rss_kib(pid);
+            while running.load(Ordering::Relaxed) && Instant::now() < deadline {
+                max = max.max(rss_kib(pid));
+                std::thread::sleep(SAMPLE_EVERY);
+            }
+            max.max(rss_kib(pid))
+        });
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|_| {
+                let (start, mut work) = (&start, client());
+                scope.spawn(move || {
+                    start.wait();
+                    (0..each).map(|_| timed(&mut work)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        start.wait();
+        let started = Instant::now();
+        let latencies: Vec<Duration> = clients
+            .into_iter()
+            .flat_map(|client| client.join().expect("a client thread"))
+            .collect();
+        let wall = started.elapsed();
+        running.store(false, Ordering::Relaxed);
+        (wall, latencies, sampler.join().expect("the memory sampler"))
+    });
+    Load {
+        fires: latencies.len(),
+        wall,
+        latency: Summary::of(&mut latencies),
+        max_rss_kib,
+        daemon_cpu: cpu_time(pid).saturating_sub(cpu_before),
+    }
+}
+
+/// A process's CPU time so far, user and system, from `/proc/PID/stat` (in clock ticks of 1/100 s: Linux's
+/// `USER_HZ` is 100 on every architecture).
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("read /proc stat");
+    // The fields after the command name (which may hold spaces, hence the last ')'): state is the first,
+    // utime the 12th, stime the 13th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| -> u64 {
+        fields
+            .get(i)
+            .and_then(|f| f.parse().ok())
+            .expect("utime and stime in /proc stat")
+    };
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
+/// Fires per second of one client firing in a loop: the samples' count over their sum.
+fn rate(samples: &[Duration]) -> f64 {
+    samples.len() as f64 / samples.iter().sum::<Duration>().as_secs_f64()
+}
+
+/// `VmRSS` of a process, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("a VmRSS line in /proc status")
+}
+
+/// Row H, on a daemon of its own in `dir`: each edit renames a new settings file over the old one (as vim
+/// and VS Code save), then fires on one connection until one answers with the new hook.
+fn reload_latencies(dir: &Path, edits: usize) -> Vec<Duration> {
+    std::fs::create_dir_all(dir).expect("create the reload folder");
+    let config = dir.join("hooks.toml");
+    let version = |n: usize| format!("[[hooks.Stop]]\nargv = [\"/bin/echo\", \"v{n}\"]\n");
+    write_settings(&config, &version(0));
+    let daemon = Daemon::start(&config, dir.join("run/hookd.sock"));
+    let mut client = daemon.connect();
+    let request = "{\"op\":\"fire\",\"moment\":\"Stop\",\"event\":{}}\n";
+    let mut latencies = Vec::with_capacity(edits);
+    for n in 1..=edits {
+        let expected = format!("[\"v{n}\"]");
+        let started = write_settings(&config, &version(n));
+        let deadline = started + Duration::from_secs(5);
+        loop {
+            if client.fire(request).contains(&expected) {
+                latencies.push(started.elapsed());
+                break;
+            }
+            assert!(Instant::now() < deadline, "edit {n} not seen within 5 s");
+        }
+    }
+    latencies
+}
+
+/// Writes a settings file (mode 0644) the way editors save: a new file renamed over the old. Returns the
+/// moment of the rename.
+fn write_settings(path: &Path, text: &str) -> Instant {
+    let temp = path.with_extension("toml.swp");
+    std::fs::write(&temp, text).expect("write a settings file");
+    std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o644)).expect("chmod 0644");
+    std::fs::rename(&temp, path).expect("rename a settings file over");
+    Instant::now()
+}
+
+/// Whether this hookd accepts the `worker` key, as `hookd check` says.
+enum Support {
+    /// Yes: the settings file that `check` accepted.
+    Yes(PathBuf),
+    /// `check` exited 1: the key is not known.
+    No,
+    /// Anything else, and why.
+    Unknown(String),
+}
+
+/// Writes `worker.py` and `hook.py` into `dir`, and asks `hookd check` about a settings file with one
+/// worker hook.
+fn worker_support(dir: &Path, python: &str) -> Support {
+    std::fs::create_dir_all(dir).expect("create the worker folder");
+    let worker = dir.join("worker.py");
+    std::fs::write(
+        &worker,
+        "import sys\n\
+         while True:\n    \
+             line = sys.stdin.readline()\n    \
+             if not line:\n        break\n    \
+             sys.stdout.write('{}\\n')\n    \
+             sys.stdout.flush()\n",
+    )
+    .expect("write worker.py");
+    std::fs::write(
+        dir.join("hook.py"),
+        "import sys\nsys.stdin.read()\nprint('{}')\n",
+    )
+    .expect("write hook.py");
+    let config = dir.join("hooks.toml");
+    write_settings(
+        &config,
+        &format!(
+            "[[hooks.PreToolUse]]\nname = \"w\"\nworker = [\"{python}\", \"{}\"]\n",
+            worker.display()
+        ),
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_hookd"))
+        .args(["check", "--config"])
+        .arg(&config)
+        .output()
+        .expect("run hookd check");
+    match output.status.code() {
+        Some(0) => Support::Yes(config),
+        Some(1) => Support::No,
+        _ => Support::Unknown(format!(
+            "{}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )),
+    }
+}
+
+/// Rows O and P: a fire to a worker hook (`worker.py`, started once, answering `{}` to each event line)
+/// against spawning `python3 hook.py` for each event directly, as an agent does without hookd. Target: the
+/// worker at least 100 times faster at p50.
+///
+/// Called only when [`worker_support`] says yes; `config` is the settings file `hookd check` accepted.
+fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, rounds: usize) {
+    let daemon = Daemon::start(config, dir.join("run/hookd.sock"));
+    let mut client = daemon.connect();
+    let request = fire_request(ARGV_TOOL);
+    let event_line = format!("{}\n", event(ARGV_TOOL));
+    let hook_py = dir.join("hook.py");
+    let direct_python = || {
+        let out = spawn_directly(Command::new(python).arg(&hook_py), &event_line);
+        assert_eq!(out, b"{}\n", "hook.py said something else");
+    };
+
+    // The first fires start the worker; a worker that does not answer as expected is reported, not timed.
+    for _ in 0..5 {
+        direct_python();
+    }
+    for _ in 0..100 {
+        client.send(&request);
+    }
+    let response = client.send(&request).to_string();
+    let answered = serde_json::from_str::<serde_json::Value>(&response).is_ok_and(|v| {
+        v["ok"] == true && v["hooks"][0]["name"] == "w" && v["hooks"][0]["outcome"] == "nothing"
+    });
+    if !answered {
+        table.text_row(
+            "O, P",
+            "a worker hook beside spawning python per event",
+            &format!(
+                "not measured: the worker hook's fire answered {}",
+                response.trim()
+            ),
+        );
+        return;
+    }
+
+    let (mut direct, mut worker) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for _ in 0..BATCH / 10 {
+            direct.push(timed(direct_python));
+        }
+        for _ in 0..BATCH {
+            worker.push(timed(|| {
+                client.fire(&request);
+            }));
+        }
+    }
+    let direct = Summary::of(&mut direct);
+    let worker = Summary::of(&mut worker);
+    let faster = ratio(direct.p50, worker.p50);
+    table.row(
+        "O",
+        &format!(
+            "spawn `python3 hook.py` directly per event (as A; {} samples)",
+            direct.count
+        ),
+        &direct,
+        "1.00 (baseline of P)".into(),
+        None,
+    );
+    table.row(
+        "P",
+        &format!(
+            "fire, one `worker = [\"python3\", \"worker.py\"]` hook ({} samples)",
+            worker.count
+        ),
+        &worker,
+        format!("O is {faster:.0} x P"),
+        Some(("O at least 100 x P".into(), faster >= 100.0)),
+    );
+}
+
+/// The p50 and p99 of a row's samples.
+struct Summary {
+    count: usize,
+    p50: Duration,
+    p99: Duration,
+}
+
+impl Summary {
+    fn of(samples: &mut [Duration]) -> Summary {
+        assert!(!samples.is_empty(), "a row without samples");
+        samples.sort();
+        let at = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
+        Summary {
+            count: samples.len(),
+            p50: at(0.50),
+            p99: at(0.99),
+        }
+    }
+}
+
+/// The one table, printed at the end, with its targets counted.
+#[derive(Default)]
+struct Table {
+    rows: Vec<[String; 5]>,
+    met: usize,
+    missed: Vec<String>,
+}
+
+impl Table {
+    fn push(
+        &mut self,
+        id: &str,
+        measure: &str,
+        cells: [String; 3],
+        target: Option<(String, bool)>,
+    ) {
+        let [p50, p99, ratio] = cells;
+        let target = match target {
+            None => "-".to_string(),
+            Some((what, true)) => {
+                self.met += 1;
+                format!("{what}: met")
+            }
+            Some((what, false)) => {
+                self.missed.push(id.to_string());
+                format!("{what}: **missed**")
+            }
+        };
+        self.rows
+            .push([format!("{id}. {measure}"), p50, p99, ratio, target]);
+    }
+
+    fn row(
+        &mut self,
+        id: &str,
+        measure: &str,
+        summary: &Summary,
+        ratio: String,
+        target: Option<(String, bool)>,
+    ) {
+        let cells = [duration(summary.p50), duration(summary.p99), ratio];
+        self.push(id, measure, cells, target);
+    }
+
+    /// A row against a baseline row, with a target of at most `most` times the baseline at p50.
+    fn ratio_row(
+        &mut self,
+        id: &str,
+        measure: &str,
+        summary: &Summary,
+        (base_id, base): (&str, &Summary),
+        most: Option<f64>,
+    ) {
+        let r = ratio(summary.p50, base.p50);
+        let target = most.map(|most| {
+            let within = (most - 1.0) * 100.0;
+            (format!("p50 within {within:.0} % of {base_id}"), r <= most)
+        });
+        self.row(id, measure, summary, format!("{r:.2} x {base_id}"), target);
+    }
+
+    /// A throughput row: what [`CLIENTS`] clients did at once, the daemon's CPU if `cpu`.
+    fn rate_row(
+        &mut self,
+        id: &str,
+        what: &str,
+        load: &Load,
+        cpu: bool,
+        ratio: String,
+        target: Option<(String, bool)>,
+    ) {
+        let cpu = if cpu {
+            format!("; {}", load.daemon_cpu())
+        } else {
+            String::new()
+        };
+        let measure = format!(
+            "throughput, {CLIENTS} threads x {}, {what}: **{}/s** in {}{cpu} (p50, p99: latency of each)",
+            load.fires / CLIENTS,
+            thousands(load.rate()),
+            secs(load.wall),
+        );
+        let cells = [
+            duration(load.latency.p50),
+            duration(load.latency.p99),
+            ratio,
+        ];
+        self.push(id, &measure, cells, target);
+    }
+
+    fn memory_row(
+        &mut self,
+        id: &str,
+        measure: &str,
+        kib: u64,
+        ratio: String,
+        target: Option<(String, bool)>,
+    ) {
+        let value = format!("{:.1} MiB", kib as f64 / 1024.0);
+        self.push(id, measure, [value, "-".into(), ratio], target);
+    }
+
+    fn text_row(&mut self, id: &str, measure: &str, text: &str) {
+        self.push(id, measure, [text.into(), "-".into(), "-".into()], None);
+    }
+
+    fn print(&self) {
+        println!("| measure | p50 (or value) | p99 | ratio (p50) | target |");
+        println!("|---|---|---|---|---|");
+        for [measure, p50, p99, ratio, target] in &self.rows {
+            println!("| {measure} | {p50} | {p99} | {ratio} | {target} |");
+        }
+        let missed = if self.missed.is_empty() {
+            String::new()
+        } else {
+            format!("; missed: {}", self.missed.join(", "))
+        };
+        println!(
+            "targets: {} of {} met{missed}",
+            self.met,
+            self.met + self.missed.len()
+        );
+    }
+}
+
+/// How long `f` takes; what it returns is dropped after the clock stops.
+fn timed<T>(f: impl FnOnce() -> T) -> Duration {
     let started = Instant::now();
-    f();
-    started.elapsed()
+    let result = f();
+    let elapsed = started.elapsed();
+    drop(result);
+    elapsed
 }
 
-fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
-    samples.sort();
-    let at = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
-    (at(0.50), at(0.99))
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64()
 }
 
-fn us(d: Duration) -> String {
-    format!("{:.1} us", d.as_secs_f64() * 1e6)
+/// Microseconds below 1 ms, milliseconds above.
+fn duration(d: Duration) -> String {
+    if d < Duration::from_millis(1) {
+        format!("{:.1} us", d.as_secs_f64() * 1e6)
+    } else if d < Duration::from_millis(10) {
+        format!("{:.2} ms", d.as_secs_f64() * 1e3)
+    } else {
+        ms(d)
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+/// `41234.5` as `41,235`.
+fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-fn nix_kill(pid: u32) -> std::io::Result<()> {
-    let status = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(std::io::Error::other("kill failed"))
-    }
 }

@@ -9,6 +9,7 @@
 //! second later); a dead one is reaped.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,12 +30,30 @@ const SWEEP_EVERY: Duration = Duration::from_secs(2);
 #[derive(Debug, Default)]
 pub struct Reaper {
     tracked: Mutex<HashSet<u32>>,
+    /// Spawns in progress on other threads: their children exist before they are tracked, so no sweep
+    /// happens meanwhile (it would take them for escapees).
+    spawning: Arc<AtomicUsize>,
+}
+
+/// A spawn in progress off the runtime's thread; dropping it ends it.
+pub struct Spawning(Arc<AtomicUsize>);
+
+impl Drop for Spawning {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Reaper {
     /// A hook or worker process just started: its exit belongs to its run, not to the sweep.
     pub fn track(&self, pid: u32) {
         lock(&self.tracked).insert(pid);
+    }
+
+    /// A spawn is starting off the runtime's thread: no sweep until the returned guard is dropped.
+    pub fn spawning(&self) -> Spawning {
+        self.spawning.fetch_add(1, Ordering::SeqCst);
+        Spawning(self.spawning.clone())
     }
 
     /// Its run has reaped it (or handed it to tokio's orphan queue).
@@ -69,6 +88,9 @@ impl Reaper {
 
     /// Reaps dead escapees and stops living ones.
     pub fn sweep(&self, tasks: &TaskTracker) {
+        if self.spawning.load(Ordering::SeqCst) > 0 {
+            return; // the next SIGCHLD or tick sweeps
+        }
         for pid in children() {
             if lock(&self.tracked).contains(&pid) {
                 continue;

@@ -70,9 +70,37 @@ pub struct Input {
 pub struct Runner {
     /// The hook processes started and not yet reaped, told apart from escapees (see [`crate::reaper`]).
     pub reaper: Arc<Reaper>,
+    /// Runs in progress. Starting a process blocks the calling thread until the child has exec'd (a
+    /// vfork): alone, a hook is spawned right on the runtime's thread (fastest); beside others, on a
+    /// blocking thread, so that many hooks start in parallel rather than queue behind one thread.
+    running: Arc<std::sync::atomic::AtomicUsize>,
     /// Cleanups that outlive a fire (SIGKILL one second after SIGTERM): tracked so that shutdown waits for
     /// them and leaves no process behind.
     pub cleanups: TaskTracker,
+}
+
+/// Counts a run in progress until dropped.
+struct Running {
+    counter: Arc<std::sync::atomic::AtomicUsize>,
+    /// Whether no other run was in progress when this one started.
+    alone: bool,
+}
+
+impl Running {
+    fn start(counter: &Arc<std::sync::atomic::AtomicUsize>) -> Running {
+        let before = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Running {
+            counter: counter.clone(),
+            alone: before == 0,
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.counter
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// What a hook did.
@@ -102,7 +130,26 @@ impl Runner {
             _ = cancel.cancelled() => return Ran::without_process(Exit::Cancelled(ABANDONED), Instant::now()),
         };
         let started = Instant::now();
-        let mut child = match command(hook, input).spawn() {
+        let running = Running::start(&self.running);
+        let mut command = command(hook, input);
+        let spawned = if running.alone {
+            command.spawn()
+        } else {
+            let reaper = self.reaper.clone();
+            let spawning = reaper.spawning();
+            let spawned = tokio::task::spawn_blocking(move || {
+                let spawned = command.spawn();
+                if let Some(pid) = spawned.as_ref().ok().and_then(Child::id) {
+                    reaper.track(pid);
+                }
+                spawned
+            })
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+            drop(spawning);
+            spawned
+        };
+        let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
                 return Ran::without_process(

@@ -212,7 +212,15 @@ impl Connection {
                     break;
                 }
                 _ = &mut idle, if reading && pending.is_empty() => break,
-                _ = self.shared.draining.cancelled(), if reading && pending.is_empty() => break,
+                _ = self.shared.draining.cancelled(), if reading && pending.is_empty() => {
+                    // Requests the client wrote before the shutdown may sit unread: each gets its answer
+                    // (`shutting_down`) rather than a closed connection.
+                    for line in unread_lines(&mut frames) {
+                        let Action::Respond(response) = self.handle(&line) else { continue };
+                        if write.write_all(&response).await.is_err() { break; }
+                    }
+                    break;
+                }
             }
         }
         // Whatever is still running has nobody to answer: stop its hooks, gracefully, and wait briefly.
@@ -379,6 +387,34 @@ async fn peer_gone(probe: Option<&AsyncFd<OwnedFd>>) {
             Err(_) => return,
         }
     }
+}
+
+/// Every whole line already sent on the connection and not yet read, read without waiting.
+///
+/// Read with a plain non-blocking `recv`, not through tokio: tokio reads only once the reactor has seen
+/// the socket readable, and at shutdown that event may not have been processed yet.
+fn unread_lines(
+    frames: &mut FramedRead<tokio::net::unix::OwnedReadHalf, LineDecoder>,
+) -> Vec<bytes::BytesMut> {
+    use nix::sys::socket::{MsgFlags, recv};
+    use std::os::fd::AsRawFd;
+    use tokio_util::codec::Decoder;
+    /// Enough for any client that was not flooding; the rest is dropped with the connection.
+    const MOST: usize = 4 * MAX_LINE;
+    let fd = frames.get_ref().as_ref().as_raw_fd();
+    let mut buffer = std::mem::take(frames.read_buffer_mut());
+    let mut chunk = vec![0u8; 64 * 1024];
+    while buffer.len() < MOST {
+        match recv(fd, &mut chunk, MsgFlags::MSG_DONTWAIT) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let mut lines = Vec::new();
+    while let Ok(Some(Frame::Line(line))) = frames.decoder_mut().decode(&mut buffer) {
+        lines.push(line);
+    }
+    lines
 }
 
 /// The next frame of a connection (`StreamExt::next`, without a streams crate for one method).

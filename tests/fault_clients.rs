@@ -1,0 +1,896 @@
+//! Bad clients (contract section 9): bytes that are not UTF-8, JSON of the wrong shape in every field, ids
+//! of every JSON type, half lines left hanging, lines over the limit, a thousand connections at once and
+//! more than the daemon takes, clients that never read, and clients that leave in the middle of a fire.
+//!
+//! Each bad client gets its error (or is closed, where the contract says so), and throughout each scenario
+//! a witness client fires in a loop on a connection of its own and must get a correct answer every time:
+//! one bad client never costs another client its service.
+
+mod common;
+
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::{self, JoinHandle};
+use std::time::Instant;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// A quick hook for the witness (`w` at PreToolUse: adds "w"), and a slow one for the clients that leave
+/// mid-fire (`slow` at PostToolUse: a shell and its child `sleep`, each writing its pid to a file named
+/// after the event's session, then waiting). The scripts live outside the watched settings folder.
+const SETTINGS: &str = "\
+[[hooks.PreToolUse]]
+name = \"w\"
+argv = [\"/bin/echo\", \"w\"]
+
+[[hooks.PostToolUse]]
+name = \"slow\"
+command = \"@DIR@/slow.sh\"
+timeout = 60
+";
+
+/// `sleep 30` is a bound, not a wait: if the daemon failed to kill it, it still ends by itself.
+const SLOW: &str = "sleep 30 &\n\
+                    echo $! > @DIR@/$HOOKD_SESSION.child\n\
+                    echo $$ > @DIR@/$HOOKD_SESSION.hook\n\
+                    wait";
+
+fn daemon() -> Daemon {
+    let sb = Sandbox::new();
+    sb.script("slow.sh", SLOW);
+    sb.settings(SETTINGS);
+    Daemon::start(sb)
+}
+
+/// The witness's own request, for the request number `n`.
+fn witness_request(n: u64) -> Value {
+    json!({"op": "fire", "id": format!("witness-{n}"), "moment": "PreToolUse", "agent": "claude-code",
+           "event": bash_event()})
+}
+
+/// Checks one answer to a PreToolUse fire: the right id, a well-formed verdict, `w`'s add and nothing else.
+fn check_served(r: &Value, id: &Value) {
+    assert_eq!(r.get("id"), Some(id), "an answer for another request: {r}");
+    check_fire_shape(r);
+    assert_eq!(r["refused"], false, "{r}");
+    assert_eq!(adds(r), ["w"], "{r}");
+    assert_eq!(hook_names(r), ["w"], "{r}");
+}
+
+/// A client that fires in a loop, one request at a time, on a connection opened before the scenario
+/// begins, and checks every answer. It panics (and so fails the test) on a wrong or missing answer.
+struct Witness {
+    stop: Arc<AtomicBool>,
+    answered: Arc<AtomicU64>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Witness {
+    fn start(d: &Daemon) -> Witness {
+        let mut client = d.connect();
+        let stop = Arc::new(AtomicBool::new(false));
+        let answered = Arc::new(AtomicU64::new(0));
+        let thread = {
+            let (stop, answered) = (stop.clone(), answered.clone());
+            thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    n += 1;
+                    let request = witness_request(n);
+                    let r = client.request(&request);
+                    check_served(&r, &request["id"]);
+                    answered.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+        };
+        let witness = Witness {
+            stop,
+            answered,
+            thread: Some(thread),
+        };
+        witness.served(1, "its start");
+        witness
+    }
+
+    fn answered(&self) -> u64 {
+        self.answered.load(Ordering::SeqCst)
+    }
+
+    /// Waits until the witness has had `n` more correct answers than it had on entry.
+    fn served(&self, n: u64, during: &str) {
+        let start = self.answered();
+        wait_until(
+            RESPONSE,
+            &format!("the witness to be served {n} more times during {during}"),
+            || {
+                let thread = self.thread.as_ref().expect("the witness is running");
+                assert!(
+                    !thread.is_finished() || self.stop.load(Ordering::SeqCst),
+                    "the witness stopped during {during}: it got a wrong answer or none (see its panic above)"
+                );
+                self.answered() >= start + n
+            },
+        );
+    }
+
+    /// Stops the witness; its panic, if it had one, fails the test. Returns how many answers it checked.
+    fn finish(mut self) -> u64 {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take()
+            && let Err(panic) = thread.join()
+        {
+            std::panic::resume_unwind(panic);
+        }
+        self.answered()
+    }
+}
+
+impl Drop for Witness {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The error kind of an error response (which must have a message).
+fn error_kind(resp: &Value) -> &str {
+    assert_eq!(resp["ok"], false, "expected an error: {resp}");
+    assert!(
+        resp["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "error without a message: {resp}"
+    );
+    resp["error"]["kind"]
+        .as_str()
+        .unwrap_or_else(|| panic!("error without a kind: {resp}"))
+}
+
+/// After the bad requests, the same connection still serves a fire.
+fn still_serves(c: &mut Client) {
+    let request = witness_request(0);
+    let r = c.request(&request);
+    check_served(&r, &request["id"]);
+}
+
+/// The daemon that answers is the one the test started (it did not die and get replaced), and it did not
+/// panic on the way.
+fn still_the_same_daemon(d: &Daemon) {
+    assert_eq!(d.status()["pid"], d.pid(), "another daemon answers");
+    assert!(
+        !d.log_text().contains("panicked"),
+        "the daemon panicked:\n{}",
+        d.log_text()
+    );
+}
+
+/// Nothing has come back on `stream`, and it is not closed: reading would block.
+fn nothing_to_read(stream: &UnixStream, what: &str) {
+    stream.set_nonblocking(true).expect("non-blocking");
+    let mut byte = [0u8; 1];
+    match (&*stream).read(&mut byte) {
+        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+        Ok(0) => panic!("{what}: the daemon closed the connection"),
+        Ok(_) => panic!("{what}: the daemon answered an incomplete line"),
+        Err(e) => panic!("{what}: {e}"),
+    }
+    stream.set_nonblocking(false).expect("blocking");
+}
+
+#[test]
+fn invalid_utf8_is_bad_json_and_the_connection_lives() {
+    let d = daemon();
+    let w = Witness::start(&d);
+    let mut c = d.connect();
+    let lines: &[&[u8]] = &[
+        b"\xff\n",
+        b"{\"op\":\"status\",\"id\":\"\xff\"}\n",
+        b"{\"op\":\"status\",\"\xc3\":1}\n",
+        b"{\"op\":\"status\",\"id\":\"\xc0\xaf\"}\n",
+        b"{\"op\":\"status\",\"id\":\"\xed\xa0\x80\"}\n",
+        b"{\"op\":\"status\",\"id\":\"\xf4\x90\x80\x80\"}\n",
+        b"{\"op\":\"fire\",\"id\":1,\"moment\":\"PreToolUse\",\"event\":{\"tool_name\":\"Ba\x80sh\"}}\n",
+        b"{\"op\":\"fire\",\"id\":2,\"moment\":\"PreToolUse\",\"event\":{\"tool_name\":\"Bash\"}}\xfe\n",
+    ];
+    // One at a time, then all at once: the same answers either way.
+    for line in lines {
+        c.send_raw(line);
+        let r = c.recv();
+        assert_eq!(
+            error_kind(&r),
+            "bad_json",
+            "{}: {r}",
+            String::from_utf8_lossy(line)
+        );
+        assert!(
+            r.get("id").is_none(),
+            "no id can be read from bytes that are not UTF-8: {r}"
+        );
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains("UTF-8"),
+            "the message does not say what is wrong: {r}"
+        );
+    }
+    w.served(3, "lines that are not UTF-8");
+    c.send_raw(&lines.concat());
+    for _ in lines {
+        assert_eq!(error_kind(&c.recv()), "bad_json");
+    }
+    still_serves(&mut c);
+    w.served(3, "a batch of lines that are not UTF-8");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+#[test]
+fn json_of_the_wrong_shape_is_bad_request_with_its_id() {
+    let d = daemon();
+    let w = Witness::start(&d);
+    let event = bash_event();
+    let cases: Vec<(Value, &str)> = vec![
+        // op
+        (json!({}), "bad_request"),
+        (json!({"op": 1}), "bad_request"),
+        (json!({"op": null}), "bad_request"),
+        (json!({"op": true}), "bad_request"),
+        (json!({"op": ["fire"]}), "bad_request"),
+        (json!({"op": {"fire": 1}}), "bad_request"),
+        (json!({"op": ""}), "bad_request"),
+        (json!({"op": "fier"}), "bad_request"),
+        (json!({"op": "FIRE"}), "bad_request"),
+        (json!({"op": "fire "}), "bad_request"),
+        // moment
+        (json!({"op": "fire", "event": event}), "bad_request"),
+        (
+            json!({"op": "fire", "moment": 7, "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "", "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": null, "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": ["PreToolUse"], "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": {"PreToolUse": 1}, "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": true, "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "NoSuchMoment", "event": event}),
+            "unknown_moment",
+        ),
+        // event
+        (json!({"op": "fire", "moment": "PreToolUse"}), "bad_request"),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "event": []}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "event": [event]}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "event": "Bash"}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "event": 3}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "event": null}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "event": false}),
+            "bad_request",
+        ),
+        // agent
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "agent": 3, "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "agent": true, "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "agent": ["a"], "event": event}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "fire", "moment": "PreToolUse", "agent": {}, "event": event}),
+            "bad_request",
+        ),
+        (json!({"op": "hello", "agent": 3}), "bad_request"),
+        // hello's moments
+        (
+            json!({"op": "hello", "moments": "PreToolUse"}),
+            "bad_request",
+        ),
+        (json!({"op": "hello", "moments": 3}), "bad_request"),
+        (
+            json!({"op": "hello", "moments": {"PreToolUse": true}}),
+            "bad_request",
+        ),
+        (json!({"op": "hello", "moments": true}), "bad_request"),
+        (json!({"op": "hello", "moments": [1]}), "bad_request"),
+        (
+            json!({"op": "hello", "moments": ["PreToolUse", null]}),
+            "bad_request",
+        ),
+        (
+            json!({"op": "hello", "moments": [["PreToolUse"]]}),
+            "bad_request",
+        ),
+    ];
+    let mut c = d.connect();
+    // One at a time: each answer, its kind and its id.
+    for (i, (request, kind)) in cases.iter().enumerate() {
+        let mut request = request.clone();
+        request["id"] = json!(i);
+        let r = c.request(&request);
+        assert_eq!(error_kind(&r), *kind, "{request}: {r}");
+        assert_eq!(r.get("id"), Some(&json!(i)), "{request}: {r}");
+    }
+    w.served(3, "requests of the wrong shape");
+    // All at once, in one write: every one answered once, matched by id.
+    let mut batch = String::new();
+    for (i, (request, _)) in cases.iter().enumerate() {
+        let mut request = request.clone();
+        request["id"] = json!(format!("batch-{i}"));
+        batch.push_str(&format!("{request}\n"));
+    }
+    c.send_raw(batch.as_bytes());
+    let mut seen = vec![0; cases.len()];
+    for _ in &cases {
+        let r = c.recv();
+        let i: usize = r["id"]
+            .as_str()
+            .and_then(|id| id.strip_prefix("batch-"))
+            .and_then(|i| i.parse().ok())
+            .unwrap_or_else(|| panic!("an answer with an id that was not sent: {r}"));
+        assert_eq!(error_kind(&r), cases[i].1, "{}: {r}", cases[i].0);
+        seen[i] += 1;
+    }
+    assert!(
+        seen.iter().all(|&n| n == 1),
+        "answers per request: {seen:?}"
+    );
+    still_serves(&mut c);
+    w.served(3, "a batch of requests of the wrong shape");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+#[test]
+fn lines_that_are_not_requests_are_answered_without_an_id() {
+    let d = daemon();
+    let w = Witness::start(&d);
+    // 100,000 levels of nesting: far past any parser's recursion limit, well under the line limit.
+    let deep = format!(
+        "{{\"op\":\"fire\",\"id\":1,\"moment\":\"PreToolUse\",\"event\":{{\"a\":{}{}}}}}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (b"\n".to_vec(), "bad_json"),
+        (b"   \t \n".to_vec(), "bad_json"),
+        (b"\r\n".to_vec(), "bad_json"),
+        (b"\0\n".to_vec(), "bad_json"),
+        (b"{\n".to_vec(), "bad_json"),
+        (b"{\"op\":\"status\",}\n".to_vec(), "bad_json"),
+        (b"{'op':'status'}\n".to_vec(), "bad_json"),
+        (b"{\"op\":\"status\",\"id\":NaN}\n".to_vec(), "bad_json"),
+        (b"{\"op\":\"status\"} trailing\n".to_vec(), "bad_json"),
+        (
+            b"{\"op\":\"status\"}{\"op\":\"status\"}\n".to_vec(),
+            "bad_json",
+        ),
+        (deep.into_bytes(), "bad_json"),
+        (b"[1]\n".to_vec(), "bad_request"),
+        (b"\"status\"\n".to_vec(), "bad_request"),
+        (b"42\n".to_vec(), "bad_request"),
+        (b"null\n".to_vec(), "bad_request"),
+        (b"true\n".to_vec(), "bad_request"),
+        (b"[{\"op\":\"status\",\"id\":1}]\n".to_vec(), "bad_request"),
+    ];
+    let mut c = d.connect();
+    for (line, kind) in &cases {
+        c.send_raw(line);
+        let r = c.recv();
+        let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+        assert_eq!(error_kind(&r), *kind, "{shown:?}: {r}");
+        assert!(
+            r.get("id").is_none(),
+            "{shown:?}: an id came from nowhere: {r}"
+        );
+    }
+    still_serves(&mut c);
+    w.served(3, "lines that are not requests");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+#[test]
+fn an_id_of_every_json_type_is_echoed_exactly() {
+    let d = daemon();
+    let w = Witness::start(&d);
+    let ids = [
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(0),
+        json!(-1),
+        json!(i64::MIN),
+        json!(u64::MAX),
+        json!(1.5),
+        json!(-0.25),
+        json!(1.0),
+        json!(""),
+        json!("text"),
+        json!("üñí € 😀 \u{7f}"),
+        json!("quote \" backslash \\ newline \n tab \t nul \u{0}"),
+        json!([]),
+        json!([1, "two", null, [3.5], {"k": false}]),
+        json!({}),
+        json!({"nested": {"deep": [1, {"x": "y"}]}, "n": null}),
+    ];
+    let mut c = d.connect();
+    for id in &ids {
+        let requests = [
+            ("status", json!({"op": "status", "id": id})),
+            (
+                "hello",
+                json!({"op": "hello", "id": id, "agent": "claude-code"}),
+            ),
+            ("reload", json!({"op": "reload", "id": id})),
+            (
+                "fire",
+                json!({"op": "fire", "id": id, "moment": "PreToolUse", "event": bash_event()}),
+            ),
+            (
+                "fire without an event",
+                json!({"op": "fire", "id": id, "moment": "PreToolUse"}),
+            ),
+            ("an unknown op", json!({"op": "dance", "id": id})),
+            ("no op", json!({"id": id})),
+            (
+                "an unknown moment",
+                json!({"op": "fire", "id": id, "moment": "Nope", "event": {}}),
+            ),
+        ];
+        for (what, request) in requests {
+            let r = c.request(&request);
+            assert_eq!(r.get("id"), Some(id), "{what} with id {id}: {r}");
+            if what == "fire" {
+                check_served(&r, id);
+            }
+        }
+    }
+    // Without an id, none comes back, whatever the answer.
+    for request in [
+        json!({"op": "status"}),
+        json!({"op": "fire", "moment": "PreToolUse", "event": bash_event()}),
+        json!({"op": "fire", "moment": "PreToolUse"}),
+        json!({"op": "fire", "moment": "Nope", "event": {}}),
+    ] {
+        let r = c.request(&request);
+        assert!(r.get("id").is_none(), "{request}: {r}");
+    }
+    w.served(3, "requests with ids of every type");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+#[test]
+fn a_half_line_then_silence_holds_up_only_its_own_connection() {
+    let d = daemon();
+    let w = Witness::start(&d);
+    let waiting = UnixStream::connect(&d.socket).unwrap();
+    let mut waiting_client = Client::from_stream(waiting.try_clone().unwrap());
+    waiting_client.send_raw(br#"{"op":"fire","id":"half","moment":"PreToolUse","#);
+    let silent = UnixStream::connect(&d.socket).unwrap();
+    (&silent).write_all(br#"{"op":"status","id":"#).unwrap();
+
+    w.served(20, "two connections each holding half a line");
+    // A newcomer is served too.
+    assert_eq!(d.status()["ok"], true);
+    nothing_to_read(&waiting, "half a fire");
+    nothing_to_read(&silent, "half a status");
+
+    // The rest of the line, much later: the daemon was only waiting for it.
+    waiting_client.send_raw(b"\"event\":{\"tool_name\":\"Bash\"}}\n");
+    check_served(&waiting_client.recv(), &json!("half"));
+    // The silent one is closed by its client, never answered.
+    drop(silent);
+
+    // A request dribbled one byte per write, then two requests split at odd places.
+    let mut dribble = d.connect();
+    for byte in br#"{"op":"status","id":"dribble"}"#.iter().chain(b"\n") {
+        dribble.send_raw(&[*byte]);
+    }
+    assert_eq!(dribble.recv()["id"], "dribble");
+    let two = b"{\"op\":\"status\",\"id\":\"one\"}\n{\"op\":\"status\",\"id\":\"two\"}\n";
+    for piece in [&two[..5], &two[5..28], &two[28..29], &two[29..]] {
+        dribble.send_raw(piece);
+    }
+    assert_eq!(dribble.recv()["id"], "one");
+    assert_eq!(dribble.recv()["id"], "two");
+
+    w.served(3, "the end of the half lines");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+#[test]
+fn a_half_line_then_a_hang_up_is_dropped_quietly() {
+    let d = daemon();
+    let w = Witness::start(&d);
+    // Half a line, then gone; many times over, to catch a leak or a crash.
+    for i in 0..200 {
+        let stream = UnixStream::connect(&d.socket).unwrap();
+        let half = format!(r#"{{"op":"fire","id":{i},"moment":"PreToolUse","event":{{"tool_"#);
+        (&stream).write_all(half.as_bytes()).unwrap();
+        drop(stream);
+    }
+    w.served(5, "200 clients that hung up after half a line");
+    still_the_same_daemon(&d);
+
+    // Half a line, then only the sending side shut (the client still listens): the end of input ends
+    // the line, which is not JSON.
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    let mut c = Client::from_stream(stream.try_clone().unwrap());
+    c.send_raw(br#"{"op":"status","id":"#);
+    stream.shutdown(Shutdown::Write).unwrap();
+    assert_eq!(error_kind(&c.recv()), "bad_json");
+    c.expect_eof();
+
+    // A whole request without its newline, then the sending side shut: it is a request, and answered.
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    let mut c = Client::from_stream(stream.try_clone().unwrap());
+    c.send_raw(br#"{"op":"status","id":"tail"}"#);
+    stream.shutdown(Shutdown::Write).unwrap();
+    let r = c.recv();
+    assert_eq!((&r["ok"], &r["id"]), (&json!(true), &json!("tail")), "{r}");
+    c.expect_eof();
+
+    w.served(3, "half-closed clients");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+/// Writes `bytes` on a clone of `stream` from a thread: the daemon may close before it has read them all,
+/// so the write may fail, and must not hold the test up.
+fn write_in_background(stream: &UnixStream, bytes: Vec<u8>) -> JoinHandle<()> {
+    let mut writer = stream.try_clone().unwrap();
+    writer.set_write_timeout(Some(RESPONSE)).unwrap();
+    thread::spawn(move || {
+        let _ = writer.write_all(&bytes);
+    })
+}
+
+#[test]
+fn a_line_of_two_mib_is_too_large_and_closes_only_its_connection() {
+    let d = daemon();
+    let w = Witness::start(&d);
+
+    // A fire, then a line of 2 MiB: the fire is answered, the line is answered too_large, then the
+    // connection is closed.
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    let mut c = Client::from_stream(stream.try_clone().unwrap());
+    c.send(&witness_request(1));
+    let long = format!(
+        "{{\"op\":\"status\",\"id\":\"long\",\"pad\":\"{}\"}}\n",
+        "x".repeat(2 << 20)
+    );
+    let writer = write_in_background(&stream, long.into_bytes());
+    let mut answers = [c.recv(), c.recv()];
+    answers.sort_by_key(|r| r.get("id").is_some());
+    assert_eq!(error_kind(&answers[0]), "too_large", "{answers:?}");
+    assert!(
+        answers[0].get("id").is_none(),
+        "an id read from a line never read whole: {answers:?}"
+    );
+    check_served(&answers[1], &json!("witness-1"));
+    c.expect_eof();
+    writer.join().unwrap();
+    w.served(3, "a line of 2 MiB");
+
+    // 2 MiB with no newline at all, from a client that stays: answered once the limit is passed, without
+    // waiting for a newline that never comes.
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    let mut c = Client::from_stream(stream.try_clone().unwrap());
+    let writer = write_in_background(&stream, vec![b'7'; 2 << 20]);
+    assert_eq!(error_kind(&c.recv()), "too_large");
+    c.expect_eof();
+    writer.join().unwrap();
+
+    w.served(3, "2 MiB without a newline");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+/// `struct rlimit` as Linux has it on 64-bit targets.
+#[repr(C)]
+struct RLimit {
+    current: u64,
+    max: u64,
+}
+
+/// `RLIMIT_NOFILE` on Linux (x86-64, aarch64 and the other "generic" ABIs).
+const RLIMIT_NOFILE: i32 = 7;
+
+// The crate's `nix` does not have its `resource` feature, and the tests may not change the dependencies:
+// the two calls are declared here, from the C library std already links.
+unsafe extern "C" {
+    fn getrlimit(resource: i32, limit: *mut RLimit) -> i32;
+    fn setrlimit(resource: i32, limit: *const RLimit) -> i32;
+}
+
+/// Raises this process's limit on open files to at least `want` (within the hard limit) and returns it.
+/// Children started afterwards, the daemon among them, inherit it.
+fn raise_open_files(want: u64) -> u64 {
+    let mut limit = RLimit { current: 0, max: 0 };
+    // SAFETY: `limit` is a valid, writable `struct rlimit` for the call to fill.
+    assert_eq!(
+        unsafe { getrlimit(RLIMIT_NOFILE, &mut limit) },
+        0,
+        "getrlimit"
+    );
+    if limit.current < want {
+        limit.current = want.min(limit.max);
+        // SAFETY: `limit` is a valid `struct rlimit`; the call only reads it.
+        assert_eq!(unsafe { setrlimit(RLIMIT_NOFILE, &limit) }, 0, "setrlimit");
+    }
+    limit.current
+}
+
+/// The daemon's own limit on open files, from /proc.
+fn open_files_limit_of(pid: u32) -> u64 {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("reading limits");
+    limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|soft| soft.parse().ok())
+        .unwrap_or_else(|| panic!("no open-files limit in:\n{limits}"))
+}
+
+/// Opens `n` connections at once, from a few threads at a time.
+fn connect_many(socket: &Path, n: usize) -> Vec<UnixStream> {
+    const THREADS: usize = 4;
+    let handles: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let socket = socket.to_path_buf();
+            thread::spawn(move || {
+                (t..n)
+                    .step_by(THREADS)
+                    .map(|i| {
+                        let stream = UnixStream::connect(&socket)
+                            .unwrap_or_else(|e| panic!("connection {i} of {n}: {e}"));
+                        stream.set_read_timeout(Some(RESPONSE)).unwrap();
+                        (i, stream)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut streams: Vec<(usize, UnixStream)> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
+    streams.sort_by_key(|(i, _)| *i);
+    streams.into_iter().map(|(_, s)| s).collect()
+}
+
+/// Checks one status answer read from `line`.
+fn check_status(line: &str, id: usize, pid: u32) {
+    let r: Value =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"));
+    assert_eq!(
+        (&r["ok"], &r["id"], &r["pid"]),
+        (&json!(true), &json!(id), &json!(pid)),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_thousand_connections_at_once_are_all_served() {
+    const N: usize = 1000;
+    // The test's connections, and the daemon's (it inherits the limit), plus room for the rest.
+    let limit = raise_open_files(4096);
+    assert!(
+        limit >= 2 * N as u64,
+        "the open-files limit is {limit}, too low for {N} connections"
+    );
+    let d = daemon();
+    assert!(
+        open_files_limit_of(d.pid()) >= 2 * N as u64,
+        "the daemon's open-files limit is too low"
+    );
+    let w = Witness::start(&d);
+    let started = Instant::now();
+    let streams = connect_many(&d.socket, N);
+    for (i, stream) in streams.iter().enumerate() {
+        (&*stream)
+            .write_all(format!("{{\"op\":\"status\",\"id\":{i}}}\n").as_bytes())
+            .unwrap();
+    }
+    w.served(3, "a thousand connections");
+    for (i, stream) in streams.iter().enumerate() {
+        let mut line = String::new();
+        BufReader::new(stream)
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("connection {i}: {e}"));
+        check_status(&line, i, d.pid());
+    }
+    eprintln!(
+        "figures: {N} connections opened at once, {N} status answers, in {:?}",
+        started.elapsed()
+    );
+    drop(streams);
+    w.served(3, "the end of a thousand connections");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+#[test]
+fn past_the_connection_limit_the_rest_wait_their_turn() {
+    // More than the daemon serves at once (1,024, the witness among them): the rest wait to be accepted,
+    // and are served as others close.
+    const N: usize = 1100;
+    let limit = raise_open_files(4096);
+    assert!(
+        limit >= 2 * N as u64,
+        "the open-files limit is {limit}, too low for {N} connections"
+    );
+    let d = daemon();
+    assert!(
+        open_files_limit_of(d.pid()) >= 2 * N as u64,
+        "the daemon's open-files limit is too low"
+    );
+    let w = Witness::start(&d);
+    let started = Instant::now();
+    let streams = connect_many(&d.socket, N);
+    let mut readers: Vec<Option<(BufReader<UnixStream>, String)>> = streams
+        .into_iter()
+        .enumerate()
+        .map(|(i, stream)| {
+            (&stream)
+                .write_all(format!("{{\"op\":\"status\",\"id\":{i}}}\n").as_bytes())
+                .unwrap();
+            stream.set_nonblocking(true).unwrap();
+            Some((BufReader::new(stream), String::new()))
+        })
+        .collect();
+    // Read whatever has come; close each connection once it is answered, which lets a waiting one in.
+    let mut answered = 0;
+    wait_until(RESPONSE, "every connection to be answered", || {
+        for (i, slot) in readers.iter_mut().enumerate() {
+            let Some((reader, line)) = slot else { continue };
+            match reader.read_line(line) {
+                Ok(_) if line.ends_with('\n') => {
+                    check_status(line, i, d.pid());
+                    *slot = None;
+                    answered += 1;
+                }
+                Ok(0) => panic!("connection {i} closed without an answer"),
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(e) => panic!("connection {i}: {e}"),
+            }
+        }
+        answered == N
+    });
+    eprintln!(
+        "figures: {N} connections opened at once (past the limit of 1024), {answered} status answers, in {:?}",
+        started.elapsed()
+    );
+    w.served(3, "more connections than the limit");
+    still_the_same_daemon(&d);
+    w.finish();
+}
+
+#[test]
+fn a_client_that_fires_and_hangs_up_has_its_hooks_killed() {
+    const LEAVERS: usize = 8;
+    let d = daemon();
+    let w = Witness::start(&d);
+    let leavers: Vec<Client> = (0..LEAVERS)
+        .map(|n| {
+            let mut c = d.connect();
+            c.send(
+                &json!({"op": "fire", "id": n, "moment": "PostToolUse", "agent": "claude-code",
+                           "event": {"session_id": format!("s{n}"), "tool_name": "Bash"}}),
+            );
+            c
+        })
+        .collect();
+    let pids: Vec<i32> = (0..LEAVERS)
+        .flat_map(|n| {
+            [
+                d.sb.wait_pid(&format!("s{n}.hook")),
+                d.sb.wait_pid(&format!("s{n}.child")),
+            ]
+        })
+        .collect();
+    w.served(5, "eight slow fires");
+    for &pid in &pids {
+        assert!(
+            !process_gone(pid, d.pid()),
+            "hook process {pid} ended before its client left"
+        );
+    }
+    drop(leavers);
+    wait_until(
+        RESPONSE,
+        "every hook process of the clients that left to be gone",
+        || pids.iter().all(|&pid| process_gone(pid, d.pid())),
+    );
+    w.served(5, "the clients leaving");
+    let served = w.finish();
+    wait_until(RESPONSE, "no fire in flight", || {
+        d.status()["in_flight"] == 0
+    });
+    still_the_same_daemon(&d);
+    eprintln!(
+        "figures: {LEAVERS} clients left mid-fire, {} hook processes killed, witness served {served} times",
+        pids.len()
+    );
+}
+
+#[test]
+fn a_client_that_never_reads_holds_up_no_one_else() {
+    let d = daemon();
+    let w = Witness::start(&d);
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    stream.set_nonblocking(true).unwrap();
+    // Status requests, never read, until the daemon stops taking them (its answers fill the socket,
+    // then ours do), within a bound.
+    let batch: Vec<u8> = (0..64)
+        .flat_map(|i| format!("{{\"op\":\"status\",\"id\":{i}}}\n").into_bytes())
+        .collect();
+    const BOUND: usize = 256 << 20;
+    let (mut written, mut offset) = (0, 0);
+    loop {
+        match (&stream).write(&batch[offset..]) {
+            Ok(n) => {
+                written += n;
+                offset = (offset + n) % batch.len();
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+            Err(e) => panic!("writing to the daemon: {e}"),
+        }
+        assert!(
+            written < BOUND,
+            "the daemon took {written} bytes from a client that reads nothing"
+        );
+    }
+    w.served(10, "a client that never reads");
+    assert_eq!(d.status()["ok"], true, "a newcomer is not served");
+    drop(stream);
+    w.served(3, "the client that never read leaving");
+    still_the_same_daemon(&d);
+    w.finish();
+    eprintln!(
+        "figures: a client that never read sent {written} bytes before the daemon stopped taking them"
+    );
+}
