@@ -172,7 +172,9 @@ impl StopLoop {
                 "hookd let this Stop through: Stop was refused {} times in a row in this session (stop_refusal_cap = {cap}); the last refusal said: {reason}",
                 self.refusals
             ));
-            tracing::warn!(agent = %self.agent, session = %self.session, refusals = self.refusals, "stop_refusal_cap reached: letting the Stop through");
+            // The session id is the client's data: only at debug level.
+            tracing::warn!(agent = %self.agent, refusals = self.refusals, "stop_refusal_cap reached: letting the Stop through");
+            tracing::debug!(session = %self.session, "the session whose Stop was let through");
         }
         shared
             .stop_loops

@@ -142,44 +142,34 @@ impl Settings {
 
     /// Reads the file at `path` after checking its owner and mode: its text, to be parsed.
     pub fn read(path: &Path) -> Result<String, LoadError> {
+        use std::io::Read;
         let label = path.display().to_string();
-        let metadata = match std::fs::metadata(path) {
-            Ok(metadata) => metadata,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LoadError::NotFound),
-            Err(e) => {
-                return Err(invalid(ConfigError::whole_file(
-                    &label,
-                    format!("cannot read the file: {e}"),
-                )));
-            }
+        let cannot_read = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::NotFound => LoadError::NotFound,
+            _ => invalid(ConfigError::whole_file(
+                &label,
+                format!("cannot read the file: {e}"),
+            )),
         };
+        // Opened once, then checked and read through the same handle: a file swapped in between a check
+        // by name and a read by name would be read unchecked.
+        let mut file = std::fs::File::open(path).map_err(cannot_read)?;
+        let metadata = file.metadata().map_err(cannot_read)?;
         if let Err(message) = check_owner_and_mode(&metadata) {
             return Err(invalid(ConfigError::whole_file(&label, message)));
         }
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LoadError::NotFound),
-            Err(e) => {
-                return Err(invalid(ConfigError::whole_file(
-                    &label,
-                    format!("cannot read the file: {e}"),
-                )));
-            }
-        };
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => {
-                let offset = e.utf8_error().valid_up_to();
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                return Err(invalid(ConfigError::at(
-                    &label,
-                    &text,
-                    offset,
-                    "the file is not valid UTF-8",
-                )));
-            }
-        };
-        Ok(text)
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(cannot_read)?;
+        String::from_utf8(bytes).map_err(|e| {
+            let offset = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            invalid(ConfigError::at(
+                &label,
+                &text,
+                offset,
+                "the file is not valid UTF-8",
+            ))
+        })
     }
 
     /// Validates settings text; `label` names the file in errors.
