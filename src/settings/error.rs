@@ -19,7 +19,7 @@ impl ConfigError {
             file: file.to_string(),
             line: 1,
             column: 1,
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
 
@@ -30,7 +30,7 @@ impl ConfigError {
             file: file.to_string(),
             line,
             column,
-            message: message.into(),
+            message: one_line(message.into()),
         }
     }
 }
@@ -43,6 +43,24 @@ impl fmt::Display for ConfigError {
             self.file, self.line, self.column, self.message
         )
     }
+}
+
+/// A message with its control characters escaped: names quoted from the file may hold a newline (a TOML
+/// quoted key can), and one error must stay one line.
+fn one_line(message: String) -> String {
+    if !message.contains(char::is_control) {
+        return message;
+    }
+    message
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -88,6 +106,15 @@ impl ConfigErrors {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_with_a_newline_keeps_the_error_on_one_line() {
+        let error = ConfigError::at("h.toml", "x", 0, "unknown moment \"Pre\nTool\r\"");
+        assert_eq!(
+            error.to_string(),
+            "h.toml:1:1: unknown moment \"Pre\\nTool\\r\""
+        );
+    }
 
     #[test]
     fn lines_and_columns_are_one_based() {
