@@ -55,6 +55,7 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
     let mut walker = Walker {
         label,
         text,
+        line_starts: line_starts(text),
         errors: Vec::new(),
     };
     let (root, syntax_errors) = DeTable::parse_recoverable(text);
@@ -99,13 +100,36 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
 struct Walker<'a> {
     label: &'a str,
     text: &'a str,
+    /// Where each line starts, found once: placing every error by scanning the text from its start
+    /// made a file with many errors take time in the square of its size.
+    line_starts: Vec<usize>,
     errors: Vec<ConfigError>,
+}
+
+/// The most errors reported for one file; past it, one line says how many more there were.
+const MAX_ERRORS: usize = 100;
+
+/// The byte offset where each line of `text` starts.
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }
 
 impl Walker<'_> {
     fn error_at(&mut self, offset: usize, message: String) {
-        self.errors
-            .push(ConfigError::at(self.label, self.text, offset, message));
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let column = self.text[self.line_starts[line - 1]..offset]
+            .chars()
+            .count()
+            + 1;
+        let mut error = ConfigError::whole_file(self.label, message);
+        (error.line, error.column) = (line, column);
+        self.errors.push(error);
     }
 
     fn error(&mut self, span: Range<usize>, message: String) {
@@ -115,6 +139,15 @@ impl Walker<'_> {
     fn finish(mut self) -> ConfigErrors {
         self.errors.sort_by_key(|e| (e.line, e.column));
         self.errors.dedup();
+        if self.errors.len() > MAX_ERRORS {
+            let more = self.errors.len() - MAX_ERRORS;
+            self.errors.truncate(MAX_ERRORS);
+            let last = &self.errors[MAX_ERRORS - 1];
+            let mut note =
+                ConfigError::whole_file(self.label, format!("... and {more} more errors"));
+            (note.line, note.column) = (last.line, last.column);
+            self.errors.push(note);
+        }
         ConfigErrors(self.errors)
     }
 
@@ -764,6 +797,29 @@ command = "git status"
         assert_eq!(errors.len(), 1);
         assert!(
             errors[0].contains("write each hook as [[hooks.Stop]]"),
+            "{}",
+            errors[0]
+        );
+    }
+
+    #[test]
+    fn many_errors_are_placed_quickly_and_capped() {
+        let text = "x\n".repeat(40_000);
+        let errors = errors(&text);
+        assert_eq!(errors.len(), MAX_ERRORS + 1);
+        assert!(errors[0].starts_with("hooks.toml:1:"), "{}", errors[0]);
+        assert!(
+            errors[MAX_ERRORS].ends_with("more errors"),
+            "{}",
+            errors[MAX_ERRORS]
+        );
+    }
+
+    #[test]
+    fn errors_are_placed_at_their_line_and_column() {
+        let errors = errors("[defaults]\n  tiemout = 5\n");
+        assert!(
+            errors[0].starts_with("hooks.toml:2:3: unknown key"),
             "{}",
             errors[0]
         );
