@@ -21,21 +21,21 @@ const EXIT_REFUSED: u8 = 2;
 pub fn run(command: Command) -> Result<ExitCode, String> {
     match command {
         Command::Serve { config, socket } => crate::daemon::run(
-            &or_default(config, crate::paths::default_config),
-            &or_default(socket, crate::paths::default_socket),
+            &config.unwrap_or_else(crate::paths::default_config),
+            &socket.unwrap_or_else(crate::paths::default_socket),
         ),
-        Command::Check { config } => check(&or_default(config, crate::paths::default_config)),
+        Command::Check { config } => check(&config.unwrap_or_else(crate::paths::default_config)),
         Command::Fire {
             moment,
             agent,
             socket,
         } => fire(
-            &or_default(socket, crate::paths::default_socket),
+            &socket.unwrap_or_else(crate::paths::default_socket),
             moment,
             agent,
         ),
-        Command::Status { socket } => status(&or_default(socket, crate::paths::default_socket)),
-        Command::Reload { socket } => reload(&or_default(socket, crate::paths::default_socket)),
+        Command::Status { socket } => status(&socket.unwrap_or_else(crate::paths::default_socket)),
+        Command::Reload { socket } => reload(&socket.unwrap_or_else(crate::paths::default_socket)),
         Command::Install { bin, dir } => install(bin, dir),
         Command::Relay {
             agent,
@@ -54,7 +54,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             None => {
                 let options = crate::relay::Options {
                     agent: known_agent(&agent)?,
-                    socket: or_default(socket, crate::paths::default_socket),
+                    socket: socket.unwrap_or_else(crate::paths::default_socket),
                     fail_closed,
                     timeout: std::time::Duration::try_from_secs_f64(timeout)
                         .ok()
@@ -91,10 +91,6 @@ fn this_binary() -> Result<String, String> {
     path.to_str()
         .map(str::to_string)
         .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))
-}
-
-fn or_default(path: Option<PathBuf>, default: fn() -> PathBuf) -> PathBuf {
-    path.unwrap_or_else(default)
 }
 
 fn check(config: &Path) -> Result<ExitCode, String> {

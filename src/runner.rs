@@ -228,7 +228,8 @@ impl Runner {
 }
 
 impl Ran {
-    fn without_process(exit: Exit, started: Instant) -> Ran {
+    /// A run that produced no output: it never started, was cut short, or was a worker's non-answer.
+    pub(crate) fn without_process(exit: Exit, started: Instant) -> Ran {
         Ran {
             exit,
             stdout: Vec::new(),
@@ -427,8 +428,8 @@ impl Ran {
         Ran::without_process(Exit::Cancelled(ABANDONED), Instant::now())
     }
 
-    /// A run whose result was lost (its task panicked): counted as failed to start.
+    /// A run whose result was lost (its task panicked, its workers are missing): failed, saying why.
     pub fn lost(why: &str) -> Ran {
-        Ran::without_process(Exit::CouldNotStart(why.to_string()), Instant::now())
+        Ran::without_process(Exit::Broken(why.to_string()), Instant::now())
     }
 }

@@ -143,10 +143,7 @@ impl Pool {
         match tokio::time::timeout(timeout * 2 + Duration::from_secs(1), answered).await {
             Ok(Ok(ran)) => ran,
             Ok(Err(_)) => broken(started, "the worker stopped before answering"),
-            Err(_) => Ran {
-                exit: Exit::TimedOut(timeout),
-                ..broken(started, "")
-            },
+            Err(_) => Ran::without_process(Exit::TimedOut(timeout), started),
         }
     }
 
@@ -167,13 +164,7 @@ pub fn identity(hook: &Hook, config_dir: &std::path::Path) -> String {
 }
 
 fn broken(started: Instant, why: &str) -> Ran {
-    Ran {
-        exit: Exit::Broken(why.to_string()),
-        stdout: Vec::new(),
-        stderr: Vec::new(),
-        truncated: false,
-        elapsed: started.elapsed(),
-    }
+    Ran::without_process(Exit::Broken(why.to_string()), started)
 }
 
 /// One worker process slot, as a task.
@@ -283,10 +274,7 @@ impl Slot {
                     if let Some(late) = process.take() {
                         self.retire(late);
                     }
-                    Ran {
-                        exit: Exit::TimedOut(request.timeout),
-                        ..broken(started, "")
-                    }
+                    Ran::without_process(Exit::TimedOut(request.timeout), started)
                 }
             };
             let _ = request.answer.send(ran);
