@@ -63,7 +63,8 @@ pub enum Command {
         /// below the agent's own hook timeout (120 s in --print-settings)
         #[arg(long, value_name = "SECONDS", default_value_t = crate::relay::DEFAULT_TIMEOUT_SECS)]
         timeout: f64,
-        /// Print the snippet for AGENT's own settings that routes each of its moments through hookd relay
+        /// Print the snippet for AGENT's own settings that routes each of its moments through hookd
+        /// relay; --socket and --fail-closed, when given, are written into the command it prints
         #[arg(long, value_name = "AGENT")]
         print_settings: Option<String>,
     },

@@ -47,7 +47,14 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             Some(agent) => {
                 print!(
                     "{}",
-                    crate::snippet::for_agent(known_agent(&agent)?, &this_binary()?)?
+                    crate::snippet::for_agent(
+                        known_agent(&agent)?,
+                        &this_binary()?,
+                        &crate::snippet::RelayFlags {
+                            socket,
+                            fail_closed
+                        }
+                    )?
                 );
                 Ok(ExitCode::SUCCESS)
             }

@@ -19,9 +19,21 @@ use crate::moment;
 /// instead of being killed mid-way.
 pub const AGENT_TIMEOUT_SECS: u64 = 120;
 
+/// The relay options given beside `--print-settings`, carried into the printed command so that the
+/// agent runs the relay exactly as the user asked for it.
+#[derive(Debug, Default, Clone)]
+pub struct RelayFlags {
+    /// `--socket PATH`: needed whenever the daemon is not on the default socket, because the agents
+    /// do not all pass the environment on to their hooks (Gemini CLI cleans it), so `XDG_RUNTIME_DIR`
+    /// cannot be relied on to find it.
+    pub socket: Option<PathBuf>,
+    /// `--fail-closed`.
+    pub fail_closed: bool,
+}
+
 /// The text to print for `agent`; `hookd` is the absolute path of the hookd binary.
-pub fn for_agent(agent: Agent, hookd: &str) -> Result<String, String> {
-    let command = relay_command(agent, hookd);
+pub fn for_agent(agent: Agent, hookd: &str, flags: &RelayFlags) -> Result<String, String> {
+    let command = relay_command(agent, hookd, flags);
     Ok(match agent {
         Agent::ClaudeCode | Agent::GeminiCli => json_snippet(agent, &command),
         Agent::Codex => codex_snippet(&command, &codex_config_path()?),
@@ -30,8 +42,16 @@ pub fn for_agent(agent: Agent, hookd: &str) -> Result<String, String> {
 
 /// `<hookd> relay --agent <name>`, with the path quoted for the shell when it needs it: every agent runs
 /// the command through a shell (`/bin/sh -c`, `bash -c`, `$SHELL -lc`).
-pub fn relay_command(agent: Agent, hookd: &str) -> String {
-    format!("{} relay --agent {}", shell_quote(hookd), agent.name())
+pub fn relay_command(agent: Agent, hookd: &str, flags: &RelayFlags) -> String {
+    let mut command = format!("{} relay --agent {}", shell_quote(hookd), agent.name());
+    if let Some(socket) = &flags.socket {
+        command.push_str(" --socket ");
+        command.push_str(&shell_quote(&socket.to_string_lossy()));
+    }
+    if flags.fail_closed {
+        command.push_str(" --fail-closed");
+    }
+    command
 }
 
 /// A word as the shell reads it back: as is when it holds only characters the shell leaves alone, else
@@ -210,7 +230,7 @@ mod tests {
     const HOOKD: &str = "/usr/local/bin/hookd";
 
     fn json(agent: Agent) -> Value {
-        let text = for_agent(agent, HOOKD).unwrap();
+        let text = for_agent(agent, HOOKD, &RelayFlags::default()).unwrap();
         assert!(text.ends_with("}\n"), "{text}");
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"))
     }
@@ -264,7 +284,7 @@ mod tests {
 
     #[test]
     fn codex_gets_its_moments_and_a_trust_record_for_each() {
-        let command = relay_command(Agent::Codex, HOOKD);
+        let command = relay_command(Agent::Codex, HOOKD, &RelayFlags::default());
         let text = codex_snippet(&command, "/home/me/.codex/config.toml");
         assert!(
             text.starts_with(
@@ -327,6 +347,22 @@ mod tests {
     }
 
     #[test]
+    fn relay_flags_are_carried_into_the_command() {
+        let flags = RelayFlags {
+            socket: Some(PathBuf::from("/run/user/1000/my hookd/s.sock")),
+            fail_closed: true,
+        };
+        assert_eq!(
+            relay_command(Agent::GeminiCli, HOOKD, &flags),
+            format!(
+                "{HOOKD} relay --agent gemini-cli --socket '/run/user/1000/my hookd/s.sock' --fail-closed"
+            )
+        );
+        let text = for_agent(Agent::ClaudeCode, HOOKD, &flags).unwrap();
+        assert!(text.contains("--fail-closed"), "{text}");
+    }
+
+    #[test]
     fn event_labels_are_snake_case() {
         assert_eq!(codex_event_label("PreToolUse"), "pre_tool_use");
         assert_eq!(codex_event_label("UserPromptSubmit"), "user_prompt_submit");
@@ -337,10 +373,14 @@ mod tests {
     #[test]
     fn an_odd_binary_path_is_quoted_for_the_shell_and_for_toml() {
         assert_eq!(
-            relay_command(Agent::ClaudeCode, "/opt/my tools/it's/hookd"),
+            relay_command(
+                Agent::ClaudeCode,
+                "/opt/my tools/it's/hookd",
+                &RelayFlags::default()
+            ),
             r"'/opt/my tools/it'\''s/hookd' relay --agent claude-code"
         );
-        let command = relay_command(Agent::Codex, "/opt/\"q\"\\/hookd");
+        let command = relay_command(Agent::Codex, "/opt/\"q\"\\/hookd", &RelayFlags::default());
         let text = codex_snippet(&command, "/home/\"me\"\\x/.codex/config.toml");
         let value: toml::Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(
