@@ -1,0 +1,233 @@
+//! What the real-agent tests (`tests/e2e_*.rs`) share: the pinned agents, installed from the npm
+//! registry on first use and cached between runs; the scripted model server (`tests/e2e/model_server.py`)
+//! that stands in for each vendor's API on 127.0.0.1 and records every request; the agents' own hook
+//! settings written by `hookd relay --print-settings`, as users are told to; and a runner that gives an
+//! agent a deadline and leaves none of its processes behind.
+//!
+//! The agents run offline: their API is the model server, and every other call home is turned off by the
+//! environment or settings each test writes (`../shared/design/agents.md`).
+#![allow(dead_code)]
+
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use crate::common::*;
+
+/// One agent as published on the npm registry, pinned.
+pub struct AgentPackage {
+    /// hookd's name for the agent (`--agent`).
+    pub agent: &'static str,
+    pub package: &'static str,
+    pub version: &'static str,
+    /// The program, under `node_modules/.bin/`.
+    pub bin: &'static str,
+}
+
+pub const CLAUDE_CODE: AgentPackage = AgentPackage {
+    agent: "claude-code",
+    package: "@anthropic-ai/claude-code",
+    version: "2.1.332",
+    bin: "claude",
+};
+
+pub const CODEX: AgentPackage = AgentPackage {
+    agent: "codex",
+    package: "@openai/codex",
+    version: "0.171.0",
+    bin: "codex",
+};
+
+pub const GEMINI_CLI: AgentPackage = AgentPackage {
+    agent: "gemini-cli",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    bin: "gemini",
+};
+
+/// How long one npm install may take (Claude Code's native binary is about 400 MB).
+const INSTALL: Duration = Duration::from_secs(600);
+
+/// A safety net for one agent run (a scripted model answers at once; runs take seconds).
+pub const AGENT_RUN: Duration = Duration::from_secs(120);
+
+/// Where installed agents are kept between runs: `$HOOKD_E2E_CACHE`, else `~/.cache/hookd-e2e`.
+pub fn cache_dir() -> PathBuf {
+    match std::env::var_os("HOOKD_E2E_CACHE").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/hookd-e2e"),
+    }
+}
+
+/// The agent's program, installed first if this machine does not have this version yet. Installs are
+/// serialized by a lock file, so that test binaries running at once install each agent once.
+pub fn installed(pkg: &AgentPackage) -> PathBuf {
+    let cache = cache_dir();
+    fs::create_dir_all(&cache).expect("creating the agent cache");
+    let dir = cache.join(format!("{}-{}", pkg.agent, pkg.version));
+    let program = dir.join("node_modules/.bin").join(pkg.bin);
+    let done = dir.join(".installed");
+    let lock_file = fs::File::create(cache.join(".lock")).expect("creating the cache lock");
+    let _lock = nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusive)
+        .expect("locking the agent cache");
+    if !done.exists() {
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("creating the agent's folder");
+        fs::write(dir.join("package.json"), "{\"private\": true}\n").expect("package.json");
+        let mut npm = Command::new("npm");
+        npm.current_dir(&dir).args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            &format!("{}@{}", pkg.package, pkg.version),
+        ]);
+        let out = run_with_deadline(npm, None, INSTALL);
+        assert!(
+            out.status.success(),
+            "npm install {}@{} failed ({}):\n{}{}",
+            pkg.package,
+            pkg.version,
+            out.status,
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        let out = run_with_deadline(Command::new(&program), None, Duration::from_secs(60));
+        let _ = out; // some agents print usage and exit non-zero without arguments
+        fs::write(&done, "").expect("marking the install done");
+    }
+    assert!(program.exists(), "{} is not installed at {program:?}", pkg.package);
+    program
+}
+
+/// The scripted model server, killed on drop. See `tests/e2e/model_server.py` for the script's shape.
+pub struct ModelServer {
+    child: Child,
+    pub port: u16,
+    pub record: PathBuf,
+}
+
+const MODEL_SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/model_server.py");
+
+impl ModelServer {
+    /// Starts a server speaking `dialect` (`anthropic`, `openai` or `gemini`) that answers turns from
+    /// `script`, keeping its files in `dir` under `name`.
+    pub fn start(dialect: &str, script: &Value, dir: &Path, name: &str) -> ModelServer {
+        let script_path = dir.join(format!("{name}.script.json"));
+        fs::write(&script_path, script.to_string()).expect("writing the model script");
+        let record = dir.join(format!("{name}.requests.jsonl"));
+        let port_file = dir.join(format!("{name}.port"));
+        let log = fs::File::create(dir.join(format!("{name}.server.log"))).expect("server log");
+        let child = Command::new("python3")
+            .arg(MODEL_SERVER)
+            .args(["--dialect", dialect])
+            .arg("--script")
+            .arg(&script_path)
+            .arg("--record")
+            .arg(&record)
+            .arg("--port-file")
+            .arg(&port_file)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("starting the model server");
+        let mut server = ModelServer {
+            child,
+            port: 0,
+            record,
+        };
+        wait_until(READY, "the model server's port file", || port_file.exists());
+        server.port = fs::read_to_string(&port_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .expect("a port number");
+        server
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        fs::read_to_string(&self.record)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a recorded request"))
+            .collect()
+    }
+
+    /// The requests that were answered from the script (model turns), in order.
+    pub fn turns(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| !r["turn"].is_null())
+            .collect()
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What `hookd relay --print-settings AGENT` prints, with `extra` flags (`--socket P`,
+/// `--fail-closed`), in the environment `env` (Codex's snippet names `$CODEX_HOME/config.toml`).
+pub fn print_settings(agent: &str, extra: &[&str], env: &[(&str, &Path)]) -> String {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["relay", "--print-settings", agent]).args(extra);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_with_deadline(cmd, None, Duration::from_secs(20));
+    assert!(
+        out.status.success(),
+        "relay --print-settings {agent} failed: {}",
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// Runs an agent to completion in a process group of its own, stdin from /dev/null, with a deadline
+/// (`AGENT_RUN`); whatever the agent started and left behind is killed with its group afterwards.
+pub fn run_agent(mut cmd: Command) -> Output {
+    cmd.process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
+    let pgid = Pid::from_raw(child.id() as i32);
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait_with_output());
+    });
+    let result = done_rx.recv_timeout(AGENT_RUN);
+    let _ = killpg(pgid, Signal::SIGKILL);
+    match result {
+        Ok(out) => out.expect("waiting for the agent"),
+        Err(_) => panic!("{cmd:?} did not finish within {AGENT_RUN:?}"),
+    }
+}
+
+/// All the text the model was sent, over every recorded request: where a test looks for a refusal's
+/// reason or added context, whichever field the agent put it in.
+pub fn everything_sent(requests: &[Value]) -> String {
+    requests
+        .iter()
+        .map(|r| r["body"].to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
