@@ -56,7 +56,8 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
         /// Refuse (with the reason "hookd is not running") when the daemon cannot answer, instead of
-        /// letting the agent go on
+        /// letting the agent go on; a Stop is still let through, since refusing it would keep the agent
+        /// working with no cap
         #[arg(long)]
         fail_closed: bool,
         /// Seconds to wait for the verdict before giving up: above every hook's timeout (60 s by default),

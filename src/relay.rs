@@ -259,13 +259,18 @@ pub fn answer(
 /// The daemon could not give a verdict: let the agent go on, saying so once on stderr, or with
 /// `--fail-closed` refuse in the agent's dialect. `moment` is `None` when the input itself was unreadable;
 /// `down` when the daemon is not running or did not answer in time.
+///
+/// A Stop is let through even with `--fail-closed`: refusing a Stop does not stop anything, it sends the
+/// agent on working, and with no daemon there is no stop cap either. Seen with the real Codex: a daemon
+/// gone mid-session made every Stop a refusal, 64 model calls in 3 s and no end (tests/e2e_codex.rs).
 fn cannot_answer(
     options: &Options,
     moment: Option<(&str, &str)>,
     why: &str,
     down: bool,
 ) -> ExitCode {
-    if !options.fail_closed {
+    let stop = moment.is_some_and(|(moment, _)| crate::moment::is_stop(moment));
+    if !options.fail_closed || stop {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
         return ExitCode::SUCCESS;
     }

@@ -61,7 +61,9 @@ pub const AGENT_RUN: Duration = Duration::from_secs(120);
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("HOOKD_E2E_CACHE").filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/hookd-e2e"),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/hookd-e2e")
+        }
     }
 }
 
@@ -102,7 +104,11 @@ pub fn installed(pkg: &AgentPackage) -> PathBuf {
         let _ = out; // some agents print usage and exit non-zero without arguments
         fs::write(&done, "").expect("marking the install done");
     }
-    assert!(program.exists(), "{} is not installed at {program:?}", pkg.package);
+    assert!(
+        program.exists(),
+        "{} is not installed at {program:?}",
+        pkg.package
+    );
     program
 }
 

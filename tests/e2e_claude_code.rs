@@ -1,0 +1,531 @@
+//! hookd inside the real Claude Code (2.1.332, pinned), end to end and offline: a real daemon with real
+//! shell hooks, Claude Code's own hook settings written from `hookd relay --print-settings claude-code`
+//! as users are told to, and the model replaced by the scripted server (`tests/e2e/model_server.py`,
+//! dialect `anthropic`). Each test checks what reached the model (the recorded requests) and what the
+//! tools did in the project folder.
+//!
+//! Where the hooks go: Claude Code reads `$CLAUDE_CONFIG_DIR/settings.json` (the user's settings) and
+//! the project's `.claude/settings.json`; it runs the hooks of both, but ignores a project's
+//! `permissions.allow` until the workspace is trusted (an interactive dialog). So the tests merge the
+//! printed snippet with `permissions.allow: ["Bash"]` into `$CLAUDE_CONFIG_DIR/settings.json`: as root,
+//! Claude Code refuses `--dangerously-skip-permissions`, and this is what lets the tool run so that only
+//! a hook can stop it.
+
+mod common;
+mod e2e_common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use common::*;
+use e2e_common::*;
+
+/// The reason `--fail-closed` gives when the daemon is down (contract 12).
+const NOT_RUNNING: &str = "hookd is not running";
+
+/// How long a test waits for something the agent does while it runs (a file a tool writes).
+const AGENT_STEP: Duration = Duration::from_secs(60);
+
+/// One Claude Code session's setting: a hookd sandbox (settings, hook scripts, socket), with a temp
+/// HOME, config dir and project folder inside it.
+struct Session {
+    home: PathBuf,
+    config: PathBuf,
+    project: PathBuf,
+}
+
+impl Session {
+    fn new(sb: &Sandbox) -> Session {
+        let session = Session {
+            home: sb.p("home"),
+            config: sb.p("claude-config"),
+            project: sb.p("project"),
+        };
+        for dir in [&session.home, &session.config, &session.project] {
+            fs::create_dir_all(dir).expect("creating the agent's folders");
+        }
+        session
+    }
+
+    /// Writes Claude Code's settings.json: what `hookd relay --print-settings claude-code --socket S`
+    /// (plus `extra` flags) prints, merged with the permission that lets Bash run.
+    fn hook_settings(&self, socket: &Path, extra: &[&str]) {
+        let socket = socket.to_str().expect("utf-8 socket path");
+        let mut flags = vec!["--socket", socket];
+        flags.extend_from_slice(extra);
+        let snippet = print_settings(CLAUDE_CODE.agent, &flags, &[]);
+        let mut settings: Value = serde_json::from_str(&snippet)
+            .unwrap_or_else(|e| panic!("the printed settings are not JSON ({e}):\n{snippet}"));
+        assert!(
+            settings["hooks"]["PreToolUse"].is_array(),
+            "no PreToolUse hook in the printed settings:\n{snippet}"
+        );
+        settings["permissions"] = json!({"allow": ["Bash"]});
+        fs::write(
+            self.config.join("settings.json"),
+            serde_json::to_string_pretty(&settings).unwrap(),
+        )
+        .expect("writing Claude Code's settings.json");
+    }
+
+    /// Runs `claude -p PROMPT --output-format json` in the project folder against `server`, offline.
+    fn run(&self, server: &ModelServer, prompt: &str) -> Output {
+        let mut cmd = Command::new(installed(&CLAUDE_CODE));
+        cmd.args(["-p", prompt, "--output-format", "json"])
+            .current_dir(&self.project)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("LANG", "C.UTF-8")
+            .env("HOME", &self.home)
+            .env("CLAUDE_CONFIG_DIR", &self.config)
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "sk-e2e-offline")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_ERROR_REPORTING", "1");
+        run_agent(cmd)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.project.join(name)
+    }
+}
+
+/// The model server for one test, keeping its files in the sandbox.
+fn model(sb: &Sandbox, script: Value) -> ModelServer {
+    ModelServer::start("anthropic", &script, sb.path(), "model")
+}
+
+/// Panics with the agent's output unless it exited 0.
+fn assert_ran(out: &Output, server: &ModelServer) {
+    assert!(
+        out.status.success(),
+        "claude exited {}:\nstdout: {}\nstderr: {}\nrequests: {}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr),
+        transcript(server)
+    );
+}
+
+/// A short account of every request, for failure messages: each one's turn and the messages after the
+/// prompt and Claude Code's long system block (the whole bodies run to tens of kilobytes).
+fn transcript(server: &ModelServer) -> String {
+    let mut out = String::new();
+    for request in server.requests() {
+        let messages = request["body"]["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let tail: Vec<String> = messages
+            .iter()
+            .skip(2)
+            .map(|m| {
+                let text = m.to_string();
+                match text.char_indices().nth(1500) {
+                    Some((cut, _)) => format!("{}...", &text[..cut]),
+                    None => text,
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "\n[request {} turn {}] {}",
+            request["n"],
+            request["turn"],
+            tail.join("\n    ")
+        ));
+    }
+    if out.is_empty() {
+        out.push_str("(no requests)");
+    }
+    out
+}
+
+/// The `tool_result` blocks of a request's messages, with the `tool_use` each answers: (command,
+/// result content as text, is_error).
+fn tool_results(request: &Value) -> Vec<(String, String, bool)> {
+    let messages = request["body"]["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let blocks: Vec<&Value> = messages
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .collect();
+    blocks
+        .iter()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|result| {
+            let command = blocks
+                .iter()
+                .find(|b| b["type"] == "tool_use" && b["id"] == result["tool_use_id"])
+                .map(|b| b["input"]["command"].as_str().unwrap_or("").to_string())
+                .unwrap_or_default();
+            let content = match &result["content"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (command, content, result["is_error"] == true)
+        })
+        .collect()
+}
+
+/// The result the model was given for the call of `command`, in the request of turn `turn`.
+fn result_of(server: &ModelServer, turn: usize, command: &str) -> (String, bool) {
+    let turns = server.turns();
+    let request = turns
+        .get(turn)
+        .unwrap_or_else(|| panic!("no turn {turn}; requests: {}", transcript(server)));
+    tool_results(request)
+        .into_iter()
+        .find(|(c, _, _)| c == command)
+        .map(|(_, content, is_error)| (content, is_error))
+        .unwrap_or_else(|| {
+            panic!("turn {turn} carries no result for the call of {command:?}: {request}")
+        })
+}
+
+#[test]
+fn a_tool_call_the_policy_refuses_does_not_run_and_the_model_is_told_why() {
+    let sb = Sandbox::new();
+    sb.script(
+        "deny.sh",
+        r#"if grep -q refused.txt; then echo "E2E-POLICY-7731: no refused files here" >&2; exit 2; fi"#,
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let command = "echo should-not-run > refused.txt";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create refused.txt.");
+
+    assert_ran(&out, &server);
+    assert!(
+        !session.file("refused.txt").exists(),
+        "the refused command ran"
+    );
+    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains("E2E-POLICY-7731: no refused files here"),
+        "the refusal's reason did not reach the model: {result:?}"
+    );
+    assert!(
+        is_error,
+        "the refusal reached the model as a success: {result:?}"
+    );
+}
+
+#[test]
+fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
+    let sb = Sandbox::new();
+    // A policy that looks at every call and refuses only what it must; it logs what it saw.
+    sb.script(
+        "policy.sh",
+        r#"cat >> @DIR@/seen.jsonl; echo >> @DIR@/seen.jsonl
+if grep -q 'rm -rf' @DIR@/seen.jsonl; then echo "no rm -rf" >&2; exit 2; fi"#,
+    );
+    sb.settings("[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/policy.sh\"\n");
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let command = "echo harmless-4410 > ok.txt && echo E2E-OUTPUT-$((6000+21))";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create ok.txt.");
+
+    assert_ran(&out, &server);
+    assert_eq!(
+        fs::read_to_string(session.file("ok.txt")).unwrap_or_default(),
+        "harmless-4410\n",
+        "the harmless command did not run"
+    );
+    let seen = daemon.sb.read("seen.jsonl");
+    assert!(
+        seen.contains("\"tool_name\":\"Bash\"") && seen.contains("harmless-4410"),
+        "the hookd hook did not see the call: {seen}"
+    );
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains("E2E-OUTPUT-6021"),
+        "the tool's output did not reach the model: {result:?}"
+    );
+    assert!(!is_error, "{result:?}");
+}
+
+#[test]
+fn context_added_at_user_prompt_submit_reaches_the_model() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.UserPromptSubmit]]\nname = \"context\"\ncommand = \"echo 'E2E-CONTEXT-5520: the branch is main'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(&daemon.sb, json!({"turns": [{"text": "E2E done."}]}));
+
+    let out = session.run(&server, "Which branch is this?");
+
+    assert_ran(&out, &server);
+    let turns = server.turns();
+    assert_eq!(turns.len(), 1, "{}", transcript(&server));
+    let first = turns[0]["body"]["messages"].to_string();
+    assert!(
+        first.contains("E2E-CONTEXT-5520: the branch is main"),
+        "the added context is not in the first model call: {first}"
+    );
+}
+
+#[test]
+fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
+    let sb = Sandbox::new();
+    sb.script(
+        "stop.sh",
+        r#"event=$(cat); echo "$event" >> @DIR@/stops.jsonl
+case "$event" in *'"stop_refusals":0'*)
+  echo "E2E-STOP-8812: run the tests first" >&2; exit 2;;
+esac"#,
+    );
+    sb.settings("[[hooks.Stop]]\nname = \"once\"\ncommand = \"@DIR@/stop.sh\"\n");
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"text": "E2E first answer."}, {"text": "E2E second answer."}],
+               "then": {"text": "E2E unexpected third answer."}}),
+    );
+
+    let out = session.run(&server, "Say something.");
+
+    assert_ran(&out, &server);
+    let turns = server.turns();
+    assert_eq!(
+        turns.len(),
+        2,
+        "the model should be called once more, no more: {}",
+        transcript(&server)
+    );
+    assert!(
+        !turns[0]["body"]["messages"]
+            .to_string()
+            .contains("E2E-STOP-8812"),
+        "the reason was sent before the Stop"
+    );
+    assert!(
+        turns[1]["body"]["messages"]
+            .to_string()
+            .contains("E2E-STOP-8812: run the tests first"),
+        "the Stop's reason did not reach the model: {}",
+        turns[1]["body"]["messages"]
+    );
+    assert!(
+        text(&out.stdout).contains("E2E second answer."),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_stop_hook_that_always_refuses_is_stopped_by_the_cap() {
+    let sb = Sandbox::new();
+    sb.script(
+        "stop.sh",
+        r#"cat >> @DIR@/stops.jsonl; echo "E2E-STOP-NEVER-3390: keep going" >&2; exit 2"#,
+    );
+    sb.settings(
+        "[defaults]\nstop_refusal_cap = 2\n\n[[hooks.Stop]]\nname = \"never\"\ncommand = \"@DIR@/stop.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [], "then": {"text": "E2E answer."}}),
+    );
+
+    let out = session.run(&server, "Say something.");
+
+    assert_ran(&out, &server);
+    let turns = server.turns();
+    // The first answer, then one more per refused Stop: two refusals, and the third Stop is let through.
+    // (Claude Code 2.1.332 has a limit of its own: it honours 8 refused Stops in a row, so 9 model
+    // calls without hookd's cap; a cap of 2 tells the two apart.)
+    assert_eq!(
+        turns.len(),
+        3,
+        "expected 1 + stop_refusal_cap model calls: {}",
+        transcript(&server)
+    );
+    for turn in &turns[1..] {
+        assert!(
+            turn["body"]["messages"]
+                .to_string()
+                .contains("E2E-STOP-NEVER-3390"),
+            "a call after a refused Stop lacks the reason: {}",
+            turn["body"]["messages"]
+        );
+    }
+    let stops = daemon.sb.read("stops.jsonl");
+    assert_eq!(stops.lines().count(), 3, "the Stop hook ran {stops}");
+}
+
+#[test]
+fn with_the_daemon_down_the_agent_works_on() {
+    let sb = Sandbox::new();
+    let session = Session::new(&sb);
+    // Nothing listens here: no daemon was started.
+    session.hook_settings(&sb.socket(), &[]);
+    let server = model(
+        &sb,
+        json!({"turns": [{"tool": "echo fail-open > open.txt"}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create open.txt.");
+
+    assert_ran(&out, &server);
+    assert_eq!(
+        fs::read_to_string(session.file("open.txt")).unwrap_or_default(),
+        "fail-open\n",
+        "the tool did not run with the daemon down (fail-open)"
+    );
+    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
+}
+
+#[test]
+fn with_the_daemon_down_and_fail_closed_no_prompt_reaches_the_model() {
+    let sb = Sandbox::new();
+    let session = Session::new(&sb);
+    // Nothing listens here: no daemon was started.
+    session.hook_settings(&sb.socket(), &["--fail-closed"]);
+    let server = model(
+        &sb,
+        json!({"turns": [{"tool": "echo fail-closed > closed.txt"}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create closed.txt.");
+
+    assert_ran(&out, &server);
+    // UserPromptSubmit is refused too: Claude Code does not call the model at all.
+    assert!(server.requests().is_empty(), "{}", transcript(&server));
+    let result: Value = serde_json::from_slice(&out.stdout).expect("claude's JSON result");
+    assert!(
+        result["result"]
+            .as_str()
+            .unwrap_or("")
+            .contains(NOT_RUNNING),
+        "{result}"
+    );
+    assert!(!session.file("closed.txt").exists());
+}
+
+#[test]
+fn with_the_daemon_gone_mid_session_and_fail_closed_the_tool_is_refused() {
+    let sb = Sandbox::new();
+    // Marks that the prompt went through hookd (the daemon was up then).
+    sb.settings("[[hooks.UserPromptSubmit]]\nname = \"up\"\ncommand = \"touch @DIR@/prompted\"\n");
+    let mut daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &["--fail-closed"]);
+    let gate = daemon.sb.p("gate");
+    let command = "echo fail-closed > closed.txt";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command, "wait_for": gate}, {"text": "E2E done."}]}),
+    );
+
+    let prompted = daemon.sb.p("prompted");
+    let out = std::thread::scope(|scope| {
+        let agent = scope.spawn(|| session.run(&server, "Please create closed.txt."));
+        wait_until(AGENT_STEP, "the prompt to pass hookd", || prompted.exists());
+        daemon.signal(nix::sys::signal::Signal::SIGTERM);
+        daemon.wait_exit(RESPONSE);
+        fs::write(&gate, "").expect("opening the gate");
+        agent.join().expect("the agent's thread")
+    });
+
+    assert_ran(&out, &server);
+    assert!(!session.file("closed.txt").exists(), "the tool ran");
+    // The model did call the tool (turn 1 answers that call), and was told why it did not run.
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains(NOT_RUNNING),
+        "the fail-closed reason did not reach the model: {result:?}"
+    );
+    assert!(is_error, "{result:?}");
+    // The Stop after it is let through even fail-closed (no daemon, so no stop_refusal_cap to end a
+    // run of refused Stops): the tool call and the answer to its refusal, nothing more.
+    let turns = server.turns().len();
+    assert_eq!(turns, 2, "{turns} model calls: {}", transcript(&server));
+}
+
+#[test]
+fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
+    let sb = Sandbox::new();
+    sb.script("allow.sh", "cat > /dev/null");
+    sb.script(
+        "deny.sh",
+        r#"if grep -q second.txt; then echo "E2E-EDITED-2207: second.txt is now forbidden" >&2; exit 2; fi"#,
+    );
+    sb.settings("[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/allow.sh\"\n");
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let gate = daemon.sb.p("gate");
+    let second = "echo two > second.txt";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [
+            {"tool": "echo one > first.txt"},
+            {"tool": second, "wait_for": gate},
+            {"text": "E2E done."}
+        ]}),
+    );
+
+    let generation = daemon.status()["generation"]
+        .as_u64()
+        .expect("a generation");
+    let first = session.file("first.txt");
+    let out = std::thread::scope(|scope| {
+        let agent = scope.spawn(|| session.run(&server, "Please create both files."));
+        wait_until(AGENT_STEP, "the first tool call to run", || first.exists());
+        daemon.sb.settings(
+            "[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
+        );
+        wait_until(RESPONSE, "the daemon to reload the edited settings", || {
+            daemon.status()["generation"].as_u64() > Some(generation)
+        });
+        fs::write(&gate, "").expect("opening the gate");
+        agent.join().expect("the agent's thread")
+    });
+
+    assert_ran(&out, &server);
+    assert!(first.exists());
+    assert!(
+        !session.file("second.txt").exists(),
+        "the second call ran although the edited settings refuse it"
+    );
+    assert_eq!(server.turns().len(), 3, "{}", transcript(&server));
+    let (result, is_error) = result_of(&server, 2, second);
+    assert!(
+        result.contains("E2E-EDITED-2207: second.txt is now forbidden"),
+        "the new refusal's reason did not reach the model: {result:?}"
+    );
+    assert!(is_error);
+}

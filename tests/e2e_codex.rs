@@ -1,0 +1,563 @@
+//! hookd inside the real Codex CLI 0.171.0, offline, end to end (issue 7).
+//!
+//! Each test starts a real `hookd serve` on a temp socket with a real settings file and shell hooks, a
+//! scripted model server speaking the OpenAI Responses API (`tests/e2e/dialect_openai.py`), and runs
+//! `codex exec` headless in a temp project folder with a temp `HOME` and `CODEX_HOME`. Codex's hooks are
+//! the snippet `hookd relay --print-settings codex --socket SOCK` prints, pasted into
+//! `$CODEX_HOME/config.toml` below the provider settings, as users are told to: its trust records are
+//! what make Codex run the relay at all (it skips hooks it does not trust without a word, so a broken
+//! trust record fails the refusal tests). The checks read what reached the model (the recorded
+//! requests) and what is in the project folder.
+
+mod common;
+mod e2e_common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::*;
+use e2e_common::*;
+use serde_json::{Value, json};
+
+/// How long a test waits for something the agent or daemon does in the middle of a session.
+const STEP: Duration = Duration::from_secs(60);
+
+/// The variable that holds the (unused) API key of the local provider.
+const KEY_VAR: &str = "HOOKD_E2E_CODEX_KEY";
+
+/// One Codex setup: its `CODEX_HOME`, `HOME` and project folder, all inside the test's sandbox.
+struct Codex {
+    codex_home: PathBuf,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+impl Codex {
+    /// Writes `$CODEX_HOME/config.toml`: the local provider and every offline setting from agents.md,
+    /// then the relay snippet printed for `relay_flags` (`--socket S`, maybe `--fail-closed`), exactly as
+    /// printed. The snippet's trust records name this file and hold while its groups are the first of
+    /// each event here, so the settings above it hold no hooks.
+    fn new(sb: &Sandbox, server: &ModelServer, relay_flags: &[&str]) -> Codex {
+        let codex = Codex {
+            codex_home: sb.p("codex-home"),
+            home: sb.p("home"),
+            project: sb.p("project"),
+        };
+        for dir in [&codex.codex_home, &codex.home, &codex.project] {
+            fs::create_dir_all(dir).expect("creating Codex's folders");
+        }
+        let snippet = print_settings(
+            CODEX.agent,
+            relay_flags,
+            &[("CODEX_HOME", codex.codex_home.as_path())],
+        );
+        let config = format!(
+            "model = \"gpt-5.1-codex\"\n\
+             model_provider = \"local\"\n\
+             approval_policy = \"never\"\n\
+             sandbox_mode = \"danger-full-access\"\n\
+             check_for_update_on_startup = false\n\n\
+             [model_providers.local]\n\
+             name = \"local\"\n\
+             base_url = \"{}/v1\"\n\
+             env_key = \"{KEY_VAR}\"\n\
+             wire_api = \"responses\"\n\n\
+             [features]\n\
+             plugins = false\n\n\
+             [analytics]\n\
+             enabled = false\n\n\
+             {snippet}",
+            server.url()
+        );
+        fs::write(codex.codex_home.join("config.toml"), config).expect("writing config.toml");
+        codex
+    }
+
+    /// `codex exec` in the project folder with `prompt`, in a clean environment (only `PATH` is kept:
+    /// the npm package's `codex` is a Node script), to the end or `AGENT_RUN`.
+    fn command(&self, prompt: &str) -> Command {
+        let mut cmd = Command::new(installed(&CODEX));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("CODEX_HOME", &self.codex_home)
+            .env(KEY_VAR, "not-a-real-key")
+            .args(["exec", "--skip-git-repo-check", "-C"])
+            .arg(&self.project)
+            .arg(prompt);
+        cmd
+    }
+
+    fn run(&self, prompt: &str) -> Output {
+        run_agent(self.command(prompt))
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.project.join(name)
+    }
+}
+
+/// Asserts that Codex exited 0, showing its output otherwise.
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "codex failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+fn show(out: &Output) -> String {
+    format!(
+        "--- codex stdout\n{}\n--- codex stderr\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// The `input` items of a recorded Responses request.
+fn input(request: &Value) -> Vec<Value> {
+    request["body"]["input"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// What Codex sent back as the output of the `exec_command` call of `cmd`, in any request: proof that the
+/// model's call reached Codex (it echoes the call and its `call_id`), with what the model was told.
+fn tool_output(requests: &[Value], cmd: &str) -> Option<String> {
+    for request in requests {
+        let items = input(request);
+        let call = items.iter().find(|item| {
+            item["type"] == "function_call"
+                && item["name"] == "exec_command"
+                && serde_json::from_str::<Value>(item["arguments"].as_str().unwrap_or("null"))
+                    .ok()
+                    .is_some_and(|args| args["cmd"] == cmd)
+        });
+        if let Some(call) = call {
+            let output = items.iter().find(|item| {
+                item["type"] == "function_call_output" && item["call_id"] == call["call_id"]
+            })?;
+            return Some(match &output["output"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+        }
+    }
+    None
+}
+
+/// The JSON lines a hook appended to `path` (one hook input each).
+fn logged_events(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// A hook body that reads its input into `$input` and appends it (one JSON line) to `log`.
+fn log_input(log: &str) -> String {
+    format!("input=$(cat)\nprintf '%s\\n' \"$input\" >> @DIR@/{log}")
+}
+
+/// A refused tool call does not run, the model was really asking for it, and the hook's reason is what
+/// the model is told in the next request.
+#[test]
+fn a_tool_call_the_policy_refuses_does_not_run_and_its_reason_reaches_the_model() {
+    let sb = Sandbox::new();
+    sb.script(
+        "deny.sh",
+        &format!(
+            "{}\necho 'CODEX-E2E-DENIED: writing refused.txt is not allowed' >&2\nexit 2",
+            log_input("pre.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "echo ran > refused.txt";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Understood, I will not."}]}),
+        sb.path(),
+        "model",
+    );
+    let socket = daemon.socket.to_str().unwrap();
+    let codex = Codex::new(sb, &server, &["--socket", socket]);
+    let out = codex.run("Create refused.txt.");
+    assert_ok(&out);
+
+    let pre = logged_events(&sb.p("pre.log"));
+    assert_eq!(
+        pre.len(),
+        1,
+        "the PreToolUse hook ran once: {pre:?}\n{}",
+        show(&out)
+    );
+    assert_eq!(pre[0]["tool_name"], "Bash", "{}", pre[0]);
+    assert_eq!(pre[0]["tool_input"]["command"], cmd, "{}", pre[0]);
+    assert!(
+        !codex.file("refused.txt").exists(),
+        "the refused command ran\n{}",
+        show(&out)
+    );
+    let requests = server.requests();
+    let told = tool_output(&requests, cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-DENIED: writing refused.txt is not allowed"),
+        "the model was told: {told}"
+    );
+    assert_eq!(server.turns().len(), 2, "{}", show(&out));
+}
+
+/// A tool call the hooks let through runs, its output reaches the model, and the hook saw Codex's input
+/// (`tool_name: "Bash"`, the command): the relay really was asked.
+#[test]
+fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
+    let sb = Sandbox::new();
+    sb.script("allow.sh", &log_input("pre.log"));
+    sb.settings("[[hooks.PreToolUse]]\nname = \"watch\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/allow.sh\"\n");
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "echo ran > harmless.txt && echo CODEX-E2E-TOOL-OUTPUT";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Create harmless.txt.");
+    assert_ok(&out);
+
+    let pre = logged_events(&sb.p("pre.log"));
+    assert_eq!(
+        pre.len(),
+        1,
+        "the PreToolUse hook ran once: {pre:?}\n{}",
+        show(&out)
+    );
+    assert_eq!(pre[0]["tool_input"]["command"], cmd, "{}", pre[0]);
+    assert_eq!(
+        fs::read_to_string(codex.file("harmless.txt"))
+            .ok()
+            .as_deref(),
+        Some("ran\n"),
+        "the allowed command did not run\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-TOOL-OUTPUT"),
+        "the model was told: {told}"
+    );
+}
+
+/// What a UserPromptSubmit hook prints is added to the prompt the model gets in its first turn.
+#[test]
+fn context_added_at_user_prompt_submit_reaches_the_model() {
+    let sb = Sandbox::new();
+    sb.script(
+        "ctx.sh",
+        "cat > /dev/null\necho 'CODEX-E2E-CONTEXT: the branch is feature/x'",
+    );
+    sb.settings("[[hooks.UserPromptSubmit]]\nname = \"ctx\"\ncommand = \"@DIR@/ctx.sh\"\n");
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"text": "Noted."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Which branch is this?");
+    assert_ok(&out);
+
+    let turns = server.turns();
+    assert_eq!(turns.len(), 1, "{}", show(&out));
+    let first = everything_sent(&turns[..1]);
+    assert!(
+        first.contains("CODEX-E2E-CONTEXT: the branch is feature/x"),
+        "the added context is not in the first turn's request\n{}",
+        show(&out)
+    );
+    assert!(
+        first.contains("Which branch is this?"),
+        "the prompt itself went missing"
+    );
+}
+
+/// A Stop hook that refuses only the first Stop of the turn (`stop_refusals` 0) sends Codex on with the
+/// reason: exactly one more model turn, which carries the reason, then Codex stops.
+#[test]
+fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
+    let sb = Sandbox::new();
+    sb.script(
+        "once.sh",
+        "input=$(cat)\nprintf '%s\\n' \"$input\" >> @DIR@/stop.log\n\
+         case \"$input\" in *'\"stop_refusals\":0'[,}]*) echo 'CODEX-E2E-KEEP-GOING: run the tests first' >&2; exit 2;; esac\nexit 0",
+    );
+    sb.settings("[[hooks.Stop]]\nname = \"once\"\ncommand = \"@DIR@/once.sh\"\n");
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"text": "First answer."}, {"text": "Tests run; all pass."}],
+                "then": {"text": "Unexpected extra turn."}}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Fix the bug.");
+    assert_ok(&out);
+
+    let turns = server.turns();
+    assert_eq!(
+        turns.len(),
+        2,
+        "one refused Stop, one more turn\n{}",
+        show(&out)
+    );
+    assert!(
+        !everything_sent(&turns[..1]).contains("CODEX-E2E-KEEP-GOING"),
+        "the reason was sent before any Stop"
+    );
+    assert!(
+        everything_sent(&turns[1..]).contains("CODEX-E2E-KEEP-GOING: run the tests first"),
+        "the second turn does not carry the Stop's reason\n{}",
+        show(&out)
+    );
+    let stops = logged_events(&sb.p("stop.log"));
+    let seen: Vec<(Value, Value)> = stops
+        .iter()
+        .map(|s| (s["stop_refusals"].clone(), s["stop_hook_active"].clone()))
+        .collect();
+    assert_eq!(
+        seen,
+        [(json!(0), json!(false)), (json!(1), json!(true))],
+        "the Stops the hook saw (stop_refusals, stop_hook_active)"
+    );
+    assert!(
+        text(&out.stdout).contains("Tests run; all pass."),
+        "{}",
+        show(&out)
+    );
+}
+
+/// A Stop hook that always refuses would keep Codex asking the model forever (it has no cap of its own,
+/// agents.md): `stop_refusal_cap = 2` lets the third Stop through, so Codex exits after exactly three
+/// model turns. The hook itself gives up after 50 Stops, so that a missing cap fails this test quickly
+/// instead of spinning to the run's deadline.
+#[test]
+fn a_stop_hook_that_always_refuses_is_ended_by_stop_refusal_cap() {
+    const CAP: usize = 2;
+    let sb = Sandbox::new();
+    sb.script(
+        "nag.sh",
+        "cat >> @DIR@/stop.log; echo >> @DIR@/stop.log\n\
+         if [ \"$(wc -l < @DIR@/stop.log)\" -gt 50 ]; then exit 0; fi\n\
+         echo 'CODEX-E2E-NEVER-DONE' >&2\nexit 2",
+    );
+    sb.settings(&format!(
+        "[defaults]\nstop_refusal_cap = {CAP}\n\n[[hooks.Stop]]\nname = \"nag\"\ncommand = \"@DIR@/nag.sh\"\n"
+    ));
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"text": "Done."}], "then": {"text": "Still done."}}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Do the thing.");
+    assert_ok(&out);
+
+    let turns = server.turns().len();
+    let stops = logged_events(&sb.p("stop.log"));
+    assert_eq!(
+        (turns, stops.len()),
+        (CAP + 1, CAP + 1),
+        "(model turns, Stops): the first answer plus one per refused Stop, then the cap lets one through\n{}",
+        show(&out)
+    );
+    let refusals: Vec<Value> = stops.iter().map(|s| s["stop_refusals"].clone()).collect();
+    assert_eq!(refusals, [json!(0), json!(1), json!(2)]);
+    assert!(everything_sent(&server.turns()[1..]).contains("CODEX-E2E-NEVER-DONE"));
+}
+
+/// With nothing listening on the relay's socket, the relay lets Codex go on: the tool runs and its output
+/// reaches the model. Codex's own log shows the relay ran (Codex trusted it) and completed.
+#[test]
+fn with_the_daemon_down_codex_works_on() {
+    let sb = Sandbox::new();
+    let cmd = "echo ran > open.txt && echo CODEX-E2E-FAIL-OPEN";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let nothing = sb.p("run/nobody-listens.sock");
+    let codex = Codex::new(&sb, &server, &["--socket", nothing.to_str().unwrap()]);
+    let out = codex.run("Create open.txt.");
+    assert_ok(&out);
+
+    assert!(
+        text(&out.stderr).contains("hook: PreToolUse Completed"),
+        "Codex did not run the relay at PreToolUse\n{}",
+        show(&out)
+    );
+    assert!(
+        codex.file("open.txt").exists(),
+        "the tool did not run\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-FAIL-OPEN"),
+        "the model was told: {told}"
+    );
+}
+
+/// With `--fail-closed` in the printed settings, a tool call made while the daemon is down is refused
+/// with `hookd is not running`. The daemon is up for the start of the session (with it down from the
+/// start, the fail-closed relay refuses the prompt itself at UserPromptSubmit and no model call is made)
+/// and stopped while the model "thinks" about its tool call (the server holds that answer on a gate).
+///
+/// The Stop that follows is let through even fail-closed: before the relay did that, every Stop was
+/// refused with no daemon to cap it, and Codex looped without end (64 model calls in 3 s).
+#[test]
+fn with_the_daemon_down_and_fail_closed_the_tool_is_refused() {
+    let sb = Sandbox::new();
+    sb.script("prompted.sh", "cat > @DIR@/prompted.json");
+    sb.settings(
+        "[[hooks.UserPromptSubmit]]\nname = \"prompted\"\ncommand = \"@DIR@/prompted.sh\"\n",
+    );
+    let mut daemon = Daemon::start(sb);
+    let cmd = "echo ran > closed.txt";
+    let gate = daemon.sb.p("gate");
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd, "wait_for": gate}, {"text": "Understood."}]}),
+        daemon.sb.path(),
+        "model",
+    );
+    let socket = daemon.socket.to_str().unwrap().to_string();
+    let codex = Codex::new(&daemon.sb, &server, &["--socket", &socket, "--fail-closed"]);
+    let agent = codex.command("Create closed.txt.");
+    let run = std::thread::spawn(move || run_agent(agent));
+
+    let prompted = daemon.sb.p("prompted.json");
+    wait_until(STEP, "the UserPromptSubmit hook", || prompted.exists());
+    daemon.signal(nix::sys::signal::Signal::SIGTERM);
+    daemon.wait_exit(STEP);
+    assert!(
+        !daemon.socket.exists(),
+        "the stopped daemon left its socket"
+    );
+    fs::write(&gate, "").unwrap();
+
+    let out = run.join().expect("the agent thread");
+    assert_ok(&out);
+    // The tool call, then the answer to its refusal; the Stop after it ends the session.
+    assert_eq!(server.turns().len(), 2, "{}", show(&out));
+
+    assert!(
+        !codex.file("closed.txt").exists(),
+        "the tool ran\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("hookd is not running"),
+        "the model was told: {told}"
+    );
+}
+
+/// A settings edit made while a Codex session runs holds for that session's next tool call, with no
+/// restart of anything: the first call runs under the old settings, the file is replaced (as editors do),
+/// and the second call, held back by the model server until the daemon has loaded the new file, is
+/// refused with the new policy's reason.
+#[test]
+fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
+    let sb = Sandbox::new();
+    sb.script("allow.sh", &log_input("pre.log"));
+    sb.script(
+        "deny-second.sh",
+        &format!(
+            "{}\ncase \"$input\" in *second.txt*) echo 'CODEX-E2E-EDITED: second.txt is now forbidden' >&2; exit 2;; esac\nexit 0",
+            log_input("pre.log")
+        ),
+    );
+    sb.settings("[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/allow.sh\"\n");
+    let daemon = Daemon::start(sb);
+    let first = "echo ran > first.txt";
+    let second = "echo ran > second.txt";
+    let gate = daemon.sb.p("gate");
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": first}, {"tool": second, "wait_for": gate}, {"text": "Done."}]}),
+        daemon.sb.path(),
+        "model",
+    );
+    let codex = Codex::new(
+        &daemon.sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+    );
+    let agent = codex.command("Create first.txt, then second.txt.");
+    let run = std::thread::spawn(move || run_agent(agent));
+
+    let first_file = codex.file("first.txt");
+    wait_until(STEP, "the first tool call to run", || first_file.exists());
+    let before = daemon.status()["generation"]
+        .as_u64()
+        .expect("a generation");
+    daemon.sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny-second.sh\"\n",
+    );
+    wait_until(STEP, "the daemon to load the edited settings", || {
+        daemon.status()["generation"].as_u64() > Some(before)
+    });
+    fs::write(&gate, "").unwrap();
+    let out = run.join().expect("the agent thread");
+    assert_ok(&out);
+
+    let pre = logged_events(&daemon.sb.p("pre.log"));
+    let commands: Vec<&Value> = pre.iter().map(|e| &e["tool_input"]["command"]).collect();
+    assert_eq!(commands, [first, second], "the PreToolUse hooks' inputs");
+    assert!(
+        !codex.file("second.txt").exists(),
+        "the second tool ran\n{}",
+        show(&out)
+    );
+    let requests = server.requests();
+    assert!(
+        tool_output(&requests, first).is_some_and(|o| !o.contains("CODEX-E2E-EDITED")),
+        "the first call was not answered as run"
+    );
+    let told = tool_output(&requests, second).unwrap_or_else(|| {
+        panic!(
+            "Codex never sent back the call of {second:?}\n{}",
+            show(&out)
+        )
+    });
+    assert!(
+        told.contains("CODEX-E2E-EDITED: second.txt is now forbidden"),
+        "the model was told: {told}"
+    );
+}
