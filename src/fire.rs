@@ -146,7 +146,11 @@ impl StopLoop {
         let agent = agent.unwrap_or_default().to_string();
         match moment {
             "UserPromptSubmit" => {
-                shared.stop_loops.reset(&agent, &session);
+                let prompt = event
+                    .get("prompt")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                shared.stop_loops.prompt_submitted(&agent, &session, prompt);
                 None
             }
             "Stop" => {
@@ -176,9 +180,13 @@ impl StopLoop {
             tracing::warn!(agent = %self.agent, refusals = self.refusals, "stop_refusal_cap reached: letting the Stop through");
             tracing::debug!(session = %self.session, "the session whose Stop was let through");
         }
-        shared
-            .stop_loops
-            .record_stop(&self.agent, &self.session, verdict.refused);
+        shared.stop_loops.record_stop(
+            &self.agent,
+            &self.session,
+            verdict
+                .refused
+                .then(|| verdict.reason.as_deref().unwrap_or_default()),
+        );
     }
 }
 

@@ -39,6 +39,16 @@ struct Counts {
 struct Entry {
     refusals: u32,
     last_used: u64,
+    /// The last refusal's reason, as (length in bytes, hash): Gemini CLI sends its agent on by submitting
+    /// that reason as a new prompt, which must not count as one. (0, _) when there is none.
+    reason: (usize, u64),
+}
+
+fn hash_text(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl StopLoops {
@@ -51,14 +61,14 @@ impl StopLoops {
             .map_or(0, |e| e.refusals)
     }
 
-    /// Records a Stop's verdict: one more refusal in a row, or the end of the run.
-    pub fn record_stop(&self, agent: &str, session: &str, refused: bool) {
+    /// Records a Stop's verdict: one more refusal in a row (`refused` is its reason), or the end of the run.
+    pub fn record_stop(&self, agent: &str, session: &str, refused: Option<&str>) {
         let key = key(agent, session);
         let mut counts = lock(&self.inner);
-        if !refused {
+        let Some(reason) = refused else {
             counts.by_session.remove(&key);
             return;
-        }
+        };
         counts.clock += 1;
         let now = counts.clock;
         if !counts.by_session.contains_key(&key) && counts.by_session.len() >= MAX_SESSIONS {
@@ -74,9 +84,31 @@ impl StopLoops {
         let entry = counts.by_session.entry(key).or_insert(Entry {
             refusals: 0,
             last_used: now,
+            reason: (0, 0),
         });
         entry.refusals += 1;
         entry.last_used = now;
+        entry.reason = (reason.len(), hash_text(reason));
+    }
+
+    /// A prompt in the session: the count starts over, unless the prompt is the last refusal's reason
+    /// coming back. Gemini CLI sends its agent on after a refused AfterAgent by submitting the reason (and
+    /// what hookd adds after it) as a new prompt, and fires BeforeAgent (UserPromptSubmit) for it: that is
+    /// the refused Stop going on, not a new prompt, and resetting there would make the cap unreachable.
+    pub fn prompt_submitted(&self, agent: &str, session: &str, prompt: &str) {
+        let key = key(agent, session);
+        let mut counts = lock(&self.inner);
+        if let Some(entry) = counts.by_session.get(&key) {
+            let (len, hash) = entry.reason;
+            if len > 0
+                && prompt
+                    .get(..len)
+                    .is_some_and(|head| hash_text(head) == hash)
+            {
+                return;
+            }
+        }
+        counts.by_session.remove(&key);
     }
 
     /// A new prompt in the session: whatever ran before, the count starts over.
@@ -101,9 +133,9 @@ mod tests {
     #[test]
     fn counts_refusals_in_a_row_per_agent_and_session() {
         let loops = StopLoops::default();
-        loops.record_stop("codex", "s1", true);
-        loops.record_stop("codex", "s1", true);
-        loops.record_stop("codex", "s2", true);
+        loops.record_stop("codex", "s1", Some("r"));
+        loops.record_stop("codex", "s1", Some("r"));
+        loops.record_stop("codex", "s2", Some("r"));
         assert_eq!(loops.refusals("codex", "s1"), 2);
         assert_eq!(loops.refusals("codex", "s2"), 1);
         assert_eq!(
@@ -116,23 +148,37 @@ mod tests {
     #[test]
     fn a_stop_let_through_or_a_new_prompt_starts_over() {
         let loops = StopLoops::default();
-        loops.record_stop("a", "s", true);
-        loops.record_stop("a", "s", false);
+        loops.record_stop("a", "s", Some("r"));
+        loops.record_stop("a", "s", None);
         assert_eq!(loops.refusals("a", "s"), 0);
-        loops.record_stop("a", "s", true);
+        loops.record_stop("a", "s", Some("r"));
         loops.reset("a", "s");
         assert_eq!(loops.refusals("a", "s"), 0);
         assert!(loops.is_empty());
     }
 
     #[test]
+    fn the_last_refusal_coming_back_as_a_prompt_is_no_new_prompt() {
+        let loops = StopLoops::default();
+        loops.record_stop("gemini-cli", "s", Some("tests fail"));
+        loops.prompt_submitted("gemini-cli", "s", "tests fail\n\nadded context");
+        assert_eq!(loops.refusals("gemini-cli", "s"), 1);
+        loops.prompt_submitted("gemini-cli", "s", "tests");
+        assert_eq!(
+            loops.refusals("gemini-cli", "s"),
+            0,
+            "another prompt starts over"
+        );
+    }
+
+    #[test]
     fn memory_is_bounded_and_the_oldest_session_goes_first() {
         let loops = StopLoops::default();
         for i in 0..MAX_SESSIONS {
-            loops.record_stop("a", &format!("s{i}"), true);
+            loops.record_stop("a", &format!("s{i}"), Some("r"));
         }
-        loops.record_stop("a", "s0", true); // s0 used again: now s1 is the oldest
-        loops.record_stop("a", "new", true);
+        loops.record_stop("a", "s0", Some("r")); // s0 used again: now s1 is the oldest
+        loops.record_stop("a", "new", Some("r"));
         assert_eq!(loops.len(), MAX_SESSIONS);
         assert_eq!(loops.refusals("a", "s1"), 0, "the oldest was forgotten");
         assert_eq!(loops.refusals("a", "s0"), 2);
