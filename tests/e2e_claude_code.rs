@@ -88,7 +88,7 @@ impl Session {
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("DISABLE_ERROR_REPORTING", "1");
-        run_agent(cmd)
+        run_agent(cmd, &server.netns())
     }
 
     fn file(&self, name: &str) -> PathBuf {

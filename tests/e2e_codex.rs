@@ -29,6 +29,8 @@ const KEY_VAR: &str = "HOOKD_E2E_CODEX_KEY";
 
 /// One Codex setup: its `CODEX_HOME`, `HOME` and project folder, all inside the test's sandbox.
 struct Codex {
+    /// The model server's network namespace, where Codex runs (only loopback there).
+    netns: PathBuf,
     codex_home: PathBuf,
     home: PathBuf,
     project: PathBuf,
@@ -41,6 +43,7 @@ impl Codex {
     /// each event here, so the settings above it hold no hooks.
     fn new(sb: &Sandbox, server: &ModelServer, relay_flags: &[&str]) -> Codex {
         let codex = Codex {
+            netns: server.netns(),
             codex_home: sb.p("codex-home"),
             home: sb.p("home"),
             project: sb.p("project"),
@@ -91,7 +94,7 @@ impl Codex {
     }
 
     fn run(&self, prompt: &str) -> Output {
-        run_agent(self.command(prompt))
+        run_agent(self.command(prompt), &self.netns)
     }
 
     fn file(&self, name: &str) -> PathBuf {
@@ -458,7 +461,8 @@ fn with_the_daemon_down_and_fail_closed_the_tool_is_refused() {
     let socket = daemon.socket.to_str().unwrap().to_string();
     let codex = Codex::new(&daemon.sb, &server, &["--socket", &socket, "--fail-closed"]);
     let agent = codex.command("Create closed.txt.");
-    let run = std::thread::spawn(move || run_agent(agent));
+    let netns = server.netns();
+    let run = std::thread::spawn(move || run_agent(agent, &netns));
 
     let prompted = daemon.sb.p("prompted.json");
     wait_until(STEP, "the UserPromptSubmit hook", || prompted.exists());
@@ -520,7 +524,8 @@ fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
         &["--socket", daemon.socket.to_str().unwrap()],
     );
     let agent = codex.command("Create first.txt, then second.txt.");
-    let run = std::thread::spawn(move || run_agent(agent));
+    let netns = server.netns();
+    let run = std::thread::spawn(move || run_agent(agent, &netns));
 
     let first_file = codex.file("first.txt");
     wait_until(STEP, "the first tool call to run", || first_file.exists());

@@ -89,7 +89,7 @@ fn gemini_command(setup: &GeminiSetup, server: &ModelServer) -> Command {
 
 /// Runs the agent to its end and checks that it ended on its own, cleanly.
 fn run_gemini(setup: &GeminiSetup, server: &ModelServer) -> Output {
-    let out = run_agent(gemini_command(setup, server));
+    let out = run_agent(gemini_command(setup, server), &server.netns());
     assert!(
         out.status.success(),
         "gemini failed ({}):\nstdout:\n{}\nstderr:\n{}",
@@ -397,7 +397,7 @@ fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
         sb.path(),
         "model",
     );
-    let out = run_agent(gemini_command(&setup, &server));
+    let out = run_agent(gemini_command(&setup, &server), &server.netns());
     let why = context(&out, &server);
 
     assert!(
@@ -446,7 +446,8 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
     );
     let generation = daemon.status()["generation"].as_u64().unwrap();
     let cmd = gemini_command(&setup, &server);
-    let agent = std::thread::spawn(move || run_agent(cmd));
+    let netns = server.netns();
+    let agent = std::thread::spawn(move || run_agent(cmd, &netns));
 
     wait_until(AGENT_STEP, "the first command to run", || {
         setup.project.join("first.txt").exists()

@@ -26,7 +26,10 @@ What each agent's API looks like on the wire lives in one module per dialect (di
 `respond(request, turns) -> Response`.
 
 Usage: model_server.py --dialect {anthropic,openai,gemini} --script FILE --record FILE --port-file FILE
-The port file is written (atomically, by rename) once the server listens, with the port number.
+                       [--bring-up-loopback]
+The tests start it in a network namespace of its own (`unshare --net`), where the only interface is the
+loopback, down until `--bring-up-loopback` sets it up; the agent then joins that namespace, so it can
+reach this server and nothing else. The port file is written (atomically, by rename) once the server listens, with the port number.
 """
 
 import argparse
@@ -177,13 +180,29 @@ def make_handler(dialect, turns, recorder):
     return Handler
 
 
+def bring_up_loopback():
+    """Sets `lo` up (SIOCGIFFLAGS, then SIOCSIFFLAGS with IFF_UP): a new network namespace has it down."""
+    import fcntl
+    import socket
+    import struct
+
+    siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+    with socket.socket() as s:
+        request = struct.pack("16sH14s", b"lo", 0, b"")
+        flags = struct.unpack("16sH14s", fcntl.ioctl(s, siocgifflags, request))[1]
+        fcntl.ioctl(s, siocsifflags, struct.pack("16sH14s", b"lo", flags | iff_up, b""))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dialect", required=True, choices=sorted(DIALECTS))
     parser.add_argument("--script", required=True)
     parser.add_argument("--record", required=True)
     parser.add_argument("--port-file", required=True)
+    parser.add_argument("--bring-up-loopback", action="store_true")
     args = parser.parse_args()
+    if args.bring_up_loopback:
+        bring_up_loopback()
     with open(args.script, encoding="utf-8") as f:
         script = json.load(f)
     dialect = importlib.import_module(DIALECTS[args.dialect])

@@ -4,8 +4,9 @@
 //! settings written by `hookd relay --print-settings`, as users are told to; and a runner that gives an
 //! agent a deadline and leaves none of its processes behind.
 //!
-//! The agents run offline: their API is the model server, and every other call home is turned off by the
-//! environment or settings each test writes (`../shared/design/agents.md`).
+//! The agents run offline: their API is the model server, every other call home is turned off by the
+//! environment or settings each test writes (`../shared/design/agents.md`), and each agent runs in a
+//! network namespace whose only interface is the loopback, so nothing it tries can leave the machine.
 #![allow(dead_code)]
 
 use std::fs;
@@ -130,8 +131,12 @@ impl ModelServer {
         let record = dir.join(format!("{name}.requests.jsonl"));
         let port_file = dir.join(format!("{name}.port"));
         let log = fs::File::create(dir.join(format!("{name}.server.log"))).expect("server log");
-        let child = Command::new("python3")
+        // `unshare` execs the server in place, so the child's pid is the server's, and its namespace is
+        // the one the agent joins (`run_agent`).
+        let child = Command::new("unshare")
+            .args(["--net", "--", "python3"])
             .arg(MODEL_SERVER)
+            .arg("--bring-up-loopback")
             .args(["--dialect", dialect])
             .arg("--script")
             .arg(&script_path)
@@ -156,6 +161,11 @@ impl ModelServer {
             .parse()
             .expect("a port number");
         server
+    }
+
+    /// The server's network namespace: only a loopback interface, on which the server listens.
+    pub fn netns(&self) -> PathBuf {
+        PathBuf::from(format!("/proc/{}/ns/net", self.child.id()))
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -207,7 +217,19 @@ pub fn print_settings(agent: &str, extra: &[&str], env: &[(&str, &Path)]) -> Str
 
 /// Runs an agent to completion in a process group of its own, stdin from /dev/null, with a deadline
 /// (`AGENT_RUN`); whatever the agent started and left behind is killed with its group afterwards.
-pub fn run_agent(mut cmd: Command) -> Output {
+///
+/// The agent runs inside `netns` (`ModelServer::netns`): it reaches the model server on 127.0.0.1 and
+/// no other network at all. Its hooks still reach the daemon, whose socket is a path in the file system.
+pub fn run_agent(mut cmd: Command, netns: &Path) -> Output {
+    let namespace = fs::File::open(netns)
+        .unwrap_or_else(|e| panic!("opening the model server's network namespace {netns:?}: {e}"));
+    unsafe {
+        // Safety: only setns, a system call, runs between fork and exec.
+        cmd.pre_exec(move || {
+            nix::sched::setns(&namespace, nix::sched::CloneFlags::CLONE_NEWNET)
+                .map_err(std::io::Error::from)
+        });
+    }
     cmd.process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
