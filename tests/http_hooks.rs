@@ -529,7 +529,11 @@ fn garbage_gets_400_unknown_paths_404_other_methods_405() {
             b"",
         );
         assert_eq!(reply.status, 405, "{method}: {reply:?}");
-        assert_eq!(reply.header("allow"), Some("post"), "headers are lower-cased here");
+        assert_eq!(
+            reply.header("allow"),
+            Some("post"),
+            "headers are lower-cased here"
+        );
     }
     // Still serving after all that.
     assert_eq!(post(&d, "/hooks/claude-code", &event).status, 200);
