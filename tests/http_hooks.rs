@@ -7,7 +7,8 @@
 //! the contract's table, independently of `src/dialect.rs`); the token (401 without or with a wrong one,
 //! its file 0600 and kept across restarts, refused when others can read it); the `Host` check (403);
 //! 413, 400, 404, 405; 32 requests at once; the listener off by default; reload starting, moving and
-//! stopping it; a port that cannot be bound; `relay --print-settings claude-code --http`.
+//! stopping it; a port that cannot be bound; a client that hangs up (its hooks stopped); shutdown (a fire
+//! in progress answered); `relay --print-settings claude-code --http`.
 
 mod common;
 
@@ -805,4 +806,57 @@ fn print_settings_http_writes_claude_code_http_hooks() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn a_client_that_hangs_up_has_its_hooks_stopped() {
+    let sb = Sandbox::new();
+    sb.script("slow.sh", "echo $$ > @DIR@/slow.pid\nexec sleep 60");
+    let d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"slow\"\ncommand = \"@DIR@/slow.sh\"\n",
+    );
+    let (port, token) = (port(&d), token(&d));
+    let body = pre_tool_use("Bash", "ls").to_string();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "POST /hooks/claude-code HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let pid = d.sb.wait_pid("slow.pid");
+    assert_eq!(d.status()["in_flight"], 1);
+    drop(stream);
+    wait_until(RESPONSE, "the hook to be stopped", || {
+        process_gone(pid, d.pid())
+    });
+    wait_until(RESPONSE, "no fire in flight", || {
+        d.status()["in_flight"] == 0
+    });
+}
+
+#[test]
+fn shutdown_lets_a_running_http_fire_finish() {
+    let sb = Sandbox::new();
+    sb.script(
+        "slowish.sh",
+        "cat >/dev/null; touch @DIR@/started; sleep 0.5; echo 'too late for rm' >&2; exit 2",
+    );
+    let mut d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"slowish\"\ncommand = \"@DIR@/slowish.sh\"\n",
+    );
+    let (port, token) = (port(&d), token(&d));
+    let body = pre_tool_use("Bash", "rm x").to_string();
+    let client = std::thread::spawn(move || post_to(port, &token, "/hooks/claude-code", &body));
+    wait_until(RESPONSE, "the hook to start", || d.sb.p("started").exists());
+    d.signal(nix::sys::signal::Signal::SIGTERM);
+    let reply = client.join().unwrap();
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(
+        reply.json()["hookSpecificOutput"]["permissionDecisionReason"],
+        "too late for rm"
+    );
+    assert!(d.wait_exit(RESPONSE).success());
 }
