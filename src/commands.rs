@@ -168,6 +168,11 @@ fn describe(settings: &Settings) -> String {
         settings.path.display(),
         if total == 1 { "" } else { "s" }
     );
+    if let Some(listen) = settings.http.listen {
+        out.push_str(&format!(
+            "http listener on {listen} (for agents' http hooks)\n"
+        ));
+    }
     for (moment, hooks) in &settings.hooks {
         out.push_str(&format!("{moment}\n"));
         for hook in hooks {

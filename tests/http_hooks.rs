@@ -860,3 +860,17 @@ fn shutdown_lets_a_running_http_fire_finish() {
     );
     assert!(d.wait_exit(RESPONSE).success());
 }
+
+#[test]
+fn check_shows_the_http_listener() {
+    let sb = Sandbox::new();
+    sb.settings("[http]\nlisten = \"127.0.0.1:8787\"\n");
+    let config = sb.config();
+    let out = run_hookd(&["check", "--config", config.to_str().unwrap()], None, T);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("http listener on 127.0.0.1:8787"),
+        "{}",
+        text(&out.stdout)
+    );
+}
