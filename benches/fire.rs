@@ -17,7 +17,10 @@
 //!   one client: the rate of B);
 //! - L, M, N: the daemon's resident memory idle after start, the most seen during I and K, and after them;
 //! - O, P: a worker hook (one Python process answering an event per line) against spawning Python per
-//!   event, measured only where this hookd accepts the `worker` key (see [`worker_rows`]).
+//!   event, measured only where this hookd accepts the `worker` key (see [`worker_rows`]);
+//! - Q, R, S: an http hook decision (Claude Code's `"type": "http"`: POST the hook input to the daemon's
+//!   `[http]` listener, on one kept-alive connection, read the answer): no matching hook, one
+//!   `/bin/true` hook (beside A, C and the relay path G), and one worker hook (beside P).
 //!
 //! Rows that are compared alternate in small batches, so that drift on a busy machine hits both alike.
 //! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
@@ -46,6 +49,9 @@ fn event(tool: &str) -> String {
 /// every row. `Read` matches none of them (row E).
 const SETTINGS: &str = r#"[defaults]
 shell = "/bin/sh"
+
+[http]
+listen = "127.0.0.1:0"
 
 [[hooks.PreToolUse]]
 name = "argv-true"
@@ -119,6 +125,13 @@ fn main() {
     expect_hooks(client.fire(&command_fire), &["command-true"]);
     expect_hooks(client.fire(&no_hook_fire), &[]);
     run_relay(&daemon.socket);
+    let mut http = HttpClient::connect(&mut client, &daemon.socket);
+    let http_argv = hook_input(ARGV_TOOL);
+    let http_no_hook = hook_input(NO_HOOK_TOOL);
+    for _ in 0..100 {
+        http.post(&http_argv);
+        http.post(&http_no_hook);
+    }
 
     eprintln!("fire: one hook beside spawning it directly ({rounds} rounds)");
     let mut s = Samples::default();
@@ -151,7 +164,14 @@ fn main() {
         for _ in 0..BATCH / 5 {
             s.relay.push(timed(|| run_relay(&daemon.socket)));
         }
+        for _ in 0..BATCH * 4 {
+            s.http_no_hook.push(timed(|| http.post(&http_no_hook)));
+        }
+        for _ in 0..BATCH {
+            s.http_argv.push(timed(|| http.post(&http_argv)));
+        }
     }
+    drop(http);
 
     eprintln!("fire: {SLEEPERS} hooks of sleep {}", secs(SLEEP));
     let sleepers = sleeper_names();
@@ -240,6 +260,32 @@ fn main() {
         "`hookd relay` process + daemon + one `/bin/true` hook",
         &relay,
         format!("{:.2} x A", ratio(relay.p50, direct_true.p50)),
+        None,
+    );
+
+    // Rows Q and R (S is with the worker rows).
+    let http_no_hook = Summary::of(&mut s.http_no_hook);
+    table.row(
+        "Q",
+        "http hook decision, no matching hook (POST on a kept-alive connection)",
+        &http_no_hook,
+        format!("{:.2} x E", ratio(http_no_hook.p50, no_hook.p50)),
+        Some((
+            "p50 < 0.2 ms".into(),
+            http_no_hook.p50 < Duration::from_micros(200),
+        )),
+    );
+    let http_argv = Summary::of(&mut s.http_argv);
+    table.row(
+        "R",
+        "http hook decision, one `argv = [\"/bin/true\"]` hook",
+        &http_argv,
+        format!(
+            "{:.2} x A; {:.2} x C; G is {:.1} x R",
+            ratio(http_argv.p50, direct_true.p50),
+            ratio(http_argv.p50, direct_sh.p50),
+            ratio(relay.p50, http_argv.p50)
+        ),
         None,
     );
 
@@ -401,6 +447,8 @@ struct Samples {
     no_hook: Vec<Duration>,
     relay: Vec<Duration>,
     sleepers: Vec<Duration>,
+    http_no_hook: Vec<Duration>,
+    http_argv: Vec<Duration>,
 }
 
 /// Spawns a hook as an agent does: three pipes, the event written and stdin closed, stdout and stderr
@@ -736,7 +784,7 @@ fn worker_support(dir: &Path, python: &str) -> Support {
     write_settings(
         &config,
         &format!(
-            "[[hooks.PreToolUse]]\nname = \"w\"\nworker = [\"{python}\", \"{}\"]\n",
+            "[http]\nlisten = \"127.0.0.1:0\"\n\n[[hooks.PreToolUse]]\nname = \"w\"\nworker = [\"{python}\", \"{}\"]\n",
             worker.display()
         ),
     );
@@ -795,7 +843,12 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
         return;
     }
 
-    let (mut direct, mut worker) = (Vec::new(), Vec::new());
+    let mut http = HttpClient::connect(&mut client, &daemon.socket);
+    let input = hook_input(ARGV_TOOL);
+    for _ in 0..100 {
+        http.post(&input);
+    }
+    let (mut direct, mut worker, mut http_worker) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         for _ in 0..BATCH / 10 {
             direct.push(timed(direct_python));
@@ -804,6 +857,9 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
             worker.push(timed(|| {
                 client.fire(&request);
             }));
+        }
+        for _ in 0..BATCH {
+            http_worker.push(timed(|| http.post(&input)));
         }
     }
     let direct = Summary::of(&mut direct);
@@ -829,6 +885,89 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
         format!("O is {faster:.0} x P"),
         Some(("O at least 100 x P".into(), faster >= 100.0)),
     );
+    let http_worker = Summary::of(&mut http_worker);
+    table.row(
+        "S",
+        &format!(
+            "http hook decision, the worker hook of P ({} samples)",
+            http_worker.count
+        ),
+        &http_worker,
+        format!("{:.2} x P", ratio(http_worker.p50, worker.p50)),
+        Some((
+            "p50 < 0.5 ms".into(),
+            http_worker.p50 < Duration::from_micros(500),
+        )),
+    );
+}
+
+/// Claude Code's hook input for a PreToolUse of `tool`: what an http hook POSTs.
+fn hook_input(tool: &str) -> String {
+    event(tool).replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1)
+}
+
+/// An http hook's client as an agent keeps one: one kept-alive connection to the daemon's listener,
+/// with the daemon's token, each POST answered before the next (no pipelining).
+struct HttpClient {
+    stream: std::net::TcpStream,
+    token: String,
+    port: u16,
+    buffer: Vec<u8>,
+}
+
+impl HttpClient {
+    /// Finds the listener's port in `status` (asked on `client`) and the token beside `socket`.
+    fn connect(client: &mut Client, socket: &Path) -> HttpClient {
+        let status: serde_json::Value =
+            serde_json::from_str(client.send("{\"op\":\"status\"}\n")).expect("status JSON");
+        let listen = status["http"]["listen"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no http listener: {status}"));
+        let port: u16 = listen
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("a port");
+        let token_file = socket.with_file_name("http-token");
+        let token = std::fs::read_to_string(&token_file)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", token_file.display()))
+            .trim()
+            .to_string();
+        let stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect over http");
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        HttpClient {
+            stream,
+            token,
+            port,
+            buffer: Vec::with_capacity(4096),
+        }
+    }
+
+    /// POSTs one hook input to Claude Code's endpoint; the answer must be an empty 200 (nothing to say).
+    fn post(&mut self, input: &str) {
+        let request = format!(
+            "POST /hooks/claude-code HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{input}",
+            self.port,
+            self.token,
+            input.len()
+        );
+        self.stream
+            .write_all(request.as_bytes())
+            .expect("write a request");
+        // Read to the end of the headers; an empty 200 has no body to read.
+        self.buffer.clear();
+        let mut chunk = [0u8; 1024];
+        while !self.buffer.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = self.stream.read(&mut chunk).expect("read a response");
+            assert!(n > 0, "the daemon closed the http connection");
+            self.buffer.extend_from_slice(&chunk[..n]);
+        }
+        let head = String::from_utf8_lossy(&self.buffer).to_ascii_lowercase();
+        assert!(
+            head.starts_with("http/1.1 200") && head.contains("content-length: 0\r\n"),
+            "not an empty 200: {head}"
+        );
+    }
 }
 
 /// The p50 and p99 of a row's samples.

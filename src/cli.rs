@@ -68,6 +68,16 @@ pub enum Command {
         /// relay; --socket and --fail-closed, when given, are written into the command it prints
         #[arg(long, value_name = "AGENT")]
         print_settings: Option<String>,
+        /// With --print-settings claude-code: http hooks posting to the daemon's [http] listener, instead
+        /// of a command per moment (how the token reaches Claude Code is said on stderr)
+        #[arg(long, requires = "print_settings")]
+        http: bool,
+        /// With --http: the listener's port, on 127.0.0.1 [default: from the settings file's [http] listen]
+        #[arg(long, value_name = "PORT", requires = "http")]
+        port: Option<u16>,
+        /// With --http: the settings file to read [http] listen from [default: as for serve]
+        #[arg(long, value_name = "FILE", requires = "http")]
+        config: Option<PathBuf>,
     },
     /// Print an agent's existing hook settings (Claude Code's or Gemini CLI's settings.json, Codex's
     /// hooks.json) as hookd settings

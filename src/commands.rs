@@ -43,7 +43,23 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             fail_closed,
             timeout,
             print_settings,
+            http,
+            port,
+            config,
         } => match print_settings {
+            Some(agent) if http => {
+                let socket = socket.unwrap_or_else(crate::paths::default_socket);
+                let config = config.unwrap_or_else(crate::paths::default_config);
+                let address = http_address(port, &config)?;
+                let (snippet, note) = crate::snippet::http_snippet(
+                    known_agent(&agent)?,
+                    address,
+                    &crate::http::token::path_for(&socket),
+                )?;
+                print!("{snippet}");
+                eprint!("{note}");
+                Ok(ExitCode::SUCCESS)
+            }
             Some(agent) => {
                 print!(
                     "{}",
@@ -81,6 +97,32 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             );
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Where the http hooks post: 127.0.0.1 and `--port`, else the settings file's `[http] listen`.
+fn http_address(port: Option<u16>, config: &Path) -> Result<std::net::SocketAddr, String> {
+    if let Some(port) = port {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    let shown = config.display();
+    let settings = match Settings::load(config) {
+        Ok(settings) => settings,
+        Err(LoadError::NotFound) => {
+            return Err(format!(
+                "{shown}: no such settings file, to read [http] listen from; pass --port or --config"
+            ));
+        }
+        Err(LoadError::Invalid(errors)) => return Err(format!("{shown} is invalid:\n{errors}")),
+    };
+    match settings.http.listen {
+        None => Err(format!(
+            "{shown} has no [http] listen, so the daemon runs no http listener; add [http] listen = \"127.0.0.1:8787\" to it, or pass --port"
+        )),
+        Some(address) if address.port() == 0 => Err(format!(
+            "{shown} has [http] listen = \"{address}\": port 0 is a new port at every start, which settings.json cannot follow; give a fixed port, or pass --port"
+        )),
+        Some(address) => Ok(address),
     }
 }
 
@@ -126,6 +168,11 @@ fn describe(settings: &Settings) -> String {
         settings.path.display(),
         if total == 1 { "" } else { "s" }
     );
+    if let Some(listen) = settings.http.listen {
+        out.push_str(&format!(
+            "http listener on {listen} (for agents' http hooks)\n"
+        ));
+    }
     for (moment, hooks) in &settings.hooks {
         out.push_str(&format!("{moment}\n"));
         for hook in hooks {

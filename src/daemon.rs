@@ -62,7 +62,11 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             loaded_text,
             last_reload,
             Notifier::from_env(),
+            crate::http::token::path_for(socket),
         );
+        // A listener the settings ask for and that cannot start stops the start, as an invalid settings
+        // file does: running without it would leave the agents' http hooks failing open without a word.
+        crate::http::apply(&shared).map_err(|e| format!("the http listener cannot start: {e}"))?;
         let reloader = shared.clone();
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {

@@ -26,6 +26,19 @@ pub struct Fire {
 
 /// Runs a fire to its response line. `cancel` is the connection's: it ends the hooks when the client goes.
 pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken) -> Vec<u8> {
+    match decide(shared, request, cancel).await {
+        Ok(response) => to_line(&response),
+        Err(error) => to_line(&error),
+    }
+}
+
+/// Runs a fire to its response, as a value: the socket server writes it as a line, the HTTP listener
+/// answers it in the agent's dialect.
+pub async fn decide(
+    shared: &Arc<Shared>,
+    request: Fire,
+    cancel: CancellationToken,
+) -> Result<FireResponse, ErrorResponse> {
     let Fire {
         id,
         moment,
@@ -37,7 +50,7 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
     if !settings.knows_moment(&moment) {
         let hint = moment::did_you_mean(&moment, settings.moment_names())
             .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
-        return to_line(&ErrorResponse::new(
+        return Err(ErrorResponse::new(
             id,
             ErrorKind::UnknownMoment,
             format!("unknown moment \"{}\"{hint}", moment::shown(&moment)),
@@ -67,7 +80,7 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
             .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
     {
         let message = "the daemon stopped before the hooks finished";
-        return to_line(&ErrorResponse::new(id, ErrorKind::ShuttingDown, message));
+        return Err(ErrorResponse::new(id, ErrorKind::ShuttingDown, message));
     }
 
     let mut outcomes = Vec::with_capacity(hooks.len());
@@ -111,7 +124,7 @@ pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken
         ms = started.elapsed().as_secs_f64() * 1000.0,
         "fire answered"
     );
-    to_line(&FireResponse {
+    Ok(FireResponse {
         id,
         ok: true,
         refused: verdict.refused,

@@ -6,7 +6,8 @@
 //! anything above it.
 //!
 //! - [`cli`], [`commands`]: the command line and what each command does; [`client`] is the client side.
-//! - [`relay`]: hookd inside an agent's own hook settings; [`snippet`] prints those settings, [`import`]
+//! - [`relay`]: hookd inside an agent's own hook settings; [`http`]: the same over HTTP, for agents'
+//!   http hooks; both speak the agents' [`dialect`]s. [`snippet`] prints those settings, [`import`]
 //!   turns an agent's existing hooks into hookd's.
 //! - [`daemon`]: `hookd serve` start to finish; [`socket`] binds safely; [`logging`] sets up the logs.
 //! - [`moment`]: the moments and their matcher fields, in one table; [`agents`]: which agent fires which,
@@ -25,7 +26,9 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod daemon;
+pub mod dialect;
 pub mod fire;
+pub mod http;
 pub mod import;
 pub mod lines;
 pub mod logging;

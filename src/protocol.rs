@@ -166,6 +166,29 @@ pub struct StatusResponse {
     /// Each worker hook's processes: state, pid, restarts, last error.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub workers: Map<String, Value>,
+    /// The HTTP listener for agents' http hooks.
+    pub http: HttpStatus,
+}
+
+/// The HTTP listener in `status`.
+///
+/// ```json
+/// {"state":"listening","listen":"127.0.0.1:8787","token_file":"/run/user/1000/hookd/http-token"}
+/// {"state":"off","token_file":"/run/user/1000/hookd/http-token"}
+/// {"state":"error","listen":"127.0.0.1:8787","token_file":"...","error":"127.0.0.1:8788 is already in use ..."}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HttpStatus {
+    /// `off`, `listening`, or `error`: the settings' `[http]` could not be put in force (the listener
+    /// named by `listen`, if any, is the one from before).
+    pub state: &'static str,
+    /// The address bound, with the real port when the settings said 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listen: Option<String>,
+    /// Where the bearer token is (whether the listener is on or not).
+    pub token_file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// When the settings were last (re)loaded, and how it went.

@@ -2,6 +2,7 @@
 //! settings and say why (in the log, in `status`, and to the `reload` request).
 
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use crate::protocol::LastReload;
 use crate::settings::{ConfigError, ConfigErrors, LoadError, Settings};
@@ -20,7 +21,7 @@ pub enum Trigger {
 
 /// Re-reads the settings file now. `Ok` is the generation in force afterwards; `Err` keeps the old
 /// settings.
-pub fn reload(shared: &Shared, trigger: Trigger) -> Result<u64, ConfigErrors> {
+pub fn reload(shared: &Arc<Shared>, trigger: Trigger) -> Result<u64, ConfigErrors> {
     let _serialized = lock(&shared.reload_lock);
     let text = read_for_reload(shared);
     if trigger == Trigger::Watch
@@ -42,6 +43,8 @@ pub fn reload(shared: &Shared, trigger: Trigger) -> Result<u64, ConfigErrors> {
         Ok((settings, hash)) => {
             let summary = settings.summary();
             let number = shared.install(settings);
+            // Its error is logged and shown by `status`; the hooks of the new settings are in force.
+            let _ = crate::http::apply(shared);
             *lock(&shared.loaded_text) = Some(hash);
             *lock(&shared.last_reload) = LastReload {
                 at: crate::time::now_rfc3339(),

@@ -91,16 +91,18 @@ pub async fn serve(
     );
     shared.draining.cancel();
     connections.close();
-    if tokio::time::timeout(DRAIN_DEADLINE, connections.wait())
-        .await
-        .is_err()
-    {
+    let (sockets, http) = tokio::join!(
+        tokio::time::timeout(DRAIN_DEADLINE, connections.wait()),
+        crate::http::drain(&shared, DRAIN_DEADLINE),
+    );
+    if sockets.is_err() || !http {
         tracing::warn!(
             in_flight = shared.in_flight(),
             "fires still running after {DRAIN_DEADLINE:?}: killing their hooks"
         );
         shared.abandon.cancel();
         let _ = tokio::time::timeout(CLOSE_DEADLINE, connections.wait()).await;
+        let _ = crate::http::drain(&shared, CLOSE_DEADLINE).await;
     }
     shared.stop_workers();
     let cleanups = &shared.runner.cleanups;
@@ -354,6 +356,7 @@ fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
                 )
             })
             .collect(),
+        http: shared.http.status(),
     }
 }
 

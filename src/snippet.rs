@@ -77,20 +77,25 @@ fn match_all(moment: &str) -> Option<&'static str> {
         .map(|_| "*")
 }
 
-/// Claude Code's or Gemini CLI's settings.json: `{"hooks": {EVENT: [{matcher?, hooks: [...]}]}}`.
+/// Claude Code's or Gemini CLI's settings.json with `command` as the hook of every moment.
 fn json_snippet(agent: Agent, command: &str) -> String {
+    let hook = match agent {
+        // Gemini CLI names its hooks (in its logs and `hooksConfig.disabled`) and counts in ms.
+        Agent::GeminiCli => json!({
+            "name": "hookd",
+            "type": "command",
+            "command": command,
+            "timeout": AGENT_TIMEOUT_SECS * 1000,
+        }),
+        _ => json!({"type": "command", "command": command, "timeout": AGENT_TIMEOUT_SECS}),
+    };
+    settings_json(agent, &hook)
+}
+
+/// `{"hooks": {EVENT: [{matcher?, hooks: [hook]}]}}`, for every moment `agent` fires.
+fn settings_json(agent: Agent, hook: &Value) -> String {
     let mut events = Map::new();
     for moment in agent.moments() {
-        let hook = match agent {
-            // Gemini CLI names its hooks (in its logs and `hooksConfig.disabled`) and counts in ms.
-            Agent::GeminiCli => json!({
-                "name": "hookd",
-                "type": "command",
-                "command": command,
-                "timeout": AGENT_TIMEOUT_SECS * 1000,
-            }),
-            _ => json!({"type": "command", "command": command, "timeout": AGENT_TIMEOUT_SECS}),
-        };
         let mut group = json!({ "hooks": [hook] });
         if let Some(matcher) = match_all(moment) {
             group["matcher"] = json!(matcher);
@@ -102,6 +107,51 @@ fn json_snippet(agent: Agent, command: &str) -> String {
     let mut text = serde_json::to_string_pretty(&settings).expect("a JSON value serializes");
     text.push('\n');
     text
+}
+
+/// The environment variable Claude Code fills the `Authorization` header from (`allowedEnvVars`).
+pub const TOKEN_VAR: &str = "HOOKD_TOKEN";
+
+/// `hookd relay --print-settings claude-code --http`: Claude Code's settings.json with an http hook on
+/// every moment, posting to the daemon's listener at `address`; and, for stderr (JSON has no comments),
+/// how the token reaches Claude Code's environment, `token_file` being where the daemon keeps it.
+pub fn http_snippet(
+    agent: Agent,
+    address: std::net::SocketAddr,
+    token_file: &Path,
+) -> Result<(String, String), String> {
+    if agent != Agent::ClaudeCode {
+        return Err(format!(
+            "{} has no http hooks; --http is for claude-code (use the command hooks of hookd relay --print-settings {})",
+            agent.name(),
+            agent.name()
+        ));
+    }
+    // A listener on every address (0.0.0.0, ::) is reached on loopback, which the Host check takes.
+    let host = match address.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
+        std::net::IpAddr::V4(ip) => ip.to_string(),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    let url = format!("http://{host}:{}/hooks/{}", address.port(), agent.name());
+    let hook = json!({
+        "type": "http",
+        "url": url,
+        "headers": {"Authorization": format!("Bearer ${TOKEN_VAR}")},
+        "allowedEnvVars": [TOKEN_VAR],
+        "timeout": AGENT_TIMEOUT_SECS,
+    });
+    let token = shell_quote(&token_file.to_string_lossy());
+    let note = format!(
+        "# Claude Code fills ${TOKEN_VAR} in the Authorization header from its own environment (allowedEnvVars):\n\
+         # start it from a shell where\n\
+         #   export {TOKEN_VAR}=\"$(cat {token})\"\n\
+         # (hookd makes that file, mode 0600, when its http listener first starts).\n\
+         # hookd down, or its listener off: Claude Code reports a non-blocking hook error and the tool runs.\n\
+         # To refuse instead, use the command hooks: hookd relay --print-settings claude-code --fail-closed\n"
+    );
+    Ok((settings_json(agent, &hook), note))
 }
 
 /// Codex's name for a moment in its trust keys and hashes: `PreToolUse` -> `pre_tool_use`.

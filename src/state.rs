@@ -57,6 +57,8 @@ pub struct Shared {
     pub draining: CancellationToken,
     /// Cancelled when the drain deadline passes: the hooks still running are killed.
     pub abandon: CancellationToken,
+    /// The HTTP listener for agents' http hooks, started, moved and stopped by the settings.
+    pub http: crate::http::Control,
 }
 
 impl Shared {
@@ -66,6 +68,7 @@ impl Shared {
         loaded_text: Option<u64>,
         last_reload: LastReload,
         notifier: Notifier,
+        http_token: PathBuf,
     ) -> Arc<Shared> {
         let slots = Arc::new(Semaphore::new(settings.defaults.max_processes));
         let runner = Runner::default();
@@ -88,6 +91,7 @@ impl Shared {
             stop_loops: StopLoops::default(),
             draining: CancellationToken::new(),
             abandon: CancellationToken::new(),
+            http: crate::http::Control::new(http_token),
         })
     }
 

@@ -96,7 +96,7 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
 }
 
 /// Reloads when the file's fingerprint moved since `seen`; returns the fingerprint now.
-fn reload_if_changed(shared: &Shared, chain: &Chain, seen: Fingerprint) -> Fingerprint {
+fn reload_if_changed(shared: &Arc<Shared>, chain: &Chain, seen: Fingerprint) -> Fingerprint {
     let now = Fingerprint::of(chain);
     if now != seen {
         let _ = reload(shared, Trigger::Watch);

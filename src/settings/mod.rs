@@ -48,6 +48,15 @@ impl Default for Defaults {
     }
 }
 
+/// The `[http]` table: the HTTP listener for agents' http hooks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Http {
+    /// Where to listen; `None` (the default): no listener.
+    pub listen: Option<std::net::SocketAddr>,
+    /// Set only by `allow_non_loopback = true`: a `listen` address other than loopback is accepted.
+    pub allow_non_loopback: bool,
+}
+
 /// How a hook is started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Program {
@@ -101,6 +110,8 @@ pub struct Settings {
     pub extra_moments: Vec<String>,
     /// Hooks per moment, each list in the file's order; moments in [`moment::KNOWN`] order, then declared.
     pub hooks: Vec<(String, Vec<Arc<Hook>>)>,
+    /// The HTTP listener's settings.
+    pub http: Http,
 }
 
 /// Why a settings file could not be loaded.
@@ -131,6 +142,7 @@ impl Settings {
             defaults: Defaults::default(),
             extra_moments: Vec::new(),
             hooks: Vec::new(),
+            http: Http::default(),
         }
     }
 
@@ -182,6 +194,7 @@ impl Settings {
             defaults: parsed.defaults,
             extra_moments: parsed.extra_moments,
             hooks: parsed.hooks,
+            http: parsed.http,
         })
     }
 

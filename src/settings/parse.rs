@@ -11,13 +11,14 @@ use std::time::Duration;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{ConfigError, ConfigErrors, Defaults, Hook, Matcher, OnFailure, Program};
+use super::{ConfigError, ConfigErrors, Defaults, Hook, Http, Matcher, OnFailure, Program};
 use crate::moment;
 
 /// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
 const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
-const TOP_LEVEL_KEYS: &[&str] = &["defaults", "hooks", "moments"];
+const TOP_LEVEL_KEYS: &[&str] = &["defaults", "hooks", "moments", "http"];
+const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
 const DEFAULTS_KEYS: &[&str] = &[
     "timeout",
     "on_failure",
@@ -47,6 +48,7 @@ pub(super) struct Parsed {
     pub defaults: Defaults,
     pub extra_moments: Vec<String>,
     pub hooks: Vec<(String, Vec<Arc<Hook>>)>,
+    pub http: Http,
 }
 
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -85,11 +87,13 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
         .get("hooks")
         .map(|v| walker.hooks(v, &defaults, &extra_moments))
         .unwrap_or_default();
+    let http = root.get("http").map(|v| walker.http(v)).unwrap_or_default();
     if walker.errors.is_empty() {
         Ok(Parsed {
             defaults,
             extra_moments,
             hooks,
+            http,
         })
     } else {
         Err(walker.finish())
@@ -222,6 +226,49 @@ impl Walker<'_> {
             }
         }
         defaults
+    }
+
+    /// `[http]`: the optional HTTP listener for agents' http hooks. Off unless `listen` is given; on a
+    /// loopback address unless `allow_non_loopback = true` says otherwise in so many words, since the
+    /// endpoint runs the user's hooks for whoever holds the token.
+    fn http(&mut self, value: &Value<'_>) -> Http {
+        let mut http = Http::default();
+        let Some(table) = self.table(value, "http") else {
+            return http;
+        };
+        let mut listen = None;
+        for (key, value) in table.iter() {
+            match key.get_ref().as_ref() {
+                "listen" => {
+                    let Some(text) = self.string(value, "http.listen") else {
+                        continue;
+                    };
+                    match text.trim().parse::<std::net::SocketAddr>() {
+                        Ok(address) => listen = Some((address, value.span())),
+                        Err(_) => self.error(
+                            value.span(),
+                            format!("http.listen must be an IP address and a port, such as \"127.0.0.1:8787\" or \"[::1]:8787\", not \"{text}\""),
+                        ),
+                    }
+                }
+                "allow_non_loopback" => match value.get_ref().as_bool() {
+                    Some(b) => http.allow_non_loopback = b,
+                    None => self.type_error(value, "http.allow_non_loopback", "true or false"),
+                },
+                _ => self.unknown_key(key, "in [http]", HTTP_KEYS),
+            }
+        }
+        if let Some((address, span)) = listen {
+            if !address.ip().is_loopback() && !http.allow_non_loopback {
+                self.error(
+                    span,
+                    format!("http.listen {address} is not a loopback address: anyone who can reach it could try the token; use 127.0.0.1 or [::1], or write allow_non_loopback = true in [http] if you mean it"),
+                );
+            } else {
+                http.listen = Some(address);
+            }
+        }
+        http
     }
 
     fn hooks(
@@ -829,5 +876,53 @@ command = "git status"
     fn an_empty_file_has_no_hooks() {
         assert!(hooks("").is_empty());
         assert!(hooks("# nothing yet\n").is_empty());
+    }
+
+    #[test]
+    fn http_is_off_unless_listen_is_given() {
+        let parsed = parse("hooks.toml", "").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.http, Http::default());
+        let parsed = parse("hooks.toml", "[http]\nlisten = \"127.0.0.1:8787\"\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.http.listen, Some("127.0.0.1:8787".parse().unwrap()));
+        let parsed =
+            parse("hooks.toml", "[http]\nlisten = \"[::1]:0\"\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.http.listen, Some("[::1]:0".parse().unwrap()));
+    }
+
+    #[test]
+    fn http_refuses_a_non_loopback_address_unless_told_in_so_many_words() {
+        let errors = errors("[http]\nlisten = \"0.0.0.0:8787\"\n");
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert!(
+            errors[0]
+                .starts_with("hooks.toml:2:10: http.listen 0.0.0.0:8787 is not a loopback address"),
+            "{}",
+            errors[0]
+        );
+        let parsed = parse(
+            "hooks.toml",
+            "[http]\nlisten = \"0.0.0.0:8787\"\nallow_non_loopback = true\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.http.listen, Some("0.0.0.0:8787".parse().unwrap()));
+    }
+
+    #[test]
+    fn http_mistakes_are_placed() {
+        let errors = errors("[http]\nlisten = \"localhost:8787\"\nlsiten = 1\n");
+        assert_eq!(errors.len(), 2, "{errors:#?}");
+        assert!(
+            errors[0].starts_with("hooks.toml:2:10: http.listen must be an IP address and a port"),
+            "{}",
+            errors[0]
+        );
+        assert!(
+            errors[1].starts_with(
+                "hooks.toml:3:1: unknown key \"lsiten\" in [http] (did you mean \"listen\"?)"
+            ),
+            "{}",
+            errors[1]
+        );
     }
 }

@@ -1,0 +1,258 @@
+//! The optional HTTP listener, for agents' http hooks (Claude Code's `"type": "http"`): a decision
+//! without a process per tool call.
+//!
+//! Off unless the settings say `[http] listen = "127.0.0.1:8787"`. A request is answered in-process, by
+//! the same fire as the socket's ([`crate::fire`]), in the same dialect as `hookd relay`
+//! ([`crate::dialect`]); [`handler`] says who may ask and how. A reload that changes `[http]` starts,
+//! stops or moves the listener ([`apply`]); one that cannot be carried out (the port is taken, the token
+//! file is refused) leaves the listener as it was, and says why in the log and in `status`.
+
+pub mod handler;
+pub mod token;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::protocol::HttpStatus;
+use crate::state::{Shared, lock};
+use token::Token;
+
+/// HTTP connections served at once (as the socket's); more wait in the listen backlog.
+pub const MAX_CONNECTIONS: usize = crate::server::MAX_CONNECTIONS;
+
+/// How long a connection may take to send a request's headers, and how long a kept-alive connection may
+/// sit idle between requests: hyper starts this clock whenever it waits for a request. Agents open a new
+/// connection after their own idle time (seconds), so this only ever closes the stale and the slow.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The listener's part of the daemon's shared state.
+#[derive(Debug)]
+pub struct Control {
+    /// The bearer token's file, beside the socket; shown by `status`.
+    pub token_path: PathBuf,
+    state: Mutex<State>,
+    /// Every HTTP connection's task, so that shutdown lets their fires finish as the socket's do.
+    pub connections: TaskTracker,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    running: Option<Running>,
+    /// Why the settings' `[http]` is not in force, when it is not.
+    error: Option<String>,
+}
+
+#[derive(Debug)]
+struct Running {
+    /// The address as the settings gave it (port 0 included), to tell a change from a reload that left
+    /// `[http]` alone.
+    configured: SocketAddr,
+    allow_non_loopback: bool,
+    /// The address bound (the real port when the settings said 0).
+    bound: SocketAddr,
+    /// Stops this listener and closes its connections once their requests are answered.
+    stop: CancellationToken,
+}
+
+impl Control {
+    pub fn new(token_path: PathBuf) -> Control {
+        Control {
+            token_path,
+            state: Mutex::new(State::default()),
+            connections: TaskTracker::new(),
+        }
+    }
+
+    /// What `status` shows.
+    pub fn status(&self) -> HttpStatus {
+        let state = lock(&self.state);
+        HttpStatus {
+            state: match (&state.running, &state.error) {
+                (_, Some(_)) => "error",
+                (Some(_), None) => "listening",
+                (None, None) => "off",
+            },
+            listen: state.running.as_ref().map(|r| r.bound.to_string()),
+            token_file: self.token_path.display().to_string(),
+            error: state.error.clone(),
+        }
+    }
+
+    /// Stops the listener (at shutdown, or when the settings turn it off).
+    fn stop(&self) {
+        if let Some(running) = lock(&self.state).running.take() {
+            running.stop.cancel();
+        }
+    }
+}
+
+/// Brings the listener in line with the settings in force: starts, stops or moves it. Called at start-up
+/// (where an error stops the daemon) and after every reload (where the old listener stays and the error
+/// is shown). Must run on the daemon's runtime.
+pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
+    let http = shared.current().settings.http.clone();
+    let control = &shared.http;
+    let mut state = lock(&control.state);
+    let Some(wanted) = http.listen else {
+        state.error = None;
+        if let Some(running) = state.running.take() {
+            running.stop.cancel();
+            tracing::info!(listen = %running.bound, "http: listener stopped (no [http] listen in the settings)");
+        }
+        return Ok(());
+    };
+    if let Some(running) = &state.running
+        && running.configured == wanted
+        && running.allow_non_loopback == http.allow_non_loopback
+    {
+        state.error = None;
+        return Ok(());
+    }
+    let started = Token::load_or_create(&control.token_path).and_then(|token| {
+        let listener = bind(wanted)?;
+        Ok((token, listener))
+    });
+    let (token, listener) = match started {
+        Ok(started) => started,
+        Err(e) => {
+            let kept = match &state.running {
+                Some(running) => format!("; still listening on {}", running.bound),
+                None => "; no http listener".to_string(),
+            };
+            tracing::error!("http: cannot listen on {wanted}: {e}{kept}");
+            state.error = Some(e.clone());
+            return Err(e);
+        }
+    };
+    let bound = listener.local_addr().unwrap_or(wanted);
+    if let Some(old) = state.running.take() {
+        old.stop.cancel();
+        tracing::info!(old = %old.bound, new = %bound, "http: listener moved");
+    }
+    let stop = shared.draining.child_token();
+    state.running = Some(Running {
+        configured: wanted,
+        allow_non_loopback: http.allow_non_loopback,
+        bound,
+        stop: stop.clone(),
+    });
+    state.error = None;
+    tracing::info!(listen = %bound, token_file = %control.token_path.display(), "http: listening");
+    tokio::spawn(accept(
+        listener,
+        shared.clone(),
+        Arc::new(token),
+        http.allow_non_loopback,
+        stop,
+    ));
+    Ok(())
+}
+
+/// Stops the listener for good and waits (at most `deadline`) for its connections' fires to be answered.
+pub async fn drain(shared: &Shared, deadline: Duration) -> bool {
+    shared.http.stop();
+    shared.http.connections.close();
+    tokio::time::timeout(deadline, shared.http.connections.wait())
+        .await
+        .is_ok()
+}
+
+/// Binds `address`, with the error said plainly.
+fn bind(address: SocketAddr) -> Result<TcpListener, String> {
+    let listener = std::net::TcpListener::bind(address).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AddrInUse => {
+            format!("{address} is already in use (another program, or another hookd)")
+        }
+        std::io::ErrorKind::AddrNotAvailable => {
+            format!("{address} is not an address of this machine")
+        }
+        _ => format!("cannot listen on {address}: {e}"),
+    })?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot set up {address}: {e}"))?;
+    TcpListener::from_std(listener).map_err(|e| format!("cannot set up {address}: {e}"))
+}
+
+/// Accepts connections until `stop`, at most [`MAX_CONNECTIONS`] at once.
+async fn accept(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    token: Arc<Token>,
+    any_ip_host: bool,
+    stop: CancellationToken,
+) {
+    let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let permit = tokio::select! {
+            permit = limit.clone().acquire_owned() => permit,
+            _ = stop.cancelled() => break,
+        };
+        let Ok(permit) = permit else { break };
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, most likely: wait a little rather than spin.
+                    tracing::warn!("http: accepting a connection failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = stop.cancelled() => break,
+        };
+        // An answer is one small write: sent at once, not held back for more (Nagle).
+        let _ = stream.set_nodelay(true);
+        let context = Arc::new(handler::Context {
+            shared: shared.clone(),
+            token: token.clone(),
+            any_ip_host,
+            peer,
+        });
+        let stop = stop.clone();
+        shared.http.connections.spawn(async move {
+            serve_connection(stream, context, stop).await;
+            drop(permit);
+        });
+    }
+}
+
+/// One connection: HTTP/1.1, kept alive, until the client closes it, it idles past
+/// [`HEADER_TIMEOUT`], or `stop` (then its request in progress is answered first).
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    context: Arc<handler::Context>,
+    stop: CancellationToken,
+) {
+    let service = service_fn(move |request| {
+        let context = context.clone();
+        async move { Ok::<_, Infallible>(handler::handle(&context, request).await) }
+    });
+    let connection = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!("http: connection ended: {e}");
+            }
+        }
+        _ = stop.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+}

@@ -1,0 +1,876 @@
+//! The HTTP listener for agents' http hooks, end to end: the real daemon with `[http] listen =
+//! "127.0.0.1:0"` (the port learnt from `status`), real shell hooks, and a hand-written HTTP client on a
+//! plain `TcpStream` (so that it can send what no well-behaved client would: a foreign `Host`, no token,
+//! a body past the limit).
+//!
+//! Held here: every verdict shape per moment, in each agent's dialect (the expected bodies written from
+//! the contract's table, independently of `src/dialect.rs`); the token (401 without or with a wrong one,
+//! its file 0600 and kept across restarts, refused when others can read it); the `Host` check (403);
+//! 413, 400, 404, 405; 32 requests at once; the listener off by default; reload starting, moving and
+//! stopping it; a port that cannot be bound; a client that hangs up (its hooks stopped); shutdown (a fire
+//! in progress answered); `relay --print-settings claude-code --http`.
+
+mod common;
+
+use std::collections::HashSet;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// A safety net for one command (never a speed assertion).
+const T: Duration = Duration::from_secs(20);
+
+// ---- helpers --------------------------------------------------------------------------------------
+
+/// The settings' `[http]` table, listening on a port the kernel picks.
+const HTTP_ON: &str = "[http]\nlisten = \"127.0.0.1:0\"\n";
+
+/// The port the daemon's listener is bound to, from `status`.
+fn port(d: &Daemon) -> u16 {
+    let status = d.status();
+    assert_eq!(status["http"]["state"], "listening", "{status}");
+    let listen = status["http"]["listen"].as_str().expect("http.listen");
+    listen
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {listen:?}"))
+}
+
+/// The token the daemon made.
+fn token(d: &Daemon) -> String {
+    d.sb.read("run/http-token").trim().to_string()
+}
+
+/// One HTTP response, as read off the wire.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    /// Header lines, lower-cased.
+    headers: Vec<String>,
+    body: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {self:?}"))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        let prefix = format!("{name}:");
+        self.headers
+            .iter()
+            .find(|h| h.starts_with(&prefix))
+            .map(|h| h[prefix.len()..].trim())
+    }
+}
+
+/// Sends `head` (the request line and headers, without the blank line) and `body` on a new connection
+/// that closes after the response, and reads the response.
+fn exchange(port: u16, head: &str, body: &[u8]) -> Reply {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connecting to the listener");
+    stream.set_read_timeout(Some(RESPONSE)).unwrap();
+    let mut request = format!("{head}\r\nConnection: close\r\n\r\n").into_bytes();
+    request.extend_from_slice(body);
+    // The daemon may answer (413) and close before taking the whole body: a failed write is fine.
+    let _ = stream.write_all(&request);
+    read_reply(&mut stream)
+}
+
+fn read_reply(stream: &mut TcpStream) -> Reply {
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && !raw.is_empty() => break,
+            Err(e) => panic!("reading the response: {e} (read so far: {:?})", text(&raw)),
+        }
+    }
+    let raw = text(&raw);
+    let (head, body) = raw
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no end of headers in {raw:?}"));
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+    Reply {
+        status,
+        headers: lines.map(str::to_ascii_lowercase).collect(),
+        body: body.to_string(),
+    }
+}
+
+/// POSTs `body` to `path` with the right Host and token.
+fn post(d: &Daemon, path: &str, body: &str) -> Reply {
+    post_to(port(d), &token(d), path, body)
+}
+
+fn post_to(port: u16, token: &str, path: &str, body: &str) -> Reply {
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}",
+        body.len()
+    );
+    exchange(port, &head, body.as_bytes())
+}
+
+/// POSTs an event to Claude Code's endpoint; the parsed body, or None for an empty 200.
+fn claude(d: &Daemon, event: Value) -> Option<Value> {
+    answer(d, "/hooks/claude-code", event)
+}
+
+fn answer(d: &Daemon, path: &str, event: Value) -> Option<Value> {
+    let reply = post(d, path, &event.to_string());
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(
+        reply.header("access-control-allow-origin").is_none(),
+        "no CORS: {reply:?}"
+    );
+    if reply.body.is_empty() {
+        return None;
+    }
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    Some(reply.json())
+}
+
+/// A daemon whose settings are `HTTP_ON` and `hooks`, with the scripts written first.
+fn start(sb: Sandbox, hooks: &str) -> Daemon {
+    sb.settings(&format!("{HTTP_ON}{hooks}"));
+    Daemon::start(sb)
+}
+
+/// A PreToolUse event from Claude Code for `tool` running `command`.
+fn pre_tool_use(tool: &str, command: &str) -> Value {
+    json!({"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": tool,
+           "tool_input": {"command": command}, "cwd": "/"})
+}
+
+/// A script that refuses (exit 2, REASON on stderr) when its input holds `word`, else prints `adds`
+/// (nothing when empty).
+fn refuse_if(sb: &Sandbox, name: &str, word: &str, reason: &str, adds: &str) {
+    let says = if adds.is_empty() {
+        String::new()
+    } else {
+        format!("echo '{adds}'")
+    };
+    sb.script(
+        name,
+        &format!(
+            "input=$(cat)\ncase \"$input\" in *'{word}'*) echo '{reason}' >&2; exit 2;; esac\n{says}"
+        ),
+    );
+}
+
+/// Whether a process has a TCP socket listening (its socket inodes against /proc/net/tcp{,6}).
+fn listens_on_tcp(pid: u32) -> bool {
+    let inodes: HashSet<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("reading the daemon's fds")
+        .flatten()
+        .filter_map(|e| std::fs::read_link(e.path()).ok())
+        .filter_map(|l| {
+            let l = l.to_string_lossy().into_owned();
+            l.strip_prefix("socket:[")?
+                .strip_suffix(']')
+                .map(str::to_string)
+        })
+        .collect();
+    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|table| {
+        std::fs::read_to_string(table)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .any(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                // st 0A: LISTEN; field 9: the inode.
+                fields.get(3) == Some(&"0A") && fields.get(9).is_some_and(|i| inodes.contains(*i))
+            })
+    })
+}
+
+// ---- verdicts, per moment ---------------------------------------------------------------------------
+
+#[test]
+fn pre_tool_use_deny_allow_and_adds() {
+    let sb = Sandbox::new();
+    refuse_if(&sb, "guard.sh", "rm -rf", "rm -rf is not allowed", "");
+    sb.script("context.sh", "cat >/dev/null; echo 'branch: main'");
+    let d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/guard.sh\"\n\
+         [[hooks.PreToolUse]]\nname = \"context\"\nmatcher = \"Edit\"\ncommand = \"@DIR@/context.sh\"\n",
+    );
+    assert_eq!(
+        claude(&d, pre_tool_use("Bash", "rm -rf /")),
+        Some(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "deny", "permissionDecisionReason": "rm -rf is not allowed"}}))
+    );
+    assert_eq!(
+        claude(&d, pre_tool_use("Bash", "ls")),
+        None,
+        "allowed: empty 200"
+    );
+    assert_eq!(
+        claude(&d, pre_tool_use("Edit", "x")),
+        Some(
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "branch: main"}})
+        )
+    );
+    assert_eq!(
+        claude(&d, pre_tool_use("Read", "x")),
+        None,
+        "no hook matches"
+    );
+    // Codex speaks Claude Code's dialect.
+    assert_eq!(
+        answer(&d, "/hooks/codex", pre_tool_use("Bash", "rm -rf /")).unwrap()["hookSpecificOutput"]
+            ["permissionDecision"],
+        "deny"
+    );
+}
+
+#[test]
+fn user_prompt_submit_block_and_additional_context() {
+    let sb = Sandbox::new();
+    refuse_if(&sb, "prompt.sh", "forbidden", "not that prompt", "");
+    sb.script("git.sh", "cat >/dev/null; echo 'branch: main'");
+    let d = start(
+        sb,
+        "[[hooks.UserPromptSubmit]]\nname = \"prompt\"\ncommand = \"@DIR@/prompt.sh\"\n\
+         [[hooks.UserPromptSubmit]]\nname = \"git\"\ncommand = \"@DIR@/git.sh\"\n",
+    );
+    let event = |prompt: &str| json!({"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": prompt, "cwd": "/"});
+    assert_eq!(
+        claude(&d, event("do the forbidden thing")),
+        Some(json!({"decision": "block", "reason": "not that prompt",
+            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "branch: main"}}))
+    );
+    assert_eq!(
+        claude(&d, event("hello")),
+        Some(
+            json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "branch: main"}})
+        )
+    );
+}
+
+#[test]
+fn stop_block_and_post_tool_use() {
+    let sb = Sandbox::new();
+    refuse_if(&sb, "stop.sh", "\"s-block\"", "tests fail: fix them", "");
+    refuse_if(
+        &sb,
+        "post.sh",
+        "secret",
+        "the output holds a secret",
+        "checked",
+    );
+    let d = start(
+        sb,
+        "[[hooks.Stop]]\nname = \"stop\"\ncommand = \"@DIR@/stop.sh\"\n\
+         [[hooks.PostToolUse]]\nname = \"post\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/post.sh\"\n",
+    );
+    let stop = |session: &str| json!({"session_id": session, "hook_event_name": "Stop", "stop_hook_active": false, "cwd": "/"});
+    assert_eq!(
+        claude(&d, stop("s-block")),
+        Some(json!({"decision": "block", "reason": "tests fail: fix them"}))
+    );
+    assert_eq!(claude(&d, stop("s-other")), None);
+    let post = |output: &str| {
+        json!({"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "cat x"}, "tool_response": {"stdout": output}, "cwd": "/"})
+    };
+    assert_eq!(
+        claude(&d, post("a secret")),
+        Some(json!({"decision": "block", "reason": "the output holds a secret"}))
+    );
+    assert_eq!(
+        claude(&d, post("fine")),
+        Some(
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "checked"}})
+        )
+    );
+}
+
+#[test]
+fn a_refusal_where_a_process_would_exit_2_is_json_over_http() {
+    let sb = Sandbox::new();
+    sb.script("start.sh", "cat >/dev/null; echo 'not today' >&2; exit 2");
+    let d = start(
+        sb,
+        "[[hooks.SessionStart]]\nname = \"start\"\ncommand = \"@DIR@/start.sh\"\n",
+    );
+    let event = json!({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"});
+    assert_eq!(
+        claude(&d, event),
+        Some(json!({"systemMessage": "not today"}))
+    );
+}
+
+#[test]
+fn gemini_cli_gets_its_own_dialect_and_claude_code_tool_names() {
+    let sb = Sandbox::new();
+    refuse_if(&sb, "guard.sh", "rm -rf", "no rm", "");
+    let d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/guard.sh\"\n",
+    );
+    let event = json!({"session_id": "g1", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                       "tool_input": {"command": "rm -rf /"}, "cwd": "/"});
+    assert_eq!(
+        answer(&d, "/hooks/gemini-cli", event),
+        Some(json!({"decision": "deny", "reason": "no rm"}))
+    );
+}
+
+#[test]
+fn a_moment_nobody_knows_gets_an_empty_answer() {
+    let d = start(Sandbox::new(), "");
+    let event = json!({"session_id": "s1", "hook_event_name": "SomethingNew"});
+    assert_eq!(claude(&d, event), None);
+}
+
+// ---- who may ask ------------------------------------------------------------------------------------
+
+#[test]
+fn no_token_or_a_wrong_one_gets_401_and_a_log_line_without_the_token() {
+    let d = start(Sandbox::new(), "");
+    let (port, token) = (port(&d), token(&d));
+    let body = pre_tool_use("Bash", "ls").to_string();
+    let no_token = exchange(
+        port,
+        &format!(
+            "POST /hooks/claude-code HTTP/1.1\r\nHost: localhost:{port}\r\nContent-Length: {}",
+            body.len()
+        ),
+        body.as_bytes(),
+    );
+    assert_eq!(no_token.status, 401, "{no_token:?}");
+    assert_eq!(no_token.json()["error"]["kind"], "unauthorized");
+    let mut wrong = token.clone().into_bytes();
+    wrong[5] = if wrong[5] == b'a' { b'b' } else { b'a' };
+    let wrong = String::from_utf8(wrong).unwrap();
+    let reply = post_to(port, &wrong, "/hooks/claude-code", &body);
+    assert_eq!(reply.status, 401, "{reply:?}");
+    let reply = post_to(port, &format!("{token}x"), "/hooks/claude-code", &body);
+    assert_eq!(reply.status, 401, "a longer token: {reply:?}");
+    let basic = exchange(
+        port,
+        &format!(
+            "POST /hooks/claude-code HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic {token}\r\nContent-Length: {}",
+            body.len()
+        ),
+        body.as_bytes(),
+    );
+    assert_eq!(basic.status, 401, "not a Bearer token: {basic:?}");
+    wait_until(RESPONSE, "the refusals in the log", || {
+        d.log_text().matches("http: refused a request").count() >= 4
+    });
+    let log = d.log_text();
+    assert!(!log.contains(&token), "the token is in the log:\n{log}");
+    assert!(
+        !log.contains(&wrong),
+        "the wrong token is in the log:\n{log}"
+    );
+    // The right token, for contrast.
+    assert_eq!(
+        post_to(port, &token, "/hooks/claude-code", &body).status,
+        200
+    );
+}
+
+#[test]
+fn a_host_that_is_not_loopback_gets_403() {
+    let d = start(Sandbox::new(), "");
+    let (port, token) = (port(&d), token(&d));
+    let body = pre_tool_use("Bash", "ls").to_string();
+    for (host, status) in [
+        ("evil.example", 403),
+        (&format!("evil.example:{port}") as &str, 403),
+        ("localhost.evil.example", 403),
+        ("10.1.2.3", 403),
+        (&format!("localhost:{port}"), 200),
+        ("[::1]", 200),
+        ("127.0.0.1", 200),
+    ] {
+        let reply = exchange(
+            port,
+            &format!(
+                "POST /hooks/claude-code HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\nContent-Length: {}",
+                body.len()
+            ),
+            body.as_bytes(),
+        );
+        assert_eq!(reply.status, status, "Host {host}: {reply:?}");
+        if status == 403 {
+            assert_eq!(reply.json()["error"]["kind"], "forbidden_host");
+        }
+    }
+}
+
+#[test]
+fn the_token_file_is_private_kept_across_restarts_and_refused_when_others_can_read_it() {
+    let sb = Sandbox::new();
+    sb.settings(HTTP_ON);
+    let token_file = sb.p("run/http-token");
+    let first = {
+        let mut child = ChildGuard(serve_command(&sb, "first.log").spawn().expect("serve"));
+        wait_until(READY, "the first daemon's http listener", || {
+            std::os::unix::net::UnixStream::connect(sb.socket()).is_ok() && token_file.exists()
+        });
+        let mode = std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the token file's mode");
+        let token = sb.read("run/http-token").trim().to_string();
+        assert_eq!(token.len(), 64, "{token:?}");
+        stop_child(&mut child.0);
+        token
+    };
+    let mut second = ChildGuard(serve_command(&sb, "second.log").spawn().expect("serve"));
+    let mut status = Value::Null;
+    wait_until(READY, "the second daemon's http listener", || {
+        let Ok(stream) = std::os::unix::net::UnixStream::connect(sb.socket()) else {
+            return false;
+        };
+        status = Client::from_stream(stream).request(&json!({"op": "status"}));
+        status["http"]["state"] == "listening"
+    });
+    assert_eq!(
+        status["http"]["token_file"],
+        token_file.to_str().unwrap(),
+        "status shows the token's path"
+    );
+    assert_eq!(
+        sb.read("run/http-token").trim(),
+        first,
+        "the token is reused"
+    );
+    stop_child(&mut second.0);
+
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let out = run_with_deadline(serve_command(&sb, "third.log"), None, T);
+    assert_eq!(
+        code(&out.status),
+        1,
+        "a token others can read stops the start"
+    );
+    // run_with_deadline captures the daemon's stderr: its log.
+    let log = text(&out.stderr);
+    assert!(
+        log.contains("the http listener cannot start") && log.contains("mode 0640"),
+        "{log}"
+    );
+}
+
+// ---- what is asked ------------------------------------------------------------------------------------
+
+#[test]
+fn bodies_over_1_mib_get_413_whether_declared_or_streamed() {
+    let d = start(Sandbox::new(), "");
+    let (port, token) = (port(&d), token(&d));
+    let head = |extra: &str| {
+        format!(
+            "POST /hooks/claude-code HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n{extra}"
+        )
+    };
+    // Declared: answered from the headers, without reading the body.
+    let declared = exchange(port, &head("Content-Length: 1048577"), b"");
+    assert_eq!(declared.status, 413, "{declared:?}");
+    assert_eq!(declared.json()["error"]["kind"], "too_large");
+    // Streamed (chunked, no length): cut off at the limit.
+    let chunk = vec![b' '; 64 * 1024];
+    let mut body = Vec::new();
+    for _ in 0..17 {
+        body.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        body.extend_from_slice(&chunk);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    let streamed = exchange(port, &head("Transfer-Encoding: chunked"), &body);
+    assert_eq!(streamed.status, 413, "{streamed:?}");
+    // Just under the limit is read (and is no JSON object: 400, not 413).
+    let under = vec![b' '; 1 << 20];
+    let reply = exchange(port, &head("Content-Length: 1048576"), &under);
+    assert_eq!(reply.status, 400, "{reply:?}");
+}
+
+#[test]
+fn garbage_gets_400_unknown_paths_404_other_methods_405() {
+    let d = start(Sandbox::new(), "");
+    for body in [
+        "not json",
+        "[1,2]",
+        "{\"tool_name\":\"Bash\"}",
+        "{\"hook_event_name\": 3}",
+    ] {
+        let reply = post(&d, "/hooks/claude-code", body);
+        assert_eq!(reply.status, 400, "{body}: {reply:?}");
+        assert_eq!(reply.json()["error"]["kind"], "bad_request", "{body}");
+    }
+    let event = pre_tool_use("Bash", "ls").to_string();
+    for path in ["/hooks/cursor", "/", "/hooks/claude-code/x", "/hooks"] {
+        let reply = post(&d, path, &event);
+        assert_eq!(reply.status, 404, "{path}: {reply:?}");
+        assert_eq!(reply.json()["error"]["kind"], "not_found");
+    }
+    let (port, token) = (port(&d), token(&d));
+    for method in ["GET", "PUT", "DELETE"] {
+        let reply = exchange(
+            port,
+            &format!(
+                "{method} /hooks/claude-code HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\nContent-Length: 0"
+            ),
+            b"",
+        );
+        assert_eq!(reply.status, 405, "{method}: {reply:?}");
+        assert_eq!(
+            reply.header("allow"),
+            Some("post"),
+            "headers are lower-cased here"
+        );
+    }
+    // Still serving after all that.
+    assert_eq!(post(&d, "/hooks/claude-code", &event).status, 200);
+}
+
+#[test]
+fn thirty_two_requests_at_once_each_get_their_own_answer() {
+    let sb = Sandbox::new();
+    // Answers with the command it was asked about: each reply must carry its own request's.
+    sb.script(
+        "echo.sh",
+        "sed -n 's/.*\"command\":\"\\([^\"]*\\)\".*/\\1/p'",
+    );
+    let d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"echo\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/echo.sh\"\n",
+    );
+    let (port, token) = (port(&d), token(&d));
+    let barrier = std::sync::Barrier::new(32);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..32)
+            .map(|i| {
+                let (token, barrier) = (&token, &barrier);
+                scope.spawn(move || {
+                    let body = pre_tool_use("Bash", &format!("job-{i}")).to_string();
+                    barrier.wait();
+                    (i, post_to(port, token, "/hooks/claude-code", &body))
+                })
+            })
+            .collect();
+        for handle in handles {
+            let (i, reply) = handle.join().expect("a client thread");
+            assert_eq!(reply.status, 200, "{reply:?}");
+            assert_eq!(
+                reply.json()["hookSpecificOutput"]["additionalContext"],
+                format!("job-{i}"),
+                "{reply:?}"
+            );
+        }
+    });
+}
+
+#[test]
+fn one_connection_serves_many_requests() {
+    let d = start(Sandbox::new(), "");
+    let (port, token) = (port(&d), token(&d));
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(RESPONSE)).unwrap();
+    let body = pre_tool_use("Read", "x").to_string();
+    for _ in 0..5 {
+        let request = format!(
+            "POST /hooks/claude-code HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        // An empty 200: the headers end the response.
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            assert_eq!(
+                stream.read(&mut byte).unwrap(),
+                1,
+                "connection closed early"
+            );
+            head.push(byte[0]);
+        }
+        let head = text(&head).to_ascii_lowercase();
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(head.contains("content-length: 0"), "{head}");
+    }
+}
+
+// ---- on, off, moved -----------------------------------------------------------------------------------
+
+#[test]
+fn the_listener_is_off_by_default() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.Stop]]\ncommand = \"true\"\n");
+    let d = Daemon::start(sb);
+    let status = d.status();
+    assert_eq!(status["http"]["state"], "off", "{status}");
+    assert!(status["http"].get("listen").is_none(), "{status}");
+    assert!(!listens_on_tcp(d.pid()), "the daemon listens on a TCP port");
+    assert!(
+        !d.sb.p("run/http-token").exists(),
+        "no token is made while the listener is off"
+    );
+}
+
+#[test]
+fn reload_starts_moves_and_stops_the_listener() {
+    let sb = Sandbox::new();
+    sb.settings("# nothing yet\n");
+    let d = Daemon::start(sb);
+    assert_eq!(d.status()["http"]["state"], "off");
+
+    d.sb.settings(HTTP_ON);
+    assert_eq!(d.reload()["ok"], true);
+    let first = port(&d);
+    assert!(listens_on_tcp(d.pid()));
+    let event = pre_tool_use("Bash", "ls").to_string();
+    assert_eq!(
+        post_to(first, &token(&d), "/hooks/claude-code", &event).status,
+        200
+    );
+
+    // Moved: a port that was free a moment ago.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let second = free.local_addr().unwrap().port();
+    drop(free);
+    d.sb.settings(&format!("[http]\nlisten = \"127.0.0.1:{second}\"\n"));
+    assert_eq!(d.reload()["ok"], true);
+    assert_eq!(port(&d), second);
+    assert_eq!(
+        post_to(second, &token(&d), "/hooks/claude-code", &event).status,
+        200
+    );
+    wait_until(RESPONSE, "the old port to close", || {
+        TcpStream::connect(("127.0.0.1", first)).is_err()
+    });
+
+    // Stopped.
+    d.sb.settings("# no http\n");
+    assert_eq!(d.reload()["ok"], true);
+    assert_eq!(d.status()["http"]["state"], "off");
+    wait_until(RESPONSE, "the listener to close", || {
+        TcpStream::connect(("127.0.0.1", second)).is_err() && !listens_on_tcp(d.pid())
+    });
+}
+
+#[test]
+fn a_port_in_use_stops_the_start_and_keeps_the_old_listener_on_reload() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port_taken = taken.local_addr().unwrap().port();
+
+    let sb = Sandbox::new();
+    sb.settings(&format!("[http]\nlisten = \"127.0.0.1:{port_taken}\"\n"));
+    let out = run_with_deadline(serve_command(&sb, "refused.log"), None, T);
+    assert_eq!(code(&out.status), 1);
+    let log = text(&out.stderr);
+    assert!(
+        log.contains("the http listener cannot start") && log.contains("already in use"),
+        "{log}"
+    );
+
+    let d = start(Sandbox::new(), "");
+    let before = port(&d);
+    d.sb.settings(&format!("[http]\nlisten = \"127.0.0.1:{port_taken}\"\n"));
+    assert_eq!(
+        d.reload()["ok"],
+        true,
+        "the hooks of the new settings are taken"
+    );
+    let status = d.status();
+    assert_eq!(status["http"]["state"], "error", "{status}");
+    assert!(
+        status["http"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("already in use"),
+        "{status}"
+    );
+    assert_eq!(
+        status["http"]["listen"],
+        format!("127.0.0.1:{before}"),
+        "the old listener stays"
+    );
+    let event = pre_tool_use("Bash", "ls").to_string();
+    assert_eq!(
+        post_to(before, &token(&d), "/hooks/claude-code", &event).status,
+        200
+    );
+    drop(taken);
+}
+
+#[test]
+fn a_non_loopback_address_is_a_settings_error_unless_allowed() {
+    let sb = Sandbox::new();
+    sb.settings("[http]\nlisten = \"0.0.0.0:8787\"\n");
+    let config = sb.config();
+    let out = run_hookd(&["check", "--config", config.to_str().unwrap()], None, T);
+    assert_eq!(code(&out.status), 1);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}:2:10: http.listen 0.0.0.0:8787 is not a loopback address",
+            config.display()
+        )),
+        "{stderr}"
+    );
+    sb.settings("[http]\nlisten = \"0.0.0.0:8787\"\nallow_non_loopback = true\n");
+    let out = run_hookd(&["check", "--config", config.to_str().unwrap()], None, T);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+}
+
+// ---- the agent's settings -------------------------------------------------------------------------------
+
+#[test]
+fn print_settings_http_writes_claude_code_http_hooks() {
+    let sb = Sandbox::new();
+    sb.settings("[http]\nlisten = \"127.0.0.1:8791\"\n");
+    let config = sb.config();
+    let socket = sb.socket();
+    let out = run_hookd(
+        &[
+            "relay",
+            "--print-settings",
+            "claude-code",
+            "--http",
+            "--config",
+            config.to_str().unwrap(),
+            "--socket",
+            socket.to_str().unwrap(),
+        ],
+        None,
+        T,
+    );
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let settings: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let hook = &settings["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(
+        hook,
+        &json!({"type": "http", "url": "http://127.0.0.1:8791/hooks/claude-code",
+                "headers": {"Authorization": "Bearer $HOOKD_TOKEN"},
+                "allowedEnvVars": ["HOOKD_TOKEN"], "timeout": 120})
+    );
+    assert_eq!(settings["hooks"]["PreToolUse"][0]["matcher"], "*");
+    assert!(settings["hooks"]["Stop"][0].get("matcher").is_none());
+    let note = text(&out.stderr);
+    assert!(
+        note.contains(&format!(
+            "export HOOKD_TOKEN=\"$(cat {})\"",
+            sb.p("run/http-token").display()
+        )),
+        "{note}"
+    );
+
+    let out = run_hookd(
+        &[
+            "relay",
+            "--print-settings",
+            "claude-code",
+            "--http",
+            "--port",
+            "9999",
+        ],
+        None,
+        T,
+    );
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("http://127.0.0.1:9999/hooks/claude-code"));
+
+    sb.settings("# no http\n");
+    let out = run_hookd(
+        &[
+            "relay",
+            "--print-settings",
+            "claude-code",
+            "--http",
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        None,
+        T,
+    );
+    assert_eq!(code(&out.status), 1);
+    assert!(
+        text(&out.stderr).contains("no [http] listen"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_client_that_hangs_up_has_its_hooks_stopped() {
+    let sb = Sandbox::new();
+    sb.script("slow.sh", "echo $$ > @DIR@/slow.pid\nexec sleep 60");
+    let d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"slow\"\ncommand = \"@DIR@/slow.sh\"\n",
+    );
+    let (port, token) = (port(&d), token(&d));
+    let body = pre_tool_use("Bash", "ls").to_string();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "POST /hooks/claude-code HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let pid = d.sb.wait_pid("slow.pid");
+    assert_eq!(d.status()["in_flight"], 1);
+    drop(stream);
+    wait_until(RESPONSE, "the hook to be stopped", || {
+        process_gone(pid, d.pid())
+    });
+    wait_until(RESPONSE, "no fire in flight", || {
+        d.status()["in_flight"] == 0
+    });
+}
+
+#[test]
+fn shutdown_lets_a_running_http_fire_finish() {
+    let sb = Sandbox::new();
+    sb.script(
+        "slowish.sh",
+        "cat >/dev/null; touch @DIR@/started; sleep 0.5; echo 'too late for rm' >&2; exit 2",
+    );
+    let mut d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"slowish\"\ncommand = \"@DIR@/slowish.sh\"\n",
+    );
+    let (port, token) = (port(&d), token(&d));
+    let body = pre_tool_use("Bash", "rm x").to_string();
+    let client = std::thread::spawn(move || post_to(port, &token, "/hooks/claude-code", &body));
+    wait_until(RESPONSE, "the hook to start", || d.sb.p("started").exists());
+    d.signal(nix::sys::signal::Signal::SIGTERM);
+    let reply = client.join().unwrap();
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(
+        reply.json()["hookSpecificOutput"]["permissionDecisionReason"],
+        "too late for rm"
+    );
+    assert!(d.wait_exit(RESPONSE).success());
+}
+
+#[test]
+fn check_shows_the_http_listener() {
+    let sb = Sandbox::new();
+    sb.settings("[http]\nlisten = \"127.0.0.1:8787\"\n");
+    let config = sb.config();
+    let out = run_hookd(&["check", "--config", config.to_str().unwrap()], None, T);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("http listener on 127.0.0.1:8787"),
+        "{}",
+        text(&out.stdout)
+    );
+}
