@@ -72,8 +72,32 @@ impl Session {
         .expect("writing Claude Code's settings.json");
     }
 
+    /// Writes Claude Code's settings.json with http hooks: what `hookd relay --print-settings
+    /// claude-code --http --port PORT` prints, merged with the permission that lets Bash run.
+    fn http_hook_settings(&self, port: u16) {
+        let port = port.to_string();
+        let snippet = print_settings(CLAUDE_CODE.agent, &["--http", "--port", &port], &[]);
+        let mut settings: Value = serde_json::from_str(&snippet)
+            .unwrap_or_else(|e| panic!("the printed settings are not JSON ({e}):\n{snippet}"));
+        assert_eq!(
+            settings["hooks"]["PreToolUse"][0]["hooks"][0]["type"], "http",
+            "no http PreToolUse hook in the printed settings:\n{snippet}"
+        );
+        settings["permissions"] = json!({"allow": ["Bash"]});
+        fs::write(
+            self.config.join("settings.json"),
+            serde_json::to_string_pretty(&settings).unwrap(),
+        )
+        .expect("writing Claude Code's settings.json");
+    }
+
     /// Runs `claude -p PROMPT --output-format json` in the project folder against `server`, offline.
     fn run(&self, server: &ModelServer, prompt: &str) -> Output {
+        self.run_with(server, prompt, &[])
+    }
+
+    /// As `run`, with `env` added to the agent's environment.
+    fn run_with(&self, server: &ModelServer, prompt: &str, env: &[(&str, &str)]) -> Output {
         let mut cmd = Command::new(installed(&CLAUDE_CODE));
         cmd.args(["-p", prompt, "--output-format", "json"])
             .current_dir(&self.project)
@@ -87,7 +111,8 @@ impl Session {
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_AUTOUPDATER", "1")
-            .env("DISABLE_ERROR_REPORTING", "1");
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .envs(env.iter().copied());
         run_agent(cmd, &server.netns())
     }
 
@@ -528,4 +553,88 @@ fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
         "the new refusal's reason did not reach the model: {result:?}"
     );
     assert!(is_error);
+}
+
+/// Claude Code with http hooks (issue 8): no relay process at all, Claude Code POSTs each event to the
+/// daemon's HTTP listener with the bearer token from `$HOOKD_TOKEN`. The daemon runs in the model
+/// server's network namespace, since that is where Claude Code's 127.0.0.1 is.
+#[test]
+fn over_http_hooks_a_refused_tool_does_not_run_and_the_model_is_told_why() {
+    let sb = Sandbox::new();
+    sb.script(
+        "deny.sh",
+        r#"cat >> @DIR@/seen.jsonl; echo >> @DIR@/seen.jsonl
+if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused files, said over http" >&2; exit 2; fi"#,
+    );
+    sb.settings(
+        "[http]\nlisten = \"127.0.0.1:0\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
+    );
+    let command = "echo should-not-run > refused.txt";
+    let server = model(
+        &sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+    let namespace = fs::File::open(server.netns()).expect("the model server's network namespace");
+    let daemon = Daemon::start_with(sb, move |cmd| {
+        use std::os::unix::process::CommandExt;
+        unsafe {
+            // Safety: only setns, a system call, runs between fork and exec.
+            cmd.pre_exec(move || {
+                nix::sched::setns(&namespace, nix::sched::CloneFlags::CLONE_NEWNET)
+                    .map_err(std::io::Error::from)
+            });
+        }
+    });
+    let status = daemon.status();
+    assert_eq!(status["http"]["state"], "listening", "{status}");
+    let listen = status["http"]["listen"].as_str().expect("http.listen");
+    let port: u16 = listen
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {listen:?}"));
+    let token_file = status["http"]["token_file"]
+        .as_str()
+        .expect("http.token_file");
+    let token = fs::read_to_string(token_file).expect("reading the token file");
+    let session = Session::new(&daemon.sb);
+    session.http_hook_settings(port);
+
+    let out = session.run_with(
+        &server,
+        "Please create refused.txt.",
+        &[("HOOKD_TOKEN", token.trim())],
+    );
+
+    assert_ran(&out, &server);
+    assert!(
+        !session.file("refused.txt").exists(),
+        "the refused command ran\nstdout: {}\nstderr: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr),
+        transcript(&server)
+    );
+    let seen = daemon.sb.read("seen.jsonl");
+    assert!(
+        seen.contains("\"tool_name\":\"Bash\"") && seen.contains("refused.txt"),
+        "the hook did not see the call: {seen}"
+    );
+    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains("E2E-HTTP-5120: no refused files, said over http"),
+        "the refusal's reason did not reach the model: {result:?}"
+    );
+    assert!(
+        is_error,
+        "the refusal reached the model as a success: {result:?}"
+    );
+    // Every moment's http hook was answered: Claude Code reports none as failed (a wrong token, a
+    // non-2xx status or a body it cannot read would each show here as "... hook [URL] failed").
+    assert!(
+        !text(&out.stderr).contains("failed"),
+        "an http hook failed: {}",
+        text(&out.stderr)
+    );
 }
