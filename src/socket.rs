@@ -2,10 +2,13 @@
 //! path, and no stale file left from a crash standing in the way.
 
 use std::io::ErrorKind;
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 
+use std::fs::File;
+
+use nix::fcntl::{Flock, FlockArg};
 use nix::sys::stat::{Mode, umask};
 
 /// The socket file this daemon bound, to be removed when it stops.
@@ -14,6 +17,8 @@ pub struct SocketFile {
     path: PathBuf,
     /// Device and inode of the socket file, so that shutdown removes only the file this daemon made.
     identity: (u64, u64),
+    /// The lock on `<socket>.lock`, held for the daemon's life (released by the kernel when it exits).
+    _lock: Flock<File>,
 }
 
 impl SocketFile {
@@ -36,6 +41,7 @@ pub fn bind(path: &Path) -> Result<(UnixListener, SocketFile), String> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     prepare_folder(folder)?;
+    let lock = lock_for(path)?;
     match std::fs::symlink_metadata(path) {
         Ok(metadata) if metadata.file_type().is_socket() => match UnixStream::connect(path) {
             Ok(_) => {
@@ -84,8 +90,39 @@ pub fn bind(path: &Path) -> Result<(UnixListener, SocketFile), String> {
         SocketFile {
             path: path.to_path_buf(),
             identity: (metadata.dev(), metadata.ino()),
+            _lock: lock,
         },
     ))
+}
+
+/// Takes the lock `<socket>.lock` beside the socket, or says that another daemon holds it. Without it, two
+/// daemons starting at once could both find a stale socket, and the second would remove the socket the
+/// first had just bound: the first would serve on a path nobody can reach. The lock file is left in place
+/// when the daemon stops (removing it would let a third daemon lock a new file while a second holds the
+/// old one).
+fn lock_for(path: &Path) -> Result<Flock<File>, String> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    let shown = lock_path.display();
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(&lock_path)
+        .map_err(|e| format!("cannot open the lock file {shown}: {e}"))?;
+    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
+        if errno == nix::errno::Errno::EWOULDBLOCK {
+            format!(
+                "a hookd daemon is already running, or starting, on {} (it holds {shown})",
+                path.display()
+            )
+        } else {
+            format!("cannot lock {shown}: {errno}")
+        }
+    })
 }
 
 /// Creates the socket's folder 0700, or checks that an existing one is ours: a folder another user owns

@@ -78,6 +78,42 @@ fn stale_socket_file_is_replaced() {
     assert_eq!(d.status()["pid"], d.pid());
 }
 
+/// Two daemons starting at once on one stale socket: the one that does not hold `<socket>.lock` must not
+/// touch the socket, or it could remove the socket the other has just bound. The test holds the lock
+/// itself, as a daemon still starting would, and starts one with a stale socket in place.
+#[test]
+fn a_daemon_starting_beside_one_that_holds_the_lock_leaves_the_socket_alone() {
+    let sb = Sandbox::new();
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(sb.p("run"))
+        .unwrap();
+    drop(UnixListener::bind(sb.socket()).unwrap());
+    let lock_file = fs::File::create(sb.p("run/hookd.sock.lock")).unwrap();
+    let lock = nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+        .expect("taking the lock");
+    let mut guard = ChildGuard(serve_command(&sb, "second.log").spawn().unwrap());
+    let mut status = None;
+    wait_until(Duration::from_secs(10), "the daemon to exit", || {
+        status = guard.0.try_wait().unwrap();
+        status.is_some()
+    });
+    let log = sb.read("second.log");
+    assert_eq!(status.unwrap().code(), Some(1), "{log}");
+    assert!(
+        log.contains("already running, or starting"),
+        "the daemon does not say why: {log}"
+    );
+    assert!(
+        sb.socket().exists(),
+        "the stale socket was removed without the lock"
+    );
+    // With the lock released, a daemon starts and replaces the stale socket.
+    drop(lock);
+    let d = Daemon::start(sb);
+    assert_eq!(d.status()["pid"], d.pid());
+}
+
 #[test]
 fn sigterm_lets_fires_in_flight_finish() {
     let sb = Sandbox::new();
