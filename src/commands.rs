@@ -51,11 +51,18 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 let socket = socket.unwrap_or_else(crate::paths::default_socket);
                 let config = config.unwrap_or_else(crate::paths::default_config);
                 let address = http_address(port, &config)?;
-                let (snippet, note) = crate::snippet::http_snippet(
-                    known_agent(&agent)?,
-                    address,
-                    &crate::http::token::path_for(&socket),
-                )?;
+                let agent = known_agent(&agent)?;
+                let token_file = crate::http::token::path_for(&socket);
+                let relay = crate::snippet::relay_command(
+                    agent,
+                    &this_binary()?,
+                    &crate::snippet::RelayFlags {
+                        socket: Some(socket),
+                        fail_closed,
+                    },
+                );
+                let (snippet, note) =
+                    crate::snippet::http_snippet(agent, address, &token_file, &relay)?;
                 print!("{snippet}");
                 eprint!("{note}");
                 Ok(ExitCode::SUCCESS)

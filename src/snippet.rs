@@ -94,9 +94,14 @@ fn json_snippet(agent: Agent, command: &str) -> String {
 
 /// `{"hooks": {EVENT: [{matcher?, hooks: [hook]}]}}`, for every moment `agent` fires.
 fn settings_json(agent: Agent, hook: &Value) -> String {
+    settings_json_with(agent, |_| hook.clone())
+}
+
+/// As `settings_json`, with the hook chosen per moment.
+fn settings_json_with(agent: Agent, hook_for: impl Fn(&str) -> Value) -> String {
     let mut events = Map::new();
     for moment in agent.moments() {
-        let mut group = json!({ "hooks": [hook] });
+        let mut group = json!({ "hooks": [hook_for(moment)] });
         if let Some(matcher) = match_all(moment) {
             group["matcher"] = json!(matcher);
         }
@@ -112,13 +117,20 @@ fn settings_json(agent: Agent, hook: &Value) -> String {
 /// The environment variable Claude Code fills the `Authorization` header from (`allowedEnvVars`).
 pub const TOKEN_VAR: &str = "HOOKD_TOKEN";
 
+/// The moments where Claude Code does not run http hooks: seen with the real Claude Code 2.1.332, which
+/// skips an http hook on SessionStart without a word (tests/e2e_claude_code.rs). The `--http` snippet
+/// gives these moments the command hook of `hookd relay` instead.
+const CLAUDE_CODE_COMMAND_ONLY: &[&str] = &["SessionStart"];
+
 /// `hookd relay --print-settings claude-code --http`: Claude Code's settings.json with an http hook on
-/// every moment, posting to the daemon's listener at `address`; and, for stderr (JSON has no comments),
-/// how the token reaches Claude Code's environment, `token_file` being where the daemon keeps it.
+/// every moment, posting to the daemon's listener at `address` (the relay's command `relay_command` on the
+/// moments Claude Code runs only command hooks on); and, for stderr (JSON has no comments), how the token
+/// reaches Claude Code's environment, `token_file` being where the daemon keeps it.
 pub fn http_snippet(
     agent: Agent,
     address: std::net::SocketAddr,
     token_file: &Path,
+    relay_command: &str,
 ) -> Result<(String, String), String> {
     if agent != Agent::ClaudeCode {
         return Err(format!(
@@ -151,7 +163,16 @@ pub fn http_snippet(
          # hookd down, or its listener off: Claude Code reports a non-blocking hook error and the tool runs.\n\
          # To refuse instead, use the command hooks: hookd relay --print-settings claude-code --fail-closed\n"
     );
-    Ok((settings_json(agent, &hook), note))
+    let command_hook =
+        json!({"type": "command", "command": relay_command, "timeout": AGENT_TIMEOUT_SECS});
+    let settings = settings_json_with(agent, |moment| {
+        if CLAUDE_CODE_COMMAND_ONLY.contains(&moment) {
+            command_hook.clone()
+        } else {
+            hook.clone()
+        }
+    });
+    Ok((settings, note))
 }
 
 /// Codex's name for a moment in its trust keys and hashes: `PreToolUse` -> `pre_tool_use`.
@@ -394,6 +415,41 @@ mod tests {
             ),
             "sha256:bf7ddcfb3067b07a5a28313ca75e6e88cd59a3a1201f8a46b0bb4f8a32517742"
         );
+    }
+
+    #[test]
+    fn http_snippet_posts_every_moment_but_session_start_which_goes_through_the_relay() {
+        let relay = format!("{HOOKD} relay --agent claude-code --socket /run/h.sock");
+        let (text, note) = http_snippet(
+            Agent::ClaudeCode,
+            "127.0.0.1:8787".parse().unwrap(),
+            Path::new("/run/http-token"),
+            &relay,
+        )
+        .unwrap();
+        let settings: Value = serde_json::from_str(&text).unwrap();
+        let hooks = settings["hooks"].as_object().unwrap();
+        assert!(hooks.len() > 5, "{text}");
+        for (event, groups) in hooks {
+            let hook = &groups[0]["hooks"][0];
+            if event == "SessionStart" {
+                assert_eq!(hook["type"], "command", "{text}");
+                assert_eq!(hook["command"], relay.as_str(), "{text}");
+            } else {
+                assert_eq!(hook["type"], "http", "{event}: {text}");
+                assert_eq!(hook["url"], "http://127.0.0.1:8787/hooks/claude-code");
+                assert_eq!(hook["headers"]["Authorization"], "Bearer $HOOKD_TOKEN");
+                assert_eq!(hook["allowedEnvVars"], json!(["HOOKD_TOKEN"]));
+            }
+        }
+        assert!(note.contains("/run/http-token"), "{note}");
+        let refused = http_snippet(
+            Agent::Codex,
+            "127.0.0.1:8787".parse().unwrap(),
+            Path::new("/t"),
+            &relay,
+        );
+        assert!(refused.is_err());
     }
 
     #[test]

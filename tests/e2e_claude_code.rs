@@ -74,9 +74,14 @@ impl Session {
 
     /// Writes Claude Code's settings.json with http hooks: what `hookd relay --print-settings
     /// claude-code --http --port PORT` prints, merged with the permission that lets Bash run.
-    fn http_hook_settings(&self, port: u16) {
+    fn http_hook_settings(&self, port: u16, socket: &Path) {
         let port = port.to_string();
-        let snippet = print_settings(CLAUDE_CODE.agent, &["--http", "--port", &port], &[]);
+        let socket = socket.to_str().expect("utf-8 socket path");
+        let snippet = print_settings(
+            CLAUDE_CODE.agent,
+            &["--http", "--port", &port, "--socket", socket],
+            &[],
+        );
         let mut settings: Value = serde_json::from_str(&snippet)
             .unwrap_or_else(|e| panic!("the printed settings are not JSON ({e}):\n{snippet}"));
         assert_eq!(
@@ -566,14 +571,31 @@ fn over_http_hooks_a_refused_tool_does_not_run_and_the_model_is_told_why() {
         r#"cat >> @DIR@/seen.jsonl; echo >> @DIR@/seen.jsonl
 if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused files, said over http" >&2; exit 2; fi"#,
     );
-    sb.settings(
+    // Besides the policy, a hook on each moment of the session notes that the moment came over http.
+    let moments = [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ];
+    let mut settings = String::from(
         "[http]\nlisten = \"127.0.0.1:0\"\n\n\
          [[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
     );
+    for moment in moments {
+        settings.push_str(&format!(
+            "\n[[hooks.{moment}]]\nname = \"seen-{moment}\"\ncommand = \"echo {moment} >> @DIR@/moments.log\"\n"
+        ));
+    }
+    sb.settings(&settings);
+    // A harmless call first (so that PostToolUse fires), then the refused one.
+    let harmless = "echo fine > ok.txt";
     let command = "echo should-not-run > refused.txt";
     let server = model(
         &sb,
-        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+        json!({"turns": [{"tool": harmless}, {"tool": command}, {"text": "E2E done."}]}),
     );
     let namespace = fs::File::open(server.netns()).expect("the model server's network namespace");
     let daemon = Daemon::start_with(sb, move |cmd| {
@@ -599,7 +621,7 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
         .expect("http.token_file");
     let token = fs::read_to_string(token_file).expect("reading the token file");
     let session = Session::new(&daemon.sb);
-    session.http_hook_settings(port);
+    session.http_hook_settings(port, &daemon.socket);
 
     let out = session.run_with(
         &server,
@@ -620,8 +642,12 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
         seen.contains("\"tool_name\":\"Bash\"") && seen.contains("refused.txt"),
         "the hook did not see the call: {seen}"
     );
-    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
-    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        session.file("ok.txt").exists(),
+        "the harmless command did not run"
+    );
+    assert_eq!(server.turns().len(), 3, "{}", transcript(&server));
+    let (result, is_error) = result_of(&server, 2, command);
     assert!(
         result.contains("E2E-HTTP-5120: no refused files, said over http"),
         "the refusal's reason did not reach the model: {result:?}"
@@ -629,6 +655,25 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
     assert!(
         is_error,
         "the refusal reached the model as a success: {result:?}"
+    );
+    // SessionEnd may still be on its way when the agent has exited: wait for it, with a deadline.
+    let missing = || {
+        let seen = fs::read_to_string(daemon.sb.p("moments.log")).unwrap_or_default();
+        moments
+            .iter()
+            .copied()
+            .filter(|m| !seen.lines().any(|l| l == *m))
+            .collect::<Vec<_>>()
+    };
+    let deadline = std::time::Instant::now() + AGENT_STEP;
+    while !missing().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        missing(),
+        Vec::<&str>::new(),
+        "moments whose http hook never reached the daemon\nstderr: {}",
+        text(&out.stderr)
     );
     // Every moment's http hook was answered: Claude Code reports none as failed (a wrong token, a
     // non-2xx status or a body it cannot read would each show here as "... hook [URL] failed").
