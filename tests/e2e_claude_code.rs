@@ -597,17 +597,8 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
         &sb,
         json!({"turns": [{"tool": harmless}, {"tool": command}, {"text": "E2E done."}]}),
     );
-    let namespace = fs::File::open(server.netns()).expect("the model server's network namespace");
-    let daemon = Daemon::start_with(sb, move |cmd| {
-        use std::os::unix::process::CommandExt;
-        unsafe {
-            // Safety: only setns, a system call, runs between fork and exec.
-            cmd.pre_exec(move || {
-                nix::sched::setns(&namespace, nix::sched::CloneFlags::CLONE_NEWNET)
-                    .map_err(std::io::Error::from)
-            });
-        }
-    });
+    let netns = server.netns();
+    let daemon = Daemon::start_with(sb, |cmd| enter_netns(cmd, &netns));
     let status = daemon.status();
     assert_eq!(status["http"]["state"], "listening", "{status}");
     let listen = status["http"]["listen"].as_str().expect("http.listen");
@@ -657,23 +648,14 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
         "the refusal reached the model as a success: {result:?}"
     );
     // SessionEnd may still be on its way when the agent has exited: wait for it, with a deadline.
-    let missing = || {
-        let seen = fs::read_to_string(daemon.sb.p("moments.log")).unwrap_or_default();
-        moments
-            .iter()
-            .copied()
-            .filter(|m| !seen.lines().any(|l| l == *m))
-            .collect::<Vec<_>>()
-    };
-    let deadline = std::time::Instant::now() + AGENT_STEP;
-    while !missing().is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(
-        missing(),
-        Vec::<&str>::new(),
-        "moments whose http hook never reached the daemon\nstderr: {}",
-        text(&out.stderr)
+    wait_until(
+        AGENT_STEP,
+        "SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop and SessionEnd in moments.log \
+         (each moment's http hook reaching the daemon)",
+        || {
+            let seen = fs::read_to_string(daemon.sb.p("moments.log")).unwrap_or_default();
+            moments.iter().all(|m| seen.lines().any(|l| l == *m))
+        },
     );
     // Every moment's http hook was answered: Claude Code reports none as failed (a wrong token, a
     // non-2xx status or a body it cannot read would each show here as "... hook [URL] failed").

@@ -101,8 +101,6 @@ pub fn installed(pkg: &AgentPackage) -> PathBuf {
             text(&out.stdout),
             text(&out.stderr)
         );
-        let out = run_with_deadline(Command::new(&program), None, Duration::from_secs(60));
-        let _ = out; // some agents print usage and exit non-zero without arguments
         fs::write(&done, "").expect("marking the install done");
     }
     assert!(
@@ -221,15 +219,7 @@ pub fn print_settings(agent: &str, extra: &[&str], env: &[(&str, &Path)]) -> Str
 /// The agent runs inside `netns` (`ModelServer::netns`): it reaches the model server on 127.0.0.1 and
 /// no other network at all. Its hooks still reach the daemon, whose socket is a path in the file system.
 pub fn run_agent(mut cmd: Command, netns: &Path) -> Output {
-    let namespace = fs::File::open(netns)
-        .unwrap_or_else(|e| panic!("opening the model server's network namespace {netns:?}: {e}"));
-    unsafe {
-        // Safety: only setns, a system call, runs between fork and exec.
-        cmd.pre_exec(move || {
-            nix::sched::setns(&namespace, nix::sched::CloneFlags::CLONE_NEWNET)
-                .map_err(std::io::Error::from)
-        });
-    }
+    enter_netns(&mut cmd, netns);
     cmd.process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -247,6 +237,19 @@ pub fn run_agent(mut cmd: Command, netns: &Path) -> Output {
     match result {
         Ok(out) => out.expect("waiting for the agent"),
         Err(_) => panic!("{cmd:?} did not finish within {AGENT_RUN:?}"),
+    }
+}
+
+/// Makes `cmd` start inside the network namespace `netns` (`ModelServer::netns`).
+pub fn enter_netns(cmd: &mut Command, netns: &Path) {
+    let namespace = fs::File::open(netns)
+        .unwrap_or_else(|e| panic!("opening the model server's network namespace {netns:?}: {e}"));
+    unsafe {
+        // Safety: only setns, a system call, runs between fork and exec.
+        cmd.pre_exec(move || {
+            nix::sched::setns(&namespace, nix::sched::CloneFlags::CLONE_NEWNET)
+                .map_err(std::io::Error::from)
+        });
     }
 }
 
