@@ -47,6 +47,12 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             port,
             config,
         } => match print_settings {
+            Some(_) if http && fail_closed => Err(
+                "--fail-closed cannot hold with http hooks: Claude Code treats an http hook it cannot reach as a \
+                 non-blocking error, and the tool runs; for fail-closed, use the command hooks: \
+                 hookd relay --print-settings claude-code --fail-closed"
+                    .into(),
+            ),
             Some(agent) if http => {
                 let socket = socket.unwrap_or_else(crate::paths::default_socket);
                 let config = config.unwrap_or_else(crate::paths::default_config);
@@ -58,7 +64,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                     &this_binary()?,
                     &crate::snippet::RelayFlags {
                         socket: Some(socket),
-                        fail_closed,
+                        fail_closed: false,
                     },
                 );
                 let (snippet, note) =

@@ -18,6 +18,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     close_inherited_on_exec();
     // Before anything can open a descriptor: systemd's socket is descriptor 3.
     let activated = crate::systemd::take_listener()?;
+    raise_file_limit();
     let config = std::path::absolute(config).unwrap_or_else(|_| config.to_path_buf());
     let (settings, loaded_text) = initial_settings(&config)?;
     detach_from_terminal();
@@ -170,5 +171,27 @@ fn detach_from_terminal() {
     if let Ok(previous) = previous {
         // SAFETY: as above: a disposition, not a handler of ours.
         let _ = unsafe { signal(Signal::SIGHUP, previous) };
+    }
+}
+
+/// The open-file limit the daemon wants: its connections (the socket's and the HTTP listener's caps)
+/// and three pipes per running hook, with room to spare. The usual soft limit, 1024, is below the two
+/// connection caps together: at that limit a flood of connections would leave no descriptor to accept
+/// with, or to start a hook. Hooks inherit the limit; it is kept modest for programs that walk every
+/// descriptor number up to it.
+const WANTED_FILE_LIMIT: u64 = 8192;
+
+/// Raises the soft open-file limit toward [`WANTED_FILE_LIMIT`], as far as the hard limit allows.
+fn raise_file_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return;
+    };
+    let wanted = WANTED_FILE_LIMIT.min(hard);
+    if soft < wanted {
+        match setrlimit(Resource::RLIMIT_NOFILE, wanted, hard) {
+            Ok(()) => tracing::debug!(from = soft, to = wanted, "raised the open-file limit"),
+            Err(e) => tracing::warn!("cannot raise the open-file limit from {soft}: {e}"),
+        }
     }
 }

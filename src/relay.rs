@@ -102,16 +102,30 @@ pub fn run(options: &Options) -> ExitCode {
 /// A Stop is let through even with `--fail-closed`: refusing a Stop does not stop anything, it sends the
 /// agent on working, and with no daemon there is no stop cap either. Seen with the real Codex: a daemon
 /// gone mid-session made every Stop a refusal, 64 model calls in 3 s and no end (tests/e2e_codex.rs).
+/// A SessionEnd too: the session is over, there is nothing left to hold back, and the agents only show
+/// the refusal as a failed hook.
 fn cannot_answer(
     options: &Options,
     moment: Option<(&str, &str)>,
     why: &str,
     down: bool,
 ) -> ExitCode {
-    let stop = moment.is_some_and(|(moment, _)| crate::moment::is_stop(moment));
-    if !options.fail_closed || stop {
+    if !options.fail_closed {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
         return ExitCode::SUCCESS;
+    }
+    if let Some((moment, _)) = moment {
+        if crate::moment::is_stop(moment) {
+            eprintln!(
+                "hookd relay: {why}; letting the {moment} through even with --fail-closed \
+                 (refusing it would keep the agent working, with no stop cap)"
+            );
+            return ExitCode::SUCCESS;
+        }
+        if moment == "SessionEnd" {
+            eprintln!("hookd relay: {why}; the session is over, nothing to refuse");
+            return ExitCode::SUCCESS;
+        }
     }
     let reason = if down {
         NOT_RUNNING.to_string()

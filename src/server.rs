@@ -361,7 +361,7 @@ fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
 }
 
 /// Our own uid, or root: anyone else could make our hooks run, or learn our policies.
-fn peer_allowed(uid: u32) -> bool {
+pub(crate) fn peer_allowed(uid: u32) -> bool {
     uid == nix::unistd::getuid().as_raw() || uid == 0
 }
 

@@ -105,14 +105,30 @@ fn lock_for(path: &Path) -> Result<Flock<File>, String> {
     name.push(".lock");
     let lock_path = PathBuf::from(name);
     let shown = lock_path.display();
+    let not_regular = || {
+        format!(
+            "the lock file {shown} is not a regular file of this user's; remove it and start again"
+        )
+    };
+    if std::fs::symlink_metadata(&lock_path).is_ok_and(|m| !m.is_file()) {
+        return Err(not_regular());
+    }
+    // O_NOFOLLOW and O_NONBLOCK: a symlink or a FIFO planted in its place since (the socket may be in a
+    // shared folder such as /tmp) is refused at once, never followed or waited on.
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .mode(0o600)
-        .custom_flags(nix::libc::O_NOFOLLOW)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
         .open(&lock_path)
         .map_err(|e| format!("cannot open the lock file {shown}: {e}"))?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| format!("cannot inspect the lock file {shown}: {e}"))?;
+    if !metadata.is_file() || metadata.uid() != nix::unistd::getuid().as_raw() {
+        return Err(not_regular());
+    }
     Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
         if errno == nix::errno::Errno::EWOULDBLOCK {
             format!(

@@ -111,11 +111,6 @@ impl StopLoops {
         counts.by_session.remove(&key);
     }
 
-    /// A new prompt in the session: whatever ran before, the count starts over.
-    pub fn reset(&self, agent: &str, session: &str) {
-        lock(&self.inner).by_session.remove(&key(agent, session));
-    }
-
     /// Sessions remembered now.
     pub fn len(&self) -> usize {
         lock(&self.inner).by_session.len()
@@ -152,7 +147,7 @@ mod tests {
         loops.record_stop("a", "s", None);
         assert_eq!(loops.refusals("a", "s"), 0);
         loops.record_stop("a", "s", Some("r"));
-        loops.reset("a", "s");
+        loops.prompt_submitted("a", "s", "a new prompt");
         assert_eq!(loops.refusals("a", "s"), 0);
         assert!(loops.is_empty());
     }

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use common::*;
 use e2e_common::*;
+use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
 const PROMPT: &str = "Please do the scripted task in this folder.";
@@ -383,9 +384,11 @@ fn daemon_down_fails_open_and_the_tool_runs() {
     assert_eq!(server.turns().len(), 2, "{why}");
 }
 
-/// The daemon down with `--fail-closed` in the printed settings: nothing is let through. Gemini CLI
-/// asks BeforeAgent before anything else, and its refusal (`hookd is not running`) means no model call at
-/// all, so the tool the model would have asked for never runs.
+/// The daemon down from the start, with `--fail-closed` in the printed settings: the prompt itself is
+/// refused. Gemini CLI fires BeforeAgent before its first model call; the relay refuses it (`hookd is not
+/// running`, which the agent prints), so no request at all reaches the model server and the agent still
+/// ends cleanly. No tool call is ever made here, so this says nothing about how a tool call is refused:
+/// `daemon_gone_mid_session_with_fail_closed_the_tool_is_refused` covers that.
 #[test]
 fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
     let sb = Sandbox::new();
@@ -414,6 +417,66 @@ fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
         "the agent says why{why}"
     );
     assert!(out.status.success(), "and ends cleanly{why}");
+}
+
+/// The daemon up when the prompt is sent and gone before the model's tool call, with `--fail-closed`:
+/// BeforeAgent passes (the UserPromptSubmit hook runs), the daemon is stopped while the model server
+/// holds its first answer, a `run_shell_command` call, and then the relay refuses that call: the command
+/// does not run and the model is told `hookd is not running`. The AfterAgent after the model's answer is
+/// let through even fail-closed (no daemon, so no `stop_refusal_cap` to end a run of refusals), so the
+/// session ends after exactly two model calls.
+#[test]
+fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
+    let sb = Sandbox::new();
+    // Marks that the prompt went through hookd (the daemon was up then).
+    sb.settings("[[hooks.UserPromptSubmit]]\nname = \"up\"\ncommand = \"touch @DIR@/prompted\"\n");
+    let mut daemon = Daemon::start(sb);
+    let setup = setup(daemon.sb.path(), &daemon.socket, true);
+    let gate = daemon.sb.p("gate");
+    let prompted = daemon.sb.p("prompted");
+    let command = "echo closed > closed.txt";
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [{"tool": command, "wait_for": gate}, {"text": "E2E-FINAL: understood."}],
+                "then": {"text": "E2E-UNEXPECTED further answer."}}),
+        daemon.sb.path(),
+        "model",
+    );
+    let cmd = gemini_command(&setup, &server);
+    let netns = server.netns();
+    let agent = std::thread::spawn(move || run_agent(cmd, &netns));
+
+    wait_until(AGENT_STEP, "the prompt to pass hookd", || prompted.exists());
+    daemon.signal(Signal::SIGTERM);
+    daemon.wait_exit(RESPONSE);
+    assert!(
+        !daemon.socket.exists(),
+        "the stopped daemon left its socket"
+    );
+    fs::write(&gate, "").unwrap();
+    let out = agent.join().expect("the agent's thread");
+    let why = context(&out, &server);
+    assert!(out.status.success(), "gemini failed ({}){why}", out.status);
+
+    assert!(
+        !setup.project.join("closed.txt").exists(),
+        "the tool ran with the daemon gone and --fail-closed{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(
+        turns.len(),
+        2,
+        "the tool call, then the answer to its refusal; the AfterAgent after it ends the session{why}"
+    );
+    assert_eq!(
+        function_calls(&turns[1]),
+        [command],
+        "the agent got the tool call and sent it back{why}"
+    );
+    assert!(
+        function_responses(&turns[1]).contains("hookd is not running"),
+        "the fail-closed reason is the tool's result the model sees{why}"
+    );
 }
 
 /// An edit of the hookd settings while the agent runs takes effect at the next tool call, with no

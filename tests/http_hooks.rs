@@ -787,6 +787,27 @@ fn print_settings_http_writes_claude_code_http_hooks() {
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("http://127.0.0.1:9999/hooks/claude-code"));
 
+    // Http hooks fail open when hookd cannot be reached: --fail-closed is refused, and says what to use.
+    let out = run_hookd(
+        &[
+            "relay",
+            "--print-settings",
+            "claude-code",
+            "--http",
+            "--port",
+            "9999",
+            "--fail-closed",
+        ],
+        None,
+        T,
+    );
+    assert_eq!(code(&out.status), 1, "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("--print-settings claude-code --fail-closed"),
+        "{}",
+        text(&out.stderr)
+    );
+
     sb.settings("# no http\n");
     let out = run_hookd(
         &[
@@ -872,5 +893,254 @@ fn check_shows_the_http_listener() {
         text(&out.stdout).contains("http listener on 127.0.0.1:8787"),
         "{}",
         text(&out.stdout)
+    );
+}
+
+// ---- hardening: other users, refused connections, the token's rotation, planted files -------------
+
+/// Another user's connection is closed at once, before it can send anything (the kernel's table of
+/// sockets says whose it is), as the Unix socket closes one: it cannot hold a connection slot.
+#[test]
+fn another_users_connection_is_closed_at_once() {
+    const NOBODY: u32 = 65534;
+    let d = start(Sandbox::new(), "");
+    let port = port(&d);
+    // nobody connects, sends nothing, and reads: EOF at once if the daemon closed it, else a timeout.
+    let client = format!(
+        "import socket,sys\n\
+         s=socket.create_connection(('127.0.0.1',{port}))\n\
+         s.settimeout(20)\n\
+         try:\n    data=s.recv(100)\n    print('EOF' if data==b'' else 'DATA')\n\
+         except socket.timeout:\n    print('OPEN')\n\
+         except ConnectionResetError:\n    print('EOF')\n"
+    );
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args([
+        &format!("--reuid={NOBODY}"),
+        &format!("--regid={NOBODY}"),
+        "--clear-groups",
+        "/usr/bin/python3",
+        "-I",
+        "-c",
+        &client,
+    ]);
+    let out = run_with_deadline(cmd, None, Duration::from_secs(60));
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "EOF",
+        "nobody's connection was not closed: {}",
+        text(&out.stderr)
+    );
+    wait_until(T, "the log line naming the other user", || {
+        d.log_text()
+            .contains("closed a connection from another user")
+    });
+    // Our own connections are served as before.
+    let reply = post(
+        &d,
+        "/hooks/claude-code",
+        &pre_tool_use("Bash", "ls").to_string(),
+    );
+    assert_eq!(reply.status, 200, "{reply:?}");
+}
+
+/// A request refused for its token or its Host has its connection closed after the answer, even when the
+/// client asked to keep it.
+#[test]
+fn a_refused_request_closes_its_connection() {
+    let d = start(Sandbox::new(), "");
+    let port = port(&d);
+    let body = pre_tool_use("Bash", "ls").to_string();
+    for (host, auth) in [
+        (format!("127.0.0.1:{port}"), "Bearer wrong".to_string()),
+        ("evil.example".to_string(), format!("Bearer {}", token(&d))),
+    ] {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_read_timeout(Some(RESPONSE)).unwrap();
+        let request = format!(
+            "POST /hooks/claude-code HTTP/1.1\r\nHost: {host}\r\nAuthorization: {auth}\r\nConnection: keep-alive\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        // read_reply reads to EOF: it returns only because the daemon closed the connection.
+        let reply = read_reply(&mut stream);
+        assert!(matches!(reply.status, 401 | 403), "{reply:?}");
+        assert_eq!(reply.header("connection"), Some("close"), "{reply:?}");
+    }
+}
+
+/// Removing the token file and reloading puts a new token in force, without a restart: the old one is
+/// refused from then on.
+#[test]
+fn a_removed_token_is_made_anew_on_reload() {
+    let d = start(Sandbox::new(), "");
+    let port = port(&d);
+    let old = token(&d);
+    let body = pre_tool_use("Bash", "ls").to_string();
+    assert_eq!(post_to(port, &old, "/hooks/claude-code", &body).status, 200);
+    std::fs::remove_file(d.sb.p("run/http-token")).unwrap();
+    assert_eq!(d.reload()["ok"], true);
+    let new = token(&d);
+    assert_ne!(new, old);
+    assert_eq!(post_to(port, &new, "/hooks/claude-code", &body).status, 200);
+    assert_eq!(post_to(port, &old, "/hooks/claude-code", &body).status, 401);
+    assert!(d.log_text().contains("a new token is in force"));
+}
+
+/// Turning `allow_non_loopback` on for the same address takes effect in place (no second bind of the
+/// port, which would fail): a Host that is another IP address is then taken.
+#[test]
+fn allow_non_loopback_changes_in_place() {
+    let sb = Sandbox::new();
+    sb.settings(HTTP_ON);
+    let d = Daemon::start(sb);
+    let port = port(&d);
+    let body = pre_tool_use("Bash", "ls").to_string();
+    let with_host = |host: &str| {
+        exchange(
+            port,
+            &format!(
+                "POST /hooks/claude-code HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\nContent-Length: {}",
+                token(&d),
+                body.len()
+            ),
+            body.as_bytes(),
+        )
+        .status
+    };
+    assert_eq!(with_host("10.1.2.3"), 403);
+    d.sb.settings(&format!(
+        "[http]\nlisten = \"127.0.0.1:{port}\"\nallow_non_loopback = true\n"
+    ));
+    assert_eq!(d.reload()["ok"], true);
+    let status = d.status();
+    assert_eq!(status["http"]["state"], "listening", "{status}");
+    assert_eq!(
+        status["http"]["listen"],
+        format!("127.0.0.1:{port}"),
+        "{status}"
+    );
+    assert_eq!(with_host("10.1.2.3"), 200);
+    assert_eq!(with_host("evil.example"), 403, "a name is never taken");
+}
+
+/// A FIFO planted where the token or the lock file goes makes `serve` refuse at once, with the reason,
+/// instead of blocking forever on the open.
+#[test]
+fn a_fifo_in_place_of_the_token_or_the_lock_is_refused_at_once() {
+    for planted in ["run/http-token", "run/hookd.sock.lock"] {
+        let sb = Sandbox::new();
+        sb.settings(HTTP_ON);
+        std::fs::DirBuilder::new().create(sb.p("run")).unwrap();
+        std::fs::set_permissions(sb.p("run"), std::fs::Permissions::from_mode(0o700)).unwrap();
+        nix::unistd::mkfifo(
+            &sb.p(planted),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let out = run_with_deadline(serve_command(&sb, "daemon.log"), None, T);
+        let log = text(&out.stderr);
+        assert_eq!(code(&out.status), 1, "{planted}: {log}");
+        assert!(log.contains("not a regular file"), "{planted}: {log}");
+    }
+}
+
+/// A flood of idle connections to the listener, more than the usual file limit of 1024, leaves the
+/// daemon able to serve the socket and to run hooks: the listener takes at most its share (256) and the
+/// rest wait in the kernel's backlog or in their SYN retries. Before it had a share of its own, such a
+/// flood used every descriptor of a daemon started with the limit of 1024, and fires over the socket
+/// hung. The connects are non-blocking, so that those the backlog holds back do not stall the test.
+#[test]
+fn a_flood_of_idle_http_connections_leaves_the_socket_served() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    use nix::sys::socket::{AddressFamily, SockFlag, SockType, SockaddrIn, connect, socket};
+    const FLOOD: usize = 1100;
+    let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
+    // This test's own process must hold the flood.
+    setrlimit(
+        Resource::RLIMIT_NOFILE,
+        (FLOOD as u64 + 512).min(hard),
+        hard,
+    )
+    .unwrap();
+    let sb = Sandbox::new();
+    refuse_if(&sb, "guard.sh", "rm -rf", "no rm -rf", "");
+    let d = Daemon::start_with(
+        {
+            sb.settings(&format!(
+                "{HTTP_ON}[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"@DIR@/guard.sh\"\n"
+            ));
+            sb
+        },
+        |cmd| {
+            use std::os::unix::process::CommandExt;
+            unsafe {
+                // Safety: only setrlimit, a system call, runs between fork and exec. The daemon starts
+                // with the soft limit most sessions have.
+                cmd.pre_exec(|| {
+                    let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE)?;
+                    setrlimit(Resource::RLIMIT_NOFILE, 1024.min(hard), hard)?;
+                    Ok(())
+                });
+            }
+        },
+    );
+    let port = port(&d);
+    let address = SockaddrIn::new(127, 0, 0, 1, port);
+    let flood: Vec<std::os::fd::OwnedFd> = (0..FLOOD)
+        .map(|_| {
+            let fd = socket(
+                AddressFamily::Inet,
+                SockType::Stream,
+                SockFlag::SOCK_NONBLOCK | SockFlag::SOCK_CLOEXEC,
+                None,
+            )
+            .expect("a flood socket");
+            match connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &address) {
+                Ok(()) | Err(nix::errno::Errno::EINPROGRESS) => fd,
+                Err(e) => panic!("connecting a flood socket: {e}"),
+            }
+        })
+        .collect();
+    // The flood is in before the fire is sent: either the daemon took connections until it had nearly
+    // no descriptor left (as it did before the listener had a share of its own), or it took its share
+    // and the kernel's accept queue for the port is full.
+    let descriptors = || {
+        std::fs::read_dir(format!("/proc/{}/fd", d.pid()))
+            .map(|dir| dir.count())
+            .unwrap_or(0)
+    };
+    let accept_queue = || {
+        let port_hex = format!(":{port:04X}");
+        std::fs::read_to_string("/proc/net/tcp")
+            .unwrap_or_default()
+            .lines()
+            .map(|line| line.split_whitespace().collect::<Vec<_>>())
+            // A listening socket (state 0A): its rx_queue is the accept queue's length.
+            .find(|f| f.len() > 4 && f[1].ends_with(&port_hex) && f[3] == "0A")
+            .and_then(|f| f[4].split_once(':').map(|(_, rx)| rx.to_string()))
+            .and_then(|rx| usize::from_str_radix(&rx, 16).ok())
+            .unwrap_or(0)
+    };
+    wait_until(
+        T,
+        "the flood to be in (the listener holding its share and the accept queue full, or the daemon out of descriptors)",
+        || descriptors() >= 1000 || (descriptors() >= 256 && accept_queue() >= 128),
+    );
+    let refused = d.fire("PreToolUse", pre_tool_use("Bash", "rm -rf /tmp/x"));
+    assert_eq!(refused["refused"], true, "{refused}");
+    assert_eq!(refused["reason"], "no rm -rf", "{refused}");
+    drop(flood);
+    // Once the flood is gone, http is served again.
+    let reply = post(
+        &d,
+        "/hooks/claude-code",
+        &pre_tool_use("Bash", "ls").to_string(),
+    );
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(
+        !d.log_text().contains("Too many open files"),
+        "{}",
+        d.log_text()
     );
 }

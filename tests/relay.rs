@@ -778,7 +778,7 @@ fn daemon_not_running_fails_open_or_closed() {
         let got = relay_event(&socket, agent, &["--fail-closed"], &event);
         let event_name = event["hook_event_name"].as_str().unwrap();
         let moment = moment_of(agent, event_name).unwrap();
-        if moment == "Stop" {
+        if moment == "Stop" || moment == "SessionEnd" {
             // Refusing a Stop would send the agent on working with no daemon to cap it: let it stop.
             got.assert_fail_open(&format!("{what}, --fail-closed"));
             continue;
@@ -786,11 +786,13 @@ fn daemon_not_running_fails_open_or_closed() {
         let want = expected(agent, event_name, moment, Some("hookd is not running"), &[]);
         assert_answer(&got, &want, &format!("{what}, --fail-closed"));
     }
-    // Every agent's Stop, --fail-closed, nothing listening: the agent is let stop.
+    // Every agent's Stop, and a SessionEnd, --fail-closed, nothing listening: the agent is let stop.
     for (agent, file) in [
         ("claude-code", "Stop-1.json"),
         ("codex", "Stop-1.json"),
         ("gemini-cli", "AfterAgent.json"),
+        ("claude-code", "SessionEnd-1.json"),
+        ("gemini-cli", "SessionEnd.json"),
     ] {
         relay_event(&socket, agent, &["--fail-closed"], &fixture(agent, file))
             .assert_fail_open(&format!("{agent} {file}, daemon down, --fail-closed"));

@@ -13,12 +13,13 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::header::{AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 
@@ -41,9 +42,6 @@ const PREFIX: &str = "/hooks/";
 /// What one request needs besides itself.
 pub struct Context {
     pub shared: Arc<Shared>,
-    pub token: Arc<Token>,
-    /// Whether `Host` may also be a non-loopback IP address (`allow_non_loopback`).
-    pub any_ip_host: bool,
     pub peer: SocketAddr,
 }
 
@@ -51,17 +49,28 @@ pub type Body = Full<Bytes>;
 
 /// Answers one request; never fails (every problem is a status and a JSON error body).
 pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<Body> {
-    if let Err(why) = check_host(request.headers().get(HOST), context.any_ip_host) {
+    let control = &context.shared.http;
+    // A refused request's connection is closed after the answer (`Connection: close`): it cannot stay
+    // to hold a connection slot.
+    if let Err(why) = check_host(
+        request.headers().get(HOST),
+        control.any_ip_host.load(Ordering::Relaxed),
+    ) {
         tracing::warn!(peer = %context.peer, "http: refused a request: {why}");
-        return error(StatusCode::FORBIDDEN, "forbidden_host", &why);
+        return closing(error(StatusCode::FORBIDDEN, "forbidden_host", &why));
     }
-    if let Err(why) = check_token(request.headers().get(AUTHORIZATION), &context.token) {
+    let token = control.token.load();
+    let authorized = match token.as_deref() {
+        Some(token) => check_token(request.headers().get(AUTHORIZATION), token),
+        None => Err("no token is in force"),
+    };
+    if let Err(why) = authorized {
         tracing::warn!(peer = %context.peer, path = request.uri().path(), "http: refused a request: {why}");
         let mut response = error(StatusCode::UNAUTHORIZED, "unauthorized", why);
         response
             .headers_mut()
             .insert("www-authenticate", HeaderValue::from_static("Bearer"));
-        return response;
+        return closing(response);
     }
     let Some(agent) = agent_of(request.uri().path()) else {
         let names: Vec<String> = Agent::ALL
@@ -258,6 +267,14 @@ fn shutting_down() -> Response<Body> {
 
 /// A status with `{"error":{"kind":K,"message":M}}`. Agents read any non-2xx as a non-blocking error:
 /// the tool runs.
+/// `response`, with the connection closed after it.
+fn closing(mut response: Response<Body>) -> Response<Body> {
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 fn error(status: StatusCode, kind: &str, message: &str) -> Response<Body> {
     let body = json!({"error": {"kind": kind, "message": message}});
     let mut text = Value::to_string(&body);

@@ -8,12 +8,16 @@
 //! file is refused) leaves the listener as it was, and says why in the log and in `status`.
 
 pub mod handler;
+pub mod peer;
 pub mod token;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwapOption;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
@@ -28,8 +32,9 @@ use crate::protocol::HttpStatus;
 use crate::state::{Shared, lock};
 use token::Token;
 
-/// HTTP connections served at once (as the socket's); more wait in the listen backlog.
-pub const MAX_CONNECTIONS: usize = crate::server::MAX_CONNECTIONS;
+/// HTTP connections served at once; more wait in the listen backlog. Agents keep one or a few each;
+/// a quarter of the socket's cap keeps both together well under the daemon's file limit.
+pub const MAX_CONNECTIONS: usize = crate::server::MAX_CONNECTIONS / 4;
 
 /// How long a connection may take to send a request's headers, and how long a kept-alive connection may
 /// sit idle between requests: hyper starts this clock whenever it waits for a request. Agents open a new
@@ -41,6 +46,10 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Control {
     /// The bearer token's file, beside the socket; shown by `status`.
     pub token_path: PathBuf,
+    /// The token requests must carry: read from `token_path` whenever the settings are applied.
+    pub token: ArcSwapOption<Token>,
+    /// Whether `Host` may also be a non-loopback IP address (`allow_non_loopback`).
+    pub any_ip_host: AtomicBool,
     state: Mutex<State>,
     /// Every HTTP connection's task, so that shutdown lets their fires finish as the socket's do.
     pub connections: TaskTracker,
@@ -58,7 +67,6 @@ struct Running {
     /// The address as the settings gave it (port 0 included), to tell a change from a reload that left
     /// `[http]` alone.
     configured: SocketAddr,
-    allow_non_loopback: bool,
     /// The address bound (the real port when the settings said 0).
     bound: SocketAddr,
     /// Stops this listener and closes its connections once their requests are answered.
@@ -69,6 +77,8 @@ impl Control {
     pub fn new(token_path: PathBuf) -> Control {
         Control {
             token_path,
+            token: ArcSwapOption::empty(),
+            any_ip_host: AtomicBool::new(false),
             state: Mutex::new(State::default()),
             connections: TaskTracker::new(),
         }
@@ -112,19 +122,46 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
         }
         return Ok(());
     };
-    if let Some(running) = &state.running
-        && running.configured == wanted
-        && running.allow_non_loopback == http.allow_non_loopback
+    // The token is read again at every reload, so that removing its file (to rotate a token that
+    // leaked) and reloading puts a new one in force without a restart.
+    let token = match Token::load_or_create(&control.token_path) {
+        Ok(token) => token,
+        Err(e) => {
+            let kept = match &state.running {
+                Some(running) => format!(
+                    "; still listening on {}, with the token read before",
+                    running.bound
+                ),
+                None => "; no http listener".to_string(),
+            };
+            tracing::error!("http: {e}{kept}");
+            state.error = Some(e.clone());
+            return Err(e);
+        }
+    };
+    let renewed = control
+        .token
+        .load()
+        .as_deref()
+        .is_some_and(|old| !old.same_as(&token));
+    control.token.store(Some(Arc::new(token)));
+    if renewed {
+        tracing::info!(token_file = %control.token_path.display(), "http: a new token is in force");
+    }
+    // Which Host names are taken changes in place: no new socket for the same address.
+    control
+        .any_ip_host
+        .store(http.allow_non_loopback, Ordering::Relaxed);
+    // Unchanged, or now naming the port that `:0` picked: the listener stays as it is.
+    if let Some(running) = state.running.as_mut()
+        && (running.configured == wanted || running.bound == wanted)
     {
+        running.configured = wanted;
         state.error = None;
         return Ok(());
     }
-    let started = Token::load_or_create(&control.token_path).and_then(|token| {
-        let listener = bind(wanted)?;
-        Ok((token, listener))
-    });
-    let (token, listener) = match started {
-        Ok(started) => started,
+    let listener = match bind(wanted) {
+        Ok(listener) => listener,
         Err(e) => {
             let kept = match &state.running {
                 Some(running) => format!("; still listening on {}", running.bound),
@@ -143,19 +180,12 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
     let stop = shared.draining.child_token();
     state.running = Some(Running {
         configured: wanted,
-        allow_non_loopback: http.allow_non_loopback,
         bound,
         stop: stop.clone(),
     });
     state.error = None;
     tracing::info!(listen = %bound, token_file = %control.token_path.display(), "http: listening");
-    tokio::spawn(accept(
-        listener,
-        shared.clone(),
-        Arc::new(token),
-        http.allow_non_loopback,
-        stop,
-    ));
+    tokio::spawn(accept(listener, shared.clone(), stop));
     Ok(())
 }
 
@@ -186,13 +216,7 @@ fn bind(address: SocketAddr) -> Result<TcpListener, String> {
 }
 
 /// Accepts connections until `stop`, at most [`MAX_CONNECTIONS`] at once.
-async fn accept(
-    listener: TcpListener,
-    shared: Arc<Shared>,
-    token: Arc<Token>,
-    any_ip_host: bool,
-    stop: CancellationToken,
-) {
+async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationToken) {
     let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
         let permit = tokio::select! {
@@ -212,12 +236,20 @@ async fn accept(
             },
             _ = stop.cancelled() => break,
         };
+        // Another user's connection is closed at once, as the socket closes one (SO_PEERCRED): without
+        // the token it could do nothing but hold one of the connection slots, and enough of them would
+        // leave the agents' http hooks unanswered.
+        if let Some(uid) = peer::owner(peer, listener.local_addr().ok())
+            && !peer::may_connect(uid)
+        {
+            tracing::warn!(%peer, uid, "http: closed a connection from another user");
+            drop(stream);
+            continue;
+        }
         // An answer is one small write: sent at once, not held back for more (Nagle).
         let _ = stream.set_nodelay(true);
         let context = Arc::new(handler::Context {
             shared: shared.clone(),
-            token: token.clone(),
-            any_ip_host,
             peer,
         });
         let stop = stop.clone();

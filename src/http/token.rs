@@ -41,6 +41,7 @@ impl Token {
     /// Reads the token at `path`, or makes one there when there is no file yet. A file that others could
     /// read (or that is not ours) is refused: its token may be known to them.
     pub fn load_or_create(path: &Path) -> Result<Token, String> {
+        check_folder(path)?;
         match Token::read(path) {
             Err(e) if e.kind() == ErrorKind::NotFound => match Token::create(path) {
                 Ok(token) => {
@@ -71,17 +72,24 @@ impl Token {
             .0
             .iter()
             .zip(presented)
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+            .fold(0u8, |acc, (a, b)| acc | std::hint::black_box(a ^ b));
         std::hint::black_box(difference) == 0
+    }
+
+    /// Whether two tokens are the same secret (to tell a renewed token file from the one in force).
+    pub fn same_as(&self, other: &Token) -> bool {
+        self.matches(&other.0)
     }
 
     /// `Err` for I/O (NotFound included); `Ok(Err)` for a file that is there but refused.
     fn read(path: &Path) -> std::io::Result<Result<Token, String>> {
         let shown = path.display();
-        // O_NOFOLLOW: a symlink planted in the token's place is refused, not followed.
+        // O_NOFOLLOW: a symlink planted in the token's place is refused, not followed. O_NONBLOCK: a FIFO
+        // planted there opens at once (and is refused below as not a regular file) instead of blocking
+        // the daemon until someone writes to it.
         let mut file = std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(nix::libc::O_NOFOLLOW)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
             .open(path)?;
         let metadata = file.metadata()?;
         let uid = nix::unistd::getuid().as_raw();
@@ -136,6 +144,36 @@ impl Token {
     }
 }
 
+/// The token's folder must be this user's alone: in a folder others can write to (a socket given as
+/// `/tmp/x.sock` puts the token in `/tmp`), they could plant the file, or remove it and watch a new one
+/// being made. The default runtime folder is made 0700 by the daemon; a missing folder is made so.
+fn check_folder(path: &Path) -> Result<(), String> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let metadata = match std::fs::metadata(folder) {
+        Ok(metadata) => metadata,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot inspect {}: {e}", folder.display())),
+    };
+    let uid = nix::unistd::getuid().as_raw();
+    let mode = metadata.mode() & 0o7777;
+    if metadata.uid() != uid || mode & 0o022 != 0 {
+        return Err(format!(
+            "the http token would be kept in {}, a folder {} (mode {mode:04o}): others could replace it there; \
+             put the socket in a private folder (the default, $XDG_RUNTIME_DIR/hookd, is one)",
+            folder.display(),
+            if metadata.uid() != uid {
+                format!("that belongs to uid {}", metadata.uid())
+            } else {
+                "that others can write to".to_string()
+            }
+        ));
+    }
+    Ok(())
+}
+
 fn describe(path: &Path, e: &std::io::Error) -> String {
     format!("cannot read the http token file {}: {e}", path.display())
 }
@@ -170,6 +208,24 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
         let error = Token::load_or_create(&path).unwrap_err();
         assert!(error.contains("mode 0640"), "{error}");
+    }
+
+    #[test]
+    fn a_fifo_in_the_tokens_place_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let error = Token::load_or_create(&path).unwrap_err();
+        assert!(error.contains("not a regular file"), "{error}");
+    }
+
+    #[test]
+    fn a_folder_others_can_write_to_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let error = Token::load_or_create(&dir.path().join(FILE_NAME)).unwrap_err();
+        assert!(error.contains("others could replace it"), "{error}");
+        assert!(!dir.path().join(FILE_NAME).exists());
     }
 
     #[test]
