@@ -187,6 +187,8 @@ pub struct HttpStatus {
     pub listen: Option<String>,
     /// Where the bearer token is (whether the listener is on or not).
     pub token_file: String,
+    /// Whether connections from other users are closed at accept (the kernel can tell whose they are).
+    pub peer_check: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }

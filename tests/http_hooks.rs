@@ -898,22 +898,47 @@ fn check_shows_the_http_listener() {
 
 // ---- hardening: other users, refused connections, the token's rotation, planted files -------------
 
-/// Another user's connection is closed at once, before it can send anything (the kernel's table of
-/// sockets says whose it is), as the Unix socket closes one: it cannot hold a connection slot.
-#[test]
-fn another_users_connection_is_closed_at_once() {
+/// A client run as `nobody` that connects to `port` in each way another user could try, sends
+/// nothing, and prints for each way `WAY EOF` when the daemon closed the connection at once or `WAY OPEN`
+/// when it was still open after 5 s: a plain connect; one bound to the loopback device (SO_BINDTODEVICE,
+/// which hides a socket from a lookup that does not name the device); one from each non-loopback IPv4
+/// address of this machine (a loopback listener reached from another source address).
+const NOBODY_WAYS: &str = r#"
+import fcntl, socket, struct, sys
+port = int(sys.argv[1])
+ways = [("plain", None, None), ("bound-to-lo", None, b"lo")]
+for index, name in socket.if_nameindex():
+    if name == "lo":
+        continue
+    try:
+        request = struct.pack("256s", name.encode()[:15])
+        with socket.socket() as s:
+            address = socket.inet_ntoa(fcntl.ioctl(s.fileno(), 0x8915, request)[20:24])
+        ways.append(("from-" + name, address, None))
+    except OSError:
+        pass
+for way, source, device in ways:
+    s = socket.socket()
+    if device:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, device)
+    if source:
+        s.bind((source, 0))
+    s.settimeout(5)
+    try:
+        s.connect(("127.0.0.1", port))
+        data = s.recv(100)
+        print(way, "EOF" if data == b"" else "DATA")
+    except socket.timeout:
+        print(way, "OPEN")
+    except (ConnectionResetError, BrokenPipeError):
+        print(way, "EOF")
+    except OSError as e:
+        print(way, "SKIP", e)
+"#;
+
+/// Runs `NOBODY_WAYS` against `port`; (way, result) pairs.
+fn nobody_ways(port: u16) -> Vec<(String, String)> {
     const NOBODY: u32 = 65534;
-    let d = start(Sandbox::new(), "");
-    let port = port(&d);
-    // nobody connects, sends nothing, and reads: EOF at once if the daemon closed it, else a timeout.
-    let client = format!(
-        "import socket,sys\n\
-         s=socket.create_connection(('127.0.0.1',{port}))\n\
-         s.settimeout(20)\n\
-         try:\n    data=s.recv(100)\n    print('EOF' if data==b'' else 'DATA')\n\
-         except socket.timeout:\n    print('OPEN')\n\
-         except ConnectionResetError:\n    print('EOF')\n"
-    );
     let mut cmd = std::process::Command::new("setpriv");
     cmd.args([
         &format!("--reuid={NOBODY}"),
@@ -922,26 +947,55 @@ fn another_users_connection_is_closed_at_once() {
         "/usr/bin/python3",
         "-I",
         "-c",
-        &client,
+        NOBODY_WAYS,
+        &port.to_string(),
     ]);
-    let out = run_with_deadline(cmd, None, Duration::from_secs(60));
-    assert_eq!(
-        text(&out.stdout).trim(),
-        "EOF",
-        "nobody's connection was not closed: {}",
+    let out = run_with_deadline(cmd, None, Duration::from_secs(120));
+    let results: Vec<(String, String)> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(w, r)| (w.to_string(), r.to_string()))
+        .collect();
+    assert!(
+        results.len() >= 2,
+        "the nobody client ran: {:?} {}",
+        text(&out.stdout),
         text(&out.stderr)
     );
-    wait_until(T, "the log line naming the other user", || {
-        d.log_text()
-            .contains("closed a connection from another user")
-    });
-    // Our own connections are served as before.
-    let reply = post(
-        &d,
-        "/hooks/claude-code",
-        &pre_tool_use("Bash", "ls").to_string(),
-    );
-    assert_eq!(reply.status, 200, "{reply:?}");
+    results
+}
+
+/// Another user's connection is closed at once, before it can send anything, however it connects (the
+/// kernel's socket diagnostics say whose the client's socket is), as the Unix socket closes one: it
+/// cannot hold a connection slot. Also on a listener on every address (`0.0.0.0`), reached on loopback.
+#[test]
+fn another_users_connection_is_closed_at_once() {
+    for listen in ["127.0.0.1:0", "0.0.0.0:0"] {
+        let sb = Sandbox::new();
+        sb.settings(&format!(
+            "[http]\nlisten = \"{listen}\"\nallow_non_loopback = true\n"
+        ));
+        let d = Daemon::start(sb);
+        assert_eq!(d.status()["http"]["peer_check"], true, "{}", d.status());
+        let port = port(&d);
+        for (way, result) in nobody_ways(port) {
+            assert!(
+                result == "EOF" || result.starts_with("SKIP"),
+                "listen {listen}: nobody's {way} connection: {result}"
+            );
+        }
+        wait_until(T, "the log line naming the other user", || {
+            d.log_text()
+                .contains("closed a connection that is not this user's")
+        });
+        // Our own connections are served as before.
+        let reply = post(
+            &d,
+            "/hooks/claude-code",
+            &pre_tool_use("Bash", "ls").to_string(),
+        );
+        assert_eq!(reply.status, 200, "{reply:?}");
+    }
 }
 
 /// A request refused for its token or its Host has its connection closed after the answer, even when the

@@ -50,6 +50,9 @@ pub struct Control {
     pub token: ArcSwapOption<Token>,
     /// Whether `Host` may also be a non-loopback IP address (`allow_non_loopback`).
     pub any_ip_host: AtomicBool,
+    /// Whether connections are checked for their owner ([`peer`]): checked when a listener starts, off
+    /// (and said in the log and `status`) where the kernel cannot tell.
+    pub peer_check: AtomicBool,
     state: Mutex<State>,
     /// Every HTTP connection's task, so that shutdown lets their fires finish as the socket's do.
     pub connections: TaskTracker,
@@ -79,6 +82,7 @@ impl Control {
             token_path,
             token: ArcSwapOption::empty(),
             any_ip_host: AtomicBool::new(false),
+            peer_check: AtomicBool::new(false),
             state: Mutex::new(State::default()),
             connections: TaskTracker::new(),
         }
@@ -95,6 +99,7 @@ impl Control {
             },
             listen: state.running.as_ref().map(|r| r.bound.to_string()),
             token_file: self.token_path.display().to_string(),
+            peer_check: state.running.is_some() && self.peer_check.load(Ordering::Relaxed),
             error: state.error.clone(),
         }
     }
@@ -146,17 +151,19 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
         .is_some_and(|old| !old.same_as(&token));
     control.token.store(Some(Arc::new(token)));
     if renewed {
-        tracing::info!(token_file = %control.token_path.display(), "http: a new token is in force");
+        // Loud on purpose: agents started with the old token are refused (and so fail open) until
+        // they are given the new one. A runtime folder wiped by a logout or a cleaner does this too.
+        tracing::warn!(token_file = %control.token_path.display(), "http: a new token is in force; agents must be given it");
     }
-    // Which Host names are taken changes in place: no new socket for the same address.
-    control
-        .any_ip_host
-        .store(http.allow_non_loopback, Ordering::Relaxed);
-    // Unchanged, or now naming the port that `:0` picked: the listener stays as it is.
+    // Unchanged, or now naming the port that `:0` picked: the listener stays as it is, and which Host
+    // names are taken changes in place (no new socket for the same address).
     if let Some(running) = state.running.as_mut()
         && (running.configured == wanted || running.bound == wanted)
     {
         running.configured = wanted;
+        control
+            .any_ip_host
+            .store(http.allow_non_loopback, Ordering::Relaxed);
         state.error = None;
         return Ok(());
     }
@@ -173,6 +180,16 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
         }
     };
     let bound = listener.local_addr().unwrap_or(wanted);
+    control
+        .any_ip_host
+        .store(http.allow_non_loopback, Ordering::Relaxed);
+    let peer_check = peer::lookup_works();
+    if !peer_check {
+        tracing::warn!(
+            "http: this kernel cannot say whose a TCP connection is (sock_diag); other users' connections are not closed at accept, only refused without the token"
+        );
+    }
+    control.peer_check.store(peer_check, Ordering::Relaxed);
     if let Some(old) = state.running.take() {
         old.stop.cancel();
         tracing::info!(old = %old.bound, new = %bound, "http: listener moved");
@@ -239,10 +256,13 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
         // Another user's connection is closed at once, as the socket closes one (SO_PEERCRED): without
         // the token it could do nothing but hold one of the connection slots, and enough of them would
         // leave the agents' http hooks unanswered.
-        if let Some(uid) = peer::owner(peer, listener.local_addr().ok())
-            && !peer::may_connect(uid)
+        if shared.http.peer_check.load(Ordering::Relaxed)
+            && let Err(why) = stream
+                .local_addr()
+                .map_err(|e| e.to_string())
+                .and_then(|local| peer::allowed(peer, local))
         {
-            tracing::warn!(%peer, uid, "http: closed a connection from another user");
+            tracing::warn!(%peer, "http: closed a connection that is not this user's: {why}");
             drop(stream);
             continue;
         }

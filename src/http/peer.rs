@@ -12,14 +12,45 @@ use nix::sys::socket::{
     AddressFamily, MsgFlags, SockFlag, SockProtocol, SockType, recv, send, socket,
 };
 
-/// The uid owning the client socket of a connection from `peer` to `local`, when it can be told: `None`
-/// for a peer that is not on loopback (allowed only by `allow_non_loopback`, and then not ours to know),
-/// or when the kernel does not answer (no such socket: the client is already gone).
-pub fn owner(peer: SocketAddr, local: Option<SocketAddr>) -> Option<u32> {
-    let (peer, local) = (unmapped(peer), unmapped(local?));
-    if !peer.ip().is_loopback() {
-        return None;
+/// Whether a connection from `peer`, accepted on `local` (the accepted socket's own address, not the
+/// listener's, which may be `0.0.0.0`), may stay.
+///
+/// On a loopback listener (the default) the client is on this machine by definition, whatever source
+/// address it chose: its socket must be found and be ours (or root's), else the connection is closed. On
+/// a listener the settings put on another address (`allow_non_loopback`), a client that is found and is
+/// another user's is closed; one that is not found is taken to be remote, which the settings allow.
+pub fn allowed(peer: SocketAddr, local: SocketAddr) -> Result<(), String> {
+    let (peer, local) = (unmapped(peer), unmapped(local));
+    match owner(peer, local) {
+        Some(uid) if may_connect(uid) => Ok(()),
+        Some(uid) => Err(format!("its socket belongs to uid {uid}")),
+        None if local.ip().is_loopback() => {
+            Err("its socket could not be found on this machine (gone, or hidden)".into())
+        }
+        None => Ok(()),
     }
+}
+
+/// Whether the lookup works on this machine (the kernel's sock_diag may be missing, or forbidden to
+/// the daemon): a loopback connection the daemon makes to itself must be found, and be its own.
+pub fn lookup_works() -> bool {
+    let Ok(listener) = std::net::TcpListener::bind("127.0.0.1:0") else {
+        return false;
+    };
+    let Ok(address) = listener.local_addr() else {
+        return false;
+    };
+    let Ok(client) = std::net::TcpStream::connect(address) else {
+        return false;
+    };
+    let (Ok(source), uid) = (client.local_addr(), nix::unistd::getuid().as_raw()) else {
+        return false;
+    };
+    owner(source, address) == Some(uid)
+}
+
+/// The uid owning the client socket that goes from `peer` to `local`, when the kernel finds it.
+fn owner(peer: SocketAddr, local: SocketAddr) -> Option<u32> {
     let fd = socket(
         AddressFamily::Netlink,
         SockType::Datagram,
@@ -28,10 +59,23 @@ pub fn owner(peer: SocketAddr, local: Option<SocketAddr>) -> Option<u32> {
     )
     .ok()?;
     // Unconnected, a netlink socket sends to the kernel; it answers within the send.
-    send(fd.as_raw_fd(), &request(peer, local), MsgFlags::empty()).ok()?;
+    send(
+        fd.as_raw_fd(),
+        &request(peer, local, loopback_index()),
+        MsgFlags::empty(),
+    )
+    .ok()?;
     let mut answer = [0u8; 1024];
     let n = recv(fd.as_raw_fd(), &mut answer, MsgFlags::MSG_DONTWAIT).ok()?;
     uid_in(&answer[..n])
+}
+
+/// The loopback interface's index. The kernel's lookup by address skips a socket bound to a device
+/// (SO_BINDTODEVICE, which any user may set) unless the request names that device; naming `lo` finds
+/// sockets bound to it and sockets bound to none.
+fn loopback_index() -> u32 {
+    static INDEX: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *INDEX.get_or_init(|| nix::net::if_::if_nametoindex("lo").unwrap_or(1))
 }
 
 /// Whether a connection owned by `uid` may stay: the same rule as the Unix socket's.
@@ -56,9 +100,12 @@ const NLM_F_REQUEST: u16 = 1;
 /// The length of `struct nlmsghdr`.
 const HEADER: usize = 16;
 
-/// A netlink message asking for the TCP socket from `source` to `destination`: a `struct nlmsghdr`
-/// then a `struct inet_diag_req_v2` whose `id` names the socket exactly (no dump).
-fn request(source: SocketAddr, destination: SocketAddr) -> Vec<u8> {
+/// TCP_TIME_WAIT: a socket in it is reported with uid 0, which would read as root's.
+const TIME_WAIT: u32 = 6;
+
+/// A netlink message asking for the TCP socket from `source` to `destination` on interface `interface`:
+/// a `struct nlmsghdr` then a `struct inet_diag_req_v2` whose `id` names the socket exactly (no dump).
+fn request(source: SocketAddr, destination: SocketAddr, interface: u32) -> Vec<u8> {
     let family = match source {
         SocketAddr::V4(_) => nix::libc::AF_INET as u8,
         SocketAddr::V6(_) => nix::libc::AF_INET6 as u8,
@@ -78,12 +125,12 @@ fn request(source: SocketAddr, destination: SocketAddr) -> Vec<u8> {
     message.extend(1u32.to_ne_bytes()); // nlmsg_seq
     message.extend(0u32.to_ne_bytes()); // nlmsg_pid
     message.extend([family, nix::libc::IPPROTO_TCP as u8, 0, 0]); // family, protocol, ext, pad
-    message.extend(u32::MAX.to_ne_bytes()); // idiag_states: any state
+    message.extend((!(1u32 << TIME_WAIT)).to_ne_bytes()); // idiag_states: all but TIME_WAIT
     message.extend(source.port().to_be_bytes()); // id.idiag_sport
     message.extend(destination.port().to_be_bytes()); // id.idiag_dport
     message.extend(address(source)); // id.idiag_src
     message.extend(address(destination)); // id.idiag_dst
-    message.extend(0u32.to_ne_bytes()); // id.idiag_if
+    message.extend(interface.to_ne_bytes()); // id.idiag_if
     message.extend([0xff; 8]); // id.idiag_cookie: INET_DIAG_NOCOOKIE
     message
 }
@@ -111,12 +158,16 @@ mod tests {
         let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (_server_side, peer) = listener.accept().unwrap();
         assert_eq!(peer, client.local_addr().unwrap());
-        assert_eq!(
-            owner(peer, listener.local_addr().ok()),
-            Some(nix::unistd::getuid().as_raw())
-        );
+        let local = listener.local_addr().unwrap();
+        assert_eq!(owner(peer, local), Some(nix::unistd::getuid().as_raw()));
+        assert_eq!(allowed(peer, local), Ok(()));
         let nobody_there: SocketAddr = "127.0.0.1:1".parse().unwrap();
-        assert_eq!(owner(nobody_there, listener.local_addr().ok()), None);
+        assert_eq!(owner(nobody_there, local), None);
+        assert!(
+            allowed(nobody_there, local).is_err(),
+            "not found on loopback"
+        );
+        assert!(lookup_works());
     }
 
     #[test]
@@ -127,15 +178,15 @@ mod tests {
         let _client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (_server_side, peer) = listener.accept().unwrap();
         assert_eq!(
-            owner(peer, listener.local_addr().ok()),
+            owner(peer, listener.local_addr().unwrap()),
             Some(nix::unistd::getuid().as_raw())
         );
     }
 
     #[test]
-    fn a_peer_off_loopback_is_not_looked_up() {
-        let far: SocketAddr = "10.1.2.3:5000".parse().unwrap();
-        assert_eq!(owner(far, "10.1.2.4:8787".parse().ok()), None);
+    fn a_remote_peer_on_a_non_loopback_listener_is_left_to_the_settings() {
+        let far: SocketAddr = "192.0.2.1:5000".parse().unwrap();
+        assert_eq!(allowed(far, "192.0.2.4:8787".parse().unwrap()), Ok(()));
     }
 
     /// `NLMSG_ERROR`: the kernel found no such socket, or refused the request.
