@@ -152,7 +152,19 @@ impl ModelServer {
             port: 0,
             record,
         };
-        wait_until(READY, "the model server's port file", || port_file.exists());
+        let log_path = dir.join(format!("{name}.server.log"));
+        wait_until(READY, "the model server's port file", || {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                // unshare --net needs root (or CAP_SYS_ADMIN): say so rather than time out.
+                panic!(
+                    "the model server exited ({status}) before it listened: {}\n\
+                     (the real-agent tests run each agent in a network namespace of its own: \
+                     `unshare --net` needs root or CAP_SYS_ADMIN)",
+                    fs::read_to_string(&log_path).unwrap_or_default()
+                );
+            }
+            port_file.exists()
+        });
         server.port = fs::read_to_string(&port_file)
             .unwrap()
             .trim()
