@@ -18,8 +18,10 @@ const RANDOM_BYTES: usize = 32;
 /// The shortest token accepted from an existing file: a hand-written one must still be hard to guess.
 const MIN_LEN: usize = 32;
 
-/// Where the token of a daemon on `socket` lives.
+/// Where the token of a daemon on `socket` lives: an absolute path, since it is shown (by `status`, and
+/// in the `export` line of `--print-settings --http`) to be used from any folder.
 pub fn path_for(socket: &Path) -> PathBuf {
+    let socket = std::path::absolute(socket).unwrap_or_else(|_| socket.to_path_buf());
     socket
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -182,6 +184,17 @@ fn describe(path: &Path, e: &std::io::Error) -> String {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_token_path_is_absolute_beside_the_socket() {
+        let path = path_for(Path::new("run/s.sock"));
+        assert!(path.is_absolute(), "{path:?}");
+        assert!(path.ends_with("run/http-token"), "{path:?}");
+        assert_eq!(
+            path_for(Path::new("/run/user/1/hookd/hookd.sock")),
+            Path::new("/run/user/1/hookd/http-token")
+        );
+    }
 
     #[test]
     fn a_token_is_made_private_then_reused() {
