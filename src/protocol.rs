@@ -179,8 +179,8 @@ pub struct StatusResponse {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HttpStatus {
-    /// `off`, `listening`, or `error`: the settings' `[http]` could not be put in force (the listener
-    /// named by `listen`, if any, is the one from before).
+    /// `off`, `listening`, `moving` (to another address on the port it held), or `error`: the settings'
+    /// `[http]` could not be put in force (the listener named by `listen`, if any, is the one from before).
     pub state: &'static str,
     /// The address bound, with the real port when the settings said 0.
     #[serde(skip_serializing_if = "Option::is_none")]

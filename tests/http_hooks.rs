@@ -1198,3 +1198,30 @@ fn a_flood_of_idle_http_connections_leaves_the_socket_served() {
         d.log_text()
     );
 }
+
+/// A reload that moves the listener to another address on the port it holds (`127.0.0.1:P` to
+/// `0.0.0.0:P` and back): the old listener gives the port up first, then the new one binds it.
+#[test]
+fn a_move_to_another_address_on_the_same_port() {
+    let d = start(Sandbox::new(), "");
+    let port = port(&d);
+    let body = pre_tool_use("Bash", "ls").to_string();
+    for (listen, allow) in [
+        (format!("0.0.0.0:{port}"), true),
+        (format!("127.0.0.1:{port}"), false),
+    ] {
+        d.sb.settings(&format!(
+            "[http]\nlisten = \"{listen}\"\nallow_non_loopback = {allow}\n"
+        ));
+        assert_eq!(d.reload()["ok"], true);
+        wait_until(T, &format!("the listener on {listen}"), || {
+            let status = d.status();
+            status["http"]["state"] == "listening" && status["http"]["listen"] == listen.as_str()
+        });
+        assert_eq!(
+            post_to(port, &token(&d), "/hooks/claude-code", &body).status,
+            200
+        );
+    }
+    assert!(!d.log_text().contains("already in use"), "{}", d.log_text());
+}

@@ -61,6 +61,8 @@ pub struct Control {
 #[derive(Debug, Default)]
 struct State {
     running: Option<Running>,
+    /// The address a listener is being moved to, on the port the old one held (see [`move_on_same_port`]).
+    moving: Option<SocketAddr>,
     /// Why the settings' `[http]` is not in force, when it is not.
     error: Option<String>,
 }
@@ -70,6 +72,10 @@ struct Running {
     /// The address as the settings gave it (port 0 included), to tell a change from a reload that left
     /// `[http]` alone.
     configured: SocketAddr,
+    /// `allow_non_loopback` as it was when this listener started (to put it back after a failed move).
+    allow_non_loopback: bool,
+    /// The accept loop, which owns the listening socket: the port is free once it has ended.
+    task: tokio::task::JoinHandle<()>,
     /// The address bound (the real port when the settings said 0).
     bound: SocketAddr,
     /// Stops this listener and closes its connections once their requests are answered.
@@ -92,10 +98,11 @@ impl Control {
     pub fn status(&self) -> HttpStatus {
         let state = lock(&self.state);
         HttpStatus {
-            state: match (&state.running, &state.error) {
-                (_, Some(_)) => "error",
-                (Some(_), None) => "listening",
-                (None, None) => "off",
+            state: match (&state.running, &state.error, &state.moving) {
+                (_, Some(_), _) => "error",
+                (Some(_), None, _) => "listening",
+                (None, None, Some(_)) => "moving",
+                (None, None, None) => "off",
             },
             listen: state.running.as_ref().map(|r| r.bound.to_string()),
             token_file: self.token_path.display().to_string(),
@@ -121,6 +128,7 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
     let mut state = lock(&control.state);
     let Some(wanted) = http.listen else {
         state.error = None;
+        state.moving = None;
         if let Some(running) = state.running.take() {
             running.stop.cancel();
             tracing::info!(listen = %running.bound, "http: listener stopped (no [http] listen in the settings)");
@@ -169,7 +177,18 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
     }
     let listener = match bind(wanted) {
         Ok(listener) => listener,
-        Err(e) => {
+        Err((kind, _))
+            if kind == std::io::ErrorKind::AddrInUse
+                && state
+                    .running
+                    .as_ref()
+                    .is_some_and(|r| r.bound.port() == wanted.port()) =>
+        {
+            // The port is this listener's own: it must be given up before the new address can have it.
+            move_on_same_port(shared, &mut state, wanted, http.allow_non_loopback);
+            return Ok(());
+        }
+        Err((_, e)) => {
             let kept = match &state.running {
                 Some(running) => format!("; still listening on {}", running.bound),
                 None => "; no http listener".to_string(),
@@ -179,10 +198,83 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
             return Err(e);
         }
     };
+    start(
+        shared,
+        &mut state,
+        wanted,
+        listener,
+        http.allow_non_loopback,
+    );
+    Ok(())
+}
+
+/// Moves the listener to `wanted`, whose port the listener in force holds (`127.0.0.1:P` to
+/// `0.0.0.0:P`): the old listener is stopped, and once its accept loop has ended (the port is free) the
+/// new address is bound; if that fails, the old address is bound again. Meanwhile `status` says
+/// `moving`.
+fn move_on_same_port(
+    shared: &Arc<Shared>,
+    state: &mut State,
+    wanted: SocketAddr,
+    allow_non_loopback: bool,
+) {
+    let Some(old) = state.running.take() else {
+        return;
+    };
+    old.stop.cancel();
+    state.moving = Some(wanted);
+    state.error = None;
+    tracing::info!(old = %old.bound, new = %wanted, "http: moving the listener on the same port");
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let _ = old.task.await;
+        let mut state = lock(&shared.http.state);
+        if state.moving != Some(wanted) || state.running.is_some() {
+            return; // a later reload turned the listener off or put another in place
+        }
+        state.moving = None;
+        match bind(wanted) {
+            Ok(listener) => start(&shared, &mut state, wanted, listener, allow_non_loopback),
+            Err((_, e)) => match bind(old.bound) {
+                Ok(listener) => {
+                    start(
+                        &shared,
+                        &mut state,
+                        old.configured,
+                        listener,
+                        old.allow_non_loopback,
+                    );
+                    tracing::error!(
+                        "http: cannot listen on {wanted}: {e}; back on {}",
+                        old.bound
+                    );
+                    state.error = Some(e);
+                }
+                Err((_, again)) => {
+                    tracing::error!(
+                        "http: cannot listen on {wanted}: {e}; nor again on {}: {again}; no http listener",
+                        old.bound
+                    );
+                    state.error = Some(e);
+                }
+            },
+        }
+    });
+}
+
+/// Puts `listener` (bound for the settings' `wanted`) in force in place of any listener before it.
+fn start(
+    shared: &Arc<Shared>,
+    state: &mut State,
+    wanted: SocketAddr,
+    listener: TcpListener,
+    allow_non_loopback: bool,
+) {
+    let control = &shared.http;
     let bound = listener.local_addr().unwrap_or(wanted);
     control
         .any_ip_host
-        .store(http.allow_non_loopback, Ordering::Relaxed);
+        .store(allow_non_loopback, Ordering::Relaxed);
     let peer_check = peer::lookup_works();
     if !peer_check {
         tracing::warn!(
@@ -195,15 +287,17 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
         tracing::info!(old = %old.bound, new = %bound, "http: listener moved");
     }
     let stop = shared.draining.child_token();
+    let task = tokio::spawn(accept(listener, shared.clone(), stop.clone()));
     state.running = Some(Running {
         configured: wanted,
+        allow_non_loopback,
+        task,
         bound,
-        stop: stop.clone(),
+        stop,
     });
+    state.moving = None;
     state.error = None;
     tracing::info!(listen = %bound, token_file = %control.token_path.display(), "http: listening");
-    tokio::spawn(accept(listener, shared.clone(), stop));
-    Ok(())
 }
 
 /// Stops the listener for good and waits (at most `deadline`) for its connections' fires to be answered.
@@ -216,20 +310,22 @@ pub async fn drain(shared: &Shared, deadline: Duration) -> bool {
 }
 
 /// Binds `address`, with the error said plainly.
-fn bind(address: SocketAddr) -> Result<TcpListener, String> {
-    let listener = std::net::TcpListener::bind(address).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AddrInUse => {
-            format!("{address} is already in use (another program, or another hookd)")
-        }
-        std::io::ErrorKind::AddrNotAvailable => {
-            format!("{address} is not an address of this machine")
-        }
-        _ => format!("cannot listen on {address}: {e}"),
+fn bind(address: SocketAddr) -> Result<TcpListener, (std::io::ErrorKind, String)> {
+    let listener = std::net::TcpListener::bind(address).map_err(|e| {
+        let message = match e.kind() {
+            std::io::ErrorKind::AddrInUse => {
+                format!("{address} is already in use (another program, or another hookd)")
+            }
+            std::io::ErrorKind::AddrNotAvailable => {
+                format!("{address} is not an address of this machine")
+            }
+            _ => format!("cannot listen on {address}: {e}"),
+        };
+        (e.kind(), message)
     })?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("cannot set up {address}: {e}"))?;
-    TcpListener::from_std(listener).map_err(|e| format!("cannot set up {address}: {e}"))
+    let set_up = |e: std::io::Error| (e.kind(), format!("cannot set up {address}: {e}"));
+    listener.set_nonblocking(true).map_err(set_up)?;
+    TcpListener::from_std(listener).map_err(set_up)
 }
 
 /// Accepts connections until `stop`, at most [`MAX_CONNECTIONS`] at once.
