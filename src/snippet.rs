@@ -45,6 +45,8 @@ pub fn for_agent(agent: Agent, hookd: &str, flags: &RelayFlags) -> Result<String
 pub fn relay_command(agent: Agent, hookd: &str, flags: &RelayFlags) -> String {
     let mut command = format!("{} relay --agent {}", shell_quote(hookd), agent.name());
     if let Some(socket) = &flags.socket {
+        // Absolute: the agent runs the command in its own project folder, not where this was printed.
+        let socket = std::path::absolute(socket).unwrap_or_else(|_| socket.clone());
         command.push_str(" --socket ");
         command.push_str(&shell_quote(&socket.to_string_lossy()));
     }
@@ -466,6 +468,16 @@ mod tests {
         );
         let text = for_agent(Agent::ClaudeCode, HOOKD, &flags).unwrap();
         assert!(text.contains("--fail-closed"), "{text}");
+        let relative = RelayFlags {
+            socket: Some(PathBuf::from("run/s.sock")),
+            fail_closed: false,
+        };
+        let command = relay_command(Agent::Codex, HOOKD, &relative);
+        let written = command.rsplit(' ').next().unwrap();
+        assert!(
+            Path::new(written).is_absolute() && written.ends_with("/run/s.sock"),
+            "{command}"
+        );
     }
 
     #[test]

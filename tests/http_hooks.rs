@@ -1206,9 +1206,21 @@ fn a_move_to_another_address_on_the_same_port() {
     let d = start(Sandbox::new(), "");
     let port = port(&d);
     let body = pre_tool_use("Bash", "ls").to_string();
-    for (listen, allow) in [
-        (format!("0.0.0.0:{port}"), true),
-        (format!("127.0.0.1:{port}"), false),
+    let with_host = |host: &str| {
+        exchange(
+            port,
+            &format!(
+                "POST /hooks/claude-code HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\nContent-Length: {}",
+                token(&d),
+                body.len()
+            ),
+            body.as_bytes(),
+        )
+        .status
+    };
+    for (listen, allow, other_ip) in [
+        (format!("0.0.0.0:{port}"), true, 200),
+        (format!("127.0.0.1:{port}"), false, 403),
     ] {
         d.sb.settings(&format!(
             "[http]\nlisten = \"{listen}\"\nallow_non_loopback = {allow}\n"
@@ -1222,6 +1234,32 @@ fn a_move_to_another_address_on_the_same_port() {
             post_to(port, &token(&d), "/hooks/claude-code", &body).status,
             200
         );
+        // The Host policy moved with the listener.
+        assert_eq!(
+            with_host("10.1.2.3"),
+            other_ip,
+            "after the move to {listen}"
+        );
     }
     assert!(!d.log_text().contains("already in use"), "{}", d.log_text());
+}
+
+/// A port another program holds on another address is no move of ours: the reload fails, says so, and
+/// the listener in force stays where it was (it is not torn down to try).
+#[test]
+fn a_port_taken_elsewhere_is_no_move_and_the_listener_stays() {
+    let d = start(Sandbox::new(), "");
+    let port = port(&d);
+    let other = std::net::TcpListener::bind(("127.0.0.2", port)).expect("binding 127.0.0.2");
+    d.sb.settings(&format!("[http]\nlisten = \"127.0.0.2:{port}\"\n"));
+    d.reload();
+    let status = d.status();
+    assert_eq!(status["http"]["state"], "error", "{status}");
+    assert_eq!(
+        status["http"]["listen"],
+        format!("127.0.0.1:{port}"),
+        "{status}"
+    );
+    assert!(!d.log_text().contains("moving"), "{}", d.log_text());
+    drop(other);
 }

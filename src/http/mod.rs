@@ -61,8 +61,9 @@ pub struct Control {
 #[derive(Debug, Default)]
 struct State {
     running: Option<Running>,
-    /// The address a listener is being moved to, on the port the old one held (see [`move_on_same_port`]).
-    moving: Option<SocketAddr>,
+    /// A move to another address on the port the old listener held is pending (see
+    /// [`move_on_same_port`]): the settings in force when the port is free say where it goes.
+    moving: bool,
     /// Why the settings' `[http]` is not in force, when it is not.
     error: Option<String>,
 }
@@ -98,11 +99,11 @@ impl Control {
     pub fn status(&self) -> HttpStatus {
         let state = lock(&self.state);
         HttpStatus {
-            state: match (&state.running, &state.error, &state.moving) {
+            state: match (&state.running, &state.error, state.moving) {
                 (_, Some(_), _) => "error",
                 (Some(_), None, _) => "listening",
-                (None, None, Some(_)) => "moving",
-                (None, None, None) => "off",
+                (None, None, true) => "moving",
+                (None, None, false) => "off",
             },
             listen: state.running.as_ref().map(|r| r.bound.to_string()),
             token_file: self.token_path.display().to_string(),
@@ -113,7 +114,9 @@ impl Control {
 
     /// Stops the listener (at shutdown, or when the settings turn it off).
     fn stop(&self) {
-        if let Some(running) = lock(&self.state).running.take() {
+        let mut state = lock(&self.state);
+        state.moving = false;
+        if let Some(running) = state.running.take() {
             running.stop.cancel();
         }
     }
@@ -126,9 +129,12 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
     let http = shared.current().settings.http.clone();
     let control = &shared.http;
     let mut state = lock(&control.state);
+    if state.moving {
+        // The pending move reads the settings when the port is free: these, or any after them.
+        return Ok(());
+    }
     let Some(wanted) = http.listen else {
         state.error = None;
-        state.moving = None;
         if let Some(running) = state.running.take() {
             running.stop.cancel();
             tracing::info!(listen = %running.bound, "http: listener stopped (no [http] listen in the settings)");
@@ -182,10 +188,10 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
                 && state
                     .running
                     .as_ref()
-                    .is_some_and(|r| r.bound.port() == wanted.port()) =>
+                    .is_some_and(|r| overlap(r.bound, wanted)) =>
         {
             // The port is this listener's own: it must be given up before the new address can have it.
-            move_on_same_port(shared, &mut state, wanted, http.allow_non_loopback);
+            move_on_same_port(shared, &mut state);
             return Ok(());
         }
         Err((_, e)) => {
@@ -208,33 +214,47 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
     Ok(())
 }
 
-/// Moves the listener to `wanted`, whose port the listener in force holds (`127.0.0.1:P` to
-/// `0.0.0.0:P`): the old listener is stopped, and once its accept loop has ended (the port is free) the
-/// new address is bound; if that fails, the old address is bound again. Meanwhile `status` says
-/// `moving`.
-fn move_on_same_port(
-    shared: &Arc<Shared>,
-    state: &mut State,
-    wanted: SocketAddr,
-    allow_non_loopback: bool,
-) {
+/// Whether a listener on `a` holds the port that binding `b` needs: the same port, on the same address
+/// or where one of them is every address (`0.0.0.0`, `[::]`). Only then is a move on the same port ours
+/// to make; any other "in use" is another program's.
+fn overlap(a: SocketAddr, b: SocketAddr) -> bool {
+    a.port() == b.port() && (a.ip() == b.ip() || a.ip().is_unspecified() || b.ip().is_unspecified())
+}
+
+/// Moves the listener to another address on the port it holds (`127.0.0.1:P` to `0.0.0.0:P`): the old
+/// listener is stopped, and once its accept loop has ended (the port is free) the settings in force
+/// then are put in place (the address of the reload that asked, or of any reload since, or none); if the
+/// new address cannot be bound, the old one is bound again. Meanwhile `status` says `moving`, and
+/// reloads leave the listener to this move.
+fn move_on_same_port(shared: &Arc<Shared>, state: &mut State) {
     let Some(old) = state.running.take() else {
         return;
     };
     old.stop.cancel();
-    state.moving = Some(wanted);
+    state.moving = true;
     state.error = None;
-    tracing::info!(old = %old.bound, new = %wanted, "http: moving the listener on the same port");
+    tracing::info!(old = %old.bound, "http: moving the listener on the same port");
     let shared = shared.clone();
     tokio::spawn(async move {
         let _ = old.task.await;
         let mut state = lock(&shared.http.state);
-        if state.moving != Some(wanted) || state.running.is_some() {
-            return; // a later reload turned the listener off or put another in place
+        if !state.moving || shared.draining.is_cancelled() {
+            return; // the daemon is stopping
         }
-        state.moving = None;
+        state.moving = false;
+        let http = shared.current().settings.http.clone();
+        let Some(wanted) = http.listen else {
+            tracing::info!("http: listener stopped (no [http] listen in the settings)");
+            return;
+        };
         match bind(wanted) {
-            Ok(listener) => start(&shared, &mut state, wanted, listener, allow_non_loopback),
+            Ok(listener) => start(
+                &shared,
+                &mut state,
+                wanted,
+                listener,
+                http.allow_non_loopback,
+            ),
             Err((_, e)) => match bind(old.bound) {
                 Ok(listener) => {
                     start(
@@ -251,10 +271,11 @@ fn move_on_same_port(
                     state.error = Some(e);
                 }
                 Err((_, again)) => {
-                    tracing::error!(
-                        "http: cannot listen on {wanted}: {e}; nor again on {}: {again}; no http listener",
+                    let e = format!(
+                        "{e}; and {} could not be bound again: {again}; no http listener",
                         old.bound
                     );
+                    tracing::error!("http: cannot listen on {wanted}: {e}");
                     state.error = Some(e);
                 }
             },
@@ -295,7 +316,6 @@ fn start(
         bound,
         stop,
     });
-    state.moving = None;
     state.error = None;
     tracing::info!(listen = %bound, token_file = %control.token_path.display(), "http: listening");
 }
