@@ -125,7 +125,7 @@ fn main() {
     expect_hooks(client.fire(&command_fire), &["command-true"]);
     expect_hooks(client.fire(&no_hook_fire), &[]);
     run_relay(&daemon.socket);
-    let mut http = HttpClient::connect(&mut client, &daemon.socket);
+    let mut http = HttpClient::connect(&mut client);
     let http_argv = hook_input(ARGV_TOOL);
     let http_no_hook = hook_input(NO_HOOK_TOOL);
     for _ in 0..100 {
@@ -843,7 +843,7 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
         return;
     }
 
-    let mut http = HttpClient::connect(&mut client, &daemon.socket);
+    let mut http = HttpClient::connect(&mut client);
     let input = hook_input(ARGV_TOOL);
     for _ in 0..100 {
         http.post(&input);
@@ -916,8 +916,8 @@ struct HttpClient {
 }
 
 impl HttpClient {
-    /// Finds the listener's port in `status` (asked on `client`) and the token beside `socket`.
-    fn connect(client: &mut Client, socket: &Path) -> HttpClient {
+    /// Finds the listener's port and the token's file in `status` (asked on `client`).
+    fn connect(client: &mut Client) -> HttpClient {
         let status: serde_json::Value =
             serde_json::from_str(client.send("{\"op\":\"status\"}\n")).expect("status JSON");
         let listen = status["http"]["listen"]
@@ -928,9 +928,11 @@ impl HttpClient {
             .next()
             .and_then(|p| p.parse().ok())
             .expect("a port");
-        let token_file = socket.with_file_name("http-token");
-        let token = std::fs::read_to_string(&token_file)
-            .unwrap_or_else(|e| panic!("reading {}: {e}", token_file.display()))
+        let token_file = status["http"]["token_file"]
+            .as_str()
+            .expect("http.token_file");
+        let token = std::fs::read_to_string(token_file)
+            .unwrap_or_else(|e| panic!("reading {token_file}: {e}"))
             .trim()
             .to_string();
         let stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect over http");

@@ -81,7 +81,12 @@ fn match_all(moment: &str) -> Option<&'static str> {
 
 /// Claude Code's or Gemini CLI's settings.json with `command` as the hook of every moment.
 fn json_snippet(agent: Agent, command: &str) -> String {
-    let hook = match agent {
+    settings_json(agent, &command_hook(agent, command))
+}
+
+/// One command hook in `agent`'s settings.json.
+fn command_hook(agent: Agent, command: &str) -> Value {
+    match agent {
         // Gemini CLI names its hooks (in its logs and `hooksConfig.disabled`) and counts in ms.
         Agent::GeminiCli => json!({
             "name": "hookd",
@@ -90,8 +95,7 @@ fn json_snippet(agent: Agent, command: &str) -> String {
             "timeout": AGENT_TIMEOUT_SECS * 1000,
         }),
         _ => json!({"type": "command", "command": command, "timeout": AGENT_TIMEOUT_SECS}),
-    };
-    settings_json(agent, &hook)
+    }
 }
 
 /// `{"hooks": {EVENT: [{matcher?, hooks: [hook]}]}}`, for every moment `agent` fires.
@@ -165,8 +169,7 @@ pub fn http_snippet(
          # hookd down, or its listener off: Claude Code reports a non-blocking hook error and the tool runs.\n\
          # To refuse instead, use the command hooks: hookd relay --print-settings claude-code --fail-closed\n"
     );
-    let command_hook =
-        json!({"type": "command", "command": relay_command, "timeout": AGENT_TIMEOUT_SECS});
+    let command_hook = command_hook(agent, relay_command);
     let settings = settings_json_with(agent, |moment| {
         if CLAUDE_CODE_COMMAND_ONLY.contains(&moment) {
             command_hook.clone()

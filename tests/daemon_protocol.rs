@@ -5,7 +5,6 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
-use std::process::Command;
 use std::time::Duration;
 use std::{fs, thread};
 
@@ -512,17 +511,8 @@ except socket.timeout:
 except ConnectionResetError:
     print("EOF", repr(data))
 "#;
-    let mut py = Command::new("setpriv");
-    py.args([
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        "/usr/bin/python3",
-        "-I",
-        "-c",
-        script,
-    ])
-    .arg(&d.socket);
+    let mut py = as_nobody("/usr/bin/python3");
+    py.args(["-I", "-c", script]).arg(&d.socket);
     let out = run_with_deadline(py, None, Duration::from_secs(20));
     let stdout = text(&out.stdout);
     assert!(
@@ -535,16 +525,8 @@ except ConnectionResetError:
         "nobody's connection was not closed without an answer: {stdout}"
     );
 
-    let mut cli = Command::new("setpriv");
-    cli.args([
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        BIN,
-        "status",
-        "--socket",
-    ])
-    .arg(&d.socket);
+    let mut cli = as_nobody(BIN);
+    cli.args(["status", "--socket"]).arg(&d.socket);
     let out = run_with_deadline(cli, None, Duration::from_secs(20));
     assert_eq!(
         code(&out.status),

@@ -599,14 +599,8 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
     );
     let netns = server.netns();
     let daemon = Daemon::start_with(sb, |cmd| enter_netns(cmd, &netns));
+    let port = daemon.http_port();
     let status = daemon.status();
-    assert_eq!(status["http"]["state"], "listening", "{status}");
-    let listen = status["http"]["listen"].as_str().expect("http.listen");
-    let port: u16 = listen
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no port in {listen:?}"));
     let token_file = status["http"]["token_file"]
         .as_str()
         .expect("http.token_file");

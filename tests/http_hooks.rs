@@ -31,14 +31,21 @@ const HTTP_ON: &str = "[http]\nlisten = \"127.0.0.1:0\"\n";
 
 /// The port the daemon's listener is bound to, from `status`.
 fn port(d: &Daemon) -> u16 {
-    let status = d.status();
-    assert_eq!(status["http"]["state"], "listening", "{status}");
-    let listen = status["http"]["listen"].as_str().expect("http.listen");
-    listen
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no port in {listen:?}"))
+    d.http_port()
+}
+
+/// The status of POSTing `body` with the right token and `Host: host`.
+fn status_with_host(d: &Daemon, host: &str, body: &str) -> u16 {
+    exchange(
+        port(d),
+        &format!(
+            "POST /hooks/claude-code HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\nContent-Length: {}",
+            token(d),
+            body.len()
+        ),
+        body.as_bytes(),
+    )
+    .status
 }
 
 /// The token the daemon made.
@@ -938,18 +945,8 @@ for way, source, device in ways:
 
 /// Runs `NOBODY_WAYS` against `port`; (way, result) pairs.
 fn nobody_ways(port: u16) -> Vec<(String, String)> {
-    const NOBODY: u32 = 65534;
-    let mut cmd = std::process::Command::new("setpriv");
-    cmd.args([
-        &format!("--reuid={NOBODY}"),
-        &format!("--regid={NOBODY}"),
-        "--clear-groups",
-        "/usr/bin/python3",
-        "-I",
-        "-c",
-        NOBODY_WAYS,
-        &port.to_string(),
-    ]);
+    let mut cmd = as_nobody("/usr/bin/python3");
+    cmd.args(["-I", "-c", NOBODY_WAYS, &port.to_string()]);
     let out = run_with_deadline(cmd, None, Duration::from_secs(120));
     let results: Vec<(String, String)> = text(&out.stdout)
         .lines()
@@ -1050,18 +1047,7 @@ fn allow_non_loopback_changes_in_place() {
     let d = Daemon::start(sb);
     let port = port(&d);
     let body = pre_tool_use("Bash", "ls").to_string();
-    let with_host = |host: &str| {
-        exchange(
-            port,
-            &format!(
-                "POST /hooks/claude-code HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\nContent-Length: {}",
-                token(&d),
-                body.len()
-            ),
-            body.as_bytes(),
-        )
-        .status
-    };
+    let with_host = |host: &str| status_with_host(&d, host, &body);
     assert_eq!(with_host("10.1.2.3"), 403);
     d.sb.settings(&format!(
         "[http]\nlisten = \"127.0.0.1:{port}\"\nallow_non_loopback = true\n"
@@ -1206,18 +1192,7 @@ fn a_move_to_another_address_on_the_same_port() {
     let d = start(Sandbox::new(), "");
     let port = port(&d);
     let body = pre_tool_use("Bash", "ls").to_string();
-    let with_host = |host: &str| {
-        exchange(
-            port,
-            &format!(
-                "POST /hooks/claude-code HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\nContent-Length: {}",
-                token(&d),
-                body.len()
-            ),
-            body.as_bytes(),
-        )
-        .status
-    };
+    let with_host = |host: &str| status_with_host(&d, host, &body);
     for (listen, allow, other_ip) in [
         (format!("0.0.0.0:{port}"), true, 200),
         (format!("127.0.0.1:{port}"), false, 403),

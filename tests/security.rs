@@ -10,15 +10,11 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
-
-/// The uid and gid of `nobody`, the other user of these tests.
-const NOBODY: u32 = 65534;
 
 /// How long the daemon may take to settle, exit, or log something: a safety net, not a speed assertion.
 const SETTLE: Duration = Duration::from_secs(10);
@@ -210,18 +206,10 @@ fn refused_peer_gets_no_answer_runs_no_hook_leaks_nothing_and_is_logged() {
     let before = idle_fds(d.pid());
 
     const TRIES: usize = 20;
-    let mut py = Command::new("setpriv");
-    py.args([
-        &format!("--reuid={NOBODY}"),
-        &format!("--regid={NOBODY}"),
-        "--clear-groups",
-        "/usr/bin/python3",
-        "-I",
-        "-c",
-        NOBODY_CLIENT,
-    ])
-    .arg(&d.socket)
-    .arg(TRIES.to_string());
+    let mut py = as_nobody("/usr/bin/python3");
+    py.args(["-I", "-c", NOBODY_CLIENT])
+        .arg(&d.socket)
+        .arg(TRIES.to_string());
     let out = run_with_deadline(py, None, Duration::from_secs(60));
     let stdout = text(&out.stdout);
     assert_eq!(

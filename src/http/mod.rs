@@ -145,18 +145,7 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
     // leaked) and reloading puts a new one in force without a restart.
     let token = match Token::load_or_create(&control.token_path) {
         Ok(token) => token,
-        Err(e) => {
-            let kept = match &state.running {
-                Some(running) => format!(
-                    "; still listening on {}, with the token read before",
-                    running.bound
-                ),
-                None => "; no http listener".to_string(),
-            };
-            tracing::error!("http: {e}{kept}");
-            state.error = Some(e.clone());
-            return Err(e);
-        }
+        Err(e) => return keep_going(&mut state, e),
     };
     let renewed = control
         .token
@@ -194,15 +183,7 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
             move_on_same_port(shared, &mut state);
             return Ok(());
         }
-        Err((_, e)) => {
-            let kept = match &state.running {
-                Some(running) => format!("; still listening on {}", running.bound),
-                None => "; no http listener".to_string(),
-            };
-            tracing::error!("http: cannot listen on {wanted}: {e}{kept}");
-            state.error = Some(e.clone());
-            return Err(e);
-        }
+        Err((_, e)) => return keep_going(&mut state, e),
     };
     start(
         shared,
@@ -212,6 +193,18 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
         http.allow_non_loopback,
     );
     Ok(())
+}
+
+/// A change of `[http]` that cannot be carried out: what is in force stays, the log says so, and `status`
+/// shows `error`.
+fn keep_going(state: &mut State, error: String) -> Result<(), String> {
+    let kept = match &state.running {
+        Some(running) => format!("; still listening on {}", running.bound),
+        None => "; no http listener".to_string(),
+    };
+    tracing::error!("http: {error}{kept}");
+    state.error = Some(error.clone());
+    Err(error)
 }
 
 /// Whether a listener on `a` holds the port that binding `b` needs: the same port, on the same address

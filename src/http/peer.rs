@@ -22,7 +22,8 @@ use nix::sys::socket::{
 pub fn allowed(peer: SocketAddr, local: SocketAddr) -> Result<(), String> {
     let (peer, local) = (unmapped(peer), unmapped(local));
     match owner(peer, local) {
-        Some(uid) if may_connect(uid) => Ok(()),
+        // The same rule as the Unix socket's: our own uid, or root.
+        Some(uid) if crate::server::peer_allowed(uid) => Ok(()),
         Some(uid) => Err(format!("its socket belongs to uid {uid}")),
         None if local.ip().is_loopback() => {
             Err("its socket could not be found on this machine (gone, or hidden)".into())
@@ -76,11 +77,6 @@ fn owner(peer: SocketAddr, local: SocketAddr) -> Option<u32> {
 fn loopback_index() -> u32 {
     static INDEX: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *INDEX.get_or_init(|| nix::net::if_::if_nametoindex("lo").unwrap_or(1))
-}
-
-/// Whether a connection owned by `uid` may stay: the same rule as the Unix socket's.
-pub fn may_connect(uid: u32) -> bool {
-    crate::server::peer_allowed(uid)
 }
 
 /// An IPv4 address written as IPv6 (`::ffff:127.0.0.1`, from a listener on `[::]`) as the IPv4 it is.

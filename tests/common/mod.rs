@@ -269,6 +269,19 @@ impl Daemon {
         resp
     }
 
+    /// The port the daemon's HTTP listener is bound to (the real one when the settings said `:0`), from
+    /// `status`; panics unless it is listening.
+    pub fn http_port(&self) -> u16 {
+        let status = self.status();
+        assert_eq!(status["http"]["state"], "listening", "{status}");
+        let listen = status["http"]["listen"].as_str().expect("http.listen");
+        listen
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {listen:?}"))
+    }
+
     pub fn reload(&self) -> Value {
         self.connect().request(&json!({"op": "reload", "id": "rl"}))
     }
@@ -543,6 +556,21 @@ pub fn process_gone(pid: i32, daemon_pid: u32) -> bool {
         Some(('Z', ppid)) | Some(('X', ppid)) => ppid != daemon_pid as i32,
         Some(_) => false,
     }
+}
+
+/// The uid of `nobody`: another user, for the tests of what other users cannot do.
+pub const NOBODY: u32 = 65534;
+
+/// `program` run as `nobody` (uid and gid, no supplementary groups), arguments still to be added.
+pub fn as_nobody(program: &str) -> Command {
+    let mut cmd = Command::new("setpriv");
+    cmd.args([
+        &format!("--reuid={NOBODY}"),
+        &format!("--regid={NOBODY}"),
+        "--clear-groups",
+        program,
+    ]);
+    cmd
 }
 
 /// Runs `hookd ARGS` with `stdin`, waiting at most `timeout`; returns its output.
