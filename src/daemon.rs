@@ -38,6 +38,9 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
         let mut hangup =
             signal(SignalKind::hangup()).map_err(|e| format!("cannot handle SIGHUP: {e}"))?;
+        let mut quit =
+            signal(SignalKind::quit()).map_err(|e| format!("cannot handle SIGQUIT: {e}"))?;
+        absorb_fatal_signals()?;
         let listener = match activated {
             Some(listener) => {
                 tracing::info!("serving on the socket systemd passed (socket activation)");
@@ -82,6 +85,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             tokio::select! {
                 _ = terminate.recv() => tracing::info!("SIGTERM received"),
                 _ = interrupt.recv() => tracing::info!("SIGINT received"),
+                _ = quit.recv() => tracing::info!("SIGQUIT received"),
             }
             stopping.notifier.stopping();
         };
@@ -96,6 +100,43 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     result?;
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Signals whose default action ends the process, other than those `serve` acts on (TERM, INT, QUIT,
+/// HUP, CHLD) and those only a fault raises (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS: ignoring a real fault
+/// would loop on it). Sent by hand (`kill -USR1`, a tool that pokes every process of the user), each
+/// would end the daemon on the spot, leaving its socket behind and every agent failing open.
+const ABSORBED: &[i32] = &[
+    nix::libc::SIGUSR1,
+    nix::libc::SIGUSR2,
+    nix::libc::SIGALRM,
+    nix::libc::SIGVTALRM,
+    nix::libc::SIGPROF,
+    nix::libc::SIGIO,
+    nix::libc::SIGPWR,
+    nix::libc::SIGSTKFLT,
+    nix::libc::SIGXCPU,
+    nix::libc::SIGXFSZ,
+];
+
+/// Handles every signal of [`ABSORBED`] and every real-time signal by logging it. Handled rather than
+/// ignored: a handler is reset to the default at exec, so hooks start with the dispositions they expect,
+/// where an ignored signal would stay ignored in every hook.
+fn absorb_fatal_signals() -> Result<(), String> {
+    let realtime = nix::libc::SIGRTMIN()..=nix::libc::SIGRTMAX();
+    for number in ABSORBED.iter().copied().chain(realtime) {
+        let mut stream = signal(SignalKind::from_raw(number))
+            .map_err(|e| format!("cannot handle signal {number}: {e}"))?;
+        tokio::spawn(async move {
+            while stream.recv().await.is_some() {
+                tracing::info!(
+                    signal = number,
+                    "ignored a signal that would have stopped the daemon (stop it with SIGTERM)"
+                );
+            }
+        });
+    }
+    Ok(())
 }
 
 /// Marks every descriptor from 3 up close-on-exec. Hooks are started with posix_spawn, which closes only

@@ -141,8 +141,11 @@ fn lock_for(path: &Path) -> Result<Flock<File>, String> {
     })
 }
 
-/// Creates the socket's folder 0700, or checks that an existing one is ours: a folder another user owns
-/// (say a planted `/tmp/hookd-1000`) could let them replace the socket.
+/// Creates the socket's folder 0700, or checks that an existing one is safe to bind in: owned by this user
+/// or root, and writable by nobody else. Others who can write the folder could replace the socket with
+/// theirs (and answer every fire "go ahead"). A folder hookd did not create is never changed: making
+/// `/tmp` or a home folder 0700 because `--socket` pointed into it would break everything else that lives
+/// there.
 fn prepare_folder(folder: &Path) -> Result<(), String> {
     let shown = folder.display();
     match std::fs::metadata(folder) {
@@ -157,12 +160,15 @@ fn prepare_folder(folder: &Path) -> Result<(), String> {
                     metadata.uid()
                 ));
             }
-            if metadata.uid() == uid && metadata.mode() & 0o077 != 0 {
-                // Others could replace the socket with theirs: the folder is made private, as if created.
-                let mode = format!("{:04o}", metadata.mode() & 0o7777);
-                tracing::warn!(folder = %shown, mode, "the socket's folder was open to others; making it 0700");
-                std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700))
-                    .map_err(|e| format!("cannot make the socket's folder {shown} private: {e}"))?;
+            if metadata.mode() & 0o022 != 0 {
+                let mode = metadata.mode() & 0o7777;
+                return Err(format!(
+                    "the socket's folder {shown} is writable by others (mode {mode:04o}): they could replace \
+                     the socket with their own; put the socket in a private folder (for example \
+                     --socket {}/hookd/hookd.sock, a folder hookd creates 0700), or make this one \
+                     private with `chmod go-w {shown}`",
+                    folder.display()
+                ));
             }
             Ok(())
         }

@@ -187,6 +187,42 @@ fn sigint_exits_cleanly() {
 }
 
 #[test]
+fn signals_that_would_end_it_are_absorbed_and_sigquit_stops_it_cleanly() {
+    // Issue 12, item 12: SIGUSR1 ended the daemon on the spot and left its socket behind.
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PreToolUse]]\nname = \"hi\"\ncommand = \"echo hi\"\n");
+    let mut d = Daemon::start(sb);
+    let pid = nix::unistd::Pid::from_raw(d.pid() as i32);
+    let realtime = nix::libc::SIGRTMIN() + 3;
+    for number in [
+        nix::libc::SIGUSR1,
+        nix::libc::SIGUSR2,
+        nix::libc::SIGALRM,
+        nix::libc::SIGVTALRM,
+        nix::libc::SIGPROF,
+        nix::libc::SIGIO,
+        nix::libc::SIGPWR,
+        nix::libc::SIGXCPU,
+        realtime,
+    ] {
+        // SAFETY: kill(2) with a valid pid and signal number.
+        assert_eq!(unsafe { nix::libc::kill(pid.as_raw(), number) }, 0);
+        // Answered after each one: the daemon is alive and serving.
+        let r = d.fire("PreToolUse", bash_event());
+        assert_eq!(adds(&r), vec!["hi"], "after signal {number}: {r}");
+    }
+    wait_until(
+        Duration::from_secs(5),
+        "the realtime signal to be logged",
+        || d.log_text().contains(&format!("signal={realtime}")),
+    );
+    d.signal(Signal::SIGQUIT);
+    let status = d.wait_exit(Duration::from_secs(15));
+    assert_eq!(status.code(), Some(0), "exit after SIGQUIT: {status}");
+    assert!(!d.socket.exists(), "socket file left behind after SIGQUIT");
+}
+
+#[test]
 fn signal_as_soon_as_the_socket_accepts() {
     // Ready means the socket accepts a connection (what systemd's socket users and scripts see); from
     // then on SIGTERM must be a clean shutdown, not the default action that kills the process and leaves

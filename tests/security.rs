@@ -289,19 +289,32 @@ fn socket_folder_0700_and_socket_0600_right_after_start_even_under_umask_000() {
     assert_eq!(fs::metadata(&d.socket).unwrap().uid(), uid, "socket owner");
     assert_eq!(fs::metadata(folder).unwrap().uid(), uid, "folder owner");
 
-    // A folder that exists, open to everyone: made private before the socket is bound in it.
+    // A folder that exists, open to everyone: refused, and left as it was (hookd changes no folder it
+    // did not create: `--socket /tmp/x.sock` must not make /tmp private).
+    for mode in [0o777, 0o1777, 0o775] {
+        let sb = Sandbox::new();
+        sb.settings(&says("hi"));
+        fs::create_dir(sb.p("run")).unwrap();
+        fs::set_permissions(sb.p("run"), fs::Permissions::from_mode(mode)).unwrap();
+        let log = serve_refused(&sb, "serve.log");
+        assert_eq!(
+            mode_of(&sb.p("run")),
+            mode,
+            "the socket's folder was changed from {mode:04o}: {log}"
+        );
+        assert!(
+            log.contains("writable by others") && log.contains(&format!("{mode:04o}")),
+            "the refusal does not say why: {log}"
+        );
+    }
+
+    // A folder of the user's that others cannot write (0755) is used as it is.
     let sb = Sandbox::new();
     sb.settings(&says("hi"));
     fs::create_dir(sb.p("run")).unwrap();
-    fs::set_permissions(sb.p("run"), fs::Permissions::from_mode(0o777)).unwrap();
+    fs::set_permissions(sb.p("run"), fs::Permissions::from_mode(0o755)).unwrap();
     let d = start_under_umask_000(sb);
-    let folder = d.socket.parent().unwrap();
-    assert_eq!(
-        mode_of(folder),
-        0o700,
-        "an existing 0777 socket folder left {:o}",
-        mode_of(folder)
-    );
+    assert_eq!(mode_of(d.socket.parent().unwrap()), 0o755);
     assert_eq!(mode_of(&d.socket), 0o600, "socket {:o}", mode_of(&d.socket));
     assert_eq!(adds(&d.fire("PreToolUse", bash_event())), vec!["hi"]);
 }
