@@ -30,6 +30,9 @@ const SWEEP_EVERY: Duration = Duration::from_secs(2);
 #[derive(Debug, Default)]
 pub struct Reaper {
     tracked: Mutex<HashSet<u32>>,
+    /// Escapees sent SIGTERM and not yet reaped: a sweep while one takes its time to die (it may ignore
+    /// SIGTERM and wait for the SIGKILL) neither signals nor reports it again.
+    stopping: Arc<Mutex<HashSet<u32>>>,
     /// Spawns in progress on other threads: their children exist before they are tracked, so no sweep
     /// happens meanwhile (it would take them for escapees).
     spawning: Arc<AtomicUsize>,
@@ -99,7 +102,9 @@ impl Reaper {
             match state_of(pid) {
                 Some('Z') => {
                     let _ = waitpid(target, Some(WaitPidFlag::WNOHANG));
+                    lock(&self.stopping).remove(&pid);
                 }
+                Some(_) if !lock(&self.stopping).insert(pid) => {} // already being stopped
                 Some(_) => {
                     tracing::info!(
                         pid,
@@ -116,7 +121,9 @@ impl Reaper {
                         }
                     });
                 }
-                None => {}
+                None => {
+                    lock(&self.stopping).remove(&pid);
+                }
             }
         }
     }

@@ -524,3 +524,35 @@ fn shell_setting_runs_commands() {
     let r = d.fire("PreToolUse", bash_event());
     assert_eq!(adds(&r), vec!["myshell got: -c echo hi"], "{r}");
 }
+
+#[test]
+fn an_escapee_that_ignores_sigterm_is_stopped_and_reported_once() {
+    // Issue 12, item 14: while an escapee ignoring SIGTERM waited for its SIGKILL, every sweep (any hook's
+    // exit) signalled and reported it again.
+    let sb = Sandbox::new();
+    // The hook waits until its escapee has left the group, so the group's stop does not catch it.
+    sb.script(
+        "leave.sh",
+        "setsid sh -c 'trap \"\" TERM; echo $$ > @DIR@/escapee.pid.tmp; mv @DIR@/escapee.pid.tmp @DIR@/escapee.pid; exec sleep 300' >/dev/null 2>&1 &\n\
+         while [ ! -s @DIR@/escapee.pid ]; do sleep 0.01; done",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"leaves\"\nmatcher = \"Leave\"\ncommand = \"@DIR@/leave.sh\"\n\
+         [[hooks.PreToolUse]]\nname = \"quick\"\nmatcher = \"Bash\"\ncommand = \"true\"\n",
+    );
+    let d = Daemon::start(sb);
+    d.fire("PreToolUse", json!({"tool_name": "Leave"}));
+    let escapee = d.sb.wait_pid("escapee.pid");
+    // Hooks exiting meanwhile make the daemon sweep again and again while the escapee waits for its
+    // SIGKILL.
+    wait_until(Duration::from_secs(10), "the escapee to be gone", || {
+        d.fire("PreToolUse", bash_event());
+        process_gone(escapee, d.pid())
+    });
+    let log = d.log_text();
+    let reports = log
+        .lines()
+        .filter(|l| l.contains("left behind") && l.contains(&format!("pid={escapee}")))
+        .count();
+    assert_eq!(reports, 1, "the escapee was reported {reports} times:\n{log}");
+}
