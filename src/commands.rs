@@ -173,12 +173,30 @@ fn check(config: &Path) -> Result<ExitCode, String> {
     }
 }
 
+/// A name from the settings file as it is safe to print on a terminal: control characters (an escape
+/// sequence that would clear the screen, move the cursor or retitle the window) shown escaped.
+fn printable(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(char::is_control) {
+        return name.into();
+    }
+    name.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// The hooks per moment, as `check` prints them.
 fn describe(settings: &Settings) -> String {
     let total: usize = settings.hooks.iter().map(|(_, hooks)| hooks.len()).sum();
     let mut out = format!(
         "{}: valid, {total} hook{}\n",
-        settings.path.display(),
+        printable(&settings.path.display().to_string()),
         if total == 1 { "" } else { "s" }
     );
     if let Some(listen) = settings.http.listen {
@@ -187,9 +205,9 @@ fn describe(settings: &Settings) -> String {
         ));
     }
     for (moment, hooks) in &settings.hooks {
-        out.push_str(&format!("{moment}\n"));
+        out.push_str(&format!("{}\n", printable(moment)));
         for hook in hooks {
-            let mut line = format!("  {}", hook.name);
+            let mut line = format!("  {}", printable(&hook.name));
             if let Some(matcher) = &hook.matcher_source {
                 line.push_str(&format!("  matcher {matcher:?}"));
             }
@@ -205,7 +223,7 @@ fn describe(settings: &Settings) -> String {
                 line.push_str("  on_failure refuse");
             }
             if let Some(agents) = &hook.agents {
-                line.push_str(&format!("  agents {}", agents.join(",")));
+                line.push_str(&format!("  agents {}", printable(&agents.join(","))));
             }
             if !hook.enabled {
                 line.push_str("  (disabled)");
@@ -356,6 +374,15 @@ mod tests {
         );
         assert_eq!(unit.matches("ExecStart=").count(), 1);
         assert!(unit.contains("Type=notify") && unit.contains("ExecReload=kill -HUP $MAINPID"));
+    }
+
+    #[test]
+    fn check_prints_control_characters_of_names_escaped() {
+        let text = "[[hooks.PreToolUse]]\nname = \"evil\\u001b]0;pwned\\u0007\\u001b[2J\"\ncommand = \"x.sh\"\n";
+        let settings = Settings::parse(Path::new("/etc/hooks.toml"), "hooks.toml", text).unwrap();
+        let shown = describe(&settings);
+        assert!(!shown.chars().any(|c| c.is_control() && c != '\n'), "{shown:?}");
+        assert!(shown.contains("evil\\u{1b}]0;pwned\\u{7}\\u{1b}[2J"), "{shown}");
     }
 
     #[test]
