@@ -17,3 +17,63 @@ pub fn init() {
             .init();
     }
 }
+
+/// A warning that others can cause at will (a connection from another user, one after another), said
+/// at most once per [`Throttled::EVERY`], with how many were left unsaid since: the log stays readable
+/// and a flood cannot fill the disk or the journal.
+#[derive(Debug, Default)]
+pub struct Throttled {
+    state: std::sync::Mutex<(Option<std::time::Instant>, u64)>,
+}
+
+impl Throttled {
+    pub const EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+    pub const fn new() -> Throttled {
+        Throttled {
+            state: std::sync::Mutex::new((None, 0)),
+        }
+    }
+
+    /// `Some(n)` when this occurrence is to be logged, `n` being how many were suppressed before it;
+    /// `None` when it is to be counted and not logged.
+    pub fn allow(&self) -> Option<u64> {
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let now = std::time::Instant::now();
+        match state.0 {
+            Some(last) if now.duration_since(last) < Self::EVERY => {
+                state.1 += 1;
+                None
+            }
+            _ => {
+                let suppressed = std::mem::take(&mut state.1);
+                state.0 = Some(now);
+                Some(suppressed)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_is_said_once_then_counted() {
+        let throttled = Throttled::new();
+        assert_eq!(throttled.allow(), Some(0));
+        for _ in 0..338 {
+            assert_eq!(throttled.allow(), None);
+        }
+        let mut state = throttled.state.lock().unwrap();
+        assert_eq!(state.1, 338);
+        // As if the period had passed: the next one is said, with the count.
+        state.0 = Some(std::time::Instant::now() - Throttled::EVERY);
+        drop(state);
+        assert_eq!(throttled.allow(), Some(338));
+        assert_eq!(throttled.allow(), None);
+    }
+}

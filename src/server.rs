@@ -130,11 +130,17 @@ impl Connection {
         match stream.peer_cred() {
             Ok(cred) if peer_allowed(cred.uid()) => {}
             Ok(cred) => {
-                tracing::warn!(
-                    uid = cred.uid(),
-                    pid = cred.pid(),
-                    "refused a connection from another user"
-                );
+                // Another user can connect as often as they like: said once per period, with a count.
+                static OTHERS: crate::logging::Throttled = crate::logging::Throttled::new();
+                if let Some(suppressed) = OTHERS.allow() {
+                    tracing::warn!(
+                        uid = cred.uid(),
+                        pid = cred.pid(),
+                        suppressed,
+                        "refused a connection from another user (more are counted, not logged, for {:?})",
+                        crate::logging::Throttled::EVERY
+                    );
+                }
                 return;
             }
             Err(e) => {

@@ -223,22 +223,22 @@ fn refused_peer_gets_no_answer_runs_no_hook_leaks_nothing_and_is_logged() {
         "a fire sent by another user ran a hook"
     );
 
-    // Each refusal is logged, with the peer's uid.
+    // The first refusal is logged at warn with the peer's uid; the flood after it is counted, not logged
+    // line by line (issue 12, item 14: 339 lines in 3 s).
     let refusals = |log: &str| {
         log.lines()
             .filter(|l| l.contains("refused a connection from another user"))
+            .map(str::to_string)
             .collect::<Vec<_>>()
-            .len()
     };
-    wait_until(SETTLE, "every refused connection to be logged", || {
-        refusals(&d.log_text()) >= TRIES
+    wait_until(SETTLE, "the refused connection to be logged", || {
+        !refusals(&d.log_text()).is_empty()
     });
     let log = d.log_text();
-    assert_eq!(refusals(&log), TRIES, "{log}");
+    let logged = refusals(&log);
+    assert_eq!(logged.len(), 1, "a flood of refusals logged line by line: {log}");
     assert!(
-        log.lines()
-            .filter(|l| l.contains("refused a connection from another user"))
-            .all(|l| l.contains(&format!("uid={NOBODY}")) && l.contains("WARN")),
+        logged[0].contains(&format!("uid={NOBODY}")) && logged[0].contains("WARN"),
         "a refusal logged without the peer's uid, or below warning: {log}"
     );
 

@@ -371,7 +371,10 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
                 .map_err(|e| e.to_string())
                 .and_then(|local| peer::allowed(peer, local))
         {
-            tracing::warn!(%peer, "http: closed a connection that is not this user's: {why}");
+            static OTHERS: crate::logging::Throttled = crate::logging::Throttled::new();
+            if let Some(suppressed) = OTHERS.allow() {
+                tracing::warn!(%peer, suppressed, "http: closed a connection that is not this user's: {why}");
+            }
             drop(stream);
             continue;
         }
