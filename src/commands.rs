@@ -381,8 +381,14 @@ mod tests {
         let text = "[[hooks.PreToolUse]]\nname = \"evil\\u001b]0;pwned\\u0007\\u001b[2J\"\ncommand = \"x.sh\"\n";
         let settings = Settings::parse(Path::new("/etc/hooks.toml"), "hooks.toml", text).unwrap();
         let shown = describe(&settings);
-        assert!(!shown.chars().any(|c| c.is_control() && c != '\n'), "{shown:?}");
-        assert!(shown.contains("evil\\u{1b}]0;pwned\\u{7}\\u{1b}[2J"), "{shown}");
+        assert!(
+            !shown.chars().any(|c| c.is_control() && c != '\n'),
+            "{shown:?}"
+        );
+        assert!(
+            shown.contains("evil\\u{1b}]0;pwned\\u{7}\\u{1b}[2J"),
+            "{shown}"
+        );
     }
 
     #[test]

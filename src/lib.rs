@@ -26,6 +26,7 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod daemon;
+pub mod descriptors;
 pub mod dialect;
 pub mod fire;
 pub mod http;

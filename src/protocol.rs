@@ -168,6 +168,16 @@ pub struct StatusResponse {
     pub workers: Map<String, Value>,
     /// The HTTP listener for agents' http hooks.
     pub http: HttpStatus,
+    /// Connections (socket and http) open now, and how many the open-file limit allows at once once
+    /// hooks have their reserve.
+    pub connections: ConnectionsStatus,
+}
+
+/// Connections in `status`: `{"open":3,"limit":1280}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConnectionsStatus {
+    pub open: usize,
+    pub limit: usize,
 }
 
 /// The HTTP listener in `status`.

@@ -66,6 +66,11 @@ pub async fn serve(
             _ = &mut shutdown => break,
         };
         let Ok(permit) = permit else { break };
+        // A descriptor for the connection, from what the hooks' reserve leaves.
+        let descriptor = tokio::select! {
+            descriptor = shared.descriptors.connection() => descriptor,
+            _ = &mut shutdown => break,
+        };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
@@ -81,7 +86,7 @@ pub async fn serve(
         let shared = shared.clone();
         connections.spawn(async move {
             Connection::serve(stream, shared).await;
-            drop(permit);
+            drop((permit, descriptor));
         });
     }
     drop(listener);
@@ -363,6 +368,10 @@ fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
             })
             .collect(),
         http: shared.http.status(),
+        connections: {
+            let (open, limit) = shared.descriptors.connections();
+            crate::protocol::ConnectionsStatus { open, limit }
+        },
     }
 }
 

@@ -59,6 +59,8 @@ pub struct Shared {
     pub abandon: CancellationToken,
     /// The HTTP listener for agents' http hooks, started, moved and stopped by the settings.
     pub http: crate::http::Control,
+    /// Connection slots left by the open-file limit once hooks have their reserve.
+    pub descriptors: crate::descriptors::Descriptors,
 }
 
 impl Shared {
@@ -72,6 +74,7 @@ impl Shared {
     ) -> Arc<Shared> {
         let slots = Arc::new(Semaphore::new(settings.defaults.max_processes));
         let runner = Runner::default();
+        let descriptors = crate::descriptors::Descriptors::new(&settings);
         let workers = start_workers(&settings, &HashMap::new(), &runner);
         Arc::new(Shared {
             config_path,
@@ -92,6 +95,7 @@ impl Shared {
             draining: CancellationToken::new(),
             abandon: CancellationToken::new(),
             http: crate::http::Control::new(http_token),
+            descriptors,
         })
     }
 

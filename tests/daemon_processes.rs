@@ -554,5 +554,8 @@ fn an_escapee_that_ignores_sigterm_is_stopped_and_reported_once() {
         .lines()
         .filter(|l| l.contains("left behind") && l.contains(&format!("pid={escapee}")))
         .count();
-    assert_eq!(reports, 1, "the escapee was reported {reports} times:\n{log}");
+    assert_eq!(
+        reports, 1,
+        "the escapee was reported {reports} times:\n{log}"
+    );
 }

@@ -894,3 +894,85 @@ fn a_client_that_never_reads_holds_up_no_one_else() {
         "figures: a client that never read sent {written} bytes before the daemon stopped taking them"
     );
 }
+
+#[test]
+fn idle_connections_never_take_the_descriptors_a_hook_needs() {
+    // Issue 12, item 7: under a low open-file limit, idle connections took every descriptor and the next
+    // hook "could not start: too many open files". The daemon is started with a limit of 256 (soft and
+    // hard, so it cannot raise it); 400 clients connect and sit idle.
+    const LIMIT: u64 = 256;
+    const IDLE: usize = 400;
+    raise_open_files(4096);
+    let sb = Sandbox::new();
+    sb.settings(
+        "[defaults]\nmax_processes = 8\n\
+         [[hooks.PreToolUse]]\nname = \"ran\"\nargv = [\"/bin/echo\", \"ran\"]\n",
+    );
+    let d = Daemon::start_with(sb, |cmd| unsafe {
+        // SAFETY: setrlimit is async-signal-safe; `limit` is a valid `struct rlimit`.
+        std::os::unix::process::CommandExt::pre_exec(cmd, || {
+            let limit = RLimit {
+                current: LIMIT,
+                max: LIMIT,
+            };
+            if setrlimit(RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    });
+    assert_eq!(open_files_limit_of(d.pid()), LIMIT);
+    let mut first = d.connect();
+    // The rest connect without blocking: past the daemon's limit they wait in the backlog, or are
+    // refused when even the backlog is full.
+    let idle: Vec<UnixStream> = (0..IDLE)
+        .filter_map(|_| {
+            let fd = nix::sys::socket::socket(
+                nix::sys::socket::AddressFamily::Unix,
+                nix::sys::socket::SockType::Stream,
+                nix::sys::socket::SockFlag::SOCK_NONBLOCK,
+                None,
+            )
+            .unwrap();
+            let address = nix::sys::socket::UnixAddr::new(&d.socket).unwrap();
+            nix::sys::socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &address)
+                .ok()
+                .map(|()| UnixStream::from(fd))
+        })
+        .collect();
+    assert!(
+        idle.len() > 100,
+        "only {} connections could be made",
+        idle.len()
+    );
+    // Every connection slot the limit allows is taken.
+    let mut status = Value::Null;
+    wait_until(
+        RESPONSE,
+        "the daemon to take every connection it allows",
+        || {
+            status = first.request(&json!({"op": "status", "id": "s"}));
+            status["connections"]["open"].as_u64().is_some()
+                && status["connections"]["open"] == status["connections"]["limit"]
+        },
+    );
+    let allowed = status["connections"]["limit"].as_u64().unwrap();
+    assert!(
+        allowed < LIMIT && allowed >= 4,
+        "{allowed} connections allowed under a limit of {LIMIT}: {status}"
+    );
+    // Hooks still run: eight at once, the settings' max_processes.
+    for id in 0..8 {
+        first.send(&json!({"op": "fire", "id": id, "moment": "PreToolUse",
+                           "event": {"tool_name": "Bash"}}));
+    }
+    for _ in 0..8 {
+        let r = first.recv();
+        assert_eq!(adds(&r), vec!["ran"], "a hook could not run: {r}");
+    }
+    // A client waiting in the backlog is let in as one closes.
+    drop(idle);
+    let mut late = d.connect();
+    assert_eq!(late.request(&json!({"op": "status"}))["ok"], true);
+    eprintln!("figures: open-file limit {LIMIT}: {allowed} connections at once, hooks ran");
+}

@@ -236,7 +236,11 @@ fn refused_peer_gets_no_answer_runs_no_hook_leaks_nothing_and_is_logged() {
     });
     let log = d.log_text();
     let logged = refusals(&log);
-    assert_eq!(logged.len(), 1, "a flood of refusals logged line by line: {log}");
+    assert_eq!(
+        logged.len(),
+        1,
+        "a flood of refusals logged line by line: {log}"
+    );
     assert!(
         logged[0].contains(&format!("uid={NOBODY}")) && logged[0].contains("WARN"),
         "a refusal logged without the peer's uid, or below warning: {log}"

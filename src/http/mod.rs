@@ -350,6 +350,11 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
             _ = stop.cancelled() => break,
         };
         let Ok(permit) = permit else { break };
+        // A descriptor for the connection, from what the hooks' reserve leaves (shared with the socket).
+        let descriptor = tokio::select! {
+            descriptor = shared.descriptors.connection() => descriptor,
+            _ = stop.cancelled() => break,
+        };
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -387,7 +392,7 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
         let stop = stop.clone();
         shared.http.connections.spawn(async move {
             serve_connection(stream, context, stop).await;
-            drop(permit);
+            drop((permit, descriptor));
         });
     }
 }
