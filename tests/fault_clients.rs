@@ -958,7 +958,7 @@ fn idle_connections_never_take_the_descriptors_a_hook_needs() {
     );
     let allowed = status["connections"]["limit"].as_u64().unwrap();
     assert!(
-        allowed < LIMIT && allowed >= 4,
+        (4..LIMIT).contains(&allowed),
         "{allowed} connections allowed under a limit of {LIMIT}: {status}"
     );
     // Hooks still run: eight at once, the settings' max_processes.
