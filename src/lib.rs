@@ -22,6 +22,7 @@
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths; [`time`]: RFC 3339 time stamps.
 
 pub mod agents;
+pub mod answer_cap;
 pub mod cli;
 pub mod client;
 pub mod commands;
@@ -33,6 +34,7 @@ pub mod http;
 pub mod import;
 pub mod lines;
 pub mod logging;
+pub mod memory;
 pub mod moment;
 pub mod paths;
 pub mod protocol;

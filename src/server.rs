@@ -18,18 +18,20 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::BytesMut;
 use serde_json::{Map, Value};
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncWriteExt, Interest};
-use tokio::net::unix::OwnedWriteHalf;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::fire::{self, Fire};
 use crate::lines::{Frame, LineDecoder};
+use crate::memory::{self, Account, LARGE_LINE, Memory};
 use crate::protocol::{
     self, ErrorKind, ErrorResponse, HelloResponse, MAX_LINE, ReloadResponse, Request,
     StatusResponse, Unreachable, to_line,
@@ -119,8 +121,8 @@ pub async fn serve(
 enum Action {
     /// An answer to write now.
     Respond(Vec<u8>),
-    /// A fire to run as a task.
-    Fire(Fire),
+    /// A fire to run as a task, and what it is charged while pending.
+    Fire(Fire, usize),
 }
 
 /// One client connection.
@@ -162,11 +164,14 @@ impl Connection {
 
     async fn run(&mut self, stream: UnixStream) {
         let (read, mut write) = stream.into_split();
-        let mut frames = FramedRead::new(read, LineDecoder::new(MAX_LINE));
+        let mut lines = Lines::new(read);
+        let memory = self.shared.memory.clone();
+        let mut account = Account::new(memory.clone());
         let cancel = self.shared.abandon.child_token();
         let mut pending: JoinSet<Vec<u8>> = JoinSet::new();
-        // The `id` of each pending fire, by task, to answer it even if its task panics.
-        let mut pending_ids: HashMap<tokio::task::Id, Option<Value>> = HashMap::new();
+        // The `id` of each pending fire (to answer it even if its task panics) and what it is charged, by
+        // task.
+        let mut pending_fires: HashMap<tokio::task::Id, (Option<Value>, usize)> = HashMap::new();
         let mut reading = true;
         // Set when reading ends with fires pending: tells a hang-up from a half-close.
         let mut hang_up: Option<AsyncFd<OwnedFd>> = None;
@@ -179,10 +184,16 @@ impl Connection {
             if !reading && hang_up.is_none() {
                 hang_up = hang_up_probe(&write);
             }
+            // Registered before the budget is looked at, so that memory freed in between still wakes us.
+            let freed = memory.freed();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            let room = account.has_room();
             tokio::select! {
-                // At most MAX_PENDING fires per connection: past that, the next line waits (backpressure),
-                // so one client cannot make the daemon hold an unbounded number of fires.
-                frame = next(&mut frames), if reading && pending.len() < MAX_PENDING => {
+                // At most MAX_PENDING fires per connection, and what they hold within the connection's memory
+                // budget and the daemon's: past either, the next line waits unread (backpressure), so one
+                // client cannot make the daemon hold an unbounded number of fires or answers.
+                frame = lines.next(&memory), if reading && pending.len() < MAX_PENDING && room => {
                     idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
                     let action = match frame {
                         None | Some(Err(_)) => { reading = false; continue; }
@@ -191,32 +202,39 @@ impl Connection {
                             let message = format!("the request line is longer than {MAX_LINE} bytes; closing the connection");
                             Action::Respond(to_line(&ErrorResponse::new(None, ErrorKind::TooLarge, message)))
                         }
-                        Some(Ok(Frame::Line(line))) => self.handle(&line),
+                        Some(Ok(Frame::Line(line))) => self.take(line.freeze()).await,
                     };
                     match action {
                         Action::Respond(response) => {
                             if write.write_all(&response).await.is_err() { break; }
                         }
-                        Action::Fire(request) => {
+                        Action::Fire(request, cost) => {
+                            account.charge(cost);
                             let (shared, cancel, id) = (self.shared.clone(), cancel.clone(), request.id.clone());
-                            let task = pending.spawn(async move { fire::fire(&shared, request, cancel).await });
-                            pending_ids.insert(task.id(), id);
+                            let task = pending.spawn(async move { answer(&shared, request, cancel).await });
+                            pending_fires.insert(task.id(), (id, cost));
                         }
                     }
                 }
+                _ = &mut freed, if reading && !room => {} // look at the budget again
                 Some(joined) = pending.join_next_with_id() => {
+                    let task = match &joined {
+                        Ok((task, _)) => *task,
+                        Err(e) => e.id(),
+                    };
+                    let (id, cost) = pending_fires.remove(&task).unwrap_or_default();
                     let response = match joined {
-                        Ok((task, response)) => {
-                            pending_ids.remove(&task);
-                            response
-                        }
+                        Ok((_, response)) => response,
                         Err(e) => {
                             tracing::error!("a fire's task ended abnormally: {e}");
-                            let id = pending_ids.remove(&e.id()).flatten();
                             to_line(&ErrorResponse::new(id, ErrorKind::Internal, "internal error; see the daemon's log"))
                         }
                     };
-                    if write.write_all(&response).await.is_err() { break; }
+                    let written = write.write_all(&response).await;
+                    // The answer is out (or the client gone): what the fire held is free.
+                    drop(response);
+                    account.release(cost);
+                    if written.is_err() { break; }
                     // A long fire is activity: the idle clock starts again from its answer.
                     idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
                 }
@@ -228,8 +246,8 @@ impl Connection {
                 _ = self.shared.draining.cancelled(), if reading && pending.is_empty() => {
                     // Requests the client wrote before the shutdown may sit unread: each gets its answer
                     // (`shutting_down`) rather than a closed connection.
-                    for line in unread_lines(&mut frames) {
-                        let Action::Respond(response) = self.handle(&line) else { continue };
+                    for line in lines.unread() {
+                        let Action::Respond(response) = self.handle(&line, 0) else { continue };
                         if write.write_all(&response).await.is_err() { break; }
                     }
                     break;
@@ -244,8 +262,54 @@ impl Connection {
         .await;
     }
 
-    fn handle(&mut self, line: &[u8]) -> Action {
-        let (id, request) = match protocol::decode(line) {
+    /// One whole request line, decoded and acted on. A large line is sized and decoded on a blocking
+    /// thread: tens of megabytes of JSON take tens of milliseconds, which on the one thread every
+    /// connection shares would hold up every other client.
+    async fn take(&mut self, line: bytes::Bytes) -> Action {
+        if line.len() <= LARGE_LINE {
+            let cost = memory::request_cost(&line);
+            return self.handle(&line, cost);
+        }
+        let sized = line.clone();
+        let cost = tokio::task::spawn_blocking(move || memory::request_cost(&sized))
+            .await
+            .unwrap_or(usize::MAX);
+        if cost > memory::CONNECTION_BUDGET {
+            let message = format!(
+                "the request would take about {} MiB once decoded, over the {} MiB a connection may hold",
+                cost >> 20,
+                memory::CONNECTION_BUDGET >> 20
+            );
+            return Action::Respond(to_line(&ErrorResponse::new(
+                None,
+                ErrorKind::TooLarge,
+                message,
+            )));
+        }
+        match tokio::task::spawn_blocking(move || protocol::decode(&line)).await {
+            Ok(decoded) => self.act(decoded, cost),
+            Err(e) => {
+                tracing::error!("decoding a request failed abnormally: {e}");
+                Action::Respond(to_line(&ErrorResponse::new(
+                    None,
+                    ErrorKind::Internal,
+                    "internal error; see the daemon's log",
+                )))
+            }
+        }
+    }
+
+    /// A request line decoded and acted on; `cost` is what a fire of it is charged while pending.
+    fn handle(&mut self, line: &[u8], cost: usize) -> Action {
+        self.act(protocol::decode(line), cost)
+    }
+
+    fn act(
+        &mut self,
+        decoded: Result<(Option<Value>, Request), ErrorResponse>,
+        cost: usize,
+    ) -> Action {
+        let (id, request) = match decoded {
             Ok(decoded) => decoded,
             Err(error) => return Action::Respond(to_line(&error)),
         };
@@ -261,12 +325,15 @@ impl Connection {
                 event,
             } => {
                 let agent = agent.or_else(|| self.agent.clone());
-                Action::Fire(Fire {
-                    id,
-                    moment,
-                    agent,
-                    event,
-                })
+                Action::Fire(
+                    Fire {
+                        id,
+                        moment,
+                        agent,
+                        event,
+                    },
+                    cost,
+                )
             }
             Request::Hello { agent, moments } => {
                 self.agent = agent;
@@ -407,40 +474,103 @@ async fn peer_gone(probe: Option<&AsyncFd<OwnedFd>>) {
     }
 }
 
-/// Every whole line already sent on the connection and not yet read, read without waiting.
-///
-/// Read with a plain non-blocking `recv`, not through tokio: tokio reads only once the reactor has seen
-/// the socket readable, and at shutdown that event may not have been processed yet.
-fn unread_lines(
-    frames: &mut FramedRead<tokio::net::unix::OwnedReadHalf, LineDecoder>,
-) -> Vec<bytes::BytesMut> {
-    use nix::sys::socket::{MsgFlags, recv};
-    use std::os::fd::AsRawFd;
-    use tokio_util::codec::Decoder;
-    /// Enough for any client that was not flooding; the rest is dropped with the connection.
-    const MOST: usize = 4 * MAX_LINE;
-    let fd = frames.get_ref().as_ref().as_raw_fd();
-    let mut buffer = std::mem::take(frames.read_buffer_mut());
-    let mut chunk = vec![0u8; 64 * 1024];
-    while buffer.len() < MOST {
-        match recv(fd, &mut chunk, MsgFlags::MSG_DONTWAIT) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+/// A fire run to its answer line, cut to [`crate::answer_cap::MAX_ANSWER`] bytes if it is longer (the
+/// verdict is never cut), so that what a pending fire is charged covers its answer.
+async fn answer(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken) -> Vec<u8> {
+    match fire::decide(shared, request, cancel).await {
+        Ok(mut response) => {
+            crate::answer_cap::cap(&mut response);
+            to_line(&response)
         }
+        Err(error) => to_line(&error),
     }
-    let mut lines = Vec::new();
-    while let Ok(Some(Frame::Line(line))) = frames.decoder_mut().decode(&mut buffer) {
-        lines.push(line);
-    }
-    lines
 }
 
-/// The next frame of a connection (`StreamExt::next`, without a streams crate for one method).
-async fn next<R, D>(frames: &mut FramedRead<R, D>) -> Option<Result<D::Item, D::Error>>
-where
-    R: tokio::io::AsyncRead + Unpin,
-    D: tokio_util::codec::Decoder,
-{
-    std::future::poll_fn(|cx| futures_core::Stream::poll_next(std::pin::Pin::new(&mut *frames), cx))
-        .await
+/// A connection's requests, a line at a time. Reading a line past [`LARGE_LINE`] bytes needs one of the
+/// daemon's few large-line permits: every connection may send a line of up to [`MAX_LINE`], but only a
+/// few may buffer one at the same time.
+struct Lines {
+    read: OwnedReadHalf,
+    buffer: BytesMut,
+    decoder: LineDecoder,
+    ended: bool,
+    large: Option<tokio::sync::OwnedSemaphorePermit>,
 }
+
+impl Lines {
+    fn new(read: OwnedReadHalf) -> Lines {
+        Lines {
+            read,
+            buffer: BytesMut::new(),
+            decoder: LineDecoder::new(MAX_LINE),
+            ended: false,
+            large: None,
+        }
+    }
+
+    /// The next line; `None` at the end of the connection.
+    async fn next(&mut self, memory: &Memory) -> Option<std::io::Result<Frame>> {
+        use tokio::io::AsyncReadExt;
+        use tokio_util::codec::Decoder;
+        loop {
+            let frame = if self.ended {
+                self.decoder.decode_eof(&mut self.buffer)
+            } else {
+                self.decoder.decode(&mut self.buffer)
+            };
+            match frame {
+                Ok(Some(frame)) => {
+                    if self.buffer.len() <= LARGE_LINE {
+                        self.large = None;
+                        // A large line's buffer is not kept for the small ones that follow.
+                        if self.buffer.capacity() > 4 * READ_CHUNK {
+                            self.buffer = BytesMut::from(&self.buffer[..]);
+                        }
+                    }
+                    return Some(Ok(frame));
+                }
+                Ok(None) if self.ended => return None,
+                Ok(None) => {}
+                Err(e) => return Some(Err(e)),
+            }
+            if self.buffer.len() > LARGE_LINE && self.large.is_none() {
+                self.large = Some(memory.large_line().await);
+            }
+            self.buffer.reserve(READ_CHUNK);
+            match self.read.read_buf(&mut self.buffer).await {
+                Ok(0) => self.ended = true,
+                Ok(_) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+
+    /// Every whole line already sent on the connection and not yet read, read without waiting.
+    ///
+    /// Read with a plain non-blocking `recv`, not through tokio: tokio reads only once the reactor has
+    /// seen the socket readable, and at shutdown that event may not have been processed yet.
+    fn unread(&mut self) -> Vec<BytesMut> {
+        use nix::sys::socket::{MsgFlags, recv};
+        use std::os::fd::AsRawFd;
+        use tokio_util::codec::Decoder;
+        /// Enough for any client that was not flooding; the rest is dropped with the connection.
+        const MOST: usize = 4 << 20;
+        let fd = self.read.as_ref().as_raw_fd();
+        let mut buffer = std::mem::take(&mut self.buffer);
+        let mut chunk = vec![0u8; READ_CHUNK];
+        while buffer.len() < MOST {
+            match recv(fd, &mut chunk, MsgFlags::MSG_DONTWAIT) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let mut lines = Vec::new();
+        while let Ok(Some(Frame::Line(line))) = self.decoder.decode(&mut buffer) {
+            lines.push(line);
+        }
+        lines
+    }
+}
+
+/// How much is read from a connection at a time.
+const READ_CHUNK: usize = 64 * 1024;

@@ -61,6 +61,8 @@ pub struct Shared {
     pub http: crate::http::Control,
     /// Connection slots left by the open-file limit once hooks have their reserve.
     pub descriptors: crate::descriptors::Descriptors,
+    /// The requests and answers every connection holds, against the daemon's budget.
+    pub memory: Arc<crate::memory::Memory>,
 }
 
 impl Shared {
@@ -96,6 +98,7 @@ impl Shared {
             abandon: CancellationToken::new(),
             http: crate::http::Control::new(http_token),
             descriptors,
+            memory: Arc::default(),
         })
     }
 

@@ -976,3 +976,95 @@ fn idle_connections_never_take_the_descriptors_a_hook_needs() {
     assert_eq!(late.request(&json!({"op": "status"}))["ok"], true);
     eprintln!("figures: open-file limit {LIMIT}: {allowed} connections at once, hooks ran");
 }
+
+/// The daemon's peak resident memory (VmHWM), in MiB.
+fn peak_memory_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("reading status");
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse::<u64>().ok())
+        .map(|kib| kib / 1024)
+        .unwrap_or_else(|| panic!("no VmHWM in:\n{status}"))
+}
+
+#[test]
+fn a_client_that_pipelines_floods_and_never_reads_is_held_to_a_budget() {
+    // Issue 12, item 10: a hook printing 1 MiB of control characters gives answers of about 6 MiB once
+    // escaped; one client pipelining 256 such fires without reading made the daemon hold 1.58 GB.
+    const FIRES: usize = 256;
+    let sb = Sandbox::new();
+    sb.script(
+        "flood.sh",
+        "echo x >> @DIR@/runs\nhead -c 1048576 /dev/zero | tr '\\0' '\\1'",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"flood\"\nmatcher = \"Flood\"\ncommand = \"@DIR@/flood.sh\"\n\
+         [[hooks.PreToolUse]]\nname = \"w\"\nmatcher = \"Bash\"\nargv = [\"/bin/echo\", \"w\"]\n",
+    );
+    let d = Daemon::start(sb);
+    let w = Witness::start(&d);
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    let requests: Vec<u8> = (0..FIRES)
+        .flat_map(|id| {
+            let mut line = json!({"op": "fire", "id": id, "moment": "PreToolUse",
+                                  "event": {"tool_name": "Flood"}})
+            .to_string()
+            .into_bytes();
+            line.push(b'\n');
+            line
+        })
+        .collect();
+    (&stream).write_all(&requests).unwrap();
+    // The daemon runs fires until the client's budget is spent, then stops reading its requests.
+    let runs = || {
+        std::fs::read_to_string(d.sb.p("runs"))
+            .map(|text| text.lines().count())
+            .unwrap_or(0)
+    };
+    wait_until(RESPONSE, "the budget to be spent", || {
+        runs() > 16 && d.status()["in_flight"] == 0
+    });
+    let stalled_at = runs();
+    assert!(
+        stalled_at < FIRES,
+        "every fire ran for a client that read nothing"
+    );
+    w.served(3, "a client flooding without reading");
+    let peak = peak_memory_mib(d.pid());
+    // Then the client reads: every fire is answered, in full or cut, never lost.
+    stream.set_read_timeout(Some(RESPONSE)).unwrap();
+    let mut reader = BufReader::new(&stream);
+    let mut ids = std::collections::BTreeSet::new();
+    for _ in 0..FIRES {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("an answer");
+        assert!(
+            line.len() <= (1 << 20) + 1,
+            "an answer of {} bytes",
+            line.len()
+        );
+        let r: Value = serde_json::from_str(&line).expect("an answer in JSON");
+        assert_eq!(r["ok"], true, "{r}");
+        assert!(
+            r["adds"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .starts_with("hookd cut"),
+            "the cut is not said"
+        );
+        ids.insert(r["id"].as_u64().unwrap());
+    }
+    assert_eq!(ids.len(), FIRES, "every fire answered once");
+    let peak = peak.max(peak_memory_mib(d.pid()));
+    assert!(peak < 600, "the daemon's memory peaked at {peak} MiB");
+    w.finish();
+    eprintln!(
+        "figures: {FIRES} pipelined fires of 6 MiB answers, unread: {stalled_at} ran before the daemon stopped reading; peak memory {peak} MiB"
+    );
+}

@@ -1,0 +1,180 @@
+//! A fire's answer, kept under [`MAX_ANSWER`] bytes once written as JSON. A hook may print a megabyte of
+//! control characters, each six bytes once escaped, and a fire may have many hooks: uncapped, one answer
+//! could be tens of megabytes, and a client pipelining fires without reading could make the daemon hold
+//! gigabytes. The verdict itself is never cut: a refusal stays a refusal, with the start of its reason; what
+//! is cut is the end of what the hooks add, in the settings file's order, and the cut is said.
+
+use crate::protocol::FireResponse;
+
+/// The longest answer line, in bytes.
+pub const MAX_ANSWER: usize = 1 << 20;
+
+/// The longest reason kept, in bytes of text (before escaping).
+const MAX_REASON: usize = 64 << 10;
+
+/// The longest error kept in a hook's report, in bytes of text.
+const MAX_ERROR: usize = 4 << 10;
+
+/// Room kept for the note that says what was cut.
+const NOTE_ROOM: usize = 256;
+
+/// Cuts `response` to fit [`MAX_ANSWER`]; returns how many bytes of text were cut (0: it fit as it was).
+pub fn cap(response: &mut FireResponse) -> usize {
+    if serialized_len(response) <= MAX_ANSWER {
+        return 0;
+    }
+    let mut cut = 0;
+    if let Some(reason) = &mut response.reason {
+        cut += truncate(reason, MAX_REASON);
+    }
+    for report in &mut response.hooks {
+        if let Some(error) = &mut report.error {
+            cut += truncate(error, MAX_ERROR);
+        }
+    }
+    let adds = std::mem::take(&mut response.adds);
+    let mut room = MAX_ANSWER.saturating_sub(serialized_len(response) + NOTE_ROOM);
+    for mut add in adds {
+        // The add, its quotes and the comma before it.
+        let whole = escaped_len(&add) + 3;
+        if whole <= room {
+            room -= whole;
+            response.adds.push(add);
+            continue;
+        }
+        let keep = longest_prefix_within(&add, room.saturating_sub(3));
+        cut += add.len() - keep;
+        add.truncate(keep);
+        room = 0;
+        if !add.is_empty() {
+            response.adds.push(add);
+        }
+    }
+    if cut > 0 {
+        response.adds.push(format!(
+            "hookd cut {cut} bytes of what the hooks said: an answer is at most {MAX_ANSWER} bytes"
+        ));
+        tracing::warn!(
+            cut,
+            "a fire's answer was over {MAX_ANSWER} bytes: the end of what its hooks said was cut"
+        );
+    }
+    cut
+}
+
+/// The length of `response` as JSON, counted without building it (it may be many megabytes).
+fn serialized_len(response: &FireResponse) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, response);
+    count.0
+}
+
+/// Cuts `text` to at most `most` bytes, at a character boundary; returns how many bytes went.
+fn truncate(text: &mut String, most: usize) -> usize {
+    if text.len() <= most {
+        return 0;
+    }
+    let mut end = most;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    cut
+}
+
+/// The bytes one character takes in a JSON string.
+fn escaped_char_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+fn escaped_len(text: &str) -> usize {
+    text.chars().map(escaped_char_len).sum()
+}
+
+/// The length in bytes of the longest prefix of `text` whose escaped form fits in `room`.
+fn longest_prefix_within(text: &str, room: usize) -> usize {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += escaped_char_len(c);
+        if used > room {
+            return at;
+        }
+    }
+    text.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::HookReport;
+    use crate::verdict::Kind;
+
+    fn response(refused: bool, adds: Vec<String>) -> FireResponse {
+        FireResponse {
+            id: Some(1.into()),
+            ok: true,
+            refused,
+            reason: refused.then(|| "\u{1}".repeat(1 << 20)),
+            adds,
+            hooks: vec![HookReport {
+                name: "flood".into(),
+                outcome: Kind::Refused,
+                exit: Some(2),
+                ms: 1.0,
+                error: None,
+                truncated: true,
+            }],
+        }
+    }
+
+    #[test]
+    fn escaped_lengths_are_those_serde_writes() {
+        for text in ["plain", "\u{1}\u{1f}", "\"\\\n\t", "é€😀", "\u{7f}"] {
+            assert_eq!(
+                escaped_len(text) + 2,
+                serde_json::to_string(text).unwrap().len(),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_small_answer_is_left_alone() {
+        let mut small = response(false, vec!["branch: main".into()]);
+        let before = small.clone();
+        assert_eq!(cap(&mut small), 0);
+        assert_eq!(small, before);
+    }
+
+    #[test]
+    fn a_flood_of_control_characters_is_cut_to_fit_and_the_refusal_kept() {
+        let flood = "\u{2}".repeat(1 << 20);
+        let mut answer = response(true, vec![flood.clone(), "second".into(), flood]);
+        assert!(cap(&mut answer) > 0);
+        assert!(
+            serialized_len(&answer) <= MAX_ANSWER,
+            "{}",
+            serialized_len(&answer)
+        );
+        assert!(answer.refused);
+        assert_eq!(answer.reason.as_ref().unwrap().len(), MAX_REASON);
+        assert!(answer.adds.last().unwrap().starts_with("hookd cut "));
+        // What was kept is a prefix, in the settings file's order.
+        assert!(answer.adds[0].chars().all(|c| c == '\u{2}'));
+    }
+}

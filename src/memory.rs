@@ -1,0 +1,186 @@
+//! The memory a client can make the daemon hold: the requests it has sent and the answers it has not yet
+//! read. Each connection has a budget, and all of them together have one; past either, the daemon stops
+//! reading requests (of that client, or of every client) until answers are read and memory is freed. A
+//! client that pipelines fires and never reads its answers then holds up only itself, and the daemon never
+//! grows until the kernel kills it (leaving its socket behind, and every agent without its guard).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+
+/// What one connection may hold: room for one request of the largest size, decoded, with its answer.
+pub const CONNECTION_BUDGET: usize = 160 << 20;
+
+/// What every connection together may hold before the daemon stops reading requests.
+pub const TOTAL_BUDGET: usize = 1 << 30;
+
+/// What a request is charged, beyond its own bytes, for its answer while it is pending: the most an
+/// answer line can be ([`crate::answer_cap`]).
+pub const ANSWER_RESERVE: usize = crate::answer_cap::MAX_ANSWER + (64 << 10);
+
+/// A request line longer than this is a large one: reading it needs a [`Memory::large_line`] permit.
+pub const LARGE_LINE: usize = 1 << 20;
+
+/// Large lines read at once, across every connection: each may buffer up to the longest line allowed.
+const LARGE_LINES_AT_ONCE: usize = 4;
+
+/// The daemon-wide count, and the permits for reading large lines.
+#[derive(Debug)]
+pub struct Memory {
+    held: AtomicUsize,
+    freed: Notify,
+    large_lines: Arc<Semaphore>,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory {
+            held: AtomicUsize::new(0),
+            freed: Notify::new(),
+            large_lines: Arc::new(Semaphore::new(LARGE_LINES_AT_ONCE)),
+        }
+    }
+}
+
+impl Memory {
+    /// Bytes held by every connection together.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::Relaxed)
+    }
+
+    /// Whether new requests may be read now.
+    pub fn has_room(&self) -> bool {
+        self.held() < TOTAL_BUDGET
+    }
+
+    /// Resolves when memory has been freed (some answer was read, some fire ended) after it was made;
+    /// call `enable` on it before looking at the budget, so that nothing freed in between is missed.
+    pub fn freed(&self) -> tokio::sync::futures::Notified<'_> {
+        self.freed.notified()
+    }
+
+    /// Permission to buffer one large line; released when the line is whole (or the connection ends).
+    pub async fn large_line(&self) -> OwnedSemaphorePermit {
+        self.large_lines
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the large-line permits are never closed")
+    }
+
+    fn charge(&self, bytes: usize) {
+        self.held.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    fn release(&self, bytes: usize) {
+        self.held.fetch_sub(bytes, Ordering::Relaxed);
+        self.freed.notify_waiters();
+    }
+}
+
+/// One connection's share: what it holds, counted in its own budget and in the daemon's.
+#[derive(Debug)]
+pub struct Account {
+    memory: Arc<Memory>,
+    held: usize,
+}
+
+impl Account {
+    pub fn new(memory: Arc<Memory>) -> Account {
+        Account { memory, held: 0 }
+    }
+
+    /// Whether this connection may read another request now.
+    pub fn has_room(&self) -> bool {
+        self.held < CONNECTION_BUDGET && self.memory.has_room()
+    }
+
+    pub fn charge(&mut self, bytes: usize) {
+        self.held += bytes;
+        self.memory.charge(bytes);
+    }
+
+    pub fn release(&mut self, bytes: usize) {
+        let bytes = bytes.min(self.held);
+        self.held -= bytes;
+        self.memory.release(bytes);
+    }
+
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+}
+
+impl Drop for Account {
+    fn drop(&mut self) {
+        self.memory.release(self.held);
+    }
+}
+
+/// What a request line is charged while its fire is pending: the line, its decoded form, and room for its
+/// answer. A decoded event is a tree of values: each `[`, `{`, `,` and `:` outside strings is about one
+/// more node, and a node costs tens of bytes beyond its text.
+pub fn request_cost(line: &[u8]) -> usize {
+    const PER_NODE: usize = 64;
+    line.len() * 2 + structural_bytes(line) * PER_NODE + ANSWER_RESERVE
+}
+
+/// The bytes `[`, `{`, `,`, `:` of a JSON text outside its strings.
+fn structural_bytes(line: &[u8]) -> usize {
+    let (mut count, mut in_string, mut escaped) = (0, false, false);
+    for &byte in line {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match byte {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' | b':' => count += 1,
+                _ => {}
+            }
+        }
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structure_is_counted_outside_strings_only() {
+        assert_eq!(structural_bytes(br#"{"a":[1,2],"b":"x,y:{[\"]"}"#), 6);
+        assert_eq!(structural_bytes(b"[0,0,0,0]"), 4);
+        assert_eq!(structural_bytes(br#""\\",""#), 0);
+    }
+
+    #[test]
+    fn an_account_gives_back_what_it_held_when_dropped() {
+        let memory = Arc::new(Memory::default());
+        let mut account = Account::new(memory.clone());
+        account.charge(100);
+        assert_eq!(memory.held(), 100);
+        account.release(30);
+        assert_eq!(memory.held(), 70);
+        drop(account);
+        assert_eq!(memory.held(), 0);
+    }
+
+    #[test]
+    fn a_connection_past_its_budget_reads_no_more() {
+        let memory = Arc::new(Memory::default());
+        let mut account = Account::new(memory.clone());
+        assert!(account.has_room());
+        account.charge(CONNECTION_BUDGET);
+        assert!(!account.has_room());
+        let other = Account::new(memory.clone());
+        assert!(other.has_room(), "one connection's budget is its own");
+        account.release(1);
+        assert!(account.has_room());
+    }
+}
