@@ -60,13 +60,7 @@ pub async fn decide(
     event.insert("hook_event_name".into(), Value::String(moment.clone()));
     let stop_loop = StopLoop::begin(shared, &moment, agent.as_deref(), &mut event);
     let field = moment::known(&moment).and_then(|m| m.matcher_field);
-    let hooks: Vec<Arc<Hook>> = settings
-        .hooks_for(&moment)
-        .iter()
-        .filter(|hook| hook.enabled && hook.applies_to_agent(agent.as_deref()))
-        .filter(|hook| field.is_none_or(|field| hook.matcher.matches_event(&event, field)))
-        .cloned()
-        .collect();
+    let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
     let _in_flight = (!hooks.is_empty()).then(|| shared.fire_started());
     let runs = if hooks.is_empty() {
         Vec::new() // the common case, kept cheap: nothing to serialize, nothing to spawn
@@ -131,6 +125,66 @@ pub async fn decide(
         reason: verdict.reason,
         adds: verdict.adds,
         hooks: reports,
+    })
+}
+
+/// A matched value longer than this (tool names are tens of bytes) is matched on a blocking thread: a
+/// regular expression against a value of a megabyte can take seconds, and on the runtime's one thread
+/// that would hold up every other client.
+const LONG_MATCHED_VALUE: usize = 256;
+
+/// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
+/// file's order.
+async fn select_hooks(
+    generation: &Arc<Generation>,
+    moment: &str,
+    agent: Option<&str>,
+    field: Option<&'static str>,
+    event: &Map<String, Value>,
+) -> Vec<Arc<Hook>> {
+    let candidates = generation
+        .settings
+        .hooks_for(moment)
+        .iter()
+        .filter(|hook| hook.enabled && hook.applies_to_agent(agent));
+    let Some(field) = field else {
+        return candidates.cloned().collect();
+    };
+    // Only the field and the agent's own tool name are looked at by a matcher.
+    let keys = [field, "agent_tool_name"];
+    let long = keys.iter().any(|key| {
+        event
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
+    });
+    if !long {
+        return candidates
+            .filter(|hook| hook.matcher.matches_event(event, field))
+            .cloned()
+            .collect();
+    }
+    let matched: Map<String, Value> = keys
+        .into_iter()
+        .filter_map(|key| Some((key.to_string(), event.get(key)?.clone())))
+        .collect();
+    let candidates: Vec<Arc<Hook>> = candidates.cloned().collect();
+    let selecting = tokio::task::spawn_blocking(move || {
+        candidates
+            .into_iter()
+            .filter(|hook| hook.matcher.matches_event(&matched, field))
+            .collect()
+    });
+    selecting.await.unwrap_or_else(|e| {
+        // Never silently none: a hook that should have run and did not is a policy that did not hold.
+        tracing::error!("matching hooks failed abnormally ({e}): running every hook of the moment");
+        generation
+            .settings
+            .hooks_for(moment)
+            .iter()
+            .filter(|hook| hook.enabled && hook.applies_to_agent(agent))
+            .cloned()
+            .collect()
     })
 }
 

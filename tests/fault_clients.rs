@@ -1068,3 +1068,48 @@ fn a_client_that_pipelines_floods_and_never_reads_is_held_to_a_budget() {
         "figures: {FIRES} pipelined fires of 6 MiB answers, unread: {stalled_at} ran before the daemon stopped reading; peak memory {peak} MiB"
     );
 }
+
+#[test]
+fn a_long_tool_name_against_slow_matchers_holds_up_no_other_client() {
+    // Issue 12, item 11: a regex matcher against a 0.9 MB tool_name stalled every client for 3.5 s. A
+    // regular expression like `\w{100}Z` is slow on a long non-ASCII value (the lazy DFA gives up and a
+    // slower engine takes over): four of them take a long while against 0.9 MB.
+    let mut settings = String::new();
+    for n in 0..4 {
+        settings.push_str(&format!(
+            "[[hooks.PreToolUse]]\nname = \"slow{n}\"\nmatcher = \"\\\\w{{100}}Z{n}\"\nargv = [\"/bin/echo\", \"slow\"]\n"
+        ));
+    }
+    settings.push_str(
+        "[[hooks.PreToolUse]]\nname = \"w\"\nmatcher = \"Bash\"\nargv = [\"/bin/echo\", \"w\"]\n",
+    );
+    let sb = Sandbox::new();
+    sb.settings(&settings);
+    let d = Daemon::start(sb);
+    let long = "éa ".repeat(225_000);
+    let slow = UnixStream::connect(&d.socket).unwrap();
+    let mut line = json!({"op": "fire", "id": "long", "moment": "PreToolUse",
+                          "event": {"tool_name": long}})
+    .to_string();
+    line.push('\n');
+    (&slow).write_all(line.as_bytes()).unwrap();
+    // Another client is answered while the long one is still being matched.
+    let mut other = d.connect();
+    let r = other.request(&json!({"op": "fire", "id": "quick", "moment": "PreToolUse",
+                                  "event": {"tool_name": "Bash"}}));
+    assert_eq!(adds(&r), vec!["w"], "{r}");
+    slow.set_nonblocking(true).unwrap();
+    let mut byte = [0u8; 1];
+    assert!(
+        matches!((&slow).read(&mut byte), Err(e) if e.kind() == ErrorKind::WouldBlock),
+        "the long fire was answered before the quick one: the quick one waited behind its matching"
+    );
+    slow.set_nonblocking(false).unwrap();
+    slow.set_read_timeout(Some(RESPONSE)).unwrap();
+    // The long one is decided too: no matcher fits it, so no hook ran.
+    let mut answer = String::new();
+    BufReader::new(&slow).read_line(&mut answer).unwrap();
+    let r: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(r["id"], "long", "{r}");
+    assert_eq!(r["hooks"], json!([]), "{r}");
+}
