@@ -58,6 +58,7 @@ pub fn request(
         }
         _ => other(format!("cannot connect to hookd on {shown}: {e}")),
     })?;
+    check_daemon_is_ours(&stream, socket)?;
     stream
         .set_read_timeout(timeout)
         .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
@@ -91,4 +92,30 @@ pub fn request(
         }
         Err(e) => Err(other(format!("cannot read hookd's response: {e}"))),
     }
+}
+
+/// The process listening on the socket must be this user's (or root's). Where the socket's folder is not
+/// private (`/tmp/hookd-$UID` when `XDG_RUNTIME_DIR` is unset, a folder another user made first), another
+/// user could bind a socket of their own there and answer every fire "go ahead": the refusals of the real
+/// daemon would be lost.
+fn check_daemon_is_ours(stream: &UnixStream, socket: &Path) -> Result<(), ClientError> {
+    let credentials =
+        nix::sys::socket::getsockopt(stream, nix::sys::socket::sockopt::PeerCredentials).map_err(
+            |e| {
+                ClientError::Other(format!(
+                    "cannot tell who listens on {}: {e}",
+                    socket.display()
+                ))
+            },
+        )?;
+    let me = nix::unistd::getuid().as_raw();
+    if credentials.uid() != me && credentials.uid() != 0 {
+        return Err(ClientError::Other(format!(
+            "the process listening on {} belongs to uid {}, not to you (uid {me}) or root: it is not your \
+             hookd; refusing to take its answers",
+            socket.display(),
+            credentials.uid()
+        )));
+    }
+    Ok(())
 }
