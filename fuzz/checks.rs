@@ -26,6 +26,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::BytesMut;
+use hookd::head::{self, Scanner};
 use hookd::lines::{Frame, LineDecoder};
 use hookd::protocol::{self, ErrorKind, MAX_LINE, Request};
 use hookd::settings::{ConfigError, OnFailure, Program, Settings};
@@ -146,18 +147,35 @@ fn expected_frames(stream: &[u8], max: usize) -> Vec<Frame> {
 
 /// One request line through `protocol::decode`.
 fn request_line(line: &[u8]) {
-    let json: Option<Value> = serde_json::from_slice(line).ok();
-    let id_sent = json
-        .as_ref()
-        .and_then(Value::as_object)
-        .and_then(|o| o.get("id"));
+    // As the daemon reads JSON: lone surrogate escapes mended.
+    let parsed = head::parse(line);
+    let too_deep = parsed.as_ref().is_err_and(head::too_deep);
+    let json: Option<Value> = parsed.ok();
+    // A line that is not JSON: the id its head holds (a number or a string), which the error echoes.
+    let scanned = Scanner::scan(&["id"], None, line)
+        .fields
+        .remove("id")
+        .filter(|id| id.is_number() || id.is_string());
+    let id_sent = match &json {
+        Some(json) => json.as_object().and_then(|o| o.get("id")),
+        None => scanned.as_ref(),
+    };
     match protocol::decode(line) {
         Ok((id, request)) => {
-            let object = json
-                .as_ref()
-                .and_then(Value::as_object)
-                .expect("only a JSON object decodes as a request");
             assert_eq!(id.as_ref(), id_sent, "the id is given back as sent");
+            let Some(object) = json.as_ref().and_then(Value::as_object) else {
+                // Only a fire too deep to decode decodes from its head: as undecidable.
+                assert!(too_deep, "only a JSON object, or one too deep, decodes");
+                let Request::Fire { moment, event, .. } = request else {
+                    panic!("a request too deep to decode can only be a fire");
+                };
+                assert!(!moment.is_empty(), "a fire's moment is never empty");
+                assert!(
+                    event.undecidable.is_some(),
+                    "a fire too deep to decode is undecidable"
+                );
+                return;
+            };
             match request {
                 Request::Fire { moment, agent, .. } => {
                     assert_eq!(object.get("op"), Some(&Value::from("fire")));

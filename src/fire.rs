@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::moment;
-use crate::protocol::{ErrorKind, ErrorResponse, FireResponse, HookReport, to_line};
+use crate::protocol::{ErrorKind, ErrorResponse, Event, FireResponse, HookReport, to_line};
 use crate::runner::{Input, Ran};
 use crate::settings::{Hook, Program};
 use crate::state::{Generation, Shared};
@@ -21,7 +21,8 @@ pub struct Fire {
     pub moment: String,
     /// From the request, else the connection's `hello`.
     pub agent: Option<String>,
-    pub event: Map<String, Value>,
+    /// The event, or for one that could not be decoded whole, its head and why.
+    pub event: Event,
 }
 
 /// Runs a fire to its response line. `cancel` is the connection's: it ends the hooks when the client goes.
@@ -43,7 +44,10 @@ pub async fn decide(
         id,
         moment,
         agent,
-        mut event,
+        event: Event {
+            fields: mut event,
+            undecidable,
+        },
     } = request;
     let generation = shared.current();
     let settings = &generation.settings;
@@ -68,7 +72,9 @@ pub async fn decide(
         .cloned()
         .collect();
     let _in_flight = (!hooks.is_empty()).then(|| shared.fire_started());
-    let runs = if hooks.is_empty() {
+    let runs = if let Some(why) = &undecidable {
+        undecided(&hooks, &moment, agent.as_deref(), why)
+    } else if hooks.is_empty() {
         Vec::new() // the common case, kept cheap: nothing to serialize, nothing to spawn
     } else {
         let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
@@ -132,6 +138,20 @@ pub async fn decide(
         adds: verdict.adds,
         hooks: reports,
     })
+}
+
+/// The runs of an undecidable event's hooks (too large or too deep to decode): none is run, since none
+/// could be given the event; each is read as failed with `why`, so that `on_failure = "refuse"` refuses
+/// and `ignore` shows the failure in the response, rather than the event passing as if nothing watched it.
+fn undecided(hooks: &[Arc<Hook>], moment: &str, agent: Option<&str>, why: &str) -> Vec<Ran> {
+    tracing::warn!(
+        %moment,
+        agent = agent.unwrap_or(""),
+        hooks = hooks.len(),
+        "an event hookd cannot decide: {why}; its hooks are read as failed"
+    );
+    let failed = format!("hookd could not give this hook the event: {why}");
+    hooks.iter().map(|_| Ran::lost(&failed)).collect()
 }
 
 /// A Stop (of a session) in the count of refused Stops in a row (contract 14).

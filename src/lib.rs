@@ -28,6 +28,7 @@ pub mod commands;
 pub mod daemon;
 pub mod dialect;
 pub mod fire;
+pub mod head;
 pub mod http;
 pub mod import;
 pub mod lines;
