@@ -588,18 +588,18 @@ fn write_in_background(stream: &UnixStream, bytes: Vec<u8>) -> JoinHandle<()> {
 }
 
 #[test]
-fn a_line_of_two_mib_is_too_large_and_closes_only_its_connection() {
+fn a_line_over_65_mib_is_too_large_and_closes_only_its_connection() {
     let d = daemon();
     let w = Witness::start(&d);
 
-    // A fire, then a line of 2 MiB: the fire is answered, the line is answered too_large, then the
+    // A fire, then a line of 66 MiB (the limit: an event of 64 MiB and 1 MiB around it): the fire is answered, the line is answered too_large, then the
     // connection is closed.
     let stream = UnixStream::connect(&d.socket).unwrap();
     let mut c = Client::from_stream(stream.try_clone().unwrap());
     c.send(&witness_request(1));
     let long = format!(
         "{{\"op\":\"status\",\"id\":\"long\",\"pad\":\"{}\"}}\n",
-        "x".repeat(2 << 20)
+        "x".repeat(66 << 20)
     );
     let writer = write_in_background(&stream, long.into_bytes());
     let mut answers = [c.recv(), c.recv()];
@@ -612,18 +612,18 @@ fn a_line_of_two_mib_is_too_large_and_closes_only_its_connection() {
     check_served(&answers[1], &json!("witness-1"));
     c.expect_eof();
     writer.join().unwrap();
-    w.served(3, "a line of 2 MiB");
+    w.served(3, "a line of 66 MiB");
 
-    // 2 MiB with no newline at all, from a client that stays: answered once the limit is passed, without
+    // 66 MiB with no newline at all, from a client that stays: answered once the limit is passed, without
     // waiting for a newline that never comes.
     let stream = UnixStream::connect(&d.socket).unwrap();
     let mut c = Client::from_stream(stream.try_clone().unwrap());
-    let writer = write_in_background(&stream, vec![b'7'; 2 << 20]);
+    let writer = write_in_background(&stream, vec![b'7'; 66 << 20]);
     assert_eq!(error_kind(&c.recv()), "too_large");
     c.expect_eof();
     writer.join().unwrap();
 
-    w.served(3, "2 MiB without a newline");
+    w.served(3, "66 MiB without a newline");
     still_the_same_daemon(&d);
     w.finish();
 }
