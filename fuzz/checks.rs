@@ -10,7 +10,9 @@
 //! - [`request`]: a connection's bytes, split into lines by `LineDecoder` as the server does, each line
 //!   decoded by `protocol::decode`. The lines are exactly the input's lines, none longer than the limit;
 //!   a request that does not decode gets an error response that is one line of JSON, echoes the request's
-//!   `id` whenever the line was an object with one, and says what is wrong in a bounded message.
+//!   `id` whenever the line was an object with one (or, for a line that is not JSON, whenever its head
+//!   holds one), and says what is wrong in a bounded message. Only a fire nested too deep decodes from
+//!   its head, as undecidable; the head scanner reads every line that is a JSON object as serde_json does.
 //! - [`settings`]: the bytes as a settings file (`Settings::parse`). Every error is placed at a real line
 //!   and column (both from 1), prints as `file:line:col: message` on one line, and the list is in file
 //!   order; valid settings hold only what validation promises (unique names, timeouts in range, ...).
@@ -160,6 +162,9 @@ fn request_line(line: &[u8]) {
         Some(json) => json.as_object().and_then(|o| o.get("id")),
         None => scanned.as_ref(),
     };
+    if let Some(object) = json.as_ref().and_then(Value::as_object) {
+        head_agrees(line, object);
+    }
     match protocol::decode(line) {
         Ok((id, request)) => {
             assert_eq!(id.as_ref(), id_sent, "the id is given back as sent");
@@ -233,6 +238,47 @@ fn request_line(line: &[u8]) {
             );
             assert_eq!(back["error"]["message"].as_str(), Some(message.as_str()));
             assert!(back["error"]["kind"].is_string());
+        }
+    }
+}
+
+/// The head scanner (which reads what serde_json cannot: too large, too deep) reads every top-level string
+/// member it is asked for, and those of the request's `event`, as serde_json does, whatever the pieces
+/// the line arrives in.
+fn head_agrees(line: &[u8], object: &serde_json::Map<String, Value>) {
+    const TOP: &[&str] = &["op", "id", "moment", "agent", "reason", "tool_name"];
+    fn strings<'a>(
+        object: Option<&'a serde_json::Map<String, Value>>,
+        wanted: &[&str],
+    ) -> Vec<(&'a String, &'a str)> {
+        object
+            .into_iter()
+            .flatten()
+            .filter(|(key, _)| wanted.contains(&key.as_str()))
+            .filter_map(|(key, value)| Some((key, value.as_str()?)))
+            .filter(|(_, value)| value.len() <= head::MAX_VALUE)
+            .collect()
+    }
+    let top = strings(Some(object), TOP);
+    let inner = strings(
+        object.get("event").and_then(Value::as_object),
+        head::EVENT_FIELDS,
+    );
+    for piece in [line.len().max(1), 3] {
+        let mut scanner = Scanner::new(TOP, Some(("event", head::EVENT_FIELDS)));
+        for bytes in line.chunks(piece) {
+            scanner.feed(bytes);
+        }
+        let found = scanner.finish();
+        assert!(found.object, "a JSON object is read as one");
+        for (fields, want) in [(&found.fields, &top), (&found.inner, &inner)] {
+            for (key, value) in want {
+                assert_eq!(
+                    fields.get(*key).and_then(Value::as_str),
+                    Some(*value),
+                    "the head scanner read {key} otherwise than serde_json (pieces of {piece})"
+                );
+            }
         }
     }
 }
