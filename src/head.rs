@@ -223,11 +223,23 @@ impl Scanner {
 
     /// Reads the next piece of the text.
     pub fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if self.done {
-                return;
+        let mut at = 0;
+        while at < bytes.len() && !self.done {
+            if let Lex::Str {
+                role: Role::Skip,
+                escape: Escape::None,
+                ..
+            } = self.lex
+            {
+                // Inside a string nobody asked for (a file's content, most of a big event): only a quote
+                // or a backslash matters.
+                match bytes[at..].iter().position(|&b| b == b'"' || b == b'\\') {
+                    Some(skip) => at += skip,
+                    None => return,
+                }
             }
-            self.byte(b);
+            self.byte(bytes[at]);
+            at += 1;
         }
     }
 
