@@ -559,7 +559,7 @@ fn bodies_up_to_64_mib_are_decided_whole_and_past_it_as_failures_of_their_hooks(
     let reply = exchange(port, &head("Transfer-Encoding: chunked"), &chunked(&body));
     assert_eq!(deny_reason(&reply), failed);
 
-    // The default, on_failure = "ignore": let through, and the daemon's log says so.
+    // The default, on_failure = "ignore": let through, and the user and the daemon's log are told.
     let d = size_guard("ignore");
     let head = format!(
         "POST /hooks/claude-code HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\nContent-Length: {}",
@@ -567,7 +567,11 @@ fn bodies_up_to_64_mib_are_decided_whole_and_past_it_as_failures_of_their_hooks(
         body.len()
     );
     let reply = exchange(d.http_port(), &head, &body);
-    assert_eq!((reply.status, reply.body.as_str()), (200, ""), "{reply:?}");
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(
+        reply.json(),
+        json!({"systemMessage": "hookd: the event is 70000000 bytes, over the 64 MiB limit: 1 hook(s) could not be given it and were read as failed"})
+    );
     wait_until(T, "the daemon to log the undecidable event", || {
         d.log_text().contains("an event hookd cannot decide")
     });

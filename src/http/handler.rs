@@ -9,7 +9,8 @@
 //! 4. The body: within [`BODY_TIMEOUT`] (408), a JSON object with `hook_event_name` (400). Up to
 //!    [`MAX_BODY`] bytes it is decoded whole; past that (or nested too deep to decode) it is read only for
 //!    its head as it streams by, and fired as undecidable: its hooks are read as failed, so that a hook
-//!    with `on_failure = "refuse"` refuses. No size is refused: an agent reads a 413 as "go on".
+//!    with `on_failure = "refuse"` refuses; with `ignore`, the answer is a `systemMessage` saying so. No
+//!    size is refused: an agent reads a 413 as "go on".
 //! 5. The fire, in-process, as the socket server fires; 200 with what `hookd relay` would print (an empty
 //!    body when the hooks have nothing to say).
 //!
@@ -121,6 +122,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         Ok(translated) => translated,
         Err(why) => return error(StatusCode::BAD_REQUEST, "bad_request", &why),
     };
+    let undecidable = event.undecidable.clone();
     let request = Fire {
         id: None,
         moment: moment.clone(),
@@ -130,8 +132,8 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     let cancel = context.shared.abandon.child_token();
     let verdict = match fire::decide(&context.shared, request, cancel).await {
         Ok(verdict) => verdict,
-        // A moment nobody hangs hooks on (one hookd does not know, not declared): nothing to say, as the
-        // relay says nothing.
+        // A moment nobody hangs hooks on (one hookd does not know, not declared): nothing to say. (The
+        // relay says when the event is not one of its agent's; an agent sends an http hook only its own.)
         Err(e) if e.error.kind == ErrorKind::UnknownMoment => return ok(None),
         Err(e) if e.error.kind == ErrorKind::ShuttingDown => return shutting_down(),
         Err(e) => {
@@ -151,6 +153,18 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         &adds,
         Transport::Http,
     );
+    if let Some(why) = undecidable
+        && answer.stdout.is_none()
+        && !verdict.hooks.is_empty()
+    {
+        // Its hooks were read as failed and none refuses on failure: the agent goes on, but the user is
+        // told, as the relay tells stderr (no hook having run, there is no other answer to carry it).
+        let message = format!(
+            "hookd: {why}: {} hook(s) could not be given it and were read as failed",
+            verdict.hooks.len()
+        );
+        return ok(Some(json!({"systemMessage": message}).to_string()));
+    }
     ok(answer.stdout)
 }
 
