@@ -465,6 +465,64 @@ mod tests {
     }
 
     #[test]
+    fn bad_json_echoes_an_id_read_from_its_head() {
+        for (line, id) in [
+            (&br#"{"op":"fire","id":3,"#[..], Some(json!(3))),
+            (br#"{"id":"x","op":"status",,}"#, Some(json!("x"))),
+            (b"{\"id\":7,\"op\":\"\xff\"}", Some(json!(7))),
+            (br#"{"event":{"id":1},"op":"#, None),
+            (br#"{"id":{"a":1},"op":"#, None),
+            (br#"not json, "id": 4"#, None),
+        ] {
+            let error = decode(line).unwrap_err();
+            assert_eq!((error.error.kind, error.id), (ErrorKind::BadJson, id));
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_are_read_as_replacement_characters() {
+        let (_, request) =
+            decode(br#"{"op":"fire","moment":"Stop","event":{"a":"x\ud800","b":"\\ud800"}}"#)
+                .unwrap();
+        let Request::Fire { event, .. } = request else {
+            panic!("not a fire")
+        };
+        assert_eq!(
+            Value::Object(event.fields),
+            json!({"a": "x\u{fffd}", "b": "\\ud800"})
+        );
+    }
+
+    #[test]
+    fn a_fire_too_deep_is_undecidable_and_the_field_says_so_too() {
+        let depth = 10_000;
+        let line = format!(
+            r#"{{"op":"fire","id":1,"moment":"PreToolUse","agent":"codex","event":{{"tool_name":"Bash","x":{}{}}}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let (id, request) = decode(line.as_bytes()).unwrap();
+        assert_eq!(id, Some(json!(1)));
+        assert_eq!(
+            request,
+            Request::Fire {
+                moment: "PreToolUse".into(),
+                agent: Some("codex".into()),
+                event: Event {
+                    fields: json!({"tool_name": "Bash"}).as_object().unwrap().clone(),
+                    undecidable: Some("the event is nested deeper than 128 levels".into()),
+                },
+            }
+        );
+        let (_, request) =
+            decode(br#"{"op":"fire","moment":"Stop","event":{},"undecidable":"too big"}"#).unwrap();
+        let Request::Fire { event, .. } = request else {
+            panic!("not a fire")
+        };
+        assert_eq!(event.undecidable.as_deref(), Some("too big"));
+    }
+
+    #[test]
     fn wrong_shapes_are_bad_requests_with_the_id_echoed() {
         for line in [
             r#"{"id":9}"#,
