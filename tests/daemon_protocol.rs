@@ -1,5 +1,7 @@
-//! The socket protocol (contract section 9): errors and what they leave of the connection, ids,
-//! pipelining, hello, status, reload (with SIGHUP), and peer credentials (section 11).
+//! The socket protocol (contract section 9): errors and what they leave of the connection, ids (echoed
+//! from bad JSON too), pipelining, hello, status, reload (with SIGHUP), and peer credentials (section 11).
+//! Fires that cannot be decoded whole (too deep, or `undecidable`) fail their hooks; lone surrogates are
+//! read as U+FFFD.
 
 mod common;
 

@@ -3,7 +3,9 @@
 //! with real shell hooks, and what the relay prints and how it exits is compared with the dialect table.
 //! Also: Gemini CLI's names mapped to Claude Code's, `agents` scoping, fail-open and `--fail-closed`
 //! when the daemon is down, silent or fed garbage, and `hello` / `check` knowing which moments each agent
-//! fires.
+//! fires. And events the model shapes, each decided (issue 12): up to 64 MiB given whole to the hooks,
+//! past that or 10,000 levels deep decided as failures of their hooks, lone surrogates read as U+FFFD;
+//! an event of another agent, or misspelt, said on stderr and refused with `--fail-closed`.
 //!
 //! The expected answers are written here from the contract's table, independently of `src/relay.rs`.
 
