@@ -10,7 +10,9 @@
 //! - [`request`]: a connection's bytes, split into lines by `LineDecoder` as the server does, each line
 //!   decoded by `protocol::decode`. The lines are exactly the input's lines, none longer than the limit;
 //!   a request that does not decode gets an error response that is one line of JSON, echoes the request's
-//!   `id` whenever the line was an object with one, and says what is wrong in a bounded message.
+//!   `id` whenever the line was an object with one (or, for a line that is not JSON, whenever its head
+//!   holds one), and says what is wrong in a bounded message. Only a fire nested too deep decodes from
+//!   its head, as undecidable; the head scanner reads every line that is a JSON object as serde_json does.
 //! - [`settings`]: the bytes as a settings file (`Settings::parse`). Every error is placed at a real line
 //!   and column (both from 1), prints as `file:line:col: message` on one line, and the list is in file
 //!   order; valid settings hold only what validation promises (unique names, timeouts in range, ...).
@@ -26,6 +28,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::BytesMut;
+use hookd::head::{self, Scanner};
 use hookd::lines::{Frame, LineDecoder};
 use hookd::protocol::{self, ErrorKind, MAX_LINE, Request};
 use hookd::settings::{ConfigError, OnFailure, Program, Settings};
@@ -146,18 +149,38 @@ fn expected_frames(stream: &[u8], max: usize) -> Vec<Frame> {
 
 /// One request line through `protocol::decode`.
 fn request_line(line: &[u8]) {
-    let json: Option<Value> = serde_json::from_slice(line).ok();
-    let id_sent = json
-        .as_ref()
-        .and_then(Value::as_object)
-        .and_then(|o| o.get("id"));
+    // As the daemon reads JSON: lone surrogate escapes mended.
+    let parsed = head::parse(line);
+    let too_deep = parsed.as_ref().is_err_and(head::too_deep);
+    let json: Option<Value> = parsed.ok();
+    // A line that is not JSON: the id its head holds (a number or a string), which the error echoes.
+    let scanned = Scanner::scan(&["id"], None, line)
+        .fields
+        .remove("id")
+        .filter(|id| id.is_number() || id.is_string());
+    let id_sent = match &json {
+        Some(json) => json.as_object().and_then(|o| o.get("id")),
+        None => scanned.as_ref(),
+    };
+    if let Some(object) = json.as_ref().and_then(Value::as_object) {
+        head_agrees(line, object);
+    }
     match protocol::decode(line) {
         Ok((id, request)) => {
-            let object = json
-                .as_ref()
-                .and_then(Value::as_object)
-                .expect("only a JSON object decodes as a request");
             assert_eq!(id.as_ref(), id_sent, "the id is given back as sent");
+            let Some(object) = json.as_ref().and_then(Value::as_object) else {
+                // Only a fire too deep to decode decodes from its head: as undecidable.
+                assert!(too_deep, "only a JSON object, or one too deep, decodes");
+                let Request::Fire { moment, event, .. } = request else {
+                    panic!("a request too deep to decode can only be a fire");
+                };
+                assert!(!moment.is_empty(), "a fire's moment is never empty");
+                assert!(
+                    event.undecidable.is_some(),
+                    "a fire too deep to decode is undecidable"
+                );
+                return;
+            };
             match request {
                 Request::Fire { moment, agent, .. } => {
                     assert_eq!(object.get("op"), Some(&Value::from("fire")));
@@ -215,6 +238,47 @@ fn request_line(line: &[u8]) {
             );
             assert_eq!(back["error"]["message"].as_str(), Some(message.as_str()));
             assert!(back["error"]["kind"].is_string());
+        }
+    }
+}
+
+/// The head scanner (which reads what serde_json cannot: too large, too deep) reads every top-level string
+/// member it is asked for, and those of the request's `event`, as serde_json does, whatever the pieces
+/// the line arrives in.
+fn head_agrees(line: &[u8], object: &serde_json::Map<String, Value>) {
+    const TOP: &[&str] = &["op", "id", "moment", "agent", "reason", "tool_name"];
+    fn strings<'a>(
+        object: Option<&'a serde_json::Map<String, Value>>,
+        wanted: &[&str],
+    ) -> Vec<(&'a String, &'a str)> {
+        object
+            .into_iter()
+            .flatten()
+            .filter(|(key, _)| wanted.contains(&key.as_str()))
+            .filter_map(|(key, value)| Some((key, value.as_str()?)))
+            .filter(|(_, value)| value.len() <= head::MAX_VALUE)
+            .collect()
+    }
+    let top = strings(Some(object), TOP);
+    let inner = strings(
+        object.get("event").and_then(Value::as_object),
+        head::EVENT_FIELDS,
+    );
+    for piece in [line.len().max(1), 3] {
+        let mut scanner = Scanner::new(TOP, Some(("event", head::EVENT_FIELDS)));
+        for bytes in line.chunks(piece) {
+            scanner.feed(bytes);
+        }
+        let found = scanner.finish();
+        assert!(found.object, "a JSON object is read as one");
+        for (fields, want) in [(&found.fields, &top), (&found.inner, &inner)] {
+            for (key, value) in want {
+                assert_eq!(
+                    fields.get(*key).and_then(Value::as_str),
+                    Some(*value),
+                    "the head scanner read {key} otherwise than serde_json (pieces of {piece})"
+                );
+            }
         }
     }
 }

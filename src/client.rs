@@ -48,6 +48,18 @@ pub fn request(
     request: &Value,
     timeout: Option<Duration>,
 ) -> Result<Response, ClientError> {
+    let mut line = serde_json::to_vec(request)
+        .map_err(|e| ClientError::Other(format!("cannot encode the request: {e}")))?;
+    line.push(b'\n');
+    request_line(socket, line, timeout)
+}
+
+/// [`request`] with the request already encoded, as one line with its `\n`.
+pub fn request_line(
+    socket: &Path,
+    line: Vec<u8>,
+    timeout: Option<Duration>,
+) -> Result<Response, ClientError> {
     let shown = socket.display();
     let other = ClientError::Other;
     let mut stream = UnixStream::connect(socket).map_err(|e| match e.kind() {
@@ -62,9 +74,6 @@ pub fn request(
     stream
         .set_read_timeout(timeout)
         .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
-    let mut line = serde_json::to_vec(request)
-        .map_err(|e| other(format!("cannot encode the request: {e}")))?;
-    line.push(b'\n');
     stream
         .write_all(&line)
         .map_err(|e| other(format!("cannot send the request to {shown}: {e}")))?;

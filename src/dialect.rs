@@ -5,6 +5,8 @@
 use serde_json::{Map, Value, json};
 
 use crate::agents::{Agent, claude_tool_name};
+use crate::head::{EVENT_FIELDS, Head, Scanner};
+use crate::protocol::Event;
 
 /// How the answer reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,18 +51,75 @@ impl Answer {
     }
 }
 
+/// An agent's hook input, read as a fire.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Translated {
+    /// hookd's name for the moment.
+    pub moment: String,
+    /// The agent's own name for it (`hook_event_name`), to answer in.
+    pub event_name: String,
+    pub event: Event,
+}
+
 /// The agent's hook input as a fire: the moment, the agent's own name for it, and the event. Gemini CLI's
 /// moments and tools are renamed to Claude Code's, keeping the tool's own name in `agent_tool_name`, so
 /// that one matcher serves every agent.
-pub fn translate(
-    agent: Agent,
-    input: &str,
-) -> Result<(String, String, Map<String, Value>), String> {
-    let mut event = match serde_json::from_str::<Value>(input) {
-        Ok(Value::Object(event)) => event,
-        Ok(_) => return Err("the hook input is not a JSON object".into()),
-        Err(e) => return Err(format!("the hook input is not JSON: {e}")),
+///
+/// `input` is at most [`crate::protocol::MAX_EVENT`] bytes (past that, see [`translate_head`]). Lone
+/// surrogate escapes are read as U+FFFD, bytes that are not UTF-8 as U+FFFD; an input nested deeper than
+/// serde_json reads is translated from its head, as undecidable (its hooks are read as failed).
+pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
+    let value = match crate::head::parse(input) {
+        Ok(value) => value,
+        Err(e) if crate::head::too_deep(&e) => {
+            let why = format!(
+                "the event is nested deeper than {} levels",
+                crate::protocol::MAX_DEPTH
+            );
+            return translate_head(agent, Scanner::scan(EVENT_FIELDS, None, input), why);
+        }
+        Err(e) => match std::str::from_utf8(input) {
+            Ok(_) => return Err(format!("the hook input is not JSON: {e}")),
+            // An agent's own text, not UTF-8 somewhere (a file's bytes in a tool input): read as the
+            // nearest UTF-8 rather than let the event through undecided.
+            Err(_) => crate::head::parse(String::from_utf8_lossy(input).as_bytes())
+                .map_err(|e| format!("the hook input is not JSON: {e}"))?,
+        },
     };
+    let Value::Object(event) = value else {
+        return Err("the hook input is not a JSON object".into());
+    };
+    let (moment, event_name, fields) = translate_object(agent, event)?;
+    Ok(Translated {
+        moment,
+        event_name,
+        event: fields.into(),
+    })
+}
+
+/// An input that cannot be decoded whole (`why`: too large, too deep) as an undecidable fire, from what
+/// its head holds ([`EVENT_FIELDS`]).
+pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translated, String> {
+    if !head.object {
+        return Err(format!("the hook input is not a JSON object ({why})"));
+    }
+    let (moment, event_name, fields) =
+        translate_object(agent, head.fields).map_err(|e| format!("{e} ({why})"))?;
+    Ok(Translated {
+        moment,
+        event_name,
+        event: Event {
+            fields,
+            undecidable: Some(why),
+            large: false,
+        },
+    })
+}
+
+fn translate_object(
+    agent: Agent,
+    mut event: Map<String, Value>,
+) -> Result<(String, String, Map<String, Value>), String> {
     let Some(event_name) = event
         .get("hook_event_name")
         .and_then(Value::as_str)
@@ -80,6 +139,63 @@ pub fn translate(
         event.insert("tool_name".into(), Value::String(claude_name.into()));
     }
     Ok((moment, event_name, event))
+}
+
+/// Gemini CLI's events with no counterpart among hookd's moments (contract 12): real events of its own,
+/// that simply have no hooks unless the settings declare them.
+const GEMINI_OWN_EVENTS: &[&str] = &["BeforeModel", "AfterModel", "BeforeToolSelection"];
+
+/// The event names an agent sends in `hook_event_name`.
+fn event_names(agent: Agent) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = agent
+        .moments()
+        .into_iter()
+        .map(|moment| agent.event_name_of(moment))
+        .collect();
+    if agent == Agent::GeminiCli {
+        names.extend_from_slice(GEMINI_OWN_EVENTS);
+    }
+    names
+}
+
+/// How an agent is named in a message.
+fn display_name(agent: Agent) -> &'static str {
+    match agent {
+        Agent::ClaudeCode => "Claude Code",
+        Agent::Codex => "Codex",
+        Agent::GeminiCli => "Gemini CLI",
+    }
+}
+
+/// For an event the daemon has no moment for (`unknown_moment`): `None` when it is a real event of this
+/// agent that nobody hangs hooks on (nothing to say), else what is wrong, naming the `--agent` that sends
+/// such events or the event that was likely meant. The agent's event names are few and known here, so a
+/// wrong `--agent` or a misspelt name is told from an event that is merely not watched.
+pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
+    let own = event_names(agent);
+    if own.contains(&event_name) {
+        return None;
+    }
+    let shown = crate::moment::shown(event_name);
+    let head = format!("\"{shown}\" is not an event {} sends", agent.name());
+    for other in Agent::ALL.into_iter().filter(|other| *other != agent) {
+        if event_names(other).contains(&event_name) {
+            let moment = other.moment_of(event_name);
+            let what = if moment == event_name {
+                format!("it is {}'s", display_name(other))
+            } else {
+                format!("it is {}'s name for {moment}", display_name(other))
+            };
+            return Some(format!("{head}; {what}: use --agent {}", other.name()));
+        }
+    }
+    match crate::moment::did_you_mean(event_name, own.iter().copied()) {
+        Some(meant) => Some(format!("{head} (did you mean \"{meant}\"?)")),
+        None => Some(format!(
+            "{head}, and the daemon has no moment of that name (its events are: {})",
+            own.join(", ")
+        )),
+    }
 }
 
 /// The reason to give the agent for a verdict: `None` when not refused; a refusal with no reason (or a
@@ -364,27 +480,95 @@ mod tests {
     #[test]
     fn gemini_input_gets_claude_names() {
         let input = include_str!("../tests/fixtures/agents/gemini-cli/BeforeTool.json");
-        let (moment, event_name, event) = translate(Agent::GeminiCli, input).unwrap();
+        let t = translate(Agent::GeminiCli, input.as_bytes()).unwrap();
         assert_eq!(
-            (moment.as_str(), event_name.as_str()),
+            (t.moment.as_str(), t.event_name.as_str()),
             ("PreToolUse", "BeforeTool")
         );
-        assert_eq!(event["tool_name"], "Bash");
-        assert_eq!(event["agent_tool_name"], "run_shell_command");
+        assert_eq!(t.event.fields["tool_name"], "Bash");
+        assert_eq!(t.event.fields["agent_tool_name"], "run_shell_command");
+        assert_eq!(t.event.undecidable, None);
     }
 
     #[test]
     fn claude_input_passes_through() {
         let input = include_str!("../tests/fixtures/agents/claude-code/PreToolUse-1.json");
-        let (moment, _, event) = translate(Agent::ClaudeCode, input).unwrap();
-        assert_eq!(moment, "PreToolUse");
-        assert!(event.get("agent_tool_name").is_none());
-        assert!(translate(Agent::ClaudeCode, "[]").is_err());
+        let t = translate(Agent::ClaudeCode, input.as_bytes()).unwrap();
+        assert_eq!(t.moment, "PreToolUse");
+        assert!(t.event.fields.get("agent_tool_name").is_none());
+        assert!(translate(Agent::ClaudeCode, b"[]").is_err());
         assert!(
-            translate(Agent::ClaudeCode, "{\"x\":1}")
+            translate(Agent::ClaudeCode, b"{\"x\":1}")
                 .unwrap_err()
                 .contains("hook_event_name")
         );
+    }
+
+    #[test]
+    fn lone_surrogates_and_bytes_that_are_not_utf8_are_read_as_replacements() {
+        let input =
+            br#"{"hook_event_name":"PreToolUse","tool_input":{"command":"rm -rf / \ud800"}}"#;
+        let t = translate(Agent::ClaudeCode, input).unwrap();
+        assert_eq!(t.event.fields["tool_input"]["command"], "rm -rf / \u{fffd}");
+        let input = b"{\"hook_event_name\":\"PreToolUse\",\"x\":\"\xff\"}";
+        let t = translate(Agent::ClaudeCode, input).unwrap();
+        assert_eq!(t.event.fields["x"], "\u{fffd}");
+    }
+
+    #[test]
+    fn too_deep_input_is_translated_from_its_head_as_undecidable() {
+        let depth = 10_000;
+        let input = format!(
+            r#"{{"hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{}{}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let t = translate(Agent::GeminiCli, input.as_bytes()).unwrap();
+        assert_eq!(t.moment, "PreToolUse");
+        assert_eq!(t.event.fields["tool_name"], "Write");
+        assert_eq!(t.event.fields["agent_tool_name"], "write_file");
+        assert!(t.event.undecidable.unwrap().contains("deeper than 128"));
+        let no_name = format!(
+            r#"{{"tool_input":{}{}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        assert!(
+            translate(Agent::ClaudeCode, no_name.as_bytes())
+                .unwrap_err()
+                .contains("hook_event_name")
+        );
+    }
+
+    #[test]
+    fn unknown_events_name_the_agent_or_the_event_meant() {
+        assert_eq!(
+            unknown_event(Agent::ClaudeCode, "BeforeTool").unwrap(),
+            "\"BeforeTool\" is not an event claude-code sends; it is Gemini CLI's name for PreToolUse: use --agent gemini-cli"
+        );
+        assert_eq!(
+            unknown_event(Agent::ClaudeCode, "PreTooluse").unwrap(),
+            "\"PreTooluse\" is not an event claude-code sends (did you mean \"PreToolUse\"?)"
+        );
+        assert!(
+            unknown_event(Agent::Codex, "BeforeModel")
+                .unwrap()
+                .contains("use --agent gemini-cli")
+        );
+        assert!(
+            unknown_event(Agent::GeminiCli, "PermissionRequest")
+                .unwrap()
+                .contains("use --agent claude-code")
+        );
+        assert!(
+            unknown_event(Agent::ClaudeCode, "Zzz")
+                .unwrap()
+                .contains("Zzz")
+        );
+        // Real events of the agent, merely not watched: nothing to say.
+        assert_eq!(unknown_event(Agent::GeminiCli, "BeforeModel"), None);
+        assert_eq!(unknown_event(Agent::GeminiCli, "BeforeTool"), None);
+        assert_eq!(unknown_event(Agent::ClaudeCode, "SubagentStart"), None);
     }
 
     #[test]

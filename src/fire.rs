@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::moment;
-use crate::protocol::{ErrorKind, ErrorResponse, FireResponse, HookReport, to_line};
+use crate::protocol::{ErrorKind, ErrorResponse, Event, FireResponse, HookReport, to_line};
 use crate::runner::{Input, Ran};
 use crate::settings::{Hook, Program};
 use crate::state::{Generation, Shared};
@@ -21,7 +21,8 @@ pub struct Fire {
     pub moment: String,
     /// From the request, else the connection's `hello`.
     pub agent: Option<String>,
-    pub event: Map<String, Value>,
+    /// The event, or for one that could not be decoded whole, its head and why.
+    pub event: Event,
 }
 
 /// Runs a fire to its response line. `cancel` is the connection's: it ends the hooks when the client goes.
@@ -43,7 +44,12 @@ pub async fn decide(
         id,
         moment,
         agent,
-        mut event,
+        event:
+            Event {
+                fields: mut event,
+                undecidable,
+                large,
+            },
     } = request;
     let generation = shared.current();
     let settings = &generation.settings;
@@ -62,12 +68,31 @@ pub async fn decide(
     let field = moment::known(&moment).and_then(|m| m.matcher_field);
     let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
     let _in_flight = (!hooks.is_empty()).then(|| shared.fire_started());
-    let runs = if hooks.is_empty() {
+    let runs = if let Some(why) = &undecidable {
+        undecided(&hooks, &moment, agent.as_deref(), why)
+    } else if hooks.is_empty() {
         Vec::new() // the common case, kept cheap: nothing to serialize, nothing to spawn
+    } else if large {
+        // Tens of megabytes to serialize, and a tree of values to let go: not on the runtime's thread.
+        let (moment, agent, of) = (moment.clone(), agent.clone(), generation.clone());
+        let event = std::mem::take(&mut event);
+        let serializing =
+            tokio::task::spawn_blocking(move || input_for(&event, moment, agent, &of.settings));
+        match serializing.await {
+            Ok(input) => run_all(shared, &generation, &hooks, &Arc::new(input), &cancel).await,
+            Err(e) => hooks
+                .iter()
+                .map(|_| Ran::lost(&format!("the event could not be serialized ({e})")))
+                .collect(),
+        }
     } else {
         let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
         run_all(shared, &generation, &hooks, &input, &cancel).await
     };
+    if large && !event.is_empty() {
+        let event = std::mem::take(&mut event);
+        tokio::task::spawn_blocking(move || drop(event));
+    }
     if shared.abandon.is_cancelled()
         && runs
             .iter()
@@ -118,14 +143,17 @@ pub async fn decide(
         ms = started.elapsed().as_secs_f64() * 1000.0,
         "fire answered"
     );
-    Ok(FireResponse {
+    let mut response = FireResponse {
         id,
         ok: true,
         refused: verdict.refused,
         reason: verdict.reason,
         adds: verdict.adds,
         hooks: reports,
-    })
+    };
+    // Never more than a megabyte of answer, whoever asks (socket or http); the verdict is kept whole.
+    crate::answer_cap::cap(&mut response);
+    Ok(response)
 }
 
 /// A matched value longer than this (tool names are tens of bytes) is matched on a blocking thread: a
@@ -186,6 +214,20 @@ async fn select_hooks(
             .cloned()
             .collect()
     })
+}
+
+/// The runs of an undecidable event's hooks (too large or too deep to decode): none is run, since none
+/// could be given the event; each is read as failed with `why`, so that `on_failure = "refuse"` refuses
+/// and `ignore` shows the failure in the response, rather than the event passing as if nothing watched it.
+fn undecided(hooks: &[Arc<Hook>], moment: &str, agent: Option<&str>, why: &str) -> Vec<Ran> {
+    tracing::warn!(
+        %moment,
+        agent = agent.unwrap_or(""),
+        hooks = hooks.len(),
+        "an event hookd cannot decide: {why}; its hooks are read as failed"
+    );
+    let failed = format!("hookd could not give this hook the event: {why}");
+    hooks.iter().map(|_| Ran::lost(&failed)).collect()
 }
 
 /// A Stop (of a session) in the count of refused Stops in a row (contract 14).

@@ -30,6 +30,7 @@ pub mod daemon;
 pub mod descriptors;
 pub mod dialect;
 pub mod fire;
+pub mod head;
 pub mod http;
 pub mod import;
 pub mod lines;

@@ -8,9 +8,26 @@ use serde_json::{Map, Value};
 
 use crate::verdict::Kind;
 
-/// The longest request line accepted, without its newline. A longer one is answered `too_large`, and the
-/// connection is closed, since the rest of the line cannot be told from the next request.
-pub const MAX_LINE: usize = 1 << 20;
+/// The largest hook input an agent may send (to `hookd relay` or the http listener) and have decoded
+/// whole. Events are shaped by the model: a `Write` of a large file is legitimate, and a refusal must not
+/// be lost to its size. A larger one is still fired, as undecidable (see [`Event::undecidable`]).
+pub const MAX_EVENT: usize = 64 << 20;
+
+/// The longest request line accepted, without its newline: an event of [`MAX_EVENT`] and the request
+/// around it. A longer one is answered `too_large`, and the connection is closed, since the rest of the
+/// line cannot be told from the next request.
+pub const MAX_LINE: usize = MAX_EVENT + (1 << 20);
+
+/// Why an event of `size` bytes is undecidable.
+pub fn too_large(size: u64) -> String {
+    format!(
+        "the event is {size} bytes, over the {} MiB limit",
+        MAX_EVENT >> 20
+    )
+}
+
+/// How deep `serde_json` reads (its recursion limit), for messages.
+pub const MAX_DEPTH: usize = 128;
 
 /// A decoded request.
 ///
@@ -25,7 +42,7 @@ pub enum Request {
     Fire {
         moment: String,
         agent: Option<String>,
-        event: Map<String, Value>,
+        event: Event,
     },
     Hello {
         agent: Option<String>,
@@ -33,6 +50,32 @@ pub enum Request {
     },
     Status,
     Reload,
+}
+
+/// A fire's event.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Event {
+    /// The event as sent; for an undecidable one, what could be read of its head (the moment, the
+    /// matcher fields, the session: [`crate::head::EVENT_FIELDS`]).
+    pub fields: Map<String, Value>,
+    /// Why the event could not be decoded whole (too large, too deep), when it could not: its hooks are
+    /// not run but read as failed, each with this reason, so `on_failure = "refuse"` refuses. Set by the
+    /// request's `"undecidable"` field (the relay sends it for an input past [`MAX_EVENT`]), or by the
+    /// daemon for a request nested past [`MAX_DEPTH`] levels.
+    pub undecidable: Option<String>,
+    /// Decoded from more than [`crate::memory::LARGE_LINE`] bytes: serializing it for the hooks and
+    /// letting it go take milliseconds, done on a blocking thread rather than the runtime's one.
+    pub large: bool,
+}
+
+impl From<Map<String, Value>> for Event {
+    fn from(fields: Map<String, Value>) -> Event {
+        Event {
+            fields,
+            undecidable: None,
+            large: false,
+        }
+    }
 }
 
 /// The kinds of error a request can get.
@@ -235,16 +278,20 @@ pub fn to_line(response: &impl Serialize) -> Vec<u8> {
 
 const OPS: &[&str] = &["fire", "hello", "status", "reload"];
 
-/// Decodes one request line. On error, the `id` is given back when the line had one, to be echoed.
+/// The top-level members of a request read from a line that cannot be decoded whole.
+const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent"];
+
+/// Decodes one request line. On error, the `id` is given back when the line had one, to be echoed (read
+/// from the line's head when the line is not JSON).
+///
+/// Lone surrogate escapes (`"\ud800"`, which Node's `JSON.stringify` writes) are read as U+FFFD. A fire
+/// nested deeper than serde_json reads ([`MAX_DEPTH`]) is not dropped: it is decoded from its head as
+/// undecidable ([`Event::undecidable`]).
 pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
-    let value: Value = serde_json::from_slice(line).map_err(|e| {
-        let message = if std::str::from_utf8(line).is_err() {
-            "the request is not valid UTF-8".to_string()
-        } else {
-            format!("the request is not valid JSON: {e}")
-        };
-        ErrorResponse::new(None, ErrorKind::BadJson, message)
-    })?;
+    let value: Value = match crate::head::parse(line) {
+        Ok(value) => value,
+        Err(e) => return undecodable(line, &e),
+    };
     let Value::Object(mut object) = value else {
         return Err(ErrorResponse::new(
             None,
@@ -267,15 +314,29 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                 None => return Err(bad("fire: missing \"moment\"".into())),
             };
             let agent = optional_string(&object, "agent").map_err(|m| bad(format!("fire: {m}")))?;
-            let event = match object.remove("event") {
+            let fields = match object.remove("event") {
                 Some(Value::Object(event)) => event,
                 Some(_) => return Err(bad("fire: \"event\" must be a JSON object".into())),
                 None => return Err(bad("fire: missing \"event\" (a JSON object)".into())),
             };
+            let undecidable = match object.get("undecidable") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(why)) if !why.trim().is_empty() => Some(why.clone()),
+                Some(_) => {
+                    return Err(bad(
+                        "fire: \"undecidable\" must be a non-empty string (why the event could not be sent whole)"
+                            .into(),
+                    ));
+                }
+            };
             Request::Fire {
                 moment,
                 agent,
-                event,
+                event: Event {
+                    fields,
+                    undecidable,
+                    large: false,
+                },
             }
         }
         "hello" => {
@@ -312,6 +373,90 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
     Ok((id, request))
 }
 
+/// A line serde_json could not read. Too deep, and a fire whose head names its moment: an undecidable
+/// fire. Otherwise `bad_json`, with the `id` when the head has one.
+fn undecodable(
+    line: &[u8],
+    e: &serde_json::Error,
+) -> Result<(Option<Value>, Request), ErrorResponse> {
+    if crate::head::too_deep(e) {
+        let why = format!("the event is nested deeper than {MAX_DEPTH} levels");
+        if let Ok(fire) = decode_undecidable(line, &why) {
+            return Ok(fire);
+        }
+    }
+    let id = request_id(line);
+    let message = if std::str::from_utf8(line).is_err() {
+        "the request is not valid UTF-8".to_string()
+    } else {
+        format!("the request is not valid JSON: {e}")
+    };
+    Err(ErrorResponse::new(id, ErrorKind::BadJson, message))
+}
+
+/// The `id` a line's head holds (a number or a string), for an error about a line that cannot be read.
+fn request_id(line: &[u8]) -> Option<Value> {
+    let whole_utf8 = std::str::from_utf8(line).is_ok();
+    crate::head::Scanner::scan(REQUEST_FIELDS, None, line)
+        .fields
+        .get("id")
+        .filter(|id| match id {
+            Value::Number(_) => true,
+            // An id whose own bytes were not UTF-8 (read with U+FFFD in their place) is not the one the
+            // client sent: echoing it would match nothing.
+            Value::String(id) => whole_utf8 || !id.contains('\u{FFFD}'),
+            _ => false,
+        })
+        .cloned()
+}
+
+/// A fire request that is not to be decoded whole (`why`: too deep, or too large for the memory a
+/// connection may hold), read from its head as an undecidable fire: its hooks are chosen as usual and
+/// each is read as failed. A line whose head is not a fire naming its moment is `too_large`.
+pub fn decode_undecidable(
+    line: &[u8],
+    why: &str,
+) -> Result<(Option<Value>, Request), ErrorResponse> {
+    let head = crate::head::Scanner::scan(
+        REQUEST_FIELDS,
+        Some(("event", crate::head::EVENT_FIELDS)),
+        line,
+    );
+    let id = head
+        .fields
+        .get("id")
+        .filter(|id| id.is_number() || id.is_string())
+        .cloned();
+    let text = |key: &str| {
+        head.fields
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if text("op").as_deref() == Some("fire")
+        && let Some(moment) = text("moment")
+    {
+        return Ok((
+            id,
+            Request::Fire {
+                moment,
+                agent: text("agent"),
+                event: Event {
+                    fields: head.inner,
+                    undecidable: Some(why.to_string()),
+                    large: false,
+                },
+            },
+        ));
+    }
+    Err(ErrorResponse::new(
+        id,
+        ErrorKind::TooLarge,
+        format!("the request cannot be read whole: {why}"),
+    ))
+}
+
 fn optional_string(object: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -341,7 +486,7 @@ mod tests {
             Request::Fire {
                 moment: "Stop".into(),
                 agent: Some("codex".into()),
-                event: json!({"a":1}).as_object().unwrap().clone()
+                event: json!({"a":1}).as_object().unwrap().clone().into()
             }
         );
         let (_, request) = decode(br#"{"op":"hello","agent":"a","moments":["Stop"]}"#).unwrap();
@@ -368,6 +513,65 @@ mod tests {
         let error = decode(b"{\"op\":\"\xff\"}").unwrap_err();
         assert_eq!(error.error.kind, ErrorKind::BadJson);
         assert!(error.error.message.contains("UTF-8"));
+    }
+
+    #[test]
+    fn bad_json_echoes_an_id_read_from_its_head() {
+        for (line, id) in [
+            (&br#"{"op":"fire","id":3,"#[..], Some(json!(3))),
+            (br#"{"id":"x","op":"status",,}"#, Some(json!("x"))),
+            (b"{\"id\":7,\"op\":\"\xff\"}", Some(json!(7))),
+            (br#"{"event":{"id":1},"op":"#, None),
+            (br#"{"id":{"a":1},"op":"#, None),
+            (br#"not json, "id": 4"#, None),
+        ] {
+            let error = decode(line).unwrap_err();
+            assert_eq!((error.error.kind, error.id), (ErrorKind::BadJson, id));
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_are_read_as_replacement_characters() {
+        let (_, request) =
+            decode(br#"{"op":"fire","moment":"Stop","event":{"a":"x\ud800","b":"\\ud800"}}"#)
+                .unwrap();
+        let Request::Fire { event, .. } = request else {
+            panic!("not a fire")
+        };
+        assert_eq!(
+            Value::Object(event.fields),
+            json!({"a": "x\u{fffd}", "b": "\\ud800"})
+        );
+    }
+
+    #[test]
+    fn a_fire_too_deep_is_undecidable_and_the_field_says_so_too() {
+        let depth = 10_000;
+        let line = format!(
+            r#"{{"op":"fire","id":1,"moment":"PreToolUse","agent":"codex","event":{{"tool_name":"Bash","x":{}{}}}}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let (id, request) = decode(line.as_bytes()).unwrap();
+        assert_eq!(id, Some(json!(1)));
+        assert_eq!(
+            request,
+            Request::Fire {
+                moment: "PreToolUse".into(),
+                agent: Some("codex".into()),
+                event: Event {
+                    fields: json!({"tool_name": "Bash"}).as_object().unwrap().clone(),
+                    undecidable: Some("the event is nested deeper than 128 levels".into()),
+                    large: false,
+                },
+            }
+        );
+        let (_, request) =
+            decode(br#"{"op":"fire","moment":"Stop","event":{},"undecidable":"too big"}"#).unwrap();
+        let Request::Fire { event, .. } = request else {
+            panic!("not a fire")
+        };
+        assert_eq!(event.undecidable.as_deref(), Some("too big"));
     }
 
     #[test]

@@ -10,11 +10,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::agents::Agent;
 use crate::client::ClientError;
-use crate::dialect::{Answer, Transport, answer, refusal, translate};
+use crate::dialect::{
+    Answer, Translated, Transport, answer, refusal, translate, translate_head, unknown_event,
+};
+use crate::head::{EVENT_FIELDS, Scanner};
+use crate::protocol::{Event, MAX_EVENT, MAX_LINE, too_large};
 
 /// What the relay was told on its command line.
 #[derive(Debug, Clone)]
@@ -35,21 +39,17 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 100.0;
 pub const NOT_RUNNING: &str = "hookd is not running";
 
 pub fn run(options: &Options) -> ExitCode {
-    let mut input = String::new();
-    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
-        return cannot_answer(
-            options,
-            None,
-            &format!("cannot read the hook input: {e}"),
-            false,
-        );
-    }
-    let (moment, agent_event_name, event) = match translate(options.agent, &input) {
+    let Translated {
+        moment,
+        event_name: agent_event_name,
+        event,
+    } = match read_input(options.agent) {
         Ok(translated) => translated,
         Err(why) => return cannot_answer(options, None, &why, false),
     };
-    let request = json!({"op": "fire", "id": 1, "moment": moment, "agent": options.agent.name(), "event": event});
-    let response = match crate::client::request(&options.socket, &request, Some(options.timeout)) {
+    let undecidable = event.undecidable.clone();
+    let line = request_line(options.agent, &moment, event);
+    let response = match crate::client::request_line(&options.socket, line, Some(options.timeout)) {
         Ok(response) => response.value,
         Err(error) => {
             let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
@@ -63,8 +63,13 @@ pub fn run(options: &Options) -> ExitCode {
     };
     if response["ok"] != json!(true) {
         if response["error"]["kind"] == "unknown_moment" {
-            // A moment nobody hangs hooks on (one hookd does not know, not declared): nothing to say.
-            return ExitCode::SUCCESS;
+            // A real event of this agent that nobody hangs hooks on: nothing to say. Anything else (a
+            // wrong --agent, a misspelt name) would let every such event through unwatched: said, and
+            // refused with --fail-closed.
+            let Some(why) = unknown_event(options.agent, &agent_event_name) else {
+                return ExitCode::SUCCESS;
+            };
+            return cannot_answer(options, Some((&moment, &agent_event_name)), &why, false);
         }
         let message = response["error"]["message"].as_str().unwrap_or("an error");
         return cannot_answer(
@@ -74,10 +79,19 @@ pub fn run(options: &Options) -> ExitCode {
             false,
         );
     }
-    let refusal = refusal(
-        response["refused"] == json!(true),
-        response["reason"].as_str(),
-    );
+    let refused = response["refused"] == json!(true);
+    if let Some(why) = &undecidable
+        && !refused
+        && let Some(hooks) = response["hooks"].as_array().filter(|h| !h.is_empty())
+    {
+        // Every hook that would have seen the event was read as failed, and none refuses on failure:
+        // the agent goes on, but not silently.
+        eprintln!(
+            "hookd relay: {why}: {} hook(s) could not be given it and were read as failed (none has on_failure = \"refuse\"); letting the agent go on",
+            hooks.len()
+        );
+    }
+    let refusal = refusal(refused, response["reason"].as_str());
     let adds: Vec<&str> = response["adds"]
         .as_array()
         .into_iter()
@@ -93,6 +107,70 @@ pub fn run(options: &Options) -> ExitCode {
         Transport::Process,
     )
     .emit()
+}
+
+/// Reads the hook input from stdin and translates it. Up to [`MAX_EVENT`] bytes are read whole; past
+/// that, the input is undecidable: the rest is read as it streams by, only for its head and its size, so
+/// that a huge input costs no more memory than the limit.
+fn read_input(agent: Agent) -> Result<Translated, String> {
+    let mut stdin = std::io::stdin().lock();
+    let mut input = Vec::new();
+    let cannot_read = |e: std::io::Error| format!("cannot read the hook input: {e}");
+    (&mut stdin)
+        .take(MAX_EVENT as u64 + 1)
+        .read_to_end(&mut input)
+        .map_err(cannot_read)?;
+    if input.len() <= MAX_EVENT {
+        return translate(agent, &input);
+    }
+    let mut scanner = Scanner::new(EVENT_FIELDS, None);
+    scanner.feed(&input);
+    let mut size = input.len() as u64;
+    drop(input);
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        match stdin.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                size += n as u64;
+                scanner.feed(&chunk[..n]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(cannot_read(e)),
+        }
+    }
+    translate_head(agent, scanner.finish(), too_large(size))
+}
+
+/// The fire request, as the line sent. The event re-serialized is never larger than the agent's input
+/// (serde_json writes no more than it read, numbers being kept as written), so it fits the daemon's line
+/// limit; should it not, the head is sent as undecidable rather than a line the daemon would refuse.
+fn request_line(agent: Agent, moment: &str, event: Event) -> Vec<u8> {
+    let mut request = json!({"op": "fire", "id": 1, "moment": moment, "agent": agent.name(), "event": event.fields});
+    if let Some(why) = event.undecidable {
+        request["undecidable"] = Value::String(why);
+    }
+    let encode = |request: &Value| {
+        // A Value with string keys always serializes.
+        let mut line = serde_json::to_vec(request).unwrap_or_default();
+        line.push(b'\n');
+        line
+    };
+    let line = encode(&request);
+    if line.len() <= MAX_LINE {
+        return line;
+    }
+    let why = too_large(line.len() as u64);
+    let head: Map<String, Value> = request["event"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, value)| EVENT_FIELDS.contains(&key.as_str()) && !value.is_object())
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    request["event"] = Value::Object(head);
+    request["undecidable"] = Value::String(why);
+    encode(&request)
 }
 
 /// The daemon could not give a verdict: let the agent go on, saying so once on stderr, or with

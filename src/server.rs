@@ -26,7 +26,6 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::fire::{self, Fire};
@@ -211,7 +210,7 @@ impl Connection {
                         Action::Fire(request, cost) => {
                             account.charge(cost);
                             let (shared, cancel, id) = (self.shared.clone(), cancel.clone(), request.id.clone());
-                            let task = pending.spawn(async move { answer(&shared, request, cancel).await });
+                            let task = pending.spawn(async move { fire::fire(&shared, request, cancel).await });
                             pending_fires.insert(task.id(), (id, cost));
                         }
                     }
@@ -274,20 +273,34 @@ impl Connection {
         let cost = tokio::task::spawn_blocking(move || memory::request_cost(&sized))
             .await
             .unwrap_or(usize::MAX);
-        if cost > memory::CONNECTION_BUDGET {
-            let message = format!(
-                "the request would take about {} MiB once decoded, over the {} MiB a connection may hold",
-                cost >> 20,
-                memory::CONNECTION_BUDGET >> 20
-            );
-            return Action::Respond(to_line(&ErrorResponse::new(
-                None,
-                ErrorKind::TooLarge,
-                message,
-            )));
-        }
-        match tokio::task::spawn_blocking(move || protocol::decode(&line)).await {
-            Ok(decoded) => self.act(decoded, cost),
+        // A request that would take more memory decoded than a connection may hold (millions of tiny
+        // values) is not decoded: it is decided from its head, as a failure of each hook it would have
+        // reached, so a hook that must refuse still refuses.
+        let too_big = cost > memory::CONNECTION_BUDGET;
+        let decoding = tokio::task::spawn_blocking(move || {
+            if too_big {
+                let why = format!(
+                    "the event would take about {} MiB of memory once decoded, over the {} MiB a connection may hold",
+                    cost >> 20,
+                    memory::CONNECTION_BUDGET >> 20
+                );
+                protocol::decode_undecidable(&line, &why)
+            } else {
+                protocol::decode(&line)
+            }
+        });
+        let cost = if too_big {
+            memory::ANSWER_RESERVE
+        } else {
+            cost
+        };
+        match decoding.await {
+            Ok(mut decoded) => {
+                if let Ok((_, Request::Fire { event, .. })) = &mut decoded {
+                    event.large = true;
+                }
+                self.act(decoded, cost)
+            }
             Err(e) => {
                 tracing::error!("decoding a request failed abnormally: {e}");
                 Action::Respond(to_line(&ErrorResponse::new(
@@ -471,18 +484,6 @@ async fn peer_gone(probe: Option<&AsyncFd<OwnedFd>>) {
             }
             Err(_) => return,
         }
-    }
-}
-
-/// A fire run to its answer line, cut to [`crate::answer_cap::MAX_ANSWER`] bytes if it is longer (the
-/// verdict is never cut), so that what a pending fire is charged covers its answer.
-async fn answer(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken) -> Vec<u8> {
-    match fire::decide(shared, request, cancel).await {
-        Ok(mut response) => {
-            crate::answer_cap::cap(&mut response);
-            to_line(&response)
-        }
-        Err(error) => to_line(&error),
     }
 }
 

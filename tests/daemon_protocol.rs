@@ -1,5 +1,7 @@
-//! The socket protocol (contract section 9): errors and what they leave of the connection, ids,
-//! pipelining, hello, status, reload (with SIGHUP), and peer credentials (section 11).
+//! The socket protocol (contract section 9): errors and what they leave of the connection, ids (echoed
+//! from bad JSON too), pipelining, hello, status, reload (with SIGHUP), and peer credentials (section 11).
+//! Fires that cannot be decoded whole (too deep, or `undecidable`) fail their hooks; lone surrogates are
+//! read as U+FFFD.
 
 mod common;
 
@@ -62,6 +64,147 @@ fn bad_json_is_answered_and_connection_stays() {
 }
 
 #[test]
+fn bad_json_echoes_the_id_its_head_holds() {
+    let d = simple_daemon();
+    let mut c = d.connect();
+    for (line, id) in [
+        (&b"{\"op\": \"fire\", \"id\": 3, \n"[..], json!(3)),
+        (b"{\"id\":\"req-7\",\"op\":\"status\",,}\n", json!("req-7")),
+        (
+            b"{\"event\":{\"id\":1},\"id\":-2.5e1,\"op\":\xff}\n",
+            json!(-25.0),
+        ),
+    ] {
+        c.send_raw(line);
+        let r = c.recv();
+        assert_eq!(error_kind(&r), "bad_json", "{r}");
+        assert!(!r["id"].is_null(), "{r}");
+        assert_eq!(r["id"].as_f64(), id.as_f64(), "{r}");
+        assert_eq!(r["id"].as_str(), id.as_str(), "{r}");
+    }
+    // An id that is an object or a list is no id to echo from a line that does not parse.
+    c.send_raw(b"{\"id\":{\"a\":1},\"op\":\n");
+    let r = c.recv();
+    assert_eq!(error_kind(&r), "bad_json", "{r}");
+    assert!(r.get("id").is_none(), "{r}");
+    still_answers(&mut c);
+}
+
+/// A daemon whose PreToolUse hooks are `guard` (on_failure = "refuse") and `quiet` (the default), both
+/// for Bash, and `writes`, for Write; each would let anything through if run.
+fn guarded_daemon() -> Daemon {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\non_failure = \"refuse\"\ncommand = \"exit 0\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"quiet\"\nmatcher = \"Bash\"\ncommand = \"exit 0\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"writes\"\nmatcher = \"Write\"\ncommand = \"exit 0\"\n",
+    );
+    Daemon::start(sb)
+}
+
+/// Each hook of `resp` failed with `error`, not run; `guard` made it a refusal.
+fn assert_undecided(resp: &Value, error: &str) {
+    check_fire_shape(resp);
+    assert_eq!(hook_names(resp), vec!["guard", "quiet"], "{resp}");
+    assert_eq!(hook(resp, "guard")["outcome"], "refused", "{resp}");
+    assert_eq!(hook(resp, "quiet")["outcome"], "failed", "{resp}");
+    for name in ["guard", "quiet"] {
+        assert_eq!(hook(resp, name)["error"], error, "{resp}");
+        assert!(hook(resp, name).get("exit").is_none(), "not run: {resp}");
+    }
+    assert_eq!(resp["refused"], true, "{resp}");
+    assert_eq!(
+        resp["reason"],
+        format!("hook guard failed: {error}"),
+        "{resp}"
+    );
+}
+
+#[test]
+fn a_fire_nested_too_deep_is_decided_as_a_failure_of_its_hooks() {
+    let d = guarded_daemon();
+    let mut c = d.connect();
+    let depth = 10_000;
+    let line = format!(
+        "{{\"op\":\"fire\",\"id\":\"deep\",\"moment\":\"PreToolUse\",\"agent\":\"claude-code\",\"event\":{{\"tool_name\":\"Bash\",\"tool_input\":{}{}}}}}\n",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    c.send_raw(line.as_bytes());
+    let r = c.recv();
+    assert_eq!(r["id"], "deep", "{r}");
+    assert_undecided(
+        &r,
+        "hookd could not give this hook the event: the event is nested deeper than 128 levels",
+    );
+    // A request that deep but no fire is bad JSON, with its id.
+    let line = format!(
+        "{{\"op\":\"status\",\"id\":4,\"x\":{}{}}}\n",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    c.send_raw(line.as_bytes());
+    let r = c.recv();
+    assert_eq!((error_kind(&r), &r["id"]), ("bad_json", &json!(4)), "{r}");
+    // The connection lives on, and a fire it can decode runs its hooks.
+    let r =
+        c.request(&json!({"op": "fire", "id": 5, "moment": "PreToolUse", "event": bash_event()}));
+    assert_eq!(
+        (r["refused"].clone(), hook(&r, "guard")["exit"].clone()),
+        (json!(false), json!(0)),
+        "{r}"
+    );
+    wait_until(RESPONSE, "the daemon to log the undecidable event", || {
+        d.log_text().contains("an event hookd cannot decide")
+    });
+}
+
+#[test]
+fn an_undecidable_fire_fails_each_hook_it_would_have_reached() {
+    let d = guarded_daemon();
+    let mut c = d.connect();
+    let why = "the event is 70000000 bytes, over the 64 MiB limit";
+    let r = c.request(&json!({"op": "fire", "id": 1, "moment": "PreToolUse", "event": {"tool_name": "Bash"}, "undecidable": why}));
+    assert_undecided(
+        &r,
+        &format!("hookd could not give this hook the event: {why}"),
+    );
+    // No hook for its tool: nothing to fail.
+    let r = c.request(&json!({"op": "fire", "id": 2, "moment": "PreToolUse", "event": {"tool_name": "Read"}, "undecidable": "too big"}));
+    check_fire_shape(&r);
+    assert_eq!(r["refused"], false, "{r}");
+    assert!(hook_names(&r).is_empty(), "{r}");
+    for bad in [json!(3), json!(""), json!({"why": "x"})] {
+        let r = c.request(&json!({"op": "fire", "id": 3, "moment": "PreToolUse", "event": {}, "undecidable": bad}));
+        assert_eq!(
+            (error_kind(&r), &r["id"]),
+            ("bad_request", &json!(3)),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn a_lone_surrogate_in_a_request_is_read_as_a_replacement_character() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PreToolUse]]\nname = \"keep\"\ncommand = \"cat > @DIR@/seen.json\"\n");
+    let d = Daemon::start(sb);
+    let mut c = d.connect();
+    // As Node's JSON.stringify writes half an emoji; an escaped backslash before "ud800" is text.
+    c.send_raw(
+        br#"{"op":"fire","id":"s","moment":"PreToolUse","event":{"tool_name":"Bash","tool_input":{"command":"rm -rf / \ud83d","text":"\\ud800"}}}
+"#,
+    );
+    let r = c.recv();
+    check_fire_shape(&r);
+    assert_eq!(r["id"], "s", "{r}");
+    assert_eq!(hook(&r, "keep")["outcome"], "nothing", "{r}");
+    let seen: Value = serde_json::from_str(&d.sb.read("seen.json")).unwrap();
+    assert_eq!(seen["tool_input"]["command"], "rm -rf / \u{fffd}", "{seen}");
+    assert_eq!(seen["tool_input"]["text"], "\\ud800", "{seen}");
+}
+
+#[test]
 fn unknown_op_is_bad_request_and_connection_stays() {
     let d = simple_daemon();
     let mut c = d.connect();
@@ -107,17 +250,18 @@ fn unknown_moment_is_answered_and_connection_stays() {
 }
 
 #[test]
-fn line_over_one_mib_is_too_large_then_closed() {
+fn line_over_65_mib_is_too_large_then_closed() {
     let d = simple_daemon();
     let stream = UnixStream::connect(&d.socket).unwrap();
     let mut writer = stream.try_clone().unwrap();
     let mut c = Client::from_stream(stream);
-    // Written from a thread: the daemon may stop reading (and close) before it has all 2 MiB.
+    // Written from a thread: the daemon may stop reading (and close) before it has all 66 MiB.
     let sender = thread::spawn(move || {
         use std::io::Write;
+        // The limit: an event of 64 MiB, and 1 MiB for the request around it.
         let line = format!(
             "{{\"op\":\"status\",\"id\":1,\"pad\":\"{}\"}}\n",
-            "x".repeat(2 * 1024 * 1024)
+            "x".repeat(66 * 1024 * 1024)
         );
         let _ = writer.write_all(line.as_bytes());
     });

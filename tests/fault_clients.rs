@@ -199,8 +199,20 @@ fn invalid_utf8_is_bad_json_and_the_connection_lives() {
         b"{\"op\":\"fire\",\"id\":1,\"moment\":\"PreToolUse\",\"event\":{\"tool_name\":\"Ba\x80sh\"}}\n",
         b"{\"op\":\"fire\",\"id\":2,\"moment\":\"PreToolUse\",\"event\":{\"tool_name\":\"Bash\"}}\xfe\n",
     ];
+    // The ids that can be read whole from each line (issue 12, item 14: an id that could be recovered
+    // is echoed); none from an id that is itself not UTF-8.
+    let ids = [
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        Some(json!(1)),
+        Some(json!(2)),
+    ];
     // One at a time, then all at once: the same answers either way.
-    for line in lines {
+    for (line, id) in lines.iter().zip(&ids) {
         c.send_raw(line);
         let r = c.recv();
         assert_eq!(
@@ -209,9 +221,11 @@ fn invalid_utf8_is_bad_json_and_the_connection_lives() {
             "{}: {r}",
             String::from_utf8_lossy(line)
         );
-        assert!(
-            r.get("id").is_none(),
-            "no id can be read from bytes that are not UTF-8: {r}"
+        assert_eq!(
+            r.get("id"),
+            id.as_ref(),
+            "{}: the id echoed is not the one the line holds: {r}",
+            String::from_utf8_lossy(line)
         );
         assert!(
             r["error"]["message"].as_str().unwrap().contains("UTF-8"),
@@ -384,7 +398,8 @@ fn json_of_the_wrong_shape_is_bad_request_with_its_id() {
 fn lines_that_are_not_requests_are_answered_without_an_id() {
     let d = daemon();
     let w = Witness::start(&d);
-    // 100,000 levels of nesting: far past any parser's recursion limit, well under the line limit.
+    // A fire of 100,000 levels of nesting: far past any parser's recursion limit, well under the line
+    // limit.
     let deep = format!(
         "{{\"op\":\"fire\",\"id\":1,\"moment\":\"PreToolUse\",\"event\":{{\"a\":{}{}}}}}\n",
         "[".repeat(100_000),
@@ -404,7 +419,6 @@ fn lines_that_are_not_requests_are_answered_without_an_id() {
             b"{\"op\":\"status\"}{\"op\":\"status\"}\n".to_vec(),
             "bad_json",
         ),
-        (deep.into_bytes(), "bad_json"),
         (b"[1]\n".to_vec(), "bad_request"),
         (b"\"status\"\n".to_vec(), "bad_request"),
         (b"42\n".to_vec(), "bad_request"),
@@ -423,6 +437,12 @@ fn lines_that_are_not_requests_are_answered_without_an_id() {
             "{shown:?}: an id came from nowhere: {r}"
         );
     }
+    // The fire nested too deep is no error: it is decided from its head, each hook it would have
+    // reached read as failed (issue 12, item 5).
+    c.send_raw(deep.as_bytes());
+    let r = c.recv();
+    assert_eq!((&r["ok"], &r["id"]), (&json!(true), &json!(1)), "{r}");
+    assert_eq!(hook(&r, "w")["outcome"], "failed", "{r}");
     still_serves(&mut c);
     w.served(3, "lines that are not requests");
     still_the_same_daemon(&d);
@@ -588,18 +608,18 @@ fn write_in_background(stream: &UnixStream, bytes: Vec<u8>) -> JoinHandle<()> {
 }
 
 #[test]
-fn a_line_of_two_mib_is_too_large_and_closes_only_its_connection() {
+fn a_line_over_65_mib_is_too_large_and_closes_only_its_connection() {
     let d = daemon();
     let w = Witness::start(&d);
 
-    // A fire, then a line of 2 MiB: the fire is answered, the line is answered too_large, then the
+    // A fire, then a line of 66 MiB (the limit: an event of 64 MiB and 1 MiB around it): the fire is answered, the line is answered too_large, then the
     // connection is closed.
     let stream = UnixStream::connect(&d.socket).unwrap();
     let mut c = Client::from_stream(stream.try_clone().unwrap());
     c.send(&witness_request(1));
     let long = format!(
         "{{\"op\":\"status\",\"id\":\"long\",\"pad\":\"{}\"}}\n",
-        "x".repeat(2 << 20)
+        "x".repeat(66 << 20)
     );
     let writer = write_in_background(&stream, long.into_bytes());
     let mut answers = [c.recv(), c.recv()];
@@ -612,18 +632,18 @@ fn a_line_of_two_mib_is_too_large_and_closes_only_its_connection() {
     check_served(&answers[1], &json!("witness-1"));
     c.expect_eof();
     writer.join().unwrap();
-    w.served(3, "a line of 2 MiB");
+    w.served(3, "a line of 66 MiB");
 
-    // 2 MiB with no newline at all, from a client that stays: answered once the limit is passed, without
+    // 66 MiB with no newline at all, from a client that stays: answered once the limit is passed, without
     // waiting for a newline that never comes.
     let stream = UnixStream::connect(&d.socket).unwrap();
     let mut c = Client::from_stream(stream.try_clone().unwrap());
-    let writer = write_in_background(&stream, vec![b'7'; 2 << 20]);
+    let writer = write_in_background(&stream, vec![b'7'; 66 << 20]);
     assert_eq!(error_kind(&c.recv()), "too_large");
     c.expect_eof();
     writer.join().unwrap();
 
-    w.served(3, "2 MiB without a newline");
+    w.served(3, "66 MiB without a newline");
     still_the_same_daemon(&d);
     w.finish();
 }

@@ -6,7 +6,8 @@
 //! Held here: every verdict shape per moment, in each agent's dialect (the expected bodies written from
 //! the contract's table, independently of `src/dialect.rs`); the token (401 without or with a wrong one,
 //! its file 0600 and kept across restarts, refused when others can read it); the `Host` check (403);
-//! 413, 400, 404, 405; 32 requests at once; the listener off by default; reload starting, moving and
+//! bodies of any size and depth decided (whole up to 64 MiB, past that as failures of their hooks), two
+//! `Host` headers refused; 400, 404, 405; 32 requests at once; the listener off by default; reload starting, moving and
 //! stopping it; a port that cannot be bound; a client that hangs up (its hooks stopped); shutdown (a fire
 //! in progress answered); `relay --print-settings claude-code --http`.
 
@@ -84,7 +85,7 @@ fn exchange(port: u16, head: &str, body: &[u8]) -> Reply {
     stream.set_read_timeout(Some(RESPONSE)).unwrap();
     let mut request = format!("{head}\r\nConnection: close\r\n\r\n").into_bytes();
     request.extend_from_slice(body);
-    // The daemon may answer (413) and close before taking the whole body: a failed write is fine.
+    // The daemon may answer (401, 403) and close before taking the whole body: a failed write is fine.
     let _ = stream.write_all(&request);
     read_reply(&mut stream)
 }
@@ -478,34 +479,155 @@ fn the_token_file_is_private_kept_across_restarts_and_refused_when_others_can_re
 
 // ---- what is asked ------------------------------------------------------------------------------------
 
+/// A Claude Code `Write` PreToolUse of exactly `size` bytes (the file's content makes up the rest).
+fn write_event(size: usize) -> Vec<u8> {
+    let head = br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Write","cwd":"/","tool_input":{"file_path":"/tmp/big","content":""#;
+    let tail = br#""}}"#;
+    let mut body = Vec::with_capacity(size);
+    body.extend_from_slice(head);
+    body.resize(size - tail.len(), b'x');
+    body.extend_from_slice(tail);
+    body
+}
+
+/// A daemon whose `Write` hook refuses an event over 60 MB, judging by its content (so it must be given
+/// the event whole), with the given `on_failure`.
+fn size_guard(on_failure: &str) -> Daemon {
+    let sb = Sandbox::new();
+    sb.script(
+        "size-guard.sh",
+        "n=$(wc -c)\nif [ \"$n\" -gt 60000000 ]; then echo \"$n bytes is too big\" >&2; exit 2; fi\nexit 0",
+    );
+    start(
+        sb,
+        &format!(
+            "[[hooks.PreToolUse]]\nname = \"size-guard\"\nmatcher = \"Write\"\non_failure = \"{on_failure}\"\ncommand = \"@DIR@/size-guard.sh\"\n"
+        ),
+    )
+}
+
+/// `body` sent chunked (no length), in pieces of 1 MiB.
+fn chunked(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + body.len() / 1000 + 16);
+    for piece in body.chunks(1 << 20) {
+        out.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        out.extend_from_slice(piece);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
+/// The reason of a Claude Code PreToolUse refusal.
+fn deny_reason(reply: &Reply) -> String {
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let v = reply.json();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 #[test]
-fn bodies_over_1_mib_get_413_whether_declared_or_streamed() {
-    let d = start(Sandbox::new(), "");
+fn bodies_up_to_64_mib_are_decided_whole_and_past_it_as_failures_of_their_hooks() {
+    let d = size_guard("refuse");
     let (port, token) = (port(&d), token(&d));
     let head = |extra: &str| {
         format!(
             "POST /hooks/claude-code HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n{extra}"
         )
     };
-    // Declared: answered from the headers, without reading the body.
-    let declared = exchange(port, &head("Content-Length: 1048577"), b"");
-    assert_eq!(declared.status, 413, "{declared:?}");
-    assert_eq!(declared.json()["error"]["kind"], "too_large");
-    // Streamed (chunked, no length): cut off at the limit.
-    let chunk = vec![b' '; 64 * 1024];
-    let mut body = Vec::new();
-    for _ in 0..17 {
-        body.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
-        body.extend_from_slice(&chunk);
-        body.extend_from_slice(b"\r\n");
+    let sized = |body: &[u8]| head(&format!("Content-Length: {}", body.len()));
+
+    // 2 MiB and 64 MiB: given whole to the hook, which judges them by their size.
+    let body = write_event(2 << 20);
+    let reply = exchange(port, &sized(&body), &body);
+    assert_eq!((reply.status, reply.body.as_str()), (200, ""), "{reply:?}");
+    let body = write_event(64 << 20);
+    let reason = deny_reason(&exchange(port, &sized(&body), &body));
+    let seen: u64 = reason
+        .strip_suffix(" bytes is too big")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the hook did not judge the event: {reason}"));
+    assert!(seen > 64_000_000, "the hook saw {seen} bytes");
+
+    // 70 MB, declared or streamed: its hook is read as failed, and on_failure = "refuse" refuses.
+    let body = write_event(70_000_000);
+    let failed = "hook size-guard failed: hookd could not give this hook the event: the event is 70000000 bytes, over the 64 MiB limit";
+    assert_eq!(deny_reason(&exchange(port, &sized(&body), &body)), failed);
+    let reply = exchange(port, &head("Transfer-Encoding: chunked"), &chunked(&body));
+    assert_eq!(deny_reason(&reply), failed);
+
+    // The default, on_failure = "ignore": let through, and the user and the daemon's log are told.
+    let d = size_guard("ignore");
+    let head = format!(
+        "POST /hooks/claude-code HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\nContent-Length: {}",
+        self::token(&d),
+        body.len()
+    );
+    let reply = exchange(d.http_port(), &head, &body);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(
+        reply.json(),
+        json!({"systemMessage": "hookd: the event is 70000000 bytes, over the 64 MiB limit: 1 hook(s) could not be given it and were read as failed"})
+    );
+    wait_until(T, "the daemon to log the undecidable event", || {
+        d.log_text().contains("an event hookd cannot decide")
+    });
+}
+
+#[test]
+fn deep_nesting_and_lone_surrogates_are_decided_over_http() {
+    let sb = Sandbox::new();
+    refuse_if(&sb, "guard.sh", "rm -rf", "rm -rf is not allowed", "");
+    let d = start(
+        sb,
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\non_failure = \"refuse\"\ncommand = \"@DIR@/guard.sh\"\n",
+    );
+    // As Node's JSON.stringify writes half an emoji: the hook still sees the command, and refuses.
+    let body = pre_tool_use("Bash", "rm -rf / @LONE@")
+        .to_string()
+        .replace("@LONE@", r"\ud83d");
+    assert_eq!(
+        deny_reason(&post(&d, "/hooks/claude-code", &body)),
+        "rm -rf is not allowed"
+    );
+    // 10,000 levels deep: decided from its head, the hook read as failed.
+    let mut event = pre_tool_use("Bash", "ls");
+    event["tool_input"]["deep"] = json!("@DEEP@");
+    let depth = 10_000;
+    let body = event.to_string().replace(
+        "\"@DEEP@\"",
+        &format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+    );
+    assert_eq!(
+        deny_reason(&post(&d, "/hooks/claude-code", &body)),
+        "hook guard failed: hookd could not give this hook the event: the event is nested deeper than 128 levels"
+    );
+}
+
+#[test]
+fn a_request_with_two_host_headers_is_refused() {
+    let d = start(Sandbox::new(), "");
+    let (port, token) = (port(&d), token(&d));
+    let body = pre_tool_use("Bash", "ls").to_string();
+    for hosts in [
+        "Host: 127.0.0.1\r\nHost: evil.example",
+        "Host: evil.example\r\nHost: 127.0.0.1",
+        "Host: localhost\r\nHost: localhost",
+    ] {
+        let reply = exchange(
+            port,
+            &format!(
+                "POST /hooks/claude-code HTTP/1.1\r\n{hosts}\r\nAuthorization: Bearer {token}\r\nContent-Length: {}",
+                body.len()
+            ),
+            body.as_bytes(),
+        );
+        assert_eq!(reply.status, 400, "{hosts:?}: {reply:?}");
+        assert_eq!(reply.json()["error"]["kind"], "bad_request", "{reply:?}");
     }
-    body.extend_from_slice(b"0\r\n\r\n");
-    let streamed = exchange(port, &head("Transfer-Encoding: chunked"), &body);
-    assert_eq!(streamed.status, 413, "{streamed:?}");
-    // Just under the limit is read (and is no JSON object: 400, not 413).
-    let under = vec![b' '; 1 << 20];
-    let reply = exchange(port, &head("Content-Length: 1048576"), &under);
-    assert_eq!(reply.status, 400, "{reply:?}");
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! with real shell hooks, and what the relay prints and how it exits is compared with the dialect table.
 //! Also: Gemini CLI's names mapped to Claude Code's, `agents` scoping, fail-open and `--fail-closed`
 //! when the daemon is down, silent or fed garbage, and `hello` / `check` knowing which moments each agent
-//! fires.
+//! fires. And events the model shapes, each decided (issue 12): up to 64 MiB given whole to the hooks,
+//! past that or 10,000 levels deep decided as failures of their hooks, lone surrogates read as U+FFFD;
+//! an event of another agent, or misspelt, said on stderr and refused with `--fail-closed`.
 //!
 //! The expected answers are written here from the contract's table, independently of `src/relay.rs`.
 
@@ -1046,4 +1048,237 @@ fn check_warns_of_a_hook_for_codex_on_a_moment_codex_never_fires() {
             "{quiet} is reachable, yet warned of: {stderr:?}"
         );
     }
+}
+
+// ---- events the model can shape: any size, any depth, lone surrogates (issue 12) ---------------------
+
+/// A safety net for a relay run with an event of tens of MB (never a speed assertion).
+const BIG: Duration = Duration::from_secs(180);
+
+/// Runs the relay with `input`, allowing for its size.
+fn relay_big(socket: &Path, args: &[&str], input: &str) -> Answer {
+    let mut all = vec!["relay", "--socket", socket.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = run_hookd(&all, Some(input), BIG);
+    Answer {
+        code: code(&out.status),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+    }
+}
+
+/// A Claude Code `Write` PreToolUse of exactly `size` bytes (the file's content makes up the rest).
+/// `event_name` is its `hook_event_name`, or none.
+fn write_event(size: usize, event_name: Option<&str>) -> String {
+    let name = event_name.map_or(String::new(), |n| format!(r#""hook_event_name":"{n}","#));
+    let head = format!(
+        r#"{{"session_id":"s1",{name}"tool_name":"Write","cwd":"/tmp","tool_input":{{"file_path":"/tmp/big","content":""#
+    );
+    let tail = r#""}}"#;
+    let mut input = String::with_capacity(size);
+    input.push_str(&head);
+    input.push_str(&"x".repeat(size - head.len() - tail.len()));
+    input.push_str(tail);
+    input
+}
+
+/// A daemon whose `Write` hook refuses an event over 60 MB, judging by its content (so it must be given
+/// the event whole), with the given `on_failure`.
+fn size_guard(on_failure: &str) -> Daemon {
+    let sb = Sandbox::new();
+    sb.script(
+        "size-guard.sh",
+        "n=$(wc -c)\nif [ \"$n\" -gt 60000000 ]; then echo \"$n bytes is too big\" >&2; exit 2; fi\nexit 0",
+    );
+    sb.settings(&format!(
+        "[[hooks.PreToolUse]]\nname = \"size-guard\"\nmatcher = \"Write\"\non_failure = \"{on_failure}\"\ncommand = \"@DIR@/size-guard.sh\"\n"
+    ));
+    Daemon::start(sb)
+}
+
+/// The reason of a Claude Code PreToolUse refusal on stdout.
+fn deny_reason(got: &Answer) -> String {
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    let v = got.json().unwrap_or_else(|| panic!("no refusal: {got:?}"));
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn events_up_to_64_mib_reach_their_hooks_whole() {
+    let d = size_guard("ignore");
+    relay_big(&d.socket, &[], &write_event(2 << 20, Some("PreToolUse")))
+        .assert_silent("a 2 MiB Write");
+    let got = relay_big(&d.socket, &[], &write_event(64 << 20, Some("PreToolUse")));
+    let reason = deny_reason(&got);
+    let seen: u64 = reason
+        .strip_suffix(" bytes is too big")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the hook did not judge the event: {reason}"));
+    assert!(seen > 64_000_000, "the hook saw {seen} bytes");
+}
+
+#[test]
+fn events_past_64_mib_are_decided_as_failures_of_their_hooks() {
+    let input = write_event(70_000_000, Some("PreToolUse"));
+    let why = "the event is 70000000 bytes, over the 64 MiB limit";
+
+    // on_failure = "refuse": refused in the agent's dialect, saying why.
+    let d = size_guard("refuse");
+    let reason = deny_reason(&relay_big(&d.socket, &[], &input));
+    assert_eq!(
+        reason,
+        format!("hook size-guard failed: hookd could not give this hook the event: {why}")
+    );
+    // Through Gemini CLI's names too: the head's tool name is renamed, so the `Write` matcher holds.
+    let gemini = input
+        .replacen("\"PreToolUse\"", "\"BeforeTool\"", 1)
+        .replacen("\"Write\"", "\"write_file\"", 1);
+    let got = relay_big(&d.socket, &["--agent", "gemini-cli"], &gemini);
+    let v = got.json().unwrap_or_else(|| panic!("no refusal: {got:?}"));
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("bytes, over the 64 MiB limit"),
+        "{v}"
+    );
+
+    // The default, on_failure = "ignore": let through, but never silently.
+    let d = size_guard("ignore");
+    let got = relay_big(&d.socket, &[], &input);
+    got.assert_fail_open("a 70 MB Write, on_failure = ignore");
+    assert!(
+        got.stderr.contains(why) && got.stderr.contains("1 hook(s)"),
+        "{got:?}"
+    );
+    wait_until(T, "the daemon to log the undecidable event", || {
+        d.log_text().contains("an event hookd cannot decide")
+    });
+
+    // No moment to be found in it at all: said, and refused with --fail-closed.
+    let anonymous = write_event(70_000_000, None);
+    relay_big(&d.socket, &[], &anonymous).assert_fail_open("70 MB without hook_event_name");
+    let got = relay_big(&d.socket, &["--fail-closed"], &anonymous);
+    assert_eq!((got.code, got.stdout.as_str()), (2, ""), "{got:?}");
+    assert!(got.stderr.contains("hook_event_name"), "{got:?}");
+}
+
+/// `event` as Claude Code would send it, with its tool input nested `depth` levels deep.
+fn nested(mut event: Value, depth: usize) -> String {
+    event["tool_input"]["deep"] = json!("@DEEP@");
+    serde_json::to_string(&event).unwrap().replace(
+        "\"@DEEP@\"",
+        &format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+    )
+}
+
+#[test]
+fn an_event_nested_10000_deep_is_decided_as_a_failure_of_its_hooks() {
+    let sb = Sandbox::new();
+    // `guard` would let the command through; `writes` would refuse, but its matcher does not hold.
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\non_failure = \"refuse\"\ncommand = \"exit 0\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"writes\"\nmatcher = \"Write\"\ncommand = \"exit 2\"\n",
+    );
+    let d = Daemon::start(sb);
+    let why = "hook guard failed: hookd could not give this hook the event: the event is nested deeper than 128 levels";
+    let input = nested(fixture("claude-code", "PreToolUse-1.json"), 10_000);
+    assert_eq!(deny_reason(&relay(&d.socket, &[], &input)), why);
+    let input = nested(fixture("gemini-cli", "BeforeTool.json"), 10_000);
+    let got = relay(&d.socket, &["--agent", "gemini-cli"], &input);
+    assert_eq!(
+        got.json(),
+        Some(json!({"decision": "deny", "reason": why})),
+        "{got:?}"
+    );
+
+    // With on_failure = "ignore", the agent goes on, and the relay says why.
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\ncommand = \"exit 2\"\n",
+    );
+    let d = Daemon::start(sb);
+    let input = nested(fixture("claude-code", "PreToolUse-1.json"), 10_000);
+    let got = relay(&d.socket, &[], &input);
+    got.assert_fail_open("10,000 deep, on_failure = ignore");
+    assert!(got.stderr.contains("deeper than 128"), "{got:?}");
+}
+
+#[test]
+fn a_lone_surrogate_in_the_command_still_reaches_the_hook_that_refuses() {
+    let sb = Sandbox::new();
+    sb.script(
+        "deny-rm.sh",
+        "if grep -q 'rm -rf'; then echo 'rm -rf is not allowed' >&2; exit 2; fi\nexit 0",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny-rm\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny-rm.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    for (agent, file) in [
+        ("claude-code", "PreToolUse-1.json"),
+        ("codex", "PreToolUse-1.json"),
+        ("gemini-cli", "BeforeTool.json"),
+    ] {
+        let mut event = fixture(agent, file);
+        event["tool_input"]["command"] = json!("rm -rf / @LONE@");
+        // As Node's JSON.stringify writes half an emoji: a lone high surrogate, then a lone low one.
+        let input = serde_json::to_string(&event)
+            .unwrap()
+            .replace("@LONE@", r"\ud83d and \ude00");
+        let got = relay(&d.socket, &["--agent", agent], &input);
+        assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{agent}: {got:?}");
+        let v = got
+            .json()
+            .unwrap_or_else(|| panic!("{agent}: not refused: {got:?}"));
+        let reason = if agent == "gemini-cli" {
+            &v["reason"]
+        } else {
+            &v["hookSpecificOutput"]["permissionDecisionReason"]
+        };
+        assert_eq!(reason, "rm -rf is not allowed", "{agent}: {v}");
+    }
+}
+
+// ---- what the relay does not know (issue 12) -----------------------------------------------------------
+
+#[test]
+fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed() {
+    let d = dialect_daemon(Says::Refuse);
+    let gemini = fixture("gemini-cli", "BeforeTool.json");
+    let misspelt = with(
+        &fixture("claude-code", "PreToolUse-1.json"),
+        json!({"hook_event_name": "PreTooluse"}),
+    );
+    for (event, says) in [
+        (
+            &gemini,
+            "\"BeforeTool\" is not an event claude-code sends; it is Gemini CLI's name for PreToolUse: use --agent gemini-cli",
+        ),
+        (
+            &misspelt,
+            "\"PreTooluse\" is not an event claude-code sends (did you mean \"PreToolUse\"?)",
+        ),
+    ] {
+        let got = relay_event(&d.socket, "claude-code", &[], event);
+        got.assert_fail_open(says);
+        assert!(got.stderr.contains(says), "{got:?}");
+        let got = relay_event(&d.socket, "claude-code", &["--fail-closed"], event);
+        assert_eq!((got.code, got.stdout.as_str()), (2, ""), "{got:?}");
+        assert!(got.stderr.contains(says), "{got:?}");
+    }
+    // Codex fed Gemini CLI's own event, with no counterpart among hookd's moments.
+    let got = relay_event(
+        &d.socket,
+        "codex",
+        &[],
+        &fixture("gemini-cli", "BeforeModel.json"),
+    );
+    got.assert_fail_open("codex fed BeforeModel");
+    assert!(got.stderr.contains("use --agent gemini-cli"), "{got:?}");
 }

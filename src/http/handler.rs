@@ -6,10 +6,16 @@
 //!    that rebinds its own DNS name to 127.0.0.1 sends its own name and is refused (403).
 //! 2. `Authorization: Bearer <token>`, compared in constant time (401, and a log line without the token).
 //! 3. The path `/hooks/<agent>` (404) and the method `POST` (405).
-//! 4. The body: at most [`MAX_BODY`] bytes (413), within [`BODY_TIMEOUT`] (408), a JSON object with
-//!    `hook_event_name` (400).
+//! 4. The body: within [`BODY_TIMEOUT`] (408), a JSON object with `hook_event_name` (400). Up to
+//!    [`MAX_BODY`] bytes it is decoded whole; past that (or nested too deep to decode) it is read only for
+//!    its head as it streams by, and fired as undecidable: its hooks are read as failed, so that a hook
+//!    with `on_failure = "refuse"` refuses; with `ignore`, the answer is a `systemMessage` saying so. No
+//!    size is refused: an agent reads a 413 as "go on".
 //! 5. The fire, in-process, as the socket server fires; 200 with what `hookd relay` would print (an empty
 //!    body when the hooks have nothing to say).
+//!
+//! A request with more than one `Host` header is refused (400): which one a check reads and which one a
+//! proxy or the agent meant need not be the same.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -17,7 +23,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::{AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
@@ -25,13 +31,14 @@ use serde_json::{Value, json};
 
 use super::token::Token;
 use crate::agents::Agent;
-use crate::dialect::{self, Transport};
+use crate::dialect::{self, Translated, Transport};
 use crate::fire::{self, Fire};
-use crate::protocol::ErrorKind;
+use crate::head::{EVENT_FIELDS, Head, Scanner};
+use crate::protocol::{ErrorKind, too_large};
 use crate::state::Shared;
 
-/// The largest body accepted: the socket protocol's line limit, so that one event fits either way.
-pub const MAX_BODY: usize = crate::protocol::MAX_LINE;
+/// The largest body decoded whole: the largest event, as through the relay.
+pub const MAX_BODY: usize = crate::protocol::MAX_EVENT;
 
 /// How long a client may take to send a body once its headers are in.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -52,6 +59,11 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     let control = &context.shared.http;
     // A refused request's connection is closed after the answer (`Connection: close`): it cannot stay
     // to hold a connection slot.
+    if request.headers().get_all(HOST).iter().nth(1).is_some() {
+        let why = "more than one Host header";
+        tracing::warn!(peer = %context.peer, "http: refused a request: {why}");
+        return closing(error(StatusCode::BAD_REQUEST, "bad_request", why));
+    }
     if let Err(why) = check_host(
         request.headers().get(HOST),
         control.any_ip_host.load(Ordering::Relaxed),
@@ -94,14 +106,37 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     if context.shared.draining.is_cancelled() {
         return shutting_down();
     }
-    let input = match read_body(request).await {
+    let input = match read_body(request, &context.shared.memory).await {
         Ok(input) => input,
         Err(response) => return response,
     };
-    let (moment, event_name, event) = match dialect::translate(agent, &input) {
+    // A large body's permit is held until its fire is answered: the decoded event is as large.
+    let mut _large = None;
+    let translated = match input {
+        Input::Whole(bytes, None) => dialect::translate(agent, &bytes),
+        // Decoding megabytes of JSON takes milliseconds: not on the thread every client shares.
+        Input::Whole(bytes, Some(permit)) => {
+            let decoding = tokio::task::spawn_blocking(move || dialect::translate(agent, &bytes));
+            let translated = decoding
+                .await
+                .unwrap_or_else(|e| Err(format!("decoding the hook input failed: {e}")));
+            _large = Some(permit);
+            translated.map(|mut translated| {
+                translated.event.large = true;
+                translated
+            })
+        }
+        Input::Over { head, size } => dialect::translate_head(agent, head, too_large(size)),
+    };
+    let Translated {
+        moment,
+        event_name,
+        event,
+    } = match translated {
         Ok(translated) => translated,
         Err(why) => return error(StatusCode::BAD_REQUEST, "bad_request", &why),
     };
+    let undecidable = event.undecidable.clone();
     let request = Fire {
         id: None,
         moment: moment.clone(),
@@ -111,8 +146,8 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     let cancel = context.shared.abandon.child_token();
     let verdict = match fire::decide(&context.shared, request, cancel).await {
         Ok(verdict) => verdict,
-        // A moment nobody hangs hooks on (one hookd does not know, not declared): nothing to say, as the
-        // relay says nothing.
+        // A moment nobody hangs hooks on (one hookd does not know, not declared): nothing to say. (The
+        // relay says when the event is not one of its agent's; an agent sends an http hook only its own.)
         Err(e) if e.error.kind == ErrorKind::UnknownMoment => return ok(None),
         Err(e) if e.error.kind == ErrorKind::ShuttingDown => return shutting_down(),
         Err(e) => {
@@ -132,6 +167,18 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         &adds,
         Transport::Http,
     );
+    if let Some(why) = undecidable
+        && answer.stdout.is_none()
+        && !verdict.hooks.is_empty()
+    {
+        // Its hooks were read as failed and none refuses on failure: the agent goes on, but the user is
+        // told, as the relay tells stderr (no hook having run, there is no other answer to carry it).
+        let message = format!(
+            "hookd: {why}: {} hook(s) could not be given it and were read as failed",
+            verdict.hooks.len()
+        );
+        return ok(Some(json!({"systemMessage": message}).to_string()));
+    }
     ok(answer.stdout)
 }
 
@@ -195,48 +242,77 @@ fn check_token(header: Option<&HeaderValue>, token: &Token) -> Result<(), &'stat
     }
 }
 
-/// The body as text, or the response that says why not.
-async fn read_body(request: Request<Incoming>) -> Result<String, Response<Body>> {
-    let too_large = || {
-        error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "too_large",
-            &format!("the body is larger than {MAX_BODY} bytes"),
-        )
-    };
+/// A request's body.
+enum Input {
+    /// At most [`MAX_BODY`] bytes; past [`crate::memory::LARGE_LINE`], with the large-line permit it
+    /// was read under, held until it is decoded.
+    Whole(Vec<u8>, Option<tokio::sync::OwnedSemaphorePermit>),
+    /// Larger: what its head holds, and its size.
+    Over { head: Head, size: u64 },
+}
+
+/// The body, or the response that says why not. Held in memory up to [`MAX_BODY`]; past that (or when
+/// `Content-Length` says so at once), each piece is scanned for the head as it arrives and let go. A body
+/// held past [`crate::memory::LARGE_LINE`] takes one of the daemon's few large-line permits (shared with
+/// the socket's large request lines), so that many connections cannot each hold tens of megabytes.
+async fn read_body(
+    request: Request<Incoming>,
+    memory: &crate::memory::Memory,
+) -> Result<Input, Response<Body>> {
     let declared = request
         .headers()
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(too_large());
-    }
-    // Limited: a body without a Content-Length (chunked) is cut off at the limit as it streams in.
-    let collected = tokio::time::timeout(
-        BODY_TIMEOUT,
-        Limited::new(request.into_body(), MAX_BODY).collect(),
-    )
-    .await;
-    let bytes = match collected {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return Err(too_large()),
+    let mut body = request.into_body();
+    let mut scanner = declared
+        .is_some_and(|n| n > MAX_BODY as u64)
+        .then(|| Scanner::new(EVENT_FIELDS, None));
+    let mut kept: Vec<u8> = Vec::new();
+    let mut large = None;
+    let mut size: u64 = 0;
+    let read = async {
+        while let Some(frame) = body.frame().await {
+            let Ok(data) = frame?.into_data() else {
+                continue; // trailers
+            };
+            size += data.len() as u64;
+            match &mut scanner {
+                Some(scanner) => scanner.feed(&data),
+                None => {
+                    if large.is_none() && kept.len() + data.len() > crate::memory::LARGE_LINE {
+                        large = Some(memory.large_line().await);
+                    }
+                    kept.extend_from_slice(&data);
+                    if kept.len() > MAX_BODY {
+                        let mut over = Scanner::new(EVENT_FIELDS, None);
+                        over.feed(&kept);
+                        kept = Vec::new();
+                        large = None;
+                        scanner = Some(over);
+                    }
+                }
+            }
+        }
+        Ok::<(), hyper::Error>(())
+    };
+    match tokio::time::timeout(BODY_TIMEOUT, read).await {
+        Ok(Ok(())) => Ok(match scanner {
+            Some(scanner) => Input::Over {
+                head: scanner.finish(),
+                size,
+            },
+            None => Input::Whole(kept, large),
+        }),
         Ok(Err(e)) => {
             let message = format!("cannot read the body: {e}");
-            return Err(error(StatusCode::BAD_REQUEST, "bad_request", &message));
+            Err(error(StatusCode::BAD_REQUEST, "bad_request", &message))
         }
         Err(_) => {
             let message = format!("the body did not arrive within {BODY_TIMEOUT:?}");
-            return Err(error(StatusCode::REQUEST_TIMEOUT, "timeout", &message));
+            Err(error(StatusCode::REQUEST_TIMEOUT, "timeout", &message))
         }
-    };
-    String::from_utf8(bytes.to_vec()).map_err(|_| {
-        error(
-            StatusCode::BAD_REQUEST,
-            "bad_request",
-            "the hook input is not UTF-8",
-        )
-    })
+    }
 }
 
 /// 200 with the agent's answer, or an empty body for nothing to say (Claude Code: "success, no output").
