@@ -798,16 +798,18 @@ mod lifecycle {
         );
     }
 
+    /// The worker hook `gate`, run with `POLICY` set to `policy`.
+    fn gate(policy: &str) -> String {
+        py_hook(
+            "gate",
+            &format!("timeout = 30\nenv = {{ POLICY = \"{policy}\" }}"),
+        )
+    }
+
     /// Issue 12, item 6: a fire runs on one generation from start to end, so a reload that replaces a
     /// worker lets the old one answer the fires queued for it, then stops it.
     #[test]
     fn reload_lets_the_old_worker_answer_the_fires_it_holds() {
-        let gate = |policy: &str| {
-            py_hook(
-                "gate",
-                &format!("timeout = 30\nenv = {{ POLICY = \"{policy}\" }}"),
-            )
-        };
         let mut d = Daemon::start(sandbox(&gate("v1")));
         let old = ready_worker(&d, "gate");
         // Eight fires at once on one connection: the worker holds the first until `go` exists, the other
@@ -861,16 +863,38 @@ mod lifecycle {
         wait_gone(&d, new, "the new worker, at shutdown");
     }
 
+    /// A worker replaced by a reload is stopped when the last fire it holds is abandoned (its client
+    /// hung up), without waiting for its answer.
+    #[test]
+    fn a_replaced_worker_whose_last_fire_is_abandoned_is_stopped() {
+        let d = Daemon::start(sandbox(&gate("v1")));
+        let old = ready_worker(&d, "gate");
+        let mut c = d.connect();
+        c.send(&json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": "claude-code", "event": ev("gated")}));
+        wait_until(SHOWS, "the fire with the worker", || {
+            d.sb.p("gated.txt").exists()
+        });
+        d.sb.settings(&gate("v2"));
+        assert_eq!(d.reload()["ok"], true);
+        let new = wait_slots(&d, "gate", "replaced", |s| {
+            running(&s[0]) && pid_of(&s[0]) != Some(old)
+        });
+        assert!(
+            !process_gone(old, d.pid()),
+            "the old worker was stopped with a fire on it"
+        );
+        drop(c);
+        wait_gone(&d, old, "the old worker, once its last fire was abandoned");
+        let s = slots(&d, "gate");
+        assert_eq!(pid_of(&s[0]), pid_of(&new[0]), "{s:?}");
+        let r = d.fire("PreToolUse", ev("env"));
+        assert_eq!(adds(&r), vec!["v2"], "{r}");
+    }
+
     /// A worker replaced by a reload while a fire that started on it is still running is stopped at
     /// shutdown all the same.
     #[test]
     fn shutdown_stops_a_replaced_worker_still_answering() {
-        let gate = |policy: &str| {
-            py_hook(
-                "gate",
-                &format!("timeout = 30\nenv = {{ POLICY = \"{policy}\" }}"),
-            )
-        };
         let mut d = Daemon::start(sandbox(&gate("v1")));
         let old = ready_worker(&d, "gate");
         let mut c = d.connect();
