@@ -377,17 +377,24 @@ impl Slot {
             return Err("the worker's pipes could not be set up".into());
         };
         self.tasks.spawn(log_stderr(hook.name.clone(), stderr));
+        let process = Process {
+            child,
+            group: Some(Group::led_by(pid, &self.reaper)),
+            stdin,
+            stdout: BufReader::new(stdout),
+        };
+        if let Err(e) = keep_nonblocking(process.stdout.get_ref()) {
+            self.retire(Some(process));
+            return Err(format!(
+                "the worker's stdout could not be made non-blocking: {e}"
+            ));
+        }
         self.update(|slot| {
             slot.state = "running";
             slot.pid = Some(pid);
         });
         tracing::info!(hook = %hook.name, pid, slot = self.index, "worker started");
-        Ok(Process {
-            child,
-            group: Some(Group::led_by(pid, &self.reaper)),
-            stdin,
-            stdout: BufReader::new(stdout),
-        })
+        Ok(process)
     }
 
     /// Counts a fault, logs it, shows it in `status`, and sets the pause before the next worker.
@@ -501,6 +508,17 @@ fn stray(worker: &mut Process) -> Option<Vec<u8>> {
         // Nothing waiting (EAGAIN), or the end of its stdout: the write or the read says what happened.
         _ => None,
     }
+}
+
+/// Makes sure a worker's stdout is non-blocking, as tokio leaves it: [`stray`] reads it without waiting,
+/// and a read that waited would stop the whole daemon.
+fn keep_nonblocking(stdout: &ChildStdout) -> nix::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_truncate(fcntl(stdout, FcntlArg::F_GETFL)?);
+    if !flags.contains(OFlag::O_NONBLOCK) {
+        fcntl(stdout, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    }
+    Ok(())
 }
 
 /// The start of what a worker wrote, quoted, for the log and `status`.
