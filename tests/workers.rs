@@ -685,8 +685,16 @@ for line in sys.stdin:
                 "a blank line is no answer: {r}"
             );
         }
-        let s = wait_slots(&d, "blank", "failing", |s| s[0]["state"] == "failing");
+        // Failing from the third time in a row (the state lasts only until its pause ends: the log says it).
+        let s = slots(&d, "blank");
         assert_eq!(s[0]["out_of_step"], 3, "{s:?}");
+        wait_until(SHOWS, "the worker out of step reported as failing", || {
+            d.log_text().lines().any(|l| {
+                l.contains("ERROR")
+                    && l.contains("keeps failing: out of step")
+                    && l.contains("blank")
+            })
+        });
         // It is still started again (after a pause), and a good answer starts the count over.
         let r = d.fire("PreToolUse", ev("add:back"));
         assert_eq!(adds(&r), vec!["back"], "{r}");
