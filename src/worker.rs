@@ -204,8 +204,8 @@ enum Fault {
     /// It died, could not start, or answered what is no answer: replaced after a pause that doubles with
     /// each failure in a row.
     Died(String),
-    /// What it wrote is not in step with the events: replaced at once the first time, then like a dying
-    /// one (a worker that always prints a banner must not be restarted in a tight loop).
+    /// What it wrote is not in step with the events: replaced at once the first time in a row, then like
+    /// a dying one (a worker that always prints a banner must not be restarted in a tight loop).
     OutOfStep(String),
     /// It did not answer in time: killed and replaced at once (slowness is not a crash).
     Late(String),
@@ -252,7 +252,7 @@ struct Slot {
 /// A slot's count of its workers' lives.
 #[derive(Default)]
 struct Life {
-    /// Failures in a row (deaths, answers out of step), back to 0 at the first good answer.
+    /// Failures in a row (deaths, events failed out of step), back to 0 at the first answer.
     failures: u32,
     /// Before the next worker starts.
     pause: Duration,
@@ -260,6 +260,15 @@ struct Life {
     starts: u64,
     /// The last `hookd_id` given: never given twice by a slot, whatever worker it runs.
     last_id: u64,
+}
+
+/// What came to an idle slot first.
+enum Idle {
+    Asked(Request),
+    /// The worker died; why.
+    Died(String),
+    /// The pool is stopping, or dropped with its queue drained.
+    Stop,
 }
 
 /// A running worker.
@@ -274,60 +283,62 @@ impl Slot {
     async fn run(self) {
         let mut life = Life::default();
         let mut process: Option<Process> = None;
+        // A request not sent to the worker just replaced, for the next one (at most once per request).
+        let mut held: Option<Request> = None;
         loop {
             let Some(worker) = process.as_mut() else {
                 if !self.pause(life.pause).await {
                     break;
                 }
-                match self.spawn() {
-                    Ok(started) => {
-                        if life.starts > 0 {
-                            self.update(|slot| slot.restarts += 1);
-                        }
-                        life.starts += 1;
-                        process = Some(started);
-                    }
-                    Err(why) => self.failed(&mut life, Fault::Died(why)),
-                }
+                self.start(&mut life, &mut process);
                 continue;
             };
-            // Idle: wait for a request, or notice the worker dying while it waits.
-            let request = tokio::select! {
-                biased;
-                _ = self.stop.cancelled() => break,
-                status = worker.child.wait() => {
-                    let why = match status {
-                        Ok(status) => format!("the worker exited while idle ({status})"),
-                        Err(e) => format!("the worker could not be waited for: {e}"),
-                    };
-                    self.failed(&mut life, Fault::Died(why));
-                    self.retire(process.take());
-                    continue;
-                }
-                request = self.next_request() => request,
+            let (request, retried) = match held.take().filter(|held| !held.answer.is_closed()) {
+                Some(request) => (request, true),
+                None => match self.idle(worker).await {
+                    Idle::Asked(request) => (request, false),
+                    Idle::Died(why) => {
+                        self.failed(&mut life, Fault::Died(why));
+                        self.retire(process.take());
+                        continue;
+                    }
+                    Idle::Stop => break,
+                },
             };
-            let Some(request) = request else { break };
+            if let Some(stray) = stray(worker) {
+                // Written before the event is sent: not its answer, but whatever the worker answers next
+                // may be the answer to something else, so the event is not sent to it. White space (the
+                // tail of an answer, `print(answer + "\n")`) cannot pass for an answer from the next
+                // worker: that one gets the event. Anything else may be a banner, which the next worker
+                // may write just as the event is sent: the event fails.
+                let fault = Fault::out_of_step(format!(
+                    "it wrote {} before the event was sent",
+                    shown(&stray)
+                ));
+                if stray.trim_ascii().is_empty() && !retried {
+                    held = Some(request);
+                } else {
+                    let _ = request.answer.send(broken(Instant::now(), fault.why()));
+                }
+                self.failed(&mut life, fault);
+                self.retire(process.take());
+                continue;
+            }
             life.last_id += 1;
-            let started = Instant::now();
-            let asked = tokio::time::timeout(
-                request.timeout,
-                exchange(worker, &request.line, life.last_id, started),
-            );
-            let (ran, fault) = tokio::select! {
-                biased;
-                done = asked => done.unwrap_or_else(|_| late(request.timeout, started)),
-                _ = self.stop.cancelled() => {
-                    let _ = request.answer.send(broken(started, "the worker was stopped before it answered"));
-                    break;
-                }
+            let Some((ran, fault)) = self.ask(worker, &request, life.last_id).await else {
+                let stopped = "the worker was stopped before it answered";
+                let _ = request.answer.send(broken(Instant::now(), stopped));
+                break;
             };
+            // An answer, even one followed by something out of step, starts the count of failures over:
+            // only a worker that keeps failing its events is restarted after a pause.
+            if ran.exit == Exit::Answered {
+                life.failures = 0;
+            }
             let _ = request.answer.send(ran);
-            match fault {
-                None => life.failures = 0,
-                Some(fault) => {
-                    self.failed(&mut life, fault);
-                    self.retire(process.take());
-                }
+            if let Some(fault) = fault {
+                self.failed(&mut life, fault);
+                self.retire(process.take());
             }
         }
         self.retire(process.take());
@@ -335,6 +346,53 @@ impl Slot {
             slot.state = "stopped";
             slot.pid = None;
         });
+    }
+
+    /// Starts a worker into `process`, or counts the failure.
+    fn start(&self, life: &mut Life, process: &mut Option<Process>) {
+        match self.spawn() {
+            Ok(started) => {
+                if life.starts > 0 {
+                    self.update(|slot| slot.restarts += 1);
+                }
+                life.starts += 1;
+                *process = Some(started);
+            }
+            Err(why) => self.failed(life, Fault::Died(why)),
+        }
+    }
+
+    /// Waits for a request, noticing the worker dying meanwhile.
+    async fn idle(&self, worker: &mut Process) -> Idle {
+        tokio::select! {
+            biased;
+            _ = self.stop.cancelled() => Idle::Stop,
+            status = worker.child.wait() => Idle::Died(match status {
+                Ok(status) => format!("the worker exited while idle ({status})"),
+                Err(e) => format!("the worker could not be waited for: {e}"),
+            }),
+            request = self.next_request() => request.map_or(Idle::Stop, Idle::Asked),
+        }
+    }
+
+    /// Asks the worker about the request's event, numbered `id`, within its timeout: the answer and the
+    /// fault for which the worker must be replaced, if any; `None` when the pool stops meanwhile.
+    async fn ask(
+        &self,
+        worker: &mut Process,
+        request: &Request,
+        id: u64,
+    ) -> Option<(Ran, Option<Fault>)> {
+        let started = Instant::now();
+        let asked = tokio::time::timeout(
+            request.timeout,
+            exchange(worker, &request.line, id, started),
+        );
+        tokio::select! {
+            biased;
+            done = asked => Some(done.unwrap_or_else(|_| late(request.timeout, started))),
+            _ = self.stop.cancelled() => None,
+        }
     }
 
     /// Waits `pause` before a worker starts; false when the pool stops meanwhile.
@@ -463,15 +521,6 @@ async fn exchange(
     id: u64,
     started: Instant,
 ) -> (Ran, Option<Fault>) {
-    if let Some(stray) = stray(worker) {
-        // Not this event's answer (it is not sent yet), but whatever the worker answers next may be the
-        // answer to something else: this event is not asked of it.
-        let fault = Fault::out_of_step(format!(
-            "it wrote {} before the event was sent",
-            shown(&stray)
-        ));
-        return (broken(started, fault.why()), Some(fault));
-    }
     let answer = match talk(worker, line, id).await {
         Ok(answer) => answer,
         Err(why) => return (broken(started, &why), Some(Fault::Died(why))),
@@ -531,8 +580,13 @@ fn shown(bytes: &[u8]) -> String {
 async fn talk(worker: &mut Process, line: &[u8], id: u64) -> Result<Vec<u8>, String> {
     let unread = |e: std::io::Error| format!("the worker does not read its stdin: {e}");
     let (head, rest) = numbered(line, id);
-    worker.stdin.write_all(&head).await.map_err(unread)?;
-    worker.stdin.write_all(rest).await.map_err(unread)?;
+    // One write of both parts (writev), as the line was written whole before it was numbered.
+    let mut event = bytes::Buf::chain(head.as_slice(), rest);
+    worker
+        .stdin
+        .write_all_buf(&mut event)
+        .await
+        .map_err(unread)?;
     worker.stdin.flush().await.map_err(unread)?;
     let mut answer = Vec::new();
     let read = (&mut worker.stdout)

@@ -639,6 +639,48 @@ for line in sys.stdin:
     }
 
     #[test]
+    fn blank_line_after_each_answer_in_a_write_of_its_own() {
+        // The blank line of each answer (an unbuffered `print(answer + "\n")` writes it apart) comes once
+        // the answer is read, when the test creates `tail`, and before the next event is sent: that event
+        // goes to a new worker, and is answered.
+        let d = guarded(
+            r#"
+import time
+ready()
+for line in sys.stdin:
+    print(json.dumps(policy(json.loads(line))), flush=True)
+    while not os.path.exists("@DIR@/tail"):
+        time.sleep(0.01)
+    os.remove("@DIR@/tail")
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    with open("@DIR@/tails.txt", "a") as tails:
+        tails.write("written\n")
+"#,
+        );
+        for (sent, command) in [RM, LS, RM, LS].into_iter().enumerate() {
+            assert!(!fire_checked(&d, command), "{command:?} failed");
+            fs::write(d.sb.p("tail"), "").expect("letting the worker write its blank line");
+            wait_until(SHOWS, "the blank line after the answer", || {
+                fs::read_to_string(d.sb.p("tails.txt"))
+                    .unwrap_or_default()
+                    .lines()
+                    .count()
+                    == sent + 1
+            });
+        }
+        let s = slots(&d, "guard");
+        assert_eq!(s[0]["out_of_step"], 3, "{s:?}");
+        assert_eq!(restarts(&s[0]), 3, "{s:?}");
+        assert!(running(&s[0]), "restarted at once, not failing: {s:?}");
+        wait_until(SHOWS, "a warning about the blank line", || {
+            d.log_text().lines().any(|l| {
+                l.contains("WARN") && l.contains(r#"it wrote "\n" before the event was sent"#)
+            })
+        });
+    }
+
+    #[test]
     fn blank_line_written_late() {
         // The blank line of each answer comes only once the next event is read: it lands after that
         // event was sent, where its answer is due.
