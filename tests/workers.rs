@@ -698,6 +698,22 @@ for line in sys.stdin:
     }
 
     #[test]
+    fn line_before_each_answer_in_the_same_write() {
+        // A note, then the answer, in one write: the line where the answer is due is not the answer, and
+        // the one after it is not trusted either.
+        let d = guarded(
+            r#"
+ready()
+for line in sys.stdin:
+    answer = policy(json.loads(line))
+    sys.stdout.write(json.dumps({"note": "thinking"}) + "\n" + json.dumps(answer) + "\n")
+    sys.stdout.flush()
+"#,
+        );
+        assert_eq!(interleave(&d), 6, "a line followed by another was taken");
+    }
+
+    #[test]
     fn wrong_hookd_id_echoed() {
         // One answer behind, each answer echoing the number of the event it belongs to: the first answer
         // (one too many) belongs to no event.
