@@ -547,16 +547,14 @@ async fn exchange(
 /// in the pipe right now (read without waiting: tokio keeps the pipe non-blocking). Read only to be shown:
 /// a worker that wrote them is replaced.
 fn stray(worker: &mut Process) -> Option<Vec<u8>> {
-    let buffered = worker.stdout.buffer();
-    if !buffered.is_empty() {
-        return Some(buffered.to_vec());
-    }
+    let mut seen = worker.stdout.buffer().to_vec();
     let mut waiting = [0u8; 4 * SHOWN];
-    match nix::unistd::read(worker.stdout.get_ref(), &mut waiting) {
-        Ok(n) if n > 0 => Some(waiting[..n].to_vec()),
-        // Nothing waiting (EAGAIN), or the end of its stdout: the write or the read says what happened.
-        _ => None,
+    // Nothing waiting (EAGAIN), or the end of its stdout, adds nothing: the write or the read says what
+    // happened. Read even past buffered white space, which may be followed by more.
+    if let Ok(n) = nix::unistd::read(worker.stdout.get_ref(), &mut waiting) {
+        seen.extend_from_slice(&waiting[..n]);
     }
+    (!seen.is_empty()).then_some(seen)
 }
 
 /// Makes sure a worker's stdout is non-blocking, as tokio leaves it: [`stray`] reads it without waiting,
