@@ -8,14 +8,15 @@
 //! An answer must belong to its event: a refusal read as the answer to another event is a refusal lost.
 //! So a worker is *out of step* when it wrote anything before the event was sent (a banner, the rest of an
 //! earlier answer), when it answers with a blank line, when its answer echoes another `hookd_id`, or when
-//! more follows its answer line. Its worker is replaced, and the event whose answer cannot be trusted
-//! fails (its `on_failure` decides).
+//! more follows its answer line. The worker is replaced, and the event whose answer cannot be trusted
+//! fails (its `on_failure` decides); an event not sent because white space was waiting goes to the next
+//! worker instead.
 //!
 //! A worker hook has `workers` processes (slots), each driven by a task of its own that takes requests
-//! from the hook's one queue: the first idle slot answers. A slot whose worker answers late is killed (by
-//! group) and started again at once; one whose worker dies, or falls out of step again and again, is
-//! started again after a pause that doubles with each failure in a row (100 ms up to 30 s), so it is not
-//! restarted in a tight loop; `status` shows it as failing, with its last error.
+//! from the hook's one queue: the first idle slot answers. A slot whose worker answers late, or is out of
+//! step, is killed (by group) and started again at once; one whose worker dies, or keeps failing its
+//! events out of step, is started again after a pause that doubles with each failure in a row (100 ms up
+//! to 30 s), so it is not restarted in a tight loop; `status` shows it as failing, with its last error.
 //!
 //! A pool lives as long as a generation of the settings holds it, and every fire holds its generation to
 //! its end: a reload that replaces a worker lets the old one answer the fires that started on it, and
