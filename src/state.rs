@@ -29,7 +29,8 @@ pub struct Generation {
     /// so that a reload does not let more processes run than the limit.
     pub slots: Arc<Semaphore>,
     /// The worker hooks' processes, by hook name. A reload keeps a pool whose settings did not change
-    /// (its processes keep running) and stops the others.
+    /// (its processes keep running); the others stop when the last fire that started on this generation
+    /// ends, so that a fire is answered by the workers it started with (the pool stops when dropped).
     pub workers: HashMap<String, Arc<Pool>>,
 }
 
@@ -63,6 +64,9 @@ pub struct Shared {
     pub descriptors: crate::descriptors::Descriptors,
     /// The requests and answers every connection holds, against the daemon's budget.
     pub memory: Arc<crate::memory::Memory>,
+    /// Cancelled at shutdown: stops every worker, of the generation in force and of any older one a fire
+    /// still holds.
+    workers_stop: CancellationToken,
 }
 
 impl Shared {
@@ -77,7 +81,8 @@ impl Shared {
         let slots = Arc::new(Semaphore::new(settings.defaults.max_processes));
         let runner = Runner::default();
         let descriptors = crate::descriptors::Descriptors::new(&settings);
-        let workers = start_workers(&settings, &HashMap::new(), &runner);
+        let workers_stop = CancellationToken::new();
+        let workers = start_workers(&settings, &HashMap::new(), &runner, &workers_stop);
         Arc::new(Shared {
             config_path,
             current: ArcSwap::from_pointee(Generation {
@@ -99,6 +104,7 @@ impl Shared {
             http: crate::http::Control::new(http_token),
             descriptors,
             memory: Arc::default(),
+            workers_stop,
         })
     }
 
@@ -116,15 +122,14 @@ impl Shared {
             Arc::new(Semaphore::new(settings.defaults.max_processes))
         };
         let number = previous.number + 1;
-        let workers = start_workers(&settings, &previous.workers, &self.runner);
-        for (name, pool) in &previous.workers {
-            if !workers
-                .get(name)
-                .is_some_and(|kept| Arc::ptr_eq(kept, pool))
-            {
-                pool.stop();
-            }
-        }
+        // The pools not kept are not stopped here: the fires running on `previous` hold them until they
+        // are answered, and dropping the last of them stops the workers.
+        let workers = start_workers(
+            &settings,
+            &previous.workers,
+            &self.runner,
+            &self.workers_stop,
+        );
         self.current.store(Arc::new(Generation {
             number,
             settings,
@@ -134,11 +139,10 @@ impl Shared {
         number
     }
 
-    /// Stops every worker (at shutdown).
+    /// Stops every worker (at shutdown, once the fires are answered or abandoned), whichever generation
+    /// holds it.
     pub fn stop_workers(&self) {
-        for pool in self.current().workers.values() {
-            pool.stop();
-        }
+        self.workers_stop.cancel();
     }
 
     pub fn last_reload(&self) -> LastReload {
@@ -162,6 +166,7 @@ fn start_workers(
     settings: &Settings,
     previous: &HashMap<String, Arc<Pool>>,
     runner: &Runner,
+    stopping: &CancellationToken,
 ) -> HashMap<String, Arc<Pool>> {
     let mut workers = HashMap::new();
     for hook in settings.hooks.iter().flat_map(|(_, hooks)| hooks.iter()) {
@@ -172,7 +177,7 @@ fn start_workers(
             Some(pool) if pool.identity == crate::worker::identity(hook, &settings.dir) => {
                 pool.clone()
             }
-            _ => Pool::start(hook, settings.dir.clone(), runner),
+            _ => Pool::start(hook, settings.dir.clone(), runner, stopping),
         };
         workers.insert(hook.name.clone(), pool);
     }

@@ -1,20 +1,33 @@
 //! Worker hooks: a hook kept running instead of started per event, so a fire pays no process start.
 //!
-//! The protocol: the daemon writes one event per line (the same JSON a hook gets on stdin) to the worker's
-//! stdin and reads one answer per line from its stdout, a JSON object read by the rules of contract
-//! section 7 (`{}` says nothing). Its stderr goes to the daemon's log with the hook's name.
+//! The protocol (README, "Worker hooks"): the daemon writes one event per line to the worker's stdin (the
+//! JSON a command hook gets, with one more field first, `"hookd_id": N`, a number no other event to that
+//! slot carries) and reads one answer per line from its stdout, a JSON object read by the rules of
+//! contract section 7 (`{}` says nothing). Its stderr goes to the daemon's log with the hook's name.
+//!
+//! An answer must belong to its event: a refusal read as the answer to another event is a refusal lost.
+//! So a worker is *out of step* when it wrote anything before the event was sent (a banner, the rest of an
+//! earlier answer), when it answers with a blank line, when its answer echoes another `hookd_id`, or when
+//! more follows its answer line. The worker is replaced, and the event whose answer cannot be trusted
+//! fails (its `on_failure` decides); an event not sent because white space was waiting goes to the next
+//! worker instead.
 //!
 //! A worker hook has `workers` processes (slots), each driven by a task of its own that takes requests
-//! from the hook's one queue: the first idle slot answers. A slot whose worker answers late is killed (by
-//! group) and started again at once; one whose worker dies is started again after a pause that doubles
-//! with each death in a row (100 ms up to 30 s), so a worker that keeps dying is not restarted in a tight
-//! loop; `status` shows it as failing, with its last error.
+//! from the hook's one queue: the first idle slot answers. A slot whose worker answers late, or is out of
+//! step, is killed (by group) and started again at once; one whose worker dies, or keeps failing its
+//! events out of step, is started again after a pause that doubles with each failure in a row (100 ms up
+//! to 30 s), so it is not restarted in a tight loop; `status` shows it as failing, with its last error.
+//!
+//! A pool lives as long as a generation of the settings holds it, and every fire holds its generation to
+//! its end: a reload that replaces a worker lets the old one answer the fires that started on it, and
+//! stops it once the last of them is answered.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot};
@@ -30,7 +43,7 @@ use crate::verdict::Exit;
 /// Fires waiting for a worker of one hook, beyond which a fire fails at once rather than queue.
 const QUEUE: usize = 1024;
 
-/// The first pause before restarting a worker that died; it doubles with each death in a row.
+/// The first pause before restarting a worker that died; it doubles with each failure in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 
 /// The longest pause between restarts.
@@ -39,16 +52,24 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// The longest line of a worker's stderr put in the log as one line.
 const STDERR_LINE: usize = 4096;
 
-/// Deaths in a row from which a worker is reported as failing.
+/// Failures in a row from which a worker is reported as failing.
 const FAILING_AFTER: u32 = 3;
 
-/// A worker hook's processes and the queue of fires waiting for them.
+/// How much of what a worker wrote out of step is quoted in the log and `status` (characters).
+const SHOWN: usize = 80;
+
+/// The field of an event line that numbers it, and that a worker may echo in its answer.
+const ID_FIELD: &str = "hookd_id";
+
+/// A worker hook's processes and the queue of fires waiting for them. Dropping the last handle (the last
+/// generation and the last fire that held it) stops its workers once they have answered what they hold.
 #[derive(Debug)]
 pub struct Pool {
     /// What the pool was started from: a reload keeps the pool when this is unchanged.
     pub identity: String,
     queue: mpsc::Sender<Request>,
     slots: Arc<Vec<Mutex<SlotStatus>>>,
+    /// Cancelled when the pool is dropped, or by the daemon-wide token it was started under (shutdown).
     stop: CancellationToken,
 }
 
@@ -62,12 +83,14 @@ struct Request {
 /// What `status` shows of one worker process.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SlotStatus {
-    /// `starting`, `running`, `restarting` (after a death, waiting its pause) or `failing` (dying again
-    /// and again), `stopped`.
+    /// `starting`, `running`, `restarting` (after a failure, waiting its pause) or `failing` (failing
+    /// again and again), `stopped`.
     pub state: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
     pub restarts: u64,
+    /// How many times a worker of this slot was found out of step (and replaced).
+    pub out_of_step: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
 }
@@ -80,8 +103,14 @@ struct Spec {
 }
 
 impl Pool {
-    /// Starts the worker processes of `hook` (a [`Program::Worker`]) now.
-    pub fn start(hook: &Hook, config_dir: PathBuf, runner: &Runner) -> Arc<Pool> {
+    /// Starts the worker processes of `hook` (a [`Program::Worker`]) now. `stopping` stops them all at
+    /// once (shutdown), whichever generations still hold the pool.
+    pub fn start(
+        hook: &Hook,
+        config_dir: PathBuf,
+        runner: &Runner,
+        stopping: &CancellationToken,
+    ) -> Arc<Pool> {
         let tasks = &runner.cleanups;
         let count = match &hook.program {
             Program::Worker { count, .. } => *count,
@@ -99,7 +128,7 @@ impl Pool {
                 })
                 .collect(),
         );
-        let stop = CancellationToken::new();
+        let stop = stopping.child_token();
         let spec = Arc::new(Spec {
             hook: hook.clone(),
             config_dir,
@@ -147,13 +176,16 @@ impl Pool {
         }
     }
 
-    /// Stops every worker of the pool, by group, once it has answered what it is answering.
-    pub fn stop(&self) {
-        self.stop.cancel();
-    }
-
     pub fn status(&self) -> Vec<SlotStatus> {
         self.slots.iter().map(|slot| lock(slot).clone()).collect()
+    }
+}
+
+impl Drop for Pool {
+    /// Nobody can ask this pool anything any more: its slots answer what is queued (fires already gone,
+    /// so nobody is waiting for those answers), stop their workers and end.
+    fn drop(&mut self) {
+        self.stop.cancel();
     }
 }
 
@@ -167,6 +199,46 @@ fn broken(started: Instant, why: &str) -> Ran {
     Ran::without_process(Exit::Broken(why.to_string()), started)
 }
 
+/// Why a worker is replaced, which decides how soon the next one starts.
+#[derive(Debug, PartialEq)]
+enum Fault {
+    /// It died, could not start, or answered what is no answer: replaced after a pause that doubles with
+    /// each failure in a row.
+    Died(String),
+    /// What it wrote is not in step with the events: replaced at once the first time in a row, then like
+    /// a dying one (a worker that always prints a banner must not be restarted in a tight loop).
+    OutOfStep(String),
+    /// It did not answer in time: killed and replaced at once (slowness is not a crash).
+    Late(String),
+}
+
+impl Fault {
+    fn why(&self) -> &str {
+        match self {
+            Fault::Died(why) | Fault::OutOfStep(why) | Fault::Late(why) => why,
+        }
+    }
+
+    fn out_of_step(what: impl std::fmt::Display) -> Fault {
+        Fault::OutOfStep(format!("out of step: {what}"))
+    }
+
+    /// The pause before the next worker starts, after this fault made `failures` in a row.
+    fn pause(&self, failures: u32) -> Duration {
+        let doublings = match self {
+            Fault::Died(_) => failures,
+            Fault::OutOfStep(_) => failures.saturating_sub(1),
+            Fault::Late(_) => 0,
+        };
+        if doublings == 0 {
+            return Duration::ZERO;
+        }
+        FIRST_BACKOFF
+            .saturating_mul(1 << (doublings - 1).min(10))
+            .min(MAX_BACKOFF)
+    }
+}
+
 /// One worker process slot, as a task.
 struct Slot {
     index: usize,
@@ -176,6 +248,28 @@ struct Slot {
     stop: CancellationToken,
     tasks: TaskTracker,
     reaper: Arc<Reaper>,
+}
+
+/// A slot's count of its workers' lives.
+#[derive(Default)]
+struct Life {
+    /// Failures in a row (deaths, events failed out of step), back to 0 at the first answer.
+    failures: u32,
+    /// Before the next worker starts.
+    pause: Duration,
+    /// Workers started so far.
+    starts: u64,
+    /// The last `hookd_id` given: never given twice by a slot, whatever worker it runs.
+    last_id: u64,
+}
+
+/// What came to an idle slot first.
+enum Idle {
+    Asked(Request),
+    /// The worker died; why.
+    Died(String),
+    /// The pool is stopping, or dropped with its queue drained.
+    Stop,
 }
 
 /// A running worker.
@@ -188,104 +282,141 @@ struct Process {
 
 impl Slot {
     async fn run(self) {
-        let mut deaths_in_a_row = 0u32;
-        let mut starts = 0u64;
+        let mut life = Life::default();
         let mut process: Option<Process> = None;
+        // A request not sent to the worker just replaced, for the next one (at most once per request).
+        let mut held: Option<Request> = None;
         loop {
             let Some(worker) = process.as_mut() else {
-                if deaths_in_a_row > 0 {
-                    let pause = FIRST_BACKOFF
-                        .saturating_mul(1 << (deaths_in_a_row - 1).min(10))
-                        .min(MAX_BACKOFF);
-                    tokio::select! {
-                        _ = tokio::time::sleep(pause) => {}
-                        _ = self.stop.cancelled() => break,
-                    }
+                if !self.pause(life.pause).await {
+                    break;
                 }
-                match self.spawn() {
-                    Ok(started) => {
-                        if starts > 0 {
-                            self.update(|slot| slot.restarts += 1);
-                        }
-                        starts += 1;
-                        process = Some(started);
-                    }
-                    Err(why) => {
-                        deaths_in_a_row += 1;
-                        self.record_death(&why, deaths_in_a_row);
-                    }
-                }
+                self.start(&mut life, &mut process);
                 continue;
             };
-            // Idle: wait for a request, or notice the worker dying while it waits.
-            let request = tokio::select! {
-                request = async { self.requests.lock().await.recv().await } => request,
-                status = worker.child.wait() => {
-                    let why = match status {
-                        Ok(status) => format!("the worker exited while idle ({status})"),
-                        Err(e) => format!("the worker could not be waited for: {e}"),
-                    };
-                    deaths_in_a_row += 1;
-                    self.record_death(&why, deaths_in_a_row);
-                    if let Some(dead) = process.take() {
-                        self.retire(dead);
+            let (request, retried) = match held.take().filter(|held| !held.answer.is_closed()) {
+                Some(request) => (request, true),
+                None => match self.idle(worker).await {
+                    Idle::Asked(request) => (request, false),
+                    Idle::Died(why) => {
+                        self.failed(&mut life, Fault::Died(why));
+                        self.retire(process.take());
+                        continue;
                     }
-                    continue;
-                }
-                _ = self.stop.cancelled() => break,
-            };
-            let Some(request) = request else { break };
-            let started = Instant::now();
-            let outcome = tokio::time::timeout(request.timeout, ask(worker, &request.line)).await;
-            let ran = match outcome {
-                Ok(Ok(answer)) => match read_answer(answer, started) {
-                    Ok(ran) => {
-                        deaths_in_a_row = 0;
-                        ran
-                    }
-                    Err(why) => {
-                        // Not an answer: the worker is out of step or confused; its next lines cannot be
-                        // trusted to answer the next events.
-                        deaths_in_a_row += 1;
-                        self.record_death(&why, deaths_in_a_row);
-                        if let Some(confused) = process.take() {
-                            self.retire(confused);
-                        }
-                        broken(started, &why)
-                    }
+                    Idle::Stop => break,
                 },
-                Ok(Err(why)) => {
-                    // It died mid-answer, or broke the protocol: its next answer cannot be trusted.
-                    deaths_in_a_row += 1;
-                    self.record_death(&why, deaths_in_a_row);
-                    if let Some(dead) = process.take() {
-                        self.retire(dead);
-                    }
-                    broken(started, &why)
-                }
-                Err(_) => {
-                    // Late: killed and started again at once (a slow answer is not a crash).
-                    let why = format!(
-                        "no answer within {}s; restarting the worker",
-                        request.timeout.as_secs_f64()
-                    );
-                    tracing::warn!(hook = %self.spec.hook.name, "{why}");
-                    self.update(|slot| slot.last_error = Some(why.clone()));
-                    if let Some(late) = process.take() {
-                        self.retire(late);
-                    }
-                    Ran::without_process(Exit::TimedOut(request.timeout), started)
-                }
             };
+            if let Some(stray) = stray(worker) {
+                // Written before the event is sent: not its answer, but whatever the worker answers next
+                // may be the answer to something else, so the event is not sent to it. White space (the
+                // tail of an answer, `print(answer + "\n")`) cannot pass for an answer from the next
+                // worker: that one gets the event. Anything else may be a banner, which the next worker
+                // may write just as the event is sent: the event fails.
+                let fault = Fault::out_of_step(format!(
+                    "it wrote {} before the event was sent",
+                    shown(&stray)
+                ));
+                if stray.trim_ascii().is_empty() && !retried {
+                    held = Some(request);
+                } else {
+                    let _ = request.answer.send(broken(Instant::now(), fault.why()));
+                }
+                self.failed(&mut life, fault);
+                self.retire(process.take());
+                continue;
+            }
+            life.last_id += 1;
+            let Some((ran, fault)) = self.ask(worker, &request, life.last_id).await else {
+                let stopped = "the worker was stopped before it answered";
+                let _ = request.answer.send(broken(Instant::now(), stopped));
+                break;
+            };
+            // An answer, even one followed by something out of step, starts the count of failures over:
+            // only a worker that keeps failing its events is restarted after a pause.
+            if ran.exit == Exit::Answered {
+                life.failures = 0;
+            }
             let _ = request.answer.send(ran);
+            if let Some(fault) = fault {
+                self.failed(&mut life, fault);
+                self.retire(process.take());
+            }
         }
-        if let Some(worker) = process.take() {
-            self.retire(worker);
-        }
+        self.retire(process.take());
         self.update(|slot| {
             slot.state = "stopped";
             slot.pid = None;
         });
+    }
+
+    /// Starts a worker into `process`, or counts the failure.
+    fn start(&self, life: &mut Life, process: &mut Option<Process>) {
+        match self.spawn() {
+            Ok(started) => {
+                if life.starts > 0 {
+                    self.update(|slot| slot.restarts += 1);
+                }
+                life.starts += 1;
+                *process = Some(started);
+            }
+            Err(why) => self.failed(life, Fault::Died(why)),
+        }
+    }
+
+    /// Waits for a request, noticing the worker dying meanwhile.
+    async fn idle(&self, worker: &mut Process) -> Idle {
+        tokio::select! {
+            biased;
+            _ = self.stop.cancelled() => Idle::Stop,
+            status = worker.child.wait() => Idle::Died(match status {
+                Ok(status) => format!("the worker exited while idle ({status})"),
+                Err(e) => format!("the worker could not be waited for: {e}"),
+            }),
+            request = self.next_request() => request.map_or(Idle::Stop, Idle::Asked),
+        }
+    }
+
+    /// Asks the worker about the request's event, numbered `id`, within its timeout: the answer and the
+    /// fault for which the worker must be replaced, if any; `None` when the pool stops meanwhile.
+    async fn ask(
+        &self,
+        worker: &mut Process,
+        request: &Request,
+        id: u64,
+    ) -> Option<(Ran, Option<Fault>)> {
+        let started = Instant::now();
+        let asked = tokio::time::timeout(
+            request.timeout,
+            exchange(worker, &request.line, id, started),
+        );
+        tokio::select! {
+            biased;
+            done = asked => Some(done.unwrap_or_else(|_| late(request.timeout, started))),
+            _ = self.stop.cancelled() => None,
+        }
+    }
+
+    /// Waits `pause` before a worker starts; false when the pool stops meanwhile.
+    async fn pause(&self, pause: Duration) -> bool {
+        if pause.is_zero() {
+            return !self.stop.is_cancelled();
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => true,
+            _ = self.stop.cancelled() => false,
+        }
+    }
+
+    /// The next request someone still waits for; `None` once the pool is dropped and its queue drained.
+    async fn next_request(&self) -> Option<Request> {
+        let mut requests = self.requests.lock().await;
+        loop {
+            let request = requests.recv().await?;
+            // Its fire was abandoned (the client left, or it waited too long for a free slot).
+            if !request.answer.is_closed() {
+                return Some(request);
+            }
+        }
     }
 
     fn spawn(&self) -> Result<Process, String> {
@@ -305,37 +436,64 @@ impl Slot {
             return Err("the worker's pipes could not be set up".into());
         };
         self.tasks.spawn(log_stderr(hook.name.clone(), stderr));
+        let process = Process {
+            child,
+            group: Some(Group::led_by(pid, &self.reaper)),
+            stdin,
+            stdout: BufReader::new(stdout),
+        };
+        if let Err(e) = keep_nonblocking(process.stdout.get_ref()) {
+            self.retire(Some(process));
+            return Err(format!(
+                "the worker's stdout could not be made non-blocking: {e}"
+            ));
+        }
         self.update(|slot| {
             slot.state = "running";
             slot.pid = Some(pid);
         });
         tracing::info!(hook = %hook.name, pid, slot = self.index, "worker started");
-        Ok(Process {
-            child,
-            group: Some(Group::led_by(pid, &self.reaper)),
-            stdin,
-            stdout: BufReader::new(stdout),
-        })
+        Ok(process)
     }
 
-    fn record_death(&self, why: &str, deaths_in_a_row: u32) {
-        let failing = deaths_in_a_row >= FAILING_AFTER;
-        if failing {
-            tracing::error!(hook = %self.spec.hook.name, deaths_in_a_row, "worker keeps failing: {why}");
+    /// Counts a fault, logs it, shows it in `status`, and sets the pause before the next worker.
+    fn failed(&self, life: &mut Life, fault: Fault) {
+        let name = &self.spec.hook.name;
+        let why = fault.why();
+        if matches!(fault, Fault::Late(_)) {
+            tracing::warn!(hook = %name, "{why}");
         } else {
-            tracing::warn!(hook = %self.spec.hook.name, "worker failed: {why}");
+            life.failures += 1;
+        }
+        life.pause = fault.pause(life.failures);
+        let failing = life.failures >= FAILING_AFTER && !matches!(fault, Fault::Late(_));
+        match &fault {
+            Fault::Late(_) => {}
+            _ if failing => {
+                tracing::error!(hook = %name, failures_in_a_row = life.failures, "worker keeps failing: {why}")
+            }
+            Fault::OutOfStep(_) => tracing::warn!(hook = %name, "worker {why}; restarting it"),
+            Fault::Died(_) => tracing::warn!(hook = %name, "worker failed: {why}"),
         }
         self.update(|slot| {
             slot.state = if failing { "failing" } else { "restarting" };
             slot.pid = None;
             slot.last_error = Some(why.to_string());
+            if matches!(fault, Fault::OutOfStep(_)) {
+                slot.out_of_step += 1;
+            }
         });
     }
 
     /// Stops a worker by group (SIGTERM, SIGKILL a second later) and reaps it, in the background.
-    fn retire(&self, mut worker: Process) {
-        if let Some(group) = worker.group.take() {
-            group.stop(worker.child, None, &self.tasks);
+    fn retire(&self, worker: Option<Process>) {
+        if let Some(Process {
+            child,
+            group: Some(group),
+            ..
+        }) = worker
+        {
+            group.stop(child, None, &self.tasks);
         }
     }
 
@@ -344,18 +502,91 @@ impl Slot {
     }
 }
 
-/// Writes one event line and reads one answer line (at most [`OUTPUT_CAP`] bytes).
-async fn ask(worker: &mut Process, line: &[u8]) -> Result<Vec<u8>, String> {
+/// A request its worker did not answer in time: failed, and the worker replaced.
+fn late(timeout: Duration, started: Instant) -> (Ran, Option<Fault>) {
+    let why = format!(
+        "no answer within {}s; restarting the worker",
+        timeout.as_secs_f64()
+    );
+    (
+        Ran::without_process(Exit::TimedOut(timeout), started),
+        Some(Fault::Late(why)),
+    )
+}
+
+/// Asks the worker about one event numbered `id`: the answer (or a failure, for `on_failure` to decide),
+/// and the fault for which the worker must be replaced, if any.
+async fn exchange(
+    worker: &mut Process,
+    line: &[u8],
+    id: u64,
+    started: Instant,
+) -> (Ran, Option<Fault>) {
+    let answer = match talk(worker, line, id).await {
+        Ok(answer) => answer,
+        Err(why) => return (broken(started, &why), Some(Fault::Died(why))),
+    };
+    let (ran, echoed) = match read_answer(answer, id, started) {
+        Ok(read) => read,
+        Err(fault) => return (broken(started, fault.why()), Some(fault)),
+    };
+    let Some(after) = stray(worker) else {
+        return (ran, None);
+    };
+    let fault = Fault::out_of_step(format!("it wrote {} after its answer", shown(&after)));
+    // The answer line came first after the event, with nothing before it: it stands when what follows is
+    // only white space (`print(answer + "\n")`) or it carries this event's number. Another line after it
+    // may be the real answer (a banner written as the event was sent, then the answer): it does not.
+    if echoed || after.trim_ascii().is_empty() {
+        (ran, Some(fault))
+    } else {
+        (broken(started, fault.why()), Some(fault))
+    }
+}
+
+/// What the worker wrote that nobody asked for: bytes left in the buffer past the last answer, or waiting
+/// in the pipe right now (read without waiting: tokio keeps the pipe non-blocking). Read only to be shown:
+/// a worker that wrote them is replaced.
+fn stray(worker: &mut Process) -> Option<Vec<u8>> {
+    let mut seen = worker.stdout.buffer().to_vec();
+    let mut waiting = [0u8; 4 * SHOWN];
+    // Nothing waiting (EAGAIN), or the end of its stdout, adds nothing: the write or the read says what
+    // happened. Read even past buffered white space, which may be followed by more.
+    if let Ok(n) = nix::unistd::read(worker.stdout.get_ref(), &mut waiting) {
+        seen.extend_from_slice(&waiting[..n]);
+    }
+    (!seen.is_empty()).then_some(seen)
+}
+
+/// Makes sure a worker's stdout is non-blocking, as tokio leaves it: [`stray`] reads it without waiting,
+/// and a read that waited would stop the whole daemon.
+fn keep_nonblocking(stdout: &ChildStdout) -> nix::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_truncate(fcntl(stdout, FcntlArg::F_GETFL)?);
+    if !flags.contains(OFlag::O_NONBLOCK) {
+        fcntl(stdout, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    }
+    Ok(())
+}
+
+/// The start of what a worker wrote, quoted, for the log and `status`.
+fn shown(bytes: &[u8]) -> String {
+    let text: String = String::from_utf8_lossy(bytes).chars().take(SHOWN).collect();
+    format!("{text:?}")
+}
+
+/// Writes one event line numbered `id` and reads one answer line (at most [`OUTPUT_CAP`] bytes).
+async fn talk(worker: &mut Process, line: &[u8], id: u64) -> Result<Vec<u8>, String> {
+    let unread = |e: std::io::Error| format!("the worker does not read its stdin: {e}");
+    let (head, rest) = numbered(line, id);
+    // One write of both parts (writev), as the line was written whole before it was numbered.
+    let mut event = bytes::Buf::chain(head.as_slice(), rest);
     worker
         .stdin
-        .write_all(line)
+        .write_all_buf(&mut event)
         .await
-        .map_err(|e| format!("the worker does not read its stdin: {e}"))?;
-    worker
-        .stdin
-        .flush()
-        .await
-        .map_err(|e| format!("the worker does not read its stdin: {e}"))?;
+        .map_err(unread)?;
+    worker.stdin.flush().await.map_err(unread)?;
     let mut answer = Vec::new();
     let read = (&mut worker.stdout)
         .take(OUTPUT_CAP as u64 + 1)
@@ -374,26 +605,69 @@ async fn ask(worker: &mut Process, line: &[u8]) -> Result<Vec<u8>, String> {
     }
 }
 
-/// An answer line, to be read as a hook's stdout after exit 0: a JSON object, or nothing at all. Anything
-/// else is no answer (rather than pass for context to add, as text would from a command hook).
-fn read_answer(answer: Vec<u8>, started: Instant) -> Result<Ran, String> {
+/// The event line with `"hookd_id":N` as its first field, as a head to write before the rest of the
+/// line. The event is not serialized again (it may be large, and the line is shared with the command
+/// hooks, which do not get the field). An event with a `hookd_id` of its own (a client put it there) is
+/// the rare exception: parsed and written again with the daemon's number in its place, since a key given
+/// twice is read as its last value.
+fn numbered(line: &[u8], id: u64) -> (Vec<u8>, &[u8]) {
+    let key = format!("\"{ID_FIELD}\":");
+    let has_key = |rest: &[u8]| {
+        (0..rest.len()).any(|at| rest[at] == b'"' && rest[at..].starts_with(key.as_bytes()))
+    };
+    match line.split_first() {
+        Some((b'{', rest)) if !has_key(rest) => {
+            let comma = if rest.first() == Some(&b'}') { "" } else { "," };
+            (format!("{{{key}{id}{comma}").into_bytes(), rest)
+        }
+        _ => {
+            let mut event: Map<String, Value> = serde_json::from_slice(line).unwrap_or_default();
+            event.insert(ID_FIELD.into(), id.into());
+            let mut whole = serde_json::to_vec(&event).unwrap_or_else(|_| b"{}".to_vec());
+            whole.push(b'\n');
+            (whole, &[])
+        }
+    }
+}
+
+/// An answer line, to be read as a hook's stdout after exit 0, and whether it echoed its event's
+/// number. A JSON object is an answer (`{}` says nothing); a blank line or another event's `hookd_id` is
+/// out of step; anything else is no answer (rather than pass for context to add, as text would from a
+/// command hook).
+fn read_answer(answer: Vec<u8>, id: u64, started: Instant) -> Result<(Ran, bool), Fault> {
     let text = String::from_utf8_lossy(&answer);
     let trimmed = text.trim();
-    let is_object =
-        || serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(trimmed).is_ok();
-    if !trimmed.is_empty() && !is_object() {
-        let shown: String = trimmed.chars().take(80).collect();
-        return Err(format!(
-            "the worker answered something that is not a JSON object: {shown:?}"
+    if trimmed.is_empty() {
+        return Err(Fault::out_of_step(
+            "it wrote a blank line where an answer was due ({} says nothing)",
         ));
     }
-    Ok(Ran {
-        exit: Exit::Answered,
-        stdout: answer,
-        stderr: Vec::new(),
-        truncated: false,
-        elapsed: started.elapsed(),
-    })
+    let Ok(object) = serde_json::from_str::<Map<String, Value>>(trimmed) else {
+        return Err(Fault::Died(format!(
+            "the worker answered something that is not a JSON object: {}",
+            shown(trimmed.as_bytes())
+        )));
+    };
+    let echoed = match object.get(ID_FIELD) {
+        None => false,
+        Some(echo) if echo.as_u64() == Some(id) => true,
+        Some(echo) => {
+            return Err(Fault::out_of_step(format!(
+                "its answer carries {ID_FIELD} {} where {id} was asked",
+                shown(echo.to_string().as_bytes())
+            )));
+        }
+    };
+    Ok((
+        Ran {
+            exit: Exit::Answered,
+            stdout: answer,
+            stderr: Vec::new(),
+            truncated: false,
+            elapsed: started.elapsed(),
+        },
+        echoed,
+    ))
 }
 
 /// A worker's stderr, a line at a time (cut at [`STDERR_LINE`] bytes), into the daemon's log.
@@ -420,21 +694,92 @@ async fn log_stderr(hook: String, stderr: tokio::process::ChildStderr) {
 mod tests {
     use super::*;
 
+    fn read(answer: &str, id: u64) -> Result<(Exit, bool), Fault> {
+        read_answer(answer.as_bytes().to_vec(), id, Instant::now()).map(|(ran, e)| (ran.exit, e))
+    }
+
     #[test]
-    fn an_answer_must_be_a_json_object_or_nothing() {
-        let now = Instant::now();
+    fn an_answer_must_be_a_json_object() {
         assert_eq!(
-            read_answer(b"{\"refused\":\"no\"}\n".to_vec(), now)
-                .unwrap()
-                .exit,
-            Exit::Answered
+            read("{\"refused\":\"no\"}\n", 1),
+            Ok((Exit::Answered, false))
         );
+        assert_eq!(read("{}\n", 1), Ok((Exit::Answered, false)));
+        for garbage in ["hello\n", "{\"refused\": \n", "[1]\n"] {
+            assert!(
+                matches!(read(garbage, 1), Err(Fault::Died(_))),
+                "{garbage:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_blank_line_is_out_of_step_not_nothing() {
+        for blank in ["\n", "  \n", "\r\n"] {
+            assert!(
+                matches!(read(blank, 1), Err(Fault::OutOfStep(_))),
+                "{blank:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_echoed_hookd_id_must_be_the_events() {
         assert_eq!(
-            read_answer(b"\n".to_vec(), now).unwrap().exit,
-            Exit::Answered
+            read("{\"hookd_id\":7,\"refused\":\"no\"}\n", 7),
+            Ok((Exit::Answered, true))
         );
-        assert!(read_answer(b"hello\n".to_vec(), now).is_err());
-        assert!(read_answer(b"{\"refused\": \n".to_vec(), now).is_err());
-        assert!(read_answer(b"[1]\n".to_vec(), now).is_err());
+        for wrong in ["6", "8", "null", "\"7\"", "7.5", "-1"] {
+            let answer = format!("{{\"hookd_id\":{wrong},\"refused\":\"no\"}}\n");
+            let Err(Fault::OutOfStep(why)) = read(&answer, 7) else {
+                panic!("{answer:?} was taken as the answer to event 7");
+            };
+            assert!(why.starts_with("out of step: "), "{why}");
+        }
+    }
+
+    /// The numbered line as the worker reads it.
+    fn numbered_event(line: &[u8], id: u64) -> Map<String, Value> {
+        let (head, rest) = numbered(line, id);
+        let whole = [head.as_slice(), rest].concat();
+        assert_eq!(whole.last(), Some(&b'\n'), "{whole:?}");
+        assert_eq!(whole.iter().filter(|&&b| b == b'\n').count(), 1);
+        serde_json::from_slice(&whole).expect("the numbered line is a JSON object")
+    }
+
+    #[test]
+    fn the_event_line_is_numbered_without_being_serialized_again() {
+        let line = b"{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"ls\"}}\n";
+        let (head, rest) = numbered(line, 42);
+        assert_eq!(head, b"{\"hookd_id\":42,");
+        assert_eq!(rest.as_ptr(), line[1..].as_ptr(), "the event was copied");
+        let event = numbered_event(line, 42);
+        assert_eq!(event["hookd_id"], 42);
+        assert_eq!(event["tool_input"]["command"], "ls");
+        assert_eq!(numbered_event(b"{}\n", 1)["hookd_id"], 1);
+    }
+
+    #[test]
+    fn an_events_own_hookd_id_gives_way_to_the_daemons() {
+        let line = b"{\"a\":\"\\\"hookd_id\\\":\",\"hookd_id\":\"mine\",\"x\":{\"hookd_id\":3}}\n";
+        let event = numbered_event(line, 9);
+        assert_eq!(event["hookd_id"], 9);
+        assert_eq!(event["x"]["hookd_id"], 3);
+        assert_eq!(event["a"], "\"hookd_id\":");
+        // A value that merely contains the key, escaped, is not mistaken for it.
+        let (head, _) = numbered(b"{\"a\":\"\\\"hookd_id\\\":1\"}\n", 2);
+        assert_eq!(head, b"{\"hookd_id\":2,");
+    }
+
+    #[test]
+    fn out_of_step_restarts_at_once_then_backs_off() {
+        let out = Fault::OutOfStep(String::new());
+        let died = Fault::Died(String::new());
+        assert_eq!(out.pause(1), Duration::ZERO);
+        assert_eq!(out.pause(2), FIRST_BACKOFF);
+        assert_eq!(out.pause(3), FIRST_BACKOFF * 2);
+        assert_eq!(died.pause(1), FIRST_BACKOFF);
+        assert_eq!(died.pause(40), MAX_BACKOFF);
+        assert_eq!(Fault::Late(String::new()).pause(5), Duration::ZERO);
     }
 }

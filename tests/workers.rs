@@ -1,8 +1,10 @@
 //! Worker hooks (`worker = [...]`, `workers = N`): hooks kept running, asked one event per line on stdin,
 //! answering one line on stdout. Against the real daemon with real Python workers (and `sh` ones where a
 //! shell is simpler): answers, a worker's pid kept across fires, late, crashing, garbage-writing and
-//! always-dying workers and their restarts, overlapping fires on several processes, reloads that keep the
-//! unchanged workers, `on_failure`, the worker's stderr in the log, shutdown, and `hookd check`.
+//! always-dying workers and their restarts, workers out of step with the events (a banner, a blank line,
+//! another event's `hookd_id`), overlapping fires on several processes, reloads that keep the unchanged
+//! workers and let a replaced one answer the fires it holds, `on_failure`, the worker's stderr in the log,
+//! shutdown, and `hookd check`.
 //!
 //! The one Python worker, `worker.py`, does what the event's `tool_input.command` says (`refuse:R`,
 //! `add:T`, `pid`, `slow:S`, `half`, `garbage`, ...), so each test picks a behaviour per fire. Tests poll
@@ -79,6 +81,14 @@ while True:
         say("this is not json\n")
     elif kind == "badjson":
         say('{"adds": \n')
+    elif kind == "gated":
+        with open("@DIR@/gated.txt", "a") as gated:
+            gated.write(pid + "\n")
+        while not os.path.exists("@DIR@/go"):
+            time.sleep(0.01)
+        answer({"refused": "gated " + os.environ.get("POLICY", "") + " " + pid})
+    elif kind == "id":
+        answer({"hookd_id": event["hookd_id"], "adds": str(event["hookd_id"])})
     elif kind == "say":
         sys.stderr.write(arg + "\n")
         sys.stderr.flush()
@@ -247,20 +257,51 @@ mod answers {
     }
 
     #[test]
-    fn empty_object_or_empty_line_says_nothing() {
+    fn empty_object_says_nothing() {
         let d = Daemon::start(sandbox(&py_hook("quiet", "timeout = 10")));
         let pid = ready_worker(&d, "quiet");
-        for directive in ["empty", "blank"] {
-            let r = d.fire("PreToolUse", ev(directive));
-            assert_eq!(r["refused"], false, "{directive}: {r}");
-            assert!(adds(&r).is_empty(), "{directive}: {r}");
+        for _ in 0..2 {
+            let r = d.fire("PreToolUse", ev("empty"));
+            assert_eq!(r["refused"], false, "{r}");
+            assert!(adds(&r).is_empty(), "{r}");
             let h = hook(&r, "quiet");
-            assert_eq!(h["outcome"], "nothing", "{directive}: {r}");
-            assert!(h.get("exit").is_none(), "{directive}: {r}");
+            assert_eq!(h["outcome"], "nothing", "{r}");
+            assert!(h.get("exit").is_none(), "{r}");
         }
         let s = slots(&d, "quiet");
         assert_eq!(pid_of(&s[0]), Some(pid), "{s:?}");
         assert_eq!(restarts(&s[0]), 0, "saying nothing is no failure: {s:?}");
+        assert_eq!(s[0]["out_of_step"], 0, "{s:?}");
+    }
+
+    /// Each event a worker gets carries `hookd_id`, a number of its own; a worker echoing it is answered.
+    /// A command hook of the same fire gets the event without it.
+    #[test]
+    fn events_are_numbered_for_workers_only() {
+        let sb = Sandbox::new();
+        write_worker(&sb);
+        sb.settings(&format!(
+            "{}\n[[hooks.PreToolUse]]\nname = \"plain\"\ncommand = \"cat >> @DIR@/plain.txt\"\n",
+            py_hook("numbered", "timeout = 10")
+        ));
+        let d = Daemon::start(sb);
+        ready_worker(&d, "numbered");
+        let ids: Vec<u64> = (0..3)
+            .map(|_| {
+                let r = d.fire("PreToolUse", ev("id"));
+                assert_eq!(hook(&r, "numbered")["outcome"], "adds", "{r}");
+                adds(&r)[0].parse().expect("a number")
+            })
+            .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        let plain = d.sb.read("plain.txt");
+        assert_eq!(plain.lines().count(), 3, "{plain:?}");
+        for line in plain.lines() {
+            let event: Value = serde_json::from_str(line).expect("the command hook's stdin");
+            assert!(event.get("hookd_id").is_none(), "{line}");
+            assert_eq!(event["tool_input"]["command"], "id", "{line}");
+        }
+        assert_eq!(restarts(&slots(&d, "numbered")[0]), 0);
     }
 
     #[test]
@@ -481,6 +522,244 @@ mod failures {
     }
 }
 
+/// Workers whose answers are out of step with the events (issue 12, item 1): a stray line must never
+/// decide another event. Each worker here applies one policy (`rm -rf` refused, anything else let through
+/// with an add naming the command, so an answer shows which event it belonged to) but writes one line too
+/// many somewhere. Each test fires `rm -rf /` and `ls` in turn and checks every verdict: the event's own
+/// answer, or a failure refused by `on_failure = "refuse"`, never another event's answer.
+mod out_of_step {
+    use super::*;
+
+    /// The policy, and `ready()`, which notes the worker's pid in `started.txt` once it is ready to read.
+    const POLICY_PY: &str = r#"
+import json, os, sys
+
+def policy(event):
+    command = event.get("tool_input", {}).get("command", "")
+    if "rm -rf" in command:
+        return {"refused": "no: " + command}
+    return {"adds": "ran " + command}
+
+def ready():
+    with open("@DIR@/started.txt", "a") as started:
+        started.write(str(os.getpid()) + "\n")
+"#;
+
+    const RM: &str = "rm -rf /";
+    const LS: &str = "ls";
+
+    /// The daemon with one worker hook `guard` (`on_failure = "refuse"`) running the policy and `body`.
+    fn guarded(body: &str) -> Daemon {
+        let sb = Sandbox::new();
+        fs::write(sb.p("guard.py"), sb.expand(&format!("{POLICY_PY}{body}")))
+            .expect("writing guard.py");
+        sb.settings(
+            "[[hooks.PreToolUse]]\nname = \"guard\"\nworker = [\"python3\", \"@DIR@/guard.py\"]\n\
+             timeout = 10\non_failure = \"refuse\"\n",
+        );
+        Daemon::start(sb)
+    }
+
+    /// Fires `command` on a worker ready to read (so that what a worker writes as it starts is written
+    /// before the event is sent) and checks the verdict; returns whether the hook failed.
+    fn fire_checked(d: &Daemon, command: &str) -> bool {
+        ready_worker(d, "guard");
+        let r = d.fire("PreToolUse", ev(command));
+        let failed = hook(&r, "guard").get("error").is_some();
+        if failed {
+            assert_eq!(r["refused"], true, "on_failure is refuse: {r}");
+            let reason = r["reason"].as_str().unwrap_or_default();
+            assert!(reason.starts_with("hook guard failed: "), "{r}");
+        } else if command.contains("rm -rf") {
+            assert_eq!(r["refused"], true, "{command:?} was let through: {r}");
+            assert_eq!(r["reason"], format!("no: {command}"), "{r}");
+        } else {
+            assert_eq!(
+                r["refused"], false,
+                "{command:?} was refused by another event's answer: {r}"
+            );
+            assert_eq!(
+                adds(&r),
+                vec![format!("ran {command}")],
+                "{command:?} was answered by another event's answer: {r}"
+            );
+        }
+        failed
+    }
+
+    /// `rm -rf /` and `ls` in turn, three times each; then the worker must have been found out of step:
+    /// restarted, shown in `status`, and warned about in the log. Returns how many fires failed.
+    fn interleave(d: &Daemon) -> usize {
+        let failed = (0..3)
+            .flat_map(|_| [RM, LS])
+            .filter(|command| fire_checked(d, command))
+            .count();
+        let s = slots(d, "guard");
+        assert!(s[0]["out_of_step"].as_u64() >= Some(1), "{s:?}");
+        assert!(restarts(&s[0]) >= 1, "{s:?}");
+        let error = s[0]["last_error"].as_str().unwrap_or_default();
+        assert!(error.starts_with("out of step: "), "{s:?}");
+        wait_until(SHOWS, "a warning about the worker out of step", || {
+            d.log_text()
+                .lines()
+                .any(|l| l.contains("WARN") && l.contains("out of step") && l.contains("guard"))
+        });
+        failed
+    }
+
+    #[test]
+    fn banner_before_the_first_event() {
+        let d = guarded(
+            r#"
+print(json.dumps({"ready": True}), flush=True)   # a start-up banner: no event asked for it
+ready()
+for line in sys.stdin:
+    print(json.dumps(policy(json.loads(line))), flush=True)
+"#,
+        );
+        // Every worker writes its banner before its first event: every event finds it out of step.
+        assert_eq!(interleave(&d), 6);
+        let error = slots(&d, "guard")[0]["last_error"].clone();
+        assert!(
+            error.as_str().unwrap_or_default().contains("ready"),
+            "the banner is not quoted: {error}"
+        );
+    }
+
+    #[test]
+    fn blank_line_after_each_answer() {
+        let d = guarded(
+            r#"
+ready()
+for line in sys.stdin:
+    print(json.dumps(policy(json.loads(line))) + "\n", flush=True)   # the common slip: two newlines
+"#,
+        );
+        interleave(&d);
+    }
+
+    #[test]
+    fn blank_line_after_each_answer_in_a_write_of_its_own() {
+        // The blank line of each answer (an unbuffered `print(answer + "\n")` writes it apart) comes once
+        // the answer is read, when the test creates `tail`, and before the next event is sent: that event
+        // goes to a new worker, and is answered.
+        let d = guarded(
+            r#"
+import time
+ready()
+for line in sys.stdin:
+    print(json.dumps(policy(json.loads(line))), flush=True)
+    while not os.path.exists("@DIR@/tail"):
+        time.sleep(0.01)
+    os.remove("@DIR@/tail")
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    with open("@DIR@/tails.txt", "a") as tails:
+        tails.write("written\n")
+"#,
+        );
+        for (sent, command) in [RM, LS, RM, LS].into_iter().enumerate() {
+            assert!(!fire_checked(&d, command), "{command:?} failed");
+            fs::write(d.sb.p("tail"), "").expect("letting the worker write its blank line");
+            wait_until(SHOWS, "the blank line after the answer", || {
+                fs::read_to_string(d.sb.p("tails.txt"))
+                    .unwrap_or_default()
+                    .lines()
+                    .count()
+                    == sent + 1
+            });
+        }
+        let s = slots(&d, "guard");
+        assert_eq!(s[0]["out_of_step"], 3, "{s:?}");
+        assert_eq!(restarts(&s[0]), 3, "{s:?}");
+        assert!(running(&s[0]), "restarted at once, not failing: {s:?}");
+        wait_until(SHOWS, "a warning about the blank line", || {
+            d.log_text().lines().any(|l| {
+                l.contains("WARN") && l.contains(r#"it wrote "\n" before the event was sent"#)
+            })
+        });
+    }
+
+    #[test]
+    fn blank_line_written_late() {
+        // The blank line of each answer comes only once the next event is read: it lands after that
+        // event was sent, where its answer is due.
+        let d = guarded(
+            r#"
+ready()
+late = ""
+for line in sys.stdin:
+    sys.stdout.write(late + json.dumps(policy(json.loads(line))) + "\n")
+    sys.stdout.flush()
+    late = "\n"
+"#,
+        );
+        interleave(&d);
+    }
+
+    #[test]
+    fn line_before_each_answer_in_the_same_write() {
+        // A note, then the answer, in one write: the line where the answer is due is not the answer, and
+        // the one after it is not trusted either.
+        let d = guarded(
+            r#"
+ready()
+for line in sys.stdin:
+    answer = policy(json.loads(line))
+    sys.stdout.write(json.dumps({"note": "thinking"}) + "\n" + json.dumps(answer) + "\n")
+    sys.stdout.flush()
+"#,
+        );
+        assert_eq!(interleave(&d), 6, "a line followed by another was taken");
+    }
+
+    #[test]
+    fn wrong_hookd_id_echoed() {
+        // One answer behind, each answer echoing the number of the event it belongs to: the first answer
+        // (one too many) belongs to no event.
+        let d = guarded(
+            r#"
+ready()
+behind = {"hookd_id": 0}
+for line in sys.stdin:
+    event = json.loads(line)
+    answer = policy(event)
+    answer["hookd_id"] = event.get("hookd_id")
+    print(json.dumps(behind), flush=True)
+    behind = answer
+"#,
+        );
+        assert_eq!(interleave(&d), 6, "an answer one behind was taken");
+    }
+
+    #[test]
+    fn worker_out_of_step_again_and_again_is_failing() {
+        let d = Daemon::start(sandbox(&py_hook("blank", "timeout = 10")));
+        ready_worker(&d, "blank");
+        for _ in 0..3 {
+            let r = d.fire("PreToolUse", ev("blank"));
+            assert!(
+                failed_with(&r, "blank").starts_with("out of step: "),
+                "a blank line is no answer: {r}"
+            );
+        }
+        // Failing from the third time in a row (the state lasts only until its pause ends: the log says it).
+        let s = slots(&d, "blank");
+        assert_eq!(s[0]["out_of_step"], 3, "{s:?}");
+        wait_until(SHOWS, "the worker out of step reported as failing", || {
+            d.log_text().lines().any(|l| {
+                l.contains("ERROR")
+                    && l.contains("keeps failing: out of step")
+                    && l.contains("blank")
+            })
+        });
+        // It is still started again (after a pause), and a good answer starts the count over.
+        let r = d.fire("PreToolUse", ev("add:back"));
+        assert_eq!(adds(&r), vec!["back"], "{r}");
+        wait_slots(&d, "blank", "running", |s| running(&s[0]));
+    }
+}
+
 mod lifecycle {
     use super::*;
 
@@ -583,6 +862,125 @@ mod lifecycle {
             failed_with(&r, "kept").starts_with("timed out after 1s"),
             "the kept worker is not under the new timeout: {r}"
         );
+    }
+
+    /// The worker hook `gate`, run with `POLICY` set to `policy`.
+    fn gate(policy: &str) -> String {
+        py_hook(
+            "gate",
+            &format!("timeout = 30\nenv = {{ POLICY = \"{policy}\" }}"),
+        )
+    }
+
+    /// Issue 12, item 6: a fire runs on one generation from start to end, so a reload that replaces a
+    /// worker lets the old one answer the fires queued for it, then stops it.
+    #[test]
+    fn reload_lets_the_old_worker_answer_the_fires_it_holds() {
+        let mut d = Daemon::start(sandbox(&gate("v1")));
+        let old = ready_worker(&d, "gate");
+        // Eight fires at once on one connection: the worker holds the first until `go` exists, the other
+        // seven wait in its queue.
+        let mut c = d.connect();
+        for id in 0..8 {
+            c.send(&json!({"op": "fire", "id": id, "moment": "PreToolUse", "agent": "claude-code", "event": ev("gated")}));
+        }
+        wait_until(
+            SHOWS,
+            "eight fires in flight, one of them with the worker",
+            || d.status()["in_flight"] == 8 && d.sb.p("gated.txt").exists(),
+        );
+
+        d.sb.settings(&gate("v2"));
+        let reloaded = d.reload();
+        assert_eq!(reloaded["ok"], true, "{reloaded}");
+        let new = wait_slots(&d, "gate", "replaced", |s| {
+            running(&s[0]) && pid_of(&s[0]) != Some(old)
+        });
+        let new = pid_of(&new[0]).unwrap();
+        wait_ready(&d, new);
+        assert!(
+            !process_gone(old, d.pid()),
+            "the old worker was stopped with fires queued"
+        );
+
+        fs::write(d.sb.p("go"), "").expect("opening the gate");
+        let mut answered: Vec<i64> = (0..8)
+            .map(|_| {
+                let r = c.recv();
+                check_fire_shape(&r);
+                assert_eq!(r["refused"], true, "a fire queued before the reload: {r}");
+                assert_eq!(r["reason"], format!("gated v1 {old}"), "{r}");
+                r["id"].as_i64().expect("an id")
+            })
+            .collect();
+        answered.sort();
+        assert_eq!(answered, (0..8).collect::<Vec<_>>());
+
+        let r = d.fire("PreToolUse", ev("gated"));
+        assert_eq!(r["reason"], format!("gated v2 {new}"), "{r}");
+        wait_gone(&d, old, "the old worker, once its fires were answered");
+        let s = slots(&d, "gate");
+        assert_eq!(s.len(), 1, "status shows the old worker still: {s:?}");
+        assert_eq!(pid_of(&s[0]), Some(new), "{s:?}");
+
+        d.signal(Signal::SIGTERM);
+        let status = d.wait_exit(Duration::from_secs(20));
+        assert!(status.success(), "hookd serve exited with {status}");
+        wait_gone(&d, new, "the new worker, at shutdown");
+    }
+
+    /// A worker replaced by a reload is stopped when the last fire it holds is abandoned (its client
+    /// hung up), without waiting for its answer.
+    #[test]
+    fn a_replaced_worker_whose_last_fire_is_abandoned_is_stopped() {
+        let d = Daemon::start(sandbox(&gate("v1")));
+        let old = ready_worker(&d, "gate");
+        let mut c = d.connect();
+        c.send(&json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": "claude-code", "event": ev("gated")}));
+        wait_until(SHOWS, "the fire with the worker", || {
+            d.sb.p("gated.txt").exists()
+        });
+        d.sb.settings(&gate("v2"));
+        assert_eq!(d.reload()["ok"], true);
+        let new = wait_slots(&d, "gate", "replaced", |s| {
+            running(&s[0]) && pid_of(&s[0]) != Some(old)
+        });
+        assert!(
+            !process_gone(old, d.pid()),
+            "the old worker was stopped with a fire on it"
+        );
+        drop(c);
+        wait_gone(&d, old, "the old worker, once its last fire was abandoned");
+        let s = slots(&d, "gate");
+        assert_eq!(pid_of(&s[0]), pid_of(&new[0]), "{s:?}");
+        let r = d.fire("PreToolUse", ev("env"));
+        assert_eq!(adds(&r), vec!["v2"], "{r}");
+    }
+
+    /// A worker replaced by a reload while a fire that started on it is still running is stopped at
+    /// shutdown all the same.
+    #[test]
+    fn shutdown_stops_a_replaced_worker_still_answering() {
+        let mut d = Daemon::start(sandbox(&gate("v1")));
+        let old = ready_worker(&d, "gate");
+        let mut c = d.connect();
+        c.send(&json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": "claude-code", "event": ev("gated")}));
+        wait_until(SHOWS, "the fire with the worker", || {
+            d.sb.p("gated.txt").exists()
+        });
+        d.sb.settings(&gate("v2"));
+        assert_eq!(d.reload()["ok"], true);
+        let new = wait_slots(&d, "gate", "replaced", |s| {
+            running(&s[0]) && pid_of(&s[0]) != Some(old)
+        });
+        let new = pid_of(&new[0]).unwrap();
+
+        d.signal(Signal::SIGTERM);
+        let status = d.wait_exit(Duration::from_secs(30));
+        assert!(status.success(), "hookd serve exited with {status}");
+        for pid in [old, new] {
+            wait_gone(&d, pid, "a worker, at shutdown");
+        }
     }
 
     #[test]
