@@ -104,7 +104,7 @@ pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    // Names come from clients too (up to a line of 1 MiB): a long one is no typo of a short one, and the
+    // Names come from clients too (up to a request line of 65 MiB): a long one is no typo of a short one, and the
     // distance costs the product of the lengths.
     if name.len() > MAX_SUGGESTED_LEN {
         return None;

@@ -206,7 +206,7 @@ pub struct StatusResponse {
     pub last_reload: LastReload,
     pub in_flight: usize,
     pub uptime_s: u64,
-    /// Each worker hook's processes: state, pid, restarts, last error.
+    /// Each worker hook's processes: state, pid, restarts, answers out of step, last error.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub workers: Map<String, Value>,
     /// The HTTP listener for agents' http hooks.
