@@ -496,7 +496,12 @@ struct Lines {
     decoder: LineDecoder,
     ended: bool,
     large: Option<tokio::sync::OwnedSemaphorePermit>,
+    large_until: Option<tokio::time::Instant>,
 }
+
+/// How long a client has to finish sending a large line once it holds a large-line permit: 64 MiB take
+/// well under a second over a Unix socket.
+const LARGE_LINE_DEADLINE: Duration = Duration::from_secs(10);
 
 impl Lines {
     fn new(read: OwnedReadHalf) -> Lines {
@@ -506,6 +511,7 @@ impl Lines {
             decoder: LineDecoder::new(MAX_LINE),
             ended: false,
             large: None,
+            large_until: None,
         }
     }
 
@@ -523,6 +529,7 @@ impl Lines {
                 Ok(Some(frame)) => {
                     if self.buffer.len() <= LARGE_LINE {
                         self.large = None;
+                        self.large_until = None;
                         // A large line's buffer is not kept for the small ones that follow.
                         if self.buffer.capacity() > 4 * READ_CHUNK {
                             self.buffer = BytesMut::from(&self.buffer[..]);
@@ -536,9 +543,25 @@ impl Lines {
             }
             if self.buffer.len() > LARGE_LINE && self.large.is_none() {
                 self.large = Some(memory.large_line().await);
+                self.large_until = Some(tokio::time::Instant::now() + LARGE_LINE_DEADLINE);
             }
             self.buffer.reserve(READ_CHUNK);
-            match self.read.read_buf(&mut self.buffer).await {
+            let read = self.read.read_buf(&mut self.buffer);
+            let read = match (&self.large, self.large_until) {
+                // A client that sends a large line slowly would keep a permit others need: it has a
+                // deadline to finish the line, past which its connection is closed.
+                (Some(_), Some(until)) => match tokio::time::timeout_at(until, read).await {
+                    Ok(read) => read,
+                    Err(_) => {
+                        tracing::warn!(
+                            "a request line over {LARGE_LINE} bytes was not whole within {LARGE_LINE_DEADLINE:?}: closing its connection"
+                        );
+                        return Some(Err(std::io::ErrorKind::TimedOut.into()));
+                    }
+                },
+                _ => read.await,
+            };
+            match read {
                 Ok(0) => self.ended = true,
                 Ok(_) => {}
                 Err(e) => return Some(Err(e)),

@@ -1133,3 +1133,45 @@ fn a_long_tool_name_against_slow_matchers_holds_up_no_other_client() {
     assert_eq!(r["id"], "long", "{r}");
     assert_eq!(r["hooks"], json!([]), "{r}");
 }
+
+#[test]
+fn clients_sending_large_lines_slowly_cannot_hold_up_a_large_event_for_long() {
+    // A sibling of issue 12, item 10: a line over 1 MiB is read under one of four permits. Four clients
+    // that start large lines and stall would hold every permit, and an agent's large event (a `Write` of
+    // a big file) would wait for good; each stalled one now has a deadline, then its connection closes.
+    let d = daemon();
+    let stalled: Vec<UnixStream> = (0..4)
+        .map(|_| {
+            let stream = UnixStream::connect(&d.socket).unwrap();
+            let mut partial =
+                b"{\"op\":\"fire\",\"id\":0,\"moment\":\"PreToolUse\",\"event\":{\"x\":\"".to_vec();
+            partial.resize(partial.len() + (1 << 20) + 4096, b'a');
+            (&stream).write_all(&partial).unwrap();
+            stream
+        })
+        .collect();
+    let big = format!(
+        "{{\"op\":\"fire\",\"id\":\"big\",\"moment\":\"PreToolUse\",\"event\":{{\"tool_name\":\"Bash\",\"content\":\"{}\"}}}}\n",
+        "b".repeat(2 << 20)
+    );
+    let mut c = d.connect();
+    c.send_raw(big.as_bytes());
+    let r = c.recv();
+    assert_eq!(r["id"], "big", "{r}");
+    assert_eq!(
+        adds(&r),
+        vec!["w"],
+        "the large event was not decided whole: {r}"
+    );
+    // The stalled clients were closed.
+    for stream in &stalled {
+        stream.set_read_timeout(Some(RESPONSE)).unwrap();
+        let mut rest = Vec::new();
+        let _ = (&*stream).read_to_end(&mut rest);
+    }
+    assert!(
+        d.log_text().contains("was not whole within"),
+        "{}",
+        d.log_text()
+    );
+}
