@@ -344,6 +344,12 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                 optional_string(&object, "agent").map_err(|m| bad(format!("hello: {m}")))?;
             let moments = match object.get("moments") {
                 None | Some(Value::Null) => None,
+                Some(Value::Array(items)) if items.len() > MAX_MOMENTS => {
+                    return Err(bad(format!(
+                        "hello: \"moments\" lists {} moments; at most {MAX_MOMENTS}",
+                        items.len()
+                    )));
+                }
                 Some(Value::Array(items)) => Some(
                     items
                         .iter()
@@ -457,10 +463,21 @@ pub fn decode_undecidable(
     ))
 }
 
+/// The longest agent name taken: it is written in the log with every hook's outcome.
+const MAX_NAME: usize = 256;
+
+/// The most moments a `hello` may list: each is compared with every moment of the settings, on the
+/// thread every client shares.
+const MAX_MOMENTS: usize = 1024;
+
 fn optional_string(object: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) if s.len() > MAX_NAME => Err(format!(
+            "\"{key}\" is {} bytes long; at most {MAX_NAME}",
+            s.len()
+        )),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(format!("\"{key}\" must be a string")),
     }
@@ -585,6 +602,14 @@ mod tests {
             r#"{"id":9,"op":"fire","moment":"Stop","event":[]}"#,
             r#"{"id":9,"op":"fire","moment":"Stop","event":{},"agent":3}"#,
             r#"{"id":9,"op":"hello","moments":"Stop"}"#,
+            &format!(
+                r#"{{"id":9,"op":"fire","moment":"Stop","event":{{}},"agent":"{}"}}"#,
+                "a".repeat(257)
+            ),
+            &format!(
+                r#"{{"id":9,"op":"hello","moments":[{}]}}"#,
+                vec!["\"Stop\""; 1025].join(",")
+            ),
         ] {
             let error = error_of(line);
             assert_eq!(
