@@ -74,8 +74,12 @@ impl Memory {
     }
 
     fn release(&self, bytes: usize) {
-        self.held.fetch_sub(bytes, Ordering::Relaxed);
-        self.freed.notify_waiters();
+        let before = self.held.fetch_sub(bytes, Ordering::Relaxed);
+        // Only connections held back by the daemon-wide budget wait to be told: wake them when it has
+        // room again (a connection held back by its own budget frees its own memory).
+        if before >= TOTAL_BUDGET && before - bytes < TOTAL_BUDGET {
+            self.freed.notify_waiters();
+        }
     }
 }
 

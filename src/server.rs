@@ -183,11 +183,14 @@ impl Connection {
             if !reading && hang_up.is_none() {
                 hang_up = hang_up_probe(&write);
             }
-            // Registered before the budget is looked at, so that memory freed in between still wakes us.
+            // Out of room: registered for a wake-up before the budget is looked at again, so that memory
+            // freed in between still wakes us. (With room, as nearly always, nothing is registered.)
             let freed = memory.freed();
             tokio::pin!(freed);
-            freed.as_mut().enable();
-            let room = account.has_room();
+            let room = account.has_room() || {
+                freed.as_mut().enable();
+                account.has_room()
+            };
             tokio::select! {
                 // At most MAX_PENDING fires per connection, and what they hold within the connection's memory
                 // budget and the daemon's: past either, the next line waits unread (backpressure), so one
