@@ -116,6 +116,12 @@ enum Action {
     Respond(Vec<u8>),
     /// A fire to run as a task.
     Fire(Fire),
+    /// Work to run as a task, as a fire is (a reload, which reads and validates the file on a blocking
+    /// thread): its answer, matched by `id`, comes when it is done, and other requests are served meanwhile.
+    Later(
+        Option<Value>,
+        std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send>>,
+    ),
 }
 
 /// One client connection.
@@ -191,6 +197,10 @@ impl Connection {
                             let task = pending.spawn(async move { fire::fire(&shared, request, cancel).await });
                             pending_ids.insert(task.id(), id);
                         }
+                        Action::Later(id, work) => {
+                            let task = pending.spawn(work);
+                            pending_ids.insert(task.id(), id);
+                        }
                     }
                 }
                 Some(joined) = pending.join_next_with_id() => {
@@ -262,27 +272,13 @@ impl Connection {
                 Action::Respond(to_line(&self.hello(id, moments)))
             }
             Request::Status => Action::Respond(to_line(&status(&self.shared, id))),
-            Request::Reload => Action::Respond(
-                match crate::reload::reload(&self.shared, crate::reload::Trigger::Request) {
-                    Ok(generation) => to_line(&ReloadResponse {
-                        id,
-                        ok: true,
-                        generation,
-                    }),
-                    Err(errors) => {
-                        let mut error = ErrorResponse::new(
-                            id,
-                            ErrorKind::InvalidSettings,
-                            format!(
-                                "the settings file was not taken ({}); the last good settings stay",
-                                errors.count()
-                            ),
-                        );
-                        error.error.errors = errors.0.iter().map(ToString::to_string).collect();
-                        to_line(&error)
-                    }
-                },
-            ),
+            Request::Reload => {
+                let shared = self.shared.clone();
+                Action::Later(
+                    id.clone(),
+                    Box::pin(async move { reload(&shared, id).await }),
+                )
+            }
         }
     }
 
@@ -323,6 +319,29 @@ impl Connection {
             ok: true,
             version: crate::VERSION,
             unreachable,
+        }
+    }
+}
+
+/// Runs a `reload` request and answers it.
+async fn reload(shared: &Arc<Shared>, id: Option<Value>) -> Vec<u8> {
+    match crate::reload::reload(shared, crate::reload::Trigger::Request).await {
+        Ok(generation) => to_line(&ReloadResponse {
+            id,
+            ok: true,
+            generation,
+        }),
+        Err(errors) => {
+            let mut error = ErrorResponse::new(
+                id,
+                ErrorKind::InvalidSettings,
+                format!(
+                    "the settings file was not taken ({}); the last good settings stay",
+                    errors.count()
+                ),
+            );
+            error.error.errors = errors.0.iter().map(ToString::to_string).collect();
+            to_line(&error)
         }
     }
 }
