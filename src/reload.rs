@@ -176,6 +176,7 @@ fn read_for_reload(path: &Path) -> Result<String, ConfigErrors> {
 /// start-up and at every reload.
 pub fn parse(path: &Path, text: &str) -> Result<Settings, ConfigErrors> {
     let settings = Settings::parse(path, &path.display().to_string(), text)?;
+    settings.check_programs()?;
     for warning in crate::agents::settings_warnings(&settings) {
         tracing::warn!("{warning}");
     }

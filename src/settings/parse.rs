@@ -131,7 +131,8 @@ impl Walker<'_> {
         self.line_starts.partition_point(|&start| start <= offset)
     }
 
-    fn error_at(&mut self, offset: usize, message: String) {
+    /// The 1-based line and column (in characters) of a byte offset.
+    fn place(&self, offset: usize) -> (usize, usize) {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -141,8 +142,12 @@ impl Walker<'_> {
             .chars()
             .count()
             + 1;
+        (line, column)
+    }
+
+    fn error_at(&mut self, offset: usize, message: String) {
         let mut error = ConfigError::whole_file(self.label, message);
-        (error.line, error.column) = (line, column);
+        (error.line, error.column) = self.place(offset);
         self.errors.push(error);
     }
 
@@ -511,6 +516,9 @@ impl Walker<'_> {
         if self.errors.len() > errors_before {
             return None;
         }
+        let program_at = table
+            .get(forms[0])
+            .map_or((0, 0), |value| self.place(value.span().start));
         Some(Hook {
             name,
             moment: moment_name.to_string(),
@@ -522,6 +530,7 @@ impl Walker<'_> {
             agents,
             env,
             enabled,
+            program_at,
         })
     }
 
