@@ -791,3 +791,81 @@ fn a_generation_that_drops_hooks_says_which() {
             .any(|l| l.contains("INFO") && l.ends_with("dropped=PreToolUse: g"))
     });
 }
+
+// ----- Files that block or are huge (issue 12, item 4) -----
+
+fn mkfifo(path: &Path) {
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600))
+        .unwrap_or_else(|e| panic!("mkfifo {}: {e}", path.display()));
+}
+
+#[test]
+fn a_fifo_as_the_settings_file_stops_the_start_at_once() {
+    // Regression: opening a FIFO with no writer froze the daemon for good.
+    let sb = Sandbox::new();
+    mkfifo(&sb.config());
+    let mut child = ChildGuard(
+        serve_command(&sb, "serve.log")
+            .spawn()
+            .expect("spawning hookd serve"),
+    );
+    let mut status = None;
+    wait_until(SHOWS, "hookd serve to refuse its settings", || {
+        status = child.0.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    let log = sb.read("serve.log");
+    assert_eq!(status.unwrap().code(), Some(1), "{log}");
+    assert!(
+        log.contains(&format!("{}:1:1: refused:", sb.config().display()))
+            && log.contains("a FIFO (named pipe), not a regular file"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_fifo_put_in_place_is_refused_and_the_daemon_serves_and_stops() {
+    let mut d = start_saying("v1");
+    let fifo = d.sb.p("conf/.hooks.toml.fifo");
+    mkfifo(&fifo);
+    fs::rename(&fifo, &d.config).unwrap();
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    assert!(
+        status["last_reload"]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("FIFO"),
+        "{status}"
+    );
+    let resp = d.reload();
+    assert_eq!(resp["ok"], false, "{resp}");
+    assert_eq!(fire_adds(&d), ["v1"]);
+    d.signal(Signal::SIGTERM);
+    let exit = d.wait_exit(SHOWS);
+    assert!(exit.success(), "{exit}");
+}
+
+#[test]
+fn a_huge_sparse_file_is_refused_at_once() {
+    // Regression: a 1 GB sparse file was read whole (14 s, 1 GB of memory) on the only thread.
+    let d = start_saying("v1");
+    let big = d.sb.p("conf/.big.toml");
+    let file = fs::File::create(&big).unwrap();
+    file.set_len(1 << 30).unwrap();
+    drop(file);
+    fs::set_permissions(&big, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::rename(&big, &d.config).unwrap();
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    assert!(
+        status["last_reload"]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("1073741824 bytes, more than the 4 MiB"),
+        "{status}"
+    );
+    assert_eq!(fire_adds(&d), ["v1"]);
+}
