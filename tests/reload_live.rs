@@ -869,3 +869,40 @@ fn a_huge_sparse_file_is_refused_at_once() {
     );
     assert_eq!(fire_adds(&d), ["v1"]);
 }
+
+// ----- Reloads do not hold up fires (issue 12, item 9) -----
+
+#[test]
+fn a_fire_is_answered_while_a_big_reload_is_read_and_validated() {
+    // Regression: the reload was read and validated on the daemon's only thread, and a fire sent after it
+    // waited 4.9 s behind a 10,000-hook file. Here a reload of a file near the 4 MiB cap is asked, then a
+    // fire on the same connection: the fire's answer comes first (answers are matched by id).
+    let d = start_saying("v1");
+    let mut text = says("v2");
+    let mut i = 0;
+    while text.len() < 4_000_000 {
+        text.push_str(&format!(
+            "[[hooks.PostToolUse]]\nname = \"h{i}\"\nmatcher = \"Bash\"\ncommand = \"/bin/true\"\n"
+        ));
+        i += 1;
+    }
+    rename_over(&d.config, &text);
+    let mut client = d.connect();
+    client.send(&json!({"op": "reload", "id": "rl"}));
+    client.send(&json!({"op": "fire", "id": "fire", "moment": "Stop", "agent": "claude-code", "event": {"session_id": "s1"}}));
+    let first = client.recv();
+    let second = client.recv();
+    assert_eq!(
+        first["id"], "fire",
+        "the fire waited for the reload: {first}"
+    );
+    assert_eq!(first["ok"], true, "{first}");
+    assert_eq!(second["id"], "rl", "{second}");
+    assert_eq!(second["ok"], true, "{second}");
+    assert_eq!(fire_adds(&d), ["v2"]);
+    assert_eq!(
+        d.status()["hooks"]["PostToolUse"],
+        i,
+        "all {i} hooks are in force"
+    );
+}
