@@ -273,10 +273,15 @@ impl Connection {
             }
             Request::Status => Action::Respond(to_line(&status(&self.shared, id))),
             Request::Reload => {
+                // A task of its own, not the connection's: a reload asked for is carried out even if its
+                // client hangs up before the answer (which stops the connection's pending tasks).
                 let shared = self.shared.clone();
+                let reloading = tokio::spawn(async move {
+                    crate::reload::reload(&shared, crate::reload::Trigger::Request).await
+                });
                 Action::Later(
                     id.clone(),
-                    Box::pin(async move { reload(&shared, id).await }),
+                    Box::pin(async move { reload_answer(reloading.await, id) }),
                 )
             }
         }
@@ -323,9 +328,24 @@ impl Connection {
     }
 }
 
-/// Runs a `reload` request and answers it.
-async fn reload(shared: &Arc<Shared>, id: Option<Value>) -> Vec<u8> {
-    match crate::reload::reload(shared, crate::reload::Trigger::Request).await {
+/// The answer to a `reload` request.
+fn reload_answer(
+    outcome: Result<Result<u64, crate::settings::ConfigErrors>, tokio::task::JoinError>,
+    id: Option<Value>,
+) -> Vec<u8> {
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            tracing::error!("a reload's task ended abnormally: {e}");
+            let error = ErrorResponse::new(
+                id,
+                ErrorKind::Internal,
+                "internal error; see the daemon's log",
+            );
+            return to_line(&error);
+        }
+    };
+    match outcome {
         Ok(generation) => to_line(&ReloadResponse {
             id,
             ok: true,
