@@ -906,3 +906,29 @@ fn a_fire_is_answered_while_a_big_reload_is_read_and_validated() {
         "all {i} hooks are in force"
     );
 }
+
+#[test]
+fn reloads_asked_at_once_make_generations_without_gaps() {
+    // Reloads are read on a blocking thread now; they still run one at a time, each its own generation.
+    let d = start_saying("v1");
+    let before = generation(&d);
+    let mut clients: Vec<Client> = (0..8).map(|_| d.connect()).collect();
+    for (i, client) in clients.iter_mut().enumerate() {
+        client.send(&json!({"op": "reload", "id": i}));
+    }
+    let mut generations: Vec<u64> = clients
+        .iter_mut()
+        .map(|client| {
+            let resp = client.recv();
+            assert_eq!(resp["ok"], true, "{resp}");
+            resp["generation"].as_u64().unwrap()
+        })
+        .collect();
+    generations.sort_unstable();
+    assert_eq!(
+        generations,
+        (before + 1..=before + 8).collect::<Vec<_>>(),
+        "each reload its own generation, numbered without gaps"
+    );
+    assert_eq!(generation(&d), before + 8);
+}
