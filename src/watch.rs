@@ -243,9 +243,9 @@ fn arm(
 
 /// What an event about one of the chain's paths means. `created_file`: the event is a creation and the
 /// path is now a regular file, one that its creator is about to write (`open(O_CREAT)`, then writes, then
-/// the close that ends in IN_CLOSE_WRITE). A symbolic or hard link created (`ln -s`), a folder, a rename, a removal: done
-/// at once. Opening and reading a file changes nothing (and the daemon's own reads would otherwise wake
-/// it).
+/// the close that ends in IN_CLOSE_WRITE). A symbolic or hard link created (`ln -s`), a folder, a rename,
+/// a removal: done at once. Opening and reading a file changes nothing (and the daemon's own reads would
+/// otherwise wake it).
 fn seen(kind: &EventKind, created_file: bool) -> Seen {
     match kind {
         EventKind::Access(AccessKind::Close(AccessMode::Write)) => DONE,
