@@ -7,7 +7,7 @@
 use crate::protocol::FireResponse;
 
 /// The longest answer line, in bytes.
-pub const MAX_ANSWER: usize = 1 << 20;
+pub const MAX_ANSWER: usize = 2 << 20;
 
 /// The longest reason kept, in bytes of text (before escaping).
 const MAX_REASON: usize = 64 << 10;
@@ -32,24 +32,20 @@ pub fn cap(response: &mut FireResponse) -> usize {
             cut += truncate(error, MAX_ERROR);
         }
     }
-    let adds = std::mem::take(&mut response.adds);
-    let mut room = MAX_ANSWER.saturating_sub(serialized_len(response) + NOTE_ROOM);
-    for mut add in adds {
-        // The add, its quotes and the comma before it.
-        let whole = escaped_len(&add) + 3;
-        if whole <= room {
-            room -= whole;
-            response.adds.push(add);
-            continue;
-        }
-        let keep = longest_prefix_within(&add, room.saturating_sub(3));
-        cut += add.len() - keep;
-        add.truncate(keep);
-        room = 0;
-        if !add.is_empty() {
-            response.adds.push(add);
+    let mut adds = std::mem::take(&mut response.adds);
+    let room = MAX_ANSWER.saturating_sub(serialized_len(response) + NOTE_ROOM);
+    // Each add costs its escaped text, its quotes and a comma. The longest are cut first, all to the same
+    // length, so that a hook that floods never takes the place of another hook's few words.
+    let costs: Vec<usize> = adds.iter().map(|add| escaped_len(add) + 3).collect();
+    let share = fair_share(&costs, room);
+    for (add, cost) in adds.iter_mut().zip(&costs) {
+        if *cost > share {
+            let keep = longest_prefix_within(add, share.saturating_sub(3));
+            cut += add.len() - keep;
+            add.truncate(keep);
         }
     }
+    response.adds = adds;
     if cut > 0 {
         response.adds.push(format!(
             "hookd cut {cut} bytes of what the hooks said: an answer is at most {MAX_ANSWER} bytes"
@@ -104,6 +100,24 @@ fn escaped_char_len(c: char) -> usize {
 
 fn escaped_len(text: &str) -> usize {
     text.chars().map(escaped_char_len).sum()
+}
+
+/// The largest share such that every cost, cut to at most the share, fits in `room` altogether.
+fn fair_share(costs: &[usize], room: usize) -> usize {
+    if costs.iter().sum::<usize>() <= room {
+        return usize::MAX;
+    }
+    let mut sorted = costs.to_vec();
+    sorted.sort_unstable();
+    let mut left = room;
+    for (i, cost) in sorted.iter().enumerate() {
+        let sharers = sorted.len() - i;
+        if cost * sharers > left {
+            return left / sharers;
+        }
+        left -= cost;
+    }
+    usize::MAX
 }
 
 /// The length in bytes of the longest prefix of `text` whose escaped form fits in `room`.
@@ -174,7 +188,17 @@ mod tests {
         assert!(answer.refused);
         assert_eq!(answer.reason.as_ref().unwrap().len(), MAX_REASON);
         assert!(answer.adds.last().unwrap().starts_with("hookd cut "));
-        // What was kept is a prefix, in the settings file's order.
+        // What was kept is a prefix of each, in the settings file's order; the short one is whole.
         assert!(answer.adds[0].chars().all(|c| c == '\u{2}'));
+        assert_eq!(answer.adds[1], "second");
+        assert_eq!(answer.adds[0].len(), answer.adds[2].len());
+    }
+
+    #[test]
+    fn the_longest_are_cut_to_a_fair_share() {
+        assert_eq!(fair_share(&[10, 20], 100), usize::MAX);
+        assert_eq!(fair_share(&[10, 100, 100], 110), 50);
+        assert_eq!(fair_share(&[10, 100, 40], 90), 40);
+        assert_eq!(fair_share(&[100, 100], 10), 5);
     }
 }

@@ -75,7 +75,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {
                 tracing::info!("SIGHUP: reloading the settings");
-                let _ = crate::reload::reload(&reloader, Trigger::Request);
+                let _ = crate::reload::reload(&reloader, Trigger::Request).await;
             }
         });
         crate::watch::spawn(shared.clone(), shared.draining.clone());

@@ -122,6 +122,12 @@ enum Action {
     Respond(Vec<u8>),
     /// A fire to run as a task, and what it is charged while pending.
     Fire(Fire, usize),
+    /// Work to run as a task, as a fire is (a reload, which reads and validates the file on a blocking
+    /// thread): its answer, matched by `id`, comes when it is done, and other requests are served meanwhile.
+    Later(
+        Option<Value>,
+        std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send>>,
+    ),
 }
 
 /// One client connection.
@@ -215,6 +221,10 @@ impl Connection {
                             let (shared, cancel, id) = (self.shared.clone(), cancel.clone(), request.id.clone());
                             let task = pending.spawn(async move { fire::fire(&shared, request, cancel).await });
                             pending_fires.insert(task.id(), (id, cost));
+                        }
+                        Action::Later(id, work) => {
+                            let task = pending.spawn(work);
+                            pending_fires.insert(task.id(), (id, 0));
                         }
                     }
                 }
@@ -356,27 +366,18 @@ impl Connection {
                 Action::Respond(to_line(&self.hello(id, moments)))
             }
             Request::Status => Action::Respond(to_line(&status(&self.shared, id))),
-            Request::Reload => Action::Respond(
-                match crate::reload::reload(&self.shared, crate::reload::Trigger::Request) {
-                    Ok(generation) => to_line(&ReloadResponse {
-                        id,
-                        ok: true,
-                        generation,
-                    }),
-                    Err(errors) => {
-                        let mut error = ErrorResponse::new(
-                            id,
-                            ErrorKind::InvalidSettings,
-                            format!(
-                                "the settings file was not taken ({}); the last good settings stay",
-                                errors.count()
-                            ),
-                        );
-                        error.error.errors = errors.0.iter().map(ToString::to_string).collect();
-                        to_line(&error)
-                    }
-                },
-            ),
+            Request::Reload => {
+                // A task of its own, not the connection's: a reload asked for is carried out even if its
+                // client hangs up before the answer (which stops the connection's pending tasks).
+                let shared = self.shared.clone();
+                let reloading = tokio::spawn(async move {
+                    crate::reload::reload(&shared, crate::reload::Trigger::Request).await
+                });
+                Action::Later(
+                    id.clone(),
+                    Box::pin(async move { reload_answer(reloading.await, id) }),
+                )
+            }
         }
     }
 
@@ -417,6 +418,44 @@ impl Connection {
             ok: true,
             version: crate::VERSION,
             unreachable,
+        }
+    }
+}
+
+/// The answer to a `reload` request.
+fn reload_answer(
+    outcome: Result<Result<u64, crate::settings::ConfigErrors>, tokio::task::JoinError>,
+    id: Option<Value>,
+) -> Vec<u8> {
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            tracing::error!("a reload's task ended abnormally: {e}");
+            let error = ErrorResponse::new(
+                id,
+                ErrorKind::Internal,
+                "internal error; see the daemon's log",
+            );
+            return to_line(&error);
+        }
+    };
+    match outcome {
+        Ok(generation) => to_line(&ReloadResponse {
+            id,
+            ok: true,
+            generation,
+        }),
+        Err(errors) => {
+            let mut error = ErrorResponse::new(
+                id,
+                ErrorKind::InvalidSettings,
+                format!(
+                    "the settings file was not taken ({}); the last good settings stay",
+                    errors.count()
+                ),
+            );
+            error.error.errors = errors.0.iter().map(ToString::to_string).collect();
+            to_line(&error)
         }
     }
 }

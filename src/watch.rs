@@ -3,17 +3,24 @@
 //! The folder is watched, not the file: editors and git replace a file by renaming another over it or by
 //! unlinking and creating it, and a watch on the file itself would be lost with the old inode. A symlinked
 //! settings file is followed: every folder along the chain of links is watched too, so both `ln -sfn` to a
-//! new target and edits of the target are seen. The notify callback never blocks: it `try_send`s into a
-//! channel of one, and this task batches a burst of events into one reload (a trailing window, capped so
-//! a change takes effect within 200 ms). Without inotify (the per-user watch limit spent), or while the
-//! folder does not exist, the file's metadata is polled instead.
+//! new target and edits of the target are seen. The notify callback never blocks: it notes what it saw and
+//! `try_send`s into a channel of one, and this task batches a burst of events into one reload (a trailing
+//! window, capped so a change takes effect within 200 ms of its writer's close). Without inotify (the
+//! per-user watch limit spent), or while the folder does not exist, the file's metadata is polled instead.
+//!
+//! A file is reloaded only once its writer is done with it: when a writer closes it (inotify's
+//! IN_CLOSE_WRITE), when a file or link is moved or linked into place, or when it goes. Never on a write
+//! alone: a writer that truncates the file, writes a comment, pauses and writes the rest leaves a valid
+//! file with no hooks in the pause, and loading it let 8,447 of 8,735 `rm -rf /` through. While polling,
+//! the file must look the same at two polls in a row.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
-use notify::event::{AccessKind, AccessMode, EventKind};
+use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -55,14 +62,28 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
             arm(&chain)
         };
         // Whatever changed while nothing watched (between two arms) is taken now.
-        seen = reload_if_changed(&shared, &chain, seen);
+        seen = reload_if_changed(&shared, &chain, seen).await;
         match armed {
-            Ok((watcher, mut events)) => {
+            Ok((watcher, mut events, seen_kinds)) => {
                 let ids = chain.folder_ids();
+                // Set while a writer has written the file and not closed it yet: a change of mode or owner
+                // then waits for the close, rather than load what is written so far.
+                let mut writing = false;
                 while events.recv().await.is_some() {
                     settle(&mut events).await;
-                    let _ = reload(&shared, Trigger::Watch);
-                    seen = Fingerprint::of(&chain);
+                    let seen_now = seen_kinds.swap(0, Ordering::AcqRel);
+                    let due = if seen_now & DONE != 0 {
+                        // Writes after the close that ended the batch's writing: a new writer is at it.
+                        writing = seen_now & WRITTEN != 0;
+                        true
+                    } else {
+                        writing |= seen_now & WRITTEN != 0;
+                        seen_now & METADATA != 0 && !writing
+                    };
+                    if due {
+                        let _ = reload(&shared, Trigger::Watch).await;
+                        seen = Fingerprint::of(&chain);
+                    }
                     if Chain::resolve(&shared.config_path) != chain
                         || !chain.folders_exist()
                         || chain.folder_ids() != ids
@@ -85,10 +106,17 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
                 tracing::warn!(
                     "cannot watch the settings file ({why}): polling it every {POLL_EVERY:?} instead"
                 );
+                // A change is taken once the file looks the same at two polls in a row: a writer that
+                // is still at it changes its size or time between them.
+                let mut last = seen.clone();
                 loop {
                     tokio::time::sleep(POLL_EVERY).await;
-                    let now = Chain::resolve(&shared.config_path);
-                    seen = reload_if_changed(&shared, &now, seen);
+                    let now = Fingerprint::of(&Chain::resolve(&shared.config_path));
+                    if now != seen && now == last {
+                        let _ = reload(&shared, Trigger::Watch).await;
+                        seen = now.clone();
+                    }
+                    last = now;
                 }
             }
         }
@@ -96,10 +124,10 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
 }
 
 /// Reloads when the file's fingerprint moved since `seen`; returns the fingerprint now.
-fn reload_if_changed(shared: &Arc<Shared>, chain: &Chain, seen: Fingerprint) -> Fingerprint {
+async fn reload_if_changed(shared: &Arc<Shared>, chain: &Chain, seen: Fingerprint) -> Fingerprint {
     let now = Fingerprint::of(chain);
     if now != seen {
-        let _ = reload(shared, Trigger::Watch);
+        let _ = reload(shared, Trigger::Watch).await;
     }
     now
 }
@@ -136,25 +164,65 @@ impl std::fmt::Display for Unwatchable {
     }
 }
 
-/// Starts watching every folder of the chain; events about the chain's paths arrive on the receiver.
-fn arm(chain: &Chain) -> Result<(notify::RecommendedWatcher, mpsc::Receiver<()>), Unwatchable> {
+/// What the callback saw in a batch, as bits of one byte (see [`seen`]).
+type Seen = u8;
+/// A write to the file (or a file created, which is written next): not a reason to reload.
+const WRITTEN: Seen = 1;
+/// A writer closed the file, a file or link was moved or linked into place, or went: reload.
+const DONE: Seen = 2;
+/// The file's mode or owner changed: reload, unless a writer is still at it.
+const METADATA: Seen = 4;
+
+/// Starts watching every folder of the chain; events about the chain's paths are noted in the returned
+/// byte and wake the receiver.
+fn arm(
+    chain: &Chain,
+) -> Result<
+    (
+        notify::RecommendedWatcher,
+        mpsc::Receiver<()>,
+        Arc<AtomicU8>,
+    ),
+    Unwatchable,
+> {
     if !chain.folders_exist() {
         return Err(Unwatchable::FolderMissing);
     }
     let (sender, receiver) = mpsc::channel(1);
+    let noted = Arc::new(AtomicU8::new(0));
+    let note = noted.clone();
     let interesting = chain.clone();
     let mut watcher =
         notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
-            Ok(event)
-                if is_change(&event.kind)
-                    && event.paths.iter().any(|p| interesting.concerns(p)) =>
-            {
-                // Full means a signal is already pending: this event is in the same batch.
-                let _ = sender.try_send(());
+            Ok(event) => {
+                let Some(path) = event.paths.iter().find(|p| interesting.concerns(p)) else {
+                    return;
+                };
+                // A hard link made into place names a file that has other names: written already.
+                let created_file = matches!(event.kind, EventKind::Create(_))
+                    && std::fs::symlink_metadata(path)
+                        .is_ok_and(|m| m.file_type().is_file() && m.nlink() == 1);
+                match seen(&event.kind, created_file) {
+                    0 => {}
+                    WRITTEN => {
+                        // Noted, and nothing woken: the close that ends the write will be.
+                        note.fetch_or(WRITTEN, Ordering::AcqRel);
+                    }
+                    // The events come in order on notify's one thread: a close ends the writes before it.
+                    DONE => {
+                        note.store(DONE, Ordering::Release);
+                        // Full means a wake-up is already pending: this event is in the same batch.
+                        let _ = sender.try_send(());
+                    }
+                    kind => {
+                        note.fetch_or(kind, Ordering::AcqRel);
+                        let _ = sender.try_send(());
+                    }
+                }
             }
-            Ok(_) => {}
             Err(e) => {
                 tracing::warn!("watching the settings file: {e}");
+                note.store(DONE, Ordering::Release);
                 let _ = sender.try_send(());
             }
         })
@@ -170,15 +238,22 @@ fn arm(chain: &Chain) -> Result<(notify::RecommendedWatcher, mpsc::Receiver<()>)
                 _ => Unwatchable::NoInotify(e),
             })?;
     }
-    Ok((watcher, receiver))
+    Ok((watcher, receiver, noted))
 }
 
-/// Opening and reading a file changes nothing (and the daemon's own reads would otherwise wake it).
-fn is_change(kind: &EventKind) -> bool {
+/// What an event about one of the chain's paths means. `created_file`: the event is a creation and the
+/// path is now a regular file, one that its creator is about to write (`open(O_CREAT)`, then writes, then
+/// the close that ends in IN_CLOSE_WRITE). A symbolic or hard link created (`ln -s`), a folder, a rename,
+/// a removal: done at once. Opening and reading a file changes nothing (and the daemon's own reads would
+/// otherwise wake it).
+fn seen(kind: &EventKind, created_file: bool) -> Seen {
     match kind {
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) => false,
-        _ => true,
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => DONE,
+        EventKind::Access(_) => 0,
+        EventKind::Create(_) if created_file => WRITTEN,
+        EventKind::Modify(ModifyKind::Data(_)) => WRITTEN,
+        EventKind::Modify(ModifyKind::Metadata(_)) => METADATA,
+        _ => DONE,
     }
 }
 
@@ -313,5 +388,28 @@ mod tests {
             Chain::resolve(&dir.path().join("a")).paths.len(),
             MAX_LINKS + 1
         );
+    }
+
+    #[test]
+    fn only_a_writer_that_is_done_makes_a_reload() {
+        use notify::event::{CreateKind, DataChange, MetadataKind, RemoveKind, RenameMode};
+        let close = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        assert_eq!(seen(&close, false), DONE);
+        let write = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+        assert_eq!(
+            seen(&write, false),
+            WRITTEN,
+            "a write alone is not the end of it"
+        );
+        let create = EventKind::Create(CreateKind::File);
+        assert_eq!(seen(&create, true), WRITTEN, "a new file is written next");
+        assert_eq!(seen(&create, false), DONE, "a link created is whole");
+        let moved = EventKind::Modify(ModifyKind::Name(RenameMode::To));
+        assert_eq!(seen(&moved, false), DONE);
+        assert_eq!(seen(&EventKind::Remove(RemoveKind::File), false), DONE);
+        let chmod = EventKind::Modify(ModifyKind::Metadata(MetadataKind::Permissions));
+        assert_eq!(seen(&chmod, false), METADATA);
+        let read = EventKind::Access(AccessKind::Close(AccessMode::Read));
+        assert_eq!(seen(&read, false), 0);
     }
 }

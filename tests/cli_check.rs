@@ -265,3 +265,147 @@ fn declared_moments_are_valid() {
         c.stdout
     );
 }
+
+// ----- Folders, programs, files that block or are huge, big files (issue 12) -----
+
+/// Checks the sandbox's settings, expecting them refused; returns the result.
+fn refused(sb: &Sandbox) -> Checked {
+    let c = check(sb);
+    assert_eq!(
+        c.code, 1,
+        "expected the file refused; stdout {:?} stderr {:?}",
+        c.stdout, c.stderr
+    );
+    c
+}
+
+#[test]
+fn a_settings_folder_others_can_write_is_refused_with_the_fix() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"true\"\n");
+    for mode in [0o777, 0o775, 0o757] {
+        fs::set_permissions(sb.config_dir(), fs::Permissions::from_mode(mode)).unwrap();
+        let c = refused(&sb);
+        let conf = sb.config_dir();
+        let (line, col, message) = find(&c, &["writable by group or others"]);
+        assert_eq!((*line, *col), (1, 1), "{}", c.stderr);
+        assert!(
+            message.contains(&format!("the folder {}", conf.display()))
+                && message.contains(&format!("mode {mode:04o}"))
+                && message.contains(&format!("chmod go-w {}", conf.display())),
+            "{}",
+            c.stderr
+        );
+    }
+    fs::set_permissions(sb.config_dir(), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(check(&sb).code, 0);
+}
+
+#[test]
+fn a_hook_program_others_can_write_is_refused_at_its_hook() {
+    let sb = Sandbox::new();
+    let guard = sb.script("guard.sh", "exit 2");
+    fs::create_dir(sb.p("bin")).unwrap();
+    let tool = sb.script("bin/tool", "exit 0");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"@DIR@/guard.sh --strict\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"tool\"\nargv = [\"../bin/tool\", \"x\"]\n\n\
+         [[hooks.PreToolUse]]\nname = \"later\"\ncommand = \"@DIR@/not-yet.sh\"\n",
+    );
+    assert_eq!(
+        check(&sb).code,
+        0,
+        "a program that does not exist yet is not refused"
+    );
+
+    fs::set_permissions(&guard, fs::Permissions::from_mode(0o775)).unwrap();
+    fs::set_permissions(sb.p("bin"), fs::Permissions::from_mode(0o777)).unwrap();
+    let c = refused(&sb);
+    assert_eq!(c.errors.len(), 2, "{}", c.stderr);
+    let (line, col, message) = &c.errors[0];
+    assert_eq!((*line, *col), (3, 11), "{}", c.stderr);
+    assert!(
+        message.starts_with("hook \"guard\": refused: the program ")
+            && message.contains("mode 0775")
+            && message.ends_with(&format!("(fix: chmod go-w {})", guard.display())),
+        "{}",
+        c.stderr
+    );
+    // A relative argv[0] is taken from the settings file's folder; the folder above it is open.
+    let (line, col, message) = &c.errors[1];
+    assert_eq!((*line, *col), (7, 8), "{}", c.stderr);
+    assert!(
+        message.starts_with("hook \"tool\": refused: the folder ")
+            && message.contains(&format!("chmod go-w {}", sb.p("bin").display())),
+        "{}",
+        c.stderr
+    );
+    let _ = tool;
+}
+
+#[test]
+fn a_symlinked_settings_file_whose_targets_folder_others_can_write_is_refused() {
+    let sb = Sandbox::new();
+    fs::create_dir(sb.p("store")).unwrap();
+    fs::write(
+        sb.p("store/hooks.toml"),
+        "[[hooks.Stop]]\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(sb.p("store/hooks.toml"), fs::Permissions::from_mode(0o644)).unwrap();
+    std::os::unix::fs::symlink("../store/hooks.toml", sb.config()).unwrap();
+    assert_eq!(check(&sb).code, 0);
+    fs::set_permissions(sb.p("store"), fs::Permissions::from_mode(0o770)).unwrap();
+    let c = refused(&sb);
+    find(
+        &c,
+        &[
+            &format!("chmod go-w {}", sb.p("store").display()),
+            "mode 0770",
+        ],
+    );
+}
+
+#[test]
+fn a_fifo_is_refused_at_once() {
+    let sb = Sandbox::new();
+    nix::unistd::mkfifo(
+        &sb.config(),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    let c = refused(&sb);
+    find(&c, &["FIFO", "not a regular file"]);
+}
+
+#[test]
+fn a_huge_sparse_file_is_refused_at_once() {
+    let sb = Sandbox::new();
+    sb.settings("# big\n");
+    fs::OpenOptions::new()
+        .write(true)
+        .open(sb.config())
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let c = refused(&sb);
+    find(&c, &["1073741824 bytes", "more than the 4 MiB"]);
+}
+
+#[test]
+fn ten_thousand_hooks_are_checked() {
+    let sb = Sandbox::new();
+    let text: String = (0..10_000)
+        .map(|i| {
+            format!("[[hooks.PreToolUse]]\nname = \"h{i}\"\nmatcher = \"Bash\"\ncommand = \"/bin/true\"\n")
+        })
+        .collect();
+    sb.settings(&text);
+    let c = check(&sb);
+    assert_eq!(c.code, 0, "{}", c.stderr);
+    assert!(
+        c.stdout.contains("valid, 10000 hooks"),
+        "{}",
+        &c.stdout[..200]
+    );
+}

@@ -599,3 +599,336 @@ fn a_group_writable_file_is_refused_until_its_mode_is_fixed() {
         "the same text again: {status}"
     );
 }
+
+// ----- A file is taken only once its writer is done with it (issue 12, item 2) -----
+
+/// A guard named `name` that refuses every PreToolUse.
+fn guard(name: &str) -> String {
+    format!("[[hooks.PreToolUse]]\nname = \"{name}\"\ncommand = \"echo no >&2; exit 2\"\n")
+}
+
+/// An event an agent must never be let through with.
+fn rm_rf_event() -> Value {
+    json!({"session_id": "s1", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}})
+}
+
+/// Fires `rm -rf /` in a loop on one connection, from another thread, until the returned flag is set;
+/// the thread's result is (fires, fires let through).
+fn fire_rm_in_a_loop(
+    d: &Daemon,
+) -> (
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    std::thread::JoinHandle<(u64, u64)>,
+) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let stopped = stop.clone();
+    let socket = d.socket.clone();
+    let firing = std::thread::spawn(move || {
+        let mut client = Client::connect(&socket);
+        let (mut fires, mut let_through) = (0, 0);
+        while !stopped.load(Ordering::Acquire) {
+            let resp = client.request(&json!({
+                "op": "fire", "id": fires, "moment": "PreToolUse", "agent": "claude-code",
+                "event": rm_rf_event(),
+            }));
+            assert_eq!(resp["ok"], true, "{resp}");
+            fires += 1;
+            if resp["refused"] != true {
+                let_through += 1;
+            }
+        }
+        (fires, let_through)
+    });
+    (stop, firing)
+}
+
+/// Runs `write` (which rewrites the settings file to guard `name`) while `rm -rf /` is fired in a loop,
+/// waits until the guard `name` answers, and checks that no fire was let through meanwhile.
+fn no_fire_let_through_while(d: &Daemon, name: &str, write: impl FnOnce()) {
+    let (stop, firing) = fire_rm_in_a_loop(d);
+    write();
+    let deadline = Instant::now() + SHOWS;
+    loop {
+        let resp = d.fire("PreToolUse", rm_rf_event());
+        if hook_names(&resp) == [name] {
+            break;
+        }
+        if Instant::now() >= deadline {
+            panic!("after {SHOWS:?} the guard {name:?} is not in force: {resp}");
+        }
+        std::thread::sleep(POLL);
+    }
+    stop.store(true, std::sync::atomic::Ordering::Release);
+    let (fires, let_through) = firing.join().expect("the firing thread");
+    assert!(fires > 0, "no fire was made during the write");
+    assert_eq!(
+        let_through,
+        0,
+        "{let_through} of {fires} `rm -rf /` fires were let through while the settings were written; log:\n{}",
+        d.log_text()
+    );
+}
+
+/// As a program that truncates the file, writes its first part (a valid comment), keeps the file open
+/// 300 ms, then writes the rest and closes it.
+fn write_with_a_pause(path: &Path, first: &str, rest: &str) {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .expect("opening the settings file for writing");
+    file.write_all(first.as_bytes()).expect("writing");
+    // The writer's own pause (what is tested), not a wait for the daemon.
+    std::thread::sleep(Duration::from_millis(300));
+    file.write_all(rest.as_bytes()).expect("writing");
+}
+
+/// As a program that writes the file line by line, flushing each, a moment apart: on the way it is valid
+/// with no PreToolUse hook twice (comments only, then one Stop hook only).
+fn write_line_by_line(path: &Path, guard_name: &str) {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .expect("opening the settings file for writing");
+    let text = format!(
+        "# the guards\n# nothing gets rm -rf / past them\n[[hooks.Stop]]\nname = \"quiet\"\ncommand = \"true\"\n{}",
+        guard(guard_name)
+    );
+    for line in text.split_inclusive('\n') {
+        file.write_all(line.as_bytes()).expect("writing");
+        file.flush().expect("flushing");
+        // The writer's own pace (what is tested), not a wait for the daemon.
+        std::thread::sleep(Duration::from_millis(60));
+    }
+}
+
+fn start_guarded(poll: bool) -> Daemon {
+    let sb = Sandbox::new();
+    sb.settings(&guard("guard0"));
+    let d = Daemon::start_with(sb, |cmd| {
+        if poll {
+            cmd.env("HOOKD_WATCH", "poll");
+        }
+    });
+    assert_eq!(hook_names(&d.fire("PreToolUse", rm_rf_event())), ["guard0"]);
+    d
+}
+
+#[test]
+fn a_file_written_with_a_pause_is_taken_only_once_closed() {
+    // Regression: the comment written first was loaded as "no hooks" during the pause.
+    let d = start_guarded(false);
+    for round in 1..=2 {
+        let name = format!("guard{round}");
+        no_fire_let_through_while(&d, &name, || {
+            write_with_a_pause(&d.config, "# the guards\n", &guard(&name))
+        });
+    }
+}
+
+#[test]
+fn a_file_written_line_by_line_is_taken_only_once_closed() {
+    let d = start_guarded(false);
+    no_fire_let_through_while(&d, "guard1", || write_line_by_line(&d.config, "guard1"));
+}
+
+#[test]
+fn polling_takes_a_file_only_once_it_stays_the_same() {
+    let d = start_guarded(true);
+    wait_until(SHOWS, "the log to say it polls", || {
+        d.log_text().contains("polling")
+    });
+    // Each round starts just after the poll that took the previous one: the writes start later and later
+    // in the 500 ms period, so that polls fall in the 300 ms pause (the writer's own timing, not a wait).
+    for (round, start_after_ms) in [(1, 0), (2, 250), (3, 400)] {
+        let name = format!("guard{round}");
+        no_fire_let_through_while(&d, &name, || {
+            std::thread::sleep(Duration::from_millis(start_after_ms));
+            write_with_a_pause(&d.config, "# the guards\n", &guard(&name))
+        });
+    }
+    no_fire_let_through_while(&d, "guard4", || write_line_by_line(&d.config, "guard4"));
+}
+
+#[test]
+fn a_writer_that_keeps_the_file_open_long_is_taken_when_it_closes() {
+    let d = start_guarded(false);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&d.config)
+        .expect("opening the settings file for writing");
+    file.write_all(b"# the guards\n").unwrap();
+    // Still open: nothing is taken, however long the writer takes (a status round trip proves the
+    // daemon answered meanwhile; the old guard still answers).
+    for _ in 0..20 {
+        assert_eq!(hook_names(&d.fire("PreToolUse", rm_rf_event())), ["guard0"]);
+        std::thread::sleep(POLL);
+    }
+    let before = generation(&d);
+    file.write_all(guard("guard1").as_bytes()).unwrap();
+    fs::set_permissions(&d.config, fs::Permissions::from_mode(0o644)).unwrap();
+    assert_eq!(hook_names(&d.fire("PreToolUse", rm_rf_event())), ["guard0"]);
+    drop(file);
+    wait_until(SHOWS, "the guard written to show", || {
+        hook_names(&d.fire("PreToolUse", rm_rf_event())) == ["guard1"]
+    });
+    assert_eq!(generation(&d), before + 1);
+}
+
+#[test]
+fn a_generation_that_drops_hooks_says_which() {
+    let d = start_saying("v1");
+    rename_over(&d.config, &format!("{}{}", says("v2"), guard("g")));
+    wait_adds(&d, &["v2"]);
+    rename_over(&d.config, &says("v2"));
+    // The log's line for it, at info, names the hook (per moment) that the new generation dropped.
+    wait_until(SHOWS, "the log to name the dropped hook", || {
+        d.log_text()
+            .lines()
+            .any(|l| l.contains("INFO") && l.ends_with("dropped=PreToolUse: g"))
+    });
+}
+
+// ----- Files that block or are huge (issue 12, item 4) -----
+
+fn mkfifo(path: &Path) {
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600))
+        .unwrap_or_else(|e| panic!("mkfifo {}: {e}", path.display()));
+}
+
+#[test]
+fn a_fifo_as_the_settings_file_stops_the_start_at_once() {
+    // Regression: opening a FIFO with no writer froze the daemon for good.
+    let sb = Sandbox::new();
+    mkfifo(&sb.config());
+    let mut child = ChildGuard(
+        serve_command(&sb, "serve.log")
+            .spawn()
+            .expect("spawning hookd serve"),
+    );
+    let mut status = None;
+    wait_until(SHOWS, "hookd serve to refuse its settings", || {
+        status = child.0.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    let log = sb.read("serve.log");
+    assert_eq!(status.unwrap().code(), Some(1), "{log}");
+    assert!(
+        log.contains(&format!("{}:1:1: refused:", sb.config().display()))
+            && log.contains("a FIFO (named pipe), not a regular file"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_fifo_put_in_place_is_refused_and_the_daemon_serves_and_stops() {
+    let mut d = start_saying("v1");
+    let fifo = d.sb.p("conf/.hooks.toml.fifo");
+    mkfifo(&fifo);
+    fs::rename(&fifo, &d.config).unwrap();
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    assert!(
+        status["last_reload"]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("FIFO"),
+        "{status}"
+    );
+    let resp = d.reload();
+    assert_eq!(resp["ok"], false, "{resp}");
+    assert_eq!(fire_adds(&d), ["v1"]);
+    d.signal(Signal::SIGTERM);
+    let exit = d.wait_exit(SHOWS);
+    assert!(exit.success(), "{exit}");
+}
+
+#[test]
+fn a_huge_sparse_file_is_refused_at_once() {
+    // Regression: a 1 GB sparse file was read whole (14 s, 1 GB of memory) on the only thread.
+    let d = start_saying("v1");
+    let big = d.sb.p("conf/.big.toml");
+    let file = fs::File::create(&big).unwrap();
+    file.set_len(1 << 30).unwrap();
+    drop(file);
+    fs::set_permissions(&big, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::rename(&big, &d.config).unwrap();
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    assert!(
+        status["last_reload"]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("1073741824 bytes, more than the 4 MiB"),
+        "{status}"
+    );
+    assert_eq!(fire_adds(&d), ["v1"]);
+}
+
+// ----- Reloads do not hold up fires (issue 12, item 9) -----
+
+#[test]
+fn a_fire_is_answered_while_a_big_reload_is_read_and_validated() {
+    // Regression: the reload was read and validated on the daemon's only thread, and a fire sent after it
+    // waited 4.9 s behind a 10,000-hook file. Here a reload of a file near the 4 MiB cap is asked, then a
+    // fire on the same connection: the fire's answer comes first (answers are matched by id).
+    let d = start_saying("v1");
+    let mut text = says("v2");
+    let mut i = 0;
+    while text.len() < 4_000_000 {
+        text.push_str(&format!(
+            "[[hooks.PostToolUse]]\nname = \"h{i}\"\nmatcher = \"Bash\"\ncommand = \"/bin/true\"\n"
+        ));
+        i += 1;
+    }
+    rename_over(&d.config, &text);
+    let mut client = d.connect();
+    client.send(&json!({"op": "reload", "id": "rl"}));
+    client.send(&json!({"op": "fire", "id": "fire", "moment": "Stop", "agent": "claude-code", "event": {"session_id": "s1"}}));
+    let first = client.recv();
+    let second = client.recv();
+    assert_eq!(
+        first["id"], "fire",
+        "the fire waited for the reload: {first}"
+    );
+    assert_eq!(first["ok"], true, "{first}");
+    assert_eq!(second["id"], "rl", "{second}");
+    assert_eq!(second["ok"], true, "{second}");
+    assert_eq!(fire_adds(&d), ["v2"]);
+    assert_eq!(
+        d.status()["hooks"]["PostToolUse"],
+        i,
+        "all {i} hooks are in force"
+    );
+}
+
+#[test]
+fn reloads_asked_at_once_make_generations_without_gaps() {
+    // Reloads are read on a blocking thread now; they still run one at a time, each its own generation.
+    let d = start_saying("v1");
+    let before = generation(&d);
+    let mut clients: Vec<Client> = (0..8).map(|_| d.connect()).collect();
+    for (i, client) in clients.iter_mut().enumerate() {
+        client.send(&json!({"op": "reload", "id": i}));
+    }
+    let mut generations: Vec<u64> = clients
+        .iter_mut()
+        .map(|client| {
+            let resp = client.recv();
+            assert_eq!(resp["ok"], true, "{resp}");
+            resp["generation"].as_u64().unwrap()
+        })
+        .collect();
+    generations.sort_unstable();
+    assert_eq!(
+        generations,
+        (before + 1..=before + 8).collect::<Vec<_>>(),
+        "each reload its own generation, numbered without gaps"
+    );
+    assert_eq!(generation(&d), before + 8);
+}

@@ -865,3 +865,138 @@ fn systemd_variables_of_the_daemon_do_not_reach_hooks() {
         );
     }
 }
+
+// ---- the folders above the settings file, and the programs hooks run (issue 12, item 3) ---------------
+
+/// A guard that refuses every PreToolUse, named `name`.
+fn refusing(name: &str) -> String {
+    format!("[[hooks.PreToolUse]]\nname = \"{name}\"\ncommand = \"echo no >&2; exit 2\"\n")
+}
+
+fn rm_rf_refused(d: &Daemon) -> bool {
+    let event = serde_json::json!({"session_id": "s1", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}});
+    d.fire("PreToolUse", event)["refused"] == true
+}
+
+/// Waits until the daemon's last reload failed with an error containing `words`; returns the error.
+fn wait_reload_failed(d: &Daemon, words: &[&str]) -> String {
+    let mut error = String::new();
+    wait_until(SETTLE, &format!("a failed reload saying {words:?}"), || {
+        let status = d.status();
+        error = status["last_reload"]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        status["last_reload"]["ok"] == false && words.iter().all(|w| error.contains(w))
+    });
+    error
+}
+
+#[test]
+fn another_user_cannot_swap_the_settings_in_a_folder_others_can_write() {
+    // Regression: with the settings in a 0777 folder, another user replaced hooks.toml by a link to an
+    // (empty) file of the user's own, and every hook was dropped.
+    let sb = Sandbox::new();
+    sb.settings(&refusing("guard"));
+    fs::create_dir(sb.p("decoy")).unwrap();
+    fs::write(sb.p("decoy/empty.toml"), "# nothing here\n").unwrap();
+    fs::set_permissions(sb.p("decoy/empty.toml"), fs::Permissions::from_mode(0o644)).unwrap();
+    let conf = sb.config_dir();
+    let fix = format!("chmod go-w {}", conf.display());
+
+    fs::set_permissions(&conf, fs::Permissions::from_mode(0o777)).unwrap();
+    let log = serve_refused(&sb, "serve.log");
+    assert!(
+        log.contains(&fix) && log.contains("mode 0777"),
+        "the start is not refused with the fix: {log}"
+    );
+
+    fs::set_permissions(&conf, fs::Permissions::from_mode(0o755)).unwrap();
+    // Nobody may walk into the sandbox (to reach the folder), not write it.
+    fs::set_permissions(sb.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let d = Daemon::start(sb);
+    assert!(rm_rf_refused(&d));
+    let generation = d.status()["generation"].clone();
+    fs::set_permissions(&conf, fs::Permissions::from_mode(0o777)).unwrap();
+    let mut ln = as_nobody("/bin/ln");
+    ln.arg("-sfn")
+        .arg(d.sb.p("decoy/empty.toml"))
+        .arg(d.sb.config());
+    let out = run_with_deadline(ln, None, SETTLE);
+    assert!(out.status.success(), "ln as nobody: {}", text(&out.stderr));
+    assert!(fs::symlink_metadata(d.sb.config()).unwrap().is_symlink());
+
+    wait_reload_failed(&d, &[&fix]);
+    assert!(rm_rf_refused(&d), "the swapped-in file dropped the guard");
+    let errors = reload_refused(&d);
+    assert!(errors.contains(&fix), "{errors}");
+    assert_eq!(d.status()["generation"], generation);
+}
+
+#[test]
+fn a_symlinked_settings_file_whose_targets_folder_is_group_writable_is_refused() {
+    let sb = Sandbox::new();
+    fs::create_dir(sb.p("store")).unwrap();
+    fs::write(sb.p("store/hooks.toml"), refusing("linked")).unwrap();
+    fs::set_permissions(sb.p("store/hooks.toml"), fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(sb.p("store"), fs::Permissions::from_mode(0o775)).unwrap();
+    std::os::unix::fs::symlink("../store/hooks.toml", sb.config()).unwrap();
+    let log = serve_refused(&sb, "serve.log");
+    assert!(
+        log.contains(&format!("chmod go-w {}", sb.p("store").display())),
+        "{log}"
+    );
+
+    // Fixed, it starts; made group-writable again, a reload is refused and the guard stays.
+    fs::set_permissions(sb.p("store"), fs::Permissions::from_mode(0o755)).unwrap();
+    let d = Daemon::start(sb);
+    assert!(rm_rf_refused(&d));
+    fs::set_permissions(d.sb.p("store"), fs::Permissions::from_mode(0o775)).unwrap();
+    let errors = reload_refused(&d);
+    assert!(errors.contains("mode 0775"), "{errors}");
+    assert!(rm_rf_refused(&d));
+}
+
+#[test]
+fn a_group_writable_hook_script_is_refused_at_start_and_at_reload() {
+    // Regression: a group-writable copy of the example guard ran without a word.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/deny-destructive.sh");
+    let sb = Sandbox::new();
+    let guard = sb.p("conf/deny-destructive.sh");
+    fs::copy(&example, &guard).unwrap();
+    fs::set_permissions(&guard, fs::Permissions::from_mode(0o775)).unwrap();
+    let settings = "[[hooks.PreToolUse]]\nname = \"deny-destructive\"\nmatcher = \"Bash\"\n\
+                    command = '\"$HOOKD_CONFIG_DIR/deny-destructive.sh\"'\non_failure = \"refuse\"\n";
+    sb.settings(settings);
+    let log = serve_refused(&sb, "serve.log");
+    let at = format!(
+        "{}:4:11: hook \"deny-destructive\": refused: the program",
+        sb.config().display()
+    );
+    assert!(
+        log.contains(&at) && log.contains(&format!("(fix: chmod go-w {})", guard.display())),
+        "{log}"
+    );
+
+    fs::set_permissions(&guard, fs::Permissions::from_mode(0o755)).unwrap();
+    let d = Daemon::start(sb);
+    assert!(rm_rf_refused(&d));
+    let generation = d.status()["generation"].clone();
+    // A new copy, group-writable, put in as the settings change to run it: refused, the last good stay.
+    let copy = d.sb.p("conf/deny-copy.sh");
+    fs::copy(&example, &copy).unwrap();
+    fs::set_permissions(&copy, fs::Permissions::from_mode(0o775)).unwrap();
+    put_settings(
+        &d.sb,
+        &settings.replace("deny-destructive.sh", "deny-copy.sh"),
+        0o644,
+        None,
+    );
+    let error = wait_reload_failed(&d, &["mode 0775", "deny-copy.sh"]);
+    assert!(
+        error.contains(&format!("{}:4:11: ", d.sb.config().display())),
+        "{error}"
+    );
+    assert_eq!(d.status()["generation"], generation);
+    assert!(rm_rf_refused(&d));
+}

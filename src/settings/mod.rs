@@ -6,11 +6,11 @@
 mod error;
 mod matcher;
 mod parse;
+mod trust;
 
 pub use error::{ConfigError, ConfigErrors, line_and_column};
 pub use matcher::Matcher;
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,6 +85,9 @@ pub struct Hook {
     pub agents: Option<Vec<String>>,
     pub env: Vec<(String, String)>,
     pub enabled: bool,
+    /// Line and column of its `command`, `argv` or `worker` in the file, for the checks of the program it
+    /// runs, made once the file is valid.
+    pub program_at: (usize, usize),
 }
 
 impl Hook {
@@ -146,32 +149,70 @@ impl Settings {
         }
     }
 
-    /// Reads, checks and validates the file at `path`.
+    /// Reads, checks and validates the file at `path`, and checks the programs its hooks run.
     pub fn load(path: &Path) -> Result<Settings, LoadError> {
         let text = Settings::read(path)?;
-        Settings::parse(path, &path.display().to_string(), &text).map_err(LoadError::Invalid)
+        let label = path.display().to_string();
+        let settings = Settings::parse(path, &label, &text).map_err(LoadError::Invalid)?;
+        settings.check_programs().map_err(LoadError::Invalid)?;
+        Ok(settings)
     }
 
-    /// Reads the file at `path` after checking its owner and mode: its text, to be parsed.
+    /// Reads the file at `path` after checking it, its folders and its links (see [`trust`]): its text,
+    /// to be parsed. Whatever is at the path, this returns at once: a FIFO, a device or a file in /proc is
+    /// refused without being read (a FIFO froze the daemon for good), and so is a file bigger than
+    /// [`MAX_SIZE`] (a 1 GB sparse file took 14 s and 1 GB of memory).
     pub fn read(path: &Path) -> Result<String, LoadError> {
         use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
         let label = path.display().to_string();
+        let refused = |message: String| invalid(ConfigError::whole_file(&label, message));
         let cannot_read = |e: std::io::Error| match e.kind() {
             std::io::ErrorKind::NotFound => LoadError::NotFound,
-            _ => invalid(ConfigError::whole_file(
-                &label,
-                format!("cannot read the file: {e}"),
-            )),
+            _ => refused(format!("cannot read the file: {e}")),
+        };
+        let resolved = match trust::resolve(path, "the settings file") {
+            Ok(resolved) => resolved,
+            Err(trust::Untrusted::NotFound) => return Err(LoadError::NotFound),
+            Err(trust::Untrusted::Refused(message)) => return Err(refused(message)),
         };
         // Opened once, then checked and read through the same handle: a file swapped in between a check
-        // by name and a read by name would be read unchecked.
-        let mut file = std::fs::File::open(path).map_err(cannot_read)?;
+        // by name and a read by name would be read unchecked. Not blocking: opening a FIFO with no writer
+        // waits for one, forever.
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOFOLLOW | nix::libc::O_NOCTTY)
+            .open(&resolved)
+            .map_err(cannot_read)?;
         let metadata = file.metadata().map_err(cannot_read)?;
-        if let Err(message) = check_owner_and_mode(&metadata) {
-            return Err(invalid(ConfigError::whole_file(&label, message)));
+        if !metadata.file_type().is_file() {
+            return Err(refused(format!(
+                "refused: {} is {}, not a regular file",
+                resolved.display(),
+                kind_of(&metadata)
+            )));
+        }
+        if let Some(kind) = pseudo_filesystem(&file) {
+            return Err(refused(format!(
+                "refused: {} is in {kind}, not a regular file",
+                resolved.display()
+            )));
+        }
+        if let Err(message) = check_owner_and_mode(&metadata, &resolved) {
+            return Err(refused(message));
+        }
+        if metadata.len() > MAX_SIZE {
+            return Err(refused(too_big(metadata.len())));
         }
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(cannot_read)?;
+        file.by_ref()
+            .take(MAX_SIZE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot_read)?;
+        if bytes.len() as u64 > MAX_SIZE {
+            // It grew while it was read.
+            return Err(refused(too_big(bytes.len() as u64)));
+        }
         String::from_utf8(bytes).map_err(|e| {
             let offset = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
@@ -196,6 +237,44 @@ impl Settings {
             hooks: parsed.hooks,
             http: parsed.http,
         })
+    }
+
+    /// Checks the programs the enabled hooks run, as the settings file is checked (see [`trust`]): an
+    /// `argv[0]` or `worker[0]` that is a path, a `command` whose first word is one, and the shell of a
+    /// `command`. Anyone who can write such a program, or a folder above it, could run commands as you
+    /// (a group-writable copy of the example guard ran without a word). A relative path is taken from the
+    /// settings file's folder, where a hook runs when its event has no usable `cwd`. A program that does not
+    /// exist (yet) is not refused here: the hook fails when it runs, and its `on_failure` decides; nor is a
+    /// first word that only the shell can tell (`$VAR/x`, other than `$HOOKD_CONFIG_DIR`).
+    pub fn check_programs(&self) -> Result<(), ConfigErrors> {
+        let label = self.path.display().to_string();
+        let mut verdicts: std::collections::HashMap<PathBuf, Option<String>> =
+            std::collections::HashMap::new();
+        let mut errors = Vec::new();
+        for hook in self.hooks.iter().flat_map(|(_, hooks)| hooks) {
+            if !hook.enabled {
+                continue;
+            }
+            for program in programs_of(&hook.program, &self.dir) {
+                let verdict = verdicts
+                    .entry(program.clone())
+                    .or_insert_with(|| check_program(&program));
+                if let Some(message) = verdict {
+                    let mut error = ConfigError::whole_file(
+                        &label,
+                        format!("hook \"{}\": {message}", hook.name),
+                    );
+                    (error.line, error.column) = hook.program_at;
+                    errors.push(error);
+                }
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            errors.sort_by_key(|e| (e.line, e.column));
+            Err(ConfigErrors(errors))
+        }
     }
 
     /// The hooks hung on `moment`, in the file's order (disabled ones included).
@@ -241,27 +320,119 @@ impl Settings {
     }
 }
 
+/// The files a hook's program runs from, as far as they can be told before it runs.
+fn programs_of(program: &Program, dir: &Path) -> Vec<PathBuf> {
+    let path = |word: &str| word.contains('/').then(|| dir.join(word));
+    match program {
+        Program::Shell { shell, command } => path(shell)
+            .into_iter()
+            .chain(first_word(command, dir))
+            .collect(),
+        Program::Argv(argv) | Program::Worker { argv, .. } => argv
+            .first()
+            .and_then(|word| path(word))
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// The first word of a shell command line, when it is a path the shell would run as it stands (a
+/// leading `$HOOKD_CONFIG_DIR` or `~/` expanded as the shell would).
+fn first_word(command: &str, dir: &Path) -> Option<PathBuf> {
+    let command = command.trim_start();
+    let word = match command.chars().next()? {
+        quote @ ('"' | '\'') => command[1..].split(quote).next()?,
+        _ => command
+            .split(|c: char| c.is_whitespace() || ";&|<>()".contains(c))
+            .next()?,
+    };
+    let dir_text = dir.to_str()?;
+    let word = if let Some(rest) = word
+        .strip_prefix("$HOOKD_CONFIG_DIR")
+        .or_else(|| word.strip_prefix("${HOOKD_CONFIG_DIR}"))
+    {
+        format!("{dir_text}{rest}")
+    } else if let Some(rest) = word.strip_prefix("~/") {
+        format!("{}/{rest}", std::env::var("HOME").ok()?)
+    } else {
+        word.to_string()
+    };
+    // What only the shell can tell: other variables, substitutions, patterns, an assignment.
+    if !word.contains('/') || word.contains(['$', '`', '*', '?', '[', '=', '\\']) {
+        return None;
+    }
+    Some(dir.join(word))
+}
+
+/// Why a program cannot be trusted to run, or `None`.
+fn check_program(program: &Path) -> Option<String> {
+    let what = format!("the program {}", program.display());
+    match trust::resolve(program, &what) {
+        Err(trust::Untrusted::NotFound) => None,
+        Err(trust::Untrusted::Refused(message)) => Some(message),
+        Ok(resolved) => {
+            let metadata = std::fs::metadata(&resolved).ok()?;
+            trust::check_file(&metadata, &resolved, "the program").err()
+        }
+    }
+}
+
 fn invalid(error: ConfigError) -> LoadError {
     LoadError::Invalid(ConfigErrors(vec![error]))
 }
 
+/// The most bytes a settings file may hold: a thousand times a long hand-written one, and little enough
+/// to read and validate in well under a second.
+pub const MAX_SIZE: u64 = 4 * 1024 * 1024;
+
+fn too_big(size: u64) -> String {
+    format!(
+        "refused: the file is {size} bytes, more than the {} MiB a settings file may be",
+        MAX_SIZE / (1024 * 1024)
+    )
+}
+
+/// What a file that is not a regular one is, for messages.
+fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Whether an open file is in /proc or /sys, whose "regular" files are the kernel's: their size says 0
+/// and a read may block (`/proc/kmsg`) or take what others were meant to read.
+fn pseudo_filesystem(file: &std::fs::File) -> Option<&'static str> {
+    use std::os::fd::AsRawFd;
+    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+    const SYSFS_MAGIC: i64 = 0x6265_6572;
+    // SAFETY: fstatfs writes one statfs struct through a valid pointer; the descriptor is open (borrowed
+    // from `file`, alive for the call).
+    let mut stat: nix::libc::statfs = unsafe { std::mem::zeroed() };
+    let result = unsafe { nix::libc::fstatfs(file.as_raw_fd(), &mut stat) };
+    if result != 0 {
+        return None;
+    }
+    match stat.f_type as i64 {
+        PROC_SUPER_MAGIC => Some("/proc"),
+        SYSFS_MAGIC => Some("/sys"),
+        _ => None,
+    }
+}
+
 /// The rule ssh applies to its keys: owned by us or root, writable by nobody else. A file others can
 /// write lets them run commands as us.
-fn check_owner_and_mode(metadata: &std::fs::Metadata) -> Result<(), String> {
-    let uid = nix::unistd::getuid().as_raw();
-    if metadata.uid() != uid && metadata.uid() != 0 {
-        return Err(format!(
-            "refused: the file is owned by uid {}, not by this user (uid {uid}) or root; whoever owns it could run commands as you",
-            metadata.uid()
-        ));
-    }
-    let mode = metadata.mode() & 0o7777;
-    if mode & 0o022 != 0 {
-        return Err(format!(
-            "refused: the file is writable by group or others (mode {mode:04o}); anyone who can write it could run commands as you (fix: chmod go-w)"
-        ));
-    }
-    Ok(())
+fn check_owner_and_mode(metadata: &std::fs::Metadata, path: &Path) -> Result<(), String> {
+    trust::check_file(metadata, path, "the settings file")
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -271,4 +442,55 @@ fn absolute(path: &Path) -> PathBuf {
 fn folder_of(path: &Path) -> PathBuf {
     path.parent()
         .map_or_else(|| PathBuf::from("/"), Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_word_of_a_command_is_checked_when_it_is_a_path() {
+        let dir = Path::new("/etc/hookd");
+        let word = |command: &str| first_word(command, dir);
+        assert_eq!(
+            word("/usr/bin/guard --x"),
+            Some(PathBuf::from("/usr/bin/guard"))
+        );
+        assert_eq!(
+            word("./guard.sh;x"),
+            Some(PathBuf::from("/etc/hookd/./guard.sh"))
+        );
+        assert_eq!(
+            word("\"$HOOKD_CONFIG_DIR/my guard.sh\" a"),
+            Some(PathBuf::from("/etc/hookd/my guard.sh"))
+        );
+        assert_eq!(
+            word("${HOOKD_CONFIG_DIR}/g.sh"),
+            Some(PathBuf::from("/etc/hookd/g.sh"))
+        );
+        assert_eq!(word("echo /x"), None, "a program found on PATH");
+        assert_eq!(word("$OTHER/g.sh"), None, "only the shell can tell");
+        assert_eq!(word("X=1 /bin/g"), None);
+        assert_eq!(word("   "), None);
+    }
+
+    #[test]
+    fn argv_and_the_shell_are_programs_too() {
+        let dir = Path::new("/etc/hookd");
+        let shell = Program::Shell {
+            shell: "/bin/sh".into(),
+            command: "g.sh".into(),
+        };
+        assert_eq!(programs_of(&shell, dir), vec![PathBuf::from("/bin/sh")]);
+        let argv = Program::Argv(vec!["bin/g".into(), "/x".into()]);
+        assert_eq!(
+            programs_of(&argv, dir),
+            vec![PathBuf::from("/etc/hookd/bin/g")]
+        );
+        let worker = Program::Worker {
+            argv: vec!["python3".into()],
+            count: 1,
+        };
+        assert!(programs_of(&worker, dir).is_empty());
+    }
 }

@@ -17,6 +17,10 @@ use crate::moment;
 /// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
 const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
+/// The shortest timeout a hook may be given: a millisecond. The runner's clock cannot honour less (a
+/// `timeout = 1e-12` was taken as zero, and the hook failed at every fire without ever running).
+const MIN_TIMEOUT_SECS: f64 = 0.001;
+
 const TOP_LEVEL_KEYS: &[&str] = &["defaults", "hooks", "moments", "http"];
 const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
 const DEFAULTS_KEYS: &[&str] = &[
@@ -121,18 +125,29 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 impl Walker<'_> {
-    fn error_at(&mut self, offset: usize, message: String) {
+    /// The 1-based line of a byte offset, by a binary search of [`Walker::line_starts`]: placing a name by
+    /// scanning the text from its start made a 10,000-hook file take 9 s to check.
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&start| start <= offset)
+    }
+
+    /// The 1-based line and column (in characters) of a byte offset.
+    fn place(&self, offset: usize) -> (usize, usize) {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let line = self.line_of(offset);
         let column = self.text[self.line_starts[line - 1]..offset]
             .chars()
             .count()
             + 1;
+        (line, column)
+    }
+
+    fn error_at(&mut self, offset: usize, message: String) {
         let mut error = ConfigError::whole_file(self.label, message);
-        (error.line, error.column) = (line, column);
+        (error.line, error.column) = self.place(offset);
         self.errors.push(error);
     }
 
@@ -354,7 +369,7 @@ impl Walker<'_> {
         named.sort_by_key(|(_, span)| span.start);
         let mut first_lines: HashMap<&str, usize> = HashMap::new();
         for (name, span) in &named {
-            let (line, _) = super::line_and_column(self.text, span.start);
+            let line = self.line_of(span.start);
             match first_lines.get(name.as_str()) {
                 Some(first) => self.error(
                     span.clone(),
@@ -501,6 +516,9 @@ impl Walker<'_> {
         if self.errors.len() > errors_before {
             return None;
         }
+        let program_at = table
+            .get(forms[0])
+            .map_or((0, 0), |value| self.place(value.span().start));
         Some(Hook {
             name,
             moment: moment_name.to_string(),
@@ -512,6 +530,7 @@ impl Walker<'_> {
             agents,
             env,
             enabled,
+            program_at,
         })
     }
 
@@ -601,11 +620,13 @@ impl Walker<'_> {
             }
         };
         match seconds {
-            Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECS => Some(Duration::from_secs_f64(s)),
+            Some(s) if (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&s) => {
+                Some(Duration::from_secs_f64(s))
+            }
             _ => {
                 self.error(
                     value.span(),
-                    format!("{field} must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds"),
+                    format!("{field} must be from {MIN_TIMEOUT_SECS} seconds (1 ms, the shortest the runner can honour) to {MAX_TIMEOUT_SECS} seconds (a day), not {}", value_text(self.text, value.span())),
                 );
                 None
             }
@@ -664,6 +685,11 @@ impl Walker<'_> {
         }
         vars
     }
+}
+
+/// A value as written in the file, for messages.
+fn value_text(text: &str, span: Range<usize>) -> &str {
+    text.get(span).unwrap_or_default().trim()
 }
 
 fn with_article(type_name: &str) -> String {
@@ -924,5 +950,80 @@ command = "git status"
             "{}",
             errors[1]
         );
+    }
+
+    /// A file of `n` hooks, each named, on PreToolUse.
+    fn many_hooks(n: usize) -> String {
+        (0..n)
+            .map(|i| format!("[[hooks.PreToolUse]]\nname = \"h{i}\"\nmatcher = \"Bash\"\ncommand = \"/bin/true\"\n"))
+            .collect()
+    }
+
+    #[test]
+    fn ten_thousand_hooks_are_validated_without_rescanning_the_file_per_name() {
+        // Regression: each duplicate-name check placed its name by scanning the text from its start, so a
+        // 10,000-hook file took 9 s to check on the daemon's only thread. Counted, not timed.
+        let text = many_hooks(10_000);
+        super::super::error::SCANNED.with(|s| s.set(0));
+        let parsed = parse("hooks.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.hooks[0].1.len(), 10_000);
+        let scanned = super::super::error::SCANNED.with(std::cell::Cell::get);
+        assert!(
+            scanned <= text.len(),
+            "validating {} bytes scanned {scanned} bytes to place names",
+            text.len()
+        );
+        // A duplicate at the end is still placed, with the line of its first use.
+        let text = format!("{text}[[hooks.Stop]]\nname = \"h0\"\ncommand = \"x\"\n");
+        let errors = errors(&text);
+        assert_eq!(
+            errors,
+            vec!["hooks.toml:40002:8: duplicate hook name \"h0\" (first used on line 2)"]
+        );
+    }
+
+    #[test]
+    fn a_timeout_the_runner_cannot_honour_is_refused() {
+        for (value, col) in [
+            ("1e-12", 11),
+            ("0.0009", 11),
+            ("0", 11),
+            ("86401", 11),
+            ("nan", 11),
+            ("inf", 11),
+        ] {
+            let errors = errors(&format!(
+                "[[hooks.Stop]]\ncommand = \"x\"\ntimeout = {value}\n"
+            ));
+            assert_eq!(errors.len(), 1, "{value}: {errors:#?}");
+            assert!(
+                errors[0].starts_with(&format!(
+                    "hooks.toml:3:{col}: hook \"Stop#1\": timeout must be from 0.001 seconds (1 ms"
+                )),
+                "{}",
+                errors[0]
+            );
+            assert!(
+                errors[0].ends_with(&format!("not {value}")),
+                "{}",
+                errors[0]
+            );
+            let errors = errors_in_defaults(value);
+            assert_eq!(errors.len(), 1, "{value}: {errors:#?}");
+            assert!(
+                errors[0]
+                    .starts_with("hooks.toml:2:11: defaults.timeout must be from 0.001 seconds"),
+                "{}",
+                errors[0]
+            );
+        }
+        let shortest = hooks("[defaults]\ntimeout = 0.001\n[[hooks.Stop]]\ncommand = \"x\"\n");
+        assert_eq!(shortest[0].1[0].timeout, Duration::from_millis(1));
+        let longest = hooks("[[hooks.Stop]]\ncommand = \"x\"\ntimeout = 86400\n");
+        assert_eq!(longest[0].1[0].timeout, Duration::from_secs(86_400));
+    }
+
+    fn errors_in_defaults(value: &str) -> Vec<String> {
+        errors(&format!("[defaults]\ntimeout = {value}\n"))
     }
 }
