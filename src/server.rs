@@ -573,7 +573,7 @@ impl Lines {
                         self.large = None;
                         self.large_until = None;
                         // A large line's buffer is not kept for the small ones that follow.
-                        if self.buffer.capacity() > 4 * READ_CHUNK {
+                        if self.buffer.capacity() > 8 * READ_CHUNK {
                             self.buffer = BytesMut::from(&self.buffer[..]);
                         }
                     }
@@ -638,5 +638,6 @@ impl Lines {
     }
 }
 
-/// How much is read from a connection at a time.
-const READ_CHUNK: usize = 64 * 1024;
+/// The room made in a connection's buffer before each read: small, since most requests are a few
+/// hundred bytes and a thousand connections may be open; a long line grows the buffer as it comes.
+const READ_CHUNK: usize = 8 * 1024;
