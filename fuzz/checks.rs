@@ -153,11 +153,17 @@ fn request_line(line: &[u8]) {
     let parsed = head::parse(line);
     let too_deep = parsed.as_ref().is_err_and(head::too_deep);
     let json: Option<Value> = parsed.ok();
-    // A line that is not JSON: the id its head holds (a number or a string), which the error echoes.
+    // A line that is not JSON: the id its head holds (a number or a string), which the error echoes;
+    // not a string id whose own bytes were not UTF-8 (read with U+FFFD in their place: not the id sent).
+    let whole_utf8 = std::str::from_utf8(line).is_ok();
     let scanned = Scanner::scan(&["id"], None, line)
         .fields
         .remove("id")
-        .filter(|id| id.is_number() || id.is_string());
+        .filter(|id| match id {
+            Value::Number(_) => true,
+            Value::String(id) => whole_utf8 || !id.contains('\u{FFFD}'),
+            _ => false,
+        });
     let id_sent = match &json {
         Some(json) => json.as_object().and_then(|o| o.get("id")),
         None => scanned.as_ref(),
