@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -62,21 +62,30 @@ pub fn request_line(
 ) -> Result<Response, ClientError> {
     let shown = socket.display();
     let other = ClientError::Other;
-    let mut stream = UnixStream::connect(socket).map_err(|e| match e.kind() {
+    // One deadline for the whole round trip: connecting (a daemon whose backlog is full, or a socket
+    // someone else bound and never accepts on), sending (a daemon that does not read) and the answer.
+    let deadline = timeout.map(|timeout| Instant::now() + timeout);
+    let late = || ClientError::TimedOut(format!("hookd on {shown} did not answer in time"));
+    let mut stream = connect(socket, deadline).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
             ClientError::NotRunning(format!(
                 "hookd is not running on {shown} (start it with `hookd serve`)"
             ))
         }
+        std::io::ErrorKind::TimedOut => late(),
         _ => other(format!("cannot connect to hookd on {shown}: {e}")),
     })?;
     check_daemon_is_ours(&stream, socket)?;
     stream
-        .set_read_timeout(timeout)
+        .set_write_timeout(left(deadline))
         .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
+    stream.write_all(&line).map_err(|e| match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => late(),
+        _ => other(format!("cannot send the request to {shown}: {e}")),
+    })?;
     stream
-        .write_all(&line)
-        .map_err(|e| other(format!("cannot send the request to {shown}: {e}")))?;
+        .set_read_timeout(left(deadline))
+        .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
     let mut reader = BufReader::new(stream);
     let mut response = String::new();
     match reader.read_line(&mut response) {
@@ -101,6 +110,49 @@ pub fn request_line(
         }
         Err(e) => Err(other(format!("cannot read hookd's response: {e}"))),
     }
+}
+
+/// What is left until `deadline` (at least a millisecond: a timeout of zero means none to the system).
+fn left(deadline: Option<Instant>) -> Option<Duration> {
+    deadline.map(|deadline| {
+        deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(1))
+    })
+}
+
+/// Connects to `socket`, by `deadline` if there is one. A blocking connect to a listener whose backlog
+/// is full waits for good; this one tries without blocking until the deadline.
+fn connect(socket: &Path, deadline: Option<Instant>) -> std::io::Result<UnixStream> {
+    use nix::errno::Errno;
+    use nix::sys::socket::{AddressFamily, SockFlag, SockType, UnixAddr};
+    use std::os::fd::AsRawFd;
+    let Some(deadline) = deadline else {
+        return UnixStream::connect(socket);
+    };
+    let fd = nix::sys::socket::socket(
+        AddressFamily::Unix,
+        SockType::Stream,
+        SockFlag::SOCK_NONBLOCK | SockFlag::SOCK_CLOEXEC,
+        None,
+    )?;
+    let address = UnixAddr::new(socket)?;
+    loop {
+        match nix::sys::socket::connect(fd.as_raw_fd(), &address) {
+            Ok(()) | Err(Errno::EISCONN) => break,
+            Err(Errno::EAGAIN | Errno::EINPROGRESS | Errno::EALREADY) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Err(std::io::ErrorKind::TimedOut.into());
+                }
+                std::thread::sleep((deadline - now).min(Duration::from_millis(5)));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let stream = UnixStream::from(fd);
+    stream.set_nonblocking(false)?;
+    Ok(stream)
 }
 
 /// The process listening on the socket must be this user's (or root's). Where the socket's folder is not

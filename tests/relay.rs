@@ -1282,3 +1282,37 @@ fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed()
     got.assert_fail_open("codex fed BeforeModel");
     assert!(got.stderr.contains("use --agent gemini-cli"), "{got:?}");
 }
+
+#[test]
+fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
+    // Found attacking issue 12's fixes: a listener whose backlog is full (a flooded daemon, or a socket
+    // someone else bound and never accepts on) held the relay in connect() past its --timeout, until the
+    // agent killed it and went on. One deadline now covers connecting, sending and the answer.
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("hookd.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    // Fill the backlog: connections that are never accepted, made without blocking until one would.
+    let mut held = Vec::new();
+    loop {
+        let fd = nix::sys::socket::socket(
+            nix::sys::socket::AddressFamily::Unix,
+            nix::sys::socket::SockType::Stream,
+            nix::sys::socket::SockFlag::SOCK_NONBLOCK,
+            None,
+        )
+        .unwrap();
+        let address = nix::sys::socket::UnixAddr::new(&socket).unwrap();
+        match nix::sys::socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &address) {
+            Ok(()) => held.push(fd),
+            Err(_) => break,
+        }
+        assert!(held.len() < 100_000, "the backlog never filled");
+    }
+    let event = r#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#;
+    let out = relay(&socket, &["--fail-closed", "--timeout", "1"], event);
+    assert!(
+        out.stdout.contains("\"deny\"") && out.stdout.contains("hookd is not running"),
+        "the relay did not refuse within its timeout: {out:?}"
+    );
+    drop((held, listener));
+}
