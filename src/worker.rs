@@ -40,8 +40,8 @@ use crate::settings::{Hook, Program};
 use crate::state::lock;
 use crate::verdict::Exit;
 
-/// Fires waiting for a worker of one hook, beyond which a fire fails at once rather than queue.
-const QUEUE: usize = 1024;
+/// Fires queued for the workers of one hook; more wait for room.
+const QUEUE: usize = 256;
 
 /// The first pause before restarting a worker that died; it doubles with each failure in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
@@ -157,22 +157,21 @@ impl Pool {
     pub async fn ask(&self, line: Arc<[u8]>, timeout: Duration) -> Ran {
         let started = Instant::now();
         let (answer, answered) = oneshot::channel();
-        if self
-            .queue
-            .try_send(Request {
-                line,
-                timeout,
-                answer,
-            })
-            .is_err()
-        {
-            return broken(started, "every worker is busy and the queue is full");
+        // Under load a fire waits its turn, as a command hook waits for a process slot: failing it at
+        // once would let its event through under the default `on_failure`. Each turn is bounded by the
+        // hook's timeout, which its slot enforces on the worker; the fire's own cancellation (its client
+        // gone, the daemon stopping) ends the wait.
+        let request = Request {
+            line,
+            timeout,
+            answer,
+        };
+        if self.queue.send(request).await.is_err() {
+            return broken(started, "the worker hook is stopping");
         }
-        // The slot bounds the wait for the answer; this bounds the wait for a free slot as well.
-        match tokio::time::timeout(timeout * 2 + Duration::from_secs(1), answered).await {
-            Ok(Ok(ran)) => ran,
-            Ok(Err(_)) => broken(started, "the worker stopped before answering"),
-            Err(_) => Ran::without_process(Exit::TimedOut(timeout), started),
+        match answered.await {
+            Ok(ran) => ran,
+            Err(_) => broken(started, "the worker stopped before answering"),
         }
     }
 

@@ -668,7 +668,9 @@ fn no_fire_let_through_while(d: &Daemon, name: &str, write: impl FnOnce()) {
         "{let_through} of {fires} `rm -rf /` fires were let through while the settings were written; log:\n{}",
         d.log_text()
     );
-    eprintln!("figures: {fires} `rm -rf /` fires while the settings were written, {let_through} let through");
+    eprintln!(
+        "figures: {fires} `rm -rf /` fires while the settings were written, {let_through} let through"
+    );
 }
 
 /// As a program that truncates the file, writes its first part (a valid comment), keeps the file open

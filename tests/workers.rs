@@ -1100,3 +1100,53 @@ mod check {
         }
     }
 }
+
+mod load {
+    use super::*;
+
+    /// Answers each event after a pause, echoing its number: refuses `rm -rf`, adds the rest.
+    const SLOW_GUARD_PY: &str = r#"
+import json, sys, time
+for line in sys.stdin:
+    event = json.loads(line)
+    time.sleep(0.002)
+    command = event.get("tool_input", {}).get("command", "")
+    answer = {"refused": "no"} if "rm -rf" in command else {}
+    answer["hookd_id"] = event["hookd_id"]
+    print(json.dumps(answer), flush=True)
+"#;
+
+    #[test]
+    fn fires_past_a_full_queue_wait_their_turn_and_are_decided() {
+        // Found attacking issue 12's fixes: past 1,024 fires queued for one worker hook, a fire failed at
+        // once ("every worker is busy and the queue is full"), and under the default on_failure its
+        // `rm -rf /` went through. It now waits its turn, as a command hook waits for a process slot.
+        const CLIENTS: usize = 16;
+        const EACH: usize = 80;
+        let sb = Sandbox::new();
+        fs::write(sb.p("guard.py"), SLOW_GUARD_PY).unwrap();
+        sb.settings(
+            "[[hooks.PreToolUse]]\nname = \"guard\"\nworker = [\"python3\", \"@DIR@/guard.py\"]\ntimeout = 30\n",
+        );
+        let d = Daemon::start(sb);
+        let mut clients: Vec<Client> = (0..CLIENTS).map(|_| d.connect()).collect();
+        for client in &mut clients {
+            for id in 0..EACH {
+                let command = if id == EACH - 1 { "rm -rf /" } else { "ls" };
+                client.send(&json!({"op": "fire", "id": id, "moment": "PreToolUse",
+                                    "event": ev(command)}));
+            }
+        }
+        for client in &mut clients {
+            for _ in 0..EACH {
+                let r = client.recv();
+                assert!(
+                    hook(&r, "guard").get("error").is_none(),
+                    "a fire failed: {r}"
+                );
+                let last = r["id"] == json!(EACH - 1);
+                assert_eq!(r["refused"], last, "{r}");
+            }
+        }
+    }
+}
