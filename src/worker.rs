@@ -100,6 +100,9 @@ pub struct SlotStatus {
 struct Spec {
     hook: Hook,
     config_dir: PathBuf,
+    /// Set once a worker of this hook has echoed `hookd_id`: from then on an answer without it is out of
+    /// step (a heartbeat or a banner written as an event was sent would otherwise pass for its answer).
+    echoes: std::sync::atomic::AtomicBool,
 }
 
 impl Pool {
@@ -132,6 +135,7 @@ impl Pool {
         let spec = Arc::new(Spec {
             hook: hook.clone(),
             config_dir,
+            echoes: std::sync::atomic::AtomicBool::new(false),
         });
         for index in 0..count {
             let slot = Slot {
@@ -386,7 +390,7 @@ impl Slot {
         let started = Instant::now();
         let asked = tokio::time::timeout(
             request.timeout,
-            exchange(worker, &request.line, id, started),
+            exchange(worker, &request.line, id, &self.spec.echoes, started),
         );
         tokio::select! {
             biased;
@@ -514,11 +518,13 @@ fn late(timeout: Duration, started: Instant) -> (Ran, Option<Fault>) {
 }
 
 /// Asks the worker about one event numbered `id`: the answer (or a failure, for `on_failure` to decide),
-/// and the fault for which the worker must be replaced, if any.
+/// and the fault for which the worker must be replaced, if any. `echoes`: whether this hook's workers
+/// are known to echo `hookd_id` (learned here from the first that does).
 async fn exchange(
     worker: &mut Process,
     line: &[u8],
     id: u64,
+    echoes: &std::sync::atomic::AtomicBool,
     started: Instant,
 ) -> (Ran, Option<Fault>) {
     let answer = match talk(worker, line, id).await {
@@ -529,6 +535,14 @@ async fn exchange(
         Ok(read) => read,
         Err(fault) => return (broken(started, fault.why()), Some(fault)),
     };
+    if echoed {
+        echoes.store(true, std::sync::atomic::Ordering::Relaxed);
+    } else if echoes.load(std::sync::atomic::Ordering::Relaxed) {
+        let fault = Fault::out_of_step(format!(
+            "its answer carries no {ID_FIELD}, though this hook's workers echo it"
+        ));
+        return (broken(started, fault.why()), Some(fault));
+    }
     let Some(after) = stray(worker) else {
         return (ran, None);
     };

@@ -714,6 +714,32 @@ for line in sys.stdin:
     }
 
     #[test]
+    fn a_line_without_the_id_from_a_worker_that_echoes_it() {
+        // Found attacking issue 12's fixes: a worker that echoes hookd_id, but writes a heartbeat (no id)
+        // just before an answer, in a write of its own: the heartbeat was taken as the answer ("nothing")
+        // and `rm -rf /` went through. Once a hook's workers have echoed the id, a line without it is out
+        // of step.
+        let d = guarded(
+            r#"
+import time
+ready()
+first = True
+for line in sys.stdin:
+    event = json.loads(line)
+    answer = policy(event)
+    answer["hookd_id"] = event["hookd_id"]
+    if not first:
+        print(json.dumps({"heartbeat": 1}), flush=True)
+        time.sleep(0.05)
+    first = False
+    print(json.dumps(answer), flush=True)
+"#,
+        );
+        let failed = interleave(&d);
+        assert!(failed >= 1, "no heartbeat was caught");
+    }
+
+    #[test]
     fn wrong_hookd_id_echoed() {
         // One answer behind, each answer echoing the number of the event it belongs to: the first answer
         // (one too many) belongs to no event.
