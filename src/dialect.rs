@@ -69,6 +69,19 @@ pub struct Translated {
 /// surrogate escapes are read as U+FFFD, bytes that are not UTF-8 as U+FFFD; an input nested deeper than
 /// serde_json reads is translated from its head, as undecidable (its hooks are read as failed).
 pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
+    // A byte-order mark is no part of the JSON (a tool or a shell may put one in front of it).
+    let input = input.strip_prefix(b"\xef\xbb\xbf").unwrap_or(input);
+    // An agent's own text, not UTF-8 somewhere (a file's bytes in a tool input): read as the nearest
+    // UTF-8 rather than let the event through undecided. Whatever else is wrong with it is then judged
+    // on that text: nested too deep, it is still decided from its head.
+    let mended;
+    let input = match std::str::from_utf8(input) {
+        Ok(_) => input,
+        Err(_) => {
+            mended = String::from_utf8_lossy(input);
+            mended.as_bytes()
+        }
+    };
     let value = match crate::head::parse(input) {
         Ok(value) => value,
         Err(e) if crate::head::too_deep(&e) => {
@@ -78,13 +91,7 @@ pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
             );
             return translate_head(agent, Scanner::scan(EVENT_FIELDS, None, input), why);
         }
-        Err(e) => match std::str::from_utf8(input) {
-            Ok(_) => return Err(format!("the hook input is not JSON: {e}")),
-            // An agent's own text, not UTF-8 somewhere (a file's bytes in a tool input): read as the
-            // nearest UTF-8 rather than let the event through undecided.
-            Err(_) => crate::head::parse(String::from_utf8_lossy(input).as_bytes())
-                .map_err(|e| format!("the hook input is not JSON: {e}"))?,
-        },
+        Err(e) => return Err(format!("the hook input is not JSON: {e}")),
     };
     let Value::Object(event) = value else {
         return Err("the hook input is not a JSON object".into());
@@ -318,6 +325,28 @@ pub fn answer(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_input_too_deep_and_not_utf8_is_still_decided_from_its_head() {
+        // Found attacking issue 12's fixes: one stray byte before the deep part made the input "not
+        // JSON", and the relay let it through.
+        let mut input = b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"x\":\"\xff\",\"deep\":".to_vec();
+        input.extend(std::iter::repeat_n(b'[', 10_000));
+        input.extend(std::iter::repeat_n(b']', 10_000));
+        input.extend(b"}}");
+        let translated = translate(Agent::ClaudeCode, &input).expect("decided");
+        assert_eq!(translated.moment, "PreToolUse");
+        assert_eq!(translated.event.fields["tool_name"], "Bash");
+        assert!(translated.event.undecidable.unwrap().contains("deeper than 128"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_input() {
+        let input = b"\xef\xbb\xbf{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\"}";
+        let translated = translate(Agent::ClaudeCode, input).expect("decided");
+        assert_eq!(translated.event.fields["tool_name"], "Bash");
+        assert!(translated.event.undecidable.is_none());
+    }
 
     /// The answer of a process (the relay's).
     fn answer(
