@@ -102,10 +102,12 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Signals whose default action ends the process, other than those `serve` acts on (TERM, INT, QUIT,
-/// HUP, CHLD) and those only a fault raises (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS: ignoring a real fault
-/// would loop on it). Sent by hand (`kill -USR1`, a tool that pokes every process of the user), each
-/// would end the daemon on the spot, leaving its socket behind and every agent failing open.
+/// Signals whose default action ends or stops the process, other than those `serve` acts on (TERM, INT,
+/// QUIT, HUP, CHLD). Sent by hand (`kill -USR1`, a tool that pokes every process of the user, ^Z in the
+/// terminal that started it), each would end the daemon on the spot, leaving its socket behind, or freeze
+/// it, and every agent would be without its guard. ABRT, TRAP and SYS are handled too: a real `abort()`
+/// still ends the process (it raises again with the default in place), and hookd sets no breakpoint and no
+/// seccomp filter.
 const ABSORBED: &[i32] = &[
     nix::libc::SIGUSR1,
     nix::libc::SIGUSR2,
@@ -117,12 +119,20 @@ const ABSORBED: &[i32] = &[
     nix::libc::SIGSTKFLT,
     nix::libc::SIGXCPU,
     nix::libc::SIGXFSZ,
+    nix::libc::SIGTSTP,
+    nix::libc::SIGABRT,
+    nix::libc::SIGTRAP,
+    nix::libc::SIGSYS,
 ];
 
 /// Handles every signal of [`ABSORBED`] and every real-time signal by logging it. Handled rather than
 /// ignored: a handler is reset to the default at exec, so hooks start with the dispositions they expect,
-/// where an ignored signal would stay ignored in every hook.
+/// where an ignored signal would stay ignored in every hook. Two exceptions are ignored: SIGTTIN and
+/// SIGTTOU, which the terminal sends a background process that reads or writes it, and which a handler
+/// would not stop (the write restarts and is signalled again). FPE and ILL, which a real fault raises,
+/// are absorbed only when another process sent them.
 fn absorb_fatal_signals() -> Result<(), String> {
+    use nix::sys::signal::{SigHandler, Signal};
     let realtime = nix::libc::SIGRTMIN()..=nix::libc::SIGRTMAX();
     for number in ABSORBED.iter().copied().chain(realtime) {
         let mut stream = signal(SignalKind::from_raw(number))
@@ -136,7 +146,38 @@ fn absorb_fatal_signals() -> Result<(), String> {
             }
         });
     }
+    for terminal in [Signal::SIGTTIN, Signal::SIGTTOU] {
+        // SAFETY: SIG_IGN installs no code of ours.
+        unsafe { nix::sys::signal::signal(terminal, SigHandler::SigIgn) }
+            .map_err(|e| format!("cannot ignore {terminal}: {e}"))?;
+    }
+    for fault in [Signal::SIGFPE, Signal::SIGILL] {
+        let action = nix::sys::signal::SigAction::new(
+            SigHandler::SigAction(only_when_sent),
+            nix::sys::signal::SaFlags::SA_SIGINFO | nix::sys::signal::SaFlags::SA_RESTART,
+            nix::sys::signal::SigSet::empty(),
+        );
+        // SAFETY: the handler only reads its siginfo and calls sigaction, both async-signal-safe.
+        unsafe { nix::sys::signal::sigaction(fault, &action) }
+            .map_err(|e| format!("cannot handle {fault}: {e}"))?;
+    }
     Ok(())
+}
+
+/// SIGFPE or SIGILL: sent by another process (`kill`: a code of 0 or below), it is ignored; raised by the
+/// kernel for a real fault, the default action is put back, and the faulting instruction, run again on
+/// return, ends the process as it would have.
+extern "C" fn only_when_sent(
+    signal: nix::libc::c_int,
+    info: *mut nix::libc::siginfo_t,
+    _context: *mut nix::libc::c_void,
+) {
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+    let code = unsafe { (*info).si_code };
+    if code > 0 {
+        // SAFETY: sigaction-based reset to the default, async-signal-safe.
+        unsafe { nix::libc::signal(signal, nix::libc::SIG_DFL) };
+    }
 }
 
 /// Marks every descriptor from 3 up close-on-exec. Hooks are started with posix_spawn, which closes only

@@ -203,6 +203,16 @@ fn signals_that_would_end_it_are_absorbed_and_sigquit_stops_it_cleanly() {
         nix::libc::SIGIO,
         nix::libc::SIGPWR,
         nix::libc::SIGXCPU,
+        // Found attacking issue 12's fixes: these killed the daemon (SYS, TRAP, ABRT, FPE, ILL) or
+        // stopped it (TSTP, TTIN, TTOU).
+        nix::libc::SIGSYS,
+        nix::libc::SIGTRAP,
+        nix::libc::SIGABRT,
+        nix::libc::SIGFPE,
+        nix::libc::SIGILL,
+        nix::libc::SIGTSTP,
+        nix::libc::SIGTTIN,
+        nix::libc::SIGTTOU,
         realtime,
     ] {
         // SAFETY: kill(2) with a valid pid and signal number.
