@@ -20,6 +20,10 @@ const PER_HOOK: usize = 4;
 /// Per worker process, kept for its life: stdin, stdout, stderr.
 const PER_WORKER: usize = 3;
 
+/// Per connection: its socket, and a second handle on it that watches for the client hanging up while
+/// its fires are pending.
+const PER_CONNECTION: usize = 2;
+
 /// Connections allowed whatever the limit: a daemon nobody can reach guards nothing.
 const MIN_CONNECTIONS: usize = 4;
 
@@ -91,9 +95,10 @@ pub fn budget(limit: u64, settings: &Settings) -> usize {
         .sum();
     let reserve = BASE_RESERVE + PER_HOOK * settings.defaults.max_processes + PER_WORKER * workers;
     let most = crate::server::MAX_CONNECTIONS + crate::http::MAX_CONNECTIONS;
-    usize::try_from(limit)
+    (usize::try_from(limit)
         .unwrap_or(usize::MAX)
         .saturating_sub(reserve)
+        / PER_CONNECTION)
         .clamp(MIN_CONNECTIONS, most)
 }
 
@@ -115,13 +120,13 @@ mod tests {
     #[test]
     fn connections_get_what_the_hooks_leave() {
         let defaults = settings("");
-        // 64 processes by default: 64 + 4 * 64 kept back.
-        assert_eq!(budget(1024, &defaults), 1024 - 64 - 256);
+        // 64 processes by default: 64 + 4 * 64 kept back, two descriptors a connection.
+        assert_eq!(budget(1024, &defaults), (1024 - 64 - 256) / 2);
         assert_eq!(budget(8192, &defaults), 1024 + 256);
         assert_eq!(budget(100, &defaults), MIN_CONNECTIONS);
         let workers = settings(
             "[defaults]\nmax_processes = 8\n[[hooks.PreToolUse]]\nworker = [\"w\"]\nworkers = 4\n",
         );
-        assert_eq!(budget(256, &workers), 256 - 64 - 32 - 12);
+        assert_eq!(budget(256, &workers), (256 - 64 - 32 - 12) / 2);
     }
 }

@@ -337,7 +337,13 @@ mod tests {
         let translated = translate(Agent::ClaudeCode, &input).expect("decided");
         assert_eq!(translated.moment, "PreToolUse");
         assert_eq!(translated.event.fields["tool_name"], "Bash");
-        assert!(translated.event.undecidable.unwrap().contains("deeper than 128"));
+        assert!(
+            translated
+                .event
+                .undecidable
+                .unwrap()
+                .contains("deeper than 128")
+        );
     }
 
     #[test]

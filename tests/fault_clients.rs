@@ -1176,3 +1176,65 @@ fn clients_sending_large_lines_slowly_cannot_hold_up_a_large_event_for_long() {
         d.log_text()
     );
 }
+
+#[test]
+fn half_closed_connections_with_fires_pending_never_take_a_hooks_descriptors() {
+    // Found attacking issue 12's fixes: a connection that half-closes with fires pending takes a second
+    // descriptor (to see the client hang up), which the connection budget did not count: 700 of them
+    // took every descriptor of a daemon with a limit of 1,024.
+    const LIMIT: u64 = 256;
+    raise_open_files(4096);
+    let sb = Sandbox::new();
+    // A worker that never answers holds the pending fires without a process or descriptor each.
+    std::fs::write(
+        sb.p("mute.py"),
+        "import sys, time\nfor line in sys.stdin:\n    time.sleep(3600)\n",
+    )
+    .unwrap();
+    sb.settings(
+        "[defaults]\nmax_processes = 8\n\
+         [[hooks.Notification]]\nname = \"mute\"\nworker = [\"python3\", \"@DIR@/mute.py\"]\ntimeout = 3600\n\
+         [[hooks.PreToolUse]]\nname = \"ran\"\nargv = [\"/bin/echo\", \"ran\"]\n",
+    );
+    let d = Daemon::start_with(sb, |cmd| unsafe {
+        // SAFETY: setrlimit is async-signal-safe; `limit` is a valid `struct rlimit`.
+        std::os::unix::process::CommandExt::pre_exec(cmd, || {
+            let limit = RLimit {
+                current: LIMIT,
+                max: LIMIT,
+            };
+            if setrlimit(RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    });
+    let mut first = d.connect();
+    let limit = first.request(&json!({"op": "status"}))["connections"]["limit"]
+        .as_u64()
+        .unwrap();
+    // Every other slot: a fire left pending, the sending side closed.
+    let half_closed: Vec<UnixStream> = (1..limit)
+        .map(|_| {
+            let stream = UnixStream::connect(&d.socket).unwrap();
+            (&stream)
+                .write_all(b"{\"op\":\"fire\",\"id\":1,\"moment\":\"Notification\",\"event\":{}}\n")
+                .unwrap();
+            stream.shutdown(Shutdown::Write).unwrap();
+            stream
+        })
+        .collect();
+    wait_until(
+        RESPONSE,
+        "every connection to be taken, its fire pending",
+        || {
+            let status = first.request(&json!({"op": "status"}));
+            status["connections"]["open"] == status["connections"]["limit"]
+                && status["in_flight"].as_u64() >= Some(limit - 1)
+        },
+    );
+    let r = first.request(&json!({"op": "fire", "id": "x", "moment": "PreToolUse",
+                                  "event": {"tool_name": "Bash"}}));
+    assert_eq!(adds(&r), vec!["ran"], "a hook could not run: {r}");
+    drop(half_closed);
+}
