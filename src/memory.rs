@@ -20,10 +20,15 @@ pub const TOTAL_BUDGET: usize = 1 << 30;
 pub const ANSWER_RESERVE: usize = crate::answer_cap::MAX_ANSWER + (64 << 10);
 
 /// A request line longer than this is a large one: reading it needs a [`Memory::large_line`] permit.
-pub const LARGE_LINE: usize = 1 << 20;
+/// Below it, a partial line is held without one: at most this much per connection.
+pub const LARGE_LINE: usize = 256 << 10;
 
 /// Large lines read at once, across every connection: each may buffer up to the longest line allowed.
-const LARGE_LINES_AT_ONCE: usize = 4;
+const LARGE_LINES_AT_ONCE: usize = 8;
+
+/// A request longer than this is decoded (and sized) on a blocking thread: a line of tens of thousands
+/// of tiny values takes milliseconds to decode, and the runtime's one thread serves every client.
+pub const OFF_THREAD: usize = 64 << 10;
 
 /// The daemon-wide count, and the permits for reading large lines.
 #[derive(Debug)]

@@ -423,11 +423,22 @@ pub fn decode_undecidable(
     line: &[u8],
     why: &str,
 ) -> Result<(Option<Value>, Request), ErrorResponse> {
-    let head = crate::head::Scanner::scan(
-        REQUEST_FIELDS,
-        Some(("event", crate::head::EVENT_FIELDS)),
-        line,
-    );
+    let mut scanner = request_scanner();
+    scanner.feed(line);
+    undecidable_from_head(scanner.finish(), why)
+}
+
+/// A scanner of a request's head: its `op`, `id`, `moment` and `agent`, and its event's
+/// [`crate::head::EVENT_FIELDS`], for a request read a piece at a time and never held whole.
+pub fn request_scanner() -> crate::head::Scanner {
+    crate::head::Scanner::new(REQUEST_FIELDS, Some(("event", crate::head::EVENT_FIELDS)))
+}
+
+/// [`decode_undecidable`] from a head already scanned ([`request_scanner`]).
+pub fn undecidable_from_head(
+    head: crate::head::Head,
+    why: &str,
+) -> Result<(Option<Value>, Request), ErrorResponse> {
     let id = head
         .fields
         .get("id")

@@ -205,12 +205,16 @@ impl Connection {
                     idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
                     let action = match frame {
                         None | Some(Err(_)) => { reading = false; continue; }
-                        Some(Ok(Frame::TooLong)) => {
+                        Some(Ok(Got::Line(Frame::TooLong))) => {
                             reading = false;
                             let message = format!("the request line is longer than {MAX_LINE} bytes; closing the connection");
                             Action::Respond(to_line(&ErrorResponse::new(None, ErrorKind::TooLarge, message)))
                         }
-                        Some(Ok(Frame::Line(line))) => self.take(line.freeze()).await,
+                        Some(Ok(Got::Line(Frame::Line(line)))) => self.take(line.freeze()).await,
+                        Some(Ok(Got::Head(head))) => {
+                            let why = "hookd was reading as many large requests as it reads at once, and did not hold this one";
+                            self.act(protocol::undecidable_from_head(head, why), memory::ANSWER_RESERVE)
+                        }
                     };
                     match action {
                         Action::Respond(response) => {
@@ -278,7 +282,7 @@ impl Connection {
     /// thread: tens of megabytes of JSON take tens of milliseconds, which on the one thread every
     /// connection shares would hold up every other client.
     async fn take(&mut self, line: bytes::Bytes) -> Action {
-        if line.len() <= LARGE_LINE {
+        if line.len() <= memory::OFF_THREAD {
             let cost = memory::request_cost(&line);
             return self.handle(&line, cost);
         }
@@ -539,7 +543,19 @@ struct Lines {
     ended: bool,
     large: Option<tokio::sync::OwnedSemaphorePermit>,
     large_until: Option<tokio::time::Instant>,
+    /// Reading a large line without holding it (no permit to be had in time): its head so far.
+    scanning: Option<crate::head::Scanner>,
 }
+
+/// What a connection sent next.
+enum Got {
+    Line(Frame),
+    /// The head of a line too large to hold while as many large lines as are read at once are read.
+    Head(crate::head::Head),
+}
+
+/// How long a large line waits for a permit before it is decided from its head instead.
+const PERMIT_WAIT: Duration = Duration::from_secs(2);
 
 /// How long a client has to finish sending a large line once it holds a large-line permit: 64 MiB take
 /// well under a second over a Unix socket.
@@ -554,38 +570,68 @@ impl Lines {
             ended: false,
             large: None,
             large_until: None,
+            scanning: None,
         }
     }
 
     /// The next line; `None` at the end of the connection.
-    async fn next(&mut self, memory: &Memory) -> Option<std::io::Result<Frame>> {
+    async fn next(&mut self, memory: &Memory) -> Option<std::io::Result<Got>> {
+        use bytes::Buf;
         use tokio::io::AsyncReadExt;
         use tokio_util::codec::Decoder;
         loop {
-            let frame = if self.ended {
-                self.decoder.decode_eof(&mut self.buffer)
+            if let Some(scanner) = &mut self.scanning {
+                // A line not held: its head read as it passes, up to its end.
+                let end = self.buffer.iter().position(|&b| b == b'\n');
+                let whole = end.is_some() || self.ended;
+                let upto = end.unwrap_or(self.buffer.len());
+                scanner.feed(&self.buffer[..upto]);
+                self.buffer.advance((upto + 1).min(self.buffer.len()));
+                self.decoder = LineDecoder::new(MAX_LINE);
+                if whole {
+                    let head = self.scanning.take().map(crate::head::Scanner::finish)?;
+                    return Some(Ok(Got::Head(head)));
+                }
             } else {
-                self.decoder.decode(&mut self.buffer)
-            };
-            match frame {
-                Ok(Some(frame)) => {
-                    if self.buffer.len() <= LARGE_LINE {
-                        self.large = None;
-                        self.large_until = None;
-                        // A large line's buffer is not kept for the small ones that follow.
-                        if self.buffer.capacity() > 8 * READ_CHUNK {
-                            self.buffer = BytesMut::from(&self.buffer[..]);
+                let frame = if self.ended {
+                    self.decoder.decode_eof(&mut self.buffer)
+                } else {
+                    self.decoder.decode(&mut self.buffer)
+                };
+                match frame {
+                    Ok(Some(frame)) => {
+                        if self.buffer.len() <= LARGE_LINE {
+                            self.large = None;
+                            self.large_until = None;
+                            // A large line's buffer is not kept for the small ones that follow.
+                            if self.buffer.capacity() > 8 * READ_CHUNK {
+                                self.buffer = BytesMut::from(&self.buffer[..]);
+                            }
+                        }
+                        return Some(Ok(Got::Line(frame)));
+                    }
+                    Ok(None) if self.ended => return None,
+                    Ok(None) => {}
+                    Err(e) => return Some(Err(e)),
+                }
+                if self.buffer.len() > LARGE_LINE && self.large.is_none() {
+                    match tokio::time::timeout(PERMIT_WAIT, memory.large_line()).await {
+                        Ok(permit) => {
+                            tracing::debug!(
+                                "a request line over {LARGE_LINE} bytes: read under a large-line permit"
+                            );
+                            self.large = Some(permit);
+                            self.large_until =
+                                Some(tokio::time::Instant::now() + LARGE_LINE_DEADLINE);
+                        }
+                        Err(_) => {
+                            // As many large lines as are read at once are being read: this one is not
+                            // held, but decided from its head, rather than wait past the agent's patience.
+                            self.scanning = Some(protocol::request_scanner());
+                            continue;
                         }
                     }
-                    return Some(Ok(frame));
                 }
-                Ok(None) if self.ended => return None,
-                Ok(None) => {}
-                Err(e) => return Some(Err(e)),
-            }
-            if self.buffer.len() > LARGE_LINE && self.large.is_none() {
-                self.large = Some(memory.large_line().await);
-                self.large_until = Some(tokio::time::Instant::now() + LARGE_LINE_DEADLINE);
             }
             self.buffer.reserve(READ_CHUNK);
             let read = self.read.read_buf(&mut self.buffer);

@@ -1137,16 +1137,17 @@ fn a_long_tool_name_against_slow_matchers_holds_up_no_other_client() {
 
 #[test]
 fn clients_sending_large_lines_slowly_cannot_hold_up_a_large_event_for_long() {
-    // A sibling of issue 12, item 10: a line over 1 MiB is read under one of four permits. Four clients
+    // A sibling of issue 12, item 10: a line over 256 KiB is read under one of eight permits. Clients
     // that start large lines and stall would hold every permit, and an agent's large event (a `Write` of
-    // a big file) would wait for good; each stalled one now has a deadline, then its connection closes.
+    // a big file) would wait for good. Now a large line that finds no permit within 2 s is decided from
+    // its head (each hook it would reach read as failed), and a stalled one has 10 s to finish its line.
     let d = daemon();
-    let stalled: Vec<UnixStream> = (0..4)
+    let stalled: Vec<UnixStream> = (0..8)
         .map(|_| {
             let stream = UnixStream::connect(&d.socket).unwrap();
             let mut partial =
                 b"{\"op\":\"fire\",\"id\":0,\"moment\":\"PreToolUse\",\"event\":{\"x\":\"".to_vec();
-            partial.resize(partial.len() + (1 << 20) + 4096, b'a');
+            partial.resize(partial.len() + (1 << 20), b'a');
             (&stream).write_all(&partial).unwrap();
             stream
         })
@@ -1155,16 +1156,17 @@ fn clients_sending_large_lines_slowly_cannot_hold_up_a_large_event_for_long() {
         "{{\"op\":\"fire\",\"id\":\"big\",\"moment\":\"PreToolUse\",\"event\":{{\"tool_name\":\"Bash\",\"content\":\"{}\"}}}}\n",
         "b".repeat(2 << 20)
     );
+    wait_until(RESPONSE, "the stalled lines to hold every permit", || {
+        d.log_text().matches("large-line permit").count() >= 8
+    });
     let mut c = d.connect();
     c.send_raw(big.as_bytes());
     let r = c.recv();
     assert_eq!(r["id"], "big", "{r}");
-    assert_eq!(
-        adds(&r),
-        vec!["w"],
-        "the large event was not decided whole: {r}"
-    );
-    // The stalled clients were closed.
+    let w = hook(&r, "w");
+    assert_eq!(w["outcome"], "failed", "{r}");
+    assert!(w["error"].as_str().unwrap().contains("did not hold"), "{r}");
+    // The stalled clients are closed at their deadline; then a large event is decided whole.
     for stream in &stalled {
         stream.set_read_timeout(Some(RESPONSE)).unwrap();
         let mut rest = Vec::new();
@@ -1174,6 +1176,13 @@ fn clients_sending_large_lines_slowly_cannot_hold_up_a_large_event_for_long() {
         d.log_text().contains("was not whole within"),
         "{}",
         d.log_text()
+    );
+    c.send_raw(big.as_bytes());
+    let r = c.recv();
+    assert_eq!(
+        adds(&r),
+        vec!["w"],
+        "the large event was not decided whole: {r}"
     );
 }
 

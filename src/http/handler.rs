@@ -110,23 +110,33 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         Ok(input) => input,
         Err(response) => return response,
     };
-    // A large body's permit is held until its fire is answered: the decoded event is as large.
-    let mut _large = None;
+    // The decoded event is counted in the daemon's memory budget until its fire is answered (the
+    // large-line permit it was read under is given back at once: a fire may take minutes, and others
+    // wait for the permits).
+    let mut held = crate::memory::Account::new(context.shared.memory.clone());
     let translated = match input {
-        Input::Whole(bytes, None) => dialect::translate(agent, &bytes),
+        Input::Whole(bytes, None) if bytes.len() <= crate::memory::OFF_THREAD => {
+            dialect::translate(agent, &bytes)
+        }
         // Decoding megabytes of JSON takes milliseconds: not on the thread every client shares.
-        Input::Whole(bytes, Some(permit)) => {
-            let decoding = tokio::task::spawn_blocking(move || dialect::translate(agent, &bytes));
-            let translated = decoding
+        Input::Whole(bytes, permit) => {
+            let decoding = tokio::task::spawn_blocking(move || {
+                (
+                    crate::memory::request_cost(&bytes),
+                    dialect::translate(agent, &bytes),
+                )
+            });
+            let (cost, translated) = decoding
                 .await
-                .unwrap_or_else(|e| Err(format!("decoding the hook input failed: {e}")));
-            _large = Some(permit);
+                .unwrap_or_else(|e| (0, Err(format!("decoding the hook input failed: {e}"))));
+            drop(permit);
+            held.charge(cost);
             translated.map(|mut translated| {
                 translated.event.large = true;
                 translated
             })
         }
-        Input::Over { head, size } => dialect::translate_head(agent, head, too_large(size)),
+        Input::Over { head, why } => dialect::translate_head(agent, head, why),
     };
     let Translated {
         moment,
@@ -247,9 +257,14 @@ enum Input {
     /// At most [`MAX_BODY`] bytes; past [`crate::memory::LARGE_LINE`], with the large-line permit it
     /// was read under, held until it is decoded.
     Whole(Vec<u8>, Option<tokio::sync::OwnedSemaphorePermit>),
-    /// Larger: what its head holds, and its size.
-    Over { head: Head, size: u64 },
+    /// Not held whole (larger than [`MAX_BODY`], or no large-line permit to be had): what its head
+    /// holds, and why it was not held.
+    Over { head: Head, why: String },
 }
+
+/// How long a body past [`crate::memory::LARGE_LINE`] waits for a large-line permit before it is
+/// decided from its head instead.
+const PERMIT_WAIT: Duration = Duration::from_secs(2);
 
 /// The body, or the response that says why not. Held in memory up to [`MAX_BODY`]; past that (or when
 /// `Content-Length` says so at once), each piece is scanned for the head as it arrives and let go. A body
@@ -270,6 +285,7 @@ async fn read_body(
         .then(|| Scanner::new(EVENT_FIELDS, None));
     let mut kept: Vec<u8> = Vec::new();
     let mut large = None;
+    let mut busy = false;
     let mut size: u64 = 0;
     let read = async {
         while let Some(frame) = body.frame().await {
@@ -281,7 +297,20 @@ async fn read_body(
                 Some(scanner) => scanner.feed(&data),
                 None => {
                     if large.is_none() && kept.len() + data.len() > crate::memory::LARGE_LINE {
-                        large = Some(memory.large_line().await);
+                        match tokio::time::timeout(PERMIT_WAIT, memory.large_line()).await {
+                            Ok(permit) => large = Some(permit),
+                            Err(_) => {
+                                // Too many large events are being read at once: this one is decided
+                                // from its head, at once, rather than wait past the agent's patience.
+                                let mut over = Scanner::new(EVENT_FIELDS, None);
+                                over.feed(&kept);
+                                over.feed(&data);
+                                kept = Vec::new();
+                                scanner = Some(over);
+                                busy = true;
+                                continue;
+                            }
+                        }
                     }
                     kept.extend_from_slice(&data);
                     if kept.len() > MAX_BODY {
@@ -300,7 +329,13 @@ async fn read_body(
         Ok(Ok(())) => Ok(match scanner {
             Some(scanner) => Input::Over {
                 head: scanner.finish(),
-                size,
+                why: if busy {
+                    format!(
+                        "the event is {size} bytes, and hookd was reading as many large events as it reads at once"
+                    )
+                } else {
+                    too_large(size)
+                },
             },
             None => Input::Whole(kept, large),
         }),
