@@ -15,6 +15,9 @@ const MAX_REASON: usize = 64 << 10;
 /// The longest error kept in a hook's report, in bytes of text.
 const MAX_ERROR: usize = 4 << 10;
 
+/// The longest error kept in a hook's report when the reports alone fill half an answer.
+const MAX_ERROR_MANY: usize = 160;
+
 /// Room kept for the note that says what was cut.
 const NOTE_ROOM: usize = 256;
 
@@ -30,6 +33,14 @@ pub fn cap(response: &mut FireResponse) -> usize {
     for report in &mut response.hooks {
         if let Some(error) = &mut report.error {
             cut += truncate(error, MAX_ERROR);
+        }
+    }
+    // Hundreds of hooks, each with its error: the reports shrink to a line each before any add is cut.
+    if serialized_len(response) + NOTE_ROOM > MAX_ANSWER / 2 {
+        for report in &mut response.hooks {
+            if let Some(error) = &mut report.error {
+                cut += truncate(error, MAX_ERROR_MANY);
+            }
         }
     }
     let mut adds = std::mem::take(&mut response.adds);
@@ -192,6 +203,29 @@ mod tests {
         assert!(answer.adds[0].chars().all(|c| c == '\u{2}'));
         assert_eq!(answer.adds[1], "second");
         assert_eq!(answer.adds[0].len(), answer.adds[2].len());
+    }
+
+    #[test]
+    fn many_failed_hooks_fit_with_their_errors_cut() {
+        let mut answer = response(false, vec!["kept".into()]);
+        answer.hooks = (0..3000)
+            .map(|n| HookReport {
+                name: format!("hook{n}"),
+                outcome: Kind::Failed,
+                exit: Some(1),
+                ms: 1.0,
+                error: Some(format!("exit 1: {}", "e".repeat(4000))),
+                truncated: false,
+            })
+            .collect();
+        assert!(cap(&mut answer) > 0);
+        assert!(
+            serialized_len(&answer) <= MAX_ANSWER,
+            "{}",
+            serialized_len(&answer)
+        );
+        assert_eq!(answer.hooks.len(), 3000, "every hook is still reported");
+        assert_eq!(answer.adds[0], "kept");
     }
 
     #[test]
