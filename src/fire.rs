@@ -64,6 +64,9 @@ pub async fn decide(
     }
     let started = Instant::now();
     event.insert("hook_event_name".into(), Value::String(moment.clone()));
+    // The number a worker's event carries is the daemon's to give (worker.rs): a client's own is dropped,
+    // so the line can be numbered without being read again.
+    event.remove(crate::worker::ID_FIELD);
     let stop_loop = StopLoop::begin(shared, &moment, agent.as_deref(), &mut event);
     let field = moment::known(&moment).and_then(|m| m.matcher_field);
     let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;

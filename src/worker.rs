@@ -59,7 +59,7 @@ const FAILING_AFTER: u32 = 3;
 const SHOWN: usize = 80;
 
 /// The field of an event line that numbers it, and that a worker may echo in its answer.
-const ID_FIELD: &str = "hookd_id";
+pub const ID_FIELD: &str = "hookd_id";
 
 /// A worker hook's processes and the queue of fires waiting for them. Dropping the last handle (the last
 /// generation and the last fire that held it) stops its workers once they have answered what they hold.
@@ -620,26 +620,16 @@ async fn talk(worker: &mut Process, line: &[u8], id: u64) -> Result<Vec<u8>, Str
 
 /// The event line with `"hookd_id":N` as its first field, as a head to write before the rest of the
 /// line. The event is not serialized again (it may be large, and the line is shared with the command
-/// hooks, which do not get the field). An event with a `hookd_id` of its own (a client put it there) is
-/// the rare exception: parsed and written again with the daemon's number in its place, since a key given
-/// twice is read as its last value.
+/// hooks, which do not get the field). A fire drops any `hookd_id` a client put at the top of its event,
+/// so the daemon's is the only one.
 fn numbered(line: &[u8], id: u64) -> (Vec<u8>, &[u8]) {
-    let key = format!("\"{ID_FIELD}\":");
-    let has_key = |rest: &[u8]| {
-        (0..rest.len()).any(|at| rest[at] == b'"' && rest[at..].starts_with(key.as_bytes()))
-    };
     match line.split_first() {
-        Some((b'{', rest)) if !has_key(rest) => {
+        Some((b'{', rest)) => {
             let comma = if rest.first() == Some(&b'}') { "" } else { "," };
-            (format!("{{{key}{id}{comma}").into_bytes(), rest)
+            (format!("{{\"{ID_FIELD}\":{id}{comma}").into_bytes(), rest)
         }
-        _ => {
-            let mut event: Map<String, Value> = serde_json::from_slice(line).unwrap_or_default();
-            event.insert(ID_FIELD.into(), id.into());
-            let mut whole = serde_json::to_vec(&event).unwrap_or_else(|_| b"{}".to_vec());
-            whole.push(b'\n');
-            (whole, &[])
-        }
+        // Not an object (never, from a fire): numbered as an empty event rather than sent unnumbered.
+        _ => (format!("{{\"{ID_FIELD}\":{id}}}\n").into_bytes(), &[]),
     }
 }
 
@@ -773,8 +763,9 @@ mod tests {
     }
 
     #[test]
-    fn an_events_own_hookd_id_gives_way_to_the_daemons() {
-        let line = b"{\"a\":\"\\\"hookd_id\\\":\",\"hookd_id\":\"mine\",\"x\":{\"hookd_id\":3}}\n";
+    fn an_event_is_numbered_first_and_keeps_its_nested_fields() {
+        // A fire drops a top-level `hookd_id` of the client's (fire.rs); one nested deeper stays.
+        let line = b"{\"a\":\"\\\"hookd_id\\\":\",\"x\":{\"hookd_id\":3}}\n";
         let event = numbered_event(line, 9);
         assert_eq!(event["hookd_id"], 9);
         assert_eq!(event["x"]["hookd_id"], 3);
