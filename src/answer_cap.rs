@@ -23,7 +23,7 @@ const NOTE_ROOM: usize = 256;
 
 /// Cuts `response` to fit [`MAX_ANSWER`]; returns how many bytes of text were cut (0: it fit as it was).
 pub fn cap(response: &mut FireResponse) -> usize {
-    if serialized_len(response) <= MAX_ANSWER {
+    if surely_fits(response) || serialized_len(response) <= MAX_ANSWER {
         return 0;
     }
     let mut cut = 0;
@@ -67,6 +67,29 @@ pub fn cap(response: &mut FireResponse) -> usize {
         );
     }
     cut
+}
+
+/// Whether `response` fits without counting it: each byte of text takes at most 6 once escaped, and what
+/// surrounds the texts is small. Nearly every answer is a few hundred bytes, and a fire with no hook
+/// costs microseconds: it is not serialized twice for the cap.
+fn surely_fits(response: &FireResponse) -> bool {
+    const AROUND_EACH: usize = 128;
+    let id = match &response.id {
+        None | Some(serde_json::Value::Bool(_) | serde_json::Value::Null) => 0,
+        Some(serde_json::Value::String(id)) => id.len(),
+        Some(serde_json::Value::Number(id)) => id.to_string().len(),
+        Some(_) => return false,
+    };
+    let texts = id
+        + response.reason.as_ref().map_or(0, String::len)
+        + response.adds.iter().map(String::len).sum::<usize>()
+        + response
+            .hooks
+            .iter()
+            .map(|report| report.name.len() + report.error.as_ref().map_or(0, String::len))
+            .sum::<usize>();
+    let items = 1 + response.adds.len() + response.hooks.len();
+    texts * 6 + items * AROUND_EACH + AROUND_EACH <= MAX_ANSWER
 }
 
 /// The length of `response` as JSON, counted without building it (it may be many megabytes).
