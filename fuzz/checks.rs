@@ -168,6 +168,8 @@ fn request_line(line: &[u8]) {
         Some(json) => json.as_object().and_then(|o| o.get("id")),
         None => scanned.as_ref(),
     };
+    // An id over the limit is refused, never echoed.
+    let id_sent = id_sent.filter(|id| protocol::id_too_long(Some(id)).is_none());
     if let Some(object) = json.as_ref().and_then(Value::as_object) {
         head_agrees(line, object);
     }

@@ -119,6 +119,7 @@ pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translate
             fields,
             undecidable: Some(why),
             large: false,
+            busy: false,
         },
     })
 }

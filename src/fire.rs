@@ -49,6 +49,7 @@ pub async fn decide(
                 fields: mut event,
                 undecidable,
                 large,
+                busy,
             },
     } = request;
     let generation = shared.current();
@@ -115,7 +116,11 @@ pub async fn decide(
             stdout: &ran.stdout,
             stderr: &ran.stderr,
             via_shell: matches!(hook.program, Program::Shell { .. }),
-            on_failure: hook.on_failure,
+            on_failure: if busy {
+                crate::settings::OnFailure::Refuse
+            } else {
+                hook.on_failure
+            },
         });
         let ms = (ran.elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
         if matches!(ran.exit, Exit::Cancelled(_)) {

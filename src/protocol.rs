@@ -66,6 +66,10 @@ pub struct Event {
     /// Decoded from more than [`crate::memory::LARGE_LINE`] bytes: serializing it for the hooks and
     /// letting it go take milliseconds, done on a blocking thread rather than the runtime's one.
     pub large: bool,
+    /// Not held because hookd was reading as many large events as it reads at once: the hooks it would
+    /// have reached refuse it, whatever their `on_failure`. An event is never let through because hookd
+    /// was busy (only a flood of large requests, which the permits are for, makes it so).
+    pub busy: bool,
 }
 
 impl From<Map<String, Value>> for Event {
@@ -74,6 +78,7 @@ impl From<Map<String, Value>> for Event {
             fields,
             undecidable: None,
             large: false,
+            busy: false,
         }
     }
 }
@@ -300,6 +305,9 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
         ));
     };
     let id = object.remove("id");
+    if let Some(too_long) = id_too_long(id.as_ref()) {
+        return Err(ErrorResponse::new(None, ErrorKind::BadRequest, too_long));
+    }
     let bad = |message: String| ErrorResponse::new(id.clone(), ErrorKind::BadRequest, message);
     let op = match object.get("op") {
         Some(Value::String(op)) => op.as_str(),
@@ -336,6 +344,7 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                     fields,
                     undecidable,
                     large: false,
+                    busy: false,
                 },
             }
         }
@@ -413,6 +422,7 @@ fn request_id(line: &[u8]) -> Option<Value> {
             Value::String(id) => whole_utf8 || !id.contains('\u{FFFD}'),
             _ => false,
         })
+        .filter(|id| id_too_long(Some(id)).is_none())
         .cloned()
 }
 
@@ -444,6 +454,9 @@ pub fn undecidable_from_head(
         .get("id")
         .filter(|id| id.is_number() || id.is_string())
         .cloned();
+    if let Some(too_long) = id_too_long(id.as_ref()) {
+        return Err(ErrorResponse::new(None, ErrorKind::BadRequest, too_long));
+    }
     let text = |key: &str| {
         head.fields
             .get(key)
@@ -463,6 +476,7 @@ pub fn undecidable_from_head(
                     fields: head.inner,
                     undecidable: Some(why.to_string()),
                     large: false,
+                    busy: false,
                 },
             },
         ));
@@ -472,6 +486,20 @@ pub fn undecidable_from_head(
         ErrorKind::TooLarge,
         format!("the request cannot be read whole: {why}"),
     ))
+}
+
+/// The longest `id` taken, as JSON: it is echoed in the answer, which a client that does not read could
+/// make the daemon hold, one per request.
+const MAX_ID: usize = 1024;
+
+/// Why `id` is refused, when it is longer than [`MAX_ID`] bytes as JSON.
+pub fn id_too_long(id: Option<&Value>) -> Option<String> {
+    let length = match id? {
+        Value::String(id) => id.len(),
+        Value::Null | Value::Bool(_) => return None,
+        other => serde_json::to_string(other).map_or(usize::MAX, |id| id.len()),
+    };
+    (length > MAX_ID).then(|| format!("the id is {length} bytes long; at most {MAX_ID}"))
 }
 
 /// The longest agent name taken: it is written in the log with every hook's outcome.
@@ -591,6 +619,7 @@ mod tests {
                     fields: json!({"tool_name": "Bash"}).as_object().unwrap().clone(),
                     undecidable: Some("the event is nested deeper than 128 levels".into()),
                     large: false,
+                    busy: false,
                 },
             }
         );

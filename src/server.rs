@@ -186,9 +186,6 @@ impl Connection {
             if !reading && pending.is_empty() {
                 break;
             }
-            if !reading && hang_up.is_none() {
-                hang_up = hang_up_probe(&write);
-            }
             // Out of room: registered for a wake-up before the budget is looked at again, so that memory
             // freed in between still wakes us. (With room, as nearly always, nothing is registered.)
             let freed = memory.freed();
@@ -197,6 +194,12 @@ impl Connection {
                 freed.as_mut().enable();
                 account.has_room()
             };
+            // Not reading (the client half-closed, or its requests wait for room): a hang-up would not be
+            // seen as the end of its requests, so it is watched for another way, and its hooks stopped.
+            let paused = reading && (pending.len() >= MAX_PENDING || !room);
+            if (!reading || paused) && hang_up.is_none() {
+                hang_up = hang_up_probe(&write);
+            }
             tokio::select! {
                 // At most MAX_PENDING fires per connection, and what they hold within the connection's memory
                 // budget and the daemon's: past either, the next line waits unread (backpressure), so one
@@ -213,12 +216,16 @@ impl Connection {
                         Some(Ok(Got::Line(Frame::Line(line)))) => self.take(line.freeze()).await,
                         Some(Ok(Got::Head(head))) => {
                             let why = "hookd was reading as many large requests as it reads at once, and did not hold this one";
-                            self.act(protocol::undecidable_from_head(head, why), memory::ANSWER_RESERVE)
+                            let mut decided = protocol::undecidable_from_head(head, why);
+                            if let Ok((_, Request::Fire { event, .. })) = &mut decided {
+                                event.busy = true;
+                            }
+                            self.act(decided, memory::ANSWER_RESERVE)
                         }
                     };
                     match action {
                         Action::Respond(response) => {
-                            if write.write_all(&response).await.is_err() { break; }
+                            if send(&mut write, &response).await.is_err() { break; }
                         }
                         Action::Fire(request, cost) => {
                             account.charge(cost);
@@ -246,7 +253,7 @@ impl Connection {
                             to_line(&ErrorResponse::new(id, ErrorKind::Internal, "internal error; see the daemon's log"))
                         }
                     };
-                    let written = write.write_all(&response).await;
+                    let written = send(&mut write, &response).await;
                     // The answer is out (or the client gone): what the fire held is free.
                     drop(response);
                     account.release(cost);
@@ -264,7 +271,7 @@ impl Connection {
                     // (`shutting_down`) rather than a closed connection.
                     for line in lines.unread() {
                         let Action::Respond(response) = self.handle(&line, 0) else { continue };
-                        if write.write_all(&response).await.is_err() { break; }
+                        if send(&mut write, &response).await.is_err() { break; }
                     }
                     break;
                 }
@@ -506,6 +513,24 @@ pub(crate) fn peer_allowed(uid: u32) -> bool {
     uid == nix::unistd::getuid().as_raw() || uid == 0
 }
 
+/// How long an answer may wait for its client to read it. A client that reads nothing for this long is
+/// closed, and what its fires held (memory, a large-line permit) is freed: a client that pipelines and
+/// never reads cannot hold the daemon's budgets for good.
+const WRITE_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Writes a whole answer within [`WRITE_DEADLINE`].
+async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
+    match tokio::time::timeout(WRITE_DEADLINE, write.write_all(bytes)).await {
+        Ok(written) => written,
+        Err(_) => {
+            tracing::warn!(
+                "a client read none of its answer for {WRITE_DEADLINE:?}: closing its connection"
+            );
+            Err(std::io::ErrorKind::TimedOut.into())
+        }
+    }
+}
+
 /// A second registration of the connection's socket, for writability only, whose readiness can be
 /// cleared without disturbing the writer. Its "write closed" (EPOLLHUP) comes only when the client has
 /// closed its end entirely, not when it merely shut down its sending side after its last request.
@@ -559,7 +584,7 @@ const PERMIT_WAIT: Duration = Duration::from_secs(2);
 
 /// How long a client has to finish sending a large line once it holds a large-line permit: 64 MiB take
 /// well under a second over a Unix socket.
-const LARGE_LINE_DEADLINE: Duration = Duration::from_secs(10);
+pub const LARGE_LINE_DEADLINE: Duration = Duration::from_secs(10);
 
 impl Lines {
     fn new(read: OwnedReadHalf) -> Lines {
@@ -600,13 +625,16 @@ impl Lines {
                 };
                 match frame {
                     Ok(Some(frame)) => {
-                        if self.buffer.len() <= LARGE_LINE {
-                            self.large = None;
-                            self.large_until = None;
-                            // A large line's buffer is not kept for the small ones that follow.
-                            if self.buffer.capacity() > 8 * READ_CHUNK {
-                                self.buffer = BytesMut::from(&self.buffer[..]);
-                            }
+                        // The permit is given back with the line: the connection may not read again for
+                        // a while (its answers unread, its budget spent), and a permit must not wait with
+                        // it. A large line begun behind this one takes a permit again when read on.
+                        self.large = None;
+                        self.large_until = None;
+                        // A large line's buffer is not kept for the small ones that follow.
+                        if self.buffer.len() <= LARGE_LINE
+                            && self.buffer.capacity() > 8 * READ_CHUNK
+                        {
+                            self.buffer = BytesMut::from(&self.buffer[..]);
                         }
                         return Some(Ok(Got::Line(frame)));
                     }

@@ -136,7 +136,12 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
                 translated
             })
         }
-        Input::Over { head, why } => dialect::translate_head(agent, head, why),
+        Input::Over { head, why, busy } => {
+            dialect::translate_head(agent, head, why).map(|mut translated| {
+                translated.event.busy = busy;
+                translated
+            })
+        }
     };
     let Translated {
         moment,
@@ -259,7 +264,7 @@ enum Input {
     Whole(Vec<u8>, Option<tokio::sync::OwnedSemaphorePermit>),
     /// Not held whole (larger than [`MAX_BODY`], or no large-line permit to be had): what its head
     /// holds, and why it was not held.
-    Over { head: Head, why: String },
+    Over { head: Head, why: String, busy: bool },
 }
 
 /// How long a body past [`crate::memory::LARGE_LINE`] waits for a large-line permit before it is
@@ -287,8 +292,20 @@ async fn read_body(
     let mut large = None;
     let mut busy = false;
     let mut size: u64 = 0;
+    let mut large_until: Option<tokio::time::Instant> = None;
     let read = async {
-        while let Some(frame) = body.frame().await {
+        loop {
+            let next = body.frame();
+            // A body read under a large-line permit has as long as a socket line to arrive, so that slow
+            // senders cannot keep the permits others need (the body's own deadline is longer).
+            let frame = match large_until {
+                Some(until) => match tokio::time::timeout_at(until, next).await {
+                    Ok(frame) => frame,
+                    Err(_) => return Ok(false),
+                },
+                None => next.await,
+            };
+            let Some(frame) = frame else { break };
             let Ok(data) = frame?.into_data() else {
                 continue; // trailers
             };
@@ -298,7 +315,13 @@ async fn read_body(
                 None => {
                     if large.is_none() && kept.len() + data.len() > crate::memory::LARGE_LINE {
                         match tokio::time::timeout(PERMIT_WAIT, memory.large_line()).await {
-                            Ok(permit) => large = Some(permit),
+                            Ok(permit) => {
+                                large = Some(permit);
+                                large_until = Some(
+                                    tokio::time::Instant::now()
+                                        + crate::server::LARGE_LINE_DEADLINE,
+                                );
+                            }
                             Err(_) => {
                                 // Too many large events are being read at once: this one is decided
                                 // from its head, at once, rather than wait past the agent's patience.
@@ -323,10 +346,22 @@ async fn read_body(
                 }
             }
         }
-        Ok::<(), hyper::Error>(())
+        Ok::<bool, hyper::Error>(true)
     };
     match tokio::time::timeout(BODY_TIMEOUT, read).await {
-        Ok(Ok(())) => Ok(match scanner {
+        Ok(Ok(false)) => {
+            let message = format!(
+                "a body over {} bytes did not arrive within {:?} of starting to be read",
+                crate::memory::LARGE_LINE,
+                crate::server::LARGE_LINE_DEADLINE
+            );
+            Err(closing(error(
+                StatusCode::REQUEST_TIMEOUT,
+                "timeout",
+                &message,
+            )))
+        }
+        Ok(Ok(true)) => Ok(match scanner {
             Some(scanner) => Input::Over {
                 head: scanner.finish(),
                 why: if busy {
@@ -336,6 +371,7 @@ async fn read_body(
                 } else {
                     too_large(size)
                 },
+                busy,
             },
             None => Input::Whole(kept, large),
         }),
