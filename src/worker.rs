@@ -310,6 +310,7 @@ impl Slot {
                 },
             };
             if let Some(stray) = stray(worker) {
+                note_echo(&stray, &self.spec.echoes);
                 // Written before the event is sent: not its answer, but whatever the worker answers next
                 // may be the answer to something else, so the event is not sent to it. White space (the
                 // tail of an answer, `print(answer + "\n")`) cannot pass for an answer from the next
@@ -531,6 +532,7 @@ async fn exchange(
         Ok(answer) => answer,
         Err(why) => return (broken(started, &why), Some(Fault::Died(why))),
     };
+    note_echo(&answer, echoes);
     let (ran, echoed) = match read_answer(answer, id, started) {
         Ok(read) => read,
         Err(fault) => return (broken(started, fault.why()), Some(fault)),
@@ -543,7 +545,11 @@ async fn exchange(
         ));
         return (broken(started, fault.why()), Some(fault));
     }
-    let Some(after) = stray(worker) else {
+    let after = stray(worker);
+    if let Some(after) = &after {
+        note_echo(after, echoes);
+    }
+    let Some(after) = after else {
         return (ran, None);
     };
     let fault = Fault::out_of_step(format!("it wrote {} after its answer", shown(&after)));
@@ -554,6 +560,18 @@ async fn exchange(
         (ran, Some(fault))
     } else {
         (broken(started, fault.why()), Some(fault))
+    }
+}
+
+/// Any output that carries a number (an answer, even to another event, or one seen out of step) shows that
+/// this hook's workers echo it: from then on an answer without one is out of step.
+fn note_echo(output: &[u8], echoes: &std::sync::atomic::AtomicBool) {
+    let key = ID_FIELD.as_bytes();
+    let quoted = output
+        .windows(key.len() + 2)
+        .any(|w| w[0] == b'"' && w[w.len() - 1] == b'"' && &w[1..w.len() - 1] == key);
+    if quoted {
+        echoes.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

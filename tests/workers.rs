@@ -740,6 +740,38 @@ for line in sys.stdin:
     }
 
     #[test]
+    fn a_progress_line_before_each_answer_from_a_worker_that_echoes() {
+        // Found in the second attack on issue 12's fixes: a worker that echoes hookd_id but writes a
+        // progress line (no id) before each answer, in a write of its own. Its answers were only ever
+        // seen out of step, so the daemon never learned that it echoes, and every progress line passed
+        // for "nothing". Now any line carrying the id teaches it; only the very first event, before
+        // anything was learned, can be taken at the worker's word (README).
+        let d = guarded(
+            r#"
+import time
+ready()
+for line in sys.stdin:
+    event = json.loads(line)
+    answer = policy(event)
+    answer["hookd_id"] = event["hookd_id"]
+    print(json.dumps({"progress": "thinking"}), flush=True)
+    time.sleep(0.05)
+    print(json.dumps(answer), flush=True)
+"#,
+        );
+        let let_through = (0..8)
+            .filter(|_| {
+                ready_worker(&d, "guard");
+                d.fire("PreToolUse", ev(RM))["refused"] != true
+            })
+            .count();
+        assert!(
+            let_through <= 1,
+            "{let_through} of 8 `rm -rf /` let through"
+        );
+    }
+
+    #[test]
     fn wrong_hookd_id_echoed() {
         // One answer behind, each answer echoing the number of the event it belongs to: the first answer
         // (one too many) belongs to no event.
