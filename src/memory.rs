@@ -100,9 +100,11 @@ impl Account {
         Account { memory, held: 0 }
     }
 
-    /// Whether this connection may read another request now.
+    /// Whether this connection may read another request now. A connection that holds nothing may always
+    /// read one: a client that asks one thing at a time (the relay, an agent) is never held back by what
+    /// others hold, and what it adds past the daemon's budget is one request per connection.
     pub fn has_room(&self) -> bool {
-        self.held < CONNECTION_BUDGET && self.memory.has_room()
+        self.held == 0 || (self.held < CONNECTION_BUDGET && self.memory.has_room())
     }
 
     pub fn charge(&mut self, bytes: usize) {
@@ -188,8 +190,19 @@ mod tests {
         assert!(account.has_room());
         account.charge(CONNECTION_BUDGET);
         assert!(!account.has_room());
-        let other = Account::new(memory.clone());
+        let mut other = Account::new(memory.clone());
         assert!(other.has_room(), "one connection's budget is its own");
+        other.charge(1);
+        let mut others: Vec<Account> = (0..8).map(|_| Account::new(memory.clone())).collect();
+        for account in &mut others {
+            account.charge(CONNECTION_BUDGET - 1);
+        }
+        assert!(!other.has_room(), "past the daemon's budget, a connection holding something waits");
+        assert!(
+            Account::new(memory.clone()).has_room(),
+            "a connection holding nothing may always ask one thing"
+        );
+        drop(others);
         account.release(1);
         assert!(account.has_room());
     }
