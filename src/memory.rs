@@ -197,7 +197,10 @@ mod tests {
         for account in &mut others {
             account.charge(CONNECTION_BUDGET - 1);
         }
-        assert!(!other.has_room(), "past the daemon's budget, a connection holding something waits");
+        assert!(
+            !other.has_room(),
+            "past the daemon's budget, a connection holding something waits"
+        );
         assert!(
             Account::new(memory.clone()).has_room(),
             "a connection holding nothing may always ask one thing"

@@ -80,7 +80,16 @@ pub fn run(options: &Options) -> ExitCode {
         );
     }
     let refused = response["refused"] == json!(true);
-    if let Some(why) = &undecidable
+    // Undecidable as the relay sent it, or as the daemon found it (too deep, too much to hold): the
+    // hooks' reports say so.
+    let found = response["hooks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|hook| hook["error"].as_str())
+        .find_map(|error| error.strip_prefix(crate::fire::UNDECIDED))
+        .map(str::to_string);
+    if let Some(why) = undecidable.as_ref().or(found.as_ref())
         && !refused
         && let Some(hooks) = response["hooks"].as_array().filter(|h| !h.is_empty())
     {

@@ -1316,3 +1316,39 @@ fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
     );
     drop((held, listener));
 }
+
+#[test]
+fn an_event_too_dense_to_hold_is_decided_from_its_head_and_said() {
+    // Found in the second attack on issue 12's fixes: when the daemon (not the relay) found an event
+    // undecidable, the relay let the agent go on without a word. Six MiB of tiny values would take more
+    // memory decoded than a connection may hold: the daemon decides it from its head.
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\ncommand = \"exit 0\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"strict\"\nmatcher = \"Bash\"\non_failure = \"refuse\"\ncommand = \"exit 0\"\n",
+    );
+    let d = Daemon::start(sb);
+    let dense = format!("[{}0]", "0,".repeat(3 << 20));
+    let mut event = fixture("claude-code", "PreToolUse-1.json");
+    event["tool_input"]["values"] = json!("@DENSE@");
+    let input = serde_json::to_string(&event)
+        .unwrap()
+        .replace("\"@DENSE@\"", &dense);
+    let got = relay_big(&d.socket, &[], &input);
+    let reason = deny_reason(&got);
+    assert!(
+        reason.starts_with("hook strict failed: hookd could not give this hook the event")
+            && reason.contains("memory"),
+        "{got:?}"
+    );
+    // Without the strict hook, the agent goes on, and the relay says why.
+    d.sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\ncommand = \"exit 0\"\n",
+    );
+    wait_until(T, "the strict hook to be gone", || {
+        d.status()["hooks"]["PreToolUse"] == 1
+    });
+    let got = relay_big(&d.socket, &[], &input);
+    got.assert_fail_open("too dense, on_failure = ignore");
+    assert!(got.stderr.contains("could not be given it"), "{got:?}");
+}
