@@ -36,7 +36,12 @@ pub struct Memory {
     held: AtomicUsize,
     freed: Notify,
     large_lines: Arc<Semaphore>,
+    decoders: Arc<Semaphore>,
 }
+
+/// Requests decoded on blocking threads at once: more would only share the same cores, and starve the
+/// runtime's one thread that serves every client.
+const DECODERS: usize = 2;
 
 impl Default for Memory {
     fn default() -> Self {
@@ -44,6 +49,7 @@ impl Default for Memory {
             held: AtomicUsize::new(0),
             freed: Notify::new(),
             large_lines: Arc::new(Semaphore::new(LARGE_LINES_AT_ONCE)),
+            decoders: Arc::new(Semaphore::new(DECODERS)),
         }
     }
 }
@@ -72,6 +78,15 @@ impl Memory {
             .acquire_owned()
             .await
             .expect("the large-line permits are never closed")
+    }
+
+    /// Permission to decode a request on a blocking thread; held until it is decoded.
+    pub async fn decoder(&self) -> OwnedSemaphorePermit {
+        self.decoders
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the decoder permits are never closed")
     }
 
     fn charge(&self, bytes: usize) {

@@ -293,6 +293,7 @@ impl Connection {
             let cost = memory::request_cost(&line);
             return self.handle(&line, cost);
         }
+        let decoder = self.shared.memory.decoder().await;
         let sized = line.clone();
         let cost = tokio::task::spawn_blocking(move || memory::request_cost(&sized))
             .await
@@ -318,7 +319,9 @@ impl Connection {
         } else {
             cost
         };
-        match decoding.await {
+        let decoded = decoding.await;
+        drop(decoder);
+        match decoded {
             Ok(mut decoded) => {
                 if let Ok((_, Request::Fire { event, .. })) = &mut decoded {
                     event.large = true;

@@ -120,6 +120,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         }
         // Decoding megabytes of JSON takes milliseconds: not on the thread every client shares.
         Input::Whole(bytes, permit) => {
+            let decoder = context.shared.memory.decoder().await;
             let decoding = tokio::task::spawn_blocking(move || {
                 (
                     crate::memory::request_cost(&bytes),
@@ -129,7 +130,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
             let (cost, translated) = decoding
                 .await
                 .unwrap_or_else(|e| (0, Err(format!("decoding the hook input failed: {e}"))));
-            drop(permit);
+            drop((permit, decoder));
             held.charge(cost);
             translated.map(|mut translated| {
                 translated.event.large = true;
