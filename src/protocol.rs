@@ -632,6 +632,29 @@ mod tests {
     }
 
     #[test]
+    fn an_id_over_a_kibibyte_is_refused_and_never_echoed() {
+        // Found in the second attack on issue 12's fixes: 24 connections sending `status` with a 60 MiB
+        // id, reading nothing, pinned 1.48 GB in unread answers.
+        let long = "7".repeat(1025);
+        for line in [
+            format!(r#"{{"op":"status","id":"{long}"}}"#),
+            format!(r#"{{"op":"status","id":{long}}}"#),
+            format!(r#"{{"op":"status","id":["{long}"]}}"#),
+        ] {
+            let error = decode(line.as_bytes()).expect_err("taken");
+            assert_eq!(
+                (error.error.kind, &error.id),
+                (ErrorKind::BadRequest, &None),
+                "{line}"
+            );
+            assert!(error.error.message.contains("at most 1024"), "{error:?}");
+        }
+        let fits = "7".repeat(1000);
+        let line = format!(r#"{{"op":"status","id":"{fits}"}}"#);
+        assert_eq!(decode(line.as_bytes()).unwrap().0, Some(json!(fits)));
+    }
+
+    #[test]
     fn wrong_shapes_are_bad_requests_with_the_id_echoed() {
         for line in [
             r#"{"id":9}"#,

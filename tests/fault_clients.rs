@@ -1253,3 +1253,42 @@ fn half_closed_connections_with_fires_pending_never_take_a_hooks_descriptors() {
     assert_eq!(adds(&r), vec!["ran"], "a hook could not run: {r}");
     drop(half_closed);
 }
+
+#[test]
+fn clients_that_fill_the_daemons_memory_budget_hold_up_no_one_asking_one_thing() {
+    // Found in the second attack on issue 12's fixes: 8 connections that never read, each pipelining 90
+    // fires, filled the daemon-wide memory budget (each pending fire has room kept for its answer), and
+    // every other client's next request waited unread: an agent's `rm -rf /` timed out in the relay.
+    // A connection that holds nothing may always send one request; unread answers close their connection
+    // after 30 s, freeing what it held.
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PostToolUse]]\nname = \"slow\"\ncommand = \"sleep 30\"\n");
+    let d = Daemon::start(sb);
+    let flooders: Vec<UnixStream> = (0..8)
+        .map(|_| {
+            let stream = UnixStream::connect(&d.socket).unwrap();
+            let lines: Vec<u8> = (0..90)
+                .flat_map(|id| {
+                    format!(
+                        "{{\"op\":\"fire\",\"id\":{id},\"moment\":\"PostToolUse\",\"event\":{{\"tool_name\":\"Bash\"}}}}\n"
+                    )
+                    .into_bytes()
+                })
+                .collect();
+            (&stream).write_all(&lines).unwrap();
+            stream
+        })
+        .collect();
+    // The flood is taken until the daemon-wide budget is spent.
+    wait_until(RESPONSE, "the flood to spend the daemon's budget", || {
+        d.status()["in_flight"].as_u64() >= Some(400)
+    });
+    // A client asking one thing at a time is answered all the same (a fire with no hook, so that it does
+    // not wait for a process behind the flood's hooks: what is tested is that its request is read).
+    for _ in 0..3 {
+        let r = d.fire("Stop", json!({"session_id": "s"}));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(d.status()["ok"], true);
+    }
+    drop(flooders);
+}
