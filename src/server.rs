@@ -225,6 +225,7 @@ impl Connection {
                     };
                     match action {
                         Action::Respond(response) => {
+                            lines.set_permit_aside();
                             if send(&mut write, &response).await.is_err() { break; }
                         }
                         Action::Fire(request, cost) => {
@@ -253,6 +254,7 @@ impl Connection {
                             to_line(&ErrorResponse::new(id, ErrorKind::Internal, "internal error; see the daemon's log"))
                         }
                     };
+                    lines.set_permit_aside();
                     let written = send(&mut write, &response).await;
                     // The answer is out (or the client gone): what the fire held is free.
                     drop(response);
@@ -652,8 +654,9 @@ impl Lines {
                                 "a request line over {LARGE_LINE} bytes: read under a large-line permit"
                             );
                             self.large = Some(permit);
-                            self.large_until =
-                                Some(tokio::time::Instant::now() + LARGE_LINE_DEADLINE);
+                            // One deadline per line, however often its permit is set aside meanwhile.
+                            self.large_until
+                                .get_or_insert(tokio::time::Instant::now() + LARGE_LINE_DEADLINE);
                         }
                         Err(_) => {
                             // As many large lines as are read at once are being read: this one is not
@@ -686,6 +689,12 @@ impl Lines {
                 Err(e) => return Some(Err(e)),
             }
         }
+    }
+
+    /// Gives back the large-line permit of a line being read, while the connection does something else
+    /// (writes an answer its client may not read for a while); reading on takes one again.
+    fn set_permit_aside(&mut self) {
+        self.large = None;
     }
 
     /// Every whole line already sent on the connection and not yet read, read without waiting.

@@ -1292,3 +1292,47 @@ fn clients_that_fill_the_daemons_memory_budget_hold_up_no_one_asking_one_thing()
     }
     drop(flooders);
 }
+
+#[test]
+fn a_client_that_does_not_read_keeps_no_large_line_permit() {
+    // Found in the second attack on issue 12's fixes: a connection whose answer waits unread, with a
+    // large line begun behind its request, kept its large-line permit for good (the 10 s deadline runs
+    // only while the connection reads): eight such took every permit. A permit now goes back with its
+    // line, and is taken again only to read on.
+    let sb = Sandbox::new();
+    sb.script("big.sh", "head -c 1500000 /dev/zero | tr '\\0' a");
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"big\"\ncommand = \"@DIR@/big.sh\"\n\
+         [[hooks.PreToolUse]]\nname = \"w\"\nargv = [\"/bin/echo\", \"w\"]\n",
+    );
+    let d = Daemon::start(sb);
+    let holders: Vec<UnixStream> = (0..8)
+        .map(|_| {
+            let stream = UnixStream::connect(&d.socket).unwrap();
+            let mut bytes =
+                b"{\"op\":\"fire\",\"id\":1,\"moment\":\"PostToolUse\",\"event\":{\"tool_name\":\"Bash\"}}\n"
+                    .to_vec();
+            bytes.extend_from_slice(b"{\"op\":\"fire\",\"id\":2,\"moment\":\"PreToolUse\",\"event\":{\"x\":\"");
+            bytes.resize(bytes.len() + (300 << 10), b'a');
+            (&stream).write_all(&bytes).unwrap();
+            stream
+        })
+        .collect();
+    // Their answers wait unread (1.5 MB each, more than a socket holds).
+    wait_until(RESPONSE, "the holders' hooks to have run", || {
+        d.log_text().matches("hook=big").count() >= 8 || d.status()["in_flight"] == 0
+    });
+    let big = format!(
+        "{{\"op\":\"fire\",\"id\":\"big\",\"moment\":\"PreToolUse\",\"event\":{{\"tool_name\":\"Bash\",\"content\":\"{}\"}}}}\n",
+        "b".repeat(2 << 20)
+    );
+    let mut c = d.connect();
+    c.send_raw(big.as_bytes());
+    let r = c.recv();
+    assert_eq!(
+        adds(&r),
+        vec!["w"],
+        "the large event was not read whole: {r}"
+    );
+    drop(holders);
+}
