@@ -1336,3 +1336,42 @@ fn a_client_that_does_not_read_keeps_no_large_line_permit() {
     );
     drop(holders);
 }
+
+#[test]
+fn a_client_that_pipelines_past_its_budget_and_hangs_up_has_its_hooks_stopped() {
+    // Found in the second attack on issue 12's fixes: past its memory budget a connection stops reading,
+    // so it never saw its client hang up, and 128 hook processes ran on with nobody to answer.
+    let sb = Sandbox::new();
+    sb.script("slow.sh", "echo $$ >> @DIR@/pids\nexec sleep 30");
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"slow\"\ncommand = \"@DIR@/slow.sh\"\ntimeout = 60\n",
+    );
+    let d = Daemon::start(sb);
+    let stream = UnixStream::connect(&d.socket).unwrap();
+    let lines: Vec<u8> = (0..120)
+        .flat_map(|id| {
+            format!("{{\"op\":\"fire\",\"id\":{id},\"moment\":\"PostToolUse\",\"event\":{{}}}}\n")
+                .into_bytes()
+        })
+        .collect();
+    (&stream).write_all(&lines).unwrap();
+    let pids = || -> Vec<i32> {
+        std::fs::read_to_string(d.sb.p("pids"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|pid| pid.parse().ok())
+            .collect()
+    };
+    // The connection's budget is spent (fewer than 120 taken), its hooks running.
+    wait_until(RESPONSE, "the hooks to start", || pids().len() >= 32);
+    drop(stream);
+    // Well before the hooks' own `sleep 30` would end them.
+    wait_until(
+        std::time::Duration::from_secs(10),
+        "every hook of the client that left to be stopped",
+        || pids().iter().all(|&pid| process_gone(pid, d.pid())),
+    );
+    wait_until(RESPONSE, "no fire in flight", || {
+        d.status()["in_flight"] == 0
+    });
+}
