@@ -51,6 +51,11 @@ fn status_with_host(d: &Daemon, host: &str, body: &str) -> u16 {
 
 /// The token the daemon made.
 fn token(d: &Daemon) -> String {
+    // The daemon accepts on its socket a moment before it has written the token (the http listener
+    // starts after the socket is bound): wait for it.
+    wait_until(T, "the http token to be written", || {
+        std::fs::read_to_string(d.sb.p("run/http-token")).is_ok_and(|t| !t.trim().is_empty())
+    });
     d.sb.read("run/http-token").trim().to_string()
 }
 
