@@ -525,7 +525,14 @@ const WRITE_DEADLINE: Duration = Duration::from_secs(30);
 
 /// Writes a whole answer within [`WRITE_DEADLINE`].
 async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
-    match tokio::time::timeout(WRITE_DEADLINE, write.write_all(bytes)).await {
+    // Nearly always the answer fits in the socket at once: no timer for that.
+    let rest = match write.try_write(bytes) {
+        Ok(written) if written == bytes.len() => return Ok(()),
+        Ok(written) => &bytes[written..],
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => bytes,
+        Err(e) => return Err(e),
+    };
+    match tokio::time::timeout(WRITE_DEADLINE, write.write_all(rest)).await {
         Ok(written) => written,
         Err(_) => {
             tracing::warn!(
