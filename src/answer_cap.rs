@@ -74,11 +74,11 @@ pub fn cap(response: &mut FireResponse) -> usize {
 /// costs microseconds: it is not serialized twice for the cap.
 fn surely_fits(response: &FireResponse) -> bool {
     const AROUND_EACH: usize = 128;
-    let id = match &response.id {
-        None | Some(serde_json::Value::Bool(_) | serde_json::Value::Null) => 0,
-        Some(serde_json::Value::String(id)) => id.len(),
-        Some(serde_json::Value::Number(id)) => id.to_string().len(),
-        Some(_) => return false,
+    // Every id taken is at most MAX_ID bytes as JSON (protocol.rs refuses longer ones).
+    let id = if response.id.is_some() {
+        crate::protocol::MAX_ID
+    } else {
+        0
     };
     let texts = id
         + response.reason.as_ref().map_or(0, String::len)

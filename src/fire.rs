@@ -205,8 +205,9 @@ async fn select_hooks(
         .filter_map(|key| Some((key.to_string(), event.get(key)?.clone())))
         .collect();
     let candidates: Vec<Arc<Hook>> = candidates.cloned().collect();
+    let to_match = candidates.clone();
     let selecting = tokio::task::spawn_blocking(move || {
-        candidates
+        to_match
             .into_iter()
             .filter(|hook| hook.matcher.matches_event(&matched, field))
             .collect()
@@ -214,13 +215,7 @@ async fn select_hooks(
     selecting.await.unwrap_or_else(|e| {
         // Never silently none: a hook that should have run and did not is a policy that did not hold.
         tracing::error!("matching hooks failed abnormally ({e}): running every hook of the moment");
-        generation
-            .settings
-            .hooks_for(moment)
-            .iter()
-            .filter(|hook| hook.enabled && hook.applies_to_agent(agent))
-            .cloned()
-            .collect()
+        candidates
     })
 }
 

@@ -132,10 +132,6 @@ impl Account {
         self.held -= bytes;
         self.memory.release(bytes);
     }
-
-    pub fn memory(&self) -> &Memory {
-        &self.memory
-    }
 }
 
 impl Drop for Account {

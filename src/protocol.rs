@@ -490,7 +490,7 @@ pub fn undecidable_from_head(
 
 /// The longest `id` taken, as JSON: it is echoed in the answer, which a client that does not read could
 /// make the daemon hold, one per request.
-const MAX_ID: usize = 1024;
+pub const MAX_ID: usize = 1024;
 
 /// Why `id` is refused, when it is longer than [`MAX_ID`] bytes as JSON.
 pub fn id_too_long(id: Option<&Value>) -> Option<String> {

@@ -683,6 +683,23 @@ fn raise_open_files(want: u64) -> u64 {
     limit.current
 }
 
+/// The daemon started with `limit` open files, soft and hard (so it cannot raise it).
+fn start_with_file_limit(sb: Sandbox, limit: u64) -> Daemon {
+    Daemon::start_with(sb, move |cmd| unsafe {
+        // SAFETY: setrlimit is async-signal-safe; `limit` is a valid `struct rlimit`.
+        std::os::unix::process::CommandExt::pre_exec(cmd, move || {
+            let limit = RLimit {
+                current: limit,
+                max: limit,
+            };
+            if setrlimit(RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    })
+}
+
 /// The daemon's own limit on open files, from /proc.
 fn open_files_limit_of(pid: u32) -> u64 {
     let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("reading limits");
@@ -928,37 +945,13 @@ fn idle_connections_never_take_the_descriptors_a_hook_needs() {
         "[defaults]\nmax_processes = 8\n\
          [[hooks.PreToolUse]]\nname = \"ran\"\nargv = [\"/bin/echo\", \"ran\"]\n",
     );
-    let d = Daemon::start_with(sb, |cmd| unsafe {
-        // SAFETY: setrlimit is async-signal-safe; `limit` is a valid `struct rlimit`.
-        std::os::unix::process::CommandExt::pre_exec(cmd, || {
-            let limit = RLimit {
-                current: LIMIT,
-                max: LIMIT,
-            };
-            if setrlimit(RLIMIT_NOFILE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    });
+    let d = start_with_file_limit(sb, LIMIT);
     assert_eq!(open_files_limit_of(d.pid()), LIMIT);
     let mut first = d.connect();
     // The rest connect without blocking: past the daemon's limit they wait in the backlog, or are
     // refused when even the backlog is full.
     let idle: Vec<UnixStream> = (0..IDLE)
-        .filter_map(|_| {
-            let fd = nix::sys::socket::socket(
-                nix::sys::socket::AddressFamily::Unix,
-                nix::sys::socket::SockType::Stream,
-                nix::sys::socket::SockFlag::SOCK_NONBLOCK,
-                None,
-            )
-            .unwrap();
-            let address = nix::sys::socket::UnixAddr::new(&d.socket).unwrap();
-            nix::sys::socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &address)
-                .ok()
-                .map(|()| UnixStream::from(fd))
-        })
+        .filter_map(|_| connect_without_blocking(&d.socket))
         .collect();
     assert!(
         idle.len() > 100,
@@ -1211,19 +1204,7 @@ fn half_closed_connections_with_fires_pending_never_take_a_hooks_descriptors() {
          [[hooks.Notification]]\nname = \"mute\"\nworker = [\"python3\", \"@DIR@/mute.py\"]\ntimeout = 3600\n\
          [[hooks.PreToolUse]]\nname = \"ran\"\nargv = [\"/bin/echo\", \"ran\"]\n",
     );
-    let d = Daemon::start_with(sb, |cmd| unsafe {
-        // SAFETY: setrlimit is async-signal-safe; `limit` is a valid `struct rlimit`.
-        std::os::unix::process::CommandExt::pre_exec(cmd, || {
-            let limit = RLimit {
-                current: LIMIT,
-                max: LIMIT,
-            };
-            if setrlimit(RLIMIT_NOFILE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    });
+    let d = start_with_file_limit(sb, LIMIT);
     let mut first = d.connect();
     let limit = first.request(&json!({"op": "status"}))["connections"]["limit"]
         .as_u64()

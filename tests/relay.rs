@@ -1293,19 +1293,8 @@ fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     // Fill the backlog: connections that are never accepted, made without blocking until one would.
     let mut held = Vec::new();
-    loop {
-        let fd = nix::sys::socket::socket(
-            nix::sys::socket::AddressFamily::Unix,
-            nix::sys::socket::SockType::Stream,
-            nix::sys::socket::SockFlag::SOCK_NONBLOCK,
-            None,
-        )
-        .unwrap();
-        let address = nix::sys::socket::UnixAddr::new(&socket).unwrap();
-        match nix::sys::socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &address) {
-            Ok(()) => held.push(fd),
-            Err(_) => break,
-        }
+    while let Some(stream) = connect_without_blocking(&socket) {
+        held.push(stream);
         assert!(held.len() < 100_000, "the backlog never filled");
     }
     let event = r#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#;

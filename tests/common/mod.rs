@@ -646,3 +646,20 @@ pub fn code(status: &ExitStatus) -> i32 {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// Connects to `socket` without blocking: `None` when the listener's backlog is full (or nothing
+/// listens), where a blocking connect would wait.
+pub fn connect_without_blocking(socket: &Path) -> Option<UnixStream> {
+    use nix::sys::socket::{AddressFamily, SockFlag, SockType, UnixAddr};
+    let fd = nix::sys::socket::socket(
+        AddressFamily::Unix,
+        SockType::Stream,
+        SockFlag::SOCK_NONBLOCK,
+        None,
+    )
+    .expect("a socket");
+    let address = UnixAddr::new(socket).expect("a socket address");
+    nix::sys::socket::connect(std::os::fd::AsRawFd::as_raw_fd(&fd), &address)
+        .ok()
+        .map(|()| UnixStream::from(fd))
+}
