@@ -22,38 +22,17 @@
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths; [`time`]: RFC 3339 time stamps.
 
 pub mod agents;
-pub mod answer_cap;
-pub mod cli;
-pub mod client;
 pub mod commands;
 pub mod daemon;
-pub mod descriptors;
-pub mod dialect;
-pub mod fire;
+pub mod engine;
 pub mod head;
-pub mod http;
-pub mod import;
 pub mod lines;
 pub mod logging;
-pub mod memory;
 pub mod moment;
 pub mod paths;
 pub mod protocol;
-pub mod reaper;
-pub mod relay;
-pub mod reload;
-pub mod runner;
-pub mod server;
 pub mod settings;
-pub mod snippet;
-pub mod socket;
-pub mod state;
-pub mod stoploop;
-pub mod systemd;
 pub mod time;
-pub mod verdict;
-pub mod watch;
-pub mod worker;
 
 /// The daemon's version, as `hello` and `status` report it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -4,7 +4,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
-    let cli = match hookd::cli::Cli::try_parse() {
+    let cli = match hookd::commands::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

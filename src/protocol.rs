@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::verdict::Kind;
+use crate::engine::verdict::Kind;
 
 /// The largest hook input an agent may send (to `hookd relay` or the http listener) and have decoded
 /// whole. Events are shaped by the model: a `Write` of a large file is legitimate, and a refusal must not
@@ -63,7 +63,7 @@ pub struct Event {
     /// request's `"undecidable"` field (the relay sends it for an input past [`MAX_EVENT`]), or by the
     /// daemon for a request nested past [`MAX_DEPTH`] levels.
     pub undecidable: Option<String>,
-    /// Decoded from more than [`crate::memory::LARGE_LINE`] bytes: serializing it for the hooks and
+    /// Decoded from more than [`crate::daemon::memory::LARGE_LINE`] bytes: serializing it for the hooks and
     /// letting it go take milliseconds, done on a blocking thread rather than the runtime's one.
     pub large: bool,
     /// Not held because hookd was reading as many large events as it reads at once: the hooks it would

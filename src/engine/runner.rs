@@ -1,6 +1,6 @@
 //! Runs one hook: spawn it in a process group of its own, feed it the event, capture what it prints within
 //! bounds, stop it at its timeout, and leave nothing of it behind. The result is what the hook did; what
-//! that *means* is the business of [`crate::verdict`].
+//! that *means* is the business of [`crate::engine::verdict`].
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -15,9 +15,9 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::reaper::Reaper;
+use crate::engine::reaper::Reaper;
+use crate::engine::verdict::Exit;
 use crate::settings::{Hook, Program};
-use crate::verdict::Exit;
 
 /// Each of stdout and stderr is kept up to this size; the rest is read and dropped, so a flood can neither
 /// fill the daemon's memory nor block the hook on a full pipe.
@@ -68,7 +68,7 @@ pub struct Input {
 /// What the daemon shares between all runs: the place cleanups are tracked.
 #[derive(Debug, Clone, Default)]
 pub struct Runner {
-    /// The hook processes started and not yet reaped, told apart from escapees (see [`crate::reaper`]).
+    /// The hook processes started and not yet reaped, told apart from escapees (see [`crate::engine::reaper`]).
     pub reaper: Arc<Reaper>,
     /// Runs in progress. Starting a process blocks the calling thread until the child has exec'd (a
     /// vfork): alone, a hook is spawned right on the runtime's thread (fastest); beside others, on a

@@ -31,11 +31,11 @@ use serde_json::{Value, json};
 
 use super::token::Token;
 use crate::agents::Agent;
-use crate::dialect::{self, Translated, Transport};
-use crate::fire::{self, Fire};
+use crate::agents::dialect::{self, Translated, Transport};
+use crate::daemon::state::Shared;
+use crate::engine::fire::{self, Fire};
 use crate::head::{EVENT_FIELDS, Head, Scanner};
 use crate::protocol::{ErrorKind, too_large};
-use crate::state::Shared;
 
 /// The largest body decoded whole: the largest event, as through the relay.
 pub const MAX_BODY: usize = crate::protocol::MAX_EVENT;
@@ -113,9 +113,9 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     // The decoded event is counted in the daemon's memory budget until its fire is answered (the
     // large-line permit it was read under is given back at once: a fire may take minutes, and others
     // wait for the permits).
-    let mut held = crate::memory::Account::new(context.shared.memory.clone());
+    let mut held = crate::daemon::memory::Account::new(context.shared.memory.clone());
     let translated = match input {
-        Input::Whole(bytes, None) if bytes.len() <= crate::memory::OFF_THREAD => {
+        Input::Whole(bytes, None) if bytes.len() <= crate::daemon::memory::OFF_THREAD => {
             dialect::translate(agent, &bytes)
         }
         // Decoding megabytes of JSON takes milliseconds: not on the thread every client shares.
@@ -123,7 +123,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
             let decoder = context.shared.memory.decoder().await;
             let decoding = tokio::task::spawn_blocking(move || {
                 (
-                    crate::memory::request_cost(&bytes),
+                    crate::daemon::memory::request_cost(&bytes),
                     dialect::translate(agent, &bytes),
                 )
             });
@@ -260,7 +260,7 @@ fn check_token(header: Option<&HeaderValue>, token: &Token) -> Result<(), &'stat
 
 /// A request's body.
 enum Input {
-    /// At most [`MAX_BODY`] bytes; past [`crate::memory::LARGE_LINE`], with the large-line permit it
+    /// At most [`MAX_BODY`] bytes; past [`crate::daemon::memory::LARGE_LINE`], with the large-line permit it
     /// was read under, held until it is decoded.
     Whole(Vec<u8>, Option<tokio::sync::OwnedSemaphorePermit>),
     /// Not held whole (larger than [`MAX_BODY`], or no large-line permit to be had): what its head
@@ -268,17 +268,17 @@ enum Input {
     Over { head: Head, why: String, busy: bool },
 }
 
-/// How long a body past [`crate::memory::LARGE_LINE`] waits for a large-line permit before it is
+/// How long a body past [`crate::daemon::memory::LARGE_LINE`] waits for a large-line permit before it is
 /// decided from its head instead.
 const PERMIT_WAIT: Duration = Duration::from_secs(2);
 
 /// The body, or the response that says why not. Held in memory up to [`MAX_BODY`]; past that (or when
 /// `Content-Length` says so at once), each piece is scanned for the head as it arrives and let go. A body
-/// held past [`crate::memory::LARGE_LINE`] takes one of the daemon's few large-line permits (shared with
+/// held past [`crate::daemon::memory::LARGE_LINE`] takes one of the daemon's few large-line permits (shared with
 /// the socket's large request lines), so that many connections cannot each hold tens of megabytes.
 async fn read_body(
     request: Request<Incoming>,
-    memory: &crate::memory::Memory,
+    memory: &crate::daemon::memory::Memory,
 ) -> Result<Input, Response<Body>> {
     let declared = request
         .headers()
@@ -314,13 +314,15 @@ async fn read_body(
             match &mut scanner {
                 Some(scanner) => scanner.feed(&data),
                 None => {
-                    if large.is_none() && kept.len() + data.len() > crate::memory::LARGE_LINE {
+                    if large.is_none()
+                        && kept.len() + data.len() > crate::daemon::memory::LARGE_LINE
+                    {
                         match tokio::time::timeout(PERMIT_WAIT, memory.large_line()).await {
                             Ok(permit) => {
                                 large = Some(permit);
                                 large_until = Some(
                                     tokio::time::Instant::now()
-                                        + crate::server::LARGE_LINE_DEADLINE,
+                                        + crate::daemon::server::LARGE_LINE_DEADLINE,
                                 );
                             }
                             Err(_) => {
@@ -353,8 +355,8 @@ async fn read_body(
         Ok(Ok(false)) => {
             let message = format!(
                 "a body over {} bytes did not arrive within {:?} of starting to be read",
-                crate::memory::LARGE_LINE,
-                crate::server::LARGE_LINE_DEADLINE
+                crate::daemon::memory::LARGE_LINE,
+                crate::daemon::server::LARGE_LINE_DEADLINE
             );
             Err(closing(error(
                 StatusCode::REQUEST_TIMEOUT,

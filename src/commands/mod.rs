@@ -1,6 +1,10 @@
 //! Each command of the command line, carried out. Every error comes back as one clear line; `main` prints
 //! it and exits 1.
 
+pub mod cli;
+pub mod client;
+pub mod relay;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,8 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cli::Command;
-use crate::client;
+use crate::commands::cli::Command;
 use crate::settings::{LoadError, Program, Settings};
 
 /// How long `status` and `reload` wait for the daemon.
@@ -58,17 +61,17 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 let config = config.unwrap_or_else(crate::paths::default_config);
                 let address = http_address(port, &config)?;
                 let agent = known_agent(&agent)?;
-                let token_file = crate::http::token::path_for(&socket);
-                let relay = crate::snippet::relay_command(
+                let token_file = crate::daemon::http::token::path_for(&socket);
+                let relay = crate::agents::snippet::relay_command(
                     agent,
                     &this_binary()?,
-                    &crate::snippet::RelayFlags {
+                    &crate::agents::snippet::RelayFlags {
                         socket: Some(socket),
                         fail_closed: false,
                     },
                 );
                 let (snippet, note) =
-                    crate::snippet::http_snippet(agent, address, &token_file, &relay)?;
+                    crate::agents::snippet::http_snippet(agent, address, &token_file, &relay)?;
                 print!("{snippet}");
                 eprint!("{note}");
                 Ok(ExitCode::SUCCESS)
@@ -76,10 +79,10 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             Some(agent) => {
                 print!(
                     "{}",
-                    crate::snippet::for_agent(
+                    crate::agents::snippet::for_agent(
                         known_agent(&agent)?,
                         &this_binary()?,
-                        &crate::snippet::RelayFlags {
+                        &crate::agents::snippet::RelayFlags {
                             socket,
                             fail_closed
                         }
@@ -88,7 +91,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 Ok(ExitCode::SUCCESS)
             }
             None => {
-                let options = crate::relay::Options {
+                let options = crate::commands::relay::Options {
                     agent: known_agent(&agent)?,
                     socket: socket.unwrap_or_else(crate::paths::default_socket),
                     fail_closed,
@@ -97,7 +100,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                         .filter(|t| !t.is_zero())
                         .ok_or("--timeout must be a positive number of seconds")?,
                 };
-                Ok(crate::relay::run(&options))
+                Ok(crate::commands::relay::run(&options))
             }
         },
         Command::Import { file, agent } => {
@@ -106,7 +109,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
             print!(
                 "{}",
-                crate::import::convert(&text, &file.display().to_string(), agent)?
+                crate::agents::import::convert(&text, &file.display().to_string(), agent)?
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -299,8 +302,8 @@ fn reload(socket: &Path) -> Result<ExitCode, String> {
 }
 
 /// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.
-const SERVICE_UNIT: &str = include_str!("../systemd/hookd.service");
-const SOCKET_UNIT: &str = include_str!("../systemd/hookd.socket");
+const SERVICE_UNIT: &str = include_str!("../../systemd/hookd.service");
+const SOCKET_UNIT: &str = include_str!("../../systemd/hookd.socket");
 
 fn install(bin: Option<PathBuf>, dir: Option<PathBuf>) -> Result<ExitCode, String> {
     let bin = match bin {

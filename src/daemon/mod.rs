@@ -1,23 +1,34 @@
 //! `hookd serve`: load the settings, take the socket from systemd or bind it, serve until SIGTERM or
 //! SIGINT, reload on SIGHUP and when the file changes, and leave nothing behind.
 
+pub mod answer_cap;
+pub mod descriptors;
+pub mod http;
+pub mod memory;
+pub mod reload;
+pub mod server;
+pub mod socket;
+pub mod state;
+pub mod systemd;
+pub mod watch;
+
 use std::path::Path;
 use std::process::ExitCode;
 
 use tokio::signal::unix::{SignalKind, signal};
 
+use crate::daemon::reload::{Trigger, text_hash};
+use crate::daemon::state::Shared;
+use crate::daemon::systemd::Notifier;
 use crate::protocol::LastReload;
-use crate::reload::{Trigger, text_hash};
 use crate::settings::{LoadError, Settings};
-use crate::state::Shared;
-use crate::systemd::Notifier;
 
 pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     crate::logging::init();
     // Descriptors inherited from whoever started the daemon must not reach hooks.
     close_inherited_on_exec();
     // Before anything can open a descriptor: systemd's socket is descriptor 3.
-    let activated = crate::systemd::take_listener()?;
+    let activated = crate::daemon::systemd::take_listener()?;
     raise_file_limit();
     let config = std::path::absolute(config).unwrap_or_else(|_| config.to_path_buf());
     let (settings, loaded_text) = initial_settings(&config)?;
@@ -47,7 +58,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
                 listener
             }
             None => {
-                let (listener, file) = crate::socket::bind(socket)?;
+                let (listener, file) = crate::daemon::socket::bind(socket)?;
                 socket_file = Some(file);
                 tracing::info!(socket = %socket.display(), "listening");
                 listener
@@ -66,19 +77,20 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             loaded_text,
             last_reload,
             Notifier::from_env(),
-            crate::http::token::path_for(socket),
+            crate::daemon::http::token::path_for(socket),
         );
         // A listener the settings ask for and that cannot start stops the start, as an invalid settings
         // file does: running without it would leave the agents' http hooks failing open without a word.
-        crate::http::apply(&shared).map_err(|e| format!("the http listener cannot start: {e}"))?;
+        crate::daemon::http::apply(&shared)
+            .map_err(|e| format!("the http listener cannot start: {e}"))?;
         let reloader = shared.clone();
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {
                 tracing::info!("SIGHUP: reloading the settings");
-                let _ = crate::reload::reload(&reloader, Trigger::Request).await;
+                let _ = crate::daemon::reload::reload(&reloader, Trigger::Request).await;
             }
         });
-        crate::watch::spawn(shared.clone(), shared.draining.clone());
+        crate::daemon::watch::spawn(shared.clone(), shared.draining.clone());
         shared.runner.reaper.start(&shared.runner.cleanups);
         let stopping = shared.clone();
         let shutdown = async move {
@@ -91,7 +103,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         };
         tracing::info!(pid = std::process::id(), "serving");
         shared.notifier.ready();
-        crate::server::serve(listener, shared, shutdown).await;
+        crate::daemon::server::serve(listener, shared, shutdown).await;
         Ok::<(), String>(())
     });
     if let Some(file) = socket_file {
@@ -209,7 +221,7 @@ fn close_inherited_on_exec() {
 fn initial_settings(config: &Path) -> Result<(Settings, Option<u64>), String> {
     let shown = config.display();
     match Settings::read(config) {
-        Ok(text) => match crate::reload::parse(config, &text) {
+        Ok(text) => match crate::daemon::reload::parse(config, &text) {
             Ok(settings) => {
                 tracing::info!(config = %shown, hooks = %settings.summary(), "settings loaded");
                 Ok((settings, Some(text_hash(&text))))

@@ -1,6 +1,10 @@
 //! What hookd knows of the agents it plugs into: their names, the moments each one fires, and Gemini
 //! CLI's names for moments and tools, so that one settings file and one matcher serve every agent.
 
+pub mod dialect;
+pub mod import;
+pub mod snippet;
+
 /// An agent with hook settings of its own, that `hookd relay` speaks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Agent {
@@ -113,12 +117,12 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
     let mut warnings = Vec::new();
     for (moment, hooks) in &settings.hooks {
         for hook in hooks.iter().filter(|h| h.enabled) {
-            if hook.timeout.as_secs_f64() >= crate::relay::DEFAULT_TIMEOUT_SECS {
+            if hook.timeout.as_secs_f64() >= crate::commands::relay::DEFAULT_TIMEOUT_SECS {
                 warnings.push(format!(
                     "hook \"{}\" may run {}s, past the {}s hookd relay waits by default: raise the relay's --timeout (and the agent's own hook timeout above it)",
                     hook.name,
                     hook.timeout.as_secs_f64(),
-                    crate::relay::DEFAULT_TIMEOUT_SECS
+                    crate::commands::relay::DEFAULT_TIMEOUT_SECS
                 ));
             }
             for name in hook.agents.iter().flatten() {

@@ -61,7 +61,7 @@ impl Descriptors {
 
     /// How many connections are open, and how many may be at once now.
     pub fn connections(&self) -> (usize, usize) {
-        let size = *crate::state::lock(&self.size);
+        let size = *crate::daemon::state::lock(&self.size);
         (size.saturating_sub(self.slots.available_permits()), size)
     }
 
@@ -69,7 +69,7 @@ impl Descriptors {
     /// taken back as they come free.
     pub fn resize(&self, settings: &Settings) {
         let wanted = budget(open_file_limit(), settings);
-        let mut size = crate::state::lock(&self.size);
+        let mut size = crate::daemon::state::lock(&self.size);
         if wanted > *size {
             self.slots.add_permits(wanted - *size);
             *size = wanted;
@@ -94,7 +94,7 @@ pub fn budget(limit: u64, settings: &Settings) -> usize {
         })
         .sum();
     let reserve = BASE_RESERVE + PER_HOOK * settings.defaults.max_processes + PER_WORKER * workers;
-    let most = crate::server::MAX_CONNECTIONS + crate::http::MAX_CONNECTIONS;
+    let most = crate::daemon::server::MAX_CONNECTIONS + crate::daemon::http::MAX_CONNECTIONS;
     (usize::try_from(limit)
         .unwrap_or(usize::MAX)
         .saturating_sub(reserve)

@@ -11,12 +11,12 @@ use arc_swap::ArcSwap;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use crate::daemon::systemd::Notifier;
+use crate::engine::runner::Runner;
+use crate::engine::stoploop::StopLoops;
+use crate::engine::worker::Pool;
 use crate::protocol::LastReload;
-use crate::runner::Runner;
 use crate::settings::Settings;
-use crate::stoploop::StopLoops;
-use crate::systemd::Notifier;
-use crate::worker::Pool;
 
 /// One whole settings file as loaded, numbered. A fire takes one and keeps it to its end, so a reload in
 /// the middle of a fire never mixes two files.
@@ -59,11 +59,11 @@ pub struct Shared {
     /// Cancelled when the drain deadline passes: the hooks still running are killed.
     pub abandon: CancellationToken,
     /// The HTTP listener for agents' http hooks, started, moved and stopped by the settings.
-    pub http: crate::http::Control,
+    pub http: crate::daemon::http::Control,
     /// Connection slots left by the open-file limit once hooks have their reserve.
-    pub descriptors: crate::descriptors::Descriptors,
+    pub descriptors: crate::daemon::descriptors::Descriptors,
     /// The requests and answers every connection holds, against the daemon's budget.
-    pub memory: Arc<crate::memory::Memory>,
+    pub memory: Arc<crate::daemon::memory::Memory>,
     /// Cancelled at shutdown: stops every worker, of the generation in force and of any older one a fire
     /// still holds.
     workers_stop: CancellationToken,
@@ -80,7 +80,7 @@ impl Shared {
     ) -> Arc<Shared> {
         let slots = Arc::new(Semaphore::new(settings.defaults.max_processes));
         let runner = Runner::default();
-        let descriptors = crate::descriptors::Descriptors::new(&settings);
+        let descriptors = crate::daemon::descriptors::Descriptors::new(&settings);
         let workers_stop = CancellationToken::new();
         let workers = start_workers(&settings, &HashMap::new(), &runner, &workers_stop);
         Arc::new(Shared {
@@ -101,7 +101,7 @@ impl Shared {
             stop_loops: StopLoops::default(),
             draining: CancellationToken::new(),
             abandon: CancellationToken::new(),
-            http: crate::http::Control::new(http_token),
+            http: crate::daemon::http::Control::new(http_token),
             descriptors,
             memory: Arc::default(),
             workers_stop,
@@ -174,7 +174,7 @@ fn start_workers(
             continue;
         }
         let pool = match previous.get(&hook.name) {
-            Some(pool) if pool.identity == crate::worker::identity(hook, &settings.dir) => {
+            Some(pool) if pool.identity == crate::engine::worker::identity(hook, &settings.dir) => {
                 pool.clone()
             }
             _ => Pool::start(hook, settings.dir.clone(), runner, stopping),

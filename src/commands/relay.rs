@@ -13,10 +13,10 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use crate::agents::Agent;
-use crate::client::ClientError;
-use crate::dialect::{
+use crate::agents::dialect::{
     Answer, Translated, Transport, answer, refusal, translate, translate_head, unknown_event,
 };
+use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
 use crate::protocol::{Event, MAX_EVENT, MAX_LINE, too_large};
 
@@ -49,18 +49,19 @@ pub fn run(options: &Options) -> ExitCode {
     };
     let undecidable = event.undecidable.clone();
     let line = request_line(options.agent, &moment, event);
-    let response = match crate::client::request_line(&options.socket, line, Some(options.timeout)) {
-        Ok(response) => response.value,
-        Err(error) => {
-            let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
-            return cannot_answer(
-                options,
-                Some((&moment, &agent_event_name)),
-                &error.to_string(),
-                down,
-            );
-        }
-    };
+    let response =
+        match crate::commands::client::request_line(&options.socket, line, Some(options.timeout)) {
+            Ok(response) => response.value,
+            Err(error) => {
+                let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
+                return cannot_answer(
+                    options,
+                    Some((&moment, &agent_event_name)),
+                    &error.to_string(),
+                    down,
+                );
+            }
+        };
     if response["ok"] != json!(true) {
         if response["error"]["kind"] == "unknown_moment" {
             // A real event of this agent that nobody hangs hooks on: nothing to say. Anything else (a
@@ -87,7 +88,7 @@ pub fn run(options: &Options) -> ExitCode {
         .into_iter()
         .flatten()
         .filter_map(|hook| hook["error"].as_str())
-        .find_map(|error| error.strip_prefix(crate::fire::UNDECIDED))
+        .find_map(|error| error.strip_prefix(crate::engine::fire::UNDECIDED))
         .map(str::to_string);
     if let Some(why) = undecidable.as_ref().or(found.as_ref())
         && !refused

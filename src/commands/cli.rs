@@ -62,7 +62,7 @@ pub enum Command {
         fail_closed: bool,
         /// Seconds to wait for the verdict before giving up: above every hook's timeout (60 s by default),
         /// below the agent's own hook timeout (120 s in --print-settings)
-        #[arg(long, value_name = "SECONDS", default_value_t = crate::relay::DEFAULT_TIMEOUT_SECS)]
+        #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::relay::DEFAULT_TIMEOUT_SECS)]
         timeout: f64,
         /// Print the snippet for AGENT's own settings that routes each of its moments through hookd
         /// relay; --socket and --fail-closed, when given, are written into the command it prints

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::state::lock;
+use crate::daemon::state::lock;
 
 /// Sessions remembered at once. Past this, the session not heard from for the longest is forgotten: a
 /// forgotten session only starts counting again from zero.

@@ -515,7 +515,7 @@ mod tests {
 
     #[test]
     fn gemini_input_gets_claude_names() {
-        let input = include_str!("../tests/fixtures/agents/gemini-cli/BeforeTool.json");
+        let input = include_str!("../../tests/fixtures/agents/gemini-cli/BeforeTool.json");
         let t = translate(Agent::GeminiCli, input.as_bytes()).unwrap();
         assert_eq!(
             (t.moment.as_str(), t.event_name.as_str()),
@@ -528,7 +528,7 @@ mod tests {
 
     #[test]
     fn claude_input_passes_through() {
-        let input = include_str!("../tests/fixtures/agents/claude-code/PreToolUse-1.json");
+        let input = include_str!("../../tests/fixtures/agents/claude-code/PreToolUse-1.json");
         let t = translate(Agent::ClaudeCode, input.as_bytes()).unwrap();
         assert_eq!(t.moment, "PreToolUse");
         assert!(t.event.fields.get("agent_tool_name").is_none());

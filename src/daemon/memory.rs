@@ -16,8 +16,8 @@ pub const CONNECTION_BUDGET: usize = 160 << 20;
 pub const TOTAL_BUDGET: usize = 1 << 30;
 
 /// What a request is charged, beyond its own bytes, for its answer while it is pending: the most an
-/// answer line can be ([`crate::answer_cap`]).
-pub const ANSWER_RESERVE: usize = crate::answer_cap::MAX_ANSWER + (64 << 10);
+/// answer line can be ([`crate::daemon::answer_cap`]).
+pub const ANSWER_RESERVE: usize = crate::daemon::answer_cap::MAX_ANSWER + (64 << 10);
 
 /// A request line longer than this is a large one: reading it needs a [`Memory::large_line`] permit.
 /// Below it, a partial line is held without one: at most this much per connection.

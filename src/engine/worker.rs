@@ -34,11 +34,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::reaper::Reaper;
-use crate::runner::{Group, OUTPUT_CAP, Ran, Runner, describe_spawn_error, hook_command};
+use crate::daemon::state::lock;
+use crate::engine::reaper::Reaper;
+use crate::engine::runner::{Group, OUTPUT_CAP, Ran, Runner, describe_spawn_error, hook_command};
+use crate::engine::verdict::Exit;
 use crate::settings::{Hook, Program};
-use crate::state::lock;
-use crate::verdict::Exit;
 
 /// Fires queued for the workers of one hook; more wait for room.
 const QUEUE: usize = 256;

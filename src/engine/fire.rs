@@ -7,12 +7,12 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::daemon::state::{Generation, Shared};
+use crate::engine::runner::{Input, Ran};
+use crate::engine::verdict::{self, Exit, Kind};
 use crate::moment;
 use crate::protocol::{ErrorKind, ErrorResponse, Event, FireResponse, HookReport, to_line};
-use crate::runner::{Input, Ran};
 use crate::settings::{Hook, Program};
-use crate::state::{Generation, Shared};
-use crate::verdict::{self, Exit, Kind};
 
 /// What a fire asks.
 #[derive(Debug)]
@@ -67,7 +67,7 @@ pub async fn decide(
     event.insert("hook_event_name".into(), Value::String(moment.clone()));
     // The number a worker's event carries is the daemon's to give (worker.rs): a client's own is dropped,
     // so the line can be numbered without being read again.
-    event.remove(crate::worker::ID_FIELD);
+    event.remove(crate::engine::worker::ID_FIELD);
     let stop_loop = StopLoop::begin(shared, &moment, agent.as_deref(), &mut event);
     let field = moment::known(&moment).and_then(|m| m.matcher_field);
     let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
@@ -160,7 +160,7 @@ pub async fn decide(
         hooks: reports,
     };
     // Never more than a megabyte of answer, whoever asks (socket or http); the verdict is kept whole.
-    crate::answer_cap::cap(&mut response);
+    crate::daemon::answer_cap::cap(&mut response);
     Ok(response)
 }
 

@@ -2,8 +2,8 @@
 //! without a process per tool call.
 //!
 //! Off unless the settings say `[http] listen = "127.0.0.1:8787"`. A request is answered in-process, by
-//! the same fire as the socket's ([`crate::fire`]), in the same dialect as `hookd relay`
-//! ([`crate::dialect`]); [`handler`] says who may ask and how. A reload that changes `[http]` starts,
+//! the same fire as the socket's ([`crate::engine::fire`]), in the same dialect as `hookd relay`
+//! ([`crate::agents::dialect`]); [`handler`] says who may ask and how. A reload that changes `[http]` starts,
 //! stops or moves the listener ([`apply`]); one that cannot be carried out (the port is taken, the token
 //! file is refused) leaves the listener as it was, and says why in the log and in `status`.
 
@@ -28,13 +28,13 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::daemon::state::{Shared, lock};
 use crate::protocol::HttpStatus;
-use crate::state::{Shared, lock};
 use token::Token;
 
 /// HTTP connections served at once; more wait in the listen backlog. Agents keep one or a few each;
 /// a quarter of the socket's cap keeps both together well under the daemon's file limit.
-pub const MAX_CONNECTIONS: usize = crate::server::MAX_CONNECTIONS / 4;
+pub const MAX_CONNECTIONS: usize = crate::daemon::server::MAX_CONNECTIONS / 4;
 
 /// How long a connection may take to send a request's headers, and how long a kept-alive connection may
 /// sit idle between requests: hyper starts this clock whenever it waits for a request. Agents open a new

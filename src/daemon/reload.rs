@@ -10,9 +10,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::daemon::state::{Shared, lock};
 use crate::protocol::LastReload;
 use crate::settings::{ConfigError, ConfigErrors, LoadError, Settings};
-use crate::state::{Shared, lock};
 
 /// What asked for a reload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +92,7 @@ fn install(shared: &Arc<Shared>, settings: Settings, hash: u64) -> u64 {
     shared.descriptors.resize(&settings);
     let number = shared.install(settings);
     // Its error is logged and shown by `status`; the hooks of the new settings are in force.
-    let _ = crate::http::apply(shared);
+    let _ = crate::daemon::http::apply(shared);
     *lock(&shared.loaded_text) = Some(hash);
     *lock(&shared.last_reload) = LastReload {
         at: crate::time::now_rfc3339(),

@@ -28,14 +28,14 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::task::TaskTracker;
 
-use crate::fire::{self, Fire};
+use crate::daemon::memory::{self, Account, LARGE_LINE, Memory};
+use crate::daemon::state::Shared;
+use crate::engine::fire::{self, Fire};
 use crate::lines::{Frame, LineDecoder};
-use crate::memory::{self, Account, LARGE_LINE, Memory};
 use crate::protocol::{
     self, ErrorKind, ErrorResponse, HelloResponse, MAX_LINE, ReloadResponse, Request,
     StatusResponse, Unreachable, to_line,
 };
-use crate::state::Shared;
 
 /// Connections served at once; more wait in the listen backlog until one closes.
 pub const MAX_CONNECTIONS: usize = 1024;
@@ -99,7 +99,7 @@ pub async fn serve(
     connections.close();
     let (sockets, http) = tokio::join!(
         tokio::time::timeout(DRAIN_DEADLINE, connections.wait()),
-        crate::http::drain(&shared, DRAIN_DEADLINE),
+        crate::daemon::http::drain(&shared, DRAIN_DEADLINE),
     );
     if sockets.is_err() || !http {
         tracing::warn!(
@@ -108,7 +108,7 @@ pub async fn serve(
         );
         shared.abandon.cancel();
         let _ = tokio::time::timeout(CLOSE_DEADLINE, connections.wait()).await;
-        let _ = crate::http::drain(&shared, CLOSE_DEADLINE).await;
+        let _ = crate::daemon::http::drain(&shared, CLOSE_DEADLINE).await;
     }
     shared.stop_workers();
     let cleanups = &shared.runner.cleanups;
@@ -387,7 +387,8 @@ impl Connection {
                 // client hangs up before the answer (which stops the connection's pending tasks).
                 let shared = self.shared.clone();
                 let reloading = tokio::spawn(async move {
-                    crate::reload::reload(&shared, crate::reload::Trigger::Request).await
+                    crate::daemon::reload::reload(&shared, crate::daemon::reload::Trigger::Request)
+                        .await
                 });
                 Action::Later(
                     id.clone(),

@@ -25,8 +25,8 @@ use notify::{RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::reload::{Trigger, reload};
-use crate::state::Shared;
+use crate::daemon::reload::{Trigger, reload};
+use crate::daemon::state::Shared;
 
 /// A burst of events ends when none has come for this long.
 const QUIET: Duration = Duration::from_millis(30);
