@@ -28,11 +28,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::BytesMut;
+use hookd::engine::verdict::{self, Exit, Kind, Outcome, Run};
 use hookd::head::{self, Scanner};
 use hookd::lines::{Frame, LineDecoder};
 use hookd::protocol::{self, ErrorKind, MAX_LINE, Request};
 use hookd::settings::{ConfigError, OnFailure, Program, Settings};
-use hookd::verdict::{self, Exit, Kind, Outcome, Run};
 use serde_json::Value;
 use tokio_util::codec::Decoder;
 

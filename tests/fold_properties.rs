@@ -12,8 +12,8 @@
 
 use std::time::Duration;
 
+use hookd::engine::verdict::{self, Exit, Kind, Outcome, Run, Verdict};
 use hookd::settings::OnFailure;
-use hookd::verdict::{self, Exit, Kind, Outcome, Run, Verdict};
 use proptest::prelude::*;
 
 /// Plenty for functions this small; no failure file is written (the shrunk case is in the test's output).
