@@ -30,8 +30,9 @@ use std::time::Duration;
 use bytes::BytesMut;
 use hookd::engine::verdict::{self, Exit, Kind, Outcome, Run};
 use hookd::head::{self, Scanner};
+use hookd::limits::MAX_LINE;
 use hookd::lines::{Frame, LineDecoder};
-use hookd::protocol::{self, ErrorKind, MAX_LINE, Request};
+use hookd::protocol::{self, ErrorKind, Request};
 use hookd::settings::{ConfigError, OnFailure, Program, Settings};
 use serde_json::Value;
 use tokio_util::codec::Decoder;
@@ -264,7 +265,7 @@ fn head_agrees(line: &[u8], object: &serde_json::Map<String, Value>) {
             .flatten()
             .filter(|(key, _)| wanted.contains(&key.as_str()))
             .filter_map(|(key, value)| Some((key, value.as_str()?)))
-            .filter(|(_, value)| value.len() <= head::MAX_VALUE)
+            .filter(|(_, value)| value.len() <= hookd::limits::MAX_HEAD_VALUE)
             .collect()
     }
     let top = strings(Some(object), TOP);

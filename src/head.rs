@@ -10,11 +10,8 @@
 //!   recursion. An event too large or too deep to decode is still fired from its head, as *undecidable*:
 //!   every hook that would have seen it is read as failed, so `on_failure = "refuse"` still refuses.
 
+use crate::limits::MAX_HEAD_VALUE;
 use serde_json::{Map, Value};
-
-/// The longest value kept for a member: enough for any moment, tool name, path or id; a longer one is
-/// cut (a cut value only decides which hooks are read as failed).
-pub const MAX_VALUE: usize = 4096;
 
 /// The longest key looked at; a longer one is no key anybody asks for.
 const MAX_KEY: usize = 256;
@@ -85,7 +82,7 @@ pub fn parse(text: &[u8]) -> Result<Value, serde_json::Error> {
     }
 }
 
-/// Whether serde_json stopped at its recursion limit (nesting past [`crate::protocol::MAX_DEPTH`]).
+/// Whether serde_json stopped at its recursion limit (nesting past [`MAX_DEPTH`](crate::limits::MAX_DEPTH)).
 pub fn too_deep(e: &serde_json::Error) -> bool {
     e.to_string().starts_with("recursion limit exceeded")
 }
@@ -112,7 +109,7 @@ pub struct Head {
 }
 
 /// Reads the head of a JSON object from its bytes, given piece by piece. Never recursive (nesting is a
-/// counter), never holds more than one key and one value of [`MAX_VALUE`] at a time besides what it keeps,
+/// counter), never holds more than one key and one value of [`MAX_HEAD_VALUE`] at a time besides what it keeps,
 /// never fails: on text that is not JSON it keeps what it found before.
 #[derive(Debug)]
 pub struct Scanner {
@@ -280,7 +277,7 @@ impl Scanner {
             Lex::Between => self.between(b),
             Lex::Scalar { text, .. } => {
                 if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.') {
-                    if text.len() < MAX_VALUE {
+                    if text.len() < MAX_HEAD_VALUE {
                         text.push(b);
                     }
                 } else {
@@ -440,7 +437,7 @@ impl Scanner {
     }
 }
 
-/// One byte of a string being read, decoded into `text` (at most [`MAX_VALUE`] bytes, `cut` past that);
+/// One byte of a string being read, decoded into `text` (at most [`MAX_HEAD_VALUE`] bytes, `cut` past that);
 /// returns whether it was the closing quote.
 fn string_byte(
     escape: &mut Escape,
@@ -450,7 +447,7 @@ fn string_byte(
     b: u8,
 ) -> bool {
     let mut push = |bytes: &[u8]| {
-        if text.len() + bytes.len() <= MAX_VALUE {
+        if text.len() + bytes.len() <= MAX_HEAD_VALUE {
             text.extend_from_slice(bytes);
         } else {
             *cut = true;
@@ -666,11 +663,11 @@ mod tests {
 
     #[test]
     fn values_are_capped_and_surrogates_replaced() {
-        let long = "x".repeat(10 * MAX_VALUE);
+        let long = "x".repeat(10 * MAX_HEAD_VALUE);
         let head = scan(&format!(
             r#"{{"cwd":"{long}","tool_name":"a\ud800b\ud83d\ude00","session_id":"\udc00"}}"#
         ));
-        assert_eq!(head.fields["cwd"].as_str().unwrap().len(), MAX_VALUE);
+        assert_eq!(head.fields["cwd"].as_str().unwrap().len(), MAX_HEAD_VALUE);
         assert_eq!(head.fields["tool_name"], "a\u{fffd}b\u{1f600}");
         assert_eq!(head.fields["session_id"], "\u{fffd}");
     }

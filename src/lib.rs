@@ -26,6 +26,7 @@ pub mod commands;
 pub mod daemon;
 pub mod engine;
 pub mod head;
+pub mod limits;
 pub mod lines;
 pub mod logging;
 pub mod moment;

@@ -7,16 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::engine::verdict::Kind;
-
-/// The largest hook input an agent may send (to `hookd relay` or the http listener) and have decoded
-/// whole. Events are shaped by the model: a `Write` of a large file is legitimate, and a refusal must not
-/// be lost to its size. A larger one is still fired, as undecidable (see [`Event::undecidable`]).
-pub const MAX_EVENT: usize = 64 << 20;
-
-/// The longest request line accepted, without its newline: an event of [`MAX_EVENT`] and the request
-/// around it. A longer one is answered `too_large`, and the connection is closed, since the rest of the
-/// line cannot be told from the next request.
-pub const MAX_LINE: usize = MAX_EVENT + (1 << 20);
+use crate::limits::{MAX_AGENT_NAME, MAX_DEPTH, MAX_EVENT, MAX_HELLO_MOMENTS, MAX_ID};
 
 /// Why an event of `size` bytes is undecidable.
 pub fn too_large(size: u64) -> String {
@@ -25,9 +16,6 @@ pub fn too_large(size: u64) -> String {
         MAX_EVENT >> 20
     )
 }
-
-/// How deep `serde_json` reads (its recursion limit), for messages.
-pub const MAX_DEPTH: usize = 128;
 
 /// A decoded request.
 ///
@@ -63,7 +51,7 @@ pub struct Event {
     /// request's `"undecidable"` field (the relay sends it for an input past [`MAX_EVENT`]), or by the
     /// daemon for a request nested past [`MAX_DEPTH`] levels.
     pub undecidable: Option<String>,
-    /// Decoded from more than [`crate::daemon::memory::LARGE_LINE`] bytes: serializing it for the hooks and
+    /// Decoded from more than [`LARGE_LINE`](crate::limits::LARGE_LINE) bytes: serializing it for the hooks and
     /// letting it go take milliseconds, done on a blocking thread rather than the runtime's one.
     pub large: bool,
     /// Not held because hookd was reading as many large events as it reads at once: the hooks it would
@@ -93,7 +81,7 @@ pub enum ErrorKind {
     BadRequest,
     /// A fire for a moment neither known nor declared by the settings.
     UnknownMoment,
-    /// A line over [`MAX_LINE`].
+    /// A line over [`MAX_LINE`](crate::limits::MAX_LINE).
     TooLarge,
     /// The daemon is stopping and takes no new work.
     ShuttingDown,
@@ -353,9 +341,9 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                 optional_string(&object, "agent").map_err(|m| bad(format!("hello: {m}")))?;
             let moments = match object.get("moments") {
                 None | Some(Value::Null) => None,
-                Some(Value::Array(items)) if items.len() > MAX_MOMENTS => {
+                Some(Value::Array(items)) if items.len() > MAX_HELLO_MOMENTS => {
                     return Err(bad(format!(
-                        "hello: \"moments\" lists {} moments; at most {MAX_MOMENTS}",
+                        "hello: \"moments\" lists {} moments; at most {MAX_HELLO_MOMENTS}",
                         items.len()
                     )));
                 }
@@ -488,10 +476,6 @@ pub fn undecidable_from_head(
     ))
 }
 
-/// The longest `id` taken, as JSON: it is echoed in the answer, which a client that does not read could
-/// make the daemon hold, one per request.
-pub const MAX_ID: usize = 1024;
-
 /// Why `id` is refused, when it is longer than [`MAX_ID`] bytes as JSON.
 pub fn id_too_long(id: Option<&Value>) -> Option<String> {
     let length = match id? {
@@ -502,19 +486,12 @@ pub fn id_too_long(id: Option<&Value>) -> Option<String> {
     (length > MAX_ID).then(|| format!("the id is {length} bytes long; at most {MAX_ID}"))
 }
 
-/// The longest agent name taken: it is written in the log with every hook's outcome.
-const MAX_NAME: usize = 256;
-
-/// The most moments a `hello` may list: each is compared with every moment of the settings, on the
-/// thread every client shares.
-const MAX_MOMENTS: usize = 1024;
-
 fn optional_string(object: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.is_empty() => Ok(None),
-        Some(Value::String(s)) if s.len() > MAX_NAME => Err(format!(
-            "\"{key}\" is {} bytes long; at most {MAX_NAME}",
+        Some(Value::String(s)) if s.len() > MAX_AGENT_NAME => Err(format!(
+            "\"{key}\" is {} bytes long; at most {MAX_AGENT_NAME}",
             s.len()
         )),
         Some(Value::String(s)) => Ok(Some(s.clone())),

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::agents::{Agent, claude_tool_name};
 use crate::head::{EVENT_FIELDS, Head, Scanner};
+use crate::limits::MAX_DEPTH;
 use crate::protocol::Event;
 
 /// How the answer reaches the agent.
@@ -65,7 +66,7 @@ pub struct Translated {
 /// moments and tools are renamed to Claude Code's, keeping the tool's own name in `agent_tool_name`, so
 /// that one matcher serves every agent.
 ///
-/// `input` is at most [`crate::protocol::MAX_EVENT`] bytes (past that, see [`translate_head`]). Lone
+/// `input` is at most [`MAX_EVENT`](crate::limits::MAX_EVENT) bytes (past that, see [`translate_head`]). Lone
 /// surrogate escapes are read as U+FFFD, bytes that are not UTF-8 as U+FFFD; an input nested deeper than
 /// serde_json reads is translated from its head, as undecidable (its hooks are read as failed).
 pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
@@ -85,10 +86,7 @@ pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
     let value = match crate::head::parse(input) {
         Ok(value) => value,
         Err(e) if crate::head::too_deep(&e) => {
-            let why = format!(
-                "the event is nested deeper than {} levels",
-                crate::protocol::MAX_DEPTH
-            );
+            let why = format!("the event is nested deeper than {} levels", MAX_DEPTH);
             return translate_head(agent, Scanner::scan(EVENT_FIELDS, None, input), why);
         }
         Err(e) => return Err(format!("the hook input is not JSON: {e}")),

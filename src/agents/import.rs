@@ -12,14 +12,12 @@ use std::path::{Component, Path};
 use serde_json::{Map, Value};
 
 use crate::agents::{Agent, GEMINI_MOMENTS, claude_tool_name};
+use crate::limits::MAX_HOOK_TIMEOUT_SECS;
 use crate::moment;
 use crate::settings::Matcher;
 
 /// Gemini CLI's events that hookd has no moment for: they keep their names and are declared.
 const GEMINI_OWN_EVENTS: &[&str] = &["BeforeModel", "AfterModel", "BeforeToolSelection"];
-
-/// The longest timeout hookd takes (a day), as `settings` checks it.
-const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
 /// Converts the agent settings `text` (read from `label`) into hookd TOML.
 pub fn convert(text: &str, label: &str, agent: Option<Agent>) -> Result<String, String> {
@@ -408,7 +406,7 @@ impl Import {
             _ => t,
         });
         match seconds {
-            Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECS => converted.timeout = Some(s),
+            Some(s) if s > 0.0 && s <= MAX_HOOK_TIMEOUT_SECS => converted.timeout = Some(s),
             _ => converted.notes.push(format!(
                 "timeout {} left out (hookd takes more than 0 and at most a day): hookd's default applies",
                 short(value)

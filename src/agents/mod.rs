@@ -1,6 +1,8 @@
 //! What hookd knows of the agents it plugs into: their names, the moments each one fires, and Gemini
 //! CLI's names for moments and tools, so that one settings file and one matcher serve every agent.
 
+use crate::limits::RELAY_TIMEOUT_SECS;
+
 pub mod dialect;
 pub mod import;
 pub mod snippet;
@@ -117,12 +119,12 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
     let mut warnings = Vec::new();
     for (moment, hooks) in &settings.hooks {
         for hook in hooks.iter().filter(|h| h.enabled) {
-            if hook.timeout.as_secs_f64() >= crate::commands::relay::DEFAULT_TIMEOUT_SECS {
+            if hook.timeout.as_secs_f64() >= RELAY_TIMEOUT_SECS {
                 warnings.push(format!(
                     "hook \"{}\" may run {}s, past the {}s hookd relay waits by default: raise the relay's --timeout (and the agent's own hook timeout above it)",
                     hook.name,
                     hook.timeout.as_secs_f64(),
-                    crate::commands::relay::DEFAULT_TIMEOUT_SECS
+                    RELAY_TIMEOUT_SECS
                 ));
             }
             for name in hook.agents.iter().flatten() {

@@ -12,12 +12,8 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::agents::Agent;
+use crate::limits::AGENT_TIMEOUT_SECS;
 use crate::moment;
-
-/// Seconds the agent lets the relay run before killing it. Twice the relay's own default (60 s), so that
-/// the relay always gives up first and answers in the agent's dialect (fail-open, or `--fail-closed`)
-/// instead of being killed mid-way.
-pub const AGENT_TIMEOUT_SECS: u64 = 120;
 
 /// The relay options given beside `--print-settings`, carried into the printed command so that the
 /// agent runs the relay exactly as the user asked for it.

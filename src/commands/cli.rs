@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::limits::RELAY_TIMEOUT_SECS;
 use clap::{Parser, Subcommand};
 
 /// One daemon for every coding agent's hooks: one settings file, live, for every agent.
@@ -62,7 +63,7 @@ pub enum Command {
         fail_closed: bool,
         /// Seconds to wait for the verdict before giving up: above every hook's timeout (60 s by default),
         /// below the agent's own hook timeout (120 s in --print-settings)
-        #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::relay::DEFAULT_TIMEOUT_SECS)]
+        #[arg(long, value_name = "SECONDS", default_value_t = RELAY_TIMEOUT_SECS)]
         timeout: f64,
         /// Print the snippet for AGENT's own settings that routes each of its moments through hookd
         /// relay; --socket and --fail-closed, when given, are written into the command it prints

@@ -18,7 +18,8 @@ use crate::agents::dialect::{
 };
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
-use crate::protocol::{Event, MAX_EVENT, MAX_LINE, too_large};
+use crate::limits::{MAX_EVENT, MAX_LINE};
+use crate::protocol::{Event, too_large};
 
 /// What the relay was told on its command line.
 #[derive(Debug, Clone)]
@@ -28,11 +29,6 @@ pub struct Options {
     pub fail_closed: bool,
     pub timeout: Duration,
 }
-
-/// How long the relay waits for a verdict by default. Above the daemon's default hook timeout (60 s), so
-/// that a hanging hook is answered by the daemon (with its `on_failure`) before the relay gives up, and
-/// below the 120 s that `--print-settings` gives the agent, so the relay answers before the agent kills it.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 100.0;
 
 /// The reason given to the agent when `--fail-closed` refuses because the daemon is down or silent past
 /// the relay's timeout (contract 12).

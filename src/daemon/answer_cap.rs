@@ -4,10 +4,8 @@
 //! gigabytes. The verdict itself is never cut: a refusal stays a refusal, with the start of its reason; what
 //! is cut is the end of what the hooks add, in the settings file's order, and the cut is said.
 
+use crate::limits::{MAX_ANSWER, MAX_ID};
 use crate::protocol::FireResponse;
-
-/// The longest answer line, in bytes.
-pub const MAX_ANSWER: usize = 2 << 20;
 
 /// The longest reason kept, in bytes of text (before escaping).
 const MAX_REASON: usize = 64 << 10;
@@ -75,11 +73,7 @@ pub fn cap(response: &mut FireResponse) -> usize {
 fn surely_fits(response: &FireResponse) -> bool {
     const AROUND_EACH: usize = 128;
     // Every id taken is at most MAX_ID bytes as JSON (protocol.rs refuses longer ones).
-    let id = if response.id.is_some() {
-        crate::protocol::MAX_ID
-    } else {
-        0
-    };
+    let id = if response.id.is_some() { MAX_ID } else { 0 };
     let texts = id
         + response.reason.as_ref().map_or(0, String::len)
         + response.adds.iter().map(String::len).sum::<usize>()

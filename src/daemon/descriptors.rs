@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::limits::{MAX_CONNECTIONS, MAX_HTTP_CONNECTIONS};
 use crate::settings::{Program, Settings};
 
 /// The daemon's own descriptors, whatever the settings: the listeners, the runtime's epoll and wake-up,
@@ -94,7 +95,7 @@ pub fn budget(limit: u64, settings: &Settings) -> usize {
         })
         .sum();
     let reserve = BASE_RESERVE + PER_HOOK * settings.defaults.max_processes + PER_WORKER * workers;
-    let most = crate::daemon::server::MAX_CONNECTIONS + crate::daemon::http::MAX_CONNECTIONS;
+    let most = MAX_CONNECTIONS + MAX_HTTP_CONNECTIONS;
     (usize::try_from(limit)
         .unwrap_or(usize::MAX)
         .saturating_sub(reserve)

@@ -7,28 +7,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::limits::{ANSWER_RESERVE, CONNECTION_BUDGET, LARGE_LINES_AT_ONCE, TOTAL_BUDGET};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
-
-/// What one connection may hold: room for one request of the largest size, decoded, with its answer.
-pub const CONNECTION_BUDGET: usize = 160 << 20;
-
-/// What every connection together may hold before the daemon stops reading requests.
-pub const TOTAL_BUDGET: usize = 1 << 30;
-
-/// What a request is charged, beyond its own bytes, for its answer while it is pending: the most an
-/// answer line can be ([`crate::daemon::answer_cap`]).
-pub const ANSWER_RESERVE: usize = crate::daemon::answer_cap::MAX_ANSWER + (64 << 10);
-
-/// A request line longer than this is a large one: reading it needs a [`Memory::large_line`] permit.
-/// Below it, a partial line is held without one: at most this much per connection.
-pub const LARGE_LINE: usize = 256 << 10;
-
-/// Large lines read at once, across every connection: each may buffer up to the longest line allowed.
-const LARGE_LINES_AT_ONCE: usize = 8;
-
-/// A request longer than this is decoded (and sized) on a blocking thread: a line of tens of thousands
-/// of tiny values takes milliseconds to decode, and the runtime's one thread serves every client.
-pub const OFF_THREAD: usize = 64 << 10;
 
 /// The daemon-wide count, and the permits for reading large lines.
 #[derive(Debug)]

@@ -28,29 +28,19 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::task::TaskTracker;
 
-use crate::daemon::memory::{self, Account, LARGE_LINE, Memory};
+use crate::daemon::memory::{self, Account, Memory};
 use crate::daemon::state::Shared;
 use crate::engine::fire::{self, Fire};
+use crate::limits::{
+    ANSWER_RESERVE, CLOSE_DEADLINE, CONNECTION_BUDGET, DRAIN_DEADLINE, IDLE_TIMEOUT, LARGE_LINE,
+    LARGE_LINE_DEADLINE, MAX_CONNECTIONS, MAX_LINE, MAX_PENDING, OFF_THREAD, PERMIT_WAIT,
+    WRITE_DEADLINE,
+};
 use crate::lines::{Frame, LineDecoder};
 use crate::protocol::{
-    self, ErrorKind, ErrorResponse, HelloResponse, MAX_LINE, ReloadResponse, Request,
-    StatusResponse, Unreachable, to_line,
+    self, ErrorKind, ErrorResponse, HelloResponse, ReloadResponse, Request, StatusResponse,
+    Unreachable, to_line,
 };
-
-/// Connections served at once; more wait in the listen backlog until one closes.
-pub const MAX_CONNECTIONS: usize = 1024;
-
-/// Fires one connection may have running at once; more requests wait unread until one is answered.
-pub const MAX_PENDING: usize = 256;
-
-/// A connection with nothing pending and nothing said for this long is closed.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// How long running fires may take to finish once shutdown begins.
-pub const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
-
-/// After the drain deadline: time for abandoned fires to be answered and their hooks to be stopped.
-const CLOSE_DEADLINE: Duration = Duration::from_secs(3);
 
 /// Serves `listener` until `shutdown` completes, then drains. Tests and `hookd serve` both call this.
 pub async fn serve(
@@ -220,7 +210,7 @@ impl Connection {
                             if let Ok((_, Request::Fire { event, .. })) = &mut decided {
                                 event.busy = true;
                             }
-                            self.act(decided, memory::ANSWER_RESERVE)
+                            self.act(decided, ANSWER_RESERVE)
                         }
                     };
                     match action {
@@ -291,7 +281,7 @@ impl Connection {
     /// thread: tens of megabytes of JSON take tens of milliseconds, which on the one thread every
     /// connection shares would hold up every other client.
     async fn take(&mut self, line: bytes::Bytes) -> Action {
-        if line.len() <= memory::OFF_THREAD {
+        if line.len() <= OFF_THREAD {
             let cost = memory::request_cost(&line);
             return self.handle(&line, cost);
         }
@@ -303,24 +293,20 @@ impl Connection {
         // A request that would take more memory decoded than a connection may hold (millions of tiny
         // values) is not decoded: it is decided from its head, as a failure of each hook it would have
         // reached, so a hook that must refuse still refuses.
-        let too_big = cost > memory::CONNECTION_BUDGET;
+        let too_big = cost > CONNECTION_BUDGET;
         let decoding = tokio::task::spawn_blocking(move || {
             if too_big {
                 let why = format!(
                     "the event would take about {} MiB of memory once decoded, over the {} MiB a connection may hold",
                     cost >> 20,
-                    memory::CONNECTION_BUDGET >> 20
+                    CONNECTION_BUDGET >> 20
                 );
                 protocol::decode_undecidable(&line, &why)
             } else {
                 protocol::decode(&line)
             }
         });
-        let cost = if too_big {
-            memory::ANSWER_RESERVE
-        } else {
-            cost
-        };
+        let cost = if too_big { ANSWER_RESERVE } else { cost };
         let decoded = decoding.await;
         drop(decoder);
         match decoded {
@@ -519,11 +505,6 @@ pub(crate) fn peer_allowed(uid: u32) -> bool {
     uid == nix::unistd::getuid().as_raw() || uid == 0
 }
 
-/// How long an answer may wait for its client to read it. A client that reads nothing for this long is
-/// closed, and what its fires held (memory, a large-line permit) is freed: a client that pipelines and
-/// never reads cannot hold the daemon's budgets for good.
-const WRITE_DEADLINE: Duration = Duration::from_secs(30);
-
 /// Writes a whole answer within [`WRITE_DEADLINE`].
 async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
     // Nearly always the answer fits in the socket at once: no timer for that.
@@ -591,13 +572,6 @@ enum Got {
     /// The head of a line too large to hold while as many large lines as are read at once are read.
     Head(crate::head::Head),
 }
-
-/// How long a large line waits for a permit before it is decided from its head instead.
-const PERMIT_WAIT: Duration = Duration::from_secs(2);
-
-/// How long a client has to finish sending a large line once it holds a large-line permit: 64 MiB take
-/// well under a second over a Unix socket.
-pub const LARGE_LINE_DEADLINE: Duration = Duration::from_secs(10);
 
 impl Lines {
     fn new(read: OwnedReadHalf) -> Lines {

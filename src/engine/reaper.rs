@@ -20,7 +20,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::task::TaskTracker;
 
 use crate::daemon::state::lock;
-use crate::engine::runner::KILL_GRACE;
+use crate::limits::KILL_GRACE;
 
 /// How often children are looked at even without a SIGCHLD: an escapee re-parented to the daemon while
 /// its hook still runs sends none.

@@ -17,15 +17,8 @@ use tokio_util::task::TaskTracker;
 
 use crate::engine::reaper::Reaper;
 use crate::engine::verdict::Exit;
+use crate::limits::{HOOK_OUTPUT, KILL_GRACE, PIPE_GRACE};
 use crate::settings::{Hook, Program};
-
-/// Each of stdout and stderr is kept up to this size; the rest is read and dropped, so a flood can neither
-/// fill the daemon's memory nor block the hook on a full pipe.
-pub const OUTPUT_CAP: usize = 1 << 20;
-
-/// How long the daemon waits for a hook's pipes to close once the hook has exited: a background grandchild
-/// that keeps stdout open must not hold the verdict back.
-pub const PIPE_GRACE: Duration = Duration::from_millis(100);
 
 /// How much is read from a pipe at once, at most.
 const READ_CHUNK: usize = 64 * 1024;
@@ -33,9 +26,6 @@ const READ_CHUNK: usize = 64 * 1024;
 /// The first read's room. Most hooks print a line or nothing: allocating (and freeing) 64 KiB per pipe
 /// per hook cost more than the rest of the runner (glibc gives large frees back to the system).
 const FIRST_READ: usize = 4 * 1024;
-
-/// Between SIGTERM and SIGKILL: time for a hook to clean up after itself.
-pub const KILL_GRACE: Duration = Duration::from_secs(1);
 
 /// Variables of the daemon's own environment that must not reach hooks: they speak for the daemon to
 /// systemd, and a hook that used them would confuse the service manager.
@@ -109,7 +99,7 @@ pub struct Ran {
     pub exit: Exit,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
-    /// Whether stdout or stderr went past [`OUTPUT_CAP`].
+    /// Whether stdout or stderr went past [`HOOK_OUTPUT`].
     pub truncated: bool,
     /// From its start (after waiting for a process slot) to its outcome.
     pub elapsed: Duration,
@@ -318,7 +308,7 @@ async fn feed(stdin: Option<tokio::process::ChildStdin>, event: &[u8]) {
     }
 }
 
-/// One output pipe, read to its end, kept up to [`OUTPUT_CAP`].
+/// One output pipe, read to its end, kept up to [`HOOK_OUTPUT`].
 #[derive(Default)]
 struct Capture {
     bytes: Vec<u8>,
@@ -332,7 +322,7 @@ impl Capture {
         // to allocate and zero per hook), then into a scratch buffer whose contents are dropped.
         let mut scratch: Vec<u8> = Vec::new();
         loop {
-            let room = OUTPUT_CAP - self.bytes.len();
+            let room = HOOK_OUTPUT - self.bytes.len();
             let read = if room > 0 {
                 // Room doubles with what the hook prints, up to a chunk per read.
                 let want = room.min(self.bytes.len().clamp(FIRST_READ, READ_CHUNK));

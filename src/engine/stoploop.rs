@@ -6,10 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::daemon::state::lock;
-
-/// Sessions remembered at once. Past this, the session not heard from for the longest is forgotten: a
-/// forgotten session only starts counting again from zero.
-pub const MAX_SESSIONS: usize = 4096;
+use crate::limits::STOP_LOOP_SESSIONS;
 
 /// Who a count belongs to: a hash of the agent and the session id. A hash, not the strings: a session id
 /// comes from the client and may be long, and the memory bound must hold in bytes, not only in entries.
@@ -71,7 +68,7 @@ impl StopLoops {
         };
         counts.clock += 1;
         let now = counts.clock;
-        if !counts.by_session.contains_key(&key) && counts.by_session.len() >= MAX_SESSIONS {
+        if !counts.by_session.contains_key(&key) && counts.by_session.len() >= STOP_LOOP_SESSIONS {
             let oldest = counts
                 .by_session
                 .iter()
@@ -169,12 +166,12 @@ mod tests {
     #[test]
     fn memory_is_bounded_and_the_oldest_session_goes_first() {
         let loops = StopLoops::default();
-        for i in 0..MAX_SESSIONS {
+        for i in 0..STOP_LOOP_SESSIONS {
             loops.record_stop("a", &format!("s{i}"), Some("r"));
         }
         loops.record_stop("a", "s0", Some("r")); // s0 used again: now s1 is the oldest
         loops.record_stop("a", "new", Some("r"));
-        assert_eq!(loops.len(), MAX_SESSIONS);
+        assert_eq!(loops.len(), STOP_LOOP_SESSIONS);
         assert_eq!(loops.refusals("a", "s1"), 0, "the oldest was forgotten");
         assert_eq!(loops.refusals("a", "s0"), 2);
         assert_eq!(loops.refusals("a", "new"), 1);

@@ -36,12 +36,10 @@ use tokio_util::task::TaskTracker;
 
 use crate::daemon::state::lock;
 use crate::engine::reaper::Reaper;
-use crate::engine::runner::{Group, OUTPUT_CAP, Ran, Runner, describe_spawn_error, hook_command};
+use crate::engine::runner::{Group, Ran, Runner, describe_spawn_error, hook_command};
 use crate::engine::verdict::Exit;
+use crate::limits::{HOOK_OUTPUT, WORKER_QUEUE};
 use crate::settings::{Hook, Program};
-
-/// Fires queued for the workers of one hook; more wait for room.
-const QUEUE: usize = 256;
 
 /// The first pause before restarting a worker that died; it doubles with each failure in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
@@ -119,7 +117,7 @@ impl Pool {
             Program::Worker { count, .. } => *count,
             _ => 1,
         };
-        let (queue, requests) = mpsc::channel(QUEUE);
+        let (queue, requests) = mpsc::channel(WORKER_QUEUE);
         let requests = Arc::new(tokio::sync::Mutex::new(requests));
         let slots: Arc<Vec<Mutex<SlotStatus>>> = Arc::new(
             (0..count)
@@ -606,7 +604,7 @@ fn shown(bytes: &[u8]) -> String {
     format!("{text:?}")
 }
 
-/// Writes one event line numbered `id` and reads one answer line (at most [`OUTPUT_CAP`] bytes).
+/// Writes one event line numbered `id` and reads one answer line (at most [`HOOK_OUTPUT`] bytes).
 async fn talk(worker: &mut Process, line: &[u8], id: u64) -> Result<Vec<u8>, String> {
     let unread = |e: std::io::Error| format!("the worker does not read its stdin: {e}");
     let (head, rest) = numbered(line, id);
@@ -620,13 +618,13 @@ async fn talk(worker: &mut Process, line: &[u8], id: u64) -> Result<Vec<u8>, Str
     worker.stdin.flush().await.map_err(unread)?;
     let mut answer = Vec::new();
     let read = (&mut worker.stdout)
-        .take(OUTPUT_CAP as u64 + 1)
+        .take(HOOK_OUTPUT as u64 + 1)
         .read_until(b'\n', &mut answer)
         .await;
     match read {
         Ok(0) => Err("the worker exited without answering".into()),
-        Ok(_) if answer.last() != Some(&b'\n') && answer.len() > OUTPUT_CAP => Err(format!(
-            "the worker's answer is longer than {OUTPUT_CAP} bytes"
+        Ok(_) if answer.last() != Some(&b'\n') && answer.len() > HOOK_OUTPUT => Err(format!(
+            "the worker's answer is longer than {HOOK_OUTPUT} bytes"
         )),
         Ok(_) if answer.last() != Some(&b'\n') => {
             Err("the worker exited in the middle of an answer".into())

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::limits::{DEFAULT_HOOK_TIMEOUT, SETTINGS_SIZE};
 use crate::moment;
 
 /// What a failed hook (crashed, timed out, unusable output) means for the verdict.
@@ -39,7 +40,7 @@ pub struct Defaults {
 impl Default for Defaults {
     fn default() -> Self {
         Defaults {
-            timeout: Duration::from_secs(60),
+            timeout: DEFAULT_HOOK_TIMEOUT,
             on_failure: OnFailure::Ignore,
             shell: "/bin/sh".to_string(),
             max_processes: 64,
@@ -161,7 +162,7 @@ impl Settings {
     /// Reads the file at `path` after checking it, its folders and its links (see [`trust`]): its text,
     /// to be parsed. Whatever is at the path, this returns at once: a FIFO, a device or a file in /proc is
     /// refused without being read (a FIFO froze the daemon for good), and so is a file bigger than
-    /// [`MAX_SIZE`] (a 1 GB sparse file took 14 s and 1 GB of memory).
+    /// [`SETTINGS_SIZE`] (a 1 GB sparse file took 14 s and 1 GB of memory).
     pub fn read(path: &Path) -> Result<String, LoadError> {
         use std::io::Read;
         use std::os::unix::fs::OpenOptionsExt;
@@ -201,15 +202,15 @@ impl Settings {
         if let Err(message) = check_owner_and_mode(&metadata, &resolved) {
             return Err(refused(message));
         }
-        if metadata.len() > MAX_SIZE {
+        if metadata.len() > SETTINGS_SIZE {
             return Err(refused(too_big(metadata.len())));
         }
         let mut bytes = Vec::new();
         file.by_ref()
-            .take(MAX_SIZE + 1)
+            .take(SETTINGS_SIZE + 1)
             .read_to_end(&mut bytes)
             .map_err(cannot_read)?;
-        if bytes.len() as u64 > MAX_SIZE {
+        if bytes.len() as u64 > SETTINGS_SIZE {
             // It grew while it was read.
             return Err(refused(too_big(bytes.len() as u64)));
         }
@@ -381,14 +382,10 @@ fn invalid(error: ConfigError) -> LoadError {
     LoadError::Invalid(ConfigErrors(vec![error]))
 }
 
-/// The most bytes a settings file may hold: a thousand times a long hand-written one, and little enough
-/// to read and validate in well under a second.
-pub const MAX_SIZE: u64 = 4 * 1024 * 1024;
-
 fn too_big(size: u64) -> String {
     format!(
         "refused: the file is {size} bytes, more than the {} MiB a settings file may be",
-        MAX_SIZE / (1024 * 1024)
+        SETTINGS_SIZE / (1024 * 1024)
     )
 }
 

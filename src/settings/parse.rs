@@ -12,14 +12,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{ConfigError, ConfigErrors, Defaults, Hook, Http, Matcher, OnFailure, Program};
+use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
 use crate::moment;
-
-/// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
-const MAX_TIMEOUT_SECS: f64 = 86_400.0;
-
-/// The shortest timeout a hook may be given: a millisecond. The runner's clock cannot honour less (a
-/// `timeout = 1e-12` was taken as zero, and the hook failed at every fire without ever running).
-const MIN_TIMEOUT_SECS: f64 = 0.001;
 
 const TOP_LEVEL_KEYS: &[&str] = &["defaults", "hooks", "moments", "http"];
 const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
@@ -30,8 +24,6 @@ const DEFAULTS_KEYS: &[&str] = &[
     "max_processes",
     "stop_refusal_cap",
 ];
-/// The most worker processes one worker hook may keep.
-const MAX_WORKERS: i64 = 16;
 
 const HOOK_KEYS: &[&str] = &[
     "name",
@@ -114,9 +106,6 @@ struct Walker<'a> {
     errors: Vec<ConfigError>,
 }
 
-/// The most errors reported for one file; past it, one line says how many more there were.
-const MAX_ERRORS: usize = 100;
-
 /// The byte offset where each line of `text` starts.
 fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0)
@@ -158,10 +147,10 @@ impl Walker<'_> {
     fn finish(mut self) -> ConfigErrors {
         self.errors.sort_by_key(|e| (e.line, e.column));
         self.errors.dedup();
-        if self.errors.len() > MAX_ERRORS {
-            let more = self.errors.len() - MAX_ERRORS;
-            self.errors.truncate(MAX_ERRORS);
-            let last = &self.errors[MAX_ERRORS - 1];
+        if self.errors.len() > SETTINGS_ERRORS {
+            let more = self.errors.len() - SETTINGS_ERRORS;
+            self.errors.truncate(SETTINGS_ERRORS);
+            let last = &self.errors[SETTINGS_ERRORS - 1];
             let mut note =
                 ConfigError::whole_file(self.label, format!("... and {more} more errors"));
             (note.line, note.column) = (last.line, last.column);
@@ -620,13 +609,13 @@ impl Walker<'_> {
             }
         };
         match seconds {
-            Some(s) if (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&s) => {
+            Some(s) if (MIN_HOOK_TIMEOUT_SECS..=MAX_HOOK_TIMEOUT_SECS).contains(&s) => {
                 Some(Duration::from_secs_f64(s))
             }
             _ => {
                 self.error(
                     value.span(),
-                    format!("{field} must be from {MIN_TIMEOUT_SECS} seconds (1 ms, the shortest the runner can honour) to {MAX_TIMEOUT_SECS} seconds (a day), not {}", value_text(self.text, value.span())),
+                    format!("{field} must be from {MIN_HOOK_TIMEOUT_SECS} seconds (1 ms, the shortest the runner can honour) to {MAX_HOOK_TIMEOUT_SECS} seconds (a day), not {}", value_text(self.text, value.span())),
                 );
                 None
             }
@@ -879,12 +868,12 @@ command = "git status"
     fn many_errors_are_placed_quickly_and_capped() {
         let text = "x\n".repeat(40_000);
         let errors = errors(&text);
-        assert_eq!(errors.len(), MAX_ERRORS + 1);
+        assert_eq!(errors.len(), SETTINGS_ERRORS + 1);
         assert!(errors[0].starts_with("hooks.toml:1:"), "{}", errors[0]);
         assert!(
-            errors[MAX_ERRORS].ends_with("more errors"),
+            errors[SETTINGS_ERRORS].ends_with("more errors"),
             "{}",
-            errors[MAX_ERRORS]
+            errors[SETTINGS_ERRORS]
         );
     }
 

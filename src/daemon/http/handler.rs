@@ -6,8 +6,8 @@
 //!    that rebinds its own DNS name to 127.0.0.1 sends its own name and is refused (403).
 //! 2. `Authorization: Bearer <token>`, compared in constant time (401, and a log line without the token).
 //! 3. The path `/hooks/<agent>` (404) and the method `POST` (405).
-//! 4. The body: within [`BODY_TIMEOUT`] (408), a JSON object with `hook_event_name` (400). Up to
-//!    [`MAX_BODY`] bytes it is decoded whole; past that (or nested too deep to decode) it is read only for
+//! 4. The body: within [`HTTP_BODY_TIMEOUT`] (408), a JSON object with `hook_event_name` (400). Up to
+//!    [`MAX_EVENT`] bytes it is decoded whole; past that (or nested too deep to decode) it is read only for
 //!    its head as it streams by, and fired as undecidable: its hooks are read as failed, so that a hook
 //!    with `on_failure = "refuse"` refuses; with `ignore`, the answer is a `systemMessage` saying so. No
 //!    size is refused: an agent reads a 413 as "go on".
@@ -20,7 +20,6 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -35,13 +34,10 @@ use crate::agents::dialect::{self, Translated, Transport};
 use crate::daemon::state::Shared;
 use crate::engine::fire::{self, Fire};
 use crate::head::{EVENT_FIELDS, Head, Scanner};
+use crate::limits::{
+    HTTP_BODY_TIMEOUT, LARGE_LINE, LARGE_LINE_DEADLINE, MAX_EVENT, OFF_THREAD, PERMIT_WAIT,
+};
 use crate::protocol::{ErrorKind, too_large};
-
-/// The largest body decoded whole: the largest event, as through the relay.
-pub const MAX_BODY: usize = crate::protocol::MAX_EVENT;
-
-/// How long a client may take to send a body once its headers are in.
-pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The path prefix of the hook endpoints; the rest of the path is the agent's name.
 const PREFIX: &str = "/hooks/";
@@ -115,9 +111,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     // wait for the permits).
     let mut held = crate::daemon::memory::Account::new(context.shared.memory.clone());
     let translated = match input {
-        Input::Whole(bytes, None) if bytes.len() <= crate::daemon::memory::OFF_THREAD => {
-            dialect::translate(agent, &bytes)
-        }
+        Input::Whole(bytes, None) if bytes.len() <= OFF_THREAD => dialect::translate(agent, &bytes),
         // Decoding megabytes of JSON takes milliseconds: not on the thread every client shares.
         Input::Whole(bytes, permit) => {
             let decoder = context.shared.memory.decoder().await;
@@ -260,21 +254,17 @@ fn check_token(header: Option<&HeaderValue>, token: &Token) -> Result<(), &'stat
 
 /// A request's body.
 enum Input {
-    /// At most [`MAX_BODY`] bytes; past [`crate::daemon::memory::LARGE_LINE`], with the large-line permit it
+    /// At most [`MAX_EVENT`] bytes; past [`LARGE_LINE`], with the large-line permit it
     /// was read under, held until it is decoded.
     Whole(Vec<u8>, Option<tokio::sync::OwnedSemaphorePermit>),
-    /// Not held whole (larger than [`MAX_BODY`], or no large-line permit to be had): what its head
+    /// Not held whole (larger than [`MAX_EVENT`], or no large-line permit to be had): what its head
     /// holds, and why it was not held.
     Over { head: Head, why: String, busy: bool },
 }
 
-/// How long a body past [`crate::daemon::memory::LARGE_LINE`] waits for a large-line permit before it is
-/// decided from its head instead.
-const PERMIT_WAIT: Duration = Duration::from_secs(2);
-
-/// The body, or the response that says why not. Held in memory up to [`MAX_BODY`]; past that (or when
+/// The body, or the response that says why not. Held in memory up to [`MAX_EVENT`]; past that (or when
 /// `Content-Length` says so at once), each piece is scanned for the head as it arrives and let go. A body
-/// held past [`crate::daemon::memory::LARGE_LINE`] takes one of the daemon's few large-line permits (shared with
+/// held past [`LARGE_LINE`] takes one of the daemon's few large-line permits (shared with
 /// the socket's large request lines), so that many connections cannot each hold tens of megabytes.
 async fn read_body(
     request: Request<Incoming>,
@@ -287,7 +277,7 @@ async fn read_body(
         .and_then(|v| v.parse::<u64>().ok());
     let mut body = request.into_body();
     let mut scanner = declared
-        .is_some_and(|n| n > MAX_BODY as u64)
+        .is_some_and(|n| n > MAX_EVENT as u64)
         .then(|| Scanner::new(EVENT_FIELDS, None));
     let mut kept: Vec<u8> = Vec::new();
     let mut large = None;
@@ -314,16 +304,12 @@ async fn read_body(
             match &mut scanner {
                 Some(scanner) => scanner.feed(&data),
                 None => {
-                    if large.is_none()
-                        && kept.len() + data.len() > crate::daemon::memory::LARGE_LINE
-                    {
+                    if large.is_none() && kept.len() + data.len() > LARGE_LINE {
                         match tokio::time::timeout(PERMIT_WAIT, memory.large_line()).await {
                             Ok(permit) => {
                                 large = Some(permit);
-                                large_until = Some(
-                                    tokio::time::Instant::now()
-                                        + crate::daemon::server::LARGE_LINE_DEADLINE,
-                                );
+                                large_until =
+                                    Some(tokio::time::Instant::now() + LARGE_LINE_DEADLINE);
                             }
                             Err(_) => {
                                 // Too many large events are being read at once: this one is decided
@@ -339,7 +325,7 @@ async fn read_body(
                         }
                     }
                     kept.extend_from_slice(&data);
-                    if kept.len() > MAX_BODY {
+                    if kept.len() > MAX_EVENT {
                         let mut over = Scanner::new(EVENT_FIELDS, None);
                         over.feed(&kept);
                         kept = Vec::new();
@@ -351,12 +337,11 @@ async fn read_body(
         }
         Ok::<bool, hyper::Error>(true)
     };
-    match tokio::time::timeout(BODY_TIMEOUT, read).await {
+    match tokio::time::timeout(HTTP_BODY_TIMEOUT, read).await {
         Ok(Ok(false)) => {
             let message = format!(
                 "a body over {} bytes did not arrive within {:?} of starting to be read",
-                crate::daemon::memory::LARGE_LINE,
-                crate::daemon::server::LARGE_LINE_DEADLINE
+                LARGE_LINE, LARGE_LINE_DEADLINE
             );
             Err(closing(error(
                 StatusCode::REQUEST_TIMEOUT,
@@ -383,7 +368,7 @@ async fn read_body(
             Err(error(StatusCode::BAD_REQUEST, "bad_request", &message))
         }
         Err(_) => {
-            let message = format!("the body did not arrive within {BODY_TIMEOUT:?}");
+            let message = format!("the body did not arrive within {HTTP_BODY_TIMEOUT:?}");
             Err(error(StatusCode::REQUEST_TIMEOUT, "timeout", &message))
         }
     }

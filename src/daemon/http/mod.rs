@@ -29,17 +29,9 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::daemon::state::{Shared, lock};
+use crate::limits::{HTTP_HEADER_TIMEOUT, MAX_HTTP_CONNECTIONS};
 use crate::protocol::HttpStatus;
 use token::Token;
-
-/// HTTP connections served at once; more wait in the listen backlog. Agents keep one or a few each;
-/// a quarter of the socket's cap keeps both together well under the daemon's file limit.
-pub const MAX_CONNECTIONS: usize = crate::daemon::server::MAX_CONNECTIONS / 4;
-
-/// How long a connection may take to send a request's headers, and how long a kept-alive connection may
-/// sit idle between requests: hyper starts this clock whenever it waits for a request. Agents open a new
-/// connection after their own idle time (seconds), so this only ever closes the stale and the slow.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The listener's part of the daemon's shared state.
 #[derive(Debug)]
@@ -341,9 +333,9 @@ fn bind(address: SocketAddr) -> Result<TcpListener, (std::io::ErrorKind, String)
     TcpListener::from_std(listener).map_err(set_up)
 }
 
-/// Accepts connections until `stop`, at most [`MAX_CONNECTIONS`] at once.
+/// Accepts connections until `stop`, at most [`MAX_HTTP_CONNECTIONS`] at once.
 async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationToken) {
-    let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let limit = Arc::new(Semaphore::new(MAX_HTTP_CONNECTIONS));
     loop {
         let permit = tokio::select! {
             permit = limit.clone().acquire_owned() => permit,
@@ -398,7 +390,7 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
 }
 
 /// One connection: HTTP/1.1, kept alive, until the client closes it, it idles past
-/// [`HEADER_TIMEOUT`], or `stop` (then its request in progress is answered first).
+/// [`HTTP_HEADER_TIMEOUT`], or `stop` (then its request in progress is answered first).
 async fn serve_connection(
     stream: tokio::net::TcpStream,
     context: Arc<handler::Context>,
@@ -410,7 +402,7 @@ async fn serve_connection(
     });
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT)
+        .header_read_timeout(HTTP_HEADER_TIMEOUT)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     tokio::select! {

@@ -1,0 +1,170 @@
+//! Every limit a client, a hook or a settings file can meet, in one place, each with why it is what it
+//! is. docs/limits.md lists them for users; a limit changed here is changed everywhere.
+//!
+//! Values that only tune how the daemon works inside (read sizes, how much of a line is quoted in the
+//! log) stay beside the code they tune.
+
+use std::time::Duration;
+
+// ---- The timeout chain: each link gives up before the one that waits for it. ----
+
+/// A hook's timeout when the settings give none. Below [`RELAY_TIMEOUT_SECS`], so that a hanging hook
+/// is answered by the daemon (with its `on_failure`) before the relay gives up.
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long `hookd relay` waits for a verdict by default. Above [`DEFAULT_HOOK_TIMEOUT`] (see there) and
+/// below [`AGENT_TIMEOUT_SECS`], so that the relay answers in the agent's dialect (fail-open, or
+/// `--fail-closed`) before the agent kills it.
+pub const RELAY_TIMEOUT_SECS: f64 = 100.0;
+
+/// Seconds the agent is told to let the relay run, in the settings `--print-settings` writes for it.
+/// Above [`RELAY_TIMEOUT_SECS`]: the relay always gives up first, never killed mid-way.
+pub const AGENT_TIMEOUT_SECS: u64 = 120;
+
+/// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
+pub const MAX_HOOK_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// The shortest timeout a hook may be given: a millisecond. The runner's clock cannot honour less (a
+/// `timeout = 1e-12` was taken as zero, and the hook failed at every fire without ever running).
+pub const MIN_HOOK_TIMEOUT_SECS: f64 = 0.001;
+
+/// Between SIGTERM and SIGKILL for a hook out of time: time for it to clean up after itself.
+pub const KILL_GRACE: Duration = Duration::from_secs(1);
+
+/// How long the daemon waits for a hook's pipes to close once the hook has exited: a background
+/// grandchild that keeps stdout open must not hold the verdict back.
+pub const PIPE_GRACE: Duration = Duration::from_millis(100);
+
+// ---- What a hook may say. ----
+
+/// Each of a hook's stdout and stderr is kept up to this size; the rest is read and dropped, so a flood
+/// can neither fill the daemon's memory nor block the hook on a full pipe.
+pub const HOOK_OUTPUT: usize = 1 << 20;
+
+/// The most worker processes one worker hook may keep.
+pub const MAX_WORKERS: i64 = 16;
+
+/// Fires queued for the workers of one hook; more wait for room.
+pub const WORKER_QUEUE: usize = 256;
+
+// ---- The settings file. ----
+
+/// The most bytes a settings file may hold: a thousand times a long hand-written one, and little enough
+/// to read and validate in well under a second.
+pub const SETTINGS_SIZE: u64 = 4 * 1024 * 1024;
+
+/// The most errors reported for one file; past it, one line says how many more there were.
+pub const SETTINGS_ERRORS: usize = 100;
+
+// ---- Requests. ----
+
+/// The largest hook input an agent may send (to `hookd relay` or the http listener) and have decoded
+/// whole. Events are shaped by the model: a `Write` of a large file is legitimate, and a refusal must
+/// not be lost to its size. A larger one is still fired, as undecidable: its hooks are read as failed.
+pub const MAX_EVENT: usize = 64 << 20;
+
+/// The longest request line accepted, without its newline: an event of [`MAX_EVENT`] and the request
+/// around it. A longer one is answered `too_large`, and the connection is closed, since the rest of the
+/// line cannot be told from the next request.
+pub const MAX_LINE: usize = MAX_EVENT + (1 << 20);
+
+/// How deep `serde_json` reads (its recursion limit). A deeper event is undecidable.
+pub const MAX_DEPTH: usize = 128;
+
+/// The longest `id` taken, as JSON: it is echoed in the answer, which a client that does not read could
+/// make the daemon hold, one per request.
+pub const MAX_ID: usize = 1024;
+
+/// The longest agent name taken: it is written in the log with every hook's outcome.
+pub const MAX_AGENT_NAME: usize = 256;
+
+/// The most moments a `hello` may list: each is compared with every moment of the settings, on the
+/// thread every client shares.
+pub const MAX_HELLO_MOMENTS: usize = 1024;
+
+/// The longest value kept for a member of an event decided from its head (one too large or too deep to
+/// decode whole): enough for any moment, tool name, path or id; a longer one is cut (a cut value only
+/// decides which hooks are read as failed).
+pub const MAX_HEAD_VALUE: usize = 4096;
+
+/// The longest answer line, in bytes: the adds are cut to fit, fairly, and the verdict is kept whole.
+pub const MAX_ANSWER: usize = 2 << 20;
+
+// ---- Connections and memory. ----
+
+/// Socket connections served at once; more wait in the listen backlog until one closes.
+pub const MAX_CONNECTIONS: usize = 1024;
+
+/// HTTP connections served at once. Agents keep one or a few each; a quarter of the socket's cap keeps
+/// both together well under the daemon's file limit.
+pub const MAX_HTTP_CONNECTIONS: usize = MAX_CONNECTIONS / 4;
+
+/// Fires one connection may have running at once; more requests wait unread until one is answered.
+pub const MAX_PENDING: usize = 256;
+
+/// A connection with nothing pending and nothing said for this long is closed.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// How long an answer may wait for its client to read it. A client that reads nothing for this long is
+/// closed, and what its fires held (memory, a large-line permit) is freed: a client that pipelines and
+/// never reads cannot hold the daemon's budgets for good.
+pub const WRITE_DEADLINE: Duration = Duration::from_secs(30);
+
+/// A request line longer than this is a large one: reading it needs a large-line permit. Below it, a
+/// partial line is held without one: at most this much per connection.
+pub const LARGE_LINE: usize = 256 << 10;
+
+/// Large lines read at once, across every connection: each may buffer up to the longest line allowed.
+pub const LARGE_LINES_AT_ONCE: usize = 8;
+
+/// How long a large line waits for a permit before it is decided from its head instead (its hooks read
+/// as failed, and refused whatever their `on_failure`: the daemon was too busy to hear them).
+pub const PERMIT_WAIT: Duration = Duration::from_secs(2);
+
+/// How long a client has to finish sending a large line once it holds a large-line permit: 64 MiB take
+/// well under a second over a Unix socket.
+pub const LARGE_LINE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// What one connection may hold: room for one request of the largest size, decoded, with its answer.
+pub const CONNECTION_BUDGET: usize = 160 << 20;
+
+/// What every connection together may hold before the daemon stops reading requests.
+pub const TOTAL_BUDGET: usize = 1 << 30;
+
+/// What a request is charged, beyond its own bytes, for its answer while it is pending: the most an
+/// answer line can be.
+pub const ANSWER_RESERVE: usize = MAX_ANSWER + (64 << 10);
+
+/// A request longer than this is decoded (and sized) on a blocking thread: a line of tens of thousands
+/// of tiny values takes milliseconds to decode, and the runtime's one thread serves every client.
+pub const OFF_THREAD: usize = 64 << 10;
+
+/// How long an HTTP client may take to send a request's headers, and a kept-alive connection may sit
+/// idle between requests. Agents open a new connection after their own idle time (seconds), so this
+/// only ever closes the stale and the slow.
+pub const HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long an HTTP client may take to send a body once its headers are in.
+pub const HTTP_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+// ---- Stop loops. ----
+
+/// Sessions whose refused Stops are counted at once. Past this, the session not heard from for the
+/// longest is forgotten: a forgotten session only starts counting again from zero.
+pub const STOP_LOOP_SESSIONS: usize = 4096;
+
+// ---- Shutdown. ----
+
+/// How long running fires may take to finish once shutdown begins.
+pub const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
+
+/// After the drain deadline: time for abandoned fires to be answered and their hooks to be stopped.
+pub const CLOSE_DEADLINE: Duration = Duration::from_secs(3);
+
+// Checked when the daemon is built: each link of the timeout chain gives up before the one that waits
+// for it, and one request of the largest size fits a connection's budget with its answer, or the largest
+// request could never be read.
+const _: () = assert!(DEFAULT_HOOK_TIMEOUT.as_secs() < RELAY_TIMEOUT_SECS as u64);
+const _: () = assert!((RELAY_TIMEOUT_SECS as u64) < AGENT_TIMEOUT_SECS);
+const _: () = assert!(MAX_LINE + ANSWER_RESERVE < CONNECTION_BUDGET);
+const _: () = assert!(CONNECTION_BUDGET < TOTAL_BUDGET);
