@@ -33,6 +33,7 @@ pub mod moment;
 pub mod paths;
 pub mod protocol;
 pub mod settings;
+pub mod sync;
 pub mod time;
 
 /// The daemon's version, as `hello` and `status` report it.

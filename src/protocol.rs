@@ -499,6 +499,9 @@ fn optional_string(object: &Map<String, Value>, key: &str) -> Result<Option<Stri
     }
 }
 
+/// How the report of a hook starts when it could not be given its event: the relay looks for it.
+pub const UNDECIDED: &str = "hookd could not give this hook the event: ";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,7 +84,7 @@ pub fn run(options: &Options) -> ExitCode {
         .into_iter()
         .flatten()
         .filter_map(|hook| hook["error"].as_str())
-        .find_map(|error| error.strip_prefix(crate::engine::fire::UNDECIDED))
+        .find_map(|error| error.strip_prefix(crate::protocol::UNDECIDED))
         .map(str::to_string);
     if let Some(why) = undecidable.as_ref().or(found.as_ref())
         && !refused

@@ -62,7 +62,7 @@ impl Descriptors {
 
     /// How many connections are open, and how many may be at once now.
     pub fn connections(&self) -> (usize, usize) {
-        let size = *crate::daemon::state::lock(&self.size);
+        let size = *crate::sync::lock(&self.size);
         (size.saturating_sub(self.slots.available_permits()), size)
     }
 
@@ -70,7 +70,7 @@ impl Descriptors {
     /// taken back as they come free.
     pub fn resize(&self, settings: &Settings) {
         let wanted = budget(open_file_limit(), settings);
-        let mut size = crate::daemon::state::lock(&self.size);
+        let mut size = crate::sync::lock(&self.size);
         if wanted > *size {
             self.slots.add_permits(wanted - *size);
             *size = wanted;

@@ -10,9 +10,10 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::daemon::state::{Shared, lock};
+use crate::daemon::state::Shared;
 use crate::protocol::LastReload;
 use crate::settings::{ConfigError, ConfigErrors, LoadError, Settings};
+use crate::sync::lock;
 
 /// What asked for a reload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

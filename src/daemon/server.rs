@@ -130,7 +130,7 @@ struct Connection {
 impl Connection {
     async fn serve(stream: UnixStream, shared: Arc<Shared>) {
         match stream.peer_cred() {
-            Ok(cred) if peer_allowed(cred.uid()) => {}
+            Ok(cred) if crate::daemon::socket::peer_allowed(cred.uid()) => {}
             Ok(cred) => {
                 // Another user can connect as often as they like: said once per period, with a count.
                 static OTHERS: crate::logging::Throttled = crate::logging::Throttled::new();
@@ -498,11 +498,6 @@ fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
             crate::protocol::ConnectionsStatus { open, limit }
         },
     }
-}
-
-/// Our own uid, or root: anyone else could make our hooks run, or learn our policies.
-pub(crate) fn peer_allowed(uid: u32) -> bool {
-    uid == nix::unistd::getuid().as_raw() || uid == 0
 }
 
 /// Writes a whole answer within [`WRITE_DEADLINE`].

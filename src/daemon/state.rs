@@ -17,6 +17,7 @@ use crate::engine::stoploop::StopLoops;
 use crate::engine::worker::Pool;
 use crate::protocol::LastReload;
 use crate::settings::Settings;
+pub use crate::sync::lock;
 
 /// One whole settings file as loaded, numbered. A fire takes one and keeps it to its end, so a reload in
 /// the middle of a fire never mixes two files.
@@ -191,12 +192,4 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
-}
-
-/// Locks a mutex, going on with its data if a panicking thread poisoned it: the data is plain values
-/// that are always whole.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -229,12 +229,9 @@ fn undecided(hooks: &[Arc<Hook>], moment: &str, agent: Option<&str>, why: &str) 
         hooks = hooks.len(),
         "an event hookd cannot decide: {why}; its hooks are read as failed"
     );
-    let failed = format!("{UNDECIDED}{why}");
+    let failed = format!("{}{why}", crate::protocol::UNDECIDED);
     hooks.iter().map(|_| Ran::lost(&failed)).collect()
 }
-
-/// How the report of a hook starts when it could not be given its event: the relay looks for it.
-pub const UNDECIDED: &str = "hookd could not give this hook the event: ";
 
 /// A Stop (of a session) in the count of refused Stops in a row (contract 14).
 struct StopLoop {

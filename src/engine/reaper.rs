@@ -19,8 +19,8 @@ use nix::unistd::Pid;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::task::TaskTracker;
 
-use crate::daemon::state::lock;
 use crate::limits::KILL_GRACE;
+use crate::sync::lock;
 
 /// How often children are looked at even without a SIGCHLD: an escapee re-parented to the daemon while
 /// its hook still runs sends none.

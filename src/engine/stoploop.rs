@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::daemon::state::lock;
 use crate::limits::STOP_LOOP_SESSIONS;
+use crate::sync::lock;
 
 /// Who a count belongs to: a hash of the agent and the session id. A hash, not the strings: a session id
 /// comes from the client and may be long, and the memory bound must hold in bytes, not only in entries.

@@ -34,12 +34,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::daemon::state::lock;
 use crate::engine::reaper::Reaper;
 use crate::engine::runner::{Group, Ran, Runner, describe_spawn_error, hook_command};
 use crate::engine::verdict::Exit;
 use crate::limits::{HOOK_OUTPUT, WORKER_QUEUE};
 use crate::settings::{Hook, Program};
+use crate::sync::lock;
 
 /// The first pause before restarting a worker that died; it doubles with each failure in a row.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);

@@ -28,9 +28,10 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::daemon::state::{Shared, lock};
+use crate::daemon::state::Shared;
 use crate::limits::{HTTP_HEADER_TIMEOUT, MAX_HTTP_CONNECTIONS};
 use crate::protocol::HttpStatus;
+use crate::sync::lock;
 use token::Token;
 
 /// The listener's part of the daemon's shared state.

@@ -23,7 +23,7 @@ pub fn allowed(peer: SocketAddr, local: SocketAddr) -> Result<(), String> {
     let (peer, local) = (unmapped(peer), unmapped(local));
     match owner(peer, local) {
         // The same rule as the Unix socket's: our own uid, or root.
-        Some(uid) if crate::daemon::server::peer_allowed(uid) => Ok(()),
+        Some(uid) if crate::daemon::socket::peer_allowed(uid) => Ok(()),
         Some(uid) => Err(format!("its socket belongs to uid {uid}")),
         None if local.ip().is_loopback() => {
             Err("its socket could not be found on this machine (gone, or hidden)".into())
