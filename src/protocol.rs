@@ -6,7 +6,6 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::engine::verdict::Kind;
 use crate::limits::{MAX_AGENT_NAME, MAX_DEPTH, MAX_EVENT, MAX_HELLO_MOMENTS, MAX_ID};
 
 /// Why an event of `size` bytes is undecidable.
@@ -150,7 +149,7 @@ pub struct FireResponse {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HookReport {
     pub name: String,
-    pub outcome: Kind,
+    pub outcome: Outcome,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<i32>,
     pub ms: f64,
@@ -158,6 +157,19 @@ pub struct HookReport {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+}
+
+/// What one hook said, in a fire's response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Exit 0 with nothing to add.
+    Nothing,
+    /// Context to add to the agent's.
+    Adds,
+    Refused,
+    /// It crashed, timed out, or answered what cannot be read (its `on_failure` decided what it meant).
+    Failed,
 }
 
 /// `hello`'s response: the hooks that apply to this agent on moments it does not run.
@@ -246,6 +258,17 @@ pub struct LastReload {
     pub ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl LastReload {
+    /// A (re)load that happened now; `error` when it kept the last good settings.
+    pub fn now(error: Option<String>) -> LastReload {
+        LastReload {
+            at: crate::time::now_rfc3339(),
+            ok: error.is_none(),
+            error,
+        }
+    }
 }
 
 /// `reload`'s response when the new settings were taken.

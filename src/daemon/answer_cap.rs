@@ -163,8 +163,8 @@ fn longest_prefix_within(text: &str, room: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::verdict::Kind;
     use crate::protocol::HookReport;
+    use crate::protocol::Outcome as Kind;
 
     fn response(refused: bool, adds: Vec<String>) -> FireResponse {
         FireResponse {

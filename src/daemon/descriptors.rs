@@ -28,7 +28,7 @@ const PER_CONNECTION: usize = 2;
 /// Connections allowed whatever the limit: a daemon nobody can reach guards nothing.
 const MIN_CONNECTIONS: usize = 4;
 
-/// Connection slots shared by the socket and the http listener, sized from the open-file limit.
+/// Connection slots daemon by the socket and the http listener, sized from the open-file limit.
 #[derive(Debug)]
 pub struct Descriptors {
     slots: Arc<Semaphore>,

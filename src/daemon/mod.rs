@@ -1,6 +1,7 @@
 //! `hookd serve`: load the settings, take the socket from systemd or bind it, serve until SIGTERM or
 //! SIGINT, reload on SIGHUP and when the file changes, and leave nothing behind.
 
+pub mod answer;
 pub mod answer_cap;
 pub mod descriptors;
 pub mod http;
@@ -18,9 +19,8 @@ use std::process::ExitCode;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::daemon::reload::{Trigger, text_hash};
-use crate::daemon::state::Shared;
+use crate::daemon::state::Daemon;
 use crate::daemon::systemd::Notifier;
-use crate::protocol::LastReload;
 use crate::settings::{LoadError, Settings};
 
 pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
@@ -66,33 +66,27 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         };
         let listener = tokio::net::UnixListener::from_std(listener)
             .map_err(|e| format!("cannot listen: {e}"))?;
-        let last_reload = LastReload {
-            at: crate::time::now_rfc3339(),
-            ok: true,
-            error: None,
-        };
-        let shared = Shared::new(
+        let daemon = Daemon::new(
             config.clone(),
             settings,
             loaded_text,
-            last_reload,
             Notifier::from_env(),
             crate::daemon::http::token::path_for(socket),
         );
         // A listener the settings ask for and that cannot start stops the start, as an invalid settings
         // file does: running without it would leave the agents' http hooks failing open without a word.
-        crate::daemon::http::apply(&shared)
+        crate::daemon::http::apply(&daemon)
             .map_err(|e| format!("the http listener cannot start: {e}"))?;
-        let reloader = shared.clone();
+        let reloader = daemon.clone();
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {
                 tracing::info!("SIGHUP: reloading the settings");
                 let _ = crate::daemon::reload::reload(&reloader, Trigger::Request).await;
             }
         });
-        crate::daemon::watch::spawn(shared.clone(), shared.draining.clone());
-        shared.runner.reaper.start(&shared.runner.cleanups);
-        let stopping = shared.clone();
+        crate::daemon::watch::spawn(daemon.clone(), daemon.draining.clone());
+        daemon.engine.start_reaper();
+        let stopping = daemon.clone();
         let shutdown = async move {
             tokio::select! {
                 _ = terminate.recv() => tracing::info!("SIGTERM received"),
@@ -102,8 +96,8 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             stopping.notifier.stopping();
         };
         tracing::info!(pid = std::process::id(), "serving");
-        shared.notifier.ready();
-        crate::daemon::server::serve(listener, shared, shutdown).await;
+        daemon.notifier.ready();
+        crate::daemon::server::serve(listener, daemon, shutdown).await;
         Ok::<(), String>(())
     });
     if let Some(file) = socket_file {

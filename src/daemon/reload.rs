@@ -5,12 +5,12 @@
 //! done on a blocking thread, so that fires go on being answered meanwhile (a fire waited 4.9 s behind the
 //! validation of a 10,000-hook file); only the swap runs on the runtime.
 
-use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::daemon::state::Shared;
+use crate::daemon::state::Daemon;
+use crate::engine::Installed;
 use crate::protocol::LastReload;
 use crate::settings::{ConfigError, ConfigErrors, LoadError, Settings};
 use crate::sync::lock;
@@ -28,7 +28,7 @@ pub enum Trigger {
 
 /// Serializes reloads from their read to their swap, so that generations are numbered without gaps and a
 /// slower read of an older text never swaps in after a newer one. An async lock: it is held across the
-/// wait for the blocking thread, where `Shared::reload_lock` (a std mutex) must not be.
+/// wait for the blocking thread, where `Daemon::reload_lock` (a std mutex) must not be.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// What the blocking part of a reload found.
@@ -42,93 +42,61 @@ enum Prepared {
 
 /// Re-reads the settings file now. `Ok` is the generation in force afterwards; `Err` keeps the old
 /// settings.
-pub async fn reload(shared: &Arc<Shared>, trigger: Trigger) -> Result<u64, ConfigErrors> {
+pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, ConfigErrors> {
     let _serialized = SERIAL.lock().await;
-    let in_force = *lock(&shared.loaded_text);
-    let path = shared.config_path.clone();
+    let in_force = *lock(&daemon.loaded_text);
+    let path = daemon.config_path.clone();
     let prepared = tokio::task::spawn_blocking(move || prepare(&path, trigger, in_force))
         .await
         .unwrap_or_else(|e| {
             tracing::error!("reading the settings file failed abnormally: {e}");
             Prepared::Invalid(whole_file(
-                &shared.config_path,
+                &daemon.config_path,
                 "reading the file failed abnormally; keeping the last good settings (see the daemon's log)",
             ))
         });
-    let outcome = match prepared {
+    apply(daemon, prepared)
+}
+
+/// What a reload found, put in force: the one place that a reload changes the daemon. The engine takes
+/// the new settings (and starts, keeps or lets go of their workers), the connection slots and the http
+/// listener follow them, `status` and systemd are told.
+fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> {
+    let (settings, hash) = match prepared {
         Prepared::Unchanged => {
             // Back to (or still at) the settings in force: nothing to swap, but an earlier error is over.
-            *lock(&shared.last_reload) = LastReload {
-                at: crate::time::now_rfc3339(),
-                ok: true,
-                error: None,
-            };
-            return Ok(shared.current().number);
-        }
-        Prepared::Valid(settings, hash) => {
-            shared.notifier.reloading();
-            Ok(install(shared, *settings, hash))
+            *lock(&daemon.last_reload) = LastReload::now(None);
+            return Ok(daemon.engine.current().number);
         }
         Prepared::Invalid(errors) => {
-            shared.notifier.reloading();
+            daemon.notifier.reloading();
             tracing::error!("settings not reloaded, the last good ones stay:\n{errors}");
-            *lock(&shared.last_reload) = LastReload {
-                at: crate::time::now_rfc3339(),
-                ok: false,
-                error: Some(errors.to_string()),
-            };
-            Err(errors)
+            *lock(&daemon.last_reload) = LastReload::now(Some(errors.to_string()));
+            daemon.notifier.ready();
+            return Err(errors);
         }
+        Prepared::Valid(settings, hash) => (*settings, hash),
     };
-    shared.notifier.ready();
-    outcome
-}
-
-/// The swap, on the runtime: the new generation, its http listener, and what it dropped in the log.
-fn install(shared: &Arc<Shared>, settings: Settings, hash: u64) -> u64 {
-    let _install = lock(&shared.reload_lock);
-    let dropped = dropped_hooks(&shared.current().settings, &settings);
+    daemon.notifier.reloading();
     let summary = settings.summary();
     // A new max_processes or new workers move the reserve of descriptors hooks keep.
-    shared.descriptors.resize(&settings);
-    let number = shared.install(settings);
+    daemon.descriptors.resize(&settings);
+    let Installed {
+        generation,
+        dropped,
+    } = daemon.engine.install(settings);
     // Its error is logged and shown by `status`; the hooks of the new settings are in force.
-    let _ = crate::daemon::http::apply(shared);
-    *lock(&shared.loaded_text) = Some(hash);
-    *lock(&shared.last_reload) = LastReload {
-        at: crate::time::now_rfc3339(),
-        ok: true,
-        error: None,
-    };
+    let _ = crate::daemon::http::apply(daemon);
+    *lock(&daemon.loaded_text) = Some(hash);
+    *lock(&daemon.last_reload) = LastReload::now(None);
     if dropped.is_empty() {
-        tracing::info!(generation = number, hooks = %summary, "settings reloaded");
+        tracing::info!(generation, hooks = %summary, "settings reloaded");
     } else {
         // Said in so many words: a generation with fewer guards is what a half-written file looked like.
-        tracing::info!(generation = number, hooks = %summary, dropped = %dropped, "settings reloaded; hooks dropped");
+        tracing::info!(generation, hooks = %summary, %dropped, "settings reloaded; hooks dropped");
     }
-    number
-}
-
-/// The hooks of `old` that `new` no longer has (by name, per moment), as `PreToolUse: a, b; Stop: c`;
-/// empty when none was dropped.
-pub fn dropped_hooks(old: &Settings, new: &Settings) -> String {
-    let mut parts = Vec::new();
-    for (moment, hooks) in &old.hooks {
-        let kept: HashSet<&str> = new
-            .hooks_for(moment)
-            .iter()
-            .map(|h| h.name.as_str())
-            .collect();
-        let gone: Vec<&str> = hooks
-            .iter()
-            .map(|h| h.name.as_str())
-            .filter(|name| !kept.contains(name))
-            .collect();
-        if !gone.is_empty() {
-            parts.push(format!("{moment}: {}", gone.join(", ")));
-        }
-    }
-    parts.join("; ")
+    daemon.notifier.ready();
+    Ok(generation)
 }
 
 /// The blocking part of a reload: read, check and validate the file.

@@ -29,8 +29,8 @@ use tokio::task::JoinSet;
 use tokio_util::task::TaskTracker;
 
 use crate::daemon::memory::{self, Account, Memory};
-use crate::daemon::state::Shared;
-use crate::engine::fire::{self, Fire};
+use crate::daemon::state::Daemon;
+use crate::engine::Fire;
 use crate::limits::{
     ANSWER_RESERVE, CLOSE_DEADLINE, CONNECTION_BUDGET, DRAIN_DEADLINE, IDLE_TIMEOUT, LARGE_LINE,
     LARGE_LINE_DEADLINE, MAX_CONNECTIONS, MAX_LINE, MAX_PENDING, OFF_THREAD, PERMIT_WAIT,
@@ -45,7 +45,7 @@ use crate::protocol::{
 /// Serves `listener` until `shutdown` completes, then drains. Tests and `hookd serve` both call this.
 pub async fn serve(
     listener: UnixListener,
-    shared: Arc<Shared>,
+    daemon: Arc<Daemon>,
     shutdown: impl Future<Output = ()>,
 ) {
     let connections = TaskTracker::new();
@@ -59,7 +59,7 @@ pub async fn serve(
         let Ok(permit) = permit else { break };
         // A descriptor for the connection, from what the hooks' reserve leaves.
         let descriptor = tokio::select! {
-            descriptor = shared.descriptors.connection() => descriptor,
+            descriptor = daemon.descriptors.connection() => descriptor,
             _ = &mut shutdown => break,
         };
         let stream = tokio::select! {
@@ -74,44 +74,41 @@ pub async fn serve(
             },
             _ = &mut shutdown => break,
         };
-        let shared = shared.clone();
+        let daemon = daemon.clone();
         connections.spawn(async move {
-            Connection::serve(stream, shared).await;
+            Connection::serve(stream, daemon).await;
             drop((permit, descriptor));
         });
     }
     drop(listener);
     tracing::info!(
-        in_flight = shared.in_flight(),
+        in_flight = daemon.engine.in_flight(),
         "shutting down: no new connections; letting running fires finish"
     );
-    shared.draining.cancel();
+    daemon.draining.cancel();
     connections.close();
     let (sockets, http) = tokio::join!(
         tokio::time::timeout(DRAIN_DEADLINE, connections.wait()),
-        crate::daemon::http::drain(&shared, DRAIN_DEADLINE),
+        crate::daemon::http::drain(&daemon, DRAIN_DEADLINE),
     );
     if sockets.is_err() || !http {
         tracing::warn!(
-            in_flight = shared.in_flight(),
+            in_flight = daemon.engine.in_flight(),
             "fires still running after {DRAIN_DEADLINE:?}: killing their hooks"
         );
-        shared.abandon.cancel();
+        daemon.engine.abandon();
         let _ = tokio::time::timeout(CLOSE_DEADLINE, connections.wait()).await;
-        let _ = crate::daemon::http::drain(&shared, CLOSE_DEADLINE).await;
+        let _ = crate::daemon::http::drain(&daemon, CLOSE_DEADLINE).await;
     }
-    shared.stop_workers();
-    let cleanups = &shared.runner.cleanups;
-    cleanups.close();
-    let _ = tokio::time::timeout(CLOSE_DEADLINE, cleanups.wait()).await;
+    daemon.engine.shut_down(CLOSE_DEADLINE).await;
 }
 
 /// What a request line leads to.
 enum Action {
     /// An answer to write now.
     Respond(Vec<u8>),
-    /// A fire to run as a task, and what it is charged while pending.
-    Fire(Fire, usize),
+    /// A fire to run as a task, the `id` its answer echoes, and what it is charged while pending.
+    Fire(Option<Value>, Fire, usize),
     /// Work to run as a task, as a fire is (a reload, which reads and validates the file on a blocking
     /// thread): its answer, matched by `id`, comes when it is done, and other requests are served meanwhile.
     Later(
@@ -122,13 +119,13 @@ enum Action {
 
 /// One client connection.
 struct Connection {
-    shared: Arc<Shared>,
+    daemon: Arc<Daemon>,
     /// The agent named by this connection's `hello`, for fires that do not name one.
     agent: Option<String>,
 }
 
 impl Connection {
-    async fn serve(stream: UnixStream, shared: Arc<Shared>) {
+    async fn serve(stream: UnixStream, daemon: Arc<Daemon>) {
         match stream.peer_cred() {
             Ok(cred) if crate::daemon::socket::peer_allowed(cred.uid()) => {}
             Ok(cred) => {
@@ -151,7 +148,7 @@ impl Connection {
             }
         }
         let mut connection = Connection {
-            shared,
+            daemon,
             agent: None,
         };
         connection.run(stream).await;
@@ -160,9 +157,9 @@ impl Connection {
     async fn run(&mut self, stream: UnixStream) {
         let (read, mut write) = stream.into_split();
         let mut lines = Lines::new(read);
-        let memory = self.shared.memory.clone();
+        let memory = self.daemon.memory.clone();
         let mut account = Account::new(memory.clone());
-        let cancel = self.shared.abandon.child_token();
+        let cancel = self.daemon.engine.abandoned().child_token();
         let mut pending: JoinSet<Vec<u8>> = JoinSet::new();
         // The `id` of each pending fire (to answer it even if its task panics) and what it is charged, by
         // task.
@@ -218,10 +215,10 @@ impl Connection {
                             lines.set_permit_aside();
                             if send(&mut write, &response).await.is_err() { break; }
                         }
-                        Action::Fire(request, cost) => {
+                        Action::Fire(id, request, cost) => {
                             account.charge(cost);
-                            let (shared, cancel, id) = (self.shared.clone(), cancel.clone(), request.id.clone());
-                            let task = pending.spawn(async move { fire::fire(&shared, request, cancel).await });
+                            let (engine, cancel, answered) = (self.daemon.engine.clone(), cancel.clone(), id.clone());
+                            let task = pending.spawn(async move { crate::daemon::answer::fire_line(&engine, answered, request, cancel).await });
                             pending_fires.insert(task.id(), (id, cost));
                         }
                         Action::Later(id, work) => {
@@ -258,7 +255,7 @@ impl Connection {
                     break;
                 }
                 _ = &mut idle, if reading && pending.is_empty() => break,
-                _ = self.shared.draining.cancelled(), if reading && pending.is_empty() => {
+                _ = self.daemon.draining.cancelled(), if reading && pending.is_empty() => {
                     // Requests the client wrote before the shutdown may sit unread: each gets its answer
                     // (`shutting_down`) rather than a closed connection.
                     for line in lines.unread() {
@@ -285,7 +282,7 @@ impl Connection {
             let cost = memory::request_cost(&line);
             return self.handle(&line, cost);
         }
-        let decoder = self.shared.memory.decoder().await;
+        let decoder = self.daemon.memory.decoder().await;
         let sized = line.clone();
         let cost = tokio::task::spawn_blocking(move || memory::request_cost(&sized))
             .await
@@ -341,7 +338,7 @@ impl Connection {
             Ok(decoded) => decoded,
             Err(error) => return Action::Respond(to_line(&error)),
         };
-        if self.shared.draining.is_cancelled() {
+        if self.daemon.draining.is_cancelled() {
             let error =
                 ErrorResponse::new(id, ErrorKind::ShuttingDown, "the daemon is shutting down");
             return Action::Respond(to_line(&error));
@@ -354,8 +351,8 @@ impl Connection {
             } => {
                 let agent = agent.or_else(|| self.agent.clone());
                 Action::Fire(
+                    id,
                     Fire {
-                        id,
                         moment,
                         agent,
                         event,
@@ -367,13 +364,13 @@ impl Connection {
                 self.agent = agent;
                 Action::Respond(to_line(&self.hello(id, moments)))
             }
-            Request::Status => Action::Respond(to_line(&status(&self.shared, id))),
+            Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
             Request::Reload => {
                 // A task of its own, not the connection's: a reload asked for is carried out even if its
                 // client hangs up before the answer (which stops the connection's pending tasks).
-                let shared = self.shared.clone();
+                let daemon = self.daemon.clone();
                 let reloading = tokio::spawn(async move {
-                    crate::daemon::reload::reload(&shared, crate::daemon::reload::Trigger::Request)
+                    crate::daemon::reload::reload(&daemon, crate::daemon::reload::Trigger::Request)
                         .await
                 });
                 Action::Later(
@@ -394,7 +391,7 @@ impl Connection {
             Some(agent.moments().into_iter().map(String::from).collect())
         });
         if let Some(moments) = moments {
-            let generation = self.shared.current();
+            let generation = self.daemon.engine.current();
             for (moment, hooks) in &generation.settings.hooks {
                 if moments.contains(moment) {
                     continue;
@@ -463,8 +460,8 @@ fn reload_answer(
     }
 }
 
-fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
-    let generation = shared.current();
+fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
+    let generation = daemon.engine.current();
     let hooks: Map<String, Value> = generation
         .settings
         .enabled_counts()
@@ -476,12 +473,12 @@ fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
         ok: true,
         version: crate::VERSION,
         pid: std::process::id(),
-        config: shared.config_path.display().to_string(),
+        config: daemon.config_path.display().to_string(),
         generation: generation.number,
         hooks,
-        last_reload: shared.last_reload(),
-        in_flight: shared.in_flight(),
-        uptime_s: shared.started.elapsed().as_secs(),
+        last_reload: daemon.last_reload(),
+        in_flight: daemon.engine.in_flight(),
+        uptime_s: daemon.started.elapsed().as_secs(),
         workers: generation
             .workers
             .iter()
@@ -492,9 +489,9 @@ fn status(shared: &Shared, id: Option<Value>) -> StatusResponse {
                 )
             })
             .collect(),
-        http: shared.http.status(),
+        http: daemon.http.status(),
         connections: {
-            let (open, limit) = shared.descriptors.connections();
+            let (open, limit) = daemon.descriptors.connections();
             crate::protocol::ConnectionsStatus { open, limit }
         },
     }

@@ -114,7 +114,7 @@ fn lock_for(path: &Path) -> Result<Flock<File>, String> {
         return Err(not_regular());
     }
     // O_NOFOLLOW and O_NONBLOCK: a symlink or a FIFO planted in its place since (the socket may be in a
-    // shared folder such as /tmp) is refused at once, never followed or waited on.
+    // daemon folder such as /tmp) is refused at once, never followed or waited on.
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

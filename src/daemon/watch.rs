@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::daemon::reload::{Trigger, reload};
-use crate::daemon::state::Shared;
+use crate::daemon::state::Daemon;
 
 /// A burst of events ends when none has come for this long.
 const QUIET: Duration = Duration::from_millis(30);
@@ -42,27 +42,27 @@ const MAX_LINKS: usize = 16;
 
 /// Watches until `stop` is cancelled. `HOOKD_WATCH=poll` forces polling (for tests, and for filesystems
 /// where inotify sees nothing, such as some network mounts).
-pub fn spawn(shared: Arc<Shared>, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
+pub fn spawn(daemon: Arc<Daemon>, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
     let force_poll = std::env::var("HOOKD_WATCH").is_ok_and(|v| v == "poll");
     tokio::spawn(async move {
         tokio::select! {
             _ = stop.cancelled() => {}
-            _ = watch(shared, force_poll) => {}
+            _ = watch(daemon, force_poll) => {}
         }
     })
 }
 
-async fn watch(shared: Arc<Shared>, force_poll: bool) {
-    let mut seen = Fingerprint::of(&Chain::resolve(&shared.config_path));
+async fn watch(daemon: Arc<Daemon>, force_poll: bool) {
+    let mut seen = Fingerprint::of(&Chain::resolve(&daemon.config_path));
     loop {
-        let chain = Chain::resolve(&shared.config_path);
+        let chain = Chain::resolve(&daemon.config_path);
         let armed = if force_poll {
             Err(Unwatchable::Forced)
         } else {
             arm(&chain)
         };
         // Whatever changed while nothing watched (between two arms) is taken now.
-        seen = reload_if_changed(&shared, &chain, seen).await;
+        seen = reload_if_changed(&daemon, &chain, seen).await;
         match armed {
             Ok((watcher, mut events, seen_kinds)) => {
                 let ids = chain.folder_ids();
@@ -81,10 +81,10 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
                         seen_now & METADATA != 0 && !writing
                     };
                     if due {
-                        let _ = reload(&shared, Trigger::Watch).await;
+                        let _ = reload(&daemon, Trigger::Watch).await;
                         seen = Fingerprint::of(&chain);
                     }
-                    if Chain::resolve(&shared.config_path) != chain
+                    if Chain::resolve(&daemon.config_path) != chain
                         || !chain.folders_exist()
                         || chain.folder_ids() != ids
                     {
@@ -96,8 +96,8 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
                 drop(watcher);
             }
             Err(Unwatchable::FolderMissing) => {
-                tracing::info!(config = %shared.config_path.display(), "the settings file's folder does not exist yet: looking for it every {POLL_EVERY:?}");
-                while !Chain::resolve(&shared.config_path).folders_exist() {
+                tracing::info!(config = %daemon.config_path.display(), "the settings file's folder does not exist yet: looking for it every {POLL_EVERY:?}");
+                while !Chain::resolve(&daemon.config_path).folders_exist() {
                     tokio::time::sleep(POLL_EVERY).await;
                 }
             }
@@ -111,9 +111,9 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
                 let mut last = seen.clone();
                 loop {
                     tokio::time::sleep(POLL_EVERY).await;
-                    let now = Fingerprint::of(&Chain::resolve(&shared.config_path));
+                    let now = Fingerprint::of(&Chain::resolve(&daemon.config_path));
                     if now != seen && now == last {
-                        let _ = reload(&shared, Trigger::Watch).await;
+                        let _ = reload(&daemon, Trigger::Watch).await;
                         seen = now.clone();
                     }
                     last = now;
@@ -124,10 +124,10 @@ async fn watch(shared: Arc<Shared>, force_poll: bool) {
 }
 
 /// Reloads when the file's fingerprint moved since `seen`; returns the fingerprint now.
-async fn reload_if_changed(shared: &Arc<Shared>, chain: &Chain, seen: Fingerprint) -> Fingerprint {
+async fn reload_if_changed(daemon: &Arc<Daemon>, chain: &Chain, seen: Fingerprint) -> Fingerprint {
     let now = Fingerprint::of(chain);
     if now != seen {
-        let _ = reload(shared, Trigger::Watch).await;
+        let _ = reload(daemon, Trigger::Watch).await;
     }
     now
 }

@@ -1,23 +1,22 @@
-//! A fire, from request to response: pick the hooks that fit, run them all at once, read each answer, and
-//! fold the verdict.
+//! A fire, from request to decision: pick the hooks that fit, run them all at once, read each answer,
+//! and fold the verdict.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::daemon::state::{Generation, Shared};
 use crate::engine::runner::{Input, Ran};
 use crate::engine::verdict::{self, Exit, Kind};
+use crate::engine::{Engine, Generation};
 use crate::moment;
-use crate::protocol::{ErrorKind, ErrorResponse, Event, FireResponse, HookReport, to_line};
+use crate::protocol::Event;
 use crate::settings::{Hook, Program};
 
 /// What a fire asks.
 #[derive(Debug)]
 pub struct Fire {
-    pub id: Option<Value>,
     pub moment: String,
     /// From the request, else the connection's `hello`.
     pub agent: Option<String>,
@@ -25,143 +24,165 @@ pub struct Fire {
     pub event: Event,
 }
 
-/// Runs a fire to its response line. `cancel` is the connection's: it ends the hooks when the client goes.
-pub async fn fire(shared: &Arc<Shared>, request: Fire, cancel: CancellationToken) -> Vec<u8> {
-    match decide(shared, request, cancel).await {
-        Ok(response) => to_line(&response),
-        Err(error) => to_line(&error),
-    }
+/// What the hooks of a fire said, folded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub refused: bool,
+    /// Set when refused; never empty, so the agent is always told something.
+    pub reason: Option<String>,
+    /// Context to add, in the settings file's order of the hooks that gave it.
+    pub adds: Vec<String>,
+    /// Every hook that ran, in the settings file's order.
+    pub hooks: Vec<HookReport>,
 }
 
-/// Runs a fire to its response, as a value: the socket server writes it as a line, the HTTP listener
-/// answers it in the agent's dialect.
-pub async fn decide(
-    shared: &Arc<Shared>,
-    request: Fire,
-    cancel: CancellationToken,
-) -> Result<FireResponse, ErrorResponse> {
-    let Fire {
-        id,
-        moment,
-        agent,
-        event:
-            Event {
-                fields: mut event,
-                undecidable,
-                large,
-                busy,
-            },
-    } = request;
-    let generation = shared.current();
-    let settings = &generation.settings;
-    if !settings.knows_moment(&moment) {
-        let hint = moment::did_you_mean(&moment, settings.moment_names())
-            .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
-        return Err(ErrorResponse::new(
-            id,
-            ErrorKind::UnknownMoment,
-            format!("unknown moment \"{}\"{hint}", moment::shown(&moment)),
-        ));
-    }
-    let started = Instant::now();
-    event.insert("hook_event_name".into(), Value::String(moment.clone()));
-    // The number a worker's event carries is the daemon's to give (worker.rs): a client's own is dropped,
-    // so the line can be numbered without being read again.
-    event.remove(crate::engine::worker::ID_FIELD);
-    let stop_loop = StopLoop::begin(shared, &moment, agent.as_deref(), &mut event);
-    let field = moment::known(&moment).and_then(|m| m.matcher_field);
-    let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
-    let _in_flight = (!hooks.is_empty()).then(|| shared.fire_started());
-    let runs = if let Some(why) = &undecidable {
-        undecided(&hooks, &moment, agent.as_deref(), why)
-    } else if hooks.is_empty() {
-        Vec::new() // the common case, kept cheap: nothing to serialize, nothing to spawn
-    } else if large {
-        // Tens of megabytes to serialize, and a tree of values to let go: not on the runtime's thread.
-        let (moment, agent, of) = (moment.clone(), agent.clone(), generation.clone());
-        let event = std::mem::take(&mut event);
-        let serializing =
-            tokio::task::spawn_blocking(move || input_for(&event, moment, agent, &of.settings));
-        match serializing.await {
-            Ok(input) => run_all(shared, &generation, &hooks, &Arc::new(input), &cancel).await,
-            Err(e) => hooks
-                .iter()
-                .map(|_| Ran::lost(&format!("the event could not be serialized ({e})")))
-                .collect(),
-        }
-    } else {
-        let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
-        run_all(shared, &generation, &hooks, &input, &cancel).await
-    };
-    if large && !event.is_empty() {
-        let event = std::mem::take(&mut event);
-        tokio::task::spawn_blocking(move || drop(event));
-    }
-    if shared.abandon.is_cancelled()
-        && runs
-            .iter()
-            .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
-    {
-        let message = "the daemon stopped before the hooks finished";
-        return Err(ErrorResponse::new(id, ErrorKind::ShuttingDown, message));
-    }
+/// One hook's part in a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookReport {
+    pub name: String,
+    pub outcome: Kind,
+    /// Its exit code, when it exited (not killed, not a worker).
+    pub exit: Option<i32>,
+    /// From its start (after waiting for a process slot) to its outcome.
+    pub elapsed: Duration,
+    /// What went wrong, when it failed.
+    pub error: Option<String>,
+    /// Whether its stdout or stderr was cut at the output limit.
+    pub truncated: bool,
+}
 
-    let mut outcomes = Vec::with_capacity(hooks.len());
-    let mut reports = Vec::with_capacity(hooks.len());
-    for (hook, ran) in hooks.iter().zip(&runs) {
-        let outcome = verdict::read(verdict::Run {
-            hook: &hook.name,
-            moment: &moment,
-            exit: &ran.exit,
-            stdout: &ran.stdout,
-            stderr: &ran.stderr,
-            via_shell: matches!(hook.program, Program::Shell { .. }),
-            on_failure: if busy {
-                crate::settings::OnFailure::Refuse
-            } else {
-                hook.on_failure
-            },
-        });
-        let ms = (ran.elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
-        if matches!(ran.exit, Exit::Cancelled(_)) {
-            // Nobody is waiting for this answer: not worth a warning per hook.
-            tracing::debug!(hook = %hook.name, %moment, "hook stopped: its fire was abandoned");
-        } else {
-            log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
+/// Why a fire was not decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotDecided {
+    /// A moment neither known nor declared by the settings; the message says so, with a suggestion.
+    UnknownMoment(String),
+    /// The fire was given up (the daemon is stopping) before its hooks finished.
+    ShuttingDown,
+}
+
+impl Engine {
+    /// Runs a fire to its decision. `cancel` ends the hooks early (the client left); make it a child of
+    /// [`Engine::abandoned`], so that giving up every fire ends this one too.
+    pub async fn decide(
+        self: &Arc<Self>,
+        request: Fire,
+        cancel: &CancellationToken,
+    ) -> Result<Decision, NotDecided> {
+        let Fire {
+            moment,
+            agent,
+            event:
+                Event {
+                    fields: mut event,
+                    undecidable,
+                    large,
+                    busy,
+                },
+        } = request;
+        let generation = self.current();
+        let settings = &generation.settings;
+        if !settings.knows_moment(&moment) {
+            let hint = moment::did_you_mean(&moment, settings.moment_names())
+                .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
+            return Err(NotDecided::UnknownMoment(format!(
+                "unknown moment \"{}\"{hint}",
+                moment::shown(&moment)
+            )));
         }
-        reports.push(HookReport {
-            name: hook.name.clone(),
-            outcome: outcome.kind,
-            exit: ran.exit.code(),
-            ms,
-            error: outcome.error.clone(),
-            truncated: ran.truncated,
-        });
-        outcomes.push(outcome);
+        let started = Instant::now();
+        event.insert("hook_event_name".into(), Value::String(moment.clone()));
+        // The number a worker's event carries is the engine's to give (worker.rs): a client's own is
+        // dropped, so the line can be numbered without being read again.
+        event.remove(crate::engine::worker::ID_FIELD);
+        let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
+        let field = moment::known(&moment).and_then(|m| m.matcher_field);
+        let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
+        let _in_flight = (!hooks.is_empty()).then(|| self.fire_started());
+        let runs = if let Some(why) = &undecidable {
+            undecided(&hooks, &moment, agent.as_deref(), why)
+        } else if hooks.is_empty() {
+            Vec::new() // the common case, kept cheap: nothing to serialize, nothing to spawn
+        } else if large {
+            // Tens of megabytes to serialize, and a tree of values to let go: not on the runtime's thread.
+            let (moment, agent, of) = (moment.clone(), agent.clone(), generation.clone());
+            let event = std::mem::take(&mut event);
+            let serializing =
+                tokio::task::spawn_blocking(move || input_for(&event, moment, agent, &of.settings));
+            match serializing.await {
+                Ok(input) => run_all(self, &generation, &hooks, &Arc::new(input), cancel).await,
+                Err(e) => hooks
+                    .iter()
+                    .map(|_| Ran::lost(&format!("the event could not be serialized ({e})")))
+                    .collect(),
+            }
+        } else {
+            let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
+            run_all(self, &generation, &hooks, &input, cancel).await
+        };
+        if large && !event.is_empty() {
+            let event = std::mem::take(&mut event);
+            tokio::task::spawn_blocking(move || drop(event));
+        }
+        if self.abandoned.is_cancelled()
+            && runs
+                .iter()
+                .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
+        {
+            return Err(NotDecided::ShuttingDown);
+        }
+
+        let mut outcomes = Vec::with_capacity(hooks.len());
+        let mut reports = Vec::with_capacity(hooks.len());
+        for (hook, ran) in hooks.iter().zip(&runs) {
+            let outcome = verdict::read(verdict::Run {
+                hook: &hook.name,
+                moment: &moment,
+                exit: &ran.exit,
+                stdout: &ran.stdout,
+                stderr: &ran.stderr,
+                via_shell: matches!(hook.program, Program::Shell { .. }),
+                on_failure: if busy {
+                    crate::settings::OnFailure::Refuse
+                } else {
+                    hook.on_failure
+                },
+            });
+            if matches!(ran.exit, Exit::Cancelled(_)) {
+                // Nobody is waiting for this answer: not worth a warning per hook.
+                tracing::debug!(hook = %hook.name, %moment, "hook stopped: its fire was abandoned");
+            } else {
+                let ms = ran.elapsed.as_secs_f64() * 1000.0;
+                log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
+            }
+            reports.push(HookReport {
+                name: hook.name.clone(),
+                outcome: outcome.kind,
+                exit: ran.exit.code(),
+                elapsed: ran.elapsed,
+                error: outcome.error.clone(),
+                truncated: ran.truncated,
+            });
+            outcomes.push(outcome);
+        }
+        let mut verdict = verdict::fold(&outcomes);
+        if let Some(stop_loop) = stop_loop {
+            stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
+        }
+        tracing::debug!(
+            moment = %moment,
+            agent = agent.as_deref().unwrap_or(""),
+            hooks = hooks.len(),
+            refused = verdict.refused,
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "fire answered"
+        );
+        Ok(Decision {
+            refused: verdict.refused,
+            reason: verdict.reason,
+            adds: verdict.adds,
+            hooks: reports,
+        })
     }
-    let mut verdict = verdict::fold(&outcomes);
-    if let Some(stop_loop) = stop_loop {
-        stop_loop.finish(shared, settings.defaults.stop_refusal_cap, &mut verdict);
-    }
-    tracing::debug!(
-        moment = %moment,
-        agent = agent.as_deref().unwrap_or(""),
-        hooks = hooks.len(),
-        refused = verdict.refused,
-        ms = started.elapsed().as_secs_f64() * 1000.0,
-        "fire answered"
-    );
-    let mut response = FireResponse {
-        id,
-        ok: true,
-        refused: verdict.refused,
-        reason: verdict.reason,
-        adds: verdict.adds,
-        hooks: reports,
-    };
-    // Never more than a megabyte of answer, whoever asks (socket or http); the verdict is kept whole.
-    crate::daemon::answer_cap::cap(&mut response);
-    Ok(response)
 }
 
 /// A matched value longer than this (tool names are tens of bytes) is matched on a blocking thread: a
@@ -245,7 +266,7 @@ impl StopLoop {
     /// Tells Stop hooks the count (`stop_refusals`), and starts the count over on a new prompt. `Some`
     /// for a Stop whose verdict must be counted.
     fn begin(
-        shared: &Shared,
+        engine: &Engine,
         moment: &str,
         agent: Option<&str>,
         event: &mut Map<String, Value>,
@@ -262,11 +283,11 @@ impl StopLoop {
                     .get("prompt")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                shared.stop_loops.prompt_submitted(&agent, &session, prompt);
+                engine.stop_loops.prompt_submitted(&agent, &session, prompt);
                 None
             }
             "Stop" => {
-                let refusals = shared.stop_loops.refusals(&agent, &session);
+                let refusals = engine.stop_loops.refusals(&agent, &session);
                 event.insert("stop_refusals".into(), refusals.into());
                 Some(StopLoop {
                     agent,
@@ -280,7 +301,7 @@ impl StopLoop {
 
     /// Past the cap, the Stop is let through whatever the hooks said, and the adds say why; then the
     /// verdict is counted.
-    fn finish(self, shared: &Shared, cap: u32, verdict: &mut verdict::Verdict) {
+    fn finish(self, engine: &Engine, cap: u32, verdict: &mut verdict::Verdict) {
         if verdict.refused && self.refusals >= cap {
             let reason = verdict.reason.take().unwrap_or_default();
             verdict.refused = false;
@@ -292,7 +313,7 @@ impl StopLoop {
             tracing::warn!(agent = %self.agent, refusals = self.refusals, "stop_refusal_cap reached: letting the Stop through");
             tracing::debug!(session = %self.session, "the session whose Stop was let through");
         }
-        shared.stop_loops.record_stop(
+        engine.stop_loops.record_stop(
             &self.agent,
             &self.session,
             verdict
@@ -305,7 +326,7 @@ impl StopLoop {
 /// Runs every hook at once; the results come back in the settings file's order, whatever order they
 /// finished in.
 async fn run_all(
-    shared: &Arc<Shared>,
+    engine: &Arc<Engine>,
     generation: &Arc<Generation>,
     hooks: &[Arc<Hook>],
     input: &Arc<Input>,
@@ -313,12 +334,12 @@ async fn run_all(
 ) -> Vec<Ran> {
     if let [hook] = hooks {
         // One hook: no task to spawn.
-        return vec![run_one(shared, generation, hook, input, cancel).await];
+        return vec![run_one(engine, generation, hook, input, cancel).await];
     }
     let mut tasks = tokio::task::JoinSet::new();
     for (index, hook) in hooks.iter().enumerate() {
-        let (shared, generation, hook, input, cancel) = (
-            shared.clone(),
+        let (engine, generation, hook, input, cancel) = (
+            engine.clone(),
             generation.clone(),
             hook.clone(),
             input.clone(),
@@ -327,7 +348,7 @@ async fn run_all(
         tasks.spawn(async move {
             (
                 index,
-                run_one(&shared, &generation, &hook, &input, &cancel).await,
+                run_one(&engine, &generation, &hook, &input, &cancel).await,
             )
         });
     }
@@ -347,14 +368,14 @@ async fn run_all(
 
 /// One hook: a process started for this event, or a question to its workers.
 async fn run_one(
-    shared: &Shared,
+    engine: &Engine,
     generation: &Generation,
     hook: &Hook,
     input: &Input,
     cancel: &CancellationToken,
 ) -> Ran {
     if !matches!(hook.program, Program::Worker { .. }) {
-        return shared
+        return engine
             .runner
             .run(hook, input, &generation.slots, cancel)
             .await;

@@ -1,4 +1,18 @@
-//! The engine: decides a fire from the settings in force.
+//! The engine: given the settings in force, decides a fire. It picks the hooks that fit, runs them all
+//! at once (processes, or questions to worker hooks), reads each answer and folds them into a
+//! [`Decision`], in the settings file's order whatever order the hooks finished in.
+//!
+//! It knows nothing of sockets, HTTP or systemd: the daemon owns an engine and translates its decisions
+//! into answers; tests and benchmarks hold one in their hand and fire at it in-process.
+//!
+//! ```no_run
+//! # async fn example(settings: hookd::settings::Settings, event: hookd::protocol::Event) {
+//! use hookd::engine::{Engine, Fire};
+//! let engine = Engine::new(settings);
+//! let fire = Fire { moment: "PreToolUse".into(), agent: None, event };
+//! let decision = engine.decide(fire, &engine.abandoned().child_token()).await;
+//! # }
+//! ```
 
 pub mod fire;
 pub mod reaper;
@@ -6,3 +20,211 @@ pub mod runner;
 pub mod stoploop;
 pub mod verdict;
 pub mod worker;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+pub use fire::{Decision, Fire, HookReport, NotDecided};
+
+use crate::settings::{Program, Settings};
+use runner::Runner;
+use stoploop::StopLoops;
+use worker::Pool;
+
+/// One whole settings file as loaded, numbered. A fire takes one and keeps it to its end, so a reload in
+/// the middle of a fire never mixes two files.
+#[derive(Debug)]
+pub struct Generation {
+    /// 1 for the settings the engine started with, then one more per installed settings.
+    pub number: u64,
+    pub settings: Settings,
+    /// `max_processes` permits. Kept from one generation to the next while `max_processes` is unchanged,
+    /// so that a reload does not let more processes run than the limit.
+    pub slots: Arc<Semaphore>,
+    /// The worker hooks' processes, by hook name. A reload keeps a pool whose settings did not change
+    /// (its processes keep running); the others stop when the last fire that started on this generation
+    /// ends, so that a fire is answered by the workers it started with (the pool stops when dropped).
+    pub workers: HashMap<String, Arc<Pool>>,
+}
+
+/// What installing new settings changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The new generation's number.
+    pub generation: u64,
+    /// The hooks the old settings had and the new ones do not, as `PreToolUse: a, b; Stop: c`; empty
+    /// when none was dropped. Said in the log: a generation with fewer guards is what a half-written
+    /// file looks like.
+    pub dropped: String,
+}
+
+/// The settings in force, the processes running for them, and what fires share (the stop loops).
+#[derive(Debug)]
+pub struct Engine {
+    current: ArcSwap<Generation>,
+    runner: Runner,
+    /// Consecutive refused Stops per agent and session.
+    stop_loops: StopLoops,
+    /// Fires being worked on right now.
+    in_flight: AtomicUsize,
+    /// Cancelled when the fires still running are given up (the daemon's drain deadline): their hooks
+    /// are stopped, and they are answered `NotDecided::ShuttingDown`.
+    abandoned: CancellationToken,
+    /// Cancelled at shutdown: stops every worker, of the generation in force and of any older one a fire
+    /// still holds.
+    workers_stop: CancellationToken,
+}
+
+impl Engine {
+    /// An engine on `settings` (generation 1), with their worker hooks started. Needs a tokio runtime.
+    pub fn new(settings: Settings) -> Arc<Engine> {
+        let runner = Runner::default();
+        let workers_stop = CancellationToken::new();
+        let workers = start_workers(&settings, &HashMap::new(), &runner, &workers_stop);
+        Arc::new(Engine {
+            current: ArcSwap::from_pointee(Generation {
+                number: 1,
+                slots: Arc::new(Semaphore::new(settings.defaults.max_processes)),
+                settings,
+                workers,
+            }),
+            runner,
+            stop_loops: StopLoops::default(),
+            in_flight: AtomicUsize::new(0),
+            abandoned: CancellationToken::new(),
+            workers_stop,
+        })
+    }
+
+    /// Makes the engine the subreaper of every hook's descendants and starts sweeping for escapees
+    /// (processes that leave their hook's group). Process-wide: the daemon does it once; an engine held in
+    /// a test need not.
+    pub fn start_reaper(&self) {
+        self.runner.reaper.start(&self.runner.cleanups);
+    }
+
+    /// The settings in force now.
+    pub fn current(&self) -> Arc<Generation> {
+        self.current.load_full()
+    }
+
+    /// Swaps in new settings as the next generation. Worker hooks whose settings did not change keep
+    /// their processes; new ones start; the ones dropped stop when the last fire holding them ends.
+    /// Callers serialize installs, so that generations are numbered without gaps.
+    pub fn install(&self, settings: Settings) -> Installed {
+        let previous = self.current();
+        let slots = if previous.settings.defaults.max_processes == settings.defaults.max_processes {
+            previous.slots.clone()
+        } else {
+            Arc::new(Semaphore::new(settings.defaults.max_processes))
+        };
+        let dropped = dropped_hooks(&previous.settings, &settings);
+        let generation = previous.number + 1;
+        let workers = start_workers(
+            &settings,
+            &previous.workers,
+            &self.runner,
+            &self.workers_stop,
+        );
+        self.current.store(Arc::new(Generation {
+            number: generation,
+            settings,
+            slots,
+            workers,
+        }));
+        Installed {
+            generation,
+            dropped,
+        }
+    }
+
+    /// Fires being worked on right now.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// The token whose cancelling gives up every fire still running. A fire's own `cancel` (its client
+    /// left) should be a child of it.
+    pub fn abandoned(&self) -> &CancellationToken {
+        &self.abandoned
+    }
+
+    /// Gives up every fire still running: their hooks are stopped.
+    pub fn abandon(&self) {
+        self.abandoned.cancel();
+    }
+
+    /// Stops every worker and waits up to `deadline` for the hooks being stopped (SIGKILL follows SIGTERM)
+    /// to be reaped: at shutdown, once the fires are answered or abandoned.
+    pub async fn shut_down(&self, deadline: Duration) {
+        self.workers_stop.cancel();
+        let cleanups = &self.runner.cleanups;
+        cleanups.close();
+        let _ = tokio::time::timeout(deadline, cleanups.wait()).await;
+    }
+
+    /// Counts a fire as in flight until the returned guard is dropped.
+    fn fire_started(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(self.clone())
+    }
+}
+
+/// The pools for the settings' enabled worker hooks: those of `previous` whose settings are unchanged,
+/// new ones for the rest.
+fn start_workers(
+    settings: &Settings,
+    previous: &HashMap<String, Arc<Pool>>,
+    runner: &Runner,
+    stopping: &CancellationToken,
+) -> HashMap<String, Arc<Pool>> {
+    let mut workers = HashMap::new();
+    for hook in settings.hooks.iter().flat_map(|(_, hooks)| hooks.iter()) {
+        if !hook.enabled || !matches!(hook.program, Program::Worker { .. }) {
+            continue;
+        }
+        let pool = match previous.get(&hook.name) {
+            Some(pool) if pool.identity == worker::identity(hook, &settings.dir) => pool.clone(),
+            _ => Pool::start(hook, settings.dir.clone(), runner, stopping),
+        };
+        workers.insert(hook.name.clone(), pool);
+    }
+    workers
+}
+
+/// The hooks of `old` that `new` no longer has (by name, per moment), as `PreToolUse: a, b; Stop: c`;
+/// empty when none was dropped.
+pub fn dropped_hooks(old: &Settings, new: &Settings) -> String {
+    let mut parts = Vec::new();
+    for (moment, hooks) in &old.hooks {
+        let kept: std::collections::HashSet<&str> = new
+            .hooks_for(moment)
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect();
+        let gone: Vec<&str> = hooks
+            .iter()
+            .map(|h| h.name.as_str())
+            .filter(|name| !kept.contains(name))
+            .collect();
+        if !gone.is_empty() {
+            parts.push(format!("{moment}: {}", gone.join(", ")));
+        }
+    }
+    parts.join("; ")
+}
+
+/// One fire in flight; dropping it counts the fire as done.
+struct InFlight(Arc<Engine>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+}

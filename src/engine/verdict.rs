@@ -53,8 +53,7 @@ pub struct Run<'a> {
 }
 
 /// The four things a hook can say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Nothing,
     Adds,

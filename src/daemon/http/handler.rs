@@ -31,20 +31,20 @@ use serde_json::{Value, json};
 use super::token::Token;
 use crate::agents::Agent;
 use crate::agents::dialect::{self, Translated, Transport};
-use crate::daemon::state::Shared;
-use crate::engine::fire::{self, Fire};
+use crate::daemon::state::Daemon;
+use crate::engine::{Fire, NotDecided};
 use crate::head::{EVENT_FIELDS, Head, Scanner};
 use crate::limits::{
     HTTP_BODY_TIMEOUT, LARGE_LINE, LARGE_LINE_DEADLINE, MAX_EVENT, OFF_THREAD, PERMIT_WAIT,
 };
-use crate::protocol::{ErrorKind, too_large};
+use crate::protocol::too_large;
 
 /// The path prefix of the hook endpoints; the rest of the path is the agent's name.
 const PREFIX: &str = "/hooks/";
 
 /// What one request needs besides itself.
 pub struct Context {
-    pub shared: Arc<Shared>,
+    pub daemon: Arc<Daemon>,
     pub peer: SocketAddr,
 }
 
@@ -52,7 +52,7 @@ pub type Body = Full<Bytes>;
 
 /// Answers one request; never fails (every problem is a status and a JSON error body).
 pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<Body> {
-    let control = &context.shared.http;
+    let control = &context.daemon.http;
     // A refused request's connection is closed after the answer (`Connection: close`): it cannot stay
     // to hold a connection slot.
     if request.headers().get_all(HOST).iter().nth(1).is_some() {
@@ -99,22 +99,22 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
             .insert("allow", HeaderValue::from_static("POST"));
         return response;
     }
-    if context.shared.draining.is_cancelled() {
+    if context.daemon.draining.is_cancelled() {
         return shutting_down();
     }
-    let input = match read_body(request, &context.shared.memory).await {
+    let input = match read_body(request, &context.daemon.memory).await {
         Ok(input) => input,
         Err(response) => return response,
     };
     // The decoded event is counted in the daemon's memory budget until its fire is answered (the
     // large-line permit it was read under is given back at once: a fire may take minutes, and others
     // wait for the permits).
-    let mut held = crate::daemon::memory::Account::new(context.shared.memory.clone());
+    let mut held = crate::daemon::memory::Account::new(context.daemon.memory.clone());
     let translated = match input {
         Input::Whole(bytes, None) if bytes.len() <= OFF_THREAD => dialect::translate(agent, &bytes),
         // Decoding megabytes of JSON takes milliseconds: not on the thread every client shares.
         Input::Whole(bytes, permit) => {
-            let decoder = context.shared.memory.decoder().await;
+            let decoder = context.daemon.memory.decoder().await;
             let decoding = tokio::task::spawn_blocking(move || {
                 (
                     crate::daemon::memory::request_cost(&bytes),
@@ -148,25 +148,19 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     };
     let undecidable = event.undecidable.clone();
     let request = Fire {
-        id: None,
         moment: moment.clone(),
         agent: Some(agent.name().to_string()),
         event,
     };
-    let cancel = context.shared.abandon.child_token();
-    let verdict = match fire::decide(&context.shared, request, cancel).await {
-        Ok(verdict) => verdict,
+    let engine = &context.daemon.engine;
+    let cancel = engine.abandoned().child_token();
+    let verdict = match engine.decide(request, &cancel).await {
+        // Cut to fit as on the socket.
+        Ok(decision) => crate::daemon::answer::fire_response(None, decision),
         // A moment nobody hangs hooks on (one hookd does not know, not declared): nothing to say. (The
         // relay says when the event is not one of its agent's; an agent sends an http hook only its own.)
-        Err(e) if e.error.kind == ErrorKind::UnknownMoment => return ok(None),
-        Err(e) if e.error.kind == ErrorKind::ShuttingDown => return shutting_down(),
-        Err(e) => {
-            return error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                &e.error.message,
-            );
-        }
+        Err(NotDecided::UnknownMoment(_)) => return ok(None),
+        Err(NotDecided::ShuttingDown) => return shutting_down(),
     };
     let adds: Vec<&str> = verdict.adds.iter().map(String::as_str).collect();
     let answer = dialect::answer(
@@ -264,7 +258,7 @@ enum Input {
 
 /// The body, or the response that says why not. Held in memory up to [`MAX_EVENT`]; past that (or when
 /// `Content-Length` says so at once), each piece is scanned for the head as it arrives and let go. A body
-/// held past [`LARGE_LINE`] takes one of the daemon's few large-line permits (shared with
+/// held past [`LARGE_LINE`] takes one of the daemon's few large-line permits (daemon with
 /// the socket's large request lines), so that many connections cannot each hold tens of megabytes.
 async fn read_body(
     request: Request<Incoming>,

@@ -28,13 +28,13 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::daemon::state::Shared;
+use crate::daemon::state::Daemon;
 use crate::limits::{HTTP_HEADER_TIMEOUT, MAX_HTTP_CONNECTIONS};
 use crate::protocol::HttpStatus;
 use crate::sync::lock;
 use token::Token;
 
-/// The listener's part of the daemon's shared state.
+/// The listener's part of the daemon's daemon state.
 #[derive(Debug)]
 pub struct Control {
     /// The bearer token's file, beside the socket; shown by `status`.
@@ -118,9 +118,9 @@ impl Control {
 /// Brings the listener in line with the settings in force: starts, stops or moves it. Called at start-up
 /// (where an error stops the daemon) and after every reload (where the old listener stays and the error
 /// is shown). Must run on the daemon's runtime.
-pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
-    let http = shared.current().settings.http.clone();
-    let control = &shared.http;
+pub fn apply(daemon: &Arc<Daemon>) -> Result<(), String> {
+    let http = daemon.engine.current().settings.http.clone();
+    let control = &daemon.http;
     let mut state = lock(&control.state);
     if state.moving {
         // The pending move reads the settings when the port is free: these, or any after them.
@@ -173,13 +173,13 @@ pub fn apply(shared: &Arc<Shared>) -> Result<(), String> {
                     .is_some_and(|r| overlap(r.bound, wanted)) =>
         {
             // The port is this listener's own: it must be given up before the new address can have it.
-            move_on_same_port(shared, &mut state);
+            move_on_same_port(daemon, &mut state);
             return Ok(());
         }
         Err((_, e)) => return keep_going(&mut state, e),
     };
     start(
-        shared,
+        daemon,
         &mut state,
         wanted,
         listener,
@@ -212,7 +212,7 @@ fn overlap(a: SocketAddr, b: SocketAddr) -> bool {
 /// then are put in place (the address of the reload that asked, or of any reload since, or none); if the
 /// new address cannot be bound, the old one is bound again. Meanwhile `status` says `moving`, and
 /// reloads leave the listener to this move.
-fn move_on_same_port(shared: &Arc<Shared>, state: &mut State) {
+fn move_on_same_port(daemon: &Arc<Daemon>, state: &mut State) {
     let Some(old) = state.running.take() else {
         return;
     };
@@ -220,22 +220,22 @@ fn move_on_same_port(shared: &Arc<Shared>, state: &mut State) {
     state.moving = true;
     state.error = None;
     tracing::info!(old = %old.bound, "http: moving the listener on the same port");
-    let shared = shared.clone();
+    let daemon = daemon.clone();
     tokio::spawn(async move {
         let _ = old.task.await;
-        let mut state = lock(&shared.http.state);
-        if !state.moving || shared.draining.is_cancelled() {
+        let mut state = lock(&daemon.http.state);
+        if !state.moving || daemon.draining.is_cancelled() {
             return; // the daemon is stopping
         }
         state.moving = false;
-        let http = shared.current().settings.http.clone();
+        let http = daemon.engine.current().settings.http.clone();
         let Some(wanted) = http.listen else {
             tracing::info!("http: listener stopped (no [http] listen in the settings)");
             return;
         };
         match bind(wanted) {
             Ok(listener) => start(
-                &shared,
+                &daemon,
                 &mut state,
                 wanted,
                 listener,
@@ -244,7 +244,7 @@ fn move_on_same_port(shared: &Arc<Shared>, state: &mut State) {
             Err((_, e)) => match bind(old.bound) {
                 Ok(listener) => {
                     start(
-                        &shared,
+                        &daemon,
                         &mut state,
                         old.configured,
                         listener,
@@ -271,13 +271,13 @@ fn move_on_same_port(shared: &Arc<Shared>, state: &mut State) {
 
 /// Puts `listener` (bound for the settings' `wanted`) in force in place of any listener before it.
 fn start(
-    shared: &Arc<Shared>,
+    daemon: &Arc<Daemon>,
     state: &mut State,
     wanted: SocketAddr,
     listener: TcpListener,
     allow_non_loopback: bool,
 ) {
-    let control = &shared.http;
+    let control = &daemon.http;
     let bound = listener.local_addr().unwrap_or(wanted);
     control
         .any_ip_host
@@ -293,8 +293,8 @@ fn start(
         old.stop.cancel();
         tracing::info!(old = %old.bound, new = %bound, "http: listener moved");
     }
-    let stop = shared.draining.child_token();
-    let task = tokio::spawn(accept(listener, shared.clone(), stop.clone()));
+    let stop = daemon.draining.child_token();
+    let task = tokio::spawn(accept(listener, daemon.clone(), stop.clone()));
     state.running = Some(Running {
         configured: wanted,
         allow_non_loopback,
@@ -307,10 +307,10 @@ fn start(
 }
 
 /// Stops the listener for good and waits (at most `deadline`) for its connections' fires to be answered.
-pub async fn drain(shared: &Shared, deadline: Duration) -> bool {
-    shared.http.stop();
-    shared.http.connections.close();
-    tokio::time::timeout(deadline, shared.http.connections.wait())
+pub async fn drain(daemon: &Daemon, deadline: Duration) -> bool {
+    daemon.http.stop();
+    daemon.http.connections.close();
+    tokio::time::timeout(deadline, daemon.http.connections.wait())
         .await
         .is_ok()
 }
@@ -335,7 +335,7 @@ fn bind(address: SocketAddr) -> Result<TcpListener, (std::io::ErrorKind, String)
 }
 
 /// Accepts connections until `stop`, at most [`MAX_HTTP_CONNECTIONS`] at once.
-async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationToken) {
+async fn accept(listener: TcpListener, daemon: Arc<Daemon>, stop: CancellationToken) {
     let limit = Arc::new(Semaphore::new(MAX_HTTP_CONNECTIONS));
     loop {
         let permit = tokio::select! {
@@ -343,9 +343,9 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
             _ = stop.cancelled() => break,
         };
         let Ok(permit) = permit else { break };
-        // A descriptor for the connection, from what the hooks' reserve leaves (shared with the socket).
+        // A descriptor for the connection, from what the hooks' reserve leaves (daemon with the socket).
         let descriptor = tokio::select! {
-            descriptor = shared.descriptors.connection() => descriptor,
+            descriptor = daemon.descriptors.connection() => descriptor,
             _ = stop.cancelled() => break,
         };
         let (stream, peer) = tokio::select! {
@@ -363,7 +363,7 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
         // Another user's connection is closed at once, as the socket closes one (SO_PEERCRED): without
         // the token it could do nothing but hold one of the connection slots, and enough of them would
         // leave the agents' http hooks unanswered.
-        if shared.http.peer_check.load(Ordering::Relaxed)
+        if daemon.http.peer_check.load(Ordering::Relaxed)
             && let Err(why) = stream
                 .local_addr()
                 .map_err(|e| e.to_string())
@@ -379,11 +379,11 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>, stop: CancellationTo
         // An answer is one small write: sent at once, not held back for more (Nagle).
         let _ = stream.set_nodelay(true);
         let context = Arc::new(handler::Context {
-            shared: shared.clone(),
+            daemon: daemon.clone(),
             peer,
         });
         let stop = stop.clone();
-        shared.http.connections.spawn(async move {
+        daemon.http.connections.spawn(async move {
             serve_connection(stream, context, stop).await;
             drop((permit, descriptor));
         });
