@@ -32,7 +32,7 @@ pub struct Daemon {
     /// Cancelled when shutdown begins: no new requests are taken.
     pub draining: CancellationToken,
     /// The HTTP listener for agents' http hooks, started, moved and stopped by the settings.
-    pub http: crate::daemon::http::Control,
+    pub http: crate::daemon::http::control::Control,
     /// Connection slots left by the open-file limit once hooks have their reserve.
     pub descriptors: Descriptors,
     /// The requests and answers every connection holds, against the daemon's budget.
@@ -56,7 +56,7 @@ impl Daemon {
             notifier,
             started: Instant::now(),
             draining: CancellationToken::new(),
-            http: crate::daemon::http::Control::new(http_token),
+            http: crate::daemon::http::control::Control::new(http_token),
             descriptors,
             memory: Arc::default(),
         })

@@ -7,17 +7,16 @@
 //! stops or moves the listener ([`apply`]); one that cannot be carried out (the port is taken, the token
 //! file is refused) leaves the listener as it was, and says why in the log and in `status`.
 
+pub mod control;
 pub mod handler;
 pub mod peer;
 pub mod token;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
-use arc_swap::ArcSwapOption;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
@@ -26,94 +25,13 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::daemon::state::Daemon;
 use crate::limits::{HTTP_HEADER_TIMEOUT, MAX_HTTP_CONNECTIONS};
-use crate::protocol::HttpStatus;
 use crate::sync::lock;
+pub use control::Control;
+use control::{Running, State};
 use token::Token;
-
-/// The listener's part of the daemon's daemon state.
-#[derive(Debug)]
-pub struct Control {
-    /// The bearer token's file, beside the socket; shown by `status`.
-    pub token_path: PathBuf,
-    /// The token requests must carry: read from `token_path` whenever the settings are applied.
-    pub token: ArcSwapOption<Token>,
-    /// Whether `Host` may also be a non-loopback IP address (`allow_non_loopback`).
-    pub any_ip_host: AtomicBool,
-    /// Whether connections are checked for their owner ([`peer`]): checked when a listener starts, off
-    /// (and said in the log and `status`) where the kernel cannot tell.
-    pub peer_check: AtomicBool,
-    state: Mutex<State>,
-    /// Every HTTP connection's task, so that shutdown lets their fires finish as the socket's do.
-    pub connections: TaskTracker,
-}
-
-#[derive(Debug, Default)]
-struct State {
-    running: Option<Running>,
-    /// A move to another address on the port the old listener held is pending (see
-    /// [`move_on_same_port`]): the settings in force when the port is free say where it goes.
-    moving: bool,
-    /// Why the settings' `[http]` is not in force, when it is not.
-    error: Option<String>,
-}
-
-#[derive(Debug)]
-struct Running {
-    /// The address as the settings gave it (port 0 included), to tell a change from a reload that left
-    /// `[http]` alone.
-    configured: SocketAddr,
-    /// `allow_non_loopback` as it was when this listener started (to put it back after a failed move).
-    allow_non_loopback: bool,
-    /// The accept loop, which owns the listening socket: the port is free once it has ended.
-    task: tokio::task::JoinHandle<()>,
-    /// The address bound (the real port when the settings said 0).
-    bound: SocketAddr,
-    /// Stops this listener and closes its connections once their requests are answered.
-    stop: CancellationToken,
-}
-
-impl Control {
-    pub fn new(token_path: PathBuf) -> Control {
-        Control {
-            token_path,
-            token: ArcSwapOption::empty(),
-            any_ip_host: AtomicBool::new(false),
-            peer_check: AtomicBool::new(false),
-            state: Mutex::new(State::default()),
-            connections: TaskTracker::new(),
-        }
-    }
-
-    /// What `status` shows.
-    pub fn status(&self) -> HttpStatus {
-        let state = lock(&self.state);
-        HttpStatus {
-            state: match (&state.running, &state.error, state.moving) {
-                (_, Some(_), _) => "error",
-                (Some(_), None, _) => "listening",
-                (None, None, true) => "moving",
-                (None, None, false) => "off",
-            },
-            listen: state.running.as_ref().map(|r| r.bound.to_string()),
-            token_file: self.token_path.display().to_string(),
-            peer_check: state.running.is_some() && self.peer_check.load(Ordering::Relaxed),
-            error: state.error.clone(),
-        }
-    }
-
-    /// Stops the listener (at shutdown, or when the settings turn it off).
-    fn stop(&self) {
-        let mut state = lock(&self.state);
-        state.moving = false;
-        if let Some(running) = state.running.take() {
-            running.stop.cancel();
-        }
-    }
-}
 
 /// Brings the listener in line with the settings in force: starts, stops or moves it. Called at start-up
 /// (where an error stops the daemon) and after every reload (where the old listener stays and the error
