@@ -1,25 +1,30 @@
 //! hookd: one per-user daemon that runs every coding agent's hooks from one settings file.
 //!
-//! A request comes in on the socket ([`server`]), is decoded ([`protocol`]), finds its hooks in the
-//! current generation of the settings ([`settings`], [`state`]), each hook runs ([`runner`]), the outcomes
-//! fold into a verdict ([`verdict`], driven by [`fire`]), and the verdict goes back. Nothing below imports
-//! anything above it.
+//! A request comes in on the socket ([`daemon::server`]) or over HTTP ([`daemon::http`]), is decoded
+//! ([`protocol`]) and handed to the [`engine`], which finds its hooks in the settings in force, runs them
+//! all ([`engine::runner`], [`engine::worker`]) and folds what they said into a [`engine::Decision`]
+//! ([`engine::verdict`]); the daemon answers it ([`daemon::answer`]), in the agent's dialect over HTTP
+//! ([`agents::dialect`]).
 //!
-//! - [`cli`], [`commands`]: the command line and what each command does; [`client`] is the client side.
-//! - [`relay`]: hookd inside an agent's own hook settings; [`http`]: the same over HTTP, for agents'
-//!   http hooks; both speak the agents' [`dialect`]s. [`snippet`] prints those settings, [`import`]
-//!   turns an agent's existing hooks into hookd's.
-//! - [`daemon`]: `hookd serve` start to finish; [`socket`] binds safely; [`logging`] sets up the logs.
-//! - [`moment`]: the moments and their matcher fields, in one table; [`agents`]: which agent fires which,
-//!   and Gemini CLI's names for moments and tools.
-//! - [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers.
-//! - [`reload`]: re-reading the settings and swapping them in atomically; [`watch`] does it when the file
-//!   changes.
-//! - [`systemd`]: socket activation and sd_notify, silent outside systemd.
-//! - [`stoploop`]: the count of refused Stops per session, and its cap.
-//! - [`worker`]: worker hooks, kept running and asked one event per line; [`reaper`]: what escapes a
-//!   hook's process group is stopped and reaped all the same.
-//! - [`lines`]: bounded request lines; [`paths`]: the default paths; [`time`]: RFC 3339 time stamps.
+//! The layout, in floors. A module imports only from its own floor or the floors below it, never from
+//! above, and there is no import cycle:
+//!
+//! 5. [`commands`]: the command line ([`commands::cli`]) and what each command does; the client side of
+//!    the protocol ([`commands::client`]) and `hookd relay` ([`commands::relay`]).
+//! 4. [`daemon`]: `hookd serve`: the socket server, the HTTP listener, reload and the file watch,
+//!    systemd, the budgets (memory, descriptors). It owns an engine and translates its decisions.
+//! 3. [`engine`]: decides a fire from the settings in force: the generations, the runner, the workers,
+//!    the reaper, the stop loops, the verdict. Knows nothing of sockets: a test can hold one in its hand.
+//! 3. [`agents`]: what is particular to each agent: its moments and tools, its dialect in and out, its
+//!    hook settings (`--print-settings`), the import of its existing hooks.
+//! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
+//!    the clients. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
+//!    the trust in the file and its programs.
+//! 1. The ground floor, facts and small tools that import nothing of hookd's: [`moment`] (every moment,
+//!    in one table), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
+//!    to decode), [`lines`] (bounded lines), [`logging`], [`paths`], [`sync`], [`time`].
+//!
+//! The reference for users is in `docs/` (the protocol, the settings, the agents, the limits).
 
 pub mod agents;
 pub mod commands;

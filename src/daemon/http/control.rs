@@ -23,7 +23,7 @@ pub struct Control {
     pub token: ArcSwapOption<Token>,
     /// Whether `Host` may also be a non-loopback IP address (`allow_non_loopback`).
     pub any_ip_host: AtomicBool,
-    /// Whether connections are checked for their owner ([`peer`]): checked when a listener starts, off
+    /// Whether connections are checked for their owner ([`peer`](super::peer)): checked when a listener starts, off
     /// (and said in the log and `status`) where the kernel cannot tell.
     pub peer_check: AtomicBool,
     pub(super) state: Mutex<State>,
