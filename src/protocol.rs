@@ -3,7 +3,8 @@
 //! Requests are decoded by hand from a `serde_json::Value` rather than derived, so that every mistake gets
 //! its own clear message and the request's `id` is echoed even when the rest of it is wrong.
 
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::limits::{MAX_AGENT_NAME, MAX_DEPTH, MAX_EVENT, MAX_HELLO_MOMENTS, MAX_ID};
@@ -71,7 +72,7 @@ impl From<Map<String, Value>> for Event {
 }
 
 /// The kinds of error a request can get.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The line is not JSON (or not UTF-8).
@@ -95,20 +96,20 @@ pub enum ErrorKind {
 /// ```json
 /// {"id":7,"ok":false,"error":{"kind":"bad_request","message":"unknown op \"fier\" (did you mean \"fire\"?)"}}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorResponse {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
     pub ok: bool,
     pub error: ErrorBody,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorBody {
     pub kind: ErrorKind,
     pub message: String,
     /// Every validation error, as `file:line:col: message`, for `invalid_settings`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
 }
 
@@ -132,9 +133,9 @@ impl ErrorResponse {
 /// {"id":1,"ok":true,"refused":true,"reason":"rm -rf is not allowed","adds":["branch: main"],
 ///  "hooks":[{"name":"deny-rm","outcome":"refused","exit":2,"ms":2.4}]}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FireResponse {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
     pub ok: bool,
     pub refused: bool,
@@ -146,7 +147,7 @@ pub struct FireResponse {
 }
 
 /// One hook's part in a fire's response.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookReport {
     pub name: String,
     pub outcome: Outcome,
@@ -155,12 +156,12 @@ pub struct HookReport {
     pub ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }
 
 /// What one hook said, in a fire's response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// Exit 0 with nothing to add.
@@ -177,16 +178,16 @@ pub enum Outcome {
 /// ```json
 /// {"id":2,"ok":true,"version":"0.1.0","unreachable":[{"hook":"x","moment":"PostToolUse"}]}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HelloResponse {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
     pub ok: bool,
-    pub version: &'static str,
+    pub version: String,
     pub unreachable: Vec<Unreachable>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unreachable {
     pub hook: String,
     pub moment: String,
@@ -198,12 +199,12 @@ pub struct Unreachable {
 /// {"id":3,"ok":true,"version":"0.1.0","pid":4242,"config":"/home/me/.config/hookd/hooks.toml","generation":3,
 ///  "hooks":{"PreToolUse":2},"last_reload":{"at":"2026-11-30T08:00:00Z","ok":true},"in_flight":0,"uptime_s":12}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusResponse {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
     pub ok: bool,
-    pub version: &'static str,
+    pub version: String,
     pub pid: u32,
     pub config: String,
     pub generation: u64,
@@ -212,7 +213,7 @@ pub struct StatusResponse {
     pub in_flight: usize,
     pub uptime_s: u64,
     /// Each worker hook's processes: state, pid, restarts, answers out of step, last error.
-    #[serde(skip_serializing_if = "Map::is_empty")]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub workers: Map<String, Value>,
     /// The HTTP listener for agents' http hooks.
     pub http: HttpStatus,
@@ -222,7 +223,7 @@ pub struct StatusResponse {
 }
 
 /// Connections in `status`: `{"open":3,"limit":1280}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConnectionsStatus {
     pub open: usize,
     pub limit: usize,
@@ -235,11 +236,9 @@ pub struct ConnectionsStatus {
 /// {"state":"off","token_file":"/run/user/1000/hookd/http-token"}
 /// {"state":"error","listen":"127.0.0.1:8787","token_file":"...","error":"127.0.0.1:8788 is already in use ..."}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HttpStatus {
-    /// `off`, `listening`, `moving` (to another address on the port it held), or `error`: the settings'
-    /// `[http]` could not be put in force (the listener named by `listen`, if any, is the one from before).
-    pub state: &'static str,
+    pub state: HttpState,
     /// The address bound, with the real port when the settings said 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub listen: Option<String>,
@@ -251,8 +250,22 @@ pub struct HttpStatus {
     pub error: Option<String>,
 }
 
+/// The HTTP listener's state in `status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HttpState {
+    /// The settings ask for no listener.
+    Off,
+    Listening,
+    /// Moving to another address on the port it held, once the old listener lets go of it.
+    Moving,
+    /// The settings' `[http]` could not be put in force (the listener named by `listen`, if any, is the
+    /// one from before).
+    Error,
+}
+
 /// When the settings were last (re)loaded, and how it went.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LastReload {
     pub at: String,
     pub ok: bool,
@@ -276,9 +289,9 @@ impl LastReload {
 /// ```json
 /// {"id":4,"ok":true,"generation":4}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReloadResponse {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
     pub ok: bool,
     pub generation: u64,
@@ -290,6 +303,58 @@ pub fn to_line(response: &impl Serialize) -> Vec<u8> {
     let mut line = serde_json::to_vec(response).unwrap_or_else(|_| b"{\"ok\":false}".to_vec());
     line.push(b'\n');
     line
+}
+
+/// A request as a client writes it: what [`decode`] reads back as a [`Request`] (a test holds the two
+/// to each other). The `id` is echoed in the response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum Asking<'a> {
+    Fire {
+        id: u64,
+        moment: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent: Option<&'a str>,
+        event: &'a Map<String, Value>,
+        /// Why the event is only its head (too large to send whole): see [`Event::undecidable`].
+        #[serde(skip_serializing_if = "Option::is_none")]
+        undecidable: Option<&'a str>,
+    },
+    Hello {
+        id: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        moments: Option<&'a [String]>,
+    },
+    Status {
+        id: u64,
+    },
+    Reload {
+        id: u64,
+    },
+}
+
+impl Asking<'_> {
+    /// The request as one line with its `\n`.
+    pub fn to_line(&self) -> Vec<u8> {
+        // Serializing these cannot fail: every map key is a string.
+        to_line(self)
+    }
+}
+
+/// A response line as a client reads it: `Ok` with the response `T` when the daemon said `"ok":true`,
+/// `Err` with its error response when it said `"ok":false`; the outer `Err` says why the line is
+/// neither.
+pub fn read_response<T: DeserializeOwned>(line: &str) -> Result<Result<T, ErrorResponse>, String> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| format!("the response is not JSON: {e}"))?;
+    let unreadable = |e: serde_json::Error| format!("the response cannot be read: {e}");
+    match value.get("ok") {
+        Some(Value::Bool(true)) => Ok(Ok(T::deserialize(value).map_err(unreadable)?)),
+        Some(Value::Bool(false)) => Ok(Err(ErrorResponse::deserialize(value).map_err(unreadable)?)),
+        _ => Err("the response has no \"ok\"".into()),
+    }
 }
 
 const OPS: &[&str] = &["fire", "hello", "status", "reload"];
@@ -528,6 +593,102 @@ pub const UNDECIDED: &str = "hookd could not give this hook the event: ";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a client writes is what the daemon reads: each request, written by [`Asking`], decodes to
+    /// the [`Request`] it means.
+    #[test]
+    fn what_clients_write_the_daemon_reads() {
+        let event: Map<String, Value> =
+            serde_json::from_str(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#).unwrap();
+        let moments = vec!["PreToolUse".to_string(), "Stop".to_string()];
+        let cases = [
+            (
+                Asking::Fire {
+                    id: 1,
+                    moment: "PreToolUse",
+                    agent: Some("codex"),
+                    event: &event,
+                    undecidable: None,
+                },
+                Request::Fire {
+                    moment: "PreToolUse".into(),
+                    agent: Some("codex".into()),
+                    event: Event::from(event.clone()),
+                },
+            ),
+            (
+                Asking::Fire {
+                    id: 1,
+                    moment: "Stop",
+                    agent: None,
+                    event: &event,
+                    undecidable: Some("too large"),
+                },
+                Request::Fire {
+                    moment: "Stop".into(),
+                    agent: None,
+                    event: Event {
+                        undecidable: Some("too large".into()),
+                        ..Event::from(event.clone())
+                    },
+                },
+            ),
+            (
+                Asking::Hello {
+                    id: 1,
+                    agent: Some("my-agent"),
+                    moments: Some(&moments),
+                },
+                Request::Hello {
+                    agent: Some("my-agent".into()),
+                    moments: Some(moments.clone()),
+                },
+            ),
+            (Asking::Status { id: 1 }, Request::Status),
+            (Asking::Reload { id: 1 }, Request::Reload),
+        ];
+        for (asking, meant) in cases {
+            let line = asking.to_line();
+            let (id, request) = decode(&line[..line.len() - 1]).unwrap();
+            assert_eq!(id, Some(Value::from(1)), "{asking:?}");
+            assert_eq!(request, meant, "{asking:?}");
+        }
+    }
+
+    /// What the daemon writes is what a client reads: each response type read back from its own line.
+    #[test]
+    fn what_the_daemon_writes_clients_read() {
+        let fire = FireResponse {
+            id: Some(7.into()),
+            ok: true,
+            refused: true,
+            reason: Some("no".into()),
+            adds: vec!["branch: main".into()],
+            hooks: vec![HookReport {
+                name: "deny".into(),
+                outcome: Outcome::Refused,
+                exit: Some(2),
+                ms: 1.5,
+                error: None,
+                truncated: true,
+            }],
+        };
+        let line = String::from_utf8(to_line(&fire)).unwrap();
+        assert_eq!(read_response::<FireResponse>(&line), Ok(Ok(fire)));
+        let mut error = ErrorResponse::new(Some(8.into()), ErrorKind::InvalidSettings, "bad");
+        error.error.errors = vec!["h.toml:1:1: x".into()];
+        let line = String::from_utf8(to_line(&error)).unwrap();
+        assert_eq!(read_response::<FireResponse>(&line), Ok(Err(error)));
+        let reload = ReloadResponse {
+            id: None,
+            ok: true,
+            generation: 3,
+        };
+        let line = String::from_utf8(to_line(&reload)).unwrap();
+        assert_eq!(read_response::<ReloadResponse>(&line), Ok(Ok(reload)));
+        assert!(read_response::<ReloadResponse>("{}").is_err());
+        assert!(read_response::<ReloadResponse>("not json").is_err());
+    }
     use serde_json::json;
 
     fn error_of(line: &str) -> ErrorResponse {

@@ -6,12 +6,25 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use crate::protocol::{Asking, ErrorResponse};
 
-/// A response as received: the line (to print as is) and its parsed form (to decide the exit status).
+/// A response as received: the line, to print as is, and to read as the protocol's type.
 pub struct Response {
     pub line: String,
-    pub value: Value,
+}
+
+impl Response {
+    /// The response as the protocol's `T` (`"ok":true`) or its error response (`"ok":false`).
+    pub fn read<T: serde::de::DeserializeOwned>(
+        &self,
+    ) -> Result<Result<T, ErrorResponse>, ClientError> {
+        crate::protocol::read_response(&self.line).map_err(|why| {
+            ClientError::Other(format!(
+                "hookd sent a response hookd cannot read ({why}): {}",
+                self.line
+            ))
+        })
+    }
 }
 
 /// Why a request got no response.
@@ -45,13 +58,10 @@ impl From<ClientError> for String {
 /// hooks may legitimately take their time).
 pub fn request(
     socket: &Path,
-    request: &Value,
+    request: &Asking,
     timeout: Option<Duration>,
 ) -> Result<Response, ClientError> {
-    let mut line = serde_json::to_vec(request)
-        .map_err(|e| ClientError::Other(format!("cannot encode the request: {e}")))?;
-    line.push(b'\n');
-    request_line(socket, line, timeout)
+    request_line(socket, request.to_line(), timeout)
 }
 
 /// [`request`] with the request already encoded, as one line with its `\n`.
@@ -94,9 +104,10 @@ pub fn request_line(
         ))),
         Ok(_) => {
             let line = response.trim_end().to_string();
-            let value = serde_json::from_str(&line)
-                .map_err(|e| other(format!("hookd sent an unreadable response ({e}): {line}")))?;
-            Ok(Response { line, value })
+            if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
+                return Err(other(format!("hookd sent an unreadable response: {line}")));
+            }
+            Ok(Response { line })
         }
         Err(e)
             if matches!(

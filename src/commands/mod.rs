@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::protocol::{Asking, ErrorResponse, FireResponse, ReloadResponse, StatusResponse};
+
 use crate::commands::cli::Command;
 use crate::settings::{LoadError, Program, Settings};
 
@@ -248,57 +250,45 @@ fn fire(socket: &Path, moment: String, agent: Option<String>) -> Result<ExitCode
     } else {
         serde_json::from_str(&input).map_err(|e| format!("the event on stdin is not JSON: {e}"))?
     };
-    if !event.is_object() {
+    let Value::Object(event) = event else {
         return Err("the event on stdin must be a JSON object".into());
-    }
-    let mut request = json!({"op": "fire", "id": 1, "moment": moment, "event": event});
-    if let Some(agent) = agent {
-        request["agent"] = Value::String(agent);
-    }
+    };
+    let request = Asking::Fire {
+        id: 1,
+        moment: &moment,
+        agent: agent.as_deref(),
+        event: &event,
+        undecidable: None,
+    };
     let response = client::request(socket, &request, None)?;
     println!("{}", response.line);
-    if response.value["ok"] != json!(true) {
-        return Err(error_message(&response.value));
+    match response.read::<FireResponse>()? {
+        Ok(fired) if fired.refused => Ok(ExitCode::from(EXIT_REFUSED)),
+        Ok(_) => Ok(ExitCode::SUCCESS),
+        Err(error) => Err(error_message(&error)),
     }
-    Ok(if response.value["refused"] == json!(true) {
-        ExitCode::from(EXIT_REFUSED)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 fn status(socket: &Path) -> Result<ExitCode, String> {
-    let response = client::request(
-        socket,
-        &json!({"op": "status", "id": 1}),
-        Some(ADMIN_TIMEOUT),
-    )?;
+    let response = client::request(socket, &Asking::Status { id: 1 }, Some(ADMIN_TIMEOUT))?;
     println!("{}", response.line);
-    Ok(if response.value["ok"] == json!(true) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    Ok(match response.read::<StatusResponse>()? {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
     })
 }
 
 fn reload(socket: &Path) -> Result<ExitCode, String> {
-    let response = client::request(
-        socket,
-        &json!({"op": "reload", "id": 1}),
-        Some(ADMIN_TIMEOUT),
-    )?;
+    let response = client::request(socket, &Asking::Reload { id: 1 }, Some(ADMIN_TIMEOUT))?;
     println!("{}", response.line);
-    if response.value["ok"] == json!(true) {
-        return Ok(ExitCode::SUCCESS);
+    let error = match response.read::<ReloadResponse>()? {
+        Ok(_) => return Ok(ExitCode::SUCCESS),
+        Err(error) => error,
+    };
+    for line in &error.error.errors {
+        eprintln!("{line}");
     }
-    for error in response.value["error"]["errors"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        eprintln!("{}", error.as_str().unwrap_or_default());
-    }
-    Err(error_message(&response.value))
+    Err(error_message(&error))
 }
 
 /// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.
@@ -353,14 +343,12 @@ fn service_unit(bin: &str) -> String {
         + "\n"
 }
 
-fn error_message(response: &Value) -> String {
-    let error = &response["error"];
+fn error_message(response: &ErrorResponse) -> String {
+    let kind = serde_json::to_value(response.error.kind).unwrap_or_default();
     format!(
         "{} ({})",
-        error["message"]
-            .as_str()
-            .unwrap_or("the daemon answered with an error"),
-        error["kind"].as_str().unwrap_or("unknown")
+        response.error.message,
+        kind.as_str().unwrap_or("unknown")
     )
 }
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
@@ -19,7 +19,7 @@ use crate::agents::dialect::{
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
 use crate::limits::{MAX_EVENT, MAX_LINE};
-use crate::protocol::{Event, too_large};
+use crate::protocol::{Asking, ErrorKind, Event, FireResponse, too_large};
 
 /// What the relay was told on its command line.
 #[derive(Debug, Clone)]
@@ -45,65 +45,51 @@ pub fn run(options: &Options) -> ExitCode {
     };
     let undecidable = event.undecidable.clone();
     let line = request_line(options.agent, &moment, event);
-    let response =
-        match crate::commands::client::request_line(&options.socket, line, Some(options.timeout)) {
-            Ok(response) => response.value,
-            Err(error) => {
-                let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
-                return cannot_answer(
-                    options,
-                    Some((&moment, &agent_event_name)),
-                    &error.to_string(),
-                    down,
-                );
-            }
-        };
-    if response["ok"] != json!(true) {
-        if response["error"]["kind"] == "unknown_moment" {
+    let shown = Some((moment.as_str(), agent_event_name.as_str()));
+    let answered =
+        crate::commands::client::request_line(&options.socket, line, Some(options.timeout))
+            .and_then(|response| response.read::<FireResponse>());
+    let response = match answered {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) if error.error.kind == ErrorKind::UnknownMoment => {
             // A real event of this agent that nobody hangs hooks on: nothing to say. Anything else (a
             // wrong --agent, a misspelt name) would let every such event through unwatched: said, and
             // refused with --fail-closed.
             let Some(why) = unknown_event(options.agent, &agent_event_name) else {
                 return ExitCode::SUCCESS;
             };
-            return cannot_answer(options, Some((&moment, &agent_event_name)), &why, false);
+            return cannot_answer(options, shown, &why, false);
         }
-        let message = response["error"]["message"].as_str().unwrap_or("an error");
-        return cannot_answer(
-            options,
-            Some((&moment, &agent_event_name)),
-            &format!("hookd answered: {message}"),
-            false,
-        );
-    }
-    let refused = response["refused"] == json!(true);
+        Ok(Err(error)) => {
+            let message = format!("hookd answered: {}", error.error.message);
+            return cannot_answer(options, shown, &message, false);
+        }
+        Err(error) => {
+            let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
+            return cannot_answer(options, shown, &error.to_string(), down);
+        }
+    };
     // Undecidable as the relay sent it, or as the daemon found it (too deep, too much to hold): the
     // hooks' reports say so.
-    let found = response["hooks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|hook| hook["error"].as_str())
+    let found = response
+        .hooks
+        .iter()
+        .filter_map(|hook| hook.error.as_deref())
         .find_map(|error| error.strip_prefix(crate::protocol::UNDECIDED))
         .map(str::to_string);
     if let Some(why) = undecidable.as_ref().or(found.as_ref())
-        && !refused
-        && let Some(hooks) = response["hooks"].as_array().filter(|h| !h.is_empty())
+        && !response.refused
+        && !response.hooks.is_empty()
     {
         // Every hook that would have seen the event was read as failed, and none refuses on failure:
         // the agent goes on, but not silently.
         eprintln!(
             "hookd relay: {why}: {} hook(s) could not be given it and were read as failed (none has on_failure = \"refuse\"); letting the agent go on",
-            hooks.len()
+            response.hooks.len()
         );
     }
-    let refusal = refusal(refused, response["reason"].as_str());
-    let adds: Vec<&str> = response["adds"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let refusal = refusal(response.refused, response.reason.as_deref());
+    let adds: Vec<&str> = response.adds.iter().map(String::as_str).collect();
     answer(
         options.agent,
         &moment,
@@ -152,31 +138,31 @@ fn read_input(agent: Agent) -> Result<Translated, String> {
 /// (serde_json writes no more than it read, numbers being kept as written), so it fits the daemon's line
 /// limit; should it not, the head is sent as undecidable rather than a line the daemon would refuse.
 fn request_line(agent: Agent, moment: &str, event: Event) -> Vec<u8> {
-    let mut request = json!({"op": "fire", "id": 1, "moment": moment, "agent": agent.name(), "event": event.fields});
-    if let Some(why) = event.undecidable {
-        request["undecidable"] = Value::String(why);
+    let line = Asking::Fire {
+        id: 1,
+        moment,
+        agent: Some(agent.name()),
+        event: &event.fields,
+        undecidable: event.undecidable.as_deref(),
     }
-    let encode = |request: &Value| {
-        // A Value with string keys always serializes.
-        let mut line = serde_json::to_vec(request).unwrap_or_default();
-        line.push(b'\n');
-        line
-    };
-    let line = encode(&request);
+    .to_line();
     if line.len() <= MAX_LINE {
         return line;
     }
     let why = too_large(line.len() as u64);
-    let head: Map<String, Value> = request["event"]
-        .as_object()
+    let head: Map<String, Value> = event
+        .fields
         .into_iter()
-        .flatten()
         .filter(|(key, value)| EVENT_FIELDS.contains(&key.as_str()) && !value.is_object())
-        .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
-    request["event"] = Value::Object(head);
-    request["undecidable"] = Value::String(why);
-    encode(&request)
+    Asking::Fire {
+        id: 1,
+        moment,
+        agent: Some(agent.name()),
+        event: &head,
+        undecidable: Some(&why),
+    }
+    .to_line()
 }
 
 /// The daemon could not give a verdict: let the agent go on, saying so once on stderr, or with

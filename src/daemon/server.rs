@@ -416,7 +416,7 @@ impl Connection {
         HelloResponse {
             id,
             ok: true,
-            version: crate::VERSION,
+            version: crate::VERSION.to_string(),
             unreachable,
         }
     }
@@ -471,7 +471,7 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
     StatusResponse {
         id,
         ok: true,
-        version: crate::VERSION,
+        version: crate::VERSION.to_string(),
         pid: std::process::id(),
         config: daemon.config_path.display().to_string(),
         generation: generation.number,

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::token::Token;
-use crate::protocol::HttpStatus;
+use crate::protocol::{HttpState, HttpStatus};
 use crate::sync::lock;
 
 /// The listener's part of the daemon's state.
@@ -73,10 +73,10 @@ impl Control {
         let state = lock(&self.state);
         HttpStatus {
             state: match (&state.running, &state.error, state.moving) {
-                (_, Some(_), _) => "error",
-                (Some(_), None, _) => "listening",
-                (None, None, true) => "moving",
-                (None, None, false) => "off",
+                (_, Some(_), _) => HttpState::Error,
+                (Some(_), None, _) => HttpState::Listening,
+                (None, None, true) => HttpState::Moving,
+                (None, None, false) => HttpState::Off,
             },
             listen: state.running.as_ref().map(|r| r.bound.to_string()),
             token_file: self.token_path.display().to_string(),
