@@ -1,4 +1,4 @@
-//! Where the settings file and the socket are when no flag says (contract 2): the flag, then the
+//! Where the settings file and the socket are when no flag says (docs/commands.md, "Where things are"): the flag, then the
 //! environment variable, then the XDG folder, then a fixed fallback.
 
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! Every request and response of the socket protocol (contract 9): one JSON object per line, each way.
+//! Every request and response of the socket protocol (docs/protocol.md): one JSON object per line, each way.
 //!
 //! Requests are decoded by hand from a `serde_json::Value` rather than derived, so that every mistake gets
 //! its own clear message and the request's `id` is echoed even when the rest of it is wrong.

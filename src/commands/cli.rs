@@ -1,4 +1,4 @@
-//! The command line (contract 2). Definitions only: each command is carried out in [`crate::commands`].
+//! The command line (docs/commands.md). Definitions only: each command is carried out in [`crate::commands`].
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! `hookd relay`: hookd inside an agent's own hook settings (contract 12).
+//! `hookd relay`: hookd inside an agent's own hook settings (docs/agents.md, "The relay").
 //!
 //! The agent starts the relay for every hook moment (so for every tool call): it reads the agent's hook
 //! input on stdin, fires it at the daemon over a blocking socket (no async runtime, nothing done before it
@@ -31,7 +31,7 @@ pub struct Options {
 }
 
 /// The reason given to the agent when `--fail-closed` refuses because the daemon is down or silent past
-/// the relay's timeout (contract 12).
+/// the relay's timeout (docs/agents.md, "The timeout chain").
 pub const NOT_RUNNING: &str = "hookd is not running";
 
 pub fn run(options: &Options) -> ExitCode {

@@ -1,4 +1,4 @@
-//! Watches the settings file and reloads it when it changes (contract 10).
+//! Watches the settings file and reloads it when it changes (docs/settings.md, "Live reload").
 //!
 //! The folder is watched, not the file: editors and git replace a file by renaming another over it or by
 //! unlinking and creating it, and a watch on the file itself would be lost with the old inode. A symlinked

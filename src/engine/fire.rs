@@ -254,7 +254,7 @@ fn undecided(hooks: &[Arc<Hook>], moment: &str, agent: Option<&str>, why: &str) 
     hooks.iter().map(|_| Ran::lost(&failed)).collect()
 }
 
-/// A Stop (of a session) in the count of refused Stops in a row (contract 14).
+/// A Stop (of a session) in the count of refused Stops in a row (docs/settings.md, "Stop loops").
 struct StopLoop {
     agent: String,
     session: String,

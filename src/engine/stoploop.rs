@@ -1,4 +1,4 @@
-//! Stop loops (contract 14): a Stop hook that always refuses would keep an agent working forever (Codex
+//! Stop loops (docs/settings.md, "Stop loops"): a Stop hook that always refuses would keep an agent working forever (Codex
 //! loops without end; Gemini CLI crashes). The daemon counts consecutive refused Stops per agent and
 //! session, tells Stop hooks the count, and lets a Stop through once the count reaches the cap.
 

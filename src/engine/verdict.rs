@@ -1,6 +1,6 @@
-//! What one hook said, read from how it ended and what it printed (contract 7), and the one verdict folded
-//! from every hook's outcome (contract 8). Pure code: no I/O, so every row of the contract's table has a
-//! unit test here.
+//! What one hook said, read from how it ended and what it printed (docs/settings.md, "How a hook's
+//! answer is read"), and the one verdict folded from every hook's outcome (docs/settings.md, "The
+//! verdict"). Pure code: no I/O, so every row of the table in docs/settings.md has a unit test here.
 
 use std::time::Duration;
 
@@ -109,7 +109,7 @@ pub fn fold<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> Verdict {
     verdict
 }
 
-/// Reads one hook's answer (contract 7), then applies `on_failure` and the rules for empty refusals.
+/// Reads one hook's answer (docs/settings.md, "How a hook's answer is read"), then applies `on_failure` and the rules for empty refusals.
 pub fn read(run: Run<'_>) -> Outcome {
     let said = read_raw(&run);
     settle(said, &run)

@@ -1,9 +1,10 @@
 //! Worker hooks: a hook kept running instead of started per event, so a fire pays no process start.
 //!
-//! The protocol (README, "Worker hooks"): the daemon writes one event per line to the worker's stdin (the
-//! JSON a command hook gets, with one more field first, `"hookd_id": N`, a number no other event to that
-//! slot carries) and reads one answer per line from its stdout, a JSON object read by the rules of
-//! contract section 7 (`{}` says nothing). Its stderr goes to the daemon's log with the hook's name.
+//! The protocol (docs/settings.md, "The worker protocol"): the daemon writes one event per line to the
+//! worker's stdin (the JSON a command hook gets, with one more field first, `"hookd_id": N`, a number
+//! no other event to that slot carries) and reads one answer per line from its stdout, a JSON object
+//! read by the rules of docs/settings.md, "JSON answers" (`{}` says nothing). Its stderr goes to the
+//! daemon's log with the hook's name.
 //!
 //! An answer must belong to its event: a refusal read as the answer to another event is a refusal lost.
 //! So a worker is *out of step* when it wrote anything before the event was sent (a banner, the rest of an

@@ -1,5 +1,5 @@
 //! Matchers, read exactly as Claude Code reads them, so that a matcher copied from Claude Code's settings
-//! behaves the same here (contract 5).
+//! behaves the same here (docs/settings.md, "Matchers").
 
 use serde_json::{Map, Value};
 
@@ -47,7 +47,7 @@ impl Matcher {
     /// Whether an event fits, testing `field`. An event without the field fits no matcher but [`Matcher::Any`].
     ///
     /// For `tool_name`, the agent's own tool name in `agent_tool_name` (set by the relay for agents whose tools
-    /// are renamed, contract 12) is tested too, so that a matcher fits when it matches either name.
+    /// are renamed, docs/agents.md) is tested too, so that a matcher fits when it matches either name.
     pub fn matches_event(&self, event: &Map<String, Value>, field: &str) -> bool {
         if let Matcher::Any = self {
             return true;

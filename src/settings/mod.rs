@@ -27,7 +27,7 @@ pub enum OnFailure {
     Refuse,
 }
 
-/// The `[defaults]` table, with the contract's values where the file is silent.
+/// The `[defaults]` table, with hookd's defaults where the file is silent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Defaults {
     pub timeout: Duration,
