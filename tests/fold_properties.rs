@@ -2,15 +2,20 @@
 //! it ended, what it printed) is read by `verdict::read` as `fire` reads it, and the outcomes are folded by
 //! `verdict::fold` in the settings file's order.
 //!
-//! - The verdict does not depend on the order the hooks finish in: `fire::run_all` collects each hook's
-//!   run as it finishes, tagged with the hook's index, and puts it back at that index. Modelled here by a
-//!   random finishing order, reassembled by index, against the runs read in settings order.
+//! - The verdict does not depend on the order the hooks finish in: a real [`Engine`] in this process runs
+//!   real shell hooks, each held until the test lets it go, in a random order, one after the other; the
+//!   decision must be the fold of every hook's answer read in the settings file's order.
 //! - The first refusal in settings order gives the reason; later refusals never replace it.
 //! - Every hook's adds are kept, hook by hook in settings order, each hook's in its own order.
 //! - The verdict refuses exactly when some hook refused, and then always with a reason.
 //! - A hook that says nothing (or fails under `on_failure = "ignore"`) changes nothing, wherever it is.
 
-use std::time::Duration;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use hookd::engine::{Engine, Fire as EngineFire};
+use hookd::protocol::Event;
+use hookd::settings::Settings;
 
 use hookd::engine::verdict::{self, Exit, Kind, Outcome, Run, Verdict};
 use hookd::settings::OnFailure;
@@ -150,24 +155,6 @@ fn fire_and_finishing_order() -> impl Strategy<Value = (Fire, Vec<usize>)> {
     })
 }
 
-/// What `fire::run_all` does: runs arrive in finishing order, each with its index, and each is put back
-/// at its index.
-fn reassemble(runs: &[HookRun], finishing_order: &[usize]) -> Vec<HookRun> {
-    let arrivals: Vec<(usize, HookRun)> = finishing_order
-        .iter()
-        .map(|&index| (index, runs[index].clone()))
-        .collect();
-    let mut slots: Vec<Option<HookRun>> = vec![None; runs.len()];
-    for (index, run) in arrivals {
-        assert!(slots[index].is_none(), "hook {index} arrived twice");
-        slots[index] = Some(run);
-    }
-    slots
-        .into_iter()
-        .map(|slot| slot.expect("every hook arrives once"))
-        .collect()
-}
-
 /// Outcomes made directly rather than read: any kind, any reason (even none), any adds.
 fn raw_outcomes() -> impl Strategy<Value = Vec<Outcome>> {
     let kind = prop_oneof![
@@ -205,15 +192,6 @@ fn first_refusal(outcomes: &[Outcome]) -> Option<&Outcome> {
 
 proptest! {
     #![proptest_config(config())]
-
-    #[test]
-    fn the_verdict_does_not_depend_on_the_order_hooks_finish(
-        (fire, finishing_order) in fire_and_finishing_order()
-    ) {
-        let in_settings_order = verdict::fold(&fire.outcomes(&fire.runs));
-        let reassembled = reassemble(&fire.runs, &finishing_order);
-        prop_assert_eq!(verdict::fold(&fire.outcomes(&reassembled)), in_settings_order);
-    }
 
     #[test]
     fn whether_it_refuses_does_not_depend_on_any_order(
@@ -297,4 +275,156 @@ proptest! {
 #[test]
 fn no_hooks_is_the_empty_verdict() {
     assert_eq!(verdict::fold(&[]), Verdict::default());
+}
+
+/// A hook as the engine runs it: a shell command that waits for the test to let it go, then prints
+/// `stdout` and `stderr` and exits with `code`.
+#[derive(Debug, Clone)]
+struct ShellHook {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    on_failure: OnFailure,
+}
+
+/// Up to 6 shell hooks, and an order for them to finish in (a permutation of their indices).
+fn shell_fire() -> impl Strategy<Value = (&'static str, Vec<ShellHook>, Vec<usize>)> {
+    let code = prop_oneof![4 => Just(0), 3 => Just(2), 1 => Just(1), 1 => Just(3), 1 => Just(127)];
+    let hook =
+        (code, stdout(), words(), on_failure()).prop_map(|(code, stdout, stderr, on_failure)| {
+            ShellHook {
+                code,
+                stdout,
+                stderr: stderr.into_bytes(),
+                on_failure,
+            }
+        });
+    (
+        prop_oneof![Just("PreToolUse"), Just("Stop"), Just("UserPromptSubmit")],
+        proptest::collection::vec(hook, 1..7),
+    )
+        .prop_flat_map(|(moment, hooks)| {
+            let order: Vec<usize> = (0..hooks.len()).collect();
+            (Just(moment), Just(hooks), Just(order).prop_shuffle())
+        })
+}
+
+/// The settings of `hooks` on `moment`, each `hook-N` waiting on the FIFO `go-N` in `dir`, then printing
+/// the files `out-N` and `err-N`, noting its pid in `pid-N`, and exiting with its code.
+fn settings_for(dir: &Path, moment: &str, hooks: &[ShellHook]) -> Settings {
+    let mut toml = String::new();
+    for (i, hook) in hooks.iter().enumerate() {
+        std::fs::write(dir.join(format!("out-{i}")), &hook.stdout).unwrap();
+        std::fs::write(dir.join(format!("err-{i}")), &hook.stderr).unwrap();
+        nix::unistd::mkfifo(&dir.join(format!("go-{i}")), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let on_failure = match hook.on_failure {
+            OnFailure::Ignore => "ignore",
+            OnFailure::Refuse => "refuse",
+        };
+        toml.push_str(&format!(
+            "[[hooks.{moment}]]\nname = \"hook-{i}\"\ntimeout = 30\non_failure = \"{on_failure}\"\n\
+             command = 'echo $$ > pid-{i}.new && mv pid-{i}.new pid-{i} && read go < go-{i}; cat out-{i}; cat err-{i} >&2; exit {}'\n",
+            hook.code
+        ));
+    }
+    let path = dir.join("hooks.toml");
+    Settings::parse(&path, "hooks.toml", &toml).expect("valid settings")
+}
+
+/// Waits until `done` holds, for at most ten seconds.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Lets the hooks go in `order`, each once the one before it has exited (its pid is gone from /proc or
+/// a zombie no more): the engine sees them finish in exactly that order.
+fn release_in_order(dir: &Path, order: &[usize]) {
+    for &i in order {
+        let pid_file = dir.join(format!("pid-{i}"));
+        wait_for(&format!("hook-{i} to start"), || pid_file.exists());
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // Opening a FIFO for writing waits for its reader: the hook is at its `read`.
+        let mut go = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join(format!("go-{i}")))
+            .unwrap();
+        std::io::Write::write_all(&mut go, b"go\n").unwrap();
+        drop(go);
+        wait_for(&format!("hook-{i} to exit"), || {
+            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                Err(_) => true,
+                // A zombie has exited: its run is being collected.
+                Ok(stat) => stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+            }
+        });
+    }
+}
+
+/// What the hooks say, read in the settings file's order and folded: what the engine must decide.
+fn expected(moment: &str, hooks: &[ShellHook]) -> Verdict {
+    let outcomes: Vec<Outcome> = hooks
+        .iter()
+        .enumerate()
+        .map(|(i, hook)| {
+            verdict::read(Run {
+                hook: &format!("hook-{i}"),
+                moment,
+                exit: &Exit::Code(hook.code),
+                stdout: &hook.stdout,
+                stderr: &hook.stderr,
+                via_shell: true,
+                on_failure: hook.on_failure,
+            })
+        })
+        .collect();
+    verdict::fold(&outcomes)
+}
+
+proptest! {
+    // Each case starts real processes: fewer cases than the pure properties.
+    #![proptest_config(ProptestConfig { cases: 40, ..config() })]
+
+    #[test]
+    fn the_engines_decision_does_not_depend_on_the_order_hooks_finish(
+        (moment, hooks, order) in shell_fire()
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings_for(dir.path(), moment, &hooks);
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let decision = runtime.block_on(async {
+            let engine = Engine::new(settings);
+            let mut fields = serde_json::Map::new();
+            fields.insert("cwd".into(), dir.path().to_str().unwrap().into());
+            // A session of its own, so that no Stop loop from another case counts.
+            fields.insert("session_id".into(), format!("{order:?}{hooks:?}").into());
+            fields.insert("tool_name".into(), "Bash".into());
+            let fire = EngineFire { moment: moment.to_string(), agent: None, event: Event::from(fields) };
+            let releasing = {
+                let (dir, order) = (dir.path().to_path_buf(), order.clone());
+                std::thread::spawn(move || release_in_order(&dir, &order))
+            };
+            let decision = engine.decide(fire, &engine.abandoned().child_token()).await;
+            releasing.join().expect("the hooks were let go in order");
+            decision
+        });
+        let decision = decision.expect("decided");
+        let expected = expected(moment, &hooks);
+        prop_assert_eq!(decision.refused, expected.refused);
+        prop_assert_eq!(decision.reason, expected.reason);
+        prop_assert_eq!(decision.adds, expected.adds);
+        let names: Vec<String> = decision.hooks.iter().map(|h| h.name.clone()).collect();
+        let in_settings_order: Vec<String> = (0..hooks.len()).map(|i| format!("hook-{i}")).collect();
+        prop_assert_eq!(names, in_settings_order);
+    }
 }
