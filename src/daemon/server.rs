@@ -42,7 +42,7 @@ use crate::protocol::{
     Unreachable, to_line,
 };
 
-/// Serves `listener` until `shutdown` completes, then drains. Tests and `hookd serve` both call this.
+/// Serves `listener` until `shutdown` completes, then drains: the whole life of `hookd serve`'s socket.
 pub async fn serve(
     listener: UnixListener,
     daemon: Arc<Daemon>,
