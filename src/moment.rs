@@ -99,7 +99,8 @@ pub fn shown(name: &str) -> String {
 /// The closest name among `candidates` to `name`, when it is close enough to be a likely typo.
 ///
 /// Case is ignored first (`pretooluse` is surely `PreToolUse`), then an edit distance of at most a third
-/// of the length decides.
+/// of the length decides: the optimal string alignment distance, which counts a swap of two neighbours
+/// as one edit, the commonest typo (`Stpo`).
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -115,7 +116,7 @@ pub fn did_you_mean<'a>(
         let distance = if candidate.to_ascii_lowercase() == lower {
             0
         } else {
-            edit_distance(&lower, &candidate.to_ascii_lowercase())
+            strsim::osa_distance(&lower, &candidate.to_ascii_lowercase())
         };
         if best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
@@ -123,31 +124,6 @@ pub fn did_you_mean<'a>(
     }
     best.filter(|(d, c)| *d <= (c.len() / 3).max(1))
         .map(|(_, c)| c)
-}
-
-/// Edit distance over bytes (names here are ASCII), counting a swap of two neighbours as one edit, the
-/// commonest typo (`Stpo`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
