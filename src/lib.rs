@@ -10,8 +10,9 @@
 //!   http hooks; both speak the agents' [`dialect`]s. [`snippet`] prints those settings, [`import`]
 //!   turns an agent's existing hooks into hookd's.
 //! - [`daemon`]: `hookd serve` start to finish; [`socket`] binds safely; [`logging`] sets up the logs.
-//! - [`moment`]: the moments and their matcher fields, in one table; [`agents`]: which agent fires which,
-//!   and Gemini CLI's names for moments and tools.
+//! - [`moment`]: the moments, one row each (matcher field, what a refusal does, how it is answered, which
+//!   agents fire it and under which names); [`agent`]: the agents, one row each (names, tools, dialect,
+//!   settings file); [`agents`]: the code that speaks each dialect.
 //! - [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers.
 //! - [`reload`]: re-reading the settings and swapping them in atomically; [`watch`] does it when the file
 //!   changes.
@@ -21,6 +22,7 @@
 //!   hook's process group is stopped and reaped all the same.
 //! - [`lines`]: bounded request lines; [`paths`]: the default paths; [`time`]: RFC 3339 time stamps.
 
+pub mod agent;
 pub mod agents;
 pub mod commands;
 pub mod daemon;

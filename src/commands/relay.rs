@@ -1,4 +1,4 @@
-//! `hookd relay`: hookd inside an agent's own hook settings (contract 12).
+//! `hookd relay`: hookd inside an agent's own hook settings (docs/agents.md).
 //!
 //! The agent starts the relay for every hook moment (so for every tool call): it reads the agent's hook
 //! input on stdin, fires it at the daemon over a blocking socket (no async runtime, nothing done before it
@@ -19,6 +19,7 @@ use crate::agents::dialect::{
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
 use crate::limits::{MAX_EVENT, MAX_LINE};
+use crate::moment::Refusal;
 use crate::protocol::{Event, too_large};
 
 /// What the relay was told on its command line.
@@ -31,7 +32,7 @@ pub struct Options {
 }
 
 /// The reason given to the agent when `--fail-closed` refuses because the daemon is down or silent past
-/// the relay's timeout (contract 12).
+/// the relay's timeout.
 pub const NOT_RUNNING: &str = "hookd is not running";
 
 pub fn run(options: &Options) -> ExitCode {
@@ -199,14 +200,15 @@ fn cannot_answer(
         return ExitCode::SUCCESS;
     }
     if let Some((moment, _)) = moment {
-        if crate::moment::is_stop(moment) {
+        let refusal = crate::moment::refusal(moment);
+        if refusal == Refusal::SendsOn {
             eprintln!(
                 "hookd relay: {why}; letting the {moment} through even with --fail-closed \
                  (refusing it would keep the agent working, with no stop cap)"
             );
             return ExitCode::SUCCESS;
         }
-        if moment == "SessionEnd" {
+        if refusal == Refusal::TooLate {
             eprintln!("hookd relay: {why}; the session is over, nothing to refuse");
             return ExitCode::SUCCESS;
         }

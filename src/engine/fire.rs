@@ -257,7 +257,7 @@ impl StopLoop {
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
         match moment {
-            "UserPromptSubmit" => {
+            moment::USER_PROMPT_SUBMIT => {
                 let prompt = event
                     .get("prompt")
                     .and_then(Value::as_str)
@@ -265,7 +265,7 @@ impl StopLoop {
                 shared.stop_loops.prompt_submitted(&agent, &session, prompt);
                 None
             }
-            "Stop" => {
+            moment::STOP => {
                 let refusals = shared.stop_loops.refusals(&agent, &session);
                 event.insert("stop_refusals".into(), refusals.into());
                 Some(StopLoop {
