@@ -303,6 +303,24 @@ mod tests {
     }
 
     #[test]
+    fn each_row_names_an_agent_once_and_each_agent_names_a_moment_once() {
+        for m in KNOWN {
+            for (i, fired) in m.fired_by.iter().enumerate() {
+                assert!(
+                    m.fired_by[..i].iter().all(|f| f.agent != fired.agent),
+                    "{}: {:?} twice",
+                    m.name,
+                    fired.agent
+                );
+            }
+        }
+        assert!(is_stop(STOP) && is_stop(SUBAGENT_STOP) && !is_stop(PRE_TOOL_USE));
+        assert_eq!(refusal(SESSION_END), Refusal::TooLate);
+        assert_eq!(refusal("MyMoment"), Refusal::HoldsBack);
+        assert_eq!(answer("MyMoment"), Shape::ExitTwo);
+    }
+
+    #[test]
     fn matcher_fields_follow_the_contract() {
         assert_eq!(
             known("PreToolUse").unwrap().matcher_field,

@@ -387,10 +387,10 @@ impl Import {
             .any(|name| self.disabled_names.contains(name))
         {
             converted.enabled = false;
-            converted.notes.push(
-                "disabled in Gemini CLI (hooksConfig.disabled), so written with enabled = false"
-                    .into(),
-            );
+            converted.notes.push(format!(
+                "disabled in {} (hooksConfig.disabled), so written with enabled = false",
+                self.agent.display_name()
+            ));
         }
         Some(converted)
     }
