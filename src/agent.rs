@@ -177,7 +177,21 @@ pub const AGENTS: &[AgentRow] = &[
 ];
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Codex, Agent::GeminiCli];
+    /// Every agent, in the order of [`AGENTS`]; checked when compiled: each row is at the place of its
+    /// agent's discriminant, so that [`Agent::row`] is an index.
+    pub const ALL: [Agent; AGENTS.len()] = {
+        let mut all = [Agent::ClaudeCode; AGENTS.len()];
+        let mut i = 0;
+        while i < AGENTS.len() {
+            assert!(
+                AGENTS[i].agent as usize == i,
+                "AGENTS must list the agents in the order of the enum"
+            );
+            all[i] = AGENTS[i].agent;
+            i += 1;
+        }
+        all
+    };
 
     /// The agent's row.
     pub fn row(self) -> &'static AgentRow {

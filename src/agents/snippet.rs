@@ -285,13 +285,14 @@ fn codex_snippet(command: &str, config_path: &str) -> String {
     let file = Path::new(config_path).display();
     let mut text = format!(
         "# hookd relay for Codex CLI: paste this into {file}\n\
-         # ($CODEX_HOME/config.toml, else ~/.codex/config.toml).\n\
+         # ({}).\n\
          #\n\
          # Codex runs only the hooks it trusts and skips the others without a word: the\n\
          # [hooks.state.\"FILE:EVENT:GROUP:HOOK\"] records at the end are that trust. They name this\n\
          # file and each hook's place in it (0 is the first), so they hold only while each group below\n\
          # is the first of its event in this file: paste it above any [[hooks.EVENT]] already there,\n\
-         # or change the GROUP index in its record.\n\n"
+         # or change the GROUP index in its record.\n\n",
+        agent.row().settings.file
     );
     text.push_str(&groups);
     text.push_str(&trust);
