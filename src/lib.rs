@@ -15,17 +15,20 @@
 //!    systemd, the budgets (memory, descriptors). It owns an engine and translates its decisions.
 //! 3. [`engine`]: decides a fire from the settings in force: the generations, the runner, the workers,
 //!    the reaper, the stop loops, the verdict. Knows nothing of sockets: a test can hold one in its hand.
-//! 3. [`agents`]: what is particular to each agent: its moments and tools, its dialect in and out, its
-//!    hook settings (`--print-settings`), the import of its existing hooks.
+//! 3. [`agents`]: the code that speaks each agent's dialect in and out, prints its hook settings
+//!    (`--print-settings`) and imports its existing hooks, reading the rows of [`agent`] and [`moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
 //!    the clients. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs.
-//! 1. The ground floor, facts and small tools that import nothing of hookd's: [`moment`] (every moment,
-//!    in one table), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
+//! 1. The ground floor, facts and small tools that import nothing above them: [`moment`] (every moment,
+//!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
+//!    under which names), [`agent`] (every agent, one row each: names, tools, dialect, settings file,
+//!    import), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
 //!    to decode), [`lines`] (bounded lines), [`logging`], [`paths`], [`sync`], [`time`].
 //!
 //! The reference for users is in `docs/` (the protocol, the settings, the agents, the limits).
 
+pub mod agent;
 pub mod agents;
 pub mod commands;
 pub mod daemon;

@@ -1,68 +1,203 @@
 //! The moments of an agent's turn that hookd knows, and the event field a `matcher` tests at each.
 //!
-//! One table, so that the settings validation, `check`, the fire path and the did-you-mean all agree.
+//! One table, so that the settings validation, `check`, the fire path, the did-you-mean and every
+//! agent's dialect all agree: a row per moment, with the agents that fire it and their names for it.
 
-/// A known moment: its name as Claude Code spells it and the event field its matchers test.
+use crate::agent::Agent;
+
+/// Every moment's name, as Claude Code spells it: code names a moment by these, never by a literal.
+pub const SESSION_START: &str = "SessionStart";
+pub const USER_PROMPT_SUBMIT: &str = "UserPromptSubmit";
+pub const PRE_TOOL_USE: &str = "PreToolUse";
+pub const PERMISSION_REQUEST: &str = "PermissionRequest";
+pub const POST_TOOL_USE: &str = "PostToolUse";
+pub const POST_TOOL_USE_FAILURE: &str = "PostToolUseFailure";
+pub const NOTIFICATION: &str = "Notification";
+pub const SUBAGENT_START: &str = "SubagentStart";
+pub const SUBAGENT_STOP: &str = "SubagentStop";
+pub const STOP: &str = "Stop";
+pub const PRE_COMPACT: &str = "PreCompact";
+pub const POST_COMPACT: &str = "PostCompact";
+pub const SESSION_END: &str = "SessionEnd";
+
+/// A known moment: one row of [`KNOWN`], everything hookd knows of it in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Moment {
     pub name: &'static str,
     /// The event field a `matcher` is tested against; `None` where a matcher makes no sense.
     pub matcher_field: Option<&'static str>,
+    /// What a refusal does to the agent here.
+    pub refusal: Refusal,
+    /// How a refusal is written here, in the dialect of Claude Code (whose moments these are); each
+    /// agent's [`Dialect`](crate::agent::Dialect) turns it into its own (`agents/dialect.rs`).
+    pub answer: Shape,
+    /// The agents that fire it, each under its own name for it. An agent not listed never fires it: its
+    /// `--print-settings` leaves it out, and a hook scoped to that agent on it gets a warning.
+    pub fired_by: &'static [Fired],
+}
+
+/// One agent firing one moment, under the agent's own name for it (its `hook_event_name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fired {
+    pub agent: Agent,
+    pub event: &'static str,
+}
+
+/// Shorthand for the rows: `agent` fires the moment as `event`.
+const fn by(agent: Agent, event: &'static str) -> Fired {
+    Fired { agent, event }
+}
+
+/// What refusing a moment does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// It holds something back (a tool call, a prompt, a permission, a compaction), or at the least
+    /// tells the user.
+    HoldsBack,
+    /// It sends the agent on working instead of stopping: a refusal with nothing to say would loop it
+    /// with no instruction, so it counts as nothing; and with no daemon (no stop cap) it is let through.
+    SendsOn,
+    /// The session is over: there is nothing left to hold back, a refusal is only shown as a failed hook.
+    TooLate,
+}
+
+/// How a refusal is written at a moment, in Claude Code's dialect (docs/agents.md, the agents' answers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// The reason on stderr and exit 2; over HTTP, which has no exit status, a JSON body instead.
+    ExitTwo,
+    /// `hookSpecificOutput.permissionDecision: "deny"` with `permissionDecisionReason`.
+    PermissionDecision,
+    /// `hookSpecificOutput.decision: {"behavior": "deny", "message": reason}`.
+    PermissionBehavior,
+    /// `decision: "block"` with `reason`.
+    Block,
+    /// A Stop: `decision: "block"` with the reason, what hooks add after it; what hooks add without a
+    /// refusal goes to the user (`systemMessage`), since for the model it would read as "keep going".
+    Stop,
 }
 
 /// Every moment hookd knows, in the order of an agent's turn (the order `check` prints them in).
 pub const KNOWN: &[Moment] = &[
     Moment {
-        name: "SessionStart",
+        name: SESSION_START,
         matcher_field: Some("source"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[
+            by(Agent::ClaudeCode, SESSION_START),
+            by(Agent::Codex, SESSION_START),
+            by(Agent::GeminiCli, "SessionStart"),
+        ],
     },
     Moment {
-        name: "UserPromptSubmit",
+        name: USER_PROMPT_SUBMIT,
         matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[
+            by(Agent::ClaudeCode, USER_PROMPT_SUBMIT),
+            by(Agent::Codex, USER_PROMPT_SUBMIT),
+            by(Agent::GeminiCli, "BeforeAgent"),
+        ],
     },
     Moment {
-        name: "PreToolUse",
+        name: PRE_TOOL_USE,
         matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::PermissionDecision,
+        fired_by: &[
+            by(Agent::ClaudeCode, PRE_TOOL_USE),
+            by(Agent::Codex, PRE_TOOL_USE),
+            by(Agent::GeminiCli, "BeforeTool"),
+        ],
     },
     Moment {
-        name: "PermissionRequest",
+        name: PERMISSION_REQUEST,
         matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::PermissionBehavior,
+        fired_by: &[by(Agent::ClaudeCode, PERMISSION_REQUEST)],
     },
     Moment {
-        name: "PostToolUse",
+        name: POST_TOOL_USE,
         matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[
+            by(Agent::ClaudeCode, POST_TOOL_USE),
+            by(Agent::Codex, POST_TOOL_USE),
+            by(Agent::GeminiCli, "AfterTool"),
+        ],
     },
     Moment {
-        name: "PostToolUseFailure",
+        name: POST_TOOL_USE_FAILURE,
         matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE)],
     },
     Moment {
-        name: "Notification",
+        name: NOTIFICATION,
         matcher_field: Some("notification_type"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[
+            by(Agent::ClaudeCode, NOTIFICATION),
+            by(Agent::GeminiCli, "Notification"),
+        ],
     },
     Moment {
-        name: "SubagentStart",
+        name: SUBAGENT_START,
         matcher_field: Some("agent_type"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_START)],
     },
     Moment {
-        name: "SubagentStop",
+        name: SUBAGENT_STOP,
         matcher_field: Some("agent_type"),
+        refusal: Refusal::SendsOn,
+        answer: Shape::Stop,
+        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_STOP)],
     },
     Moment {
-        name: "Stop",
+        name: STOP,
         matcher_field: None,
+        refusal: Refusal::SendsOn,
+        answer: Shape::Stop,
+        fired_by: &[
+            by(Agent::ClaudeCode, STOP),
+            by(Agent::Codex, STOP),
+            by(Agent::GeminiCli, "AfterAgent"),
+        ],
     },
     Moment {
-        name: "PreCompact",
+        name: PRE_COMPACT,
         matcher_field: Some("trigger"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[
+            by(Agent::ClaudeCode, PRE_COMPACT),
+            by(Agent::GeminiCli, "PreCompress"),
+        ],
     },
     Moment {
-        name: "PostCompact",
+        name: POST_COMPACT,
         matcher_field: Some("trigger"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, POST_COMPACT)],
     },
     Moment {
-        name: "SessionEnd",
+        name: SESSION_END,
         matcher_field: Some("reason"),
+        refusal: Refusal::TooLate,
+        answer: Shape::ExitTwo,
+        fired_by: &[
+            by(Agent::ClaudeCode, SESSION_END),
+            by(Agent::GeminiCli, "SessionEnd"),
+        ],
     },
 ];
 
@@ -79,10 +214,21 @@ pub fn order(name: &str) -> usize {
         .unwrap_or(KNOWN.len())
 }
 
+/// What refusing `name` does; a moment hookd does not know (one a settings file declares) holds back.
+pub fn refusal(name: &str) -> Refusal {
+    known(name).map_or(Refusal::HoldsBack, |m| m.refusal)
+}
+
 /// Whether a refusal with nothing to say should count as nothing: at `Stop` the agent would be sent on
-/// with no instruction (contract 7).
+/// with no instruction (docs/settings.md, how a hook answers).
 pub fn is_stop(name: &str) -> bool {
-    name == "Stop" || name == "SubagentStop"
+    refusal(name) == Refusal::SendsOn
+}
+
+/// How a refusal is written at `name` in Claude Code's dialect; at a moment hookd does not know, with
+/// stderr and exit 2, as at every moment with no JSON answer.
+pub fn answer(name: &str) -> Shape {
+    known(name).map_or(Shape::ExitTwo, |m| m.answer)
 }
 
 /// Names longer than this get no suggestion.
@@ -99,7 +245,8 @@ pub fn shown(name: &str) -> String {
 /// The closest name among `candidates` to `name`, when it is close enough to be a likely typo.
 ///
 /// Case is ignored first (`pretooluse` is surely `PreToolUse`), then an edit distance of at most a third
-/// of the length decides.
+/// of the length decides: the optimal string alignment distance, which counts a swap of two neighbours
+/// as one edit, the commonest typo (`Stpo`).
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -115,7 +262,7 @@ pub fn did_you_mean<'a>(
         let distance = if candidate.to_ascii_lowercase() == lower {
             0
         } else {
-            edit_distance(&lower, &candidate.to_ascii_lowercase())
+            strsim::osa_distance(&lower, &candidate.to_ascii_lowercase())
         };
         if best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
@@ -123,31 +270,6 @@ pub fn did_you_mean<'a>(
     }
     best.filter(|(d, c)| *d <= (c.len() / 3).max(1))
         .map(|(_, c)| c)
-}
-
-/// Edit distance over bytes (names here are ASCII), counting a swap of two neighbours as one edit, the
-/// commonest typo (`Stpo`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -178,6 +300,24 @@ mod tests {
     fn suggests_nothing_for_a_name_far_from_all() {
         assert_eq!(did_you_mean("BeforeTool", names()), None);
         assert_eq!(did_you_mean("x", names()), None);
+    }
+
+    #[test]
+    fn each_row_names_an_agent_once_and_each_agent_names_a_moment_once() {
+        for m in KNOWN {
+            for (i, fired) in m.fired_by.iter().enumerate() {
+                assert!(
+                    m.fired_by[..i].iter().all(|f| f.agent != fired.agent),
+                    "{}: {:?} twice",
+                    m.name,
+                    fired.agent
+                );
+            }
+        }
+        assert!(is_stop(STOP) && is_stop(SUBAGENT_STOP) && !is_stop(PRE_TOOL_USE));
+        assert_eq!(refusal(SESSION_END), Refusal::TooLate);
+        assert_eq!(refusal("MyMoment"), Refusal::HoldsBack);
+        assert_eq!(answer("MyMoment"), Shape::ExitTwo);
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! The agents' hook dialects: their hook input read as a fire, and a verdict written back as the agent
-//! reads it (contract 12). Pure: `hookd relay` (a process the agent starts) and the HTTP listener (an
+//! reads it (docs/agents.md, the agents' answers). What differs per agent is read from its row
+//! ([`crate::agent::AGENTS`]: its names, its tools, its [`Dialect`]) and the moment's row
+//! ([`crate::moment::KNOWN`]: its [`Shape`]); the code here has one arm per dialect and shape. Pure: `hookd relay` (a process the agent starts) and the HTTP listener (an
 //! agent's http hook) both answer through [`answer`], so the two cannot drift apart.
 
 use serde_json::{Map, Value, json};
 
-use crate::agents::{Agent, claude_tool_name};
+use crate::agents::{Agent, Dialect};
 use crate::head::{EVENT_FIELDS, Head, Scanner};
 use crate::limits::MAX_DEPTH;
+use crate::moment::Shape;
 use crate::protocol::Event;
 
 /// How the answer reaches the agent.
@@ -15,23 +18,10 @@ pub enum Transport {
     /// A command hook: stdout, stderr and an exit status.
     Process,
     /// An http hook: a response body and nothing else. HTTP has no exit status, so where a process
-    /// refuses with exit 2 and stderr, the body says it in JSON: `systemMessage` (what Claude Code shows
-    /// the user for an exit 2 at those moments), or Gemini CLI's `decision: "deny"`.
+    /// refuses with exit 2 and stderr ([`Shape::ExitTwo`]), the body says it in JSON: `systemMessage`
+    /// (what Claude Code shows the user for an exit 2 at those moments), or Gemini CLI's `decision: "deny"`.
     Http,
 }
-
-/// Moments where a refusal goes out as JSON on stdout with exit 0; at the others a process refuses with
-/// stderr and exit 2 (over HTTP, see [`Transport::Http`]).
-const JSON_REFUSAL_MOMENTS: &[&str] = &[
-    "PreToolUse",
-    "PermissionRequest",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-];
 
 /// What the agent reads: for a process (the relay), what it prints and how it exits; over HTTP, `stdout`
 /// is the response body and the rest is always empty and 0.
@@ -134,12 +124,11 @@ fn translate_object(
         return Err("the hook input has no hook_event_name".into());
     };
     let moment = agent.moment_of(&event_name);
-    if agent == Agent::GeminiCli
-        && let Some(tool) = event
-            .get("tool_name")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        && let Some(claude_name) = claude_tool_name(&tool)
+    if let Some(tool) = event
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        && let Some(claude_name) = agent.claude_tool_name(&tool)
     {
         event.insert("agent_tool_name".into(), Value::String(tool));
         event.insert("tool_name".into(), Value::String(claude_name.into()));
@@ -147,50 +136,24 @@ fn translate_object(
     Ok((moment, event_name, event))
 }
 
-/// Gemini CLI's events with no counterpart among hookd's moments (contract 12): real events of its own,
-/// that simply have no hooks unless the settings declare them.
-const GEMINI_OWN_EVENTS: &[&str] = &["BeforeModel", "AfterModel", "BeforeToolSelection"];
-
-/// The event names an agent sends in `hook_event_name`.
-fn event_names(agent: Agent) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = agent
-        .moments()
-        .into_iter()
-        .map(|moment| agent.event_name_of(moment))
-        .collect();
-    if agent == Agent::GeminiCli {
-        names.extend_from_slice(GEMINI_OWN_EVENTS);
-    }
-    names
-}
-
-/// How an agent is named in a message.
-fn display_name(agent: Agent) -> &'static str {
-    match agent {
-        Agent::ClaudeCode => "Claude Code",
-        Agent::Codex => "Codex",
-        Agent::GeminiCli => "Gemini CLI",
-    }
-}
-
 /// For an event the daemon has no moment for (`unknown_moment`): `None` when it is a real event of this
 /// agent that nobody hangs hooks on (nothing to say), else what is wrong, naming the `--agent` that sends
 /// such events or the event that was likely meant. The agent's event names are few and known here, so a
 /// wrong `--agent` or a misspelt name is told from an event that is merely not watched.
 pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
-    let own = event_names(agent);
+    let own = agent.event_names();
     if own.contains(&event_name) {
         return None;
     }
     let shown = crate::moment::shown(event_name);
     let head = format!("\"{shown}\" is not an event {} sends", agent.name());
     for other in Agent::ALL.into_iter().filter(|other| *other != agent) {
-        if event_names(other).contains(&event_name) {
+        if other.event_names().contains(&event_name) {
             let moment = other.moment_of(event_name);
             let what = if moment == event_name {
-                format!("it is {}'s", display_name(other))
+                format!("it is {}'s", other.display_name())
             } else {
-                format!("it is {}'s name for {moment}", display_name(other))
+                format!("it is {}'s name for {moment}", other.display_name())
             };
             return Some(format!("{head}; {what}: use --agent {}", other.name()));
         }
@@ -214,7 +177,8 @@ pub fn refusal(refused: bool, reason: Option<&str>) -> Option<&str> {
     })
 }
 
-/// The verdict in the agent's dialect (the table of contract 12). `refusal` is the reason when refused.
+/// The verdict in the agent's dialect: the moment's [`Shape`] as the agent's [`Dialect`] writes it
+/// (docs/agents.md, the agents' answers). `refusal` is the reason when refused.
 pub fn answer(
     agent: Agent,
     moment: &str,
@@ -224,7 +188,8 @@ pub fn answer(
     transport: Transport,
 ) -> Answer {
     let context = (!adds.is_empty()).then(|| adds.join("\n\n"));
-    let is_stop = crate::moment::is_stop(moment);
+    let shape = crate::moment::answer(moment);
+    let dialect = agent.dialect();
     let json_answer = |value: Value| Answer {
         stdout: Some(value.to_string()),
         stderr: None,
@@ -244,65 +209,46 @@ pub fn answer(
         return match context {
             None => Answer::nothing(),
             // At Stop, additionalContext reads as "keep going": what hooks add is shown to the user.
-            Some(context) if is_stop => json_answer(json!({"systemMessage": context})),
+            Some(context) if shape == Shape::Stop => json_answer(json!({"systemMessage": context})),
             Some(_) => json_answer(json!({"hookSpecificOutput": with_context(Map::new())})),
         };
     };
-    if !JSON_REFUSAL_MOMENTS.contains(&moment) {
-        return match (transport, agent) {
-            (Transport::Process, _) => Answer {
+    // The word of a JSON refusal.
+    let decision = match dialect {
+        Dialect::ClaudeCode => "block",
+        Dialect::GeminiCli => "deny",
+    };
+    let mut out = Map::new();
+    match (shape, dialect) {
+        (Shape::ExitTwo, _) if transport == Transport::Process => {
+            return Answer {
                 stdout: None,
                 stderr: Some(reason.to_string()),
                 exit: 2,
-            },
-            (Transport::Http, Agent::GeminiCli) => {
-                let mut out = Map::new();
-                out.insert("decision".into(), json!("deny"));
-                out.insert("reason".into(), json!(reason));
-                if context.is_some() {
-                    out.insert("hookSpecificOutput".into(), with_context(Map::new()));
-                }
-                json_answer(Value::Object(out))
-            }
-            (Transport::Http, _) => {
-                let mut out = Map::new();
-                out.insert("systemMessage".into(), json!(reason));
-                if context.is_some() {
-                    out.insert("hookSpecificOutput".into(), with_context(Map::new()));
-                }
-                json_answer(Value::Object(out))
-            }
-        };
-    }
-    if is_stop {
-        // The reason is what the agent is sent on to do; what hooks add follows it.
-        let reason = match &context {
-            Some(context) => format!("{reason}\n\n{context}"),
-            None => reason.to_string(),
-        };
-        let decision = if agent == Agent::GeminiCli {
-            "deny"
-        } else {
-            "block"
-        };
-        return json_answer(json!({"decision": decision, "reason": reason}));
-    }
-    let mut out = Map::new();
-    match (agent, moment) {
-        (Agent::GeminiCli, _) => {
-            out.insert("decision".into(), json!("deny"));
-            out.insert("reason".into(), json!(reason));
+            };
+        }
+        // Over HTTP, what Claude Code shows the user for an exit 2 at those moments.
+        (Shape::ExitTwo, Dialect::ClaudeCode) => {
+            out.insert("systemMessage".into(), json!(reason));
             if context.is_some() {
                 out.insert("hookSpecificOutput".into(), with_context(Map::new()));
             }
         }
-        (_, "PreToolUse") => {
+        (Shape::Stop, _) => {
+            // The reason is what the agent is sent on to do; what hooks add follows it.
+            let reason = match &context {
+                Some(context) => format!("{reason}\n\n{context}"),
+                None => reason.to_string(),
+            };
+            return json_answer(json!({"decision": decision, "reason": reason}));
+        }
+        (Shape::PermissionDecision, Dialect::ClaudeCode) => {
             let mut specific = Map::new();
             specific.insert("permissionDecision".into(), json!("deny"));
             specific.insert("permissionDecisionReason".into(), json!(reason));
             out.insert("hookSpecificOutput".into(), with_context(specific));
         }
-        (_, "PermissionRequest") => {
+        (Shape::PermissionBehavior, Dialect::ClaudeCode) => {
             let mut specific = Map::new();
             specific.insert(
                 "decision".into(),
@@ -310,8 +256,9 @@ pub fn answer(
             );
             out.insert("hookSpecificOutput".into(), with_context(specific));
         }
-        _ => {
-            out.insert("decision".into(), json!("block"));
+        // Gemini CLI refuses every moment alike; over HTTP even where a process would exit 2.
+        (Shape::Block, _) | (_, Dialect::GeminiCli) => {
+            out.insert("decision".into(), json!(decision));
             out.insert("reason".into(), json!(reason));
             if context.is_some() {
                 out.insert("hookSpecificOutput".into(), with_context(Map::new()));

@@ -11,13 +11,10 @@ use std::path::{Component, Path};
 
 use serde_json::{Map, Value};
 
-use crate::agents::{Agent, GEMINI_MOMENTS, claude_tool_name};
+use crate::agents::Agent;
 use crate::limits::MAX_HOOK_TIMEOUT_SECS;
 use crate::moment;
 use crate::settings::Matcher;
-
-/// Gemini CLI's events that hookd has no moment for: they keep their names and are declared.
-const GEMINI_OWN_EVENTS: &[&str] = &["BeforeModel", "AfterModel", "BeforeToolSelection"];
 
 /// Converts the agent settings `text` (read from `label`) into hookd TOML.
 pub fn convert(text: &str, label: &str, agent: Option<Agent>) -> Result<String, String> {
@@ -84,20 +81,23 @@ fn read_root(text: &str, label: &str) -> Result<Value, String> {
     })
 }
 
-/// Whose file it is, when `--agent` does not say, and why: Gemini CLI's event names are its own; Codex
-/// keeps hooks.json (and config.toml) in a `.codex` folder; everything else is Claude Code's shape.
+/// Whose file it is, when `--agent` does not say, and why: an agent's event names of its own (Gemini
+/// CLI's); a hooks.json or a config.toml is Codex's; the folder an agent keeps its settings in (its row's
+/// `import.folder`); everything else is Claude Code's shape.
 fn guess_agent(label: &str, hooks: &Map<String, Value>) -> (Agent, String) {
-    let gemini_events = GEMINI_MOMENTS
-        .iter()
-        .filter(|(gemini, moment)| gemini != moment)
-        .map(|(gemini, _)| *gemini)
-        .chain(GEMINI_OWN_EVENTS.iter().copied());
-    for event in gemini_events {
-        if hooks.contains_key(event) {
-            return (
-                Agent::GeminiCli,
-                format!("from its Gemini CLI event {event}"),
-            );
+    for agent in Agent::ALL {
+        // Its names that are no moment's: its names for moments, or events of its own.
+        let own_names = agent
+            .event_names()
+            .into_iter()
+            .filter(|event| moment::known(event).is_none());
+        for event in own_names {
+            if hooks.contains_key(event) {
+                return (
+                    agent,
+                    format!("from its {} event {event}", agent.display_name()),
+                );
+            }
         }
     }
     let path = Path::new(label);
@@ -108,11 +108,10 @@ fn guess_agent(label: &str, hooks: &Map<String, Value>) -> (Agent, String) {
     if path.file_name().is_some_and(|n| n == "hooks.json") || label.ends_with(".toml") {
         return (Agent::Codex, "from the file's name".into());
     }
-    if in_folder(".codex") {
-        return (Agent::Codex, "from its .codex folder".into());
-    }
-    if in_folder(".gemini") {
-        return (Agent::GeminiCli, "from its .gemini folder".into());
+    for agent in Agent::ALL {
+        if let Some(folder) = agent.row().import.folder.filter(|folder| in_folder(folder)) {
+            return (agent, format!("from its {folder} folder"));
+        }
     }
     (
         Agent::ClaudeCode,
@@ -168,7 +167,7 @@ impl Import {
                 "the file sets disableAllHooks: its hooks were not running, so they are written with enabled = false".into(),
             );
         }
-        if self.agent != Agent::GeminiCli {
+        if !self.agent.row().import.hooks_config {
             return;
         }
         let places = [
@@ -200,11 +199,7 @@ impl Import {
         let place = format!("hooks.{event}");
         let Some(groups) = groups.as_array() else {
             // Keys under `hooks` that are the agent's settings, not events.
-            let setting = match self.agent {
-                Agent::GeminiCli => ["enabled", "disabled", "notifications"].contains(&event),
-                Agent::Codex => event == "state",
-                Agent::ClaudeCode => false,
-            };
+            let setting = self.agent.row().import.setting_keys.contains(&event);
             if setting {
                 self.notes.push(format!(
                     "{place} is a {} setting, not an event: nothing to convert there",
@@ -335,14 +330,13 @@ impl Import {
             return None;
         }
         let mut notes = Vec::new();
-        if self.agent == Agent::GeminiCli
-            && ["GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID"]
-                .iter()
-                .any(|var| command.contains(var))
-        {
-            notes.push(
-                "hookd does not set $GEMINI_PROJECT_DIR or $GEMINI_SESSION_ID: use $CLAUDE_PROJECT_DIR and $HOOKD_SESSION".into(),
-            );
+        let own_env = self.agent.row().import.own_env;
+        if own_env.iter().any(|var| command.contains(var)) {
+            let vars: Vec<String> = own_env.iter().map(|var| format!("${var}")).collect();
+            notes.push(format!(
+                "hookd does not set {}: use $CLAUDE_PROJECT_DIR and $HOOKD_SESSION",
+                vars.join(" or ")
+            ));
         }
         let mut converted = Converted {
             moment: moment.to_string(),
@@ -356,12 +350,14 @@ impl Import {
         for (key, value) in hook {
             match key.as_str() {
                 "type" | "command" => {}
-                "timeout" | "timeoutSec" if key == "timeout" || self.agent == Agent::Codex => {
+                key if self.agent.row().import.timeout_keys.contains(&key) => {
                     self.timeout(value, &mut converted)
                 }
-                "name" if self.agent == Agent::GeminiCli => converted
-                    .notes
-                    .push(format!("Gemini CLI name: {}", short(value))),
+                "name" if self.agent.row().settings.named_hooks => converted.notes.push(format!(
+                    "{} name: {}",
+                    self.agent.display_name(),
+                    short(value)
+                )),
                 "description" | "statusMessage" => converted
                     .notes
                     .push(format!("{key}: {}", short(value))),
@@ -391,20 +387,18 @@ impl Import {
             .any(|name| self.disabled_names.contains(name))
         {
             converted.enabled = false;
-            converted.notes.push(
-                "disabled in Gemini CLI (hooksConfig.disabled), so written with enabled = false"
-                    .into(),
-            );
+            converted.notes.push(format!(
+                "disabled in {} (hooksConfig.disabled), so written with enabled = false",
+                self.agent.display_name()
+            ));
         }
         Some(converted)
     }
 
     /// The timeout, in seconds: Claude Code and Codex count in seconds, Gemini CLI in milliseconds.
     fn timeout(&self, value: &Value, converted: &mut Converted) {
-        let seconds = value.as_f64().map(|t| match self.agent {
-            Agent::GeminiCli => t / 1000.0,
-            _ => t,
-        });
+        let in_ms = self.agent.row().settings.timeout_in_ms;
+        let seconds = value.as_f64().map(|t| if in_ms { t / 1000.0 } else { t });
         match seconds {
             Some(s) if s > 0.0 && s <= MAX_HOOK_TIMEOUT_SECS => converted.timeout = Some(s),
             _ => converted.notes.push(format!(
@@ -437,8 +431,8 @@ impl Import {
             Some(_) => {}
         }
         let mut kept = matcher.to_string();
-        if self.agent == Agent::GeminiCli && is_tool_moment(moment) && is_name_list(matcher) {
-            kept = self.gemini_tool_names(matcher, converted);
+        if !self.agent.row().tools.is_empty() && is_tool_moment(moment) && is_name_list(matcher) {
+            kept = self.own_tool_names(matcher, converted);
         }
         match Matcher::parse(&kept) {
             Ok(_) => converted.matcher = Some(kept),
@@ -453,8 +447,9 @@ impl Import {
         }
     }
 
-    /// A Gemini CLI list of tool names, in Claude Code's names, which every agent's hooks see (contract 12).
-    fn gemini_tool_names(&self, matcher: &str, converted: &mut Converted) -> String {
+    /// A list of the agent's own tool names (Gemini CLI's), in Claude Code's names, which every agent's
+    /// hooks see (docs/agents.md, tool names).
+    fn own_tool_names(&self, matcher: &str, converted: &mut Converted) -> String {
         let names: Vec<&str> = matcher
             .split(['|', ','])
             .map(str::trim)
@@ -462,22 +457,24 @@ impl Import {
             .collect();
         let mapped: Vec<&str> = names
             .iter()
-            .map(|n| claude_tool_name(n).unwrap_or(n))
+            .map(|n| self.agent.claude_tool_name(n).unwrap_or(n))
             .collect();
         let kept = mapped.join("|");
         if kept != matcher {
             converted.notes.push(format!(
-                "matcher was {matcher:?} (Gemini CLI's tool names); hookd's hooks see Claude Code's names for them"
+                "matcher was {matcher:?} ({}'s tool names); hookd's hooks see Claude Code's names for them",
+                self.agent.display_name()
             ));
         }
         let unknown: Vec<String> = names
             .iter()
-            .filter(|n| claude_tool_name(n).is_none())
+            .filter(|n| self.agent.claude_tool_name(n).is_none())
             .map(|n| format!("{n:?}"))
             .collect();
         if !unknown.is_empty() {
             converted.notes.push(format!(
-                "Gemini CLI read {} as a pattern (any tool name containing it); hookd matches a plain name exactly",
+                "{} read {} as a pattern (any tool name containing it); hookd matches a plain name exactly",
+                self.agent.display_name(),
                 unknown.join(", ")
             ));
         }
@@ -588,12 +585,13 @@ fn runs_hookd_relay(command: &str) -> bool {
     })
 }
 
-/// The moments whose matcher tests the tool name, where Gemini CLI's tool names differ from Claude Code's.
+/// The moments whose matcher tests the tool name, where an agent's own tool names (Gemini CLI's) differ
+/// from Claude Code's.
 fn is_tool_moment(moment: &str) -> bool {
     moment::known(moment).and_then(|m| m.matcher_field) == Some("tool_name")
 }
 
-/// A matcher made of plain names (contract 5), which hookd reads as exact names, not as a regex.
+/// A matcher made of plain names (docs/settings.md, matchers), which hookd reads as exact names, not as a regex.
 fn is_name_list(matcher: &str) -> bool {
     matcher
         .chars()
@@ -601,11 +599,7 @@ fn is_name_list(matcher: &str) -> bool {
 }
 
 fn agent_title(agent: Agent) -> &'static str {
-    match agent {
-        Agent::ClaudeCode => "Claude Code",
-        Agent::Codex => "Codex",
-        Agent::GeminiCli => "Gemini CLI",
-    }
+    agent.display_name()
 }
 
 /// "a string", "an array", ... for messages about a value of the wrong kind.

@@ -1,5 +1,7 @@
-//! What hookd knows of the agents it plugs into: their names, the moments each one fires, and Gemini
-//! CLI's names for moments and tools, so that one settings file and one matcher serve every agent.
+//! The code that speaks to each agent: its dialect (reading its hook input, writing the answer),
+//! `--print-settings` ([`snippet`]) and `hookd import` ([`import`]). What is data about an agent (its
+//! names, tools, dialect, settings file) is its row in [`crate::agent::AGENTS`]; which moments it fires,
+//! and as what, is in the moment rows of [`crate::moment::KNOWN`]. Re-exported here for the floors above.
 
 use crate::limits::RELAY_TIMEOUT_SECS;
 
@@ -7,109 +9,13 @@ pub mod dialect;
 pub mod import;
 pub mod snippet;
 
-/// An agent with hook settings of its own, that `hookd relay` speaks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    ClaudeCode,
-    Codex,
-    GeminiCli,
-}
+pub use crate::agent::{AGENTS, Agent, AgentRow, Dialect, SettingsFormat};
 
-/// Gemini CLI's event names and the moments they are (contract 12). Its other events (`BeforeModel`,
-/// `AfterModel`, `BeforeToolSelection`) have no counterpart and keep their own names.
-pub const GEMINI_MOMENTS: &[(&str, &str)] = &[
-    ("BeforeTool", "PreToolUse"),
-    ("AfterTool", "PostToolUse"),
-    ("BeforeAgent", "UserPromptSubmit"),
-    ("AfterAgent", "Stop"),
-    ("PreCompress", "PreCompact"),
-    ("SessionStart", "SessionStart"),
-    ("SessionEnd", "SessionEnd"),
-    ("Notification", "Notification"),
-];
-
-/// Gemini CLI's tool names and Claude Code's, which hooks see (contract 12).
-pub const GEMINI_TOOLS: &[(&str, &str)] = &[
-    ("run_shell_command", "Bash"),
-    ("replace", "Edit"),
-    ("write_file", "Write"),
-    ("read_file", "Read"),
-    ("grep_search", "Grep"),
-    ("glob", "Glob"),
-    ("list_directory", "LS"),
-    ("web_fetch", "WebFetch"),
-    ("google_web_search", "WebSearch"),
-];
-
-/// The moments Codex fires (seen on Codex CLI 0.171.0; `../shared/design/agents.md`).
-const CODEX_MOMENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "Stop",
-];
-
-impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::ClaudeCode, Agent::Codex, Agent::GeminiCli];
-
-    /// The agent's name, as in `--agent` and in a hook's `agents`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::GeminiCli => "gemini-cli",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Agent> {
-        Agent::ALL.into_iter().find(|agent| agent.name() == name)
-    }
-
-    /// The moments (hookd's names) this agent fires.
-    pub fn moments(self) -> Vec<&'static str> {
-        match self {
-            Agent::ClaudeCode => crate::moment::KNOWN.iter().map(|m| m.name).collect(),
-            Agent::Codex => CODEX_MOMENTS.to_vec(),
-            Agent::GeminiCli => GEMINI_MOMENTS.iter().map(|(_, moment)| *moment).collect(),
-        }
-    }
-
-    /// Whether this agent ever fires `moment`.
-    pub fn fires(self, moment: &str) -> bool {
-        self.moments().contains(&moment)
-    }
-
-    /// The moment an event of this agent is, from its `hook_event_name`.
-    pub fn moment_of(self, event_name: &str) -> String {
-        match self {
-            Agent::GeminiCli => GEMINI_MOMENTS
-                .iter()
-                .find(|(gemini, _)| *gemini == event_name)
-                .map_or(event_name, |(_, moment)| moment)
-                .to_string(),
-            _ => event_name.to_string(),
-        }
-    }
-
-    /// The agent's own name for a moment (Gemini's `BeforeTool` for `PreToolUse`).
-    pub fn event_name_of(self, moment: &str) -> &str {
-        match self {
-            Agent::GeminiCli => GEMINI_MOMENTS
-                .iter()
-                .find(|(_, m)| *m == moment)
-                .map_or(moment, |(gemini, _)| gemini),
-            _ => moment,
-        }
-    }
-}
-
-/// Claude Code's name for one of Gemini CLI's tools, when there is one.
-pub fn claude_tool_name(gemini_tool: &str) -> Option<&'static str> {
-    GEMINI_TOOLS
-        .iter()
-        .find(|(gemini, _)| *gemini == gemini_tool)
-        .map(|(_, claude)| *claude)
+/// Claude Code's name for another agent's tool (Gemini CLI's `run_shell_command`), when there is one.
+pub fn claude_tool_name(tool: &str) -> Option<&'static str> {
+    Agent::ALL
+        .into_iter()
+        .find_map(|agent| agent.claude_tool_name(tool))
 }
 
 /// A line for each hook that is valid but will not do what it seems to, for agents: one scoped to a known

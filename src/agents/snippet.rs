@@ -1,9 +1,10 @@
 //! `hookd relay --print-settings AGENT`: the snippet for an agent's own settings file that routes every
 //! moment it has through `hookd relay --agent AGENT`.
 //!
-//! Each agent reads its hooks in its own shape (`../shared/design/agents.md`): Claude Code and Gemini CLI
-//! from JSON (Gemini with its own event names and a timeout in milliseconds), Codex from TOML, where a
-//! hook also needs a trust record or Codex skips it without a word. The snippet is printed, never written:
+//! Each agent reads its hooks in its own shape (its row's [`AgentSettings`](crate::agent::AgentSettings);
+//! docs/agents.md): Claude Code and Gemini CLI from JSON (Gemini with its own event names, named hooks
+//! and a timeout in milliseconds), Codex from TOML, where a hook also needs a trust record or Codex skips
+//! it without a word. The snippet is printed, never written:
 //! the user's settings file holds other things that only they should merge.
 
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::agents::Agent;
+use crate::agents::{Agent, SettingsFormat};
 use crate::limits::AGENT_TIMEOUT_SECS;
 use crate::moment;
 
@@ -30,9 +31,9 @@ pub struct RelayFlags {
 /// The text to print for `agent`; `hookd` is the absolute path of the hookd binary.
 pub fn for_agent(agent: Agent, hookd: &str, flags: &RelayFlags) -> Result<String, String> {
     let command = relay_command(agent, hookd, flags);
-    Ok(match agent {
-        Agent::ClaudeCode | Agent::GeminiCli => json_snippet(agent, &command),
-        Agent::Codex => codex_snippet(&command, &codex_config_path()?),
+    Ok(match agent.row().settings.format {
+        SettingsFormat::Json => json_snippet(agent, &command),
+        SettingsFormat::CodexToml => codex_snippet(&command, &codex_config_path()?),
     })
 }
 
@@ -75,23 +76,25 @@ fn match_all(moment: &str) -> Option<&'static str> {
         .map(|_| "*")
 }
 
-/// Claude Code's or Gemini CLI's settings.json with `command` as the hook of every moment.
+/// An agent's settings.json (Claude Code's, Gemini CLI's) with `command` as the hook of every moment.
 fn json_snippet(agent: Agent, command: &str) -> String {
     settings_json(agent, &command_hook(agent, command))
 }
 
 /// One command hook in `agent`'s settings.json.
 fn command_hook(agent: Agent, command: &str) -> Value {
-    match agent {
-        // Gemini CLI names its hooks (in its logs and `hooksConfig.disabled`) and counts in ms.
-        Agent::GeminiCli => json!({
-            "name": "hookd",
-            "type": "command",
-            "command": command,
-            "timeout": AGENT_TIMEOUT_SECS * 1000,
-        }),
-        _ => json!({"type": "command", "command": command, "timeout": AGENT_TIMEOUT_SECS}),
+    let settings = agent.row().settings;
+    let timeout = if settings.timeout_in_ms {
+        AGENT_TIMEOUT_SECS * 1000
+    } else {
+        AGENT_TIMEOUT_SECS
+    };
+    let mut hook = json!({"type": "command", "command": command, "timeout": timeout});
+    // Gemini CLI names its hooks (in its logs and `hooksConfig.disabled`).
+    if settings.named_hooks {
+        hook["name"] = json!("hookd");
     }
+    hook
 }
 
 /// `{"hooks": {EVENT: [{matcher?, hooks: [hook]}]}}`, for every moment `agent` fires.
@@ -119,11 +122,6 @@ fn settings_json_with(agent: Agent, hook_for: impl Fn(&str) -> Value) -> String 
 /// The environment variable Claude Code fills the `Authorization` header from (`allowedEnvVars`).
 pub const TOKEN_VAR: &str = "HOOKD_TOKEN";
 
-/// The moments where Claude Code does not run http hooks: seen with the real Claude Code 2.1.332, which
-/// skips an http hook on SessionStart without a word (tests/e2e_claude_code.rs). The `--http` snippet
-/// gives these moments the command hook of `hookd relay` instead.
-const CLAUDE_CODE_COMMAND_ONLY: &[&str] = &["SessionStart"];
-
 /// `hookd relay --print-settings claude-code --http`: Claude Code's settings.json with an http hook on
 /// every moment, posting to the daemon's listener at `address` (the relay's command `relay_command` on the
 /// moments Claude Code runs only command hooks on); and, for stderr (JSON has no comments), how the token
@@ -134,10 +132,16 @@ pub fn http_snippet(
     token_file: &Path,
     relay_command: &str,
 ) -> Result<(String, String), String> {
-    if agent != Agent::ClaudeCode {
+    if !agent.row().settings.http_hooks {
+        let with_http: Vec<&str> = Agent::ALL
+            .into_iter()
+            .filter(|a| a.row().settings.http_hooks)
+            .map(Agent::name)
+            .collect();
         return Err(format!(
-            "{} has no http hooks; --http is for claude-code (use the command hooks of hookd relay --print-settings {})",
+            "{} has no http hooks; --http is for {} (use the command hooks of hookd relay --print-settings {})",
             agent.name(),
+            with_http.join(", "),
             agent.name()
         ));
     }
@@ -167,7 +171,7 @@ pub fn http_snippet(
     );
     let command_hook = command_hook(agent, relay_command);
     let settings = settings_json_with(agent, |moment| {
-        if CLAUDE_CODE_COMMAND_ONLY.contains(&moment) {
+        if agent.row().settings.command_only.contains(&moment) {
             command_hook.clone()
         } else {
             hook.clone()
@@ -252,12 +256,13 @@ fn toml_key(text: &str) -> String {
     out
 }
 
-/// Codex's config.toml: one group per moment, then the trust records that make Codex run them.
+/// Codex's config.toml ([`SettingsFormat::CodexToml`]): one group per moment, then the trust records that make Codex run them.
 fn codex_snippet(command: &str, config_path: &str) -> String {
+    let agent = Agent::Codex;
     let mut groups = String::new();
     let mut trust = String::new();
-    for moment in Agent::Codex.moments() {
-        let event = Agent::Codex.event_name_of(moment);
+    for moment in agent.moments() {
+        let event = agent.event_name_of(moment);
         let matcher = match_all(moment);
         groups.push_str(&format!("[[hooks.{event}]]\n"));
         if let Some(matcher) = matcher {
@@ -280,13 +285,14 @@ fn codex_snippet(command: &str, config_path: &str) -> String {
     let file = Path::new(config_path).display();
     let mut text = format!(
         "# hookd relay for Codex CLI: paste this into {file}\n\
-         # ($CODEX_HOME/config.toml, else ~/.codex/config.toml).\n\
+         # ({}).\n\
          #\n\
          # Codex runs only the hooks it trusts and skips the others without a word: the\n\
          # [hooks.state.\"FILE:EVENT:GROUP:HOOK\"] records at the end are that trust. They name this\n\
          # file and each hook's place in it (0 is the first), so they hold only while each group below\n\
          # is the first of its event in this file: paste it above any [[hooks.EVENT]] already there,\n\
-         # or change the GROUP index in its record.\n\n"
+         # or change the GROUP index in its record.\n\n",
+        agent.row().settings.file
     );
     text.push_str(&groups);
     text.push_str(&trust);

@@ -19,6 +19,7 @@ use crate::agents::dialect::{
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
 use crate::limits::{MAX_EVENT, MAX_LINE};
+use crate::moment::Refusal;
 use crate::protocol::{Asking, ErrorKind, Event, FireResponse, too_large};
 
 /// What the relay was told on its command line.
@@ -185,14 +186,15 @@ fn cannot_answer(
         return ExitCode::SUCCESS;
     }
     if let Some((moment, _)) = moment {
-        if crate::moment::is_stop(moment) {
+        let refusal = crate::moment::refusal(moment);
+        if refusal == Refusal::SendsOn {
             eprintln!(
                 "hookd relay: {why}; letting the {moment} through even with --fail-closed \
                  (refusing it would keep the agent working, with no stop cap)"
             );
             return ExitCode::SUCCESS;
         }
-        if moment == "SessionEnd" {
+        if refusal == Refusal::TooLate {
             eprintln!("hookd relay: {why}; the session is over, nothing to refuse");
             return ExitCode::SUCCESS;
         }

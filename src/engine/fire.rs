@@ -278,7 +278,7 @@ impl StopLoop {
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
         match moment {
-            "UserPromptSubmit" => {
+            moment::USER_PROMPT_SUBMIT => {
                 let prompt = event
                     .get("prompt")
                     .and_then(Value::as_str)
@@ -286,7 +286,7 @@ impl StopLoop {
                 engine.stop_loops.prompt_submitted(&agent, &session, prompt);
                 None
             }
-            "Stop" => {
+            moment::STOP => {
                 let refusals = engine.stop_loops.refusals(&agent, &session);
                 event.insert("stop_refusals".into(), refusals.into());
                 Some(StopLoop {

@@ -1,0 +1,298 @@
+//! The agents hookd speaks for: one row of [`AGENTS`] each, with everything about the agent that is data
+//! (its names, its tools' names, the dialect it reads answers in, the shape of its own hook settings and
+//! what `hookd import` must know of them). Which moments it fires, and under which names, is in each
+//! moment's row ([`crate::moment::KNOWN`]). The code that differs per agent (`agents/`) dispatches on the
+//! row's enums ([`Dialect`], [`SettingsFormat`]), never on the agent.
+//!
+//! Ground floor, beside the moment table, so that the moment rows can name the agents that fire them.
+
+use crate::moment::{KNOWN, Moment};
+
+/// An agent with hook settings of its own, that `hookd relay` speaks for. Each has its row in [`AGENTS`],
+/// at the position of its discriminant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Agent {
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+}
+
+/// How an agent reads hookd's answer: the dialect code (`agents/dialect.rs`) has one arm per dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Claude Code's answers, which Codex reads too: the moment's [`Shape`](crate::moment::Shape) as is.
+    ClaudeCode,
+    /// Gemini CLI's: every JSON refusal is `decision: "deny"` with a `reason`.
+    GeminiCli,
+}
+
+/// The shape of the agent's own hook settings, that `hookd relay --print-settings` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsFormat {
+    /// A settings.json: `{"hooks": {EVENT: [{"matcher": M, "hooks": [{"type": "command", ...}]}]}}`.
+    Json,
+    /// Codex's config.toml: `[[hooks.EVENT]]` groups, and the trust records without which Codex skips
+    /// a hook without a word.
+    CodexToml,
+}
+
+/// Everything about one agent that is data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentRow {
+    pub agent: Agent,
+    /// Its name in `--agent`, in a hook's `agents`, and in the http path `/hooks/NAME`.
+    pub name: &'static str,
+    /// Its name in messages.
+    pub display_name: &'static str,
+    /// How it reads an answer.
+    pub dialect: Dialect,
+    /// Its events with no counterpart among hookd's moments: real events of its own, that keep their
+    /// names and have no hooks unless the settings declare them.
+    pub own_events: &'static [&'static str],
+    /// Its tool names and Claude Code's, which hooks see (docs/agents.md, tool names), so that one matcher
+    /// serves every agent; empty when it uses Claude Code's.
+    pub tools: &'static [(&'static str, &'static str)],
+    /// Its own hook settings.
+    pub settings: AgentSettings,
+    /// What `hookd import` must know of its settings files.
+    pub import: AgentImport,
+}
+
+/// An agent's own hook settings file, as `--print-settings` writes it and `hookd import` reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentSettings {
+    pub format: SettingsFormat,
+    /// Where the agent reads it, as its documentation names the place.
+    pub file: &'static str,
+    /// A hook's `timeout` is in milliseconds (else seconds).
+    pub timeout_in_ms: bool,
+    /// A hook has a `name` (in the agent's logs, and how its settings switch one off).
+    pub named_hooks: bool,
+    /// It runs http hooks (`--print-settings --http`).
+    pub http_hooks: bool,
+    /// Moments where it runs only command hooks, skipping an http hook without a word: the `--http`
+    /// snippet gives these the command hook of `hookd relay`.
+    pub command_only: &'static [&'static str],
+}
+
+/// What `hookd import` must know of an agent's settings files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentImport {
+    /// The folder its settings live in, which tells whose a file is when `--agent` does not (`None`: the
+    /// shape every file is read in when nothing points elsewhere).
+    pub folder: Option<&'static str>,
+    /// Keys under `hooks` that are its settings, not events.
+    pub setting_keys: &'static [&'static str],
+    /// The keys a hook's timeout may be given by.
+    pub timeout_keys: &'static [&'static str],
+    /// Environment variables it gives its hooks that hookd does not.
+    pub own_env: &'static [&'static str],
+    /// Its settings may switch hooks off in `hooksConfig` (`enabled = false`, `disabled = [names]`).
+    pub hooks_config: bool,
+}
+
+/// Every agent, in the order of [`Agent`]'s variants.
+pub const AGENTS: &[AgentRow] = &[
+    AgentRow {
+        agent: Agent::ClaudeCode,
+        name: "claude-code",
+        display_name: "Claude Code",
+        dialect: Dialect::ClaudeCode,
+        own_events: &[],
+        tools: &[],
+        settings: AgentSettings {
+            format: SettingsFormat::Json,
+            file: "~/.claude/settings.json",
+            timeout_in_ms: false,
+            named_hooks: false,
+            http_hooks: true,
+            // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
+            // word (tests/e2e_claude_code.rs).
+            command_only: &[crate::moment::SESSION_START],
+        },
+        import: AgentImport {
+            folder: None,
+            setting_keys: &[],
+            timeout_keys: &["timeout"],
+            own_env: &[],
+            hooks_config: false,
+        },
+    },
+    AgentRow {
+        agent: Agent::Codex,
+        name: "codex",
+        display_name: "Codex",
+        dialect: Dialect::ClaudeCode,
+        own_events: &[],
+        tools: &[],
+        settings: AgentSettings {
+            format: SettingsFormat::CodexToml,
+            file: "$CODEX_HOME/config.toml, else ~/.codex/config.toml",
+            timeout_in_ms: false,
+            named_hooks: false,
+            http_hooks: false,
+            command_only: &[],
+        },
+        import: AgentImport {
+            folder: Some(".codex"),
+            setting_keys: &["state"],
+            timeout_keys: &["timeout", "timeoutSec"],
+            own_env: &[],
+            hooks_config: false,
+        },
+    },
+    AgentRow {
+        agent: Agent::GeminiCli,
+        name: "gemini-cli",
+        display_name: "Gemini CLI",
+        dialect: Dialect::GeminiCli,
+        own_events: &["BeforeModel", "AfterModel", "BeforeToolSelection"],
+        tools: &[
+            ("run_shell_command", "Bash"),
+            ("replace", "Edit"),
+            ("write_file", "Write"),
+            ("read_file", "Read"),
+            ("grep_search", "Grep"),
+            ("glob", "Glob"),
+            ("list_directory", "LS"),
+            ("web_fetch", "WebFetch"),
+            ("google_web_search", "WebSearch"),
+        ],
+        settings: AgentSettings {
+            format: SettingsFormat::Json,
+            file: "~/.gemini/settings.json",
+            timeout_in_ms: true,
+            named_hooks: true,
+            http_hooks: false,
+            command_only: &[],
+        },
+        import: AgentImport {
+            folder: Some(".gemini"),
+            setting_keys: &["enabled", "disabled", "notifications"],
+            timeout_keys: &["timeout"],
+            own_env: &["GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID"],
+            hooks_config: true,
+        },
+    },
+];
+
+impl Agent {
+    /// Every agent, in the order of [`AGENTS`]; checked when compiled: each row is at the place of its
+    /// agent's discriminant, so that [`Agent::row`] is an index.
+    pub const ALL: [Agent; AGENTS.len()] = {
+        let mut all = [Agent::ClaudeCode; AGENTS.len()];
+        let mut i = 0;
+        while i < AGENTS.len() {
+            assert!(
+                AGENTS[i].agent as usize == i,
+                "AGENTS must list the agents in the order of the enum"
+            );
+            all[i] = AGENTS[i].agent;
+            i += 1;
+        }
+        all
+    };
+
+    /// The agent's row.
+    pub fn row(self) -> &'static AgentRow {
+        &AGENTS[self as usize]
+    }
+
+    /// The agent's name, as in `--agent` and in a hook's `agents`.
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// How the agent is named in a message.
+    pub fn display_name(self) -> &'static str {
+        self.row().display_name
+    }
+
+    pub fn dialect(self) -> Dialect {
+        self.row().dialect
+    }
+
+    pub fn from_name(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|agent| agent.name() == name)
+    }
+
+    /// The agent's entry in a moment's row, when it fires that moment.
+    fn fired(self, moment: &Moment) -> Option<&'static str> {
+        moment
+            .fired_by
+            .iter()
+            .find(|fired| fired.agent == self)
+            .map(|fired| fired.event)
+    }
+
+    /// The moments (hookd's names) this agent fires, in the order of [`KNOWN`].
+    pub fn moments(self) -> Vec<&'static str> {
+        KNOWN
+            .iter()
+            .filter(|m| self.fired(m).is_some())
+            .map(|m| m.name)
+            .collect()
+    }
+
+    /// Whether this agent ever fires `moment`.
+    pub fn fires(self, moment: &str) -> bool {
+        crate::moment::known(moment).is_some_and(|m| self.fired(m).is_some())
+    }
+
+    /// The moment an event of this agent is, from its `hook_event_name`; an event with no moment keeps
+    /// its name.
+    pub fn moment_of(self, event_name: &str) -> String {
+        KNOWN
+            .iter()
+            .find(|m| self.fired(m) == Some(event_name))
+            .map_or(event_name, |m| m.name)
+            .to_string()
+    }
+
+    /// The agent's own name for a moment (Gemini's `BeforeTool` for `PreToolUse`); a moment it does not
+    /// fire keeps its name.
+    pub fn event_name_of(self, moment: &str) -> &str {
+        crate::moment::known(moment)
+            .and_then(|m| self.fired(m))
+            .unwrap_or(moment)
+    }
+
+    /// The event names this agent sends in `hook_event_name`: its names for its moments, then its own events.
+    pub fn event_names(self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = KNOWN.iter().filter_map(|m| self.fired(m)).collect();
+        names.extend_from_slice(self.row().own_events);
+        names
+    }
+
+    /// Claude Code's name for one of this agent's tools, when the agent has a name of its own for it.
+    pub fn claude_tool_name(self, tool: &str) -> Option<&'static str> {
+        self.row()
+            .tools
+            .iter()
+            .find(|(own, _)| *own == tool)
+            .map(|(_, claude)| *claude)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_is_at_its_place_in_the_table() {
+        assert_eq!(AGENTS.len(), Agent::ALL.len());
+        for agent in Agent::ALL {
+            assert_eq!(agent.row().agent, agent);
+        }
+    }
+
+    #[test]
+    fn no_agent_names_two_moments_alike() {
+        for agent in Agent::ALL {
+            let names = agent.event_names();
+            for (i, name) in names.iter().enumerate() {
+                assert!(!names[..i].contains(name), "{agent:?} {name}");
+            }
+        }
+    }
+}
