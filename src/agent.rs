@@ -1,12 +1,11 @@
 //! The agents hookd speaks for: one row of [`AGENTS`] each, with everything about the agent that is data
 //! (its names, its tools' names, the dialect it reads answers in, the shape of its own hook settings and
 //! what `hookd import` must know of them). Which moments it fires, and under which names, is in each
-//! moment's row ([`crate::moment::KNOWN`]). The code that differs per agent (`agents/`) dispatches on the
+//! moment's row ([`crate::moment::KNOWN`]), which also answers the questions about them
+//! ([`Agent::moments`], [`Agent::moment_of`], ...). The code that differs per agent (`agents/`) dispatches on the
 //! row's enums ([`Dialect`], [`SettingsFormat`]), never on the agent.
 //!
-//! Ground floor, beside the moment table, so that the moment rows can name the agents that fire them.
-
-use crate::moment::{KNOWN, Moment};
+//! Ground floor, below the moment table, so that the moment rows can name the agents that fire them.
 
 /// An agent with hook settings of its own, that `hookd relay` speaks for. Each has its row in [`AGENTS`],
 /// at the position of its discriminant.
@@ -70,9 +69,6 @@ pub struct AgentSettings {
     pub named_hooks: bool,
     /// It runs http hooks (`--print-settings --http`).
     pub http_hooks: bool,
-    /// Moments where it runs only command hooks, skipping an http hook without a word: the `--http`
-    /// snippet gives these the command hook of `hookd relay`.
-    pub command_only: &'static [&'static str],
 }
 
 /// What `hookd import` must know of an agent's settings files.
@@ -106,9 +102,6 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: false,
             named_hooks: false,
             http_hooks: true,
-            // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
-            // word (tests/e2e_claude_code.rs).
-            command_only: &[crate::moment::SESSION_START],
         },
         import: AgentImport {
             folder: None,
@@ -131,7 +124,6 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: false,
             named_hooks: false,
             http_hooks: false,
-            command_only: &[],
         },
         import: AgentImport {
             folder: Some(".codex"),
@@ -164,7 +156,6 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: true,
             named_hooks: true,
             http_hooks: false,
-            command_only: &[],
         },
         import: AgentImport {
             folder: Some(".gemini"),
@@ -214,54 +205,6 @@ impl Agent {
 
     pub fn from_name(name: &str) -> Option<Agent> {
         Agent::ALL.into_iter().find(|agent| agent.name() == name)
-    }
-
-    /// The agent's entry in a moment's row, when it fires that moment.
-    fn fired(self, moment: &Moment) -> Option<&'static str> {
-        moment
-            .fired_by
-            .iter()
-            .find(|fired| fired.agent == self)
-            .map(|fired| fired.event)
-    }
-
-    /// The moments (hookd's names) this agent fires, in the order of [`KNOWN`].
-    pub fn moments(self) -> Vec<&'static str> {
-        KNOWN
-            .iter()
-            .filter(|m| self.fired(m).is_some())
-            .map(|m| m.name)
-            .collect()
-    }
-
-    /// Whether this agent ever fires `moment`.
-    pub fn fires(self, moment: &str) -> bool {
-        crate::moment::known(moment).is_some_and(|m| self.fired(m).is_some())
-    }
-
-    /// The moment an event of this agent is, from its `hook_event_name`; an event with no moment keeps
-    /// its name.
-    pub fn moment_of(self, event_name: &str) -> String {
-        KNOWN
-            .iter()
-            .find(|m| self.fired(m) == Some(event_name))
-            .map_or(event_name, |m| m.name)
-            .to_string()
-    }
-
-    /// The agent's own name for a moment (Gemini's `BeforeTool` for `PreToolUse`); a moment it does not
-    /// fire keeps its name.
-    pub fn event_name_of(self, moment: &str) -> &str {
-        crate::moment::known(moment)
-            .and_then(|m| self.fired(m))
-            .unwrap_or(moment)
-    }
-
-    /// The event names this agent sends in `hook_event_name`: its names for its moments, then its own events.
-    pub fn event_names(self) -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = KNOWN.iter().filter_map(|m| self.fired(m)).collect();
-        names.extend_from_slice(self.row().own_events);
-        names
     }
 
     /// Claude Code's name for one of this agent's tools, when the agent has a name of its own for it.

@@ -41,11 +41,26 @@ pub struct Moment {
 pub struct Fired {
     pub agent: Agent,
     pub event: &'static str,
+    /// It runs only command hooks here, skipping an http hook without a word: the `--http` snippet gives
+    /// this moment the command hook of `hookd relay`.
+    pub command_only: bool,
 }
 
 /// Shorthand for the rows: `agent` fires the moment as `event`.
 const fn by(agent: Agent, event: &'static str) -> Fired {
-    Fired { agent, event }
+    Fired {
+        agent,
+        event,
+        command_only: false,
+    }
+}
+
+/// [`by`], for a moment where the agent runs only command hooks.
+const fn by_command_only(agent: Agent, event: &'static str) -> Fired {
+    Fired {
+        command_only: true,
+        ..by(agent, event)
+    }
 }
 
 /// What refusing a moment does.
@@ -85,7 +100,9 @@ pub const KNOWN: &[Moment] = &[
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
         fired_by: &[
-            by(Agent::ClaudeCode, SESSION_START),
+            // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
+            // word (tests/e2e_claude_code.rs).
+            by_command_only(Agent::ClaudeCode, SESSION_START),
             by(Agent::Codex, SESSION_START),
             by(Agent::GeminiCli, "SessionStart"),
         ],
@@ -270,6 +287,64 @@ pub fn did_you_mean<'a>(
     }
     best.filter(|(d, c)| *d <= (c.len() / 3).max(1))
         .map(|(_, c)| c)
+}
+
+/// What the moment table says of an agent: which moments it fires, and its names for them.
+impl Agent {
+    /// The agent's entry in a moment's row, when it fires that moment.
+    fn fired(self, moment: &Moment) -> Option<&'static str> {
+        moment
+            .fired_by
+            .iter()
+            .find(|fired| fired.agent == self)
+            .map(|fired| fired.event)
+    }
+
+    /// The moments (hookd's names) this agent fires, in the order of [`KNOWN`].
+    pub fn moments(self) -> Vec<&'static str> {
+        KNOWN
+            .iter()
+            .filter(|m| self.fired(m).is_some())
+            .map(|m| m.name)
+            .collect()
+    }
+
+    /// Whether this agent ever fires `moment`.
+    pub fn fires(self, moment: &str) -> bool {
+        known(moment).is_some_and(|m| self.fired(m).is_some())
+    }
+
+    /// The moment an event of this agent is, from its `hook_event_name`; an event with no moment keeps
+    /// its name.
+    pub fn moment_of(self, event_name: &str) -> String {
+        KNOWN
+            .iter()
+            .find(|m| self.fired(m) == Some(event_name))
+            .map_or(event_name, |m| m.name)
+            .to_string()
+    }
+
+    /// The agent's own name for a moment (Gemini's `BeforeTool` for `PreToolUse`); a moment it does not
+    /// fire keeps its name.
+    pub fn event_name_of(self, moment: &str) -> &str {
+        known(moment).and_then(|m| self.fired(m)).unwrap_or(moment)
+    }
+
+    /// The event names this agent sends in `hook_event_name`: its names for its moments, then its own events.
+    pub fn event_names(self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = KNOWN.iter().filter_map(|m| self.fired(m)).collect();
+        names.extend_from_slice(self.row().own_events);
+        names
+    }
+
+    /// Whether this agent runs only command hooks at `moment` (see [`Fired::command_only`]).
+    pub fn command_only(self, moment: &str) -> bool {
+        known(moment).is_some_and(|m| {
+            m.fired_by
+                .iter()
+                .any(|fired| fired.agent == self && fired.command_only)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -171,7 +171,7 @@ pub fn http_snippet(
     );
     let command_hook = command_hook(agent, relay_command);
     let settings = settings_json_with(agent, |moment| {
-        if agent.row().settings.command_only.contains(&moment) {
+        if agent.command_only(moment) {
             command_hook.clone()
         } else {
             hook.clone()
