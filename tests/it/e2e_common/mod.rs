@@ -1,4 +1,4 @@
-//! What the real-agent tests (`tests/e2e_*.rs`) share: the pinned agents, installed from the npm
+//! What the real-agent tests (`tests/it/e2e_*.rs`) share: the pinned agents, installed from the npm
 //! registry on first use and cached between runs; the scripted model server (`tests/e2e/model_server.py`)
 //! that stands in for each vendor's API on 127.0.0.1 and records every request; the agents' own hook
 //! settings written by `hookd relay --print-settings`, as users are told to; and a runner that gives an

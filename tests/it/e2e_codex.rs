@@ -9,16 +9,13 @@
 //! trust record fails the refusal tests). The checks read what reached the model (the recorded
 //! requests) and what is in the project folder.
 
-mod common;
-mod e2e_common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::*;
-use e2e_common::*;
+use crate::common::*;
+use crate::e2e_common::*;
 use serde_json::{Value, json};
 
 /// How long a test waits for something the agent or daemon does in the middle of a session.

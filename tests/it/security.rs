@@ -3,8 +3,6 @@
 //! write or own (at start, at reload, behind a symlink), event data that tries to become a command or a
 //! variable name, descriptors a hook could inherit, event bodies in the log, and systemd's variables.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -12,7 +10,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 

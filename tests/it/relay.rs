@@ -9,13 +9,11 @@
 //!
 //! The expected answers are written here from the contract's table, independently of `src/relay.rs`.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Map, Value, json};
 
 /// A safety net for one relay run (never a speed assertion).

@@ -6,8 +6,6 @@
 //!
 //! Needs Debian's `systemd` package (`systemd-socket-activate`, `systemd-analyze`).
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
 use std::os::unix::net::UnixDatagram;
@@ -15,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};

@@ -6,8 +6,6 @@
 //! a witness client fires in a loop on a connection of its own and must get a correct answer every time:
 //! one bad client never costs another client its service.
 
-mod common;
-
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
@@ -17,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// A quick hook for the witness (`w` at PreToolUse: adds "w"), and a slow one for the clients that leave

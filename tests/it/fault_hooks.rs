@@ -10,13 +10,11 @@
 //! `FAULT_TAG=<this test's sandbox name>` in its environment (the hook's `env`), so that the tests find
 //! all of them in /proc (`yes`, `head`, subshells), not only the pids written down.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};

@@ -3,14 +3,12 @@
 //! Fires that cannot be decoded whole (too deep, or `undecidable`) fail their hooks; lone surrogates are
 //! read as U+FFFD.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 use std::{fs, thread};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 

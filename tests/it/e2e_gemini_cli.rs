@@ -10,16 +10,13 @@
 //! `run_shell_command`; the hookd settings here use hookd's names (PreToolUse, UserPromptSubmit, Stop)
 //! and `matcher = "Bash"`, which the relay maps (contract 12).
 
-mod common;
-mod e2e_common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::*;
-use e2e_common::*;
+use crate::common::*;
+use crate::e2e_common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 

@@ -3,12 +3,10 @@
 //! reaches `stop_refusal_cap` the next Stop goes through whatever the hooks say, with an `adds` that says
 //! why; a Stop let through or a new prompt of the session starts the count over.
 
-mod common;
-
 use std::path::Path;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// A safety net for one relay run (never a speed assertion).
