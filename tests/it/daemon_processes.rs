@@ -319,14 +319,7 @@ fn hook_environment() {
         "inherited",
         "the daemon's environment is passed on"
     );
-    for k in [
-        "NOTIFY_SOCKET",
-        "LISTEN_FDS",
-        "LISTEN_PID",
-        "LISTEN_FDNAMES",
-        "WATCHDOG_USEC",
-        "WATCHDOG_PID",
-    ] {
+    for k in SYSTEMD_VARS {
         assert!(
             !env.contains_key(k),
             "{k} leaked into the hook: {:?}",

@@ -20,17 +20,6 @@ fn simple_daemon() -> Daemon {
     Daemon::start(sb)
 }
 
-fn error_kind(resp: &Value) -> &str {
-    assert_eq!(resp["ok"], false, "expected an error: {resp}");
-    assert!(
-        resp["error"]["message"].is_string(),
-        "error without a message: {resp}"
-    );
-    resp["error"]["kind"]
-        .as_str()
-        .unwrap_or_else(|| panic!("error without a kind: {resp}"))
-}
-
 /// After an error, the same connection still answers a valid fire.
 fn still_answers(c: &mut Client) {
     let r = c.request(
@@ -620,12 +609,7 @@ fn peer_of_another_uid_is_refused() {
     fs::set_permissions(sb.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let d = Daemon::start(sb);
     // Open the path up so that only the credential check stands between nobody and the daemon.
-    fs::set_permissions(
-        d.socket.parent().unwrap(),
-        fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    fs::set_permissions(&d.socket, fs::Permissions::from_mode(0o666)).unwrap();
+    d.open_to_others();
 
     let script = r#"
 import socket, sys

@@ -10,7 +10,7 @@
 //! requests) and what is in the project folder.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -149,16 +149,6 @@ fn tool_output(requests: &[Value], cmd: &str) -> Option<String> {
         }
     }
     None
-}
-
-/// The JSON lines a hook appended to `path` (one hook input each).
-fn logged_events(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 /// A hook body that reads its input into `$input` and appends it (one JSON line) to `log`.

@@ -137,16 +137,6 @@ fn context(out: &Output, server: &ModelServer) -> String {
     )
 }
 
-/// Lines a hook appended to a log in the sandbox (one JSON event per line).
-fn logged_events(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("a logged event"))
-        .collect()
-}
-
 /// A PreToolUse hook written for Claude Code's `Bash` refuses Gemini's `run_shell_command`: the command
 /// (which would create a file) does not run, and the hook's reason is what the model is told.
 #[test]

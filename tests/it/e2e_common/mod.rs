@@ -7,7 +7,6 @@
 //! The agents run offline: their API is the model server, every other call home is turned off by the
 //! environment or settings each test writes (`../shared/design/agents.md`), and each agent runs in a
 //! network namespace whose only interface is the loopback, so nothing it tries can leave the machine.
-#![allow(dead_code)]
 
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -273,4 +272,14 @@ pub fn everything_sent(requests: &[Value]) -> String {
         .map(|r| r["body"].to_string())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The JSON lines a hook appended to `path` (one hook input each), none when it wrote nothing yet.
+pub fn logged_events(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
 }
