@@ -4,8 +4,8 @@
 //! agents' events, prerequisites (a test that cannot run says so), and polling helpers (tests never sleep
 //! to wait for something). Everything is re-exported here: a test module says `use crate::common::*;`.
 //!
-//! `benches/fire.rs` includes this module too, for the daemon and the sandbox, and uses only part of it,
-//! hence the `dead_code` allowance there (not here: every helper here has a test that uses it).
+//! `benches/fire.rs` includes this module too, to start and stop its daemons as the tests do, and uses
+//! only part of it, hence the `dead_code` allowance there (not here: every helper has a test using it).
 
 mod client;
 mod daemon;
