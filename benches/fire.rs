@@ -26,17 +26,20 @@
 //! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
 //! on two cores.
 
+// The integration tests' helpers: the daemon is started as the tests start theirs. The bench uses only
+// part of them.
+#[allow(dead_code, unused_imports)]
+#[path = "../tests/it/common/mod.rs"]
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 
 /// The event every fire and every direct spawn hands over; the tool name picks the hook (see [`SETTINGS`]).
 fn event(tool: &str) -> String {
@@ -86,10 +89,8 @@ const QUIET: Duration = Duration::from_millis(30);
 /// How often the memory sampler reads `/proc/PID/status` during the load.
 const SAMPLE_EVERY: Duration = Duration::from_millis(2);
 
-/// Bounds on waiting for the daemon: to listen, and to exit after SIGTERM (its drain deadlines are 10 s
-/// and 3 s).
+/// A bound on waiting for the daemon to listen.
 const START_DEADLINE: Duration = Duration::from_secs(10);
-const STOP_DEADLINE: Duration = Duration::from_secs(20);
 
 fn main() {
     let rounds: usize = std::env::var("HOOKD_BENCH_ROUNDS")
@@ -473,7 +474,7 @@ fn spawn_directly(command: &mut Command, event_line: &str) -> Vec<u8> {
 
 /// An agent's hook run: `hookd relay` with Claude Code's PreToolUse input on stdin, to its exit.
 fn run_relay(socket: &Path) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookd"))
+    let mut child = Command::new(common::BIN)
         .args(["relay", "--agent", "claude-code", "--socket"])
         .arg(socket)
         .stdin(Stdio::piped())
@@ -493,67 +494,39 @@ fn run_relay(socket: &Path) {
     );
 }
 
-/// A daemon of our own, stopped (SIGTERM, then reaped) when dropped, a panic included.
+/// A daemon of our own, started as the tests start theirs (`common::serve_command_at`: no `HOOKD_*` or
+/// systemd variables, no inherited descriptors) at log level `warn`, its output on ours; stopped (SIGTERM,
+/// then SIGKILL after a grace period) and reaped when dropped, a panic included.
 struct Daemon {
-    child: Child,
+    child: common::ChildGuard,
     socket: PathBuf,
 }
 
 impl Daemon {
     fn start(config: &Path, socket: PathBuf) -> Daemon {
-        let child = Command::new(env!("CARGO_BIN_EXE_hookd"))
-            .args(["serve", "--config"])
-            .arg(config)
-            .arg("--socket")
-            .arg(&socket)
-            .env("HOOKD_LOG", "warn")
-            .spawn()
-            .expect("start hookd");
-        let daemon = Daemon { child, socket };
-        // Waits until it listens.
-        drop(daemon.connect());
-        daemon
+        let mut command = common::serve_command_at(config, &socket);
+        command.env("HOOKD_LOG", "warn");
+        let child = common::ChildGuard(command.spawn().expect("start hookd"));
+        common::wait_until(START_DEADLINE, "hookd to listen on its socket", || {
+            UnixStream::connect(&socket).is_ok()
+        });
+        Daemon { child, socket }
     }
 
     fn pid(&self) -> u32 {
-        self.child.id()
+        self.child.0.id()
     }
 
+    /// A connection of our own: the tests' `common::Client` parses every response into JSON, which
+    /// would add its cost to every round trip measured here.
     fn connect(&self) -> Client {
-        let deadline = Instant::now() + START_DEADLINE;
-        loop {
-            if let Ok(stream) = UnixStream::connect(&self.socket) {
-                let reader = BufReader::new(stream.try_clone().expect("clone a unix stream"));
-                return Client {
-                    writer: stream,
-                    reader,
-                    line: String::new(),
-                };
-            }
-            assert!(
-                Instant::now() < deadline,
-                "hookd did not start listening on {}",
-                self.socket.display()
-            );
-            std::thread::sleep(Duration::from_millis(10));
+        let stream = UnixStream::connect(&self.socket).expect("connect to hookd");
+        let reader = BufReader::new(stream.try_clone().expect("clone a unix stream"));
+        Client {
+            writer: stream,
+            reader,
+            line: String::new(),
         }
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let pid = Pid::from_raw(self.child.id() as i32);
-        let _ = kill(pid, Signal::SIGTERM);
-        let deadline = Instant::now() + STOP_DEADLINE;
-        while Instant::now() < deadline {
-            if !matches!(self.child.try_wait(), Ok(None)) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        eprintln!("hookd did not stop within {STOP_DEADLINE:?} of SIGTERM: killing it");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -788,7 +761,7 @@ fn worker_support(dir: &Path, python: &str) -> Support {
             worker.display()
         ),
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_hookd"))
+    let output = Command::new(common::BIN)
         .args(["check", "--config"])
         .arg(&config)
         .output()

@@ -2,7 +2,7 @@
 //! when hookd breaks one of its promises on it (a panic is what libFuzzer reports as a crash).
 //!
 //! The same file is the library of the fuzz crate (fuzz/Cargo.toml) and a module of
-//! `tests/fuzz_regressions.rs`, which replays every file of `fuzz/corpus/` and `fuzz/regressions/` through
+//! `tests/it/fuzz_regressions.rs`, which replays every file of `fuzz/corpus/` and `fuzz/regressions/` through
 //! these functions on each `cargo test`: a crash once found stays fixed without cargo fuzz.
 //!
 //! Beyond "does not panic", each checks what the rest of hookd relies on:

@@ -101,7 +101,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[
             // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
-            // word (tests/e2e_claude_code.rs).
+            // word (tests/it/e2e_claude_code.rs).
             by_command_only(Agent::ClaudeCode, SESSION_START),
             by(Agent::Codex, SESSION_START),
             by(Agent::GeminiCli, "SessionStart"),

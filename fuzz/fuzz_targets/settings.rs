@@ -1,4 +1,4 @@
-//! Fuzz target `settings`: the checks are in fuzz/checks.rs, shared with tests/fuzz_regressions.rs.
+//! Fuzz target `settings`: the checks are in fuzz/checks.rs, shared with tests/it/fuzz_regressions.rs.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| hookd_fuzz::settings(data));

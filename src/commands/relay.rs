@@ -172,7 +172,7 @@ fn request_line(agent: Agent, moment: &str, event: Event) -> Vec<u8> {
 ///
 /// A Stop is let through even with `--fail-closed`: refusing a Stop does not stop anything, it sends the
 /// agent on working, and with no daemon there is no stop cap either. Seen with the real Codex: a daemon
-/// gone mid-session made every Stop a refusal, 64 model calls in 3 s and no end (tests/e2e_codex.rs).
+/// gone mid-session made every Stop a refusal, 64 model calls in 3 s and no end (tests/it/e2e_codex.rs).
 /// A SessionEnd too: the session is over, there is nothing left to hold back, and the agents only show
 /// the refusal as a failed hook.
 fn cannot_answer(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A scripted model server on 127.0.0.1 for the real-agent tests (tests/e2e_*.rs).
+"""A scripted model server on 127.0.0.1 for the real-agent tests (tests/it/e2e_*.rs).
 
 The agent under test is pointed at this server instead of its vendor's API. Each model call that asks
 for the next step of the conversation (a *turn*) is answered with the next entry of the script:

@@ -1,14 +1,12 @@
 //! The daemon's life (contract sections 2, 11, 13): the socket's folder and modes, a second daemon, a
 //! stale socket file, and a clean shutdown on SIGTERM / SIGINT with fires in flight.
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::Signal;
 use serde_json::json;
 

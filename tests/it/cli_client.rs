@@ -1,11 +1,9 @@
 //! The client commands (contract section 2): `hookd fire`, `hookd status`, `hookd reload`, with their
 //! exit statuses, against a real daemon and against none.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 const T: Duration = Duration::from_secs(20);

@@ -6,8 +6,6 @@
 //!
 //! Needs Debian's `systemd` package (`systemd-socket-activate`, `systemd-analyze`).
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
 use std::os::unix::net::UnixDatagram;
@@ -15,23 +13,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 /// How long anything here may take before the test gives up (a safety net, not a speed assertion).
 const DEADLINE: Duration = Duration::from_secs(10);
-
-/// The variables systemd gives the daemon that no hook may inherit (contract section 6).
-const SYSTEMD_VARS: [&str; 6] = [
-    "NOTIFY_SOCKET",
-    "LISTEN_FDS",
-    "LISTEN_PID",
-    "LISTEN_FDNAMES",
-    "WATCHDOG_USEC",
-    "WATCHDOG_PID",
-];
 
 /// `hookd serve` launched by `systemd-socket-activate` on `socket`, killed and reaped on drop (its log is
 /// printed when the test fails).
@@ -378,18 +366,15 @@ fn listen_fds_meant_for_another_process_are_ignored() {
     );
 }
 
-/// Runs `systemd-analyze --user verify` on the units in `dir`; None when systemd-analyze is missing.
-fn verify(dir: &Path, runtime: &Path) -> Option<std::process::Output> {
+/// Runs `systemd-analyze --user verify` on the units in `dir` (see `require` for where it is missing).
+fn verify(dir: &Path, runtime: &Path) -> std::process::Output {
     let mut cmd = Command::new("systemd-analyze");
     cmd.args(["--user", "verify"])
         .arg(dir.join("hookd.service"))
         .arg(dir.join("hookd.socket"))
         .env("XDG_RUNTIME_DIR", runtime)
         .env("SYSTEMD_LOG_COLOR", "0");
-    match Command::new("systemd-analyze").arg("--version").output() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        _ => Some(run_with_deadline(cmd, None, Duration::from_secs(60))),
-    }
+    run_with_deadline(cmd, None, Duration::from_secs(60))
 }
 
 #[test]
@@ -429,10 +414,13 @@ fn install_writes_units_that_systemd_analyze_verifies() {
         assert!(lines.contains(&want), "no line {want:?} in:\n{socket}");
     }
 
-    let Some(out) = verify(&units, &runtime) else {
-        eprintln!("NOTE: systemd-analyze is not installed: the units were not verified");
+    if !require(
+        on_path("systemd-analyze"),
+        "systemd-analyze is not installed: the units were not verified",
+    ) {
         return;
-    };
+    }
+    let out = verify(&units, &runtime);
     assert!(
         out.status.success() && out.stderr.is_empty(),
         "systemd-analyze verify ({}): {}{}",
@@ -456,7 +444,7 @@ fn install_writes_units_that_systemd_analyze_verifies() {
         DEADLINE,
     );
     assert_eq!(code(&out.status), 0, "install: {}", text(&out.stderr));
-    let out = verify(&broken, &runtime).unwrap();
+    let out = verify(&broken, &runtime);
     assert!(
         !out.status.success() && text(&out.stderr).contains("nowhere/hookd"),
         "systemd-analyze verify should fail on a missing ExecStart binary ({}): {}",

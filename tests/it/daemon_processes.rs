@@ -2,14 +2,12 @@
 //! after a timeout, an exit or a client's disconnect, stdin and output limits, the environment, the
 //! working directory and file descriptors a hook gets.
 
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::os::unix::net::UnixDatagram;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 #[test]
@@ -321,14 +319,7 @@ fn hook_environment() {
         "inherited",
         "the daemon's environment is passed on"
     );
-    for k in [
-        "NOTIFY_SOCKET",
-        "LISTEN_FDS",
-        "LISTEN_PID",
-        "LISTEN_FDNAMES",
-        "WATCHDOG_USEC",
-        "WATCHDOG_PID",
-    ] {
+    for k in SYSTEMD_VARS {
         assert!(
             !env.contains_key(k),
             "{k} leaked into the hook: {:?}",

@@ -2,13 +2,11 @@
 //! it finds the socket, says hello, fires a PreToolUse for Bash, and exits 2 refused, 0 allowed, 1 on
 //! errors.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 
 /// A safety net for one run of the example (never a speed assertion).
 const T: Duration = Duration::from_secs(20);

@@ -11,9 +11,6 @@
 //! Claude Code refuses `--dangerously-skip-permissions`, and this is what lets the tool run so that only
 //! a hook can stop it.
 
-mod common;
-mod e2e_common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -21,8 +18,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use common::*;
-use e2e_common::*;
+use crate::common::*;
+use crate::e2e_common::*;
 
 /// The reason `--fail-closed` gives when the daemon is down (contract 12).
 const NOT_RUNNING: &str = "hookd is not running";

@@ -1,4 +1,4 @@
-//! What the real-agent tests (`tests/e2e_*.rs`) share: the pinned agents, installed from the npm
+//! What the real-agent tests (`tests/it/e2e_*.rs`) share: the pinned agents, installed from the npm
 //! registry on first use and cached between runs; the scripted model server (`tests/e2e/model_server.py`)
 //! that stands in for each vendor's API on 127.0.0.1 and records every request; the agents' own hook
 //! settings written by `hookd relay --print-settings`, as users are told to; and a runner that gives an
@@ -7,7 +7,6 @@
 //! The agents run offline: their API is the model server, every other call home is turned off by the
 //! environment or settings each test writes (`../shared/design/agents.md`), and each agent runs in a
 //! network namespace whose only interface is the loopback, so nothing it tries can leave the machine.
-#![allow(dead_code)]
 
 use std::fs;
 use std::os::unix::process::CommandExt;
@@ -273,4 +272,14 @@ pub fn everything_sent(requests: &[Value]) -> String {
         .map(|r| r["body"].to_string())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The JSON lines a hook appended to `path` (one hook input each), none when it wrote nothing yet.
+pub fn logged_events(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
 }

@@ -3,14 +3,12 @@
 //! Fires that cannot be decoded whole (too deep, or `undecidable`) fail their hooks; lone surrogates are
 //! read as U+FFFD.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 use std::{fs, thread};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
@@ -20,17 +18,6 @@ fn simple_daemon() -> Daemon {
     sb.script("fine.sh", "echo fine");
     sb.settings("[[hooks.PreToolUse]]\nname = \"fine\"\ncommand = \"@DIR@/fine.sh\"\n");
     Daemon::start(sb)
-}
-
-fn error_kind(resp: &Value) -> &str {
-    assert_eq!(resp["ok"], false, "expected an error: {resp}");
-    assert!(
-        resp["error"]["message"].is_string(),
-        "error without a message: {resp}"
-    );
-    resp["error"]["kind"]
-        .as_str()
-        .unwrap_or_else(|| panic!("error without a kind: {resp}"))
 }
 
 /// After an error, the same connection still answers a valid fire.
@@ -622,12 +609,7 @@ fn peer_of_another_uid_is_refused() {
     fs::set_permissions(sb.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let d = Daemon::start(sb);
     // Open the path up so that only the credential check stands between nobody and the daemon.
-    fs::set_permissions(
-        d.socket.parent().unwrap(),
-        fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    fs::set_permissions(&d.socket, fs::Permissions::from_mode(0o666)).unwrap();
+    d.open_to_others();
 
     let script = r#"
 import socket, sys

@@ -6,8 +6,6 @@
 //! a witness client fires in a loop on a connection of its own and must get a correct answer every time:
 //! one bad client never costs another client its service.
 
-mod common;
-
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
@@ -17,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// A quick hook for the witness (`w` at PreToolUse: adds "w"), and a slow one for the clients that leave
@@ -137,20 +135,6 @@ impl Drop for Witness {
             let _ = thread.join();
         }
     }
-}
-
-/// The error kind of an error response (which must have a message).
-fn error_kind(resp: &Value) -> &str {
-    assert_eq!(resp["ok"], false, "expected an error: {resp}");
-    assert!(
-        resp["error"]["message"]
-            .as_str()
-            .is_some_and(|m| !m.is_empty()),
-        "error without a message: {resp}"
-    );
-    resp["error"]["kind"]
-        .as_str()
-        .unwrap_or_else(|| panic!("error without a kind: {resp}"))
 }
 
 /// After the bad requests, the same connection still serves a fire.
@@ -648,53 +632,13 @@ fn a_line_over_65_mib_is_too_large_and_closes_only_its_connection() {
     w.finish();
 }
 
-/// `struct rlimit` as Linux has it on 64-bit targets.
-#[repr(C)]
-struct RLimit {
-    current: u64,
-    max: u64,
-}
-
-/// `RLIMIT_NOFILE` on Linux (x86-64, aarch64 and the other "generic" ABIs).
-const RLIMIT_NOFILE: i32 = 7;
-
-// The crate's `nix` does not have its `resource` feature, and the tests may not change the dependencies:
-// the two calls are declared here, from the C library std already links.
-unsafe extern "C" {
-    fn getrlimit(resource: i32, limit: *mut RLimit) -> i32;
-    fn setrlimit(resource: i32, limit: *const RLimit) -> i32;
-}
-
-/// Raises this process's limit on open files to at least `want` (within the hard limit) and returns it.
-/// Children started afterwards, the daemon among them, inherit it.
-fn raise_open_files(want: u64) -> u64 {
-    let mut limit = RLimit { current: 0, max: 0 };
-    // SAFETY: `limit` is a valid, writable `struct rlimit` for the call to fill.
-    assert_eq!(
-        unsafe { getrlimit(RLIMIT_NOFILE, &mut limit) },
-        0,
-        "getrlimit"
-    );
-    if limit.current < want {
-        limit.current = want.min(limit.max);
-        // SAFETY: `limit` is a valid `struct rlimit`; the call only reads it.
-        assert_eq!(unsafe { setrlimit(RLIMIT_NOFILE, &limit) }, 0, "setrlimit");
-    }
-    limit.current
-}
-
 /// The daemon started with `limit` open files, soft and hard (so it cannot raise it).
 fn start_with_file_limit(sb: Sandbox, limit: u64) -> Daemon {
+    use nix::sys::resource::{Resource, setrlimit};
     Daemon::start_with(sb, move |cmd| unsafe {
-        // SAFETY: setrlimit is async-signal-safe; `limit` is a valid `struct rlimit`.
+        // SAFETY: only setrlimit, a system call, runs between fork and exec.
         std::os::unix::process::CommandExt::pre_exec(cmd, move || {
-            let limit = RLimit {
-                current: limit,
-                max: limit,
-            };
-            if setrlimit(RLIMIT_NOFILE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
+            setrlimit(Resource::RLIMIT_NOFILE, limit, limit)?;
             Ok(())
         });
     })

@@ -10,13 +10,11 @@
 //! `FAULT_TAG=<this test's sandbox name>` in its environment (the hook's `env`), so that the tests find
 //! all of them in /proc (`yes`, `head`, subshells), not only the pids written down.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
@@ -445,14 +443,6 @@ fn wait_all_started(sb: &Sandbox, bads: &[&Bad]) {
 
 // ---- /proc ----------------------------------------------------------------------------------------
 
-/// Every process's pid.
-fn all_pids() -> Vec<i32> {
-    fs::read_dir("/proc")
-        .expect("listing /proc")
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-        .collect()
-}
-
 /// Whether `pid` carries `FAULT_TAG=tag` in its environment (false once it is gone or a zombie).
 fn has_tag(pid: i32, tag: &str) -> bool {
     let want = format!("FAULT_TAG={tag}");
@@ -505,41 +495,12 @@ fn zombie_children(daemon: u32) -> Vec<i32> {
         .collect()
 }
 
-/// The daemon's open descriptors: number -> what it points at.
-fn fds(pid: u32) -> BTreeMap<u32, String> {
-    let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return BTreeMap::new();
-    };
-    entries
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let fd = e.file_name().to_str()?.parse().ok()?;
-            let target = fs::read_link(e.path())
-                .map(|t| t.display().to_string())
-                .unwrap_or_else(|_| "?".into());
-            Some((fd, target))
-        })
-        .collect()
-}
-
 /// The daemon's descriptors once it is idle: after a fire of the probe (so that whatever it opens on the
 /// first fire is open), the same listing seen 10 polls in a row (the probe's connection and process are
 /// closed by then).
-fn idle_fds(d: &Daemon) -> BTreeMap<u32, String> {
+fn idle_fds_after_probe(d: &Daemon) -> BTreeMap<u32, String> {
     probe(d);
-    let mut last = BTreeMap::new();
-    let mut same = 0;
-    wait_until(CLEANUP, "the idle daemon's descriptors to settle", || {
-        let now = fds(d.pid());
-        if now == last {
-            same += 1;
-        } else {
-            same = 0;
-            last = now;
-        }
-        same >= 10
-    });
-    last
+    idle_fds(d.pid(), CLEANUP)
 }
 
 /// Nothing of the bad hooks is left: no process, no zombie child of the daemon, no extra descriptor.
@@ -605,7 +566,7 @@ impl Drop for Reaper {
 fn alone(bad: &Bad) -> Rig {
     let rig = rig(&[bad], false);
     let d = &rig.d;
-    let before = idle_fds(d);
+    let before = idle_fds_after_probe(d);
     let big = matches!(bad.name, "never_reads_stdin");
     let r = fire_bounded(d, event(&d.sb, big), verdict_bound(&[bad]));
     check_outcome(bad, &r);
@@ -706,7 +667,7 @@ fn hook_with_a_hundred_children_times_out_and_leaves_none() {
 fn every_bad_hook_in_one_fire() {
     let rig = rig(&ALL, true);
     let d = &rig.d;
-    let before = idle_fds(d);
+    let before = idle_fds_after_probe(d);
     let r = fire_bounded(d, event(&d.sb, true), verdict_bound(&ALL));
     for bad in ALL {
         check_outcome(bad, &r);
@@ -734,7 +695,7 @@ fn every_bad_hook_in_one_fire() {
 fn every_bad_hook_in_one_fire_whose_client_hangs_up() {
     let rig = rig(&ALL, true);
     let d = &rig.d;
-    let before = idle_fds(d);
+    let before = idle_fds_after_probe(d);
     let mut c = d.connect();
     c.send(
         &json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": "claude-code",

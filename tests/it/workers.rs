@@ -10,12 +10,10 @@
 //! `add:T`, `pid`, `slow:S`, `half`, `garbage`, ...), so each test picks a behaviour per fire. Tests poll
 //! `status` (or /proc) with deadlines; only the overlap test bounds a time, generously.
 
-mod common;
-
 use std::fs;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};

@@ -6,8 +6,6 @@
 //! every wait is a poll with a generous deadline, there only so that a hang fails instead of hanging.
 //! The loads are sized for a machine of two cores.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{BufRead, BufReader, BufWriter, ErrorKind, Write};
@@ -20,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 

@@ -6,7 +6,7 @@
 //! The checks themselves (the invariants beyond "does not panic") are in fuzz/checks.rs, included here as
 //! a module so that the fuzzers and this test can never disagree about them.
 
-#[path = "../fuzz/checks.rs"]
+#[path = "../../fuzz/checks.rs"]
 mod checks;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

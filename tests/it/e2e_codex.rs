@@ -9,16 +9,13 @@
 //! trust record fails the refusal tests). The checks read what reached the model (the recorded
 //! requests) and what is in the project folder.
 
-mod common;
-mod e2e_common;
-
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::*;
-use e2e_common::*;
+use crate::common::*;
+use crate::e2e_common::*;
 use serde_json::{Value, json};
 
 /// How long a test waits for something the agent or daemon does in the middle of a session.
@@ -152,16 +149,6 @@ fn tool_output(requests: &[Value], cmd: &str) -> Option<String> {
         }
     }
     None
-}
-
-/// The JSON lines a hook appended to `path` (one hook input each).
-fn logged_events(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 /// A hook body that reads its input into `$input` and appends it (one JSON line) to `log`.

@@ -9,29 +9,17 @@
 //!
 //! The expected answers are written here from the contract's table, independently of `src/relay.rs`.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Map, Value, json};
 
 /// A safety net for one relay run (never a speed assertion).
 const T: Duration = Duration::from_secs(20);
 
 // ---- helpers --------------------------------------------------------------------------------------
-
-/// A captured hook input, parsed.
-fn fixture(agent: &str, file: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/agents")
-        .join(agent)
-        .join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path:?}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?} is not JSON: {e}"))
-}
 
 /// `base` with the given fields set (a derived variant of a real input).
 fn with(base: &Value, fields: Value) -> Value {
@@ -342,7 +330,7 @@ fn inputs(agent: &str) -> Vec<(String, Value)> {
     assert!(files.len() >= 5, "fixtures missing in {dir:?}: {files:?}");
     let mut all: Vec<(String, Value)> = files
         .iter()
-        .map(|f| (format!("{agent}/{f}"), fixture(agent, f)))
+        .map(|f| (format!("{agent}/{f}"), fixture_json(agent, f)))
         .collect();
     let rm = |base: &Value| {
         let mut v = base.clone();
@@ -351,8 +339,8 @@ fn inputs(agent: &str) -> Vec<(String, Value)> {
     };
     match agent {
         "gemini-cli" => {
-            let before_tool = fixture(agent, "BeforeTool.json");
-            let after_agent = fixture(agent, "AfterAgent.json");
+            let before_tool = fixture_json(agent, "BeforeTool.json");
+            let after_agent = fixture_json(agent, "AfterAgent.json");
             all.push(("BeforeTool rm -rf /".into(), rm(&before_tool)));
             all.push((
                 "AfterAgent stop_hook_active".into(),
@@ -367,10 +355,10 @@ fn inputs(agent: &str) -> Vec<(String, Value)> {
             ));
         }
         _ => {
-            let pre = fixture(agent, "PreToolUse-1.json");
-            let post = fixture(agent, "PostToolUse-1.json");
-            let stop = fixture(agent, "Stop-1.json");
-            let start = fixture(agent, "SessionStart-1.json");
+            let pre = fixture_json(agent, "PreToolUse-1.json");
+            let post = fixture_json(agent, "PostToolUse-1.json");
+            let stop = fixture_json(agent, "Stop-1.json");
+            let start = fixture_json(agent, "SessionStart-1.json");
             all.push(("PreToolUse rm -rf /".into(), rm(&pre)));
             all.push((
                 "Stop stop_hook_active".into(),
@@ -517,7 +505,7 @@ fn literal_answers_for_real_inputs() {
         s,
         "claude-code",
         &[],
-        &fixture("claude-code", "PreToolUse-1.json"),
+        &fixture_json("claude-code", "PreToolUse-1.json"),
     );
     assert_eq!(got.code, 0, "{got:?}");
     assert_eq!(got.stderr, "", "{got:?}");
@@ -531,7 +519,7 @@ fn literal_answers_for_real_inputs() {
         }})
     );
 
-    let got = relay_event(s, "codex", &[], &fixture("codex", "Stop-1.json"));
+    let got = relay_event(s, "codex", &[], &fixture_json("codex", "Stop-1.json"));
     assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
     assert_eq!(
         got.json().unwrap(),
@@ -542,7 +530,7 @@ fn literal_answers_for_real_inputs() {
         s,
         "gemini-cli",
         &[],
-        &fixture("gemini-cli", "BeforeAgent.json"),
+        &fixture_json("gemini-cli", "BeforeAgent.json"),
     );
     assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
     assert_eq!(
@@ -555,7 +543,7 @@ fn literal_answers_for_real_inputs() {
         s,
         "gemini-cli",
         &[],
-        &fixture("gemini-cli", "AfterAgent.json"),
+        &fixture_json("gemini-cli", "AfterAgent.json"),
     );
     assert_eq!(
         got.json().unwrap(),
@@ -567,7 +555,7 @@ fn literal_answers_for_real_inputs() {
         s,
         "claude-code",
         &[],
-        &fixture("claude-code", "SessionStart-1.json"),
+        &fixture_json("claude-code", "SessionStart-1.json"),
     );
     assert_eq!(
         (got.code, got.stdout.as_str(), got.stderr.as_str()),
@@ -580,7 +568,7 @@ fn literal_answers_for_real_inputs() {
         &d.socket,
         "claude-code",
         &[],
-        &fixture("claude-code", "Stop-2.json"),
+        &fixture_json("claude-code", "Stop-2.json"),
     );
     assert_eq!(
         got.json().unwrap(),
@@ -591,7 +579,7 @@ fn literal_answers_for_real_inputs() {
         &d.socket,
         "gemini-cli",
         &[],
-        &fixture("gemini-cli", "SessionStart.json"),
+        &fixture_json("gemini-cli", "SessionStart.json"),
     );
     assert_eq!(
         got.json().unwrap(),
@@ -614,9 +602,12 @@ fn deny_rm_refuses_rm_rf_and_lets_harmless_commands_through_for_every_agent() {
     );
     let d = Daemon::start(sb);
     let cases = [
-        ("claude-code", fixture("claude-code", "PreToolUse-1.json")),
-        ("codex", fixture("codex", "PreToolUse-1.json")),
-        ("gemini-cli", fixture("gemini-cli", "BeforeTool.json")),
+        (
+            "claude-code",
+            fixture_json("claude-code", "PreToolUse-1.json"),
+        ),
+        ("codex", fixture_json("codex", "PreToolUse-1.json")),
+        ("gemini-cli", fixture_json("gemini-cli", "BeforeTool.json")),
     ];
     for (agent, harmless) in cases {
         let got = relay_event(&d.socket, agent, &[], &harmless);
@@ -655,7 +646,7 @@ fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
         )
     };
 
-    let before = fixture("gemini-cli", "BeforeTool.json");
+    let before = fixture_json("gemini-cli", "BeforeTool.json");
     relay_event(&d.socket, "gemini-cli", &[], &before).assert_silent("gemini BeforeTool");
     let bash = seen("bash-seen.json").expect("matcher \"Bash\" did not fire for run_shell_command");
     assert_eq!(bash["tool_name"], "Bash", "{bash}");
@@ -675,7 +666,7 @@ fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
         &d.socket,
         "gemini-cli",
         &[],
-        &fixture("gemini-cli", "AfterTool.json"),
+        &fixture_json("gemini-cli", "AfterTool.json"),
     )
     .assert_silent("gemini AfterTool");
     let after = seen("after-seen.json").expect("PostToolUse Bash did not fire for AfterTool");
@@ -691,7 +682,7 @@ fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
         &d.socket,
         "claude-code",
         &[],
-        &fixture("claude-code", "PreToolUse-1.json"),
+        &fixture_json("claude-code", "PreToolUse-1.json"),
     )
     .assert_silent("claude PreToolUse");
     let bash = seen("bash-seen.json").expect("matcher \"Bash\" did not fire for claude-code");
@@ -718,7 +709,7 @@ fn hooks_scoped_to_codex_fire_only_through_agent_codex() {
         &d.socket,
         "codex",
         &[],
-        &fixture("codex", "PreToolUse-1.json"),
+        &fixture_json("codex", "PreToolUse-1.json"),
     );
     assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
     assert_eq!(
@@ -733,28 +724,28 @@ fn hooks_scoped_to_codex_fire_only_through_agent_codex() {
         &d.socket,
         "claude-code",
         &[],
-        &fixture("codex", "PreToolUse-1.json"),
+        &fixture_json("codex", "PreToolUse-1.json"),
     )
     .assert_silent("codex-scoped hook through --agent claude-code");
     relay_event(
         &d.socket,
         "claude-code",
         &[],
-        &fixture("claude-code", "PreToolUse-1.json"),
+        &fixture_json("claude-code", "PreToolUse-1.json"),
     )
     .assert_silent("codex-scoped hook, claude input");
     relay_event(
         &d.socket,
         "gemini-cli",
         &[],
-        &fixture("gemini-cli", "BeforeTool.json"),
+        &fixture_json("gemini-cli", "BeforeTool.json"),
     )
     .assert_silent("codex-scoped hook through --agent gemini-cli");
     // Without --agent the relay speaks for claude-code.
     relay(
         &d.socket,
         &[],
-        &fixture("codex", "PreToolUse-1.json").to_string(),
+        &fixture_json("codex", "PreToolUse-1.json").to_string(),
     )
     .assert_silent("codex-scoped hook, default agent");
 }
@@ -773,7 +764,7 @@ fn daemon_not_running_fails_open_or_closed() {
         ("claude-code", "SessionStart-1.json"),
         ("gemini-cli", "AfterAgent.json"),
     ] {
-        let event = fixture(agent, file);
+        let event = fixture_json(agent, file);
         let what = format!("{agent} {file}, daemon down");
         relay_event(&socket, agent, &[], &event).assert_fail_open(&what);
 
@@ -796,13 +787,18 @@ fn daemon_not_running_fails_open_or_closed() {
         ("claude-code", "SessionEnd-1.json"),
         ("gemini-cli", "SessionEnd.json"),
     ] {
-        relay_event(&socket, agent, &["--fail-closed"], &fixture(agent, file))
-            .assert_fail_open(&format!("{agent} {file}, daemon down, --fail-closed"));
+        relay_event(
+            &socket,
+            agent,
+            &["--fail-closed"],
+            &fixture_json(agent, file),
+        )
+        .assert_fail_open(&format!("{agent} {file}, daemon down, --fail-closed"));
     }
     // A socket file with no daemon behind it (a stale socket) is the same as none.
     let stale = sb.p("stale.sock");
     drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
-    let event = fixture("claude-code", "PreToolUse-1.json");
+    let event = fixture_json("claude-code", "PreToolUse-1.json");
     relay_event(&stale, "claude-code", &[], &event).assert_fail_open("stale socket");
     let got = relay_event(&stale, "claude-code", &["--fail-closed"], &event);
     assert_eq!(
@@ -817,7 +813,7 @@ fn daemon_silent_past_the_relay_timeout_fails_open_or_closed() {
     let sb = Sandbox::new();
     sb.settings("[[hooks.PreToolUse]]\nname = \"slow\"\ncommand = \"sleep 5\"\n");
     let d = Daemon::start(sb);
-    let event = fixture("claude-code", "PreToolUse-1.json");
+    let event = fixture_json("claude-code", "PreToolUse-1.json");
 
     relay_event(&d.socket, "claude-code", &["--timeout", "0.5"], &event)
         .assert_fail_open("daemon silent past --timeout");
@@ -843,7 +839,7 @@ fn daemon_silent_past_the_relay_timeout_fails_open_or_closed() {
         &d.socket,
         "gemini-cli",
         &["--timeout", "0.5", "--fail-closed"],
-        &fixture("gemini-cli", "BeforeTool.json"),
+        &fixture_json("gemini-cli", "BeforeTool.json"),
     );
     let v = got.json().expect("--fail-closed refuses on stdout");
     assert_eq!(v["decision"], "deny", "{got:?}");
@@ -879,7 +875,7 @@ fn input_that_is_not_json_fails_open_or_closed() {
 #[test]
 fn a_moment_the_daemon_does_not_know_says_nothing() {
     let d = dialect_daemon(Says::RefuseAndAdd);
-    let event = fixture("gemini-cli", "BeforeModel.json");
+    let event = fixture_json("gemini-cli", "BeforeModel.json");
     relay_event(&d.socket, "gemini-cli", &[], &event).assert_silent("gemini BeforeModel");
     relay_event(&d.socket, "gemini-cli", &["--fail-closed"], &event)
         .assert_silent("gemini BeforeModel, --fail-closed");
@@ -887,7 +883,7 @@ fn a_moment_the_daemon_does_not_know_says_nothing() {
         &d.socket,
         "gemini-cli",
         &[],
-        &fixture("gemini-cli", "BeforeToolSelection.json"),
+        &fixture_json("gemini-cli", "BeforeToolSelection.json"),
     )
     .assert_silent("gemini BeforeToolSelection");
 }
@@ -903,7 +899,7 @@ fn an_unknown_agent_is_a_usage_error() {
             "--socket",
             sb.p("hookd.sock").to_str().unwrap(),
         ],
-        Some(&fixture("claude-code", "PreToolUse-1.json").to_string()),
+        Some(&fixture_json("claude-code", "PreToolUse-1.json").to_string()),
         T,
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
@@ -1067,52 +1063,33 @@ fn relay_big(socket: &Path, args: &[&str], input: &str) -> Answer {
     }
 }
 
-/// A Claude Code `Write` PreToolUse of exactly `size` bytes (the file's content makes up the rest).
-/// `event_name` is its `hook_event_name`, or none.
-fn write_event(size: usize, event_name: Option<&str>) -> String {
-    let name = event_name.map_or(String::new(), |n| format!(r#""hook_event_name":"{n}","#));
-    let head = format!(
-        r#"{{"session_id":"s1",{name}"tool_name":"Write","cwd":"/tmp","tool_input":{{"file_path":"/tmp/big","content":""#
-    );
-    let tail = r#""}}"#;
-    let mut input = String::with_capacity(size);
-    input.push_str(&head);
-    input.push_str(&"x".repeat(size - head.len() - tail.len()));
-    input.push_str(tail);
-    input
+/// A Claude Code `Write` PreToolUse of exactly `size` bytes, from `/tmp`. `event_name` is its
+/// `hook_event_name`, or none.
+fn write_input(size: usize, event_name: Option<&str>) -> String {
+    write_event(size, "/tmp", event_name)
 }
 
-/// A daemon whose `Write` hook refuses an event over 60 MB, judging by its content (so it must be given
-/// the event whole), with the given `on_failure`.
+/// A daemon whose `Write` hook refuses an event over 60 MB, with the given `on_failure` (see
+/// `common::size_guard_hook`).
 fn size_guard(on_failure: &str) -> Daemon {
     let sb = Sandbox::new();
-    sb.script(
-        "size-guard.sh",
-        "n=$(wc -c)\nif [ \"$n\" -gt 60000000 ]; then echo \"$n bytes is too big\" >&2; exit 2; fi\nexit 0",
-    );
-    sb.settings(&format!(
-        "[[hooks.PreToolUse]]\nname = \"size-guard\"\nmatcher = \"Write\"\non_failure = \"{on_failure}\"\ncommand = \"@DIR@/size-guard.sh\"\n"
-    ));
+    let hook = size_guard_hook(&sb, on_failure);
+    sb.settings(&hook);
     Daemon::start(sb)
 }
 
 /// The reason of a Claude Code PreToolUse refusal on stdout.
 fn deny_reason(got: &Answer) -> String {
     assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
-    let v = got.json().unwrap_or_else(|| panic!("no refusal: {got:?}"));
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
-    v["hookSpecificOutput"]["permissionDecisionReason"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    claude_deny_reason(&got.json().unwrap_or_else(|| panic!("no refusal: {got:?}")))
 }
 
 #[test]
 fn events_up_to_64_mib_reach_their_hooks_whole() {
     let d = size_guard("ignore");
-    relay_big(&d.socket, &[], &write_event(2 << 20, Some("PreToolUse")))
+    relay_big(&d.socket, &[], &write_input(2 << 20, Some("PreToolUse")))
         .assert_silent("a 2 MiB Write");
-    let got = relay_big(&d.socket, &[], &write_event(64 << 20, Some("PreToolUse")));
+    let got = relay_big(&d.socket, &[], &write_input(64 << 20, Some("PreToolUse")));
     let reason = deny_reason(&got);
     let seen: u64 = reason
         .strip_suffix(" bytes is too big")
@@ -1123,7 +1100,7 @@ fn events_up_to_64_mib_reach_their_hooks_whole() {
 
 #[test]
 fn events_past_64_mib_are_decided_as_failures_of_their_hooks() {
-    let input = write_event(70_000_000, Some("PreToolUse"));
+    let input = write_input(70_000_000, Some("PreToolUse"));
     let why = "the event is 70000000 bytes, over the 64 MiB limit";
 
     // on_failure = "refuse": refused in the agent's dialect, saying why.
@@ -1161,7 +1138,7 @@ fn events_past_64_mib_are_decided_as_failures_of_their_hooks() {
     });
 
     // No moment to be found in it at all: said, and refused with --fail-closed.
-    let anonymous = write_event(70_000_000, None);
+    let anonymous = write_input(70_000_000, None);
     relay_big(&d.socket, &[], &anonymous).assert_fail_open("70 MB without hook_event_name");
     let got = relay_big(&d.socket, &["--fail-closed"], &anonymous);
     assert_eq!((got.code, got.stdout.as_str()), (2, ""), "{got:?}");
@@ -1187,9 +1164,9 @@ fn an_event_nested_10000_deep_is_decided_as_a_failure_of_its_hooks() {
     );
     let d = Daemon::start(sb);
     let why = "hook guard failed: hookd could not give this hook the event: the event is nested deeper than 128 levels";
-    let input = nested(fixture("claude-code", "PreToolUse-1.json"), 10_000);
+    let input = nested(fixture_json("claude-code", "PreToolUse-1.json"), 10_000);
     assert_eq!(deny_reason(&relay(&d.socket, &[], &input)), why);
-    let input = nested(fixture("gemini-cli", "BeforeTool.json"), 10_000);
+    let input = nested(fixture_json("gemini-cli", "BeforeTool.json"), 10_000);
     let got = relay(&d.socket, &["--agent", "gemini-cli"], &input);
     assert_eq!(
         got.json(),
@@ -1203,7 +1180,7 @@ fn an_event_nested_10000_deep_is_decided_as_a_failure_of_its_hooks() {
         "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"Bash\"\ncommand = \"exit 2\"\n",
     );
     let d = Daemon::start(sb);
-    let input = nested(fixture("claude-code", "PreToolUse-1.json"), 10_000);
+    let input = nested(fixture_json("claude-code", "PreToolUse-1.json"), 10_000);
     let got = relay(&d.socket, &[], &input);
     got.assert_fail_open("10,000 deep, on_failure = ignore");
     assert!(got.stderr.contains("deeper than 128"), "{got:?}");
@@ -1225,7 +1202,7 @@ fn a_lone_surrogate_in_the_command_still_reaches_the_hook_that_refuses() {
         ("codex", "PreToolUse-1.json"),
         ("gemini-cli", "BeforeTool.json"),
     ] {
-        let mut event = fixture(agent, file);
+        let mut event = fixture_json(agent, file);
         event["tool_input"]["command"] = json!("rm -rf / @LONE@");
         // As Node's JSON.stringify writes half an emoji: a lone high surrogate, then a lone low one.
         let input = serde_json::to_string(&event)
@@ -1250,9 +1227,9 @@ fn a_lone_surrogate_in_the_command_still_reaches_the_hook_that_refuses() {
 #[test]
 fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed() {
     let d = dialect_daemon(Says::Refuse);
-    let gemini = fixture("gemini-cli", "BeforeTool.json");
+    let gemini = fixture_json("gemini-cli", "BeforeTool.json");
     let misspelt = with(
-        &fixture("claude-code", "PreToolUse-1.json"),
+        &fixture_json("claude-code", "PreToolUse-1.json"),
         json!({"hook_event_name": "PreTooluse"}),
     );
     for (event, says) in [
@@ -1277,7 +1254,7 @@ fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed()
         &d.socket,
         "codex",
         &[],
-        &fixture("gemini-cli", "BeforeModel.json"),
+        &fixture_json("gemini-cli", "BeforeModel.json"),
     );
     got.assert_fail_open("codex fed BeforeModel");
     assert!(got.stderr.contains("use --agent gemini-cli"), "{got:?}");
@@ -1291,6 +1268,8 @@ fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let socket = dir.path().join("hookd.sock");
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    // The backlog holds up to net.core.somaxconn (4096 by default) connections, each a descriptor here.
+    raise_open_files(8192);
     // Fill the backlog: connections that are never accepted, made without blocking until one would.
     let mut held = Vec::new();
     while let Some(stream) = connect_without_blocking(&socket) {
@@ -1318,7 +1297,7 @@ fn an_event_too_dense_to_hold_is_decided_from_its_head_and_said() {
     );
     let d = Daemon::start(sb);
     let dense = format!("[{}0]", "0,".repeat(3 << 20));
-    let mut event = fixture("claude-code", "PreToolUse-1.json");
+    let mut event = fixture_json("claude-code", "PreToolUse-1.json");
     event["tool_input"]["values"] = json!("@DENSE@");
     let input = serde_json::to_string(&event)
         .unwrap()

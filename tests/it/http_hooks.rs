@@ -11,15 +11,13 @@
 //! stopping it; a port that cannot be bound; a client that hangs up (its hooks stopped); shutdown (a fire
 //! in progress answered); `relay --print-settings claude-code --http`.
 
-mod common;
-
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// A safety net for one command (never a speed assertion).
@@ -484,31 +482,17 @@ fn the_token_file_is_private_kept_across_restarts_and_refused_when_others_can_re
 
 // ---- what is asked ------------------------------------------------------------------------------------
 
-/// A Claude Code `Write` PreToolUse of exactly `size` bytes (the file's content makes up the rest).
-fn write_event(size: usize) -> Vec<u8> {
-    let head = br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Write","cwd":"/","tool_input":{"file_path":"/tmp/big","content":""#;
-    let tail = br#""}}"#;
-    let mut body = Vec::with_capacity(size);
-    body.extend_from_slice(head);
-    body.resize(size - tail.len(), b'x');
-    body.extend_from_slice(tail);
-    body
+/// A Claude Code `Write` PreToolUse of exactly `size` bytes, as an http hook's body.
+fn write_body(size: usize) -> Vec<u8> {
+    write_event(size, "/", Some("PreToolUse")).into_bytes()
 }
 
-/// A daemon whose `Write` hook refuses an event over 60 MB, judging by its content (so it must be given
-/// the event whole), with the given `on_failure`.
+/// A daemon (listening on http) whose `Write` hook refuses an event over 60 MB, with the given
+/// `on_failure` (see `common::size_guard_hook`).
 fn size_guard(on_failure: &str) -> Daemon {
     let sb = Sandbox::new();
-    sb.script(
-        "size-guard.sh",
-        "n=$(wc -c)\nif [ \"$n\" -gt 60000000 ]; then echo \"$n bytes is too big\" >&2; exit 2; fi\nexit 0",
-    );
-    start(
-        sb,
-        &format!(
-            "[[hooks.PreToolUse]]\nname = \"size-guard\"\nmatcher = \"Write\"\non_failure = \"{on_failure}\"\ncommand = \"@DIR@/size-guard.sh\"\n"
-        ),
-    )
+    let hook = size_guard_hook(&sb, on_failure);
+    start(sb, &hook)
 }
 
 /// `body` sent chunked (no length), in pieces of 1 MiB.
@@ -526,12 +510,7 @@ fn chunked(body: &[u8]) -> Vec<u8> {
 /// The reason of a Claude Code PreToolUse refusal.
 fn deny_reason(reply: &Reply) -> String {
     assert_eq!(reply.status, 200, "{reply:?}");
-    let v = reply.json();
-    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
-    v["hookSpecificOutput"]["permissionDecisionReason"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    claude_deny_reason(&reply.json())
 }
 
 #[test]
@@ -546,10 +525,10 @@ fn bodies_up_to_64_mib_are_decided_whole_and_past_it_as_failures_of_their_hooks(
     let sized = |body: &[u8]| head(&format!("Content-Length: {}", body.len()));
 
     // 2 MiB and 64 MiB: given whole to the hook, which judges them by their size.
-    let body = write_event(2 << 20);
+    let body = write_body(2 << 20);
     let reply = exchange(port, &sized(&body), &body);
     assert_eq!((reply.status, reply.body.as_str()), (200, ""), "{reply:?}");
-    let body = write_event(64 << 20);
+    let body = write_body(64 << 20);
     let reason = deny_reason(&exchange(port, &sized(&body), &body));
     let seen: u64 = reason
         .strip_suffix(" bytes is too big")
@@ -558,7 +537,7 @@ fn bodies_up_to_64_mib_are_decided_whole_and_past_it_as_failures_of_their_hooks(
     assert!(seen > 64_000_000, "the hook saw {seen} bytes");
 
     // 70 MB, declared or streamed: its hook is read as failed, and on_failure = "refuse" refuses.
-    let body = write_event(70_000_000);
+    let body = write_body(70_000_000);
     let failed = "hook size-guard failed: hookd could not give this hook the event: the event is 70000000 bytes, over the 64 MiB limit";
     assert_eq!(deny_reason(&exchange(port, &sized(&body), &body)), failed);
     let reply = exchange(port, &head("Transfer-Encoding: chunked"), &chunked(&body));
@@ -1222,14 +1201,8 @@ fn a_flood_of_idle_http_connections_leaves_the_socket_served() {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     use nix::sys::socket::{AddressFamily, SockFlag, SockType, SockaddrIn, connect, socket};
     const FLOOD: usize = 1100;
-    let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
     // This test's own process must hold the flood.
-    setrlimit(
-        Resource::RLIMIT_NOFILE,
-        (FLOOD as u64 + 512).min(hard),
-        hard,
-    )
-    .unwrap();
+    raise_open_files(FLOOD as u64 + 512);
     let sb = Sandbox::new();
     refuse_if(&sb, "guard.sh", "rm -rf", "no rm -rf", "");
     let d = Daemon::start_with(

@@ -3,8 +3,6 @@
 //! write or own (at start, at reload, behind a symlink), event data that tries to become a command or a
 //! variable name, descriptors a hook could inherit, event bodies in the log, and systemd's variables.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -12,7 +10,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
@@ -79,55 +77,6 @@ fn reload_refused(d: &Daemon) -> String {
         .map(|e| e.as_str().unwrap_or_default())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The daemon's open descriptors: number -> what it points at.
-fn fds(pid: u32) -> BTreeMap<u32, String> {
-    let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return BTreeMap::new();
-    };
-    entries
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let fd = e.file_name().to_str()?.parse().ok()?;
-            let target = fs::read_link(e.path())
-                .map(|t| t.display().to_string())
-                .unwrap_or_else(|_| "?".into());
-            Some((fd, target))
-        })
-        .collect()
-}
-
-/// The daemon's descriptors once the same listing is seen 10 polls in a row (connections just closed
-/// are gone by then).
-fn idle_fds(pid: u32) -> BTreeMap<u32, String> {
-    let mut last = BTreeMap::new();
-    let mut same = 0;
-    wait_until(SETTLE, "the idle daemon's descriptors to settle", || {
-        let now = fds(pid);
-        if now == last {
-            same += 1;
-        } else {
-            same = 0;
-            last = now;
-        }
-        same >= 10
-    });
-    last
-}
-
-/// `/proc/PID/stat` fields after the command name: state, ppid, pgrp, ...
-fn stat_fields(pid: i32) -> Option<Vec<String>> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &text[text.rfind(')')? + 1..];
-    Some(rest.split_whitespace().map(str::to_string).collect())
-}
-
-fn all_pids() -> Vec<i32> {
-    fs::read_dir("/proc")
-        .expect("listing /proc")
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-        .collect()
 }
 
 /// Every process of the process group `pgid`.
@@ -197,13 +146,8 @@ fn refused_peer_gets_no_answer_runs_no_hook_leaks_nothing_and_is_logged() {
     fs::set_permissions(sb.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let d = Daemon::start(sb);
     // Open the path up so that only the credential check stands between nobody and the daemon.
-    fs::set_permissions(
-        d.socket.parent().unwrap(),
-        fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    fs::set_permissions(&d.socket, fs::Permissions::from_mode(0o666)).unwrap();
-    let before = idle_fds(d.pid());
+    d.open_to_others();
+    let before = idle_fds(d.pid(), SETTLE);
 
     const TRIES: usize = 20;
     let mut py = as_nobody("/usr/bin/python3");

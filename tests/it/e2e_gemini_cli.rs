@@ -10,16 +10,13 @@
 //! `run_shell_command`; the hookd settings here use hookd's names (PreToolUse, UserPromptSubmit, Stop)
 //! and `matcher = "Bash"`, which the relay maps (contract 12).
 
-mod common;
-mod e2e_common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::*;
-use e2e_common::*;
+use crate::common::*;
+use crate::e2e_common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
@@ -138,16 +135,6 @@ fn context(out: &Output, server: &ModelServer) -> String {
         text(&out.stderr),
         everything_sent(&server.requests())
     )
-}
-
-/// Lines a hook appended to a log in the sandbox (one JSON event per line).
-fn logged_events(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("a logged event"))
-        .collect()
 }
 
 /// A PreToolUse hook written for Claude Code's `Bash` refuses Gemini's `run_shell_command`: the command

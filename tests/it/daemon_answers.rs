@@ -2,9 +2,7 @@
 //! form), folds the outcomes into the verdict (section 8), and picks the hooks that run (section 5
 //! matchers, `agents`, `enabled`, default names). Each test runs the real daemon with real shell hooks.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 // ---- could not be started -------------------------------------------------------------------------

@@ -1,13 +1,11 @@
 //! `hookd check --config F` (contract sections 2 and 3): a valid file is listed per moment; every error of
 //! an invalid file is printed as `FILE:LINE:COL: message`; the file's owner and mode are checked.
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 
 struct Checked {
     code: i32,

@@ -3,12 +3,9 @@
 //! reaches `stop_refusal_cap` the next Stop goes through whatever the hooks say, with an `adds` that says
 //! why; a Stop let through or a new prompt of the session starts the count over.
 
-mod common;
-
-use std::path::Path;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// A safety net for one relay run (never a speed assertion).
@@ -214,14 +211,6 @@ fn the_count_follows_a_connections_hello_agent() {
 }
 
 // ---- through the relay ------------------------------------------------------------------------------
-
-fn fixture(agent: &str, file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/agents")
-        .join(agent)
-        .join(file);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path:?}: {e}"))
-}
 
 /// Runs the relay as `agent` with `input`; returns (exit, stdout parsed, stderr).
 fn relay(d: &Daemon, agent: &str, input: &str) -> (i32, Value, String) {

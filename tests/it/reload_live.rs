@@ -5,8 +5,6 @@
 //! v2`), so a fire's `adds` tells which generation answered. Tests poll a fire (or `status`) every 20 ms
 //! until the new settings show, with a deadline; none asserts how fast a reload is.
 
-mod common;
-
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -14,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 

@@ -1,0 +1,268 @@
+//! The real `hookd serve`: started on a sandbox, waited for, stopped and reaped on drop.
+
+use std::fs;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+
+use super::{BIN, Client, READY, Sandbox, bash_event, check_fire_shape, wait_until};
+
+/// A running `hookd serve`, killed (SIGTERM, then SIGKILL) and reaped on drop. On a failing test the
+/// daemon's log is printed.
+pub struct Daemon {
+    pub sb: Sandbox,
+    pub socket: PathBuf,
+    pub config: PathBuf,
+    pub log: PathBuf,
+    child: Option<Child>,
+    pid: u32,
+}
+
+/// `hookd serve` for this sandbox, not yet spawned, its output going to the file `log_name` in the
+/// sandbox. See [`serve_command_at`].
+pub fn serve_command(sb: &Sandbox, log_name: &str) -> Command {
+    let log = fs::File::create(sb.p(log_name)).expect("creating the daemon log");
+    let mut cmd = serve_command_at(&sb.config(), &sb.socket());
+    cmd.stdout(log.try_clone().expect("cloning the log file"))
+        .stderr(log);
+    cmd
+}
+
+/// `hookd serve --config CONFIG --socket SOCKET` at log level `debug`, stdin from /dev/null, not yet
+/// spawned, in an environment without the variables that would point it elsewhere (`HOOKD_*`) or make
+/// it think systemd started it ([`SYSTEMD_VARS`], `JOURNAL_STREAM`). Inherited descriptors other than 0, 1
+/// and 2 are marked close-on-exec in the child, so that the daemon starts with only its standard streams
+/// (the test harness may itself have inherited stray descriptors, and the other tests of this binary open
+/// their own) and whatever a hook sees beyond 0, 1, 2 is the daemon's own.
+pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("serve")
+        .arg("--config")
+        .arg(config)
+        .arg("--socket")
+        .arg(socket)
+        .env("HOOKD_LOG", "debug")
+        .env_remove("HOOKD_SOCKET")
+        .env_remove("HOOKD_CONFIG")
+        .env_remove("JOURNAL_STREAM");
+    for var in SYSTEMD_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.stdin(Stdio::null());
+    unsafe {
+        // Safety: only fcntl, which is async-signal-safe, runs between fork and exec.
+        cmd.pre_exec(|| {
+            cloexec_from(3);
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// The variables systemd gives the daemon that no hook may inherit (contract section 6).
+pub const SYSTEMD_VARS: [&str; 6] = [
+    "NOTIFY_SOCKET",
+    "LISTEN_FDS",
+    "LISTEN_PID",
+    "LISTEN_FDNAMES",
+    "WATCHDOG_USEC",
+    "WATCHDOG_PID",
+];
+
+/// Sets FD_CLOEXEC on every descriptor from `first` up (async-signal-safe).
+pub fn cloexec_from(first: i32) {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    use std::os::fd::BorrowedFd;
+    for fd in first..1024 {
+        // Safety: the descriptor is only used for this one call; an unused number fails with EBADF.
+        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+        let _ = fcntl(borrowed, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC));
+    }
+}
+
+impl Daemon {
+    /// Starts the daemon on the sandbox (its settings and scripts already written) and waits until the
+    /// socket accepts a connection.
+    pub fn start(sb: Sandbox) -> Daemon {
+        Daemon::start_with(sb, |_| {})
+    }
+
+    /// As `start`, with a chance to change the command (extra environment, ...).
+    pub fn start_with(sb: Sandbox, adjust: impl FnOnce(&mut Command)) -> Daemon {
+        let mut cmd = serve_command(&sb, "daemon.log");
+        adjust(&mut cmd);
+        let child = cmd.spawn().expect("spawning hookd serve");
+        let pid = child.id();
+        let mut daemon = Daemon {
+            socket: sb.socket(),
+            config: sb.config(),
+            log: sb.p("daemon.log"),
+            sb,
+            child: Some(child),
+            pid,
+        };
+        daemon.wait_ready();
+        daemon
+    }
+
+    fn wait_ready(&mut self) {
+        let deadline = Instant::now() + READY;
+        loop {
+            if let Some(status) = self.child.as_mut().unwrap().try_wait().expect("try_wait") {
+                self.child = None;
+                panic!(
+                    "hookd serve exited before it was ready ({status}); its log:\n{}",
+                    self.log_text()
+                );
+            }
+            if UnixStream::connect(&self.socket).is_ok() {
+                return;
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "hookd serve did not accept a connection on {:?} within {READY:?}",
+                    self.socket
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Opens the socket up to other users (its folder 0755, the socket 0666), so that only the daemon's
+    /// credential check stands between another user and the daemon; the sandbox itself must be 0755
+    /// already.
+    pub fn open_to_others(&self) {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(
+            self.socket.parent().unwrap(),
+            fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        fs::set_permissions(&self.socket, fs::Permissions::from_mode(0o666)).unwrap();
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    pub fn log_text(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn connect(&self) -> Client {
+        Client::connect(&self.socket)
+    }
+
+    /// Fires `moment` with `event` as agent `claude-code` on a fresh connection; checks the response's
+    /// shape and returns it.
+    pub fn fire(&self, moment: &str, event: Value) -> Value {
+        self.fire_req(json!({"op": "fire", "id": 1, "moment": moment, "agent": "claude-code", "event": event}))
+    }
+
+    /// Sends one fire request on a fresh connection and returns its (shape-checked) response.
+    pub fn fire_req(&self, req: Value) -> Value {
+        let mut c = self.connect();
+        let resp = c.request(&req);
+        assert_eq!(resp.get("id"), req.get("id"), "id not echoed: {resp}");
+        check_fire_shape(&resp);
+        resp
+    }
+
+    pub fn status(&self) -> Value {
+        let resp = self.connect().request(&json!({"op": "status", "id": "st"}));
+        assert_eq!(resp["ok"], true, "status failed: {resp}");
+        resp
+    }
+
+    /// The port the daemon's HTTP listener is bound to (the real one when the settings said `:0`), from
+    /// `status`; panics unless it is listening.
+    pub fn http_port(&self) -> u16 {
+        let status = self.status();
+        assert_eq!(status["http"]["state"], "listening", "{status}");
+        let listen = status["http"]["listen"].as_str().expect("http.listen");
+        listen
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {listen:?}"))
+    }
+
+    pub fn reload(&self) -> Value {
+        self.connect().request(&json!({"op": "reload", "id": "rl"}))
+    }
+
+    pub fn signal(&self, sig: Signal) {
+        kill(Pid::from_raw(self.pid as i32), sig).expect("signalling the daemon");
+    }
+
+    /// Waits (with a deadline) for the daemon to exit and returns its status.
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let child = self.child.as_mut().expect("daemon already reaped");
+        let mut status = None;
+        wait_until(timeout, "the daemon to exit", || {
+            status = child.try_wait().expect("try_wait");
+            status.is_some()
+        });
+        self.child = None;
+        status.unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            stop_child(&mut child);
+        }
+        if std::thread::panicking() {
+            eprintln!(
+                "----- hookd serve log ({}) -----\n{}\n----- end of log -----",
+                self.log.display(),
+                self.log_text()
+            );
+        }
+    }
+}
+
+/// A child process stopped and reaped on drop (for daemons a test spawns by hand).
+pub struct ChildGuard(pub Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        stop_child(&mut self.0);
+    }
+}
+
+/// SIGTERM, wait up to 5 s, then SIGKILL; always reaps.
+pub fn stop_child(child: &mut Child) {
+    if child.try_wait().ok().flatten().is_some() {
+        return;
+    }
+    let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Sets up a sandbox with one hook named `h` on `moment` that runs the script `body` (plus the extra
+/// TOML keys in `extra`), starts the daemon, fires once, and returns the response.
+pub fn fire_one(moment: &str, body: &str, extra: &str) -> Value {
+    let sb = Sandbox::new();
+    sb.script("h.sh", body);
+    sb.settings(&format!(
+        "[[hooks.{moment}]]\nname = \"h\"\ncommand = \"@DIR@/h.sh\"\n{extra}\n"
+    ));
+    let d = Daemon::start(sb);
+    d.fire(moment, bash_event())
+}

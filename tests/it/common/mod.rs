@@ -1,0 +1,50 @@
+//! Shared helpers for the integration tests, each once: a sandbox (a fresh temp dir holding the settings
+//! file, the hook scripts and the socket), a guard that runs the real `hookd serve` and kills it on drop, a
+//! line client for the socket protocol, processes seen through /proc, programs run with a deadline,
+//! agents' events, prerequisites (a test that cannot run says so), and polling helpers (tests never sleep
+//! to wait for something). Everything is re-exported here: a test module says `use crate::common::*;`.
+//!
+//! `benches/fire.rs` includes this module too, to start and stop its daemons as the tests do, and uses
+//! only part of it, hence the `dead_code` allowance there (not here: every helper has a test using it).
+
+mod client;
+mod daemon;
+mod events;
+mod procs;
+mod require;
+mod run;
+mod sandbox;
+
+pub use client::*;
+pub use daemon::*;
+pub use events::*;
+pub use procs::*;
+pub use require::*;
+pub use run::*;
+pub use sandbox::*;
+
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_hookd");
+
+/// How long the daemon may take to accept its first connection.
+pub const READY: Duration = Duration::from_secs(10);
+
+/// How long a response may take before a read gives up (a safety net against a hung test, not a speed
+/// assertion: every test that needs a response waits on this deadline).
+pub const RESPONSE: Duration = Duration::from_secs(30);
+
+/// Polls `cond` every 10 ms until it holds; panics with `what` at the deadline.
+pub fn wait_until(timeout: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cond() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for {what}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

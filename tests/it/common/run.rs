@@ -1,0 +1,82 @@
+//! Running a program to completion with a deadline: `hookd` itself, or anything else a test needs.
+
+use std::io::{Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use super::BIN;
+
+/// Runs `hookd ARGS` with `stdin`, waiting at most `timeout`; returns its output.
+pub fn run_hookd(args: &[&str], stdin: Option<&str>, timeout: Duration) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    run_with_deadline(cmd, stdin, timeout)
+}
+
+/// Runs a command to completion with `stdin`, killing it and panicking if it outlives `timeout`.
+pub fn run_with_deadline(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
+    cmd.env_remove("HOOKD_SOCKET")
+        .env_remove("HOOKD_CONFIG")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
+    let writer = stdin.map(|text| {
+        let mut pipe = child.stdin.take().unwrap();
+        let text = text.to_string();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(text.as_bytes());
+        })
+    });
+    let mut out_pipe = child.stdout.take().unwrap();
+    let mut err_pipe = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    Output {
+        status,
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
+}
+
+/// The exit code of a finished process, with a message naming the signal if it was killed.
+pub fn code(status: &ExitStatus) -> i32 {
+    status
+        .code()
+        .unwrap_or_else(|| panic!("killed by signal {:?}", status.signal()))
+}
+
+/// Text of a process's stdout / stderr.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}

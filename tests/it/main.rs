@@ -1,0 +1,80 @@
+//! hookd's integration tests: one test binary (so that the helpers in `common` are compiled once, and
+//! every test links against one copy of the crate), a module per area. Every test starts the real
+//! `hookd` binary in a fresh temp dir; see `common` for the sandbox, the daemon guard and the client.
+//!
+//! Run them all with `cargo test`; one area with `cargo test --test it workers::`. Data files stay where
+//! they were: `tests/fixtures/` (the agents' captured hook inputs) and `tests/e2e/` (the scripted model
+//! server), found through `CARGO_MANIFEST_DIR`.
+
+// ---- shared helpers ---------------------------------------------------------------------------------
+
+/// The sandbox, the daemon guard, the line client, processes and prerequisites: what every area uses.
+mod common;
+/// What the real-agent suites (`e2e_*`) share: the pinned agents, the scripted model server.
+mod e2e_common;
+
+// ---- the command line --------------------------------------------------------------------------------
+
+/// `hookd import` and `hookd relay --print-settings`: setting an agent up.
+mod agents_setup;
+/// `hookd check`: listings, errors with file:line:col, the file's owner and mode.
+mod cli_check;
+/// `hookd fire`, `status`, `reload` against a daemon and against none.
+mod cli_client;
+/// `examples/sdk_client.py` against a real daemon.
+mod sdk_example;
+
+// ---- the daemon --------------------------------------------------------------------------------------
+
+/// Reading one hook's answer, folding the outcomes, picking the hooks that run.
+mod daemon_answers;
+/// The socket's folder and modes, a second daemon, a stale socket, clean shutdowns.
+mod daemon_lifecycle;
+/// Hook processes: parallelism, process groups, limits, environment, descriptors.
+mod daemon_processes;
+/// The socket protocol: errors, ids, pipelining, hello, status, reload, peer credentials.
+mod daemon_protocol;
+/// The HTTP listener for agents' http hooks.
+mod http_hooks;
+/// Live reload of the settings file, edited the ways editors and tools edit it.
+mod reload_live;
+/// Stop loops: refused Stops counted per session, and the cap.
+mod stop_loops;
+/// Socket activation, sd_notify and the units `hookd install` writes.
+mod systemd;
+/// Worker hooks: kept running, one event per line.
+mod workers;
+
+// ---- the relay ---------------------------------------------------------------------------------------
+
+/// `hookd relay` end to end with the agents' captured hook inputs.
+mod relay;
+
+// ---- faults, security, load ------------------------------------------------------------------------
+
+/// Bad clients: garbage, half lines, floods, clients that never read or leave early.
+mod fault_clients;
+/// Bad hooks: hanging, ignoring SIGTERM, forking, flooding, dying by a signal.
+mod fault_hooks;
+/// The daemon under load: bad edits while many clients fire, pipelined floods, SIGTERM mid-run.
+mod load;
+/// What other users and hostile settings or event data cannot do.
+mod security;
+
+// ---- pure logic and saved inputs ---------------------------------------------------------------------
+
+/// Properties of the verdict fold, with proptest; the order property against an in-process engine.
+mod fold_properties;
+/// Every saved fuzz input replayed through the fuzz targets' checks.
+mod fuzz_regressions;
+/// The floors of `src/lib.rs`, held: nothing imports from a floor above its own.
+mod layering;
+
+// ---- real agents, offline ----------------------------------------------------------------------------
+
+/// The real Claude Code with the scripted model server.
+mod e2e_claude_code;
+/// The real Codex CLI with the scripted model server.
+mod e2e_codex;
+/// The real Gemini CLI with the scripted model server.
+mod e2e_gemini_cli;
