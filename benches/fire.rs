@@ -20,7 +20,10 @@
 //!   event, measured only where this hookd accepts the `worker` key (see [`worker_rows`]);
 //! - Q, R, S: an http hook decision (Claude Code's `"type": "http"`: POST the hook input to the daemon's
 //!   `[http]` listener, on one kept-alive connection, read the answer): no matching hook, one
-//!   `/bin/true` hook (beside A, C and the relay path G), and one worker hook (beside P).
+//!   `/bin/true` hook (beside A, C and the relay path G), and one worker hook (beside P);
+//! - T, U: the engine held in this process (`hookd::engine::Engine`, no socket, no daemon): a decision
+//!   with one `/bin/true` hook (beside A and B), and one with no matching hook (beside E: what the socket
+//!   round trip adds).
 //!
 //! Rows that are compared alternate in small batches, so that drift on a busy machine hits both alike.
 //! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
@@ -134,6 +137,41 @@ fn main() {
         http.post(&http_no_hook);
     }
 
+    // The engine in this process, on the same settings as the daemon.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let settings = hookd::settings::Settings::parse(&config, "hooks.toml", &main_settings())
+        .expect("the bench's settings");
+    let engine = runtime.block_on(async { hookd::engine::Engine::new(settings) });
+    let runtime = &runtime;
+    let in_process = |tool: &str| {
+        let fields: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&event(tool)).expect("the event");
+        let engine = engine.clone();
+        move || {
+            let fire = hookd::engine::Fire {
+                moment: "PreToolUse".into(),
+                agent: None,
+                event: fields.clone().into(),
+            };
+            let decided = runtime.block_on(engine.decide(fire, &engine.abandoned().child_token()));
+            decided.expect("decided")
+        }
+    };
+    let engine_argv = in_process(ARGV_TOOL);
+    let engine_no_hook = in_process(NO_HOOK_TOOL);
+    for _ in 0..100 {
+        engine_argv();
+        engine_no_hook();
+    }
+    let names = |decision: hookd::engine::Decision| -> Vec<String> {
+        decision.hooks.into_iter().map(|hook| hook.name).collect()
+    };
+    assert_eq!(names(engine_argv()), ["argv-true"]);
+    assert!(names(engine_no_hook()).is_empty());
+
     eprintln!("fire: one hook beside spawning it directly ({rounds} rounds)");
     let mut s = Samples::default();
     for _ in 0..rounds {
@@ -170,6 +208,16 @@ fn main() {
         }
         for _ in 0..BATCH {
             s.http_argv.push(timed(|| http.post(&http_argv)));
+        }
+        for _ in 0..BATCH {
+            s.engine_argv.push(timed(|| {
+                engine_argv();
+            }));
+        }
+        for _ in 0..BATCH * 4 {
+            s.engine_no_hook.push(timed(|| {
+                engine_no_hook();
+            }));
         }
     }
     drop(http);
@@ -287,6 +335,24 @@ fn main() {
             ratio(http_argv.p50, direct_sh.p50),
             ratio(relay.p50, http_argv.p50)
         ),
+        None,
+    );
+
+    // Rows T and U.
+    let engine_argv = Summary::of(&mut s.engine_argv);
+    table.row(
+        "T",
+        "engine in this process, one `argv = [\"/bin/true\"]` hook (no socket)",
+        &engine_argv,
+        format!("{:.2} x A", ratio(engine_argv.p50, direct_true.p50)),
+        None,
+    );
+    let engine_no_hook = Summary::of(&mut s.engine_no_hook);
+    table.row(
+        "U",
+        "engine in this process, no matching hook (no socket)",
+        &engine_no_hook,
+        format!("E is {:.1} x U", ratio(no_hook.p50, engine_no_hook.p50)),
         None,
     );
 
@@ -450,6 +516,8 @@ struct Samples {
     sleepers: Vec<Duration>,
     http_no_hook: Vec<Duration>,
     http_argv: Vec<Duration>,
+    engine_argv: Vec<Duration>,
+    engine_no_hook: Vec<Duration>,
 }
 
 /// Spawns a hook as an agent does: three pipes, the event written and stdin closed, stdout and stderr
