@@ -139,10 +139,12 @@ pub struct FireResponse {
     pub id: Option<Value>,
     pub ok: bool,
     pub refused: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default)]
     pub adds: Vec<String>,
     /// Every hook that ran, in the settings file's order.
+    #[serde(default)]
     pub hooks: Vec<HookReport>,
 }
 
@@ -151,8 +153,9 @@ pub struct FireResponse {
 pub struct HookReport {
     pub name: String,
     pub outcome: Outcome,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<i32>,
+    #[serde(default)]
     pub ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -171,6 +174,9 @@ pub enum Outcome {
     Refused,
     /// It crashed, timed out, or answered what cannot be read (its `on_failure` decided what it meant).
     Failed,
+    /// An outcome this hookd does not know, read from another version's answer. Never written.
+    #[serde(other)]
+    Unknown,
 }
 
 /// `hello`'s response: the hooks that apply to this agent on moments it does not run.
@@ -303,6 +309,61 @@ pub fn to_line(response: &impl Serialize) -> Vec<u8> {
     let mut line = serde_json::to_vec(response).unwrap_or_else(|_| b"{\"ok\":false}".to_vec());
     line.push(b'\n');
     line
+}
+
+/// A fire's response as a client reads it. Read as [`read_response`] reads it; a line with `"ok":true`
+/// that does not have the shape this hookd writes (another version's daemon) is read loosely for what a
+/// verdict needs, so that a refusal in it is never lost: `refused` (which must then be a boolean), the
+/// `reason` and `adds` that are strings, the hooks' `error`s.
+pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorResponse>, String> {
+    let strict = read_response::<FireResponse>(line);
+    let Err(why) = strict else { return strict };
+    let value: Value = serde_json::from_str(line).map_err(|_| why.clone())?;
+    if value.get("ok") != Some(&Value::Bool(true)) {
+        return Err(why);
+    }
+    let Some(refused) = value.get("refused").and_then(Value::as_bool) else {
+        return Err(why);
+    };
+    let strings = |key: &str| -> Vec<Value> {
+        value
+            .get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    Ok(Ok(FireResponse {
+        id: value.get("id").cloned(),
+        ok: true,
+        refused,
+        reason: value
+            .get("reason")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        adds: strings("adds")
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        hooks: strings("hooks")
+            .iter()
+            .map(|hook| HookReport {
+                name: hook
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                outcome: Outcome::Unknown,
+                exit: None,
+                ms: 0.0,
+                error: hook
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                truncated: false,
+            })
+            .collect(),
+    }))
 }
 
 /// A request as a client writes it: what [`decode`] reads back as a [`Request`] (a test holds the two
@@ -687,6 +748,25 @@ mod tests {
         let line = String::from_utf8(to_line(&reload)).unwrap();
         assert_eq!(read_response::<ReloadResponse>(&line), Ok(Ok(reload)));
         assert!(read_response::<ReloadResponse>("{}").is_err());
+        // Another version's answer, in shapes this hookd does not write: a refusal in it is still heard.
+        for line in [
+            r#"{"ok":true,"refused":true,"reason":"x"}"#,
+            r#"{"ok":true,"refused":true,"reason":"x","adds":[1,"a"],"hooks":[{"name":"h","outcome":"asked"}]}"#,
+            r#"{"ok":true,"refused":true,"reason":"x","hooks":[{"outcome":3}]}"#,
+        ] {
+            let read = read_fire_response(line).unwrap().unwrap();
+            assert!(read.refused, "{line}");
+            assert_eq!(read.reason.as_deref(), Some("x"), "{line}");
+        }
+        // What cannot be read as a verdict is not guessed at.
+        for line in [
+            r#"{"ok":true,"refused":"true"}"#,
+            r#"{"ok":true}"#,
+            r#"{"refused":true}"#,
+            "[]",
+        ] {
+            assert!(read_fire_response(line).is_err(), "{line}");
+        }
         assert!(read_response::<ReloadResponse>("not json").is_err());
     }
     use serde_json::json;

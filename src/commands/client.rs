@@ -6,7 +6,7 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::protocol::{Asking, ErrorResponse};
+use crate::protocol::{Asking, ErrorResponse, FireResponse};
 
 /// A response as received: the line, to print as is, and to read as the protocol's type.
 pub struct Response {
@@ -14,16 +14,24 @@ pub struct Response {
 }
 
 impl Response {
+    /// A fire's response, read as [`crate::protocol::read_fire_response`] reads it (a refusal is heard
+    /// even in a shape this hookd does not write).
+    pub fn read_fire(&self) -> Result<Result<FireResponse, ErrorResponse>, ClientError> {
+        crate::protocol::read_fire_response(&self.line).map_err(|why| self.unreadable(&why))
+    }
+
+    fn unreadable(&self, why: &str) -> ClientError {
+        ClientError::Other(format!(
+            "hookd sent a response hookd cannot read ({why}): {}",
+            self.line
+        ))
+    }
+
     /// The response as the protocol's `T` (`"ok":true`) or its error response (`"ok":false`).
     pub fn read<T: serde::de::DeserializeOwned>(
         &self,
     ) -> Result<Result<T, ErrorResponse>, ClientError> {
-        crate::protocol::read_response(&self.line).map_err(|why| {
-            ClientError::Other(format!(
-                "hookd sent a response hookd cannot read ({why}): {}",
-                self.line
-            ))
-        })
+        crate::protocol::read_response(&self.line).map_err(|why| self.unreadable(&why))
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::protocol::{Asking, ErrorResponse, FireResponse, ReloadResponse, StatusResponse};
+use crate::protocol::{Asking, ErrorResponse, ReloadResponse, StatusResponse};
 
 use crate::commands::cli::Command;
 use crate::settings::{LoadError, Program, Settings};
@@ -262,7 +262,7 @@ fn fire(socket: &Path, moment: String, agent: Option<String>) -> Result<ExitCode
     };
     let response = client::request(socket, &request, None)?;
     println!("{}", response.line);
-    match response.read::<FireResponse>()? {
+    match response.read_fire()? {
         Ok(fired) if fired.refused => Ok(ExitCode::from(EXIT_REFUSED)),
         Ok(_) => Ok(ExitCode::SUCCESS),
         Err(error) => Err(error_message(&error)),

@@ -20,7 +20,7 @@ use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
 use crate::limits::{MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
-use crate::protocol::{Asking, ErrorKind, Event, FireResponse, too_large};
+use crate::protocol::{Asking, ErrorKind, Event, too_large};
 
 /// What the relay was told on its command line.
 #[derive(Debug, Clone)]
@@ -49,7 +49,7 @@ pub fn run(options: &Options) -> ExitCode {
     let shown = Some((moment.as_str(), agent_event_name.as_str()));
     let answered =
         crate::commands::client::request_line(&options.socket, line, Some(options.timeout))
-            .and_then(|response| response.read::<FireResponse>());
+            .and_then(|response| response.read_fire());
     let response = match answered {
         Ok(Ok(response)) => response,
         Ok(Err(error)) if error.error.kind == ErrorKind::UnknownMoment => {

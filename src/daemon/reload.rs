@@ -28,7 +28,7 @@ pub enum Trigger {
 
 /// Serializes reloads from their read to their swap, so that generations are numbered without gaps and a
 /// slower read of an older text never swaps in after a newer one. An async lock: it is held across the
-/// wait for the blocking thread, where `Daemon::reload_lock` (a std mutex) must not be.
+/// wait for the blocking thread. (The engine serializes its installs on its own as well.)
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// What the blocking part of a reload found.

@@ -151,7 +151,7 @@ impl Engine {
                 // Nobody is waiting for this answer: not worth a warning per hook.
                 tracing::debug!(hook = %hook.name, %moment, "hook stopped: its fire was abandoned");
             } else {
-                let ms = ran.elapsed.as_secs_f64() * 1000.0;
+                let ms = (ran.elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
                 log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
             }
             reports.push(HookReport {

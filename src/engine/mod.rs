@@ -73,6 +73,9 @@ pub struct Engine {
     stop_loops: StopLoops,
     /// Fires being worked on right now.
     in_flight: AtomicUsize,
+    /// Serializes installs, so that generations are numbered without gaps and none is lost to another
+    /// install between its load and its store.
+    installing: std::sync::Mutex<()>,
     /// Cancelled when the fires still running are given up (the daemon's drain deadline): their hooks
     /// are stopped, and they are answered `NotDecided::ShuttingDown`.
     abandoned: CancellationToken,
@@ -97,6 +100,7 @@ impl Engine {
             runner,
             stop_loops: StopLoops::default(),
             in_flight: AtomicUsize::new(0),
+            installing: std::sync::Mutex::new(()),
             abandoned: CancellationToken::new(),
             workers_stop,
         })
@@ -116,8 +120,8 @@ impl Engine {
 
     /// Swaps in new settings as the next generation. Worker hooks whose settings did not change keep
     /// their processes; new ones start; the ones dropped stop when the last fire holding them ends.
-    /// Callers serialize installs, so that generations are numbered without gaps.
     pub fn install(&self, settings: Settings) -> Installed {
+        let _installing = crate::sync::lock(&self.installing);
         let previous = self.current();
         let slots = if previous.settings.defaults.max_processes == settings.defaults.max_processes {
             previous.slots.clone()

@@ -10,6 +10,7 @@
 //! The expected answers are written here from the contract's table, independently of `src/relay.rs`.
 
 use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::time::Duration;
 
@@ -1319,4 +1320,38 @@ fn an_event_too_dense_to_hold_is_decided_from_its_head_and_said() {
     let got = relay_big(&d.socket, &[], &input);
     got.assert_fail_open("too dense, on_failure = ignore");
     assert!(got.stderr.contains("could not be given it"), "{got:?}");
+}
+
+#[test]
+fn a_refusal_from_a_daemon_of_another_version_is_heard() {
+    // Found reviewing issue 13: the relay came to read the daemon's answer as this hookd writes it,
+    // and an answer of another shape (a daemon older or newer than the relay: no `adds`, no `hooks`, an
+    // outcome this hookd does not know, a non-string add) was unreadable, so its refusal was let
+    // through (fail-open). What a verdict needs is read loosely now; only a `refused` that is not a
+    // boolean is not guessed at.
+    let answers = [
+        r#"{"ok":true,"refused":true,"reason":"no rm"}"#,
+        r#"{"ok":true,"refused":true,"reason":"no rm","adds":[7],"hooks":[{"name":"h","outcome":"asked","ms":"1"}]}"#,
+        r#"{"ok":true,"refused":true,"reason":"no rm","adds":[],"hooks":[{"name":"h","outcome":"deferred","ms":1.0}],"new_field":{}}"#,
+    ];
+    let event = fixture_json("claude-code", "PreToolUse-1.json");
+    for answer in answers {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("hookd.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        // A stand-in daemon: one connection, one request line, this answer.
+        let serving = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut request = String::new();
+            BufReader::new(&stream).read_line(&mut request).unwrap();
+            (&stream)
+                .write_all(format!("{answer}\n").as_bytes())
+                .unwrap();
+            request
+        });
+        let got = relay_event(&socket, "claude-code", &[], &event);
+        let request = serving.join().unwrap();
+        assert!(request.contains("\"op\":\"fire\""), "{request}");
+        assert_eq!(deny_reason(&got), "no rm", "answer {answer}: {got:?}");
+    }
 }
