@@ -232,6 +232,9 @@ fn writable_by_group_or_others_is_refused() {
 
 #[test]
 fn file_owned_by_another_user_is_refused() {
+    if !require_root("a settings file owned by another user") {
+        return;
+    }
     let sb = Sandbox::new();
     sb.settings("[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"true\"\n");
     std::os::unix::fs::chown(sb.config(), Some(65534), Some(65534)).unwrap();

@@ -220,6 +220,9 @@ fn result_of(server: &ModelServer, turn: usize, command: &str) -> (String, bool)
 
 #[test]
 fn a_tool_call_the_policy_refuses_does_not_run_and_the_model_is_told_why() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "deny.sh",
@@ -258,6 +261,9 @@ fn a_tool_call_the_policy_refuses_does_not_run_and_the_model_is_told_why() {
 
 #[test]
 fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     // A policy that looks at every call and refuses only what it must; it logs what it saw.
     sb.script(
@@ -298,6 +304,9 @@ if grep -q 'rm -rf' @DIR@/seen.jsonl; then echo "no rm -rf" >&2; exit 2; fi"#,
 
 #[test]
 fn context_added_at_user_prompt_submit_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.settings(
         "[[hooks.UserPromptSubmit]]\nname = \"context\"\ncommand = \"echo 'E2E-CONTEXT-5520: the branch is main'\"\n",
@@ -321,6 +330,9 @@ fn context_added_at_user_prompt_submit_reaches_the_model() {
 
 #[test]
 fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "stop.sh",
@@ -371,6 +383,9 @@ esac"#,
 
 #[test]
 fn a_stop_hook_that_always_refuses_is_stopped_by_the_cap() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "stop.sh",
@@ -415,6 +430,9 @@ fn a_stop_hook_that_always_refuses_is_stopped_by_the_cap() {
 
 #[test]
 fn with_the_daemon_down_the_agent_works_on() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     let session = Session::new(&sb);
     // Nothing listens here: no daemon was started.
@@ -437,6 +455,9 @@ fn with_the_daemon_down_the_agent_works_on() {
 
 #[test]
 fn with_the_daemon_down_and_fail_closed_no_prompt_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     let session = Session::new(&sb);
     // Nothing listens here: no daemon was started.
@@ -464,6 +485,9 @@ fn with_the_daemon_down_and_fail_closed_no_prompt_reaches_the_model() {
 
 #[test]
 fn with_the_daemon_gone_mid_session_and_fail_closed_the_tool_is_refused() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     // Marks that the prompt went through hookd (the daemon was up then).
     sb.settings("[[hooks.UserPromptSubmit]]\nname = \"up\"\ncommand = \"touch @DIR@/prompted\"\n");
@@ -504,6 +528,9 @@ fn with_the_daemon_gone_mid_session_and_fail_closed_the_tool_is_refused() {
 
 #[test]
 fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script("allow.sh", "cat > /dev/null");
     sb.script(
@@ -562,6 +589,9 @@ fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
 /// server's network namespace, since that is where Claude Code's 127.0.0.1 is.
 #[test]
 fn over_http_hooks_a_refused_tool_does_not_run_and_the_model_is_told_why() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "deny.sh",

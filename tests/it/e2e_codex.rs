@@ -160,6 +160,9 @@ fn log_input(log: &str) -> String {
 /// the model is told in the next request.
 #[test]
 fn a_tool_call_the_policy_refuses_does_not_run_and_its_reason_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "deny.sh",
@@ -213,6 +216,9 @@ fn a_tool_call_the_policy_refuses_does_not_run_and_its_reason_reaches_the_model(
 /// (`tool_name: "Bash"`, the command): the relay really was asked.
 #[test]
 fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script("allow.sh", &log_input("pre.log"));
     sb.settings("[[hooks.PreToolUse]]\nname = \"watch\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/allow.sh\"\n");
@@ -256,6 +262,9 @@ fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
 /// What a UserPromptSubmit hook prints is added to the prompt the model gets in its first turn.
 #[test]
 fn context_added_at_user_prompt_submit_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "ctx.sh",
@@ -292,6 +301,9 @@ fn context_added_at_user_prompt_submit_reaches_the_model() {
 /// reason: exactly one more model turn, which carries the reason, then Codex stops.
 #[test]
 fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "once.sh",
@@ -351,6 +363,9 @@ fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
 /// instead of spinning to the run's deadline.
 #[test]
 fn a_stop_hook_that_always_refuses_is_ended_by_stop_refusal_cap() {
+    if !require_network_namespaces() {
+        return;
+    }
     const CAP: usize = 2;
     let sb = Sandbox::new();
     sb.script(
@@ -391,6 +406,9 @@ fn a_stop_hook_that_always_refuses_is_ended_by_stop_refusal_cap() {
 /// reaches the model. Codex's own log shows the relay ran (Codex trusted it) and completed.
 #[test]
 fn with_the_daemon_down_codex_works_on() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     let cmd = "echo ran > open.txt && echo CODEX-E2E-FAIL-OPEN";
     let server = ModelServer::start(
@@ -431,6 +449,9 @@ fn with_the_daemon_down_codex_works_on() {
 /// refused with no daemon to cap it, and Codex looped without end (64 model calls in 3 s).
 #[test]
 fn with_the_daemon_down_and_fail_closed_the_tool_is_refused() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script("prompted.sh", "cat > @DIR@/prompted.json");
     sb.settings(
@@ -485,6 +506,9 @@ fn with_the_daemon_down_and_fail_closed_the_tool_is_refused() {
 /// refused with the new policy's reason.
 #[test]
 fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script("allow.sh", &log_input("pre.log"));
     sb.script(

@@ -141,6 +141,9 @@ fn context(out: &Output, server: &ModelServer) -> String {
 /// (which would create a file) does not run, and the hook's reason is what the model is told.
 #[test]
 fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "deny.sh",
@@ -190,6 +193,9 @@ fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
 /// A command the policy lets through runs, and its output is what the model sees next.
 #[test]
 fn allowed_shell_command_runs_and_its_output_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "allow.sh",
@@ -236,6 +242,9 @@ fn allowed_shell_command_runs_and_its_output_reaches_the_model() {
 /// `additionalContext`).
 #[test]
 fn context_added_before_the_agent_reaches_the_model() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.settings(
         "[[hooks.UserPromptSubmit]]\nname = \"ctx\"\ncommand = \"cat > /dev/null; echo E2E-CTX-91c: the branch is main\"\n",
@@ -266,6 +275,9 @@ fn context_added_before_the_agent_reaches_the_model() {
 /// only while `stop_refusals` is 0, as the daemon counts it.
 #[test]
 fn stop_refused_once_sends_the_model_on_exactly_once() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "stop.sh",
@@ -314,6 +326,9 @@ fn stop_refused_once_sends_the_model_on_exactly_once() {
 /// it crashes).
 #[test]
 fn stop_refusal_cap_ends_a_stop_hook_that_always_refuses() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "never.sh",
@@ -355,6 +370,9 @@ fn stop_refusal_cap_ends_a_stop_hook_that_always_refuses() {
 /// and the tool runs.
 #[test]
 fn daemon_down_fails_open_and_the_tool_runs() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     let socket = sb.p("run/nobody-listens.sock");
     let setup = setup(sb.path(), &socket, false);
@@ -378,6 +396,9 @@ fn daemon_down_fails_open_and_the_tool_runs() {
 /// `daemon_gone_mid_session_with_fail_closed_the_tool_is_refused` covers that.
 #[test]
 fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     let socket = sb.p("run/nobody-listens.sock");
     let setup = setup(sb.path(), &socket, true);
@@ -414,6 +435,9 @@ fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
 /// session ends after exactly two model calls.
 #[test]
 fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     // Marks that the prompt went through hookd (the daemon was up then).
     sb.settings("[[hooks.UserPromptSubmit]]\nname = \"up\"\ncommand = \"touch @DIR@/prompted\"\n");
@@ -470,6 +494,9 @@ fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
 /// restart of anything: the first command runs under the old settings, the second is refused by the new.
 #[test]
 fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
+    if !require_network_namespaces() {
+        return;
+    }
     let sb = Sandbox::new();
     sb.script(
         "allow.sh",

@@ -1073,6 +1073,9 @@ fn nobody_ways(port: u16) -> Vec<(String, String)> {
 /// cannot hold a connection slot. Also on a listener on every address (`0.0.0.0`), reached on loopback.
 #[test]
 fn another_users_connection_is_closed_at_once() {
+    if !require_root("an http client of another uid") {
+        return;
+    }
     for listen in ["127.0.0.1:0", "0.0.0.0:0"] {
         let sb = Sandbox::new();
         sb.settings(&format!(

@@ -9,8 +9,11 @@
 //!   `SKIPPED <test>: <why>` straight to the standard error, past the test harness's capture (so it shows
 //!   without `--nocapture`, among the `ok` lines), and returns early.
 //!
-//! A prerequisite is checked with [`require`] at the point the test needs it. Programs a test cannot do
-//! without at all (setpriv, python3, unshare, npm) are not checked: spawning them fails the test, loudly.
+//! A prerequisite is checked with [`require`] at the point the test needs it ([`require_root`] for a test
+//! that acts as another user; the real-agent suites check that they can make a network namespace).
+//! Programs a test cannot do without at all (setpriv, python3, unshare, npm) are not checked: spawning
+//! them fails the test, loudly. So `cargo test` runs as an ordinary user, every test it cannot run
+//! listed as SKIPPED; CI runs as root, where none is skipped.
 
 use std::io::Write;
 
@@ -43,6 +46,16 @@ pub fn require(available: bool, why: &str) -> bool {
     // failure.
     let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
     false
+}
+
+/// [`require`] that the tests run as root: a test that acts as another user (`setpriv`, a file `chown`ed
+/// to someone else) cannot run as an ordinary user. `why` says what goes untested.
+#[must_use = "a test must return when its prerequisite is missing"]
+pub fn require_root(why: &str) -> bool {
+    require(
+        nix::unistd::geteuid().is_root(),
+        &format!("needs root, to act as another user: {why}"),
+    )
 }
 
 /// Whether `program` is found on `PATH` (as `Command::new` would find it).

@@ -57,6 +57,26 @@ const INSTALL: Duration = Duration::from_secs(600);
 /// A safety net for one agent run (a scripted model answers at once; runs take seconds).
 pub const AGENT_RUN: Duration = Duration::from_secs(120);
 
+/// [`require`] that this process can make a network namespace (`unshare --net`: root or CAP_SYS_ADMIN),
+/// in which each real agent runs beside its scripted model with only loopback. Asked once per run.
+#[must_use = "a test must return when it cannot run"]
+pub fn require_network_namespaces() -> bool {
+    static CAN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let can = *CAN.get_or_init(|| {
+        Command::new("unshare")
+            .args(["--net", "--", "true"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    });
+    require(
+        can,
+        "the real-agent suites run each agent in a network namespace of its own: `unshare --net` needs root or CAP_SYS_ADMIN",
+    )
+}
+
 /// Where installed agents are kept between runs: `$HOOKD_E2E_CACHE`, else `~/.cache/hookd-e2e`.
 pub fn cache_dir() -> PathBuf {
     match std::env::var_os("HOOKD_E2E_CACHE").filter(|v| !v.is_empty()) {
