@@ -36,7 +36,8 @@ pub struct Moment {
     pub fired_by: &'static [Fired],
 }
 
-/// One agent firing one moment, under the agent's own name for it (its `hook_event_name`).
+/// One agent firing one moment, under the agent's own name for it (its `hook_event_name`), and what
+/// that agent does with an answer there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fired {
     pub agent: Agent,
@@ -44,6 +45,13 @@ pub struct Fired {
     /// It runs only command hooks here, skipping an http hook without a word: the `--http` snippet gives
     /// this moment the command hook of `hookd relay`.
     pub command_only: bool,
+    /// It only takes advice here: a refusal is ignored by the agent (Gemini CLI at PreCompress, for
+    /// one), so a refusal must be reported as what it is, never as a block that is not one.
+    pub advisory: bool,
+    /// The longest the agent waits for its hooks here, in milliseconds, when it is shorter than the
+    /// relay's own timeout (Claude Code cancels SessionEnd hooks after about 1.5 s): hookd must answer
+    /// within it.
+    pub time_limit_ms: Option<u64>,
 }
 
 /// Shorthand for the rows: `agent` fires the moment as `event`.
@@ -52,14 +60,36 @@ const fn by(agent: Agent, event: &'static str) -> Fired {
         agent,
         event,
         command_only: false,
+        advisory: false,
+        time_limit_ms: None,
     }
 }
 
-/// [`by`], for a moment where the agent runs only command hooks.
-const fn by_command_only(agent: Agent, event: &'static str) -> Fired {
-    Fired {
-        command_only: true,
-        ..by(agent, event)
+impl Fired {
+    /// The agent runs only command hooks here.
+    const fn command_only(self) -> Fired {
+        Fired {
+            command_only: true,
+            ..self
+        }
+    }
+
+    /// The agent ignores a refusal here.
+    #[allow(dead_code)] // for the rows of the agents that only advise somewhere
+    const fn advisory(self) -> Fired {
+        Fired {
+            advisory: true,
+            ..self
+        }
+    }
+
+    /// The agent waits at most `ms` milliseconds for its hooks here.
+    #[allow(dead_code)] // for the rows of the agents that wait less than the relay
+    const fn within_ms(self, ms: u64) -> Fired {
+        Fired {
+            time_limit_ms: Some(ms),
+            ..self
+        }
     }
 }
 
@@ -102,7 +132,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
             // word (tests/it/e2e_claude_code.rs).
-            by_command_only(Agent::ClaudeCode, SESSION_START),
+            by(Agent::ClaudeCode, SESSION_START).command_only(),
             by(Agent::Codex, SESSION_START),
             by(Agent::GeminiCli, "SessionStart"),
         ],
