@@ -244,6 +244,14 @@ fn context_added_at_user_prompt_submit_reaches_the_model() {
         [json!(PROMPT), json!("")],
         "the hook ran for the prompt, and again with an empty one after the tool's result{why}"
     );
+    assert_eq!(
+        turns[1]["body"]["messages"]
+            .to_string()
+            .matches("E2E-CTX-2b8")
+            .count(),
+        2,
+        "the context is added again after the tool's result{why}"
+    );
     assert!(text(&out.stdout).contains("E2E-FINAL: noted."), "{why}");
 }
 
