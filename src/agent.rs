@@ -14,6 +14,7 @@ pub enum Agent {
     ClaudeCode,
     Codex,
     GeminiCli,
+    QwenCode,
 }
 
 /// How an agent reads hookd's answer: the dialect code (`agents/dialect.rs`) has one arm per dialect.
@@ -163,6 +164,48 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_keys: &["timeout"],
             own_env: &["GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID"],
             hooks_config: true,
+        },
+    },
+    AgentRow {
+        agent: Agent::QwenCode,
+        name: "qwen-code",
+        display_name: "Qwen Code",
+        // A Gemini CLI fork that reads Claude Code's answers (checked in @qwen-code/qwen-code 0.24.4:
+        // `permissionDecision`, `decision: "block"`, `decision.behavior`, exit 2 with stderr).
+        dialect: Dialect::ClaudeCode,
+        // Its events with no counterpart in Claude Code.
+        own_events: &["SessionDelete", "TodoCreated", "TodoCompleted"],
+        // Gemini CLI's names for the tools both have, and Qwen's own for the rest.
+        tools: &[
+            ("run_shell_command", "Bash"),
+            ("edit", "Edit"),
+            ("write_file", "Write"),
+            ("read_file", "Read"),
+            ("grep_search", "Grep"),
+            ("glob", "Glob"),
+            ("list_directory", "LS"),
+            ("web_fetch", "WebFetch"),
+            ("web_search", "WebSearch"),
+            ("todo_write", "TodoWrite"),
+            ("notebook_edit", "NotebookEdit"),
+            ("exit_plan_mode", "ExitPlanMode"),
+            ("ask_user_question", "AskUserQuestion"),
+            ("skill", "Skill"),
+        ],
+        settings: AgentSettings {
+            format: SettingsFormat::Json,
+            file: "~/.qwen/settings.json",
+            // Seconds (a value of 1000 or more it reads as milliseconds, an older form).
+            timeout_in_ms: false,
+            named_hooks: false,
+            http_hooks: false,
+        },
+        import: AgentImport {
+            folder: Some(".qwen"),
+            setting_keys: &["enabled", "disabled", "notifications"],
+            timeout_keys: &["timeout"],
+            own_env: &["QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR"],
+            hooks_config: false,
         },
     },
 ];

@@ -75,7 +75,6 @@ impl Fired {
     }
 
     /// The agent ignores a refusal here.
-    #[allow(dead_code)] // for the rows of the agents that only advise somewhere
     const fn advisory(self) -> Fired {
         Fired {
             advisory: true,
@@ -135,6 +134,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, SESSION_START).command_only(),
             by(Agent::Codex, SESSION_START),
             by(Agent::GeminiCli, "SessionStart"),
+            // Qwen Code reads only the context added there (@qwen-code/qwen-code 0.24.4).
+            by(Agent::QwenCode, SESSION_START).advisory(),
         ],
     },
     Moment {
@@ -146,6 +147,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, USER_PROMPT_SUBMIT),
             by(Agent::Codex, USER_PROMPT_SUBMIT),
             by(Agent::GeminiCli, "BeforeAgent"),
+            // Also fired with an empty prompt after each tool result (docs/agents.md, Qwen Code).
+            by(Agent::QwenCode, USER_PROMPT_SUBMIT),
         ],
     },
     Moment {
@@ -157,6 +160,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, PRE_TOOL_USE),
             by(Agent::Codex, PRE_TOOL_USE),
             by(Agent::GeminiCli, "BeforeTool"),
+            by(Agent::QwenCode, PRE_TOOL_USE),
         ],
     },
     Moment {
@@ -164,7 +168,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::PermissionBehavior,
-        fired_by: &[by(Agent::ClaudeCode, PERMISSION_REQUEST)],
+        fired_by: &[
+            by(Agent::ClaudeCode, PERMISSION_REQUEST),
+            by(Agent::QwenCode, PERMISSION_REQUEST),
+        ],
     },
     Moment {
         name: POST_TOOL_USE,
@@ -175,6 +182,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, POST_TOOL_USE),
             by(Agent::Codex, POST_TOOL_USE),
             by(Agent::GeminiCli, "AfterTool"),
+            // Qwen Code stops only on `continue: false` here, and ignores `decision: "block"`.
+            by(Agent::QwenCode, POST_TOOL_USE).advisory(),
         ],
     },
     Moment {
@@ -182,7 +191,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Block,
-        fired_by: &[by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE)],
+        fired_by: &[
+            by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE),
+            by(Agent::QwenCode, POST_TOOL_USE_FAILURE).advisory(),
+        ],
     },
     Moment {
         name: NOTIFICATION,
@@ -192,6 +204,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, NOTIFICATION),
             by(Agent::GeminiCli, "Notification"),
+            by(Agent::QwenCode, NOTIFICATION).advisory(),
         ],
     },
     Moment {
@@ -199,14 +212,20 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("agent_type"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_START)],
+        fired_by: &[
+            by(Agent::ClaudeCode, SUBAGENT_START),
+            by(Agent::QwenCode, SUBAGENT_START).advisory(),
+        ],
     },
     Moment {
         name: SUBAGENT_STOP,
         matcher_field: Some("agent_type"),
         refusal: Refusal::SendsOn,
         answer: Shape::Stop,
-        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_STOP)],
+        fired_by: &[
+            by(Agent::ClaudeCode, SUBAGENT_STOP),
+            by(Agent::QwenCode, SUBAGENT_STOP),
+        ],
     },
     Moment {
         name: STOP,
@@ -217,6 +236,9 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, STOP),
             by(Agent::Codex, STOP),
             by(Agent::GeminiCli, "AfterAgent"),
+            // Qwen Code 0.24.4 ends a loop of refused Stops itself after 8 (`stopHookBlockingCap`);
+            // hookd's cap holds whatever that setting says.
+            by(Agent::QwenCode, STOP),
         ],
     },
     Moment {
@@ -227,6 +249,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, PRE_COMPACT),
             by(Agent::GeminiCli, "PreCompress"),
+            by(Agent::QwenCode, PRE_COMPACT).advisory(),
         ],
     },
     Moment {
@@ -234,7 +257,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("trigger"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, POST_COMPACT)],
+        fired_by: &[
+            by(Agent::ClaudeCode, POST_COMPACT),
+            by(Agent::QwenCode, POST_COMPACT).advisory(),
+        ],
     },
     Moment {
         name: SESSION_END,
@@ -244,6 +270,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, SESSION_END),
             by(Agent::GeminiCli, "SessionEnd"),
+            by(Agent::QwenCode, SESSION_END).advisory(),
         ],
     },
 ];

@@ -472,6 +472,49 @@ mod tests {
     }
 
     #[test]
+    fn qwen_code_input_keeps_claude_moments_and_gets_claude_tool_names() {
+        let input = include_str!("../../tests/fixtures/agents/qwen-code/PreToolUse-1.json");
+        let t = translate(Agent::QwenCode, input.as_bytes()).unwrap();
+        assert_eq!(
+            (t.moment.as_str(), t.event_name.as_str()),
+            ("PreToolUse", "PreToolUse")
+        );
+        assert_eq!(t.event.fields["tool_name"], "Bash");
+        assert_eq!(t.event.fields["agent_tool_name"], "run_shell_command");
+        // The second UserPromptSubmit of a turn, after a tool result: an empty prompt, read as is.
+        let input = include_str!("../../tests/fixtures/agents/qwen-code/UserPromptSubmit-2.json");
+        let t = translate(Agent::QwenCode, input.as_bytes()).unwrap();
+        assert_eq!(t.moment, "UserPromptSubmit");
+        assert_eq!(t.event.fields["prompt"], "");
+        assert_eq!(unknown_event(Agent::QwenCode, "TodoCreated"), None);
+        assert!(
+            unknown_event(Agent::ClaudeCode, "SessionDelete")
+                .unwrap()
+                .contains("use --agent qwen-code")
+        );
+    }
+
+    #[test]
+    fn qwen_code_reads_claude_code_answers() {
+        // Checked against @qwen-code/qwen-code 0.24.4: `permissionDecision: "deny"` at PreToolUse,
+        // `decision: "block"` at UserPromptSubmit and Stop, exit 2 with the reason on stderr elsewhere.
+        for (moment, refusal) in [
+            ("PreToolUse", Some("no rm")),
+            ("UserPromptSubmit", Some("R")),
+            ("Stop", Some("tests fail")),
+            ("PermissionRequest", Some("R")),
+            ("SessionStart", Some("R")),
+            ("UserPromptSubmit", None),
+        ] {
+            assert_eq!(
+                answer(Agent::QwenCode, moment, moment, refusal, &["T"]),
+                answer(Agent::ClaudeCode, moment, moment, refusal, &["T"]),
+                "{moment}"
+            );
+        }
+    }
+
+    #[test]
     fn claude_input_passes_through() {
         let input = include_str!("../../tests/fixtures/agents/claude-code/PreToolUse-1.json");
         let t = translate(Agent::ClaudeCode, input.as_bytes()).unwrap();

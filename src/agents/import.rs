@@ -197,20 +197,20 @@ impl Import {
     /// One event of the file: `EVENT: [group, ...]`.
     fn event(&mut self, event: &str, groups: &Value) {
         let place = format!("hooks.{event}");
+        // Keys under `hooks` that are the agent's settings, not events (Qwen Code's `hooks.disabled`
+        // is a list, of hook names).
+        if self.agent.row().import.setting_keys.contains(&event) {
+            self.notes.push(format!(
+                "{place} is a {} setting, not an event: nothing to convert there",
+                agent_title(self.agent)
+            ));
+            return;
+        }
         let Some(groups) = groups.as_array() else {
-            // Keys under `hooks` that are the agent's settings, not events.
-            let setting = self.agent.row().import.setting_keys.contains(&event);
-            if setting {
-                self.notes.push(format!(
-                    "{place} is a {} setting, not an event: nothing to convert there",
-                    agent_title(self.agent)
-                ));
-            } else {
-                self.skipped.push(format!(
-                    "{place} is {}, not a list of matcher groups",
-                    kind(groups)
-                ));
-            }
+            self.skipped.push(format!(
+                "{place} is {}, not a list of matcher groups",
+                kind(groups)
+            ));
             return;
         };
         let bare = !event.is_empty()
@@ -785,6 +785,44 @@ mod tests {
             out.contains(
                 "# not converted: hooks.SessionStart[0].hooks[0] runs `hookd relay` already"
             ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn qwen_code_hooks_keep_their_moments_and_get_claude_tool_names() {
+        let text = r#"{"security": {"auth": {"selectedType": "openai"}}, "hooks": {
+          "disabled": ["x"],
+          "PreToolUse": [{"matcher": "run_shell_command|edit", "hooks": [{"type": "command", "command": "guard.sh \"$QWEN_PROJECT_DIR\"", "timeout": 30}]}],
+          "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
+          "SessionDelete": [{"hooks": [{"type": "command", "command": "gone.sh"}]}]
+        }}"#;
+        let (out, settings) = import(text, "/home/me/.qwen/settings.json", None);
+        assert!(
+            out.starts_with(
+                "# imported from /home/me/.qwen/settings.json (qwen-code) by hookd import\n"
+            ),
+            "{out}"
+        );
+        let pre = settings.hooks_for("PreToolUse");
+        assert_eq!(pre[0].name, "qwen-code-PreToolUse-1");
+        assert_eq!(pre[0].matcher_source.as_deref(), Some("Bash|Edit"));
+        assert_eq!(pre[0].timeout, std::time::Duration::from_secs(30));
+        assert!(out.contains("(Qwen Code's tool names)"), "{out}");
+        assert!(
+            out.contains("hookd does not set $QWEN_PROJECT_DIR"),
+            "{out}"
+        );
+        assert!(
+            out.contains("hooks.disabled is a Qwen Code setting, not an event"),
+            "{out}"
+        );
+        assert_eq!(settings.hooks_for("Stop").len(), 1);
+        assert_eq!(settings.extra_moments, vec!["SessionDelete"]);
+        // Its own event names tell a Qwen Code file from Claude Code's wherever it is.
+        let (out, _) = import(text, "settings.json", None);
+        assert!(
+            out.contains("qwen-code guessed from its Qwen Code event SessionDelete"),
             "{out}"
         );
     }

@@ -361,6 +361,22 @@ mod tests {
     }
 
     #[test]
+    fn qwen_code_gets_claude_event_names_and_seconds() {
+        let settings = json(Agent::QwenCode);
+        let events = settings["hooks"].as_object().unwrap();
+        let names: Vec<&str> = events.keys().map(String::as_str).collect();
+        let mut moments = Agent::QwenCode.moments();
+        moments.sort_unstable();
+        assert_eq!(names, moments, "each moment under hookd's own name");
+        assert!(names.contains(&"PermissionRequest") && names.contains(&"Stop"));
+        assert_eq!(
+            events["PreToolUse"][0],
+            json!({"matcher": "*", "hooks": [{"type": "command", "command": "/usr/local/bin/hookd relay --agent qwen-code", "timeout": 120}]})
+        );
+        assert!(events["Stop"][0].get("matcher").is_none());
+    }
+
+    #[test]
     fn codex_gets_its_moments_and_a_trust_record_for_each() {
         let command = relay_command(Agent::Codex, HOOKD, &RelayFlags::default());
         let text = codex_snippet(&command, "/home/me/.codex/config.toml");

@@ -92,7 +92,14 @@ impl StopLoops {
     /// coming back. Gemini CLI sends its agent on after a refused AfterAgent by submitting the reason (and
     /// what hookd adds after it) as a new prompt, and fires BeforeAgent (UserPromptSubmit) for it: that is
     /// the refused Stop going on, not a new prompt, and resetting there would make the cap unreachable.
+    ///
+    /// An empty prompt is no new prompt either: Qwen Code fires UserPromptSubmit again, with `prompt: ""`,
+    /// after every tool result, and a refused Stop that sends it on to run a tool would otherwise start
+    /// the count over each time, and the cap would never be reached.
     pub fn prompt_submitted(&self, agent: &str, session: &str, prompt: &str) {
+        if prompt.is_empty() {
+            return;
+        }
         let key = key(agent, session);
         let mut counts = lock(&self.inner);
         if let Some(entry) = counts.by_session.get(&key) {
@@ -161,6 +168,15 @@ mod tests {
             0,
             "another prompt starts over"
         );
+    }
+
+    #[test]
+    fn an_empty_prompt_is_no_new_prompt() {
+        // Qwen Code fires UserPromptSubmit with an empty prompt after each tool result.
+        let loops = StopLoops::default();
+        loops.record_stop("qwen-code", "s", Some("tests fail"));
+        loops.prompt_submitted("qwen-code", "s", "");
+        assert_eq!(loops.refusals("qwen-code", "s"), 1);
     }
 
     #[test]

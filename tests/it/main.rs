@@ -78,3 +78,5 @@ mod e2e_claude_code;
 mod e2e_codex;
 /// The real Gemini CLI with the scripted model server.
 mod e2e_gemini_cli;
+/// The real Qwen Code with the scripted model server.
+mod e2e_qwen_code;

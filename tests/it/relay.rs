@@ -495,6 +495,29 @@ fn gemini_nothing() {
     dialect("gemini-cli", Says::Nothing);
 }
 
+// Qwen Code reads Claude Code's answers, under Claude Code's event names; its inputs include the second
+// UserPromptSubmit of a turn, with an empty prompt.
+
+#[test]
+fn qwen_code_refused() {
+    dialect("qwen-code", Says::Refuse);
+}
+
+#[test]
+fn qwen_code_adds() {
+    dialect("qwen-code", Says::Add);
+}
+
+#[test]
+fn qwen_code_refused_with_adds() {
+    dialect("qwen-code", Says::RefuseAndAdd);
+}
+
+#[test]
+fn qwen_code_nothing() {
+    dialect("qwen-code", Says::Nothing);
+}
+
 /// The table itself, spelled out for the rows the brief names (so that a wrong `expected` cannot hide a
 /// wrong relay): literal answers for a few real inputs.
 #[test]
@@ -609,6 +632,7 @@ fn deny_rm_refuses_rm_rf_and_lets_harmless_commands_through_for_every_agent() {
         ),
         ("codex", fixture_json("codex", "PreToolUse-1.json")),
         ("gemini-cli", fixture_json("gemini-cli", "BeforeTool.json")),
+        ("qwen-code", fixture_json("qwen-code", "PreToolUse-1.json")),
     ];
     for (agent, harmless) in cases {
         let got = relay_event(&d.socket, agent, &[], &harmless);
