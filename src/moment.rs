@@ -75,7 +75,6 @@ impl Fired {
     }
 
     /// The agent ignores a refusal here.
-    #[allow(dead_code)] // for the rows of the agents that only advise somewhere
     const fn advisory(self) -> Fired {
         Fired {
             advisory: true,
@@ -134,7 +133,7 @@ pub const KNOWN: &[Moment] = &[
             // word (tests/it/e2e_claude_code.rs).
             by(Agent::ClaudeCode, SESSION_START).command_only(),
             by(Agent::Codex, SESSION_START),
-            by(Agent::GeminiCli, "SessionStart"),
+            by(Agent::GeminiCli, "SessionStart").advisory(),
         ],
     },
     Moment {
@@ -191,7 +190,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[
             by(Agent::ClaudeCode, NOTIFICATION),
-            by(Agent::GeminiCli, "Notification"),
+            by(Agent::GeminiCli, "Notification").advisory(),
         ],
     },
     Moment {
@@ -226,7 +225,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::Block,
         fired_by: &[
             by(Agent::ClaudeCode, PRE_COMPACT),
-            by(Agent::GeminiCli, "PreCompress"),
+            by(Agent::GeminiCli, "PreCompress").advisory(),
         ],
     },
     Moment {
@@ -243,7 +242,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[
             by(Agent::ClaudeCode, SESSION_END),
-            by(Agent::GeminiCli, "SessionEnd"),
+            by(Agent::GeminiCli, "SessionEnd").advisory(),
         ],
     },
 ];
@@ -365,6 +364,16 @@ impl Agent {
         let mut names: Vec<&'static str> = KNOWN.iter().filter_map(|m| self.fired(m)).collect();
         names.extend_from_slice(self.row().own_events);
         names
+    }
+
+    /// Whether this agent only takes advice at `moment`: it ignores a refusal there (see
+    /// [`Fired::advisory`]).
+    pub fn advisory(self, moment: &str) -> bool {
+        known(moment).is_some_and(|m| {
+            m.fired_by
+                .iter()
+                .any(|fired| fired.agent == self && fired.advisory)
+        })
     }
 
     /// Whether this agent runs only command hooks at `moment` (see [`Fired::command_only`]).

@@ -213,6 +213,10 @@ pub fn answer(
             Some(_) => json_answer(json!({"hookSpecificOutput": with_context(Map::new())})),
         };
     };
+    // Where the agent only takes advice, a refusal would be ignored: said as what it is instead.
+    if agent.advisory(moment) {
+        return advisory_refusal(agent, agent_event_name, reason, context, transport);
+    }
     // The word of a JSON refusal.
     let decision = match dialect {
         Dialect::ClaudeCode => "block",
@@ -266,6 +270,41 @@ pub fn answer(
         }
     }
     json_answer(Value::Object(out))
+}
+
+/// What a refusal says at a moment where the agent only takes advice ([`Agent::advisory`]: Gemini CLI
+/// at PreCompress, for one): not a deny the agent would ignore, so that nobody believes something was
+/// held back, but a `systemMessage` that says the agent goes on (Claude Code, Codex and Gemini CLI all
+/// show it to the user), what the hooks add kept as context, and for a process the same line on stderr.
+pub fn advisory_refusal(
+    agent: Agent,
+    agent_event_name: &str,
+    reason: &str,
+    context: Option<String>,
+    transport: Transport,
+) -> Answer {
+    let said = advisory_message(agent, agent_event_name, reason);
+    let mut out = Map::new();
+    out.insert("systemMessage".into(), json!(said));
+    if let Some(context) = context {
+        out.insert(
+            "hookSpecificOutput".into(),
+            json!({"hookEventName": agent_event_name, "additionalContext": context}),
+        );
+    }
+    Answer {
+        stdout: Some(Value::Object(out).to_string()),
+        stderr: (transport == Transport::Process).then(|| format!("hookd relay: {said}")),
+        exit: 0,
+    }
+}
+
+/// The words for a refusal the agent will not heed (see [`advisory_refusal`]).
+pub fn advisory_message(agent: Agent, agent_event_name: &str, reason: &str) -> String {
+    format!(
+        "{reason} (a refusal at {agent_event_name}, where {} only takes advice: it goes on)",
+        agent.display_name()
+    )
 }
 
 #[cfg(test)]
@@ -459,6 +498,42 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_where_the_agent_only_advises_says_it_goes_on() {
+        for (moment, event_name) in [
+            ("SessionStart", "SessionStart"),
+            ("PreCompact", "PreCompress"),
+            ("Notification", "Notification"),
+            ("SessionEnd", "SessionEnd"),
+        ] {
+            let answer = answer(Agent::GeminiCli, moment, event_name, Some("R"), &["T"]);
+            let said = format!(
+                "R (a refusal at {event_name}, where Gemini CLI only takes advice: it goes on)"
+            );
+            assert_eq!(answer.exit, 0, "{moment}");
+            assert_eq!(
+                answer.stderr.as_deref(),
+                Some(format!("hookd relay: {said}").as_str())
+            );
+            assert_eq!(
+                parsed(&answer),
+                json!({"systemMessage": said, "hookSpecificOutput": {"hookEventName": event_name, "additionalContext": "T"}}),
+                "{moment}"
+            );
+        }
+        // Where Gemini CLI heeds a refusal, it is still a deny; and so it is for an agent that heeds it.
+        let answer = answer(Agent::GeminiCli, "PreToolUse", "BeforeTool", Some("R"), &[]);
+        assert_eq!(parsed(&answer), json!({"decision": "deny", "reason": "R"}));
+        let answer = self::answer(
+            Agent::ClaudeCode,
+            "PreCompact",
+            "PreCompact",
+            Some("R"),
+            &[],
+        );
+        assert_eq!(parsed(&answer), json!({"decision": "block", "reason": "R"}));
+    }
+
+    #[test]
     fn gemini_input_gets_claude_names() {
         let input = include_str!("../../tests/fixtures/agents/gemini-cli/BeforeTool.json");
         let t = translate(Agent::GeminiCli, input.as_bytes()).unwrap();
@@ -593,6 +668,7 @@ mod tests {
             parsed(&answer),
             json!({"systemMessage": "R", "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "T"}})
         );
+        // Gemini CLI ignores a refusal at SessionStart: said as what it is (issue 14).
         let answer = super::answer(
             Agent::GeminiCli,
             "SessionStart",
@@ -601,7 +677,10 @@ mod tests {
             &[],
             Transport::Http,
         );
-        assert_eq!(parsed(&answer), json!({"decision": "deny", "reason": "R"}));
+        assert_eq!(
+            parsed(&answer),
+            json!({"systemMessage": "R (a refusal at SessionStart, where Gemini CLI only takes advice: it goes on)"})
+        );
     }
 
     #[test]

@@ -193,6 +193,22 @@ fn expected(
             Some(_) => json_out(json!({"hookSpecificOutput": specific(json!({}))})),
         };
     };
+    // Gemini CLI ignores a refusal at these (agents.md): the answer says it goes on (issue 14).
+    if gemini && ["SessionStart", "PreCompact", "Notification", "SessionEnd"].contains(&moment) {
+        let said = format!(
+            "{reason} (a refusal at {event_name}, where Gemini CLI only takes advice: it goes on)"
+        );
+        let mut out = json!({"systemMessage": said});
+        if let Some(c) = &context {
+            out["hookSpecificOutput"] =
+                json!({"hookEventName": event_name, "additionalContext": c});
+        }
+        return Expect {
+            stdout: Some(out),
+            stderr: Some(format!("hookd relay: {said}")),
+            code: 0,
+        };
+    }
     if stop {
         let reason = match &context {
             Some(c) => format!("{reason}\n\n{c}"),
@@ -889,6 +905,46 @@ fn a_moment_the_daemon_does_not_know_says_nothing() {
     .assert_silent("gemini BeforeToolSelection");
 }
 
+/// Issue 14: a refusal where the agent only takes advice (Gemini CLI ignores one at PreCompress) is
+/// said as what it is, by the daemon's answer as by the relay's, never as a block that is not one.
+#[test]
+fn a_refusal_where_the_agent_only_advises_is_said_so_by_the_daemon_and_the_relay() {
+    let d = dialect_daemon(Says::Refuse);
+    let event = fixture_json("gemini-cli", "PreCompress.json");
+    for (agent, advisory) in [("gemini-cli", true), ("claude-code", false), ("", false)] {
+        let r = d.fire_req(
+            json!({"op": "fire", "id": 1, "moment": "PreCompact", "agent": agent, "event": event}),
+        );
+        assert_eq!(r["refused"], true, "{agent}: {r}");
+        assert_eq!(
+            r.get("advisory").is_some_and(|a| a == true),
+            advisory,
+            "{agent}: {r}"
+        );
+    }
+    // Where Gemini CLI heeds a refusal, it is no advice.
+    let r = d.fire_req(json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": "gemini-cli", "event": fixture_json("gemini-cli", "BeforeTool.json")}));
+    assert_eq!(
+        (r["refused"].clone(), r.get("advisory")),
+        (json!(true), None),
+        "{r}"
+    );
+    for extra in [&[][..], &["--fail-closed"][..]] {
+        let got = relay_event(&d.socket, "gemini-cli", extra, &event);
+        assert_eq!(got.code, 0, "{got:?}");
+        let said = got.json().unwrap()["systemMessage"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(said.contains("only takes advice"), "{got:?}");
+        assert!(
+            !got.stdout.contains("deny"),
+            "no deny Gemini CLI would ignore: {got:?}"
+        );
+        assert_eq!(got.stderr, format!("hookd relay: {said}\n"), "{got:?}");
+    }
+}
+
 #[test]
 fn an_unknown_agent_is_a_usage_error() {
     let sb = Sandbox::new();
@@ -1354,4 +1410,44 @@ fn a_refusal_from_a_daemon_of_another_version_is_heard() {
         assert!(request.contains("\"op\":\"fire\""), "{request}");
         assert_eq!(deny_reason(&got), "no rm", "answer {answer}: {got:?}");
     }
+}
+
+/// Issue 14: `check` warns of a hook meant to refuse where an agent it runs for only takes advice, and
+/// is quiet about one on every moment that does not mean to.
+#[test]
+fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
+    let sb = Sandbox::new();
+    let mut toml = String::new();
+    for m in HOOKED {
+        toml.push_str(&format!(
+            "[[hooks.{m}]]\nname = \"plain-{m}\"\ncommand = \"true\"\n\n"
+        ));
+    }
+    toml.push_str(
+        "[[hooks.SessionStart]]\nname = \"guard\"\ncommand = \"true\"\non_failure = \"refuse\"\n\n",
+    );
+    toml.push_str("[[hooks.PreToolUse]]\nname = \"tool-guard\"\ncommand = \"true\"\non_failure = \"refuse\"\nagents = [\"gemini-cli\"]\n");
+    sb.settings(&toml);
+    let out = run_hookd(
+        &["check", "--config", sb.config().to_str().unwrap()],
+        None,
+        T,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(code(&out.status), 0, "{stdout:?} {stderr:?}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert!(
+        warnings.contains(&"warning: hook \"guard\" has on_failure = \"refuse\" on SessionStart, where Gemini CLI (its SessionStart) only takes advice: a refusal there does not stop it, and hookd answers it as advice"),
+        "{stderr:?}"
+    );
+    // The hooks that do not mean to refuse, and one where Gemini CLI heeds a refusal: quiet.
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("\"plain-") || w.contains("tool-guard")),
+        "{stderr:?}"
+    );
 }
