@@ -124,16 +124,62 @@ fn translate_object(
         return Err("the hook input has no hook_event_name".into());
     };
     let moment = agent.moment_of(&event_name);
-    if let Some(tool) = event
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        && let Some(claude_name) = agent.claude_tool_name(&tool)
+    // An agent with tool names of its own: each tool is seen under Claude Code's name where there is one
+    // (its table, or for an MCP tool `mcp__<server>__<tool>`), else under its own; either way its own
+    // name is kept in `agent_tool_name`, so that a hook can always tell it.
+    if !agent.row().tools.is_empty()
+        && let Some(tool) = event
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     {
+        let seen = agent
+            .claude_tool_name(&tool)
+            .map(str::to_string)
+            .or_else(|| mcp_tool_name(&tool, event.get("mcp_context")))
+            .unwrap_or_else(|| tool.clone());
         event.insert("agent_tool_name".into(), Value::String(tool));
-        event.insert("tool_name".into(), Value::String(claude_name.into()));
+        event.insert("tool_name".into(), Value::String(seen));
     }
     Ok((moment, event_name, event))
+}
+
+/// Claude Code's name for an MCP tool named the way Gemini CLI names them, `mcp_<server>_<tool>` (cut
+/// to 63 characters, with `...` in the middle, when longer): `mcp__<server>__<tool>`, so that one
+/// `mcp__github__.*` matcher serves both. The server and the tool are read from the input's
+/// `mcp_context` (`server_name`, `tool_name`), which Gemini CLI gives whenever it knows the server;
+/// without it, from the name as Gemini CLI itself reads one (the server up to the first `_`). Each
+/// part is written as Claude Code writes it: characters other than letters, digits, `_` and `-` as `_`.
+/// `None` for a name that is not an MCP tool's, or already Claude Code's (`mcp__...`).
+fn mcp_tool_name(tool: &str, mcp_context: Option<&Value>) -> Option<String> {
+    let rest = tool.strip_prefix("mcp_")?;
+    if rest.starts_with('_') {
+        return None;
+    }
+    let part = |key: &str| {
+        mcp_context
+            .and_then(|context| context.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let (server, name) = match (part("server_name"), part("tool_name")) {
+        (Some(server), Some(name)) => (server, name),
+        _ => rest
+            .split_once('_')
+            .filter(|(s, t)| !s.is_empty() && !t.is_empty())?,
+    };
+    let claude = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    Some(format!("mcp__{}__{}", claude(server), claude(name)))
 }
 
 /// For an event the daemon has no moment for (`unknown_moment`): `None` when it is a real event of this
@@ -544,6 +590,75 @@ mod tests {
         assert_eq!(t.event.fields["tool_name"], "Bash");
         assert_eq!(t.event.fields["agent_tool_name"], "run_shell_command");
         assert_eq!(t.event.undecidable, None);
+    }
+
+    #[test]
+    fn gemini_mcp_tools_get_claude_names() {
+        for fixture in [
+            include_str!("../../tests/fixtures/agents/gemini-cli/mcp-BeforeTool-1.json"),
+            include_str!("../../tests/fixtures/agents/gemini-cli/mcp-AfterTool-1.json"),
+        ] {
+            let t = translate(Agent::GeminiCli, fixture.as_bytes()).unwrap();
+            assert_eq!(t.event.fields["tool_name"], "mcp__echo__echo_text");
+            assert_eq!(t.event.fields["agent_tool_name"], "mcp_echo_echo_text");
+        }
+        let tool = |name: &str, context: Value| {
+            let input =
+                json!({"hook_event_name": "BeforeTool", "tool_name": name, "mcp_context": context});
+            let t = translate(Agent::GeminiCli, input.to_string().as_bytes()).unwrap();
+            t.event.fields["tool_name"].as_str().unwrap().to_string()
+        };
+        // The server's name from mcp_context, though it holds a `_` (the name alone would mislead).
+        assert_eq!(
+            tool(
+                "mcp_my_server_get_issue",
+                json!({"server_name": "my_server", "tool_name": "get_issue"})
+            ),
+            "mcp__my_server__get_issue"
+        );
+        // A name cut to 63 characters: mcp_context still has both whole.
+        let long = "b".repeat(60);
+        assert_eq!(
+            tool(
+                "mcp_github_bbbbbbbbbbbbbbbbbbbbbbbbb...bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                json!({"server_name": "github", "tool_name": long})
+            ),
+            format!("mcp__github__{long}")
+        );
+        // Characters Claude Code would not keep in a name.
+        assert_eq!(
+            tool(
+                "mcp_my_server_x",
+                json!({"server_name": "my server.io", "tool_name": "x"})
+            ),
+            "mcp__my_server_io__x"
+        );
+        // Without mcp_context, read as Gemini CLI reads it.
+        assert_eq!(
+            tool("mcp_github_get_issue", Value::Null),
+            "mcp__github__get_issue"
+        );
+        // Not an MCP tool's name, or one already Claude Code's: as it is.
+        assert_eq!(tool("mcp_", Value::Null), "mcp_");
+        assert_eq!(tool("mcp__github__x", Value::Null), "mcp__github__x");
+    }
+
+    #[test]
+    fn every_gemini_tool_is_mapped_or_passed_through_with_its_own_name_kept() {
+        for (own, claude) in [
+            ("read_many_files", "Read"),
+            ("write_todos", "TodoWrite"),
+            ("ask_user", "AskUserQuestion"),
+            ("invoke_agent", "Agent"),
+            ("activate_skill", "Skill"),
+            ("tracker_create_task", "tracker_create_task"),
+            ("complete_task", "complete_task"),
+        ] {
+            let input = json!({"hook_event_name": "BeforeTool", "tool_name": own});
+            let t = translate(Agent::GeminiCli, input.to_string().as_bytes()).unwrap();
+            assert_eq!(t.event.fields["tool_name"], claude, "{own}");
+            assert_eq!(t.event.fields["agent_tool_name"], own, "{own}");
+        }
     }
 
     #[test]

@@ -711,6 +711,56 @@ fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
     );
 }
 
+/// Issue 14: Gemini CLI's MCP tools (`mcp_<server>_<tool>`, a real capture) are seen as Claude Code's
+/// `mcp__<server>__<tool>`: a `mcp__.*` or `mcp__echo__.*` matcher fires, refuses, and Gemini CLI is
+/// told so; a matcher for another server does not fire. The real agent is not run for this: its MCP
+/// server would have to be scripted too (the capture is from a run with one).
+#[test]
+fn gemini_mcp_tools_are_seen_with_claude_names_and_mcp_matchers_fire() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"all-mcp\"\nmatcher = \"mcp__.*\"\ncommand = \"cat > @DIR@/all-seen.json\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"echo-server\"\nmatcher = \"mcp__echo__.*\"\ncommand = \"cat > /dev/null; echo no echo tools >&2; exit 2\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"github-server\"\nmatcher = \"mcp__github__.*\"\ncommand = \"cat > /dev/null; touch @DIR@/github-fired\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"after-mcp\"\nmatcher = \"mcp__echo__echo_text\"\ncommand = \"cat > @DIR@/after-seen.json\"\n",
+    );
+    let d = Daemon::start(sb);
+    let seen = |name: &str| -> Value {
+        let text = std::fs::read_to_string(d.sb.p(name))
+            .unwrap_or_else(|e| panic!("{name} was not written: the matcher did not fire ({e})"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {text:?}"))
+    };
+    let before = fixture_json("gemini-cli", "mcp-BeforeTool-1.json");
+    assert_eq!(before["tool_name"], "mcp_echo_echo_text");
+    let got = relay_event(&d.socket, "gemini-cli", &[], &before);
+    assert_eq!(
+        (got.code, got.json()),
+        (
+            0,
+            Some(json!({"decision": "deny", "reason": "no echo tools"}))
+        ),
+        "{got:?}"
+    );
+    let all = seen("all-seen.json");
+    assert_eq!(all["tool_name"], "mcp__echo__echo_text", "{all}");
+    assert_eq!(all["agent_tool_name"], "mcp_echo_echo_text", "{all}");
+    assert_eq!(all["mcp_context"], before["mcp_context"], "{all}");
+    assert!(
+        !d.sb.p("github-fired").exists(),
+        "a matcher for another server fired"
+    );
+    relay_event(
+        &d.socket,
+        "gemini-cli",
+        &[],
+        &fixture_json("gemini-cli", "mcp-AfterTool-1.json"),
+    )
+    .assert_silent("gemini MCP AfterTool");
+    let after = seen("after-seen.json");
+    assert_eq!(after["hook_event_name"], "PostToolUse", "{after}");
+    assert_eq!(after["tool_name"], "mcp__echo__echo_text", "{after}");
+}
+
 #[test]
 fn hooks_scoped_to_codex_fire_only_through_agent_codex() {
     let sb = Sandbox::new();
