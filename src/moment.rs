@@ -277,6 +277,17 @@ pub fn answer(name: &str) -> Shape {
     known(name).map_or(Shape::ExitTwo, |m| m.answer)
 }
 
+/// The agent whose own name for a known moment `name` is, and that moment (`BeforeTool`: Gemini CLI's
+/// name for PreToolUse), so that a settings file using an agent's name is told the name it means.
+pub fn agent_name_for(name: &str) -> Option<(Agent, &'static str)> {
+    KNOWN.iter().find_map(|m| {
+        m.fired_by
+            .iter()
+            .find(|fired| fired.event == name && m.name != name)
+            .map(|fired| (fired.agent, m.name))
+    })
+}
+
 /// Names longer than this get no suggestion.
 const MAX_SUGGESTED_LEN: usize = 64;
 

@@ -213,6 +213,31 @@ pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
     }
 }
 
+/// For an event this agent never sends, sent only by agents that read answers in another dialect (Claude
+/// Code's `PreToolUse` through `--agent gemini-cli`): what is wrong, as [`unknown_event`] says it. Such
+/// an event may be of a moment the daemon knows, and its hooks would run, but the answer would be in a
+/// dialect the real agent does not read, a refusal lost: the relay must not fire it. `None` for the
+/// agent's own events; for a name an agent of the same dialect sends (the agent may be newer than its
+/// row: Codex's PermissionRequest, answered as Claude Code's, is read all the same); and for names no
+/// agent sends (a moment the settings may declare).
+pub fn another_agents_event(agent: Agent, event_name: &str) -> Option<String> {
+    if agent.event_names().contains(&event_name) {
+        return None;
+    }
+    let senders: Vec<Agent> = Agent::ALL
+        .into_iter()
+        .filter(|other| *other != agent && other.event_names().contains(&event_name))
+        .collect();
+    if senders.is_empty()
+        || senders
+            .iter()
+            .any(|other| other.dialect() == agent.dialect())
+    {
+        return None;
+    }
+    unknown_event(agent, event_name)
+}
+
 /// The reason to give the agent for a verdict: `None` when not refused; a refusal with no reason (or a
 /// blank one) still gets one, since Gemini CLI and Codex let a refusal without a reason through.
 pub fn refusal(refused: bool, reason: Option<&str>) -> Option<&str> {

@@ -46,7 +46,28 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
         }
     }
     warnings.extend(advisory_warnings(settings));
+    warnings.extend(declared_agent_names(settings));
     warnings
+}
+
+/// A line for each declared moment that is an agent's own name for one of hookd's (`moments =
+/// ["BeforeTool"]`): the relay fires that agent's event as hookd's moment, so hooks on the declared
+/// name run only for a client that fires that name itself. A warning, not an error: the file declares
+/// it on purpose, and a client of its own may fire a moment of that name.
+fn declared_agent_names(settings: &crate::settings::Settings) -> Vec<String> {
+    settings
+        .extra_moments
+        .iter()
+        .filter_map(|name| {
+            let (agent, meant) = crate::moment::agent_name_for(name)?;
+            Some(format!(
+                "moments declares \"{name}\", which is {}'s name for {meant}: hookd relay --agent {} fires it as {meant}, so hooks on {name} run only for a client that fires \"{name}\" itself; hooks for {} belong under [[hooks.{meant}]]",
+                agent.display_name(),
+                agent.name(),
+                agent.display_name()
+            ))
+        })
+        .collect()
 }
 
 /// A line for each hook meant to refuse (`on_failure = "refuse"`) on a moment where an agent it runs for
@@ -154,6 +175,20 @@ on_failure = "refuse"
             settings_warnings(&settings),
             vec![
                 "hook \"guard\" has on_failure = \"refuse\" on PreCompact, where Gemini CLI (its PreCompress) only takes advice: a refusal there does not stop it, and hookd answers it as advice"
+            ]
+        );
+    }
+
+    #[test]
+    fn warns_of_an_agents_name_for_a_moment_declared_as_a_moment() {
+        let text = "moments = [\"BeforeTool\", \"FileChanged\"]\n[[hooks.BeforeTool]]\ncommand = \"true\"\n";
+        let settings =
+            crate::settings::Settings::parse(std::path::Path::new("h.toml"), "h.toml", text)
+                .unwrap();
+        assert_eq!(
+            settings_warnings(&settings),
+            vec![
+                "moments declares \"BeforeTool\", which is Gemini CLI's name for PreToolUse: hookd relay --agent gemini-cli fires it as PreToolUse, so hooks on BeforeTool run only for a client that fires \"BeforeTool\" itself; hooks for Gemini CLI belong under [[hooks.PreToolUse]]"
             ]
         );
     }

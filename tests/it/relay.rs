@@ -1367,6 +1367,52 @@ fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed()
     assert!(got.stderr.contains("use --agent gemini-cli"), "{got:?}");
 }
 
+/// Issue 14: an event of a moment hookd knows, but under a name the relay's agent never sends (Claude
+/// Code's `PreToolUse` through `--agent gemini-cli`): the hooks would run, and be answered in a dialect
+/// the real agent does not read, a refusal lost. Said, and refused under `--fail-closed` with stderr and
+/// exit 2, which every agent reads as a refusal. (An event an agent of the same dialect sends is fired:
+/// it is answered in a dialect the agent reads.)
+#[test]
+fn an_event_of_a_known_moment_under_another_agents_name_is_said_and_refused_when_closed() {
+    let d = dialect_daemon(Says::Refuse);
+    let claude_pre = fixture_json("claude-code", "PreToolUse-1.json");
+    let gemini_pre = fixture_json("gemini-cli", "BeforeTool.json");
+    for (agent, event, owner) in [
+        ("gemini-cli", &claude_pre, "claude-code"),
+        ("codex", &gemini_pre, "gemini-cli"),
+        ("claude-code", &gemini_pre, "gemini-cli"),
+    ] {
+        let name = event["hook_event_name"].as_str().unwrap();
+        let what = format!("{name} through --agent {agent}");
+        let got = relay_event(&d.socket, agent, &[], event);
+        got.assert_fail_open(&what);
+        assert!(
+            got.stderr
+                .contains(&format!("\"{name}\" is not an event {agent} sends")),
+            "{what}: {got:?}"
+        );
+        assert!(
+            got.stderr.contains(&format!("use --agent {owner}")),
+            "{what}: {got:?}"
+        );
+        let got = relay_event(&d.socket, agent, &["--fail-closed"], event);
+        assert_eq!((got.code, got.stdout.as_str()), (2, ""), "{what}: {got:?}");
+        assert!(
+            got.stderr.contains(&format!("use --agent {owner}")),
+            "{what}: {got:?}"
+        );
+    }
+    // A Stop of another agent is let through even so (refusing it would keep the agent working).
+    let got = relay_event(
+        &d.socket,
+        "gemini-cli",
+        &["--fail-closed"],
+        &fixture_json("claude-code", "Stop-1.json"),
+    );
+    assert_eq!((got.code, got.stdout.as_str()), (0, ""), "{got:?}");
+    assert!(got.stderr.contains("use --agent"), "{got:?}");
+}
+
 #[test]
 fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
     // Found attacking issue 12's fixes: a listener whose backlog is full (a flooded daemon, or a socket
