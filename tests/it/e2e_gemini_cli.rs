@@ -9,7 +9,8 @@
 //! Gemini CLI names its moments BeforeTool / AfterTool / BeforeAgent / AfterAgent and its shell tool
 //! `run_shell_command`; the hookd settings here use hookd's names (PreToolUse, UserPromptSubmit, Stop)
 //! and `matcher = "Bash"`, which the relay maps (contract 12). A refusal where Gemini CLI only takes
-//! advice (SessionStart) is shown as advice, and the session goes on (issue 14).
+//! advice (SessionStart) is shown as advice, and the session goes on; an MCP tool (`mcp_<server>_<tool>`,
+//! from a scripted stdio server) is matched by Claude Code's name for it, `mcp__<server>__<tool>` (issue 14).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -606,5 +607,70 @@ fn a_refusal_at_session_start_is_reported_as_advice_and_the_session_goes_on() {
             "E2E-ADVICE-5d1: no sessions today (a refusal at SessionStart, where Gemini CLI only takes advice: it goes on)"
         ),
         "the refusal is shown as advice{why}"
+    );
+}
+
+/// Issue 14: Gemini CLI names an MCP tool `mcp_<server>_<tool>`; hooks see it as Claude Code names it,
+/// `mcp__<server>__<tool>`. A PreToolUse hook with matcher `mcp__echo__.*` refuses the real MCP server's
+/// tool (a stdio server scripted in `tests/e2e/mcp_echo.py`): the tool does not run, the reason reaches
+/// the model, and a matcher for another server never fires.
+#[test]
+fn an_mcp_tool_is_matched_by_its_claude_code_name_and_refused() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "deny-mcp.sh",
+        "cat >> @DIR@/mcp.log\necho >> @DIR@/mcp.log\necho 'E2E-MCP-DENIED-3a9: no echo tools' >&2\nexit 2",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny-echo\"\nmatcher = \"mcp__echo__.*\"\ncommand = \"@DIR@/deny-mcp.sh\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"github\"\nmatcher = \"mcp__github__.*\"\ncommand = \"cat > /dev/null; touch @DIR@/github-fired\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let settings_path = setup.home.join(".gemini/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&fs::read_to_string(&settings_path).unwrap()).unwrap();
+    let server_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp_echo.py");
+    settings["mcpServers"] = json!({"echo": {
+        "command": "python3",
+        "args": [server_script, sb.path()],
+        "trust": true,
+    }});
+    fs::write(
+        &settings_path,
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [
+            {"call": {"name": "mcp_echo_echo_text", "args": {"text": "hi"}}},
+            {"text": "E2E-FINAL: understood."},
+        ]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_gemini(&setup, &server);
+    let why = context(&out, &server);
+
+    let seen = logged_events(&sb.p("mcp.log"));
+    assert_eq!(seen.len(), 1, "the mcp__echo__.* hook fired once{why}");
+    assert_eq!(seen[0]["tool_name"], "mcp__echo__echo_text", "{why}");
+    assert_eq!(seen[0]["agent_tool_name"], "mcp_echo_echo_text", "{why}");
+    assert_eq!(seen[0]["mcp_context"]["server_name"], "echo", "{why}");
+    assert!(!sb.p("calls.log").exists(), "the refused MCP tool ran{why}");
+    assert!(
+        !sb.p("github-fired").exists(),
+        "a matcher for another server fired{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        function_responses(&turns[1]).contains("E2E-MCP-DENIED-3a9: no echo tools"),
+        "the refusal's reason is the tool's result the model sees{why}"
     );
 }

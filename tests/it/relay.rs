@@ -713,8 +713,8 @@ fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
 
 /// Issue 14: Gemini CLI's MCP tools (`mcp_<server>_<tool>`, a real capture) are seen as Claude Code's
 /// `mcp__<server>__<tool>`: a `mcp__.*` or `mcp__echo__.*` matcher fires, refuses, and Gemini CLI is
-/// told so; a matcher for another server does not fire. The real agent is not run for this: its MCP
-/// server would have to be scripted too (the capture is from a run with one).
+/// told so; a matcher for another server does not fire. (With the real agent and a scripted MCP server:
+/// e2e_gemini_cli.rs.)
 #[test]
 fn gemini_mcp_tools_are_seen_with_claude_names_and_mcp_matchers_fire() {
     let sb = Sandbox::new();
