@@ -150,6 +150,21 @@ pub const AGENTS: &[AgentRow] = &[
             ("list_directory", "LS"),
             ("web_fetch", "WebFetch"),
             ("google_web_search", "WebSearch"),
+            // The rest of Gemini CLI 0.61.0's tools that Claude Code has (its source's *_TOOL_NAME
+            // constants; Claude Code 2.1.332's tool list). `read_many_files` reads files as `Read` does,
+            // so that a guard on reading fires for it too; its input is `include` patterns, not a
+            // `file_path`. Its tools with no counterpart (`save_memory` is gone in 0.61.0; `tracker_*`,
+            // `update_topic`, `complete_task`, `get_internal_docs`, `take_snapshot`) keep their names,
+            // and its MCP tools are renamed by the dialect (`mcp_<server>_<tool>`: `agents/dialect.rs`).
+            ("read_many_files", "Read"),
+            ("write_todos", "TodoWrite"),
+            ("ask_user", "AskUserQuestion"),
+            ("enter_plan_mode", "EnterPlanMode"),
+            ("exit_plan_mode", "ExitPlanMode"),
+            ("activate_skill", "Skill"),
+            ("invoke_agent", "Agent"),
+            ("read_mcp_resource", "ReadMcpResourceTool"),
+            ("list_mcp_resources", "ListMcpResourcesTool"),
         ],
         settings: AgentSettings {
             format: SettingsFormat::Json,

@@ -133,7 +133,7 @@ pub const KNOWN: &[Moment] = &[
             // word (tests/it/e2e_claude_code.rs).
             by(Agent::ClaudeCode, SESSION_START).command_only(),
             by(Agent::Codex, SESSION_START),
-            by(Agent::GeminiCli, "SessionStart"),
+            by(Agent::GeminiCli, "SessionStart").advisory(),
             // Qwen Code reads only the context added there (@qwen-code/qwen-code 0.24.4).
             by(Agent::QwenCode, SESSION_START).advisory(),
         ],
@@ -203,7 +203,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[
             by(Agent::ClaudeCode, NOTIFICATION),
-            by(Agent::GeminiCli, "Notification"),
+            by(Agent::GeminiCli, "Notification").advisory(),
             by(Agent::QwenCode, NOTIFICATION).advisory(),
         ],
     },
@@ -248,7 +248,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::Block,
         fired_by: &[
             by(Agent::ClaudeCode, PRE_COMPACT),
-            by(Agent::GeminiCli, "PreCompress"),
+            by(Agent::GeminiCli, "PreCompress").advisory(),
             by(Agent::QwenCode, PRE_COMPACT).advisory(),
         ],
     },
@@ -269,7 +269,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[
             by(Agent::ClaudeCode, SESSION_END),
-            by(Agent::GeminiCli, "SessionEnd"),
+            by(Agent::GeminiCli, "SessionEnd").advisory(),
             by(Agent::QwenCode, SESSION_END).advisory(),
         ],
     },
@@ -303,6 +303,17 @@ pub fn is_stop(name: &str) -> bool {
 /// stderr and exit 2, as at every moment with no JSON answer.
 pub fn answer(name: &str) -> Shape {
     known(name).map_or(Shape::ExitTwo, |m| m.answer)
+}
+
+/// The agent whose own name for a known moment `name` is, and that moment (`BeforeTool`: Gemini CLI's
+/// name for PreToolUse), so that a settings file using an agent's name is told the name it means.
+pub fn agent_name_for(name: &str) -> Option<(Agent, &'static str)> {
+    KNOWN.iter().find_map(|m| {
+        m.fired_by
+            .iter()
+            .find(|fired| fired.event == name && m.name != name)
+            .map(|fired| (fired.agent, m.name))
+    })
 }
 
 /// Names longer than this get no suggestion.
@@ -392,6 +403,16 @@ impl Agent {
         let mut names: Vec<&'static str> = KNOWN.iter().filter_map(|m| self.fired(m)).collect();
         names.extend_from_slice(self.row().own_events);
         names
+    }
+
+    /// Whether this agent only takes advice at `moment`: it ignores a refusal there (see
+    /// [`Fired::advisory`]).
+    pub fn advisory(self, moment: &str) -> bool {
+        known(moment).is_some_and(|m| {
+            m.fired_by
+                .iter()
+                .any(|fired| fired.agent == self && fired.advisory)
+        })
     }
 
     /// Whether this agent runs only command hooks at `moment` (see [`Fired::command_only`]).

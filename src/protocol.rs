@@ -146,6 +146,10 @@ pub struct FireResponse {
     /// Every hook that ran, in the settings file's order.
     #[serde(default)]
     pub hooks: Vec<HookReport>,
+    /// Refused at a moment where the fire's agent only takes advice (Gemini CLI at PreCompress): the
+    /// agent will not stop. Written only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub advisory: bool,
 }
 
 /// One hook's part in a fire's response.
@@ -336,6 +340,7 @@ pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorRespon
         id: value.get("id").cloned(),
         ok: true,
         refused,
+        advisory: value.get("advisory") == Some(&Value::Bool(true)),
         reason: value
             .get("reason")
             .and_then(Value::as_str)
@@ -723,6 +728,7 @@ mod tests {
             id: Some(7.into()),
             ok: true,
             refused: true,
+            advisory: true,
             reason: Some("no".into()),
             adds: vec!["branch: main".into()],
             hooks: vec![HookReport {

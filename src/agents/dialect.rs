@@ -124,16 +124,62 @@ fn translate_object(
         return Err("the hook input has no hook_event_name".into());
     };
     let moment = agent.moment_of(&event_name);
-    if let Some(tool) = event
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        && let Some(claude_name) = agent.claude_tool_name(&tool)
+    // An agent with tool names of its own: each tool is seen under Claude Code's name where there is one
+    // (its table, or for an MCP tool `mcp__<server>__<tool>`), else under its own; either way its own
+    // name is kept in `agent_tool_name`, so that a hook can always tell it.
+    if !agent.row().tools.is_empty()
+        && let Some(tool) = event
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     {
+        let seen = agent
+            .claude_tool_name(&tool)
+            .map(str::to_string)
+            .or_else(|| mcp_tool_name(&tool, event.get("mcp_context")))
+            .unwrap_or_else(|| tool.clone());
         event.insert("agent_tool_name".into(), Value::String(tool));
-        event.insert("tool_name".into(), Value::String(claude_name.into()));
+        event.insert("tool_name".into(), Value::String(seen));
     }
     Ok((moment, event_name, event))
+}
+
+/// Claude Code's name for an MCP tool named the way Gemini CLI names them, `mcp_<server>_<tool>` (cut
+/// to 63 characters, with `...` in the middle, when longer): `mcp__<server>__<tool>`, so that one
+/// `mcp__github__.*` matcher serves both. The server and the tool are read from the input's
+/// `mcp_context` (`server_name`, `tool_name`), which Gemini CLI gives whenever it knows the server;
+/// without it, from the name as Gemini CLI itself reads one (the server up to the first `_`). Each
+/// part is written as Claude Code writes it: characters other than letters, digits, `_` and `-` as `_`.
+/// `None` for a name that is not an MCP tool's, or already Claude Code's (`mcp__...`).
+fn mcp_tool_name(tool: &str, mcp_context: Option<&Value>) -> Option<String> {
+    let rest = tool.strip_prefix("mcp_")?;
+    if rest.starts_with('_') {
+        return None;
+    }
+    let part = |key: &str| {
+        mcp_context
+            .and_then(|context| context.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let (server, name) = match (part("server_name"), part("tool_name")) {
+        (Some(server), Some(name)) => (server, name),
+        _ => rest
+            .split_once('_')
+            .filter(|(s, t)| !s.is_empty() && !t.is_empty())?,
+    };
+    let claude = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    Some(format!("mcp__{}__{}", claude(server), claude(name)))
 }
 
 /// For an event the daemon has no moment for (`unknown_moment`): `None` when it is a real event of this
@@ -165,6 +211,31 @@ pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
             own.join(", ")
         )),
     }
+}
+
+/// For an event this agent never sends, sent only by agents that read answers in another dialect (Claude
+/// Code's `PreToolUse` through `--agent gemini-cli`): what is wrong, as [`unknown_event`] says it. Such
+/// an event may be of a moment the daemon knows, and its hooks would run, but the answer would be in a
+/// dialect the real agent does not read, a refusal lost: the relay must not fire it. `None` for the
+/// agent's own events; for a name an agent of the same dialect sends (the agent may be newer than its
+/// row: Codex's PermissionRequest, answered as Claude Code's, is read all the same); and for names no
+/// agent sends (a moment the settings may declare).
+pub fn another_agents_event(agent: Agent, event_name: &str) -> Option<String> {
+    if agent.event_names().contains(&event_name) {
+        return None;
+    }
+    let senders: Vec<Agent> = Agent::ALL
+        .into_iter()
+        .filter(|other| *other != agent && other.event_names().contains(&event_name))
+        .collect();
+    if senders.is_empty()
+        || senders
+            .iter()
+            .any(|other| other.dialect() == agent.dialect())
+    {
+        return None;
+    }
+    unknown_event(agent, event_name)
 }
 
 /// The reason to give the agent for a verdict: `None` when not refused; a refusal with no reason (or a
@@ -213,6 +284,10 @@ pub fn answer(
             Some(_) => json_answer(json!({"hookSpecificOutput": with_context(Map::new())})),
         };
     };
+    // Where the agent only takes advice, a refusal would be ignored: said as what it is instead.
+    if agent.advisory(moment) {
+        return advisory_refusal(agent, agent_event_name, reason, context, transport);
+    }
     // The word of a JSON refusal.
     let decision = match dialect {
         Dialect::ClaudeCode => "block",
@@ -266,6 +341,41 @@ pub fn answer(
         }
     }
     json_answer(Value::Object(out))
+}
+
+/// What a refusal says at a moment where the agent only takes advice ([`Agent::advisory`]: Gemini CLI
+/// at PreCompress, for one): not a deny the agent would ignore, so that nobody believes something was
+/// held back, but a `systemMessage` that says the agent goes on (Claude Code, Codex and Gemini CLI all
+/// show it to the user), what the hooks add kept as context, and for a process the same line on stderr.
+pub fn advisory_refusal(
+    agent: Agent,
+    agent_event_name: &str,
+    reason: &str,
+    context: Option<String>,
+    transport: Transport,
+) -> Answer {
+    let said = advisory_message(agent, agent_event_name, reason);
+    let mut out = Map::new();
+    out.insert("systemMessage".into(), json!(said));
+    if let Some(context) = context {
+        out.insert(
+            "hookSpecificOutput".into(),
+            json!({"hookEventName": agent_event_name, "additionalContext": context}),
+        );
+    }
+    Answer {
+        stdout: Some(Value::Object(out).to_string()),
+        stderr: (transport == Transport::Process).then(|| format!("hookd relay: {said}")),
+        exit: 0,
+    }
+}
+
+/// The words for a refusal the agent will not heed (see [`advisory_refusal`]).
+pub fn advisory_message(agent: Agent, agent_event_name: &str, reason: &str) -> String {
+    format!(
+        "{reason} (a refusal at {agent_event_name}, where {} only takes advice: it goes on)",
+        agent.display_name()
+    )
 }
 
 #[cfg(test)]
@@ -459,6 +569,42 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_where_the_agent_only_advises_says_it_goes_on() {
+        for (moment, event_name) in [
+            ("SessionStart", "SessionStart"),
+            ("PreCompact", "PreCompress"),
+            ("Notification", "Notification"),
+            ("SessionEnd", "SessionEnd"),
+        ] {
+            let answer = answer(Agent::GeminiCli, moment, event_name, Some("R"), &["T"]);
+            let said = format!(
+                "R (a refusal at {event_name}, where Gemini CLI only takes advice: it goes on)"
+            );
+            assert_eq!(answer.exit, 0, "{moment}");
+            assert_eq!(
+                answer.stderr.as_deref(),
+                Some(format!("hookd relay: {said}").as_str())
+            );
+            assert_eq!(
+                parsed(&answer),
+                json!({"systemMessage": said, "hookSpecificOutput": {"hookEventName": event_name, "additionalContext": "T"}}),
+                "{moment}"
+            );
+        }
+        // Where Gemini CLI heeds a refusal, it is still a deny; and so it is for an agent that heeds it.
+        let answer = answer(Agent::GeminiCli, "PreToolUse", "BeforeTool", Some("R"), &[]);
+        assert_eq!(parsed(&answer), json!({"decision": "deny", "reason": "R"}));
+        let answer = self::answer(
+            Agent::ClaudeCode,
+            "PreCompact",
+            "PreCompact",
+            Some("R"),
+            &[],
+        );
+        assert_eq!(parsed(&answer), json!({"decision": "block", "reason": "R"}));
+    }
+
+    #[test]
     fn gemini_input_gets_claude_names() {
         let input = include_str!("../../tests/fixtures/agents/gemini-cli/BeforeTool.json");
         let t = translate(Agent::GeminiCli, input.as_bytes()).unwrap();
@@ -503,7 +649,6 @@ mod tests {
             ("UserPromptSubmit", Some("R")),
             ("Stop", Some("tests fail")),
             ("PermissionRequest", Some("R")),
-            ("SessionStart", Some("R")),
             ("UserPromptSubmit", None),
         ] {
             assert_eq!(
@@ -511,6 +656,75 @@ mod tests {
                 answer(Agent::ClaudeCode, moment, moment, refusal, &["T"]),
                 "{moment}"
             );
+        }
+    }
+
+    #[test]
+    fn gemini_mcp_tools_get_claude_names() {
+        for fixture in [
+            include_str!("../../tests/fixtures/agents/gemini-cli/mcp-BeforeTool-1.json"),
+            include_str!("../../tests/fixtures/agents/gemini-cli/mcp-AfterTool-1.json"),
+        ] {
+            let t = translate(Agent::GeminiCli, fixture.as_bytes()).unwrap();
+            assert_eq!(t.event.fields["tool_name"], "mcp__echo__echo_text");
+            assert_eq!(t.event.fields["agent_tool_name"], "mcp_echo_echo_text");
+        }
+        let tool = |name: &str, context: Value| {
+            let input =
+                json!({"hook_event_name": "BeforeTool", "tool_name": name, "mcp_context": context});
+            let t = translate(Agent::GeminiCli, input.to_string().as_bytes()).unwrap();
+            t.event.fields["tool_name"].as_str().unwrap().to_string()
+        };
+        // The server's name from mcp_context, though it holds a `_` (the name alone would mislead).
+        assert_eq!(
+            tool(
+                "mcp_my_server_get_issue",
+                json!({"server_name": "my_server", "tool_name": "get_issue"})
+            ),
+            "mcp__my_server__get_issue"
+        );
+        // A name cut to 63 characters: mcp_context still has both whole.
+        let long = "b".repeat(60);
+        assert_eq!(
+            tool(
+                "mcp_github_bbbbbbbbbbbbbbbbbbbbbbbbb...bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                json!({"server_name": "github", "tool_name": long})
+            ),
+            format!("mcp__github__{long}")
+        );
+        // Characters Claude Code would not keep in a name.
+        assert_eq!(
+            tool(
+                "mcp_my_server_x",
+                json!({"server_name": "my server.io", "tool_name": "x"})
+            ),
+            "mcp__my_server_io__x"
+        );
+        // Without mcp_context, read as Gemini CLI reads it.
+        assert_eq!(
+            tool("mcp_github_get_issue", Value::Null),
+            "mcp__github__get_issue"
+        );
+        // Not an MCP tool's name, or one already Claude Code's: as it is.
+        assert_eq!(tool("mcp_", Value::Null), "mcp_");
+        assert_eq!(tool("mcp__github__x", Value::Null), "mcp__github__x");
+    }
+
+    #[test]
+    fn every_gemini_tool_is_mapped_or_passed_through_with_its_own_name_kept() {
+        for (own, claude) in [
+            ("read_many_files", "Read"),
+            ("write_todos", "TodoWrite"),
+            ("ask_user", "AskUserQuestion"),
+            ("invoke_agent", "Agent"),
+            ("activate_skill", "Skill"),
+            ("tracker_create_task", "tracker_create_task"),
+            ("complete_task", "complete_task"),
+        ] {
+            let input = json!({"hook_event_name": "BeforeTool", "tool_name": own});
+            let t = translate(Agent::GeminiCli, input.to_string().as_bytes()).unwrap();
+            assert_eq!(t.event.fields["tool_name"], claude, "{own}");
+            assert_eq!(t.event.fields["agent_tool_name"], own, "{own}");
         }
     }
 
@@ -636,6 +850,7 @@ mod tests {
             parsed(&answer),
             json!({"systemMessage": "R", "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "T"}})
         );
+        // Gemini CLI ignores a refusal at SessionStart: said as what it is (issue 14).
         let answer = super::answer(
             Agent::GeminiCli,
             "SessionStart",
@@ -644,7 +859,10 @@ mod tests {
             &[],
             Transport::Http,
         );
-        assert_eq!(parsed(&answer), json!({"decision": "deny", "reason": "R"}));
+        assert_eq!(
+            parsed(&answer),
+            json!({"systemMessage": "R (a refusal at SessionStart, where Gemini CLI only takes advice: it goes on)"})
+        );
     }
 
     #[test]

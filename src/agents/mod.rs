@@ -45,6 +45,71 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
             }
         }
     }
+    warnings.extend(advisory_warnings(settings));
+    warnings.extend(declared_agent_names(settings));
+    warnings
+}
+
+/// A line for each declared moment that is an agent's own name for one of hookd's (`moments =
+/// ["BeforeTool"]`): the relay fires that agent's event as hookd's moment, so hooks on the declared
+/// name run only for a client that fires that name itself. A warning, not an error: the file declares
+/// it on purpose, and a client of its own may fire a moment of that name.
+fn declared_agent_names(settings: &crate::settings::Settings) -> Vec<String> {
+    settings
+        .extra_moments
+        .iter()
+        .filter_map(|name| {
+            let (agent, meant) = crate::moment::agent_name_for(name)?;
+            Some(format!(
+                "moments declares \"{name}\", which is {}'s name for {meant}: hookd relay --agent {} fires it as {meant}, so hooks on {name} run only for a client that fires \"{name}\" itself; hooks for {} belong under [[hooks.{meant}]]",
+                agent.display_name(),
+                agent.name(),
+                agent.display_name()
+            ))
+        })
+        .collect()
+}
+
+/// A line for each hook meant to refuse (`on_failure = "refuse"`) on a moment where an agent it runs for
+/// only takes advice ([`Agent::advisory`]): that agent goes on whatever the hook says, and hookd answers
+/// it so (docs/agents.md). A hook with no `agents` runs for every agent; one naming only agents of
+/// their own (an SDK's) is not warned of. Hooks that merely may refuse are not warned of: most hooks at
+/// those moments add context, and a warning on each would be noise.
+fn advisory_warnings(settings: &crate::settings::Settings) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (moment, hooks) in &settings.hooks {
+        for hook in hooks.iter().filter(|h| h.enabled) {
+            if hook.on_failure != crate::settings::OnFailure::Refuse {
+                continue;
+            }
+            let advising: Vec<String> = Agent::ALL
+                .into_iter()
+                .filter(|agent| {
+                    hook.agents
+                        .as_ref()
+                        .is_none_or(|names| names.iter().any(|n| n == agent.name()))
+                })
+                .filter(|agent| agent.advisory(moment))
+                .map(|agent| {
+                    format!(
+                        "{} (its {})",
+                        agent.display_name(),
+                        agent.event_name_of(moment)
+                    )
+                })
+                .collect();
+            if !advising.is_empty() {
+                let (who, takes, it) = match advising.len() {
+                    1 => (advising[0].clone(), "takes", "it"),
+                    _ => (advising.join(" and "), "take", "them"),
+                };
+                warnings.push(format!(
+                    "hook \"{}\" has on_failure = \"refuse\" on {moment}, where {who} only {takes} advice: a refusal there does not stop {it}, and hookd answers it as advice",
+                    hook.name
+                ));
+            }
+        }
+    }
     warnings
 }
 
@@ -76,6 +141,54 @@ mod tests {
             settings_warnings(&settings),
             vec![
                 "hook \"x\" is for codex, which never fires PostToolUseFailure: it will not run for codex"
+            ]
+        );
+    }
+
+    #[test]
+    fn warns_of_a_hook_meant_to_refuse_where_an_agent_only_advises() {
+        let text = r#"
+[[hooks.PreCompact]]
+name = "guard"
+command = "true"
+on_failure = "refuse"
+
+[[hooks.PreCompact]]
+name = "for-claude"
+command = "true"
+on_failure = "refuse"
+agents = ["claude-code"]
+
+[[hooks.PreCompact]]
+name = "context"
+command = "true"
+
+[[hooks.PreToolUse]]
+name = "tools"
+command = "true"
+on_failure = "refuse"
+"#;
+        let settings =
+            crate::settings::Settings::parse(std::path::Path::new("h.toml"), "h.toml", text)
+                .unwrap();
+        assert_eq!(
+            settings_warnings(&settings),
+            vec![
+                "hook \"guard\" has on_failure = \"refuse\" on PreCompact, where Gemini CLI (its PreCompress) and Qwen Code (its PreCompact) only take advice: a refusal there does not stop them, and hookd answers it as advice"
+            ]
+        );
+    }
+
+    #[test]
+    fn warns_of_an_agents_name_for_a_moment_declared_as_a_moment() {
+        let text = "moments = [\"BeforeTool\", \"FileChanged\"]\n[[hooks.BeforeTool]]\ncommand = \"true\"\n";
+        let settings =
+            crate::settings::Settings::parse(std::path::Path::new("h.toml"), "h.toml", text)
+                .unwrap();
+        assert_eq!(
+            settings_warnings(&settings),
+            vec![
+                "moments declares \"BeforeTool\", which is Gemini CLI's name for PreToolUse: hookd relay --agent gemini-cli fires it as PreToolUse, so hooks on BeforeTool run only for a client that fires \"BeforeTool\" itself; hooks for Gemini CLI belong under [[hooks.PreToolUse]]"
             ]
         );
     }

@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
-    Answer, Translated, Transport, answer, refusal, translate, translate_head, unknown_event,
+    Answer, Translated, Transport, another_agents_event, answer, refusal, translate,
+    translate_head, unknown_event,
 };
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
@@ -44,6 +45,9 @@ pub fn run(options: &Options) -> ExitCode {
         Ok(translated) => translated,
         Err(why) => return cannot_answer(options, None, &why, false),
     };
+    if let Some(why) = another_agents_event(options.agent, &agent_event_name) {
+        return wrong_agent(options, &moment, &why);
+    }
     let undecidable = event.undecidable.clone();
     let line = request_line(options.agent, &moment, event);
     let shown = Some((moment.as_str(), agent_event_name.as_str()));
@@ -217,6 +221,31 @@ fn cannot_answer(
         None => Answer {
             stdout: None,
             stderr: Some(reason),
+            exit: 2,
+        }
+        .emit(),
+    }
+}
+
+/// An event of another agent (a wrong `--agent`): not fired, since its answer would be in a dialect the
+/// real agent does not read. Said on stderr; with `--fail-closed`, refused with the reason on stderr and
+/// exit 2, the one refusal every agent reads alike, except where refusing sends the agent on or comes too
+/// late (as in [`cannot_answer`]).
+fn wrong_agent(options: &Options, moment: &str, why: &str) -> ExitCode {
+    if !options.fail_closed {
+        eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
+        return ExitCode::SUCCESS;
+    }
+    match crate::moment::refusal(moment) {
+        Refusal::SendsOn | Refusal::TooLate => {
+            eprintln!(
+                "hookd relay: {why}; letting the {moment} through even with --fail-closed (refusing it would not hold anything back)"
+            );
+            ExitCode::SUCCESS
+        }
+        Refusal::HoldsBack => Answer {
+            stdout: None,
+            stderr: Some(format!("hookd could not answer: {why}")),
             exit: 2,
         }
         .emit(),

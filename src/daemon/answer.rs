@@ -45,6 +45,7 @@ pub fn fire_response(id: Option<Value>, decision: Decision) -> FireResponse {
         id,
         ok: true,
         refused: decision.refused,
+        advisory: decision.advisory,
         reason: decision.reason,
         adds: decision.adds,
         hooks: decision

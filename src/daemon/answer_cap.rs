@@ -171,6 +171,7 @@ mod tests {
             id: Some(1.into()),
             ok: true,
             refused,
+            advisory: false,
             reason: refused.then(|| "\u{1}".repeat(1 << 20)),
             adds,
             hooks: vec![HookReport {

@@ -34,6 +34,9 @@ pub struct Decision {
     pub adds: Vec<String>,
     /// Every hook that ran, in the settings file's order.
     pub hooks: Vec<HookReport>,
+    /// Refused, at a moment where the fire's agent only takes advice ([`crate::agent::Agent::advisory`]):
+    /// the agent will not stop for it.
+    pub advisory: bool,
 }
 
 /// One hook's part in a decision.
@@ -176,11 +179,24 @@ impl Engine {
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "fire answered"
         );
+        let advisory = verdict.refused
+            && agent
+                .as_deref()
+                .and_then(crate::agent::Agent::from_name)
+                .is_some_and(|agent| agent.advisory(&moment));
+        if advisory {
+            tracing::info!(
+                moment = %moment,
+                agent = agent.as_deref().unwrap_or(""),
+                "refused where the agent only takes advice: it goes on"
+            );
+        }
         Ok(Decision {
             refused: verdict.refused,
             reason: verdict.reason,
             adds: verdict.adds,
             hooks: reports,
+            advisory,
         })
     }
 }

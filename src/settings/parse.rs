@@ -289,6 +289,10 @@ impl Walker<'_> {
         for (key, value) in table.iter() {
             let moment_name = key.get_ref().as_ref();
             if moment::known(moment_name).is_none() && !extra.iter().any(|m| m == moment_name) {
+                if let Some(message) = agents_own_name(moment_name) {
+                    self.error(key.span(), message);
+                    continue;
+                }
                 let candidates = moment::KNOWN
                     .iter()
                     .map(|m| m.name)
@@ -452,6 +456,7 @@ impl Walker<'_> {
                                 format!("{field} must name at least one agent (remove it to run for every agent)"),
                             );
                         } else {
+                            self.agent_names(value, &field);
                             agents = Some(list);
                         }
                     }
@@ -521,6 +526,26 @@ impl Walker<'_> {
             enabled,
             program_at,
         })
+    }
+
+    /// An error for each name in a hook's `agents` that is no agent hookd knows but is so close to one
+    /// that it is surely meant for it (`gemini`, `Claude-Code`, `codx`): such a hook would silently never
+    /// run for that agent. Other names are a client's own agents (an SDK's), and are taken.
+    fn agent_names(&mut self, value: &Value<'_>, field: &str) {
+        let Some(items) = value.get_ref().as_array() else {
+            return;
+        };
+        for item in items.iter() {
+            let Some(name) = item.get_ref().as_str() else {
+                continue;
+            };
+            if let Some(meant) = meant_agent(name) {
+                self.error(
+                    item.span(),
+                    format!("{field}: unknown agent \"{}\" (did you mean \"{meant}\"?); the agents hookd knows are {}", moment::shown(name), crate::agent::Agent::ALL.map(|a| a.name()).join(", ")),
+                );
+            }
+        }
     }
 
     /// A program and its arguments (`argv`, `worker`).
@@ -690,6 +715,55 @@ fn with_article(type_name: &str) -> String {
     format!("{article} {type_name}")
 }
 
+/// For a moment name that is an agent's own (`[[hooks.BeforeTool]]`, Copilot CLI's `preToolUse`), the
+/// error that names the moment it means, or says how to declare an event of the agent's own.
+fn agents_own_name(name: &str) -> Option<String> {
+    if let Some((agent, meant)) = moment::agent_name_for(name) {
+        return Some(format!(
+            "unknown moment \"{name}\": it is {}'s name for {meant}; hookd names moments as Claude Code does, and hookd relay --agent {} fires {name} as {meant}: write [[hooks.{meant}]] (with agents = [\"{}\"] to keep it to {})",
+            agent.display_name(),
+            agent.name(),
+            agent.name(),
+            agent.display_name()
+        ));
+    }
+    let agent = crate::agent::Agent::ALL
+        .into_iter()
+        .find(|agent| agent.row().own_events.contains(&name))?;
+    Some(format!(
+        "unknown moment \"{name}\": it is an event of {}'s own, with no moment of hookd's; declare it to hang hooks on it: moments = [\"{name}\"]",
+        agent.display_name()
+    ))
+}
+
+/// The agent hookd knows that `name` surely means, when it is none of them: a near spelling, or the
+/// same letters with other case and punctuation, or the start of one, or one and a short tail (`gemini`,
+/// `claude_code`, `codex-cli`).
+fn meant_agent(name: &str) -> Option<&'static str> {
+    use crate::agent::Agent;
+    if Agent::from_name(name).is_some() {
+        return None;
+    }
+    let bare = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let own = bare(name);
+    let names = Agent::ALL.map(|agent| agent.name());
+    names
+        .into_iter()
+        .find(|known| {
+            let known = bare(known);
+            // A name that only begins with an agent's (`claude-code-sdk-bot`) may be a client's own.
+            own.len() >= 4
+                && (known.starts_with(&own)
+                    || (own.starts_with(&known) && own.len() <= known.len() + 3))
+        })
+        .or_else(|| moment::did_you_mean(name, names))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -763,6 +837,68 @@ command = "git status"
             vec![("POLICY".to_string(), "strict".to_string())]
         );
         assert!(!pre[1].enabled);
+    }
+
+    #[test]
+    fn an_agents_own_name_for_a_moment_is_answered_with_the_name_it_means() {
+        assert_eq!(
+            errors("[[hooks.BeforeTool]]\ncommand = \"x\"\n"),
+            vec![
+                "hooks.toml:1:9: unknown moment \"BeforeTool\": it is Gemini CLI's name for PreToolUse; hookd names moments as Claude Code does, and hookd relay --agent gemini-cli fires BeforeTool as PreToolUse: write [[hooks.PreToolUse]] (with agents = [\"gemini-cli\"] to keep it to Gemini CLI)"
+            ]
+        );
+        assert!(
+            errors("[[hooks.AfterAgent]]\ncommand = \"x\"\n")[0]
+                .contains("Gemini CLI's name for Stop")
+        );
+        assert_eq!(
+            errors("[[hooks.BeforeModel]]\ncommand = \"x\"\n"),
+            vec![
+                "hooks.toml:1:9: unknown moment \"BeforeModel\": it is an event of Gemini CLI's own, with no moment of hookd's; declare it to hang hooks on it: moments = [\"BeforeModel\"]"
+            ]
+        );
+        // Declared, it is taken (and `check` warns where an agent's name for a moment is declared).
+        assert_eq!(
+            errors(
+                "moments = [\"BeforeModel\", \"BeforeTool\"]\n[[hooks.BeforeModel]]\ncommand = \"x\"\n[[hooks.BeforeTool]]\ncommand = \"x\"\n"
+            ),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn an_agent_name_close_to_a_known_agent_is_an_error() {
+        let hook = |agents: &str| {
+            errors(&format!(
+                "[[hooks.PreToolUse]]\nname = \"h\"\ncommand = \"x\"\nagents = {agents}\n"
+            ))
+        };
+        let errors = hook("[\"codex\", \"gemini\"]");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("hooks.toml:4:20: hook \"h\": agents: unknown agent \"gemini\" (did you mean \"gemini-cli\"?); the agents hookd knows are claude-code, codex, gemini-cli"),
+            "{errors:?}"
+        );
+        for near in [
+            "claude",
+            "Claude-Code",
+            "claude_code",
+            "codx",
+            "codex-cli",
+            "GeminiCLI",
+        ] {
+            assert_eq!(hook(&format!("[\"{near}\"]")).len(), 1, "{near}");
+        }
+        // A client's own agents, and the known ones: taken.
+        for own in [
+            "my-sdk-agent",
+            "claude-code-sdk-bot",
+            "ci",
+            "codex",
+            "gemini-cli",
+        ] {
+            assert_eq!(hook(&format!("[\"{own}\"]")), Vec::<String>::new(), "{own}");
+        }
     }
 
     #[test]

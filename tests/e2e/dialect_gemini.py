@@ -2,7 +2,8 @@
 
 - `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` asks for the next step of the conversation:
   a turn. The answer is server-sent events, each a `data:` line holding a GenerateContentResponse chunk.
-  A tool call is one chunk with a `functionCall` part naming `run_shell_command`; a final answer is a
+  A tool call is one chunk with a `functionCall` part naming `run_shell_command` (a turn `{"tool": CMD}`),
+  or any tool (a turn `{"call": {"name": N, "args": {...}}}`); a final answer is a
   chunk with a `text` part; the last chunk carries `finishReason: "STOP"` and `usageMetadata`.
 - `POST /v1beta/models/<model>:generateContent` (not streamed) is a side call: the model router asks
   how complex the request is (a JSON object with `complexity_reasoning` and `complexity_score`), and
@@ -100,6 +101,10 @@ def respond(request, next_turn):
                     "args": {"command": entry["tool"], "description": "scripted tool call"},
                 }
             }
+            events = [(None, _chunk(request, [call], last=True))]
+        elif "call" in entry:
+            # Any other tool, by its name and arguments: {"call": {"name": ..., "args": {...}}}.
+            call = {"functionCall": {"name": entry["call"]["name"], "args": entry["call"].get("args", {})}}
             events = [(None, _chunk(request, [call], last=True))]
         else:
             text = entry.get("text", "Done.")

@@ -8,7 +8,9 @@
 //!
 //! Gemini CLI names its moments BeforeTool / AfterTool / BeforeAgent / AfterAgent and its shell tool
 //! `run_shell_command`; the hookd settings here use hookd's names (PreToolUse, UserPromptSubmit, Stop)
-//! and `matcher = "Bash"`, which the relay maps (contract 12).
+//! and `matcher = "Bash"`, which the relay maps (contract 12). A refusal where Gemini CLI only takes
+//! advice (SessionStart) is shown as advice, and the session goes on; an MCP tool (`mcp_<server>_<tool>`,
+//! from a scripted stdio server) is matched by Claude Code's name for it, `mcp__<server>__<tool>` (issue 14).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -559,5 +561,116 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
         logged_events(&sb.p("pre.log")).len(),
         1,
         "the old hook saw only the first command{why}"
+    );
+}
+
+/// Issue 14: Gemini CLI ignores a refusal at SessionStart (it only takes advice there). A SessionStart
+/// hook that refuses is answered as what it is: the session goes on to its end, and Gemini CLI shows the
+/// user the reason with the word that it went on (hookd's `systemMessage`, which Gemini CLI writes to
+/// its stderr at SessionStart), not a block that is not one. What the hooks add still reaches the model.
+#[test]
+fn a_refusal_at_session_start_is_reported_as_advice_and_the_session_goes_on() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.SessionStart]]\nname = \"no-sessions\"\ncommand = \"cat >> @DIR@/start.log; echo >> @DIR@/start.log; echo 'E2E-ADVICE-5d1: no sessions today' >&2; exit 2\"\n\n\
+         [[hooks.SessionStart]]\nname = \"ctx\"\ncommand = \"cat > /dev/null; echo E2E-CTX-5d1: the branch is main\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [{"text": "E2E-FINAL: went on."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_gemini(&setup, &server);
+    let why = context(&out, &server);
+
+    let started = logged_events(&sb.p("start.log"));
+    assert_eq!(started.len(), 1, "the hook ran at SessionStart{why}");
+    assert_eq!(started[0]["hook_event_name"], "SessionStart", "{why}");
+    let turns = server.turns();
+    assert_eq!(turns.len(), 1, "the session went on to the model{why}");
+    assert!(
+        turns[0]["body"]["contents"]
+            .to_string()
+            .contains("E2E-CTX-5d1: the branch is main"),
+        "what the hooks add reached the model{why}"
+    );
+    assert!(text(&out.stdout).contains("E2E-FINAL: went on."), "{why}");
+    assert!(
+        text(&out.stderr).contains(
+            "E2E-ADVICE-5d1: no sessions today (a refusal at SessionStart, where Gemini CLI only takes advice: it goes on)"
+        ),
+        "the refusal is shown as advice{why}"
+    );
+}
+
+/// Issue 14: Gemini CLI names an MCP tool `mcp_<server>_<tool>`; hooks see it as Claude Code names it,
+/// `mcp__<server>__<tool>`. A PreToolUse hook with matcher `mcp__echo__.*` refuses the real MCP server's
+/// tool (a stdio server scripted in `tests/e2e/mcp_echo.py`): the tool does not run, the reason reaches
+/// the model, and a matcher for another server never fires.
+#[test]
+fn an_mcp_tool_is_matched_by_its_claude_code_name_and_refused() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "deny-mcp.sh",
+        "cat >> @DIR@/mcp.log\necho >> @DIR@/mcp.log\necho 'E2E-MCP-DENIED-3a9: no echo tools' >&2\nexit 2",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny-echo\"\nmatcher = \"mcp__echo__.*\"\ncommand = \"@DIR@/deny-mcp.sh\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"github\"\nmatcher = \"mcp__github__.*\"\ncommand = \"cat > /dev/null; touch @DIR@/github-fired\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let settings_path = setup.home.join(".gemini/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&fs::read_to_string(&settings_path).unwrap()).unwrap();
+    let server_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp_echo.py");
+    settings["mcpServers"] = json!({"echo": {
+        "command": "python3",
+        "args": [server_script, sb.path()],
+        "trust": true,
+    }});
+    fs::write(
+        &settings_path,
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [
+            {"call": {"name": "mcp_echo_echo_text", "args": {"text": "hi"}}},
+            {"text": "E2E-FINAL: understood."},
+        ]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_gemini(&setup, &server);
+    let why = context(&out, &server);
+
+    let seen = logged_events(&sb.p("mcp.log"));
+    assert_eq!(seen.len(), 1, "the mcp__echo__.* hook fired once{why}");
+    assert_eq!(seen[0]["tool_name"], "mcp__echo__echo_text", "{why}");
+    assert_eq!(seen[0]["agent_tool_name"], "mcp_echo_echo_text", "{why}");
+    assert_eq!(seen[0]["mcp_context"]["server_name"], "echo", "{why}");
+    assert!(!sb.p("calls.log").exists(), "the refused MCP tool ran{why}");
+    assert!(
+        !sb.p("github-fired").exists(),
+        "a matcher for another server fired{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        function_responses(&turns[1]).contains("E2E-MCP-DENIED-3a9: no echo tools"),
+        "the refusal's reason is the tool's result the model sees{why}"
     );
 }

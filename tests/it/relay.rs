@@ -193,6 +193,43 @@ fn expected(
             Some(_) => json_out(json!({"hookSpecificOutput": specific(json!({}))})),
         };
     };
+    // Gemini CLI and Qwen Code ignore a refusal at these (agents.md, and Qwen Code 0.24.4's package):
+    // the answer says it goes on (issue 14).
+    let (advisory, shown): (&[&str], &str) = match agent {
+        "gemini-cli" => (
+            &["SessionStart", "PreCompact", "Notification", "SessionEnd"],
+            "Gemini CLI",
+        ),
+        "qwen-code" => (
+            &[
+                "SessionStart",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "Notification",
+                "SubagentStart",
+                "PreCompact",
+                "PostCompact",
+                "SessionEnd",
+            ],
+            "Qwen Code",
+        ),
+        _ => (&[], ""),
+    };
+    if advisory.contains(&moment) {
+        let said = format!(
+            "{reason} (a refusal at {event_name}, where {shown} only takes advice: it goes on)"
+        );
+        let mut out = json!({"systemMessage": said});
+        if let Some(c) = &context {
+            out["hookSpecificOutput"] =
+                json!({"hookEventName": event_name, "additionalContext": c});
+        }
+        return Expect {
+            stdout: Some(out),
+            stderr: Some(format!("hookd relay: {said}")),
+            code: 0,
+        };
+    }
     if stop {
         let reason = match &context {
             Some(c) => format!("{reason}\n\n{c}"),
@@ -719,6 +756,56 @@ fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
     );
 }
 
+/// Issue 14: Gemini CLI's MCP tools (`mcp_<server>_<tool>`, a real capture) are seen as Claude Code's
+/// `mcp__<server>__<tool>`: a `mcp__.*` or `mcp__echo__.*` matcher fires, refuses, and Gemini CLI is
+/// told so; a matcher for another server does not fire. (With the real agent and a scripted MCP server:
+/// e2e_gemini_cli.rs.)
+#[test]
+fn gemini_mcp_tools_are_seen_with_claude_names_and_mcp_matchers_fire() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"all-mcp\"\nmatcher = \"mcp__.*\"\ncommand = \"cat > @DIR@/all-seen.json\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"echo-server\"\nmatcher = \"mcp__echo__.*\"\ncommand = \"cat > /dev/null; echo no echo tools >&2; exit 2\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"github-server\"\nmatcher = \"mcp__github__.*\"\ncommand = \"cat > /dev/null; touch @DIR@/github-fired\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"after-mcp\"\nmatcher = \"mcp__echo__echo_text\"\ncommand = \"cat > @DIR@/after-seen.json\"\n",
+    );
+    let d = Daemon::start(sb);
+    let seen = |name: &str| -> Value {
+        let text = std::fs::read_to_string(d.sb.p(name))
+            .unwrap_or_else(|e| panic!("{name} was not written: the matcher did not fire ({e})"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {text:?}"))
+    };
+    let before = fixture_json("gemini-cli", "mcp-BeforeTool-1.json");
+    assert_eq!(before["tool_name"], "mcp_echo_echo_text");
+    let got = relay_event(&d.socket, "gemini-cli", &[], &before);
+    assert_eq!(
+        (got.code, got.json()),
+        (
+            0,
+            Some(json!({"decision": "deny", "reason": "no echo tools"}))
+        ),
+        "{got:?}"
+    );
+    let all = seen("all-seen.json");
+    assert_eq!(all["tool_name"], "mcp__echo__echo_text", "{all}");
+    assert_eq!(all["agent_tool_name"], "mcp_echo_echo_text", "{all}");
+    assert_eq!(all["mcp_context"], before["mcp_context"], "{all}");
+    assert!(
+        !d.sb.p("github-fired").exists(),
+        "a matcher for another server fired"
+    );
+    relay_event(
+        &d.socket,
+        "gemini-cli",
+        &[],
+        &fixture_json("gemini-cli", "mcp-AfterTool-1.json"),
+    )
+    .assert_silent("gemini MCP AfterTool");
+    let after = seen("after-seen.json");
+    assert_eq!(after["hook_event_name"], "PostToolUse", "{after}");
+    assert_eq!(after["tool_name"], "mcp__echo__echo_text", "{after}");
+}
+
 #[test]
 fn hooks_scoped_to_codex_fire_only_through_agent_codex() {
     let sb = Sandbox::new();
@@ -911,6 +998,46 @@ fn a_moment_the_daemon_does_not_know_says_nothing() {
         &fixture_json("gemini-cli", "BeforeToolSelection.json"),
     )
     .assert_silent("gemini BeforeToolSelection");
+}
+
+/// Issue 14: a refusal where the agent only takes advice (Gemini CLI ignores one at PreCompress) is
+/// said as what it is, by the daemon's answer as by the relay's, never as a block that is not one.
+#[test]
+fn a_refusal_where_the_agent_only_advises_is_said_so_by_the_daemon_and_the_relay() {
+    let d = dialect_daemon(Says::Refuse);
+    let event = fixture_json("gemini-cli", "PreCompress.json");
+    for (agent, advisory) in [("gemini-cli", true), ("claude-code", false), ("", false)] {
+        let r = d.fire_req(
+            json!({"op": "fire", "id": 1, "moment": "PreCompact", "agent": agent, "event": event}),
+        );
+        assert_eq!(r["refused"], true, "{agent}: {r}");
+        assert_eq!(
+            r.get("advisory").is_some_and(|a| a == true),
+            advisory,
+            "{agent}: {r}"
+        );
+    }
+    // Where Gemini CLI heeds a refusal, it is no advice.
+    let r = d.fire_req(json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": "gemini-cli", "event": fixture_json("gemini-cli", "BeforeTool.json")}));
+    assert_eq!(
+        (r["refused"].clone(), r.get("advisory")),
+        (json!(true), None),
+        "{r}"
+    );
+    for extra in [&[][..], &["--fail-closed"][..]] {
+        let got = relay_event(&d.socket, "gemini-cli", extra, &event);
+        assert_eq!(got.code, 0, "{got:?}");
+        let said = got.json().unwrap()["systemMessage"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(said.contains("only takes advice"), "{got:?}");
+        assert!(
+            !got.stdout.contains("deny"),
+            "no deny Gemini CLI would ignore: {got:?}"
+        );
+        assert_eq!(got.stderr, format!("hookd relay: {said}\n"), "{got:?}");
+    }
 }
 
 #[test]
@@ -1285,6 +1412,52 @@ fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed()
     assert!(got.stderr.contains("use --agent gemini-cli"), "{got:?}");
 }
 
+/// Issue 14: an event of a moment hookd knows, but under a name the relay's agent never sends (Claude
+/// Code's `PreToolUse` through `--agent gemini-cli`): the hooks would run, and be answered in a dialect
+/// the real agent does not read, a refusal lost. Said, and refused under `--fail-closed` with stderr and
+/// exit 2, which every agent reads as a refusal. (An event an agent of the same dialect sends is fired:
+/// it is answered in a dialect the agent reads.)
+#[test]
+fn an_event_of_a_known_moment_under_another_agents_name_is_said_and_refused_when_closed() {
+    let d = dialect_daemon(Says::Refuse);
+    let claude_pre = fixture_json("claude-code", "PreToolUse-1.json");
+    let gemini_pre = fixture_json("gemini-cli", "BeforeTool.json");
+    for (agent, event, owner) in [
+        ("gemini-cli", &claude_pre, "claude-code"),
+        ("codex", &gemini_pre, "gemini-cli"),
+        ("claude-code", &gemini_pre, "gemini-cli"),
+    ] {
+        let name = event["hook_event_name"].as_str().unwrap();
+        let what = format!("{name} through --agent {agent}");
+        let got = relay_event(&d.socket, agent, &[], event);
+        got.assert_fail_open(&what);
+        assert!(
+            got.stderr
+                .contains(&format!("\"{name}\" is not an event {agent} sends")),
+            "{what}: {got:?}"
+        );
+        assert!(
+            got.stderr.contains(&format!("use --agent {owner}")),
+            "{what}: {got:?}"
+        );
+        let got = relay_event(&d.socket, agent, &["--fail-closed"], event);
+        assert_eq!((got.code, got.stdout.as_str()), (2, ""), "{what}: {got:?}");
+        assert!(
+            got.stderr.contains(&format!("use --agent {owner}")),
+            "{what}: {got:?}"
+        );
+    }
+    // A Stop of another agent is let through even so (refusing it would keep the agent working).
+    let got = relay_event(
+        &d.socket,
+        "gemini-cli",
+        &["--fail-closed"],
+        &fixture_json("claude-code", "Stop-1.json"),
+    );
+    assert_eq!((got.code, got.stdout.as_str()), (0, ""), "{got:?}");
+    assert!(got.stderr.contains("use --agent"), "{got:?}");
+}
+
 #[test]
 fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
     // Found attacking issue 12's fixes: a listener whose backlog is full (a flooded daemon, or a socket
@@ -1378,4 +1551,44 @@ fn a_refusal_from_a_daemon_of_another_version_is_heard() {
         assert!(request.contains("\"op\":\"fire\""), "{request}");
         assert_eq!(deny_reason(&got), "no rm", "answer {answer}: {got:?}");
     }
+}
+
+/// Issue 14: `check` warns of a hook meant to refuse where an agent it runs for only takes advice, and
+/// is quiet about one on every moment that does not mean to.
+#[test]
+fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
+    let sb = Sandbox::new();
+    let mut toml = String::new();
+    for m in HOOKED {
+        toml.push_str(&format!(
+            "[[hooks.{m}]]\nname = \"plain-{m}\"\ncommand = \"true\"\n\n"
+        ));
+    }
+    toml.push_str(
+        "[[hooks.SessionStart]]\nname = \"guard\"\ncommand = \"true\"\non_failure = \"refuse\"\n\n",
+    );
+    toml.push_str("[[hooks.PreToolUse]]\nname = \"tool-guard\"\ncommand = \"true\"\non_failure = \"refuse\"\nagents = [\"gemini-cli\"]\n");
+    sb.settings(&toml);
+    let out = run_hookd(
+        &["check", "--config", sb.config().to_str().unwrap()],
+        None,
+        T,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(code(&out.status), 0, "{stdout:?} {stderr:?}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert!(
+        warnings.contains(&"warning: hook \"guard\" has on_failure = \"refuse\" on SessionStart, where Gemini CLI (its SessionStart) and Qwen Code (its SessionStart) only take advice: a refusal there does not stop them, and hookd answers it as advice"),
+        "{stderr:?}"
+    );
+    // The hooks that do not mean to refuse, and one where Gemini CLI heeds a refusal: quiet.
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("\"plain-") || w.contains("tool-guard")),
+        "{stderr:?}"
+    );
 }
