@@ -135,6 +135,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, SESSION_START).command_only(),
             by(Agent::Codex, SESSION_START),
             by(Agent::GeminiCli, "SessionStart"),
+            // Copilot CLI takes only additionalContext at sessionStart.
+            by(Agent::CopilotCli, "sessionStart").advisory(),
         ],
     },
     Moment {
@@ -146,6 +148,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, USER_PROMPT_SUBMIT),
             by(Agent::Codex, USER_PROMPT_SUBMIT),
             by(Agent::GeminiCli, "BeforeAgent"),
+            by(Agent::CopilotCli, "userPromptSubmitted"),
         ],
     },
     Moment {
@@ -157,6 +160,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, PRE_TOOL_USE),
             by(Agent::Codex, PRE_TOOL_USE),
             by(Agent::GeminiCli, "BeforeTool"),
+            by(Agent::CopilotCli, "preToolUse"),
         ],
     },
     Moment {
@@ -164,7 +168,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::PermissionBehavior,
-        fired_by: &[by(Agent::ClaudeCode, PERMISSION_REQUEST)],
+        fired_by: &[
+            by(Agent::ClaudeCode, PERMISSION_REQUEST),
+            by(Agent::CopilotCli, "permissionRequest"),
+        ],
     },
     Moment {
         name: POST_TOOL_USE,
@@ -175,6 +182,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, POST_TOOL_USE),
             by(Agent::Codex, POST_TOOL_USE),
             by(Agent::GeminiCli, "AfterTool"),
+            // Copilot CLI takes additionalContext (and a rewritten result) here, no refusal.
+            by(Agent::CopilotCli, "postToolUse").advisory(),
         ],
     },
     Moment {
@@ -182,7 +191,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Block,
-        fired_by: &[by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE)],
+        fired_by: &[
+            by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE),
+            by(Agent::CopilotCli, "postToolUseFailure").advisory(),
+        ],
     },
     Moment {
         name: NOTIFICATION,
@@ -192,6 +204,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, NOTIFICATION),
             by(Agent::GeminiCli, "Notification"),
+            by(Agent::CopilotCli, "notification").advisory(),
         ],
     },
     Moment {
@@ -199,14 +212,21 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("agent_type"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_START)],
+        fired_by: &[
+            by(Agent::ClaudeCode, SUBAGENT_START),
+            // Copilot CLI prepends additionalContext to the sub-agent's prompt; it takes no refusal.
+            by(Agent::CopilotCli, "subagentStart").advisory(),
+        ],
     },
     Moment {
         name: SUBAGENT_STOP,
         matcher_field: Some("agent_type"),
         refusal: Refusal::SendsOn,
         answer: Shape::Stop,
-        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_STOP)],
+        fired_by: &[
+            by(Agent::ClaudeCode, SUBAGENT_STOP),
+            by(Agent::CopilotCli, "subagentStop"),
+        ],
     },
     Moment {
         name: STOP,
@@ -217,6 +237,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, STOP),
             by(Agent::Codex, STOP),
             by(Agent::GeminiCli, "AfterAgent"),
+            by(Agent::CopilotCli, "agentStop"),
         ],
     },
     Moment {
@@ -227,6 +248,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, PRE_COMPACT),
             by(Agent::GeminiCli, "PreCompress"),
+            by(Agent::CopilotCli, "preCompact").advisory(),
         ],
     },
     Moment {
@@ -244,6 +266,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, SESSION_END),
             by(Agent::GeminiCli, "SessionEnd"),
+            by(Agent::CopilotCli, "sessionEnd"),
         ],
     },
 ];

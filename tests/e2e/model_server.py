@@ -25,7 +25,7 @@ reached the model: refusal reasons, added context, how many times the agent aske
 What each agent's API looks like on the wire lives in one module per dialect (dialect_*.py), each with
 `respond(request, turns) -> Response`.
 
-Usage: model_server.py --dialect {anthropic,openai,gemini} --script FILE --record FILE --port-file FILE
+Usage: model_server.py --dialect {anthropic,openai,openai-chat,gemini} --script FILE --record FILE --port-file FILE
                        [--bring-up-loopback]
 The tests start it in a network namespace of its own (`unshare --net`), where the only interface is the
 loopback, down until `--bring-up-loopback` sets it up; the agent then joins that namespace, so it can
@@ -48,6 +48,7 @@ DIALECTS = {
     "anthropic": "dialect_anthropic",
     "openai": "dialect_openai",
     "gemini": "dialect_gemini",
+    "openai-chat": "dialect_openai_chat",
 }
 
 
@@ -167,7 +168,8 @@ def make_handler(dialect, turns, recorder):
                 text = ""
                 if event is not None:
                     text += f"event: {event}\n"
-                text += f"data: {json.dumps(data)}\n\n"
+                # A string is sent as is (Chat Completions ends its stream with `data: [DONE]`).
+                text += f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
                 chunks.append(text)
             data = "".join(chunks).encode()
             self.send_response(response.status)
