@@ -51,6 +51,13 @@ pub const GEMINI_CLI: AgentPackage = AgentPackage {
     bin: "gemini",
 };
 
+pub const COPILOT_CLI: AgentPackage = AgentPackage {
+    agent: "copilot-cli",
+    package: "@github/copilot",
+    version: "1.0.102",
+    bin: "copilot",
+};
+
 /// How long one npm install may take (Claude Code's native binary is about 400 MB).
 const INSTALL: Duration = Duration::from_secs(600);
 
@@ -140,7 +147,7 @@ pub struct ModelServer {
 const MODEL_SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/model_server.py");
 
 impl ModelServer {
-    /// Starts a server speaking `dialect` (`anthropic`, `openai` or `gemini`) that answers turns from
+    /// Starts a server speaking `dialect` (`anthropic`, `openai`, `openai-chat` or `gemini`) that answers turns from
     /// `script`, keeping its files in `dir` under `name`.
     pub fn start(dialect: &str, script: &Value, dir: &Path, name: &str) -> ModelServer {
         let script_path = dir.join(format!("{name}.script.json"));
