@@ -182,8 +182,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, POST_TOOL_USE),
             by(Agent::Codex, POST_TOOL_USE),
             by(Agent::GeminiCli, "AfterTool"),
-            // Copilot CLI takes additionalContext (and a rewritten result) here, no refusal.
-            by(Agent::CopilotCli, "postToolUse").advisory(),
+            // Copilot CLI 1.0.102: `decision: "block"` shows the model "Tool result blocked: R".
+            by(Agent::CopilotCli, "postToolUse"),
         ],
     },
     Moment {
@@ -193,6 +193,7 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::Block,
         fired_by: &[
             by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE),
+            // Copilot CLI takes only additionalContext after a failed tool.
             by(Agent::CopilotCli, "postToolUseFailure").advisory(),
         ],
     },

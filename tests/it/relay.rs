@@ -1355,3 +1355,84 @@ fn a_refusal_from_a_daemon_of_another_version_is_heard() {
         assert_eq!(deny_reason(&got), "no rm", "answer {answer}: {got:?}");
     }
 }
+
+// ---- Copilot CLI: an input that names no event ------------------------------------------------------
+
+/// Copilot CLI's native inputs name no event: the relay is told it (`--event`), answers in Copilot's flat
+/// JSON, and never exits 1 (which Copilot reads as a block). Without `--event`, or with one Copilot never
+/// sends, the relay says so and lets the agent go on, or refuses with `--fail-closed`: never a silent pass.
+#[test]
+fn copilot_native_inputs_are_placed_by_the_event_the_relay_is_told() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny-bash\"\nmatcher = \"Bash\"\ncommand = \"cat > @DIR@/pre-seen.json; echo 'E2E no bash' >&2; exit 2\"\n\n\
+         [[hooks.Stop]]\nname = \"more\"\ncommand = \"echo 'write the summary' >&2; exit 2\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"no\"\ncommand = \"echo 'not today' >&2; exit 2\"\n\n\
+         [[hooks.UserPromptSubmit]]\nname = \"ctx\"\ncommand = \"echo 'the branch is main'\"\n",
+    );
+    let d = Daemon::start(sb);
+    let copilot = |file: &str, args: &[&str]| {
+        let input = fixture_json("copilot-cli", file);
+        let mut all = vec!["--agent", "copilot-cli"];
+        all.extend_from_slice(args);
+        relay(&d.socket, &all, &input.to_string())
+    };
+
+    let got = copilot("native-preToolUse.json", &["--event", "preToolUse"]);
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    assert_eq!(
+        got.json(),
+        Some(json!({"permissionDecision": "deny", "permissionDecisionReason": "E2E no bash"}))
+    );
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.sb.p("pre-seen.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&seen["tool_name"], &seen["agent_tool_name"]),
+        (&json!("Bash"), &json!("bash"))
+    );
+    assert_eq!(seen["tool_input"], seen["toolArgs"], "{seen}");
+
+    let got = copilot("native-agentStop.json", &["--event", "agentStop"]);
+    assert_eq!(
+        got.json(),
+        Some(json!({"decision": "block", "reason": "write the summary"})),
+        "{got:?}"
+    );
+    // A permissionRequest names itself (`hookName`).
+    let got = copilot("native-permissionRequest.json", &[]);
+    assert_eq!(
+        got.json(),
+        Some(json!({"behavior": "deny", "message": "not today"})),
+        "{got:?}"
+    );
+    let got = copilot(
+        "native-userPromptSubmitted.json",
+        &["--event", "userPromptSubmitted"],
+    );
+    assert_eq!(
+        got.json(),
+        Some(json!({"additionalContext": "the branch is main"})),
+        "{got:?}"
+    );
+    // Nothing to say at an event nobody hooks, and no hook ran.
+    let got = copilot("native-sessionEnd.json", &["--event", "sessionEnd"]);
+    got.assert_silent("sessionEnd");
+
+    // No --event: said, let through; refused with --fail-closed (exit 2, never 1).
+    let got = copilot("native-preToolUse.json", &[]);
+    assert_eq!((got.code, got.stdout.as_str()), (0, ""), "{got:?}");
+    assert!(got.stderr.contains("--event"), "{got:?}");
+    let got = copilot("native-preToolUse.json", &["--fail-closed"]);
+    assert_eq!(got.code, 2, "{got:?}");
+    assert!(got.stderr.contains("--event"), "{got:?}");
+    // A misspelt event: the same, with the event meant.
+    let got = copilot(
+        "native-preToolUse.json",
+        &["--event", "pretooluse", "--fail-closed"],
+    );
+    assert_eq!(got.code, 2, "{got:?}");
+    assert!(
+        got.stderr.contains("did you mean \"preToolUse\""),
+        "{got:?}"
+    );
+}
