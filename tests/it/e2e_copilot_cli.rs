@@ -87,9 +87,17 @@ fn setup(root: &Path, socket: &Path, fail_closed: bool) -> CopilotSetup {
 /// `copilot -p PROMPT --allow-all-tools --no-auto-update` in the project folder, talking to `server`
 /// only, with an environment of its own (nothing inherited but PATH).
 fn copilot_command(setup: &CopilotSetup, server: &ModelServer) -> Command {
+    let mut cmd = copilot_asking(setup, server);
+    cmd.arg("--allow-all-tools");
+    cmd
+}
+
+/// As [`copilot_command`] without `--allow-all-tools`: every tool call asks for permission (the
+/// permissionRequest hooks), and in `-p` nobody else answers.
+fn copilot_asking(setup: &CopilotSetup, server: &ModelServer) -> Command {
     let (program, unpacked) = copilot();
     let mut cmd = Command::new(program);
-    cmd.args(["-p", PROMPT, "--allow-all-tools", "--no-auto-update"])
+    cmd.args(["-p", PROMPT, "--no-auto-update"])
         .current_dir(&setup.project)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -203,6 +211,80 @@ fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
     assert_eq!(pre[0]["tool_name"], "Bash", "{why}");
     assert_eq!(pre[0]["agent_tool_name"], "bash", "{why}");
     assert_eq!(pre[0]["tool_input"]["command"], command, "{why}");
+}
+
+/// A PermissionRequest hook's refusal is Copilot's answer to the permission it asks for (`behavior:
+/// "deny"`): the command does not run and the model sees the reason.
+#[test]
+fn refused_permission_request_denies_the_tool_with_the_reason() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PermissionRequest]]\nname = \"no-perm\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/perm.log; echo >> @DIR@/perm.log; echo 'E2E-PERM-5a1: not without a review' >&2; exit 2\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let command = "echo asked > asked.txt";
+    let server = ModelServer::start(
+        "openai-chat",
+        &json!({"turns": [{"tool": command}, {"text": "E2E-FINAL: understood."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_agent(copilot_asking(&setup, &server), &server.netns());
+    let why = context(&out, &server);
+    assert!(out.status.success(), "copilot failed ({}){why}", out.status);
+
+    assert!(
+        !setup.project.join("asked.txt").exists(),
+        "the refused command ran{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        tool_results(&turns[1]).contains("E2E-PERM-5a1: not without a review"),
+        "the refusal's reason reached the model{why}"
+    );
+    let asked = logged_events(&sb.p("perm.log"));
+    assert_eq!(asked.len(), 1, "{why}");
+    assert_eq!(asked[0]["tool_name"], "Bash", "{why}");
+    assert_eq!(asked[0]["tool_input"]["command"], command, "{why}");
+}
+
+/// A PostToolUse refusal (`decision: "block"`) replaces what the model sees of the tool's result.
+#[test]
+fn refused_tool_result_is_replaced_by_the_reason() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"hide\"\nmatcher = \"Bash\"\ncommand = \"cat > /dev/null; echo 'E2E-HIDDEN-b70: the output holds a secret' >&2; exit 2\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let command = "printf 'E2E-SECRET-%s\\n' 99";
+    let server = ModelServer::start(
+        "openai-chat",
+        &json!({"turns": [{"tool": command}, {"text": "E2E-FINAL: ok."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_copilot(&setup, &server);
+    let why = context(&out, &server);
+
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    let seen = tool_results(&turns[1]);
+    assert!(
+        seen.contains("E2E-HIDDEN-b70"),
+        "the reason reached the model{why}"
+    );
+    assert!(!seen.contains("E2E-SECRET-99"), "the output did not{why}");
 }
 
 /// A command the policy lets through runs, and its output is what the model sees next.
