@@ -50,7 +50,7 @@ pub enum Command {
     /// The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires
     /// it, and answers in the agent's dialect
     Relay {
-        /// The agent calling: claude-code, codex, gemini-cli or copilot-cli
+        /// The agent calling: claude-code, codex or gemini-cli
         #[arg(long, value_name = "AGENT", default_value = "claude-code")]
         agent: String,
         /// The daemon's socket [default: as for serve]
