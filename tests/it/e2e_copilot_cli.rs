@@ -484,7 +484,9 @@ fn daemon_down_fails_open_and_the_tool_runs() {
 }
 
 /// The daemon down from the start, with `--fail-closed` in the printed settings: the prompt itself is
-/// refused (userPromptSubmitted `decision: "block"`), so no model call is made and nothing runs.
+/// refused (userPromptSubmitted `decision: "block"`), so no model call is made and nothing runs. (The
+/// sessionStart before it is refused too, which Copilot only shows.) No tool call is made here:
+/// `daemon_gone_mid_session_with_fail_closed_the_tool_is_refused` covers how one is refused.
 #[test]
 fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
     if !require_network_namespaces() {
@@ -510,6 +512,11 @@ fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
         server.turns().len(),
         0,
         "the refused prompt never reached the model{why}"
+    );
+    // Copilot shows the reason and exits 1 for a refused prompt (seen with 1.0.102).
+    assert!(
+        format!("{}{}", text(&out.stdout), text(&out.stderr)).contains("hookd is not running"),
+        "the agent says why{why}"
     );
 }
 
