@@ -15,6 +15,7 @@ pub enum Agent {
     Codex,
     GeminiCli,
     QwenCode,
+    CopilotCli,
 }
 
 /// How an agent reads hookd's answer: the dialect code (`agents/dialect.rs`) has one arm per dialect.
@@ -24,6 +25,9 @@ pub enum Dialect {
     ClaudeCode,
     /// Gemini CLI's: every JSON refusal is `decision: "deny"` with a `reason`.
     GeminiCli,
+    /// GitHub Copilot CLI's native hooks: flat JSON at the top level (`permissionDecision`, `decision`,
+    /// `behavior`, `additionalContext`), and an input that names no event (the relay's `--event` does).
+    CopilotCli,
 }
 
 /// The shape of the agent's own hook settings, that `hookd relay --print-settings` prints.
@@ -34,6 +38,10 @@ pub enum SettingsFormat {
     /// Codex's config.toml: `[[hooks.EVENT]]` groups, and the trust records without which Codex skips
     /// a hook without a word.
     CodexToml,
+    /// GitHub Copilot CLI's `{"version": 1, "hooks": {event: [{"type": "command", "bash": ..., "timeoutSec":
+    /// N}]}}` (`.github/hooks/*.json`, or the `hooks` of `~/.copilot/settings.json`): a flat list of hooks
+    /// per event, each hook's command naming the event, since Copilot's hook input does not.
+    CopilotJson,
 }
 
 /// Everything about one agent that is data.
@@ -220,6 +228,41 @@ pub const AGENTS: &[AgentRow] = &[
             setting_keys: &["enabled", "disabled", "notifications"],
             timeout_keys: &["timeout"],
             own_env: &["QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR"],
+            hooks_config: false,
+        },
+    },
+    AgentRow {
+        agent: Agent::CopilotCli,
+        name: "copilot-cli",
+        display_name: "Copilot CLI",
+        dialect: Dialect::CopilotCli,
+        own_events: &["userPromptTransformed", "preMcpToolCall", "errorOccurred"],
+        // Its built-in tools, as 1.0.102 offers them to the model.
+        tools: &[
+            ("bash", "Bash"),
+            ("read_bash", "BashOutput"),
+            ("stop_bash", "KillShell"),
+            ("view", "Read"),
+            ("create", "Write"),
+            ("edit", "Edit"),
+            ("grep", "Grep"),
+            ("glob", "Glob"),
+            ("task", "Task"),
+            ("web_fetch", "WebFetch"),
+            ("web_search", "WebSearch"),
+        ],
+        settings: AgentSettings {
+            format: SettingsFormat::CopilotJson,
+            file: ".github/hooks/hookd.json, or the \"hooks\" of ~/.copilot/settings.json",
+            timeout_in_ms: false,
+            named_hooks: false,
+            http_hooks: false,
+        },
+        import: AgentImport {
+            folder: Some(".copilot"),
+            setting_keys: &[],
+            timeout_keys: &["timeoutSec", "timeout"],
+            own_env: &["COPILOT_PROJECT_DIR"],
             hooks_config: false,
         },
     },

@@ -136,6 +136,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::GeminiCli, "SessionStart").advisory(),
             // Qwen Code reads only the context added there (@qwen-code/qwen-code 0.24.4).
             by(Agent::QwenCode, SESSION_START).advisory(),
+            // Copilot CLI takes only additionalContext at sessionStart.
+            by(Agent::CopilotCli, "sessionStart").advisory(),
         ],
     },
     Moment {
@@ -149,6 +151,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::GeminiCli, "BeforeAgent"),
             // Also fired with an empty prompt after each tool result (docs/agents.md, Qwen Code).
             by(Agent::QwenCode, USER_PROMPT_SUBMIT),
+            by(Agent::CopilotCli, "userPromptSubmitted"),
         ],
     },
     Moment {
@@ -161,6 +164,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::Codex, PRE_TOOL_USE),
             by(Agent::GeminiCli, "BeforeTool"),
             by(Agent::QwenCode, PRE_TOOL_USE),
+            by(Agent::CopilotCli, "preToolUse"),
         ],
     },
     Moment {
@@ -171,6 +175,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, PERMISSION_REQUEST),
             by(Agent::QwenCode, PERMISSION_REQUEST),
+            by(Agent::CopilotCli, "permissionRequest"),
         ],
     },
     Moment {
@@ -184,6 +189,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::GeminiCli, "AfterTool"),
             // Qwen Code stops only on `continue: false` here, and ignores `decision: "block"`.
             by(Agent::QwenCode, POST_TOOL_USE).advisory(),
+            // Copilot CLI 1.0.102: `decision: "block"` shows the model "Tool result blocked: R".
+            by(Agent::CopilotCli, "postToolUse"),
         ],
     },
     Moment {
@@ -194,6 +201,8 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE),
             by(Agent::QwenCode, POST_TOOL_USE_FAILURE).advisory(),
+            // Copilot CLI takes only additionalContext after a failed tool.
+            by(Agent::CopilotCli, "postToolUseFailure").advisory(),
         ],
     },
     Moment {
@@ -205,6 +214,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, NOTIFICATION),
             by(Agent::GeminiCli, "Notification").advisory(),
             by(Agent::QwenCode, NOTIFICATION).advisory(),
+            by(Agent::CopilotCli, "notification").advisory(),
         ],
     },
     Moment {
@@ -215,6 +225,8 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, SUBAGENT_START),
             by(Agent::QwenCode, SUBAGENT_START).advisory(),
+            // Copilot CLI prepends additionalContext to the sub-agent's prompt; it takes no refusal.
+            by(Agent::CopilotCli, "subagentStart").advisory(),
         ],
     },
     Moment {
@@ -225,6 +237,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, SUBAGENT_STOP),
             by(Agent::QwenCode, SUBAGENT_STOP),
+            by(Agent::CopilotCli, "subagentStop"),
         ],
     },
     Moment {
@@ -239,6 +252,7 @@ pub const KNOWN: &[Moment] = &[
             // Qwen Code 0.24.4 ends a loop of refused Stops itself after 8 (`stopHookBlockingCap`);
             // hookd's cap holds whatever that setting says.
             by(Agent::QwenCode, STOP),
+            by(Agent::CopilotCli, "agentStop"),
         ],
     },
     Moment {
@@ -250,6 +264,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, PRE_COMPACT),
             by(Agent::GeminiCli, "PreCompress").advisory(),
             by(Agent::QwenCode, PRE_COMPACT).advisory(),
+            by(Agent::CopilotCli, "preCompact").advisory(),
         ],
     },
     Moment {
@@ -271,6 +286,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, SESSION_END),
             by(Agent::GeminiCli, "SessionEnd").advisory(),
             by(Agent::QwenCode, SESSION_END).advisory(),
+            by(Agent::CopilotCli, "sessionEnd"),
         ],
     },
 ];

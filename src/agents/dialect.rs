@@ -60,6 +60,12 @@ pub struct Translated {
 /// surrogate escapes are read as U+FFFD, bytes that are not UTF-8 as U+FFFD; an input nested deeper than
 /// serde_json reads is translated from its head, as undecidable (its hooks are read as failed).
 pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
+    translate_as(agent, input, None)
+}
+
+/// As [`translate`], for a relay told the event it serves (`--event`): Copilot CLI's hook input names
+/// none, so the command in its settings does.
+pub fn translate_as(agent: Agent, input: &[u8], told: Option<&str>) -> Result<Translated, String> {
     // A byte-order mark is no part of the JSON (a tool or a shell may put one in front of it).
     let input = input.strip_prefix(b"\xef\xbb\xbf").unwrap_or(input);
     // An agent's own text, not UTF-8 somewhere (a file's bytes in a tool input): read as the nearest
@@ -77,14 +83,14 @@ pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
         Ok(value) => value,
         Err(e) if crate::head::too_deep(&e) => {
             let why = format!("the event is nested deeper than {} levels", MAX_DEPTH);
-            return translate_head(agent, Scanner::scan(EVENT_FIELDS, None, input), why);
+            return translate_head_as(agent, Scanner::scan(EVENT_FIELDS, None, input), why, told);
         }
         Err(e) => return Err(format!("the hook input is not JSON: {e}")),
     };
     let Value::Object(event) = value else {
         return Err("the hook input is not a JSON object".into());
     };
-    let (moment, event_name, fields) = translate_object(agent, event)?;
+    let (moment, event_name, fields) = translate_object(agent, event, told)?;
     Ok(Translated {
         moment,
         event_name,
@@ -95,11 +101,21 @@ pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
 /// An input that cannot be decoded whole (`why`: too large, too deep) as an undecidable fire, from what
 /// its head holds ([`EVENT_FIELDS`]).
 pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translated, String> {
+    translate_head_as(agent, head, why, None)
+}
+
+/// As [`translate_head`], for a relay told the event it serves (`--event`).
+pub fn translate_head_as(
+    agent: Agent,
+    head: Head,
+    why: String,
+    told: Option<&str>,
+) -> Result<Translated, String> {
     if !head.object {
         return Err(format!("the hook input is not a JSON object ({why})"));
     }
     let (moment, event_name, fields) =
-        translate_object(agent, head.fields).map_err(|e| format!("{e} ({why})"))?;
+        translate_object(agent, head.fields, told).map_err(|e| format!("{e} ({why})"))?;
     Ok(Translated {
         moment,
         event_name,
@@ -115,7 +131,15 @@ pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translate
 fn translate_object(
     agent: Agent,
     mut event: Map<String, Value>,
+    told: Option<&str>,
 ) -> Result<(String, String, Map<String, Value>), String> {
+    if agent.dialect() == Dialect::CopilotCli {
+        copilot_input(agent, &mut event, told)?;
+    } else if let Some(told) = told
+        && !event.contains_key("hook_event_name")
+    {
+        event.insert("hook_event_name".into(), Value::String(told.into()));
+    }
     let Some(event_name) = event
         .get("hook_event_name")
         .and_then(Value::as_str)
@@ -180,6 +204,132 @@ fn mcp_tool_name(tool: &str, mcp_context: Option<&Value>) -> Option<String> {
             .collect()
     };
     Some(format!("mcp__{}__{}", claude(server), claude(name)))
+}
+
+/// Copilot CLI's native hook input as hookd's event: it names no event (the relay is told it, `--event`,
+/// or a permissionRequest's `hookName` says it) and its fields are camelCase. Claude Code's names are
+/// added beside Copilot's own (`toolName` -> `tool_name`, `toolArgs` -> `tool_input`, ...), which stay.
+///
+/// An input that names an event Copilot's native hooks do not send (`hook_event_name: "PreToolUse"`:
+/// Copilot writes Claude Code's input for hooks written in Claude Code's layout, and reads Claude Code's
+/// answers there) is refused a place rather than answered in the wrong dialect.
+fn copilot_input(
+    agent: Agent,
+    event: &mut Map<String, Value>,
+    told: Option<&str>,
+) -> Result<(), String> {
+    let own = agent.event_names();
+    let named = event
+        .get("hook_event_name")
+        .or_else(|| event.get("hookName"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if let Some(named) = &named
+        && !own.contains(&named.as_str())
+    {
+        return Err(format!(
+            "the hook input names the event \"{}\", which Copilot CLI's native hooks do not send: hooks \
+             written in Claude Code's layout get Claude Code's input and answers, so run those with \
+             --agent claude-code (or use the hooks hookd relay --print-settings copilot-cli prints)",
+            crate::moment::shown(named)
+        ));
+    }
+    let Some(name) = told.map(str::to_string).or(named) else {
+        return Err(
+            "Copilot CLI's hook input names no event: give the relay --event EVENT, as the \
+             hooks hookd relay --print-settings copilot-cli prints do"
+                .into(),
+        );
+    };
+    // A misspelt --event would leave every such event unwatched: said, whether the daemon runs or not.
+    if let Some(why) = unknown_event(agent, &name) {
+        return Err(why);
+    }
+    event.insert("hook_event_name".into(), Value::String(name));
+    const RENAMED: &[(&str, &str)] = &[
+        ("sessionId", "session_id"),
+        ("toolName", "tool_name"),
+        ("toolArgs", "tool_input"),
+        ("toolInput", "tool_input"),
+        ("toolResult", "tool_response"),
+        ("transcriptPath", "transcript_path"),
+        ("stopReason", "stop_reason"),
+        ("stopHookActive", "stop_hook_active"),
+        ("agentType", "agent_type"),
+        ("agentName", "agent_type"),
+        ("initialPrompt", "initial_prompt"),
+        ("notificationType", "notification_type"),
+    ];
+    for (own, claude) in RENAMED {
+        if !event.contains_key(*claude)
+            && let Some(value) = event.get(*own).cloned()
+        {
+            event.insert((*claude).into(), value);
+        }
+    }
+    Ok(())
+}
+
+/// The verdict as Copilot CLI's native hooks read it (checked with 1.0.102): flat JSON at the top level.
+/// preToolUse `permissionDecision: "deny"` + `permissionDecisionReason`; permissionRequest `behavior:
+/// "deny"` + `message`; agentStop and subagentStop `decision: "block"` + `reason` (sent on, the reason as
+/// the next user message); userPromptSubmitted `decision: "block"` + `reason`; `additionalContext` where
+/// Copilot takes it. Elsewhere a refusal is only a failed hook to Copilot: stderr and exit 2 (never exit 1,
+/// which Copilot reads as a block too, so that no answer meant to let it go on can be read as one).
+fn copilot_answer(
+    shape: Shape,
+    refusal: Option<&str>,
+    context: Option<String>,
+    transport: Transport,
+) -> Answer {
+    let json_answer = |value: Map<String, Value>| Answer {
+        stdout: Some(Value::Object(value).to_string()),
+        stderr: None,
+        exit: 0,
+    };
+    let mut out = Map::new();
+    let Some(reason) = refusal else {
+        // At a stop, context reads as "keep going", and Copilot has nowhere to show it to the user.
+        if let Some(context) = context.filter(|_| shape != Shape::Stop) {
+            out.insert("additionalContext".into(), json!(context));
+            return json_answer(out);
+        }
+        return Answer::nothing();
+    };
+    match shape {
+        Shape::Stop => {
+            let reason = match &context {
+                Some(context) => format!("{reason}\n\n{context}"),
+                None => reason.to_string(),
+            };
+            out.insert("decision".into(), json!("block"));
+            out.insert("reason".into(), json!(reason));
+            return json_answer(out);
+        }
+        Shape::PermissionDecision => {
+            out.insert("permissionDecision".into(), json!("deny"));
+            out.insert("permissionDecisionReason".into(), json!(reason));
+        }
+        Shape::PermissionBehavior => {
+            out.insert("behavior".into(), json!("deny"));
+            out.insert("message".into(), json!(reason));
+        }
+        Shape::ExitTwo if transport == Transport::Process => {
+            return Answer {
+                stdout: None,
+                stderr: Some(reason.to_string()),
+                exit: 2,
+            };
+        }
+        Shape::Block | Shape::ExitTwo => {
+            out.insert("decision".into(), json!("block"));
+            out.insert("reason".into(), json!(reason));
+        }
+    }
+    if let Some(context) = context {
+        out.insert("additionalContext".into(), json!(context));
+    }
+    json_answer(out)
 }
 
 /// For an event the daemon has no moment for (`unknown_moment`): `None` when it is a real event of this
@@ -261,6 +411,14 @@ pub fn answer(
     let context = (!adds.is_empty()).then(|| adds.join("\n\n"));
     let shape = crate::moment::answer(moment);
     let dialect = agent.dialect();
+    if dialect == Dialect::CopilotCli {
+        if let Some(reason) = refusal
+            && agent.advisory(moment)
+        {
+            return advisory_refusal(agent, agent_event_name, reason, context, transport);
+        }
+        return copilot_answer(shape, refusal, context, transport);
+    }
     let json_answer = |value: Value| Answer {
         stdout: Some(value.to_string()),
         stderr: None,
@@ -292,6 +450,7 @@ pub fn answer(
     let decision = match dialect {
         Dialect::ClaudeCode => "block",
         Dialect::GeminiCli => "deny",
+        Dialect::CopilotCli => unreachable!("answered by copilot_answer above"),
     };
     let mut out = Map::new();
     match (shape, dialect) {
@@ -332,7 +491,8 @@ pub fn answer(
             out.insert("hookSpecificOutput".into(), with_context(specific));
         }
         // Gemini CLI refuses every moment alike; over HTTP even where a process would exit 2.
-        (Shape::Block, _) | (_, Dialect::GeminiCli) => {
+        // (Copilot CLI is answered by copilot_answer above.)
+        (Shape::Block, _) | (_, Dialect::GeminiCli) | (_, Dialect::CopilotCli) => {
             out.insert("decision".into(), json!(decision));
             out.insert("reason".into(), json!(reason));
             if context.is_some() {
@@ -355,6 +515,16 @@ pub fn advisory_refusal(
     transport: Transport,
 ) -> Answer {
     let said = advisory_message(agent, agent_event_name, reason);
+    let stderr = (transport == Transport::Process).then(|| format!("hookd relay: {said}"));
+    if agent.dialect() == Dialect::CopilotCli && transport == Transport::Process {
+        // Copilot CLI reads no message from a hook: the line on stderr says it, the context goes on.
+        let stdout = context.map(|context| json!({"additionalContext": context}).to_string());
+        return Answer {
+            stdout,
+            stderr,
+            exit: 0,
+        };
+    }
     let mut out = Map::new();
     out.insert("systemMessage".into(), json!(said));
     if let Some(context) = context {
@@ -365,7 +535,7 @@ pub fn advisory_refusal(
     }
     Answer {
         stdout: Some(Value::Object(out).to_string()),
-        stderr: (transport == Transport::Process).then(|| format!("hookd relay: {said}")),
+        stderr,
         exit: 0,
     }
 }
@@ -807,6 +977,101 @@ mod tests {
         assert_eq!(unknown_event(Agent::GeminiCli, "BeforeModel"), None);
         assert_eq!(unknown_event(Agent::GeminiCli, "BeforeTool"), None);
         assert_eq!(unknown_event(Agent::ClaudeCode, "SubagentStart"), None);
+    }
+
+    #[test]
+    fn copilot_native_input_is_read_as_the_event_the_relay_is_told() {
+        let input = include_str!("../../tests/fixtures/agents/copilot-cli/native-preToolUse.json");
+        let t = translate_as(Agent::CopilotCli, input.as_bytes(), Some("preToolUse")).unwrap();
+        assert_eq!(
+            (t.moment.as_str(), t.event_name.as_str()),
+            ("PreToolUse", "preToolUse")
+        );
+        let fields = &t.event.fields;
+        assert_eq!(fields["tool_name"], "Bash");
+        assert_eq!(fields["agent_tool_name"], "bash");
+        assert_eq!(
+            fields["tool_input"]["command"],
+            "echo ran > marker.txt && echo TOOL-OUT"
+        );
+        assert_eq!(fields["session_id"], fields["sessionId"]);
+        assert_eq!(
+            fields["toolArgs"], fields["tool_input"],
+            "the originals are kept"
+        );
+        let input = include_str!("../../tests/fixtures/agents/copilot-cli/native-agentStop.json");
+        let t = translate_as(Agent::CopilotCli, input.as_bytes(), Some("agentStop")).unwrap();
+        assert_eq!(t.moment, "Stop");
+        assert_eq!(t.event.fields["stop_hook_active"], false);
+        let input =
+            include_str!("../../tests/fixtures/agents/copilot-cli/native-userPromptSubmitted.json");
+        let t = translate_as(
+            Agent::CopilotCli,
+            input.as_bytes(),
+            Some("userPromptSubmitted"),
+        )
+        .unwrap();
+        assert_eq!(t.moment, "UserPromptSubmit");
+        assert_eq!(t.event.fields["prompt"], "Please do the task.");
+        // A permissionRequest names itself (hookName).
+        let input =
+            include_str!("../../tests/fixtures/agents/copilot-cli/native-permissionRequest.json");
+        let t = translate_as(Agent::CopilotCli, input.as_bytes(), None).unwrap();
+        assert_eq!(t.moment, "PermissionRequest");
+        assert_eq!(t.event.fields["tool_name"], "Bash");
+        assert_eq!(
+            t.event.fields["tool_input"]["command"],
+            "echo ran > marker.txt && echo TOOL-OUT"
+        );
+    }
+
+    #[test]
+    fn copilot_input_with_no_event_or_one_it_never_sends_is_not_placed() {
+        let input = include_str!("../../tests/fixtures/agents/copilot-cli/native-preToolUse.json");
+        let no_event = translate_as(Agent::CopilotCli, input.as_bytes(), None).unwrap_err();
+        assert!(no_event.contains("--event"), "{no_event}");
+        let typo =
+            translate_as(Agent::CopilotCli, input.as_bytes(), Some("preToolUze")).unwrap_err();
+        assert!(typo.contains("did you mean \"preToolUse\""), "{typo}");
+        let claude =
+            include_str!("../../tests/fixtures/agents/copilot-cli/claude-format-PreToolUse-1.json");
+        let claude = translate_as(Agent::CopilotCli, claude.as_bytes(), None).unwrap_err();
+        assert!(claude.contains("--agent claude-code"), "{claude}");
+    }
+
+    #[test]
+    fn copilot_answers_are_flat_and_never_exit_1() {
+        let a = |moment: &str, refusal: Option<&str>, adds: &[&str]| {
+            let event = Agent::CopilotCli.event_name_of(moment).to_string();
+            answer(Agent::CopilotCli, moment, &event, refusal, adds)
+        };
+        assert_eq!(
+            parsed(&a("PreToolUse", Some("no rm"), &[])),
+            json!({"permissionDecision": "deny", "permissionDecisionReason": "no rm"})
+        );
+        assert_eq!(
+            parsed(&a("Stop", Some("tests fail"), &["T"])),
+            json!({"decision": "block", "reason": "tests fail\n\nT"})
+        );
+        assert_eq!(
+            parsed(&a("PermissionRequest", Some("R"), &[])),
+            json!({"behavior": "deny", "message": "R"})
+        );
+        assert_eq!(
+            parsed(&a("UserPromptSubmit", Some("R"), &["T"])),
+            json!({"decision": "block", "reason": "R", "additionalContext": "T"})
+        );
+        assert_eq!(
+            parsed(&a("UserPromptSubmit", None, &["T1", "T2"])),
+            json!({"additionalContext": "T1\n\nT2"})
+        );
+        assert_eq!(a("Stop", None, &["T"]), Answer::nothing());
+        for moment in Agent::CopilotCli.moments() {
+            for refusal in [None, Some("R")] {
+                let answer = a(moment, refusal, &["T"]);
+                assert!(answer.exit == 0 || answer.exit == 2, "{moment}: {answer:?}");
+            }
+        }
     }
 
     #[test]

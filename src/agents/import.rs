@@ -11,7 +11,7 @@ use std::path::{Component, Path};
 
 use serde_json::{Map, Value};
 
-use crate::agents::Agent;
+use crate::agents::{Agent, SettingsFormat};
 use crate::limits::MAX_HOOK_TIMEOUT_SECS;
 use crate::moment;
 use crate::settings::Matcher;
@@ -236,6 +236,16 @@ impl Import {
                 .push(format!("{place} is {}, not a matcher group", kind(group)));
             return;
         };
+        // Copilot CLI's own layout: a flat list of hooks per event, with no matcher (every tool).
+        if self.agent.row().settings.format == SettingsFormat::CopilotJson
+            && !group.contains_key("hooks")
+        {
+            let hook = Value::Object(group.clone());
+            if let Some(converted) = self.hook(moment, place, &hook) {
+                self.hooks.push(converted);
+            }
+            return;
+        }
         let matcher = match group.get("matcher") {
             None | Some(Value::Null) => None,
             Some(Value::String(m)) => Some(m.as_str()),
@@ -303,7 +313,16 @@ impl Import {
                 return None;
             }
         }
-        let command = match hook.get("command") {
+        // Copilot CLI names a hook's shell command `bash` (or `powershell`, which hookd does not run).
+        let command_key = if self.agent.row().settings.format == SettingsFormat::CopilotJson
+            && !hook.contains_key("command")
+            && hook.contains_key("bash")
+        {
+            "bash"
+        } else {
+            "command"
+        };
+        let command = match hook.get(command_key) {
             Some(Value::String(c)) if !c.trim().is_empty() && !c.contains('\0') => c.clone(),
             Some(Value::String(_)) => {
                 self.skipped
@@ -350,6 +369,7 @@ impl Import {
         for (key, value) in hook {
             match key.as_str() {
                 "type" | "command" => {}
+                key if key == command_key => {}
                 key if self.agent.row().import.timeout_keys.contains(&key) => {
                     self.timeout(value, &mut converted)
                 }

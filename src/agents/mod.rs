@@ -101,7 +101,11 @@ fn advisory_warnings(settings: &crate::settings::Settings) -> Vec<String> {
             if !advising.is_empty() {
                 let (who, takes, it) = match advising.len() {
                     1 => (advising[0].clone(), "takes", "it"),
-                    _ => (advising.join(" and "), "take", "them"),
+                    n => (
+                        format!("{} and {}", advising[..n - 1].join(", "), advising[n - 1]),
+                        "take",
+                        "them",
+                    ),
                 };
                 warnings.push(format!(
                     "hook \"{}\" has on_failure = \"refuse\" on {moment}, where {who} only {takes} advice: a refusal there does not stop {it}, and hookd answers it as advice",
@@ -174,7 +178,7 @@ on_failure = "refuse"
         assert_eq!(
             settings_warnings(&settings),
             vec![
-                "hook \"guard\" has on_failure = \"refuse\" on PreCompact, where Gemini CLI (its PreCompress) and Qwen Code (its PreCompact) only take advice: a refusal there does not stop them, and hookd answers it as advice"
+                "hook \"guard\" has on_failure = \"refuse\" on PreCompact, where Gemini CLI (its PreCompress), Qwen Code (its PreCompact) and Copilot CLI (its preCompact) only take advice: a refusal there does not stop them, and hookd answers it as advice"
             ]
         );
     }

@@ -34,6 +34,7 @@ pub fn for_agent(agent: Agent, hookd: &str, flags: &RelayFlags) -> Result<String
     Ok(match agent.row().settings.format {
         SettingsFormat::Json => json_snippet(agent, &command),
         SettingsFormat::CodexToml => codex_snippet(&command, &codex_config_path()?),
+        SettingsFormat::CopilotJson => copilot_snippet(agent, &command),
     })
 }
 
@@ -114,6 +115,27 @@ fn settings_json_with(agent: Agent, hook_for: impl Fn(&str) -> Value) -> String 
     }
     let settings = json!({ "hooks": events });
     // A `Value` is always representable as JSON: its keys are strings and its numbers finite.
+    let mut text = serde_json::to_string_pretty(&settings).expect("a JSON value serializes");
+    text.push('\n');
+    text
+}
+
+/// GitHub Copilot CLI's hooks file ([`SettingsFormat::CopilotJson`]): `{"version": 1, "hooks": {event:
+/// [hook]}}`, a flat list per event (no matcher: every tool), each hook's command telling the relay its
+/// event with `--event`, since Copilot's hook input names none. The same object is what the `hooks` of
+/// `~/.copilot/settings.json` holds.
+fn copilot_snippet(agent: Agent, command: &str) -> String {
+    let mut events = Map::new();
+    for moment in agent.moments() {
+        let event = agent.event_name_of(moment);
+        let hook = json!({
+            "type": "command",
+            "bash": format!("{command} --event {event}"),
+            "timeoutSec": AGENT_TIMEOUT_SECS,
+        });
+        events.insert(event.to_string(), json!([hook]));
+    }
+    let settings = json!({"version": 1, "hooks": events});
     let mut text = serde_json::to_string_pretty(&settings).expect("a JSON value serializes");
     text.push('\n');
     text
@@ -499,6 +521,27 @@ mod tests {
             Path::new(written).is_absolute() && written.ends_with("/run/s.sock"),
             "{command}"
         );
+    }
+
+    #[test]
+    fn copilot_cli_gets_a_flat_hook_per_native_event_each_naming_its_event() {
+        let settings = json(Agent::CopilotCli);
+        assert_eq!(settings["version"], 1);
+        let events = settings["hooks"].as_object().unwrap();
+        assert_eq!(events.len(), Agent::CopilotCli.moments().len());
+        assert_eq!(
+            events["preToolUse"],
+            json!([{"type": "command", "bash": "/usr/local/bin/hookd relay --agent copilot-cli --event preToolUse", "timeoutSec": 120}])
+        );
+        for name in [
+            "agentStop",
+            "permissionRequest",
+            "userPromptSubmitted",
+            "sessionEnd",
+        ] {
+            let bash = events[name][0]["bash"].as_str().unwrap();
+            assert!(bash.ends_with(&format!(" --event {name}")), "{bash}");
+        }
     }
 
     #[test]

@@ -61,6 +61,11 @@ pub enum Command {
         /// working with no cap
         #[arg(long)]
         fail_closed: bool,
+        /// The agent's name for the event this relay serves, for an agent whose hook input names none
+        /// (copilot-cli: --print-settings writes it into each hook's command); otherwise the input's
+        /// own hook_event_name is used
+        #[arg(long, value_name = "EVENT")]
+        event: Option<String>,
         /// Seconds to wait for the verdict before giving up: above every hook's timeout (60 s by default),
         /// below the agent's own hook timeout (120 s in --print-settings)
         #[arg(long, value_name = "SECONDS", default_value_t = RELAY_TIMEOUT_SECS)]

@@ -46,6 +46,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             agent,
             socket,
             fail_closed,
+            event,
             timeout,
             print_settings,
             http,
@@ -97,6 +98,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                     agent: known_agent(&agent)?,
                     socket: socket.unwrap_or_else(crate::paths::default_socket),
                     fail_closed,
+                    event,
                     timeout: std::time::Duration::try_from_secs_f64(timeout)
                         .ok()
                         .filter(|t| !t.is_zero())

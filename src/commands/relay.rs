@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
-    Answer, Translated, Transport, another_agents_event, answer, refusal, translate,
-    translate_head, unknown_event,
+    Answer, Translated, Transport, another_agents_event, answer, refusal, translate_as,
+    translate_head_as, unknown_event,
 };
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
@@ -29,6 +29,9 @@ pub struct Options {
     pub agent: Agent,
     pub socket: PathBuf,
     pub fail_closed: bool,
+    /// `--event`: the agent's name for the event served, for an agent whose hook input names none
+    /// (Copilot CLI's).
+    pub event: Option<String>,
     pub timeout: Duration,
 }
 
@@ -41,7 +44,7 @@ pub fn run(options: &Options) -> ExitCode {
         moment,
         event_name: agent_event_name,
         event,
-    } = match read_input(options.agent) {
+    } = match read_input(options.agent, options.event.as_deref()) {
         Ok(translated) => translated,
         Err(why) => return cannot_answer(options, None, &why, false),
     };
@@ -109,7 +112,7 @@ pub fn run(options: &Options) -> ExitCode {
 /// Reads the hook input from stdin and translates it. Up to [`MAX_EVENT`] bytes are read whole; past
 /// that, the input is undecidable: the rest is read as it streams by, only for its head and its size, so
 /// that a huge input costs no more memory than the limit.
-fn read_input(agent: Agent) -> Result<Translated, String> {
+fn read_input(agent: Agent, told: Option<&str>) -> Result<Translated, String> {
     let mut stdin = std::io::stdin().lock();
     let mut input = Vec::new();
     let cannot_read = |e: std::io::Error| format!("cannot read the hook input: {e}");
@@ -118,7 +121,7 @@ fn read_input(agent: Agent) -> Result<Translated, String> {
         .read_to_end(&mut input)
         .map_err(cannot_read)?;
     if input.len() <= MAX_EVENT {
-        return translate(agent, &input);
+        return translate_as(agent, &input, told);
     }
     let mut scanner = Scanner::new(EVENT_FIELDS, None);
     scanner.feed(&input);
@@ -136,7 +139,7 @@ fn read_input(agent: Agent) -> Result<Translated, String> {
             Err(e) => return Err(cannot_read(e)),
         }
     }
-    translate_head(agent, scanner.finish(), too_large(size))
+    translate_head_as(agent, scanner.finish(), too_large(size), told)
 }
 
 /// The fire request, as the line sent. The event re-serialized is never larger than the agent's input

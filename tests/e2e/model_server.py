@@ -49,6 +49,7 @@ DIALECTS = {
     "openai": "dialect_openai",
     "gemini": "dialect_gemini",
     "openai-chat": "dialect_openai_chat",
+    "copilot-chat": "dialect_copilot_chat",
 }
 
 
@@ -168,7 +169,8 @@ def make_handler(dialect, turns, recorder):
                 text = ""
                 if event is not None:
                     text += f"event: {event}\n"
-                text += f"data: {json.dumps(data)}\n\n"
+                # A string is sent as is (Chat Completions ends its stream with `data: [DONE]`).
+                text += f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
                 chunks.append(text)
             data = "".join(chunks).encode()
             self.send_response(response.status)

@@ -230,6 +230,51 @@ mod import {
     }
 
     #[test]
+    fn copilot_cli_hooks_file_with_its_flat_hooks_and_camel_case_names() {
+        let dir = temp();
+        let file = dir.path().join("hooks.copilot.json");
+        fs::write(
+            &file,
+            r#"{"version": 1, "hooks": {
+  "preToolUse": [{"type": "command", "bash": "./scripts/check.sh", "powershell": "./scripts/check.ps1", "timeoutSec": 15}],
+  "agentStop": [{"type": "command", "bash": "make test", "timeoutSec": 120}],
+  "errorOccurred": [{"type": "command", "bash": "logger copilot-error"}],
+  "sessionStart": [{"type": "command", "bash": "/usr/local/bin/hookd relay --agent copilot-cli --event sessionStart"}],
+  "PostToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "./after.sh", "timeout": 9}]}]
+}}"#,
+        )
+        .unwrap();
+        let settings = import(&file, None);
+        assert!(
+            settings.contains("(copilot-cli) by hookd import\n"),
+            "guessed from its own event names: {settings}"
+        );
+        assert!(settings.contains("not kept: \"powershell\""), "{settings}");
+        assert!(
+            settings.contains("# not converted: hooks.sessionStart[0] runs `hookd relay` already"),
+            "{settings}"
+        );
+        let listing = check(dir.path(), &settings);
+        assert!(listing.contains(": valid, 4 hooks\n"), "{listing}");
+        lists(
+            &listing,
+            "copilot-cli-PreToolUse-1",
+            &["./scripts/check.sh", "timeout 15s"],
+        );
+        lists(
+            &listing,
+            "copilot-cli-Stop-1",
+            &["make test", "timeout 120s"],
+        );
+        lists(&listing, "copilot-cli-errorOccurred-1", &["logger"]);
+        lists(
+            &listing,
+            "copilot-cli-PostToolUse-1",
+            &["matcher \"Bash\"", "./after.sh", "timeout 9s"],
+        );
+    }
+
+    #[test]
     fn claude_code_is_the_guess_for_a_plain_settings_json() {
         let dir = temp();
         let file = dir.path().join("settings.json");
@@ -322,6 +367,28 @@ mod print_settings {
                     "{event}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn copilot_cli_gets_its_hooks_file_each_hook_naming_its_event() {
+        let dir = temp();
+        let printed = print("copilot-cli", dir.path());
+        let settings: Value =
+            serde_json::from_str(&printed).unwrap_or_else(|e| panic!("not JSON: {e}\n{printed}"));
+        assert_eq!(settings["version"], 1);
+        let agent = Agent::CopilotCli;
+        let events = settings["hooks"].as_object().unwrap();
+        assert_eq!(events.len(), agent.moments().len());
+        for moment in agent.moments() {
+            let event = agent.event_name_of(moment);
+            let hook = &events[event][0];
+            assert_eq!(hook["type"], "command", "{event}");
+            assert_eq!(
+                hook["bash"].as_str(),
+                Some(format!("{} --event {event}", relay(agent)).as_str()),
+                "{event}"
+            );
         }
     }
 

@@ -76,6 +76,8 @@ mod layering;
 mod e2e_claude_code;
 /// The real Codex CLI with the scripted model server.
 mod e2e_codex;
+/// The real GitHub Copilot CLI with the scripted model server.
+mod e2e_copilot_cli;
 /// The real Gemini CLI with the scripted model server.
 mod e2e_gemini_cli;
 /// The real Qwen Code with the scripted model server.

@@ -1581,7 +1581,7 @@ fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
         .filter(|l| l.starts_with("warning:"))
         .collect();
     assert!(
-        warnings.contains(&"warning: hook \"guard\" has on_failure = \"refuse\" on SessionStart, where Gemini CLI (its SessionStart) and Qwen Code (its SessionStart) only take advice: a refusal there does not stop them, and hookd answers it as advice"),
+        warnings.contains(&"warning: hook \"guard\" has on_failure = \"refuse\" on SessionStart, where Gemini CLI (its SessionStart), Qwen Code (its SessionStart) and Copilot CLI (its sessionStart) only take advice: a refusal there does not stop them, and hookd answers it as advice"),
         "{stderr:?}"
     );
     // The hooks that do not mean to refuse, and one where Gemini CLI heeds a refusal: quiet.
@@ -1590,5 +1590,86 @@ fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
             .iter()
             .any(|w| w.contains("\"plain-") || w.contains("tool-guard")),
         "{stderr:?}"
+    );
+}
+
+// ---- Copilot CLI: an input that names no event ------------------------------------------------------
+
+/// Copilot CLI's native inputs name no event: the relay is told it (`--event`), answers in Copilot's flat
+/// JSON, and never exits 1 (which Copilot reads as a block). Without `--event`, or with one Copilot never
+/// sends, the relay says so and lets the agent go on, or refuses with `--fail-closed`: never a silent pass.
+#[test]
+fn copilot_native_inputs_are_placed_by_the_event_the_relay_is_told() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny-bash\"\nmatcher = \"Bash\"\ncommand = \"cat > @DIR@/pre-seen.json; echo 'E2E no bash' >&2; exit 2\"\n\n\
+         [[hooks.Stop]]\nname = \"more\"\ncommand = \"echo 'write the summary' >&2; exit 2\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"no\"\ncommand = \"echo 'not today' >&2; exit 2\"\n\n\
+         [[hooks.UserPromptSubmit]]\nname = \"ctx\"\ncommand = \"echo 'the branch is main'\"\n",
+    );
+    let d = Daemon::start(sb);
+    let copilot = |file: &str, args: &[&str]| {
+        let input = fixture_json("copilot-cli", file);
+        let mut all = vec!["--agent", "copilot-cli"];
+        all.extend_from_slice(args);
+        relay(&d.socket, &all, &input.to_string())
+    };
+
+    let got = copilot("native-preToolUse.json", &["--event", "preToolUse"]);
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    assert_eq!(
+        got.json(),
+        Some(json!({"permissionDecision": "deny", "permissionDecisionReason": "E2E no bash"}))
+    );
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.sb.p("pre-seen.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&seen["tool_name"], &seen["agent_tool_name"]),
+        (&json!("Bash"), &json!("bash"))
+    );
+    assert_eq!(seen["tool_input"], seen["toolArgs"], "{seen}");
+
+    let got = copilot("native-agentStop.json", &["--event", "agentStop"]);
+    assert_eq!(
+        got.json(),
+        Some(json!({"decision": "block", "reason": "write the summary"})),
+        "{got:?}"
+    );
+    // A permissionRequest names itself (`hookName`).
+    let got = copilot("native-permissionRequest.json", &[]);
+    assert_eq!(
+        got.json(),
+        Some(json!({"behavior": "deny", "message": "not today"})),
+        "{got:?}"
+    );
+    let got = copilot(
+        "native-userPromptSubmitted.json",
+        &["--event", "userPromptSubmitted"],
+    );
+    assert_eq!(
+        got.json(),
+        Some(json!({"additionalContext": "the branch is main"})),
+        "{got:?}"
+    );
+    // Nothing to say at an event nobody hooks, and no hook ran.
+    let got = copilot("native-sessionEnd.json", &["--event", "sessionEnd"]);
+    got.assert_silent("sessionEnd");
+
+    // No --event: said, let through; refused with --fail-closed (exit 2, never 1).
+    let got = copilot("native-preToolUse.json", &[]);
+    assert_eq!((got.code, got.stdout.as_str()), (0, ""), "{got:?}");
+    assert!(got.stderr.contains("--event"), "{got:?}");
+    let got = copilot("native-preToolUse.json", &["--fail-closed"]);
+    assert_eq!(got.code, 2, "{got:?}");
+    assert!(got.stderr.contains("--event"), "{got:?}");
+    // A misspelt event: the same, with the event meant.
+    let got = copilot(
+        "native-preToolUse.json",
+        &["--event", "pretooluse", "--fail-closed"],
+    );
+    assert_eq!(got.code, 2, "{got:?}");
+    assert!(
+        got.stderr.contains("did you mean \"preToolUse\""),
+        "{got:?}"
     );
 }

@@ -58,6 +58,13 @@ pub const QWEN_CODE: AgentPackage = AgentPackage {
     bin: "qwen",
 };
 
+pub const COPILOT_CLI: AgentPackage = AgentPackage {
+    agent: "copilot-cli",
+    package: "@github/copilot",
+    version: "1.0.102",
+    bin: "copilot",
+};
+
 /// How long one npm install may take (Claude Code's native binary is about 400 MB).
 const INSTALL: Duration = Duration::from_secs(600);
 
