@@ -488,7 +488,8 @@ impl Import {
     /// For an agent with a patch tool (Codex's `apply_patch`), whose own matcher reads `Edit` and `Write`
     /// as aliases of it: hookd sees a patch as `Write` when it only adds files and `Edit` otherwise
     /// (docs/agents.md, how the input is read), so a hook written for one of them would miss the other
-    /// kind of patch. The tool's own name is added, which hookd's matcher tests in `agent_tool_name`.
+    /// kind of patch. The tool's own name is added to a matcher naming one of them, which hookd's
+    /// matcher tests in `agent_tool_name`.
     fn patch_aliases(&self, kept: String, converted: &mut Converted) -> String {
         let Some(patch_tool) = self.agent.row().patch_tool else {
             return kept;
@@ -498,7 +499,8 @@ impl Import {
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .collect();
-        let alias = names.iter().any(|n| matches!(*n, "Edit" | "Write"));
+        // With both names, every patch is matched already.
+        let alias = names.contains(&"Edit") != names.contains(&"Write");
         if !alias || names.contains(&patch_tool) {
             return kept;
         }
@@ -730,7 +732,8 @@ mod tests {
             "PreToolUse": [
                 {"matcher": "Edit", "hooks": [{"type": "command", "command": "a"}]},
                 {"matcher": "apply_patch|Write", "hooks": [{"type": "command", "command": "b"}]},
-                {"matcher": "Bash", "hooks": [{"type": "command", "command": "c"}]}
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "c"}]},
+                {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "d"}]}
             ]
         }}"#;
         let (out, settings) = import(text, "/home/me/.codex/hooks.json", Some(Agent::Codex));
@@ -738,6 +741,7 @@ mod tests {
         assert_eq!(pre[0].matcher_source.as_deref(), Some("Edit|apply_patch"));
         assert_eq!(pre[1].matcher_source.as_deref(), Some("apply_patch|Write"));
         assert_eq!(pre[2].matcher_source.as_deref(), Some("Bash"));
+        assert_eq!(pre[3].matcher_source.as_deref(), Some("Write|Edit"));
         assert!(out.contains("apply_patch added"), "{out}");
         // Claude Code's Edit is its own tool: left as it is.
         let (_, settings) = import(
