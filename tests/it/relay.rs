@@ -1473,3 +1473,49 @@ fn codex_moments_of_its_own_reach_their_hooks() {
         ]
     );
 }
+
+/// Every moment Codex 0.171.0 fires, each with a hook scoped to Codex: `check` has no warning for any,
+/// and Codex's `hello` finds none unreachable.
+#[test]
+fn hooks_on_every_codex_moment_are_reachable_for_codex() {
+    const CODEX_MOMENTS: &[&str] = &[
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreModelRequest",
+        "PostModelRequest",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "Interrupt",
+        "PreCompact",
+        "PostCompact",
+        "SessionEnd",
+    ];
+    let sb = Sandbox::new();
+    let mut settings = String::new();
+    for moment in CODEX_MOMENTS {
+        settings.push_str(&format!(
+            "[[hooks.{moment}]]\nname = \"codex-{moment}\"\ncommand = \"true\"\nagents = [\"codex\"]\n\n"
+        ));
+    }
+    sb.settings(&settings);
+    let out = run_hookd(
+        &["check", "--config", sb.config().to_str().unwrap()],
+        None,
+        T,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(code(&out.status), 0, "{stdout:?} {stderr:?}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    for moment in CODEX_MOMENTS {
+        assert!(stdout.contains(&format!("codex-{moment} ")), "{stdout}");
+    }
+    let d = Daemon::start(sb);
+    let resp = d
+        .connect()
+        .request(&json!({"op": "hello", "id": 1, "agent": "codex"}));
+    assert_eq!(unreachable(&resp), set(&[]), "{resp}");
+}
