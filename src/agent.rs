@@ -60,6 +60,10 @@ pub struct AgentRow {
     /// Its tool names and Claude Code's, which hooks see (docs/agents.md, tool names), so that one matcher
     /// serves every agent; empty when it uses Claude Code's.
     pub tools: &'static [(&'static str, &'static str)],
+    /// Its tool that edits files by a patch (Codex's `apply_patch`, the patch text in
+    /// `tool_input.command`), which hooks see as Claude Code's edit tools: `Write` when the patch only
+    /// adds files, `Edit` otherwise, with the paths it touches (`agents/dialect.rs`).
+    pub patch_tool: Option<&'static str>,
     /// Its own hook settings.
     pub settings: AgentSettings,
     /// What `hookd import` must know of its settings files.
@@ -105,6 +109,7 @@ pub const AGENTS: &[AgentRow] = &[
         dialect: Dialect::ClaudeCode,
         own_events: &[],
         tools: &[],
+        patch_tool: None,
         settings: AgentSettings {
             format: SettingsFormat::Json,
             file: "~/.claude/settings.json",
@@ -127,6 +132,7 @@ pub const AGENTS: &[AgentRow] = &[
         dialect: Dialect::ClaudeCode,
         own_events: &[],
         tools: &[],
+        patch_tool: Some("apply_patch"),
         settings: AgentSettings {
             format: SettingsFormat::CodexToml,
             file: "$CODEX_HOME/config.toml, else ~/.codex/config.toml",
@@ -174,6 +180,7 @@ pub const AGENTS: &[AgentRow] = &[
             ("read_mcp_resource", "ReadMcpResourceTool"),
             ("list_mcp_resources", "ListMcpResourcesTool"),
         ],
+        patch_tool: None,
         settings: AgentSettings {
             format: SettingsFormat::Json,
             file: "~/.gemini/settings.json",
@@ -215,6 +222,7 @@ pub const AGENTS: &[AgentRow] = &[
             ("ask_user_question", "AskUserQuestion"),
             ("skill", "Skill"),
         ],
+        patch_tool: None,
         settings: AgentSettings {
             format: SettingsFormat::Json,
             file: "~/.qwen/settings.json",
@@ -251,6 +259,7 @@ pub const AGENTS: &[AgentRow] = &[
             ("web_fetch", "WebFetch"),
             ("web_search", "WebSearch"),
         ],
+        patch_tool: None,
         settings: AgentSettings {
             format: SettingsFormat::CopilotJson,
             file: ".github/hooks/hookd.json, or the \"hooks\" of ~/.copilot/settings.json",

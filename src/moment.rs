@@ -19,6 +19,9 @@ pub const STOP: &str = "Stop";
 pub const PRE_COMPACT: &str = "PreCompact";
 pub const POST_COMPACT: &str = "PostCompact";
 pub const SESSION_END: &str = "SessionEnd";
+pub const INTERRUPT: &str = "Interrupt";
+pub const PRE_MODEL_REQUEST: &str = "PreModelRequest";
+pub const POST_MODEL_REQUEST: &str = "PostModelRequest";
 
 /// A known moment: one row of [`KNOWN`], everything hookd knows of it in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +55,9 @@ pub struct Fired {
     /// relay's own timeout (Claude Code cancels SessionEnd hooks after about 1.5 s): hookd must answer
     /// within it.
     pub time_limit_ms: Option<u64>,
+    /// It reads an answer carrying `additionalContext` here as a failed hook, refusal and all (Codex at
+    /// PermissionRequest): what hooks add must not be sent there in that field.
+    pub rejects_context: bool,
 }
 
 /// Shorthand for the rows: `agent` fires the moment as `event`.
@@ -62,6 +68,7 @@ const fn by(agent: Agent, event: &'static str) -> Fired {
         command_only: false,
         advisory: false,
         time_limit_ms: None,
+        rejects_context: false,
     }
 }
 
@@ -78,6 +85,14 @@ impl Fired {
     const fn advisory(self) -> Fired {
         Fired {
             advisory: true,
+            ..self
+        }
+    }
+
+    /// The agent reads an answer with `additionalContext` here as a failed hook.
+    const fn rejects_context(self) -> Fired {
+        Fired {
+            rejects_context: true,
             ..self
         }
     }
@@ -154,6 +169,22 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::CopilotCli, "userPromptSubmitted"),
         ],
     },
+    // Codex's (0.171.0), before and after each call of the model: they only observe there (a refusal
+    // is ignored). No matcher: Codex takes none there (it leaves one out of the hook's trust hash).
+    Moment {
+        name: PRE_MODEL_REQUEST,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::Codex, PRE_MODEL_REQUEST).advisory()],
+    },
+    Moment {
+        name: POST_MODEL_REQUEST,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::Codex, POST_MODEL_REQUEST).advisory()],
+    },
     Moment {
         name: PRE_TOOL_USE,
         matcher_field: Some("tool_name"),
@@ -176,6 +207,10 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, PERMISSION_REQUEST),
             by(Agent::QwenCode, PERMISSION_REQUEST),
             by(Agent::CopilotCli, "permissionRequest"),
+            // Codex 0.171.0 when its approval policy asks: `decision.behavior` "deny" + `message`
+            // rejects, "allow" approves; with `additionalContext` beside it, the answer is read as a
+            // failed hook and the refusal is lost (tests/it/e2e_codex.rs).
+            by(Agent::Codex, PERMISSION_REQUEST).rejects_context(),
         ],
     },
     Moment {
@@ -227,6 +262,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::QwenCode, SUBAGENT_START).advisory(),
             // Copilot CLI prepends additionalContext to the sub-agent's prompt; it takes no refusal.
             by(Agent::CopilotCli, "subagentStart").advisory(),
+            by(Agent::Codex, SUBAGENT_START),
         ],
     },
     Moment {
@@ -238,6 +274,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::ClaudeCode, SUBAGENT_STOP),
             by(Agent::QwenCode, SUBAGENT_STOP),
             by(Agent::CopilotCli, "subagentStop"),
+            by(Agent::Codex, SUBAGENT_STOP),
         ],
     },
     Moment {
@@ -255,6 +292,15 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::CopilotCli, "agentStop"),
         ],
     },
+    // Codex's (0.171.0): the user interrupted the turn (SIGINT, Ctrl-C). The interrupt has happened;
+    // Codex clamps the hook's timeout to 3 s, as at SessionEnd.
+    Moment {
+        name: INTERRUPT,
+        matcher_field: None,
+        refusal: Refusal::TooLate,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::Codex, INTERRUPT).within_ms(3000)],
+    },
     Moment {
         name: PRE_COMPACT,
         matcher_field: Some("trigger"),
@@ -265,6 +311,7 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::GeminiCli, "PreCompress").advisory(),
             by(Agent::QwenCode, PRE_COMPACT).advisory(),
             by(Agent::CopilotCli, "preCompact").advisory(),
+            by(Agent::Codex, PRE_COMPACT),
         ],
     },
     Moment {
@@ -275,6 +322,7 @@ pub const KNOWN: &[Moment] = &[
         fired_by: &[
             by(Agent::ClaudeCode, POST_COMPACT),
             by(Agent::QwenCode, POST_COMPACT).advisory(),
+            by(Agent::Codex, POST_COMPACT),
         ],
     },
     Moment {
@@ -287,6 +335,8 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::GeminiCli, "SessionEnd").advisory(),
             by(Agent::QwenCode, SESSION_END).advisory(),
             by(Agent::CopilotCli, "sessionEnd"),
+            // Codex clamps a SessionEnd hook's timeout to 3 s.
+            by(Agent::Codex, SESSION_END).within_ms(3000),
         ],
     },
 ];
@@ -428,6 +478,27 @@ impl Agent {
             m.fired_by
                 .iter()
                 .any(|fired| fired.agent == self && fired.advisory)
+        })
+    }
+
+    /// The longest this agent waits for its hooks at `moment`, when it is shorter than the relay's own
+    /// timeout (see [`Fired::time_limit_ms`]).
+    pub fn time_limit_ms(self, moment: &str) -> Option<u64> {
+        known(moment).and_then(|m| {
+            m.fired_by
+                .iter()
+                .find(|fired| fired.agent == self)
+                .and_then(|fired| fired.time_limit_ms)
+        })
+    }
+
+    /// Whether this agent reads an answer with `additionalContext` at `moment` as a failed hook (see
+    /// [`Fired::rejects_context`]).
+    pub fn rejects_context(self, moment: &str) -> bool {
+        known(moment).is_some_and(|m| {
+            m.fired_by
+                .iter()
+                .any(|fired| fired.agent == self && fired.rejects_context)
         })
     }
 

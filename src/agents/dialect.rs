@@ -4,6 +4,8 @@
 //! ([`crate::moment::KNOWN`]: its [`Shape`]); the code here has one arm per dialect and shape. Pure: `hookd relay` (a process the agent starts) and the HTTP listener (an
 //! agent's http hook) both answer through [`answer`], so the two cannot drift apart.
 
+use std::path::{Component, Path, PathBuf};
+
 use serde_json::{Map, Value, json};
 
 use crate::agents::{Agent, Dialect};
@@ -164,6 +166,9 @@ fn translate_object(
             .unwrap_or_else(|| tool.clone());
         event.insert("agent_tool_name".into(), Value::String(tool));
         event.insert("tool_name".into(), Value::String(seen));
+    }
+    if let Some(patch_tool) = agent.row().patch_tool {
+        patch_as_edit(&mut event, patch_tool);
     }
     Ok((moment, event_name, event))
 }
@@ -332,6 +337,101 @@ fn copilot_answer(
     json_answer(out)
 }
 
+/// A call of the agent's patch tool (Codex's `apply_patch`, [`AgentRow::patch_tool`](crate::agent::AgentRow))
+/// as Claude Code's edit tools, so that a matcher `Edit|Write` fires for it: `Write` when the patch only
+/// adds files (what Claude Code's `Write` does), `Edit` when it changes, moves or deletes any (or cannot
+/// be read). The tool's own name stays in `agent_tool_name`, and the patch in `tool_input.command`; the
+/// paths it touches are added as `tool_input.file_path` (the first) and `tool_input.file_paths` (all),
+/// made absolute against the event's `cwd` as Claude Code gives them.
+fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
+    if event.get("tool_name").and_then(Value::as_str) != Some(patch_tool) {
+        return;
+    }
+    let patch = event
+        .get("tool_input")
+        .and_then(|input| input.get("command"))
+        .and_then(Value::as_str)
+        .map(read_patch);
+    let cwd = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
+    let name = match &patch {
+        Some(patch) if !patch.files.is_empty() && patch.only_adds => "Write",
+        _ => "Edit",
+    };
+    event.insert("agent_tool_name".into(), Value::String(patch_tool.into()));
+    event.insert("tool_name".into(), Value::String(name.into()));
+    let (Some(patch), Some(Value::Object(input))) = (patch, event.get_mut("tool_input")) else {
+        return;
+    };
+    let paths: Vec<Value> = patch
+        .files
+        .iter()
+        .map(|file| Value::String(absolute_in(cwd.as_deref(), file)))
+        .collect();
+    if let Some(first) = paths.first() {
+        input.insert("file_path".into(), first.clone());
+    }
+    input.insert("file_paths".into(), Value::Array(paths));
+}
+
+/// What a patch in Codex's format does to files.
+#[derive(Debug, PartialEq)]
+struct Patch {
+    /// The paths it names, as written, in order, each once (a move's destination too).
+    files: Vec<String>,
+    /// It only adds files.
+    only_adds: bool,
+}
+
+/// Reads the file operations of a patch: `*** Add File: P`, `*** Update File: P`, `*** Delete File: P`,
+/// `*** Move to: P` between `*** Begin Patch` and `*** End Patch`. Lines are read trimmed, as Codex's
+/// own parser is lenient: a path too many is harmless to a hook, a path missed is not.
+fn read_patch(text: &str) -> Patch {
+    let mut patch = Patch {
+        files: Vec::new(),
+        only_adds: true,
+    };
+    for line in text.lines().map(str::trim) {
+        let (adds, path) = if let Some(path) = line.strip_prefix("*** Add File:") {
+            (true, path)
+        } else if let Some(path) = ["*** Update File:", "*** Delete File:", "*** Move to:"]
+            .iter()
+            .find_map(|marker| line.strip_prefix(marker))
+        {
+            (false, path)
+        } else {
+            continue;
+        };
+        patch.only_adds &= adds;
+        let path = path.trim();
+        if !path.is_empty() && !patch.files.iter().any(|seen| seen == path) {
+            patch.files.push(path.to_string());
+        }
+    }
+    patch
+}
+
+/// `path` made absolute against `cwd` (when it is relative and there is a cwd), with `.` and `..` taken
+/// out as written, so that a hook testing a prefix is not led past it by `sub/../../etc`.
+fn absolute_in(cwd: Option<&Path>, path: &str) -> String {
+    let joined = match cwd {
+        Some(cwd) if Path::new(path).is_relative() => cwd.join(path),
+        _ => PathBuf::from(path),
+    };
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(part);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out.to_string_lossy().into_owned()
+}
+
 /// For an event the daemon has no moment for (`unknown_moment`): `None` when it is a real event of this
 /// agent that nobody hangs hooks on (nothing to say), else what is wrong, naming the `--agent` that sends
 /// such events or the event that was likely meant. The agent's event names are few and known here, so a
@@ -408,7 +508,14 @@ pub fn answer(
     adds: &[&str],
     transport: Transport,
 ) -> Answer {
-    let context = (!adds.is_empty()).then(|| adds.join("\n\n"));
+    let mut context = (!adds.is_empty()).then(|| adds.join("\n\n"));
+    // Where the agent would read `additionalContext` as a failed hook (Codex at PermissionRequest), what
+    // hooks add follows the reason of a refusal, as at Stop, and is left out otherwise: a refusal must
+    // never be lost for a text beside it.
+    let folded = context
+        .take_if(|_| agent.rejects_context(moment))
+        .and_then(|added| refusal.map(|reason| format!("{reason}\n\n{added}")));
+    let refusal = folded.as_deref().or(refusal);
     let shape = crate::moment::answer(moment);
     let dialect = agent.dialect();
     if dialect == Dialect::CopilotCli {
@@ -612,9 +719,35 @@ mod tests {
     }
 
     #[test]
-    fn claude_permission_request_refusal_denies_the_permission() {
+    fn codex_permission_request_refusal_carries_what_hooks_add_in_its_message() {
         let answer = answer(
             Agent::Codex,
+            "PermissionRequest",
+            "PermissionRequest",
+            Some("R"),
+            &["T1", "T2"],
+        );
+        assert_eq!(
+            parsed(&answer),
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "R\n\nT1\n\nT2"}}})
+        );
+        let added = self::answer(
+            Agent::Codex,
+            "PermissionRequest",
+            "PermissionRequest",
+            None,
+            &["T"],
+        );
+        assert_eq!(added, Answer::nothing());
+        // Elsewhere Codex takes it as Claude Code does.
+        let pre = self::answer(Agent::Codex, "PreToolUse", "PreToolUse", Some("R"), &["T"]);
+        assert_eq!(parsed(&pre)["hookSpecificOutput"]["additionalContext"], "T");
+    }
+
+    #[test]
+    fn claude_permission_request_refusal_denies_the_permission() {
+        let answer = answer(
+            Agent::ClaudeCode,
             "PermissionRequest",
             "PermissionRequest",
             Some("R"),
@@ -811,6 +944,36 @@ mod tests {
     }
 
     #[test]
+    fn a_codex_patch_that_adds_a_file_is_a_write_with_its_path() {
+        let input = include_str!("../../tests/fixtures/agents/codex/PreToolUse-apply_patch.json");
+        let t = translate(Agent::Codex, input.as_bytes()).unwrap();
+        assert_eq!(t.moment, "PreToolUse");
+        let fields = &t.event.fields;
+        assert_eq!(fields["tool_name"], "Write");
+        assert_eq!(fields["agent_tool_name"], "apply_patch");
+        assert_eq!(
+            fields["tool_input"]["file_path"],
+            "/home/user/project/hello.txt"
+        );
+        assert_eq!(
+            fields["tool_input"]["file_paths"],
+            json!(["/home/user/project/hello.txt"])
+        );
+        assert!(
+            fields["tool_input"]["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("*** Begin Patch\n*** Add File: hello.txt")
+        );
+        let post = include_str!("../../tests/fixtures/agents/codex/PostToolUse-apply_patch.json");
+        let t = translate(Agent::Codex, post.as_bytes()).unwrap();
+        assert_eq!(
+            (t.moment.as_str(), &t.event.fields["tool_name"]),
+            ("PostToolUse", &json!("Write"))
+        );
+    }
+
+    #[test]
     fn qwen_code_reads_claude_code_answers() {
         // Checked against @qwen-code/qwen-code 0.24.4: `permissionDecision: "deny"` at PreToolUse,
         // `decision: "block"` at UserPromptSubmit and Stop, exit 2 with the reason on stderr elsewhere.
@@ -895,6 +1058,66 @@ mod tests {
             let t = translate(Agent::GeminiCli, input.to_string().as_bytes()).unwrap();
             assert_eq!(t.event.fields["tool_name"], claude, "{own}");
             assert_eq!(t.event.fields["agent_tool_name"], own, "{own}");
+        }
+    }
+
+    #[test]
+    fn a_codex_patch_that_changes_moves_or_deletes_is_an_edit_with_every_path() {
+        let patch = "*** Begin Patch\n*** Add File: new.txt\n+x\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-a\n+b\n  *** Delete File: /etc/old \n*** Update File: sub/../../escape.txt\n*** End Patch\n";
+        let input = json!({"hook_event_name": "PreToolUse", "cwd": "/p", "tool_name": "apply_patch", "tool_input": {"command": patch}});
+        let t = translate(Agent::Codex, input.to_string().as_bytes()).unwrap();
+        let fields = &t.event.fields;
+        assert_eq!(fields["tool_name"], "Edit");
+        assert_eq!(fields["agent_tool_name"], "apply_patch");
+        assert_eq!(fields["tool_input"]["command"], patch);
+        assert_eq!(fields["tool_input"]["file_path"], "/p/new.txt");
+        assert_eq!(
+            fields["tool_input"]["file_paths"],
+            json!([
+                "/p/new.txt",
+                "/p/src/a.rs",
+                "/p/src/b.rs",
+                "/etc/old",
+                "/escape.txt"
+            ])
+        );
+        // A patch hookd cannot read is still an edit: a matcher Edit|Write fires for it.
+        let odd = json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {"patch": 1}});
+        let t = translate(Agent::Codex, odd.to_string().as_bytes()).unwrap();
+        assert_eq!(t.event.fields["tool_name"], "Edit");
+        assert_eq!(t.event.fields["tool_input"], json!({"patch": 1}));
+        let no_input = json!({"hook_event_name": "PermissionRequest", "tool_name": "apply_patch"});
+        let t = translate(Agent::Codex, no_input.to_string().as_bytes()).unwrap();
+        assert_eq!(t.event.fields["tool_name"], "Edit");
+        // Only Codex has a patch tool; its shell tool is left alone.
+        let claude = json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {"command": patch}});
+        let t = translate(Agent::ClaudeCode, claude.to_string().as_bytes()).unwrap();
+        assert_eq!(t.event.fields["tool_name"], "apply_patch");
+        let bash = include_str!("../../tests/fixtures/agents/codex/PreToolUse-1.json");
+        let t = translate(Agent::Codex, bash.as_bytes()).unwrap();
+        assert_eq!(t.event.fields["tool_name"], "Bash");
+        assert!(t.event.fields.get("agent_tool_name").is_none());
+    }
+
+    #[test]
+    fn codex_moments_of_its_own_are_known_by_their_names() {
+        for (file, moment) in [
+            ("Interrupt-1.json", "Interrupt"),
+            ("PreModelRequest-1.json", "PreModelRequest"),
+            ("PostModelRequest-1.json", "PostModelRequest"),
+            ("PermissionRequest-1.json", "PermissionRequest"),
+            ("SubagentStart-1.json", "SubagentStart"),
+            ("PostCompact-1.json", "PostCompact"),
+        ] {
+            let path = format!(
+                "{}/tests/fixtures/agents/codex/{file}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let input = std::fs::read(&path).unwrap();
+            let t = translate(Agent::Codex, &input).unwrap();
+            assert_eq!((t.moment.as_str(), t.event_name.as_str()), (moment, moment));
+            assert!(Agent::Codex.fires(moment), "{moment}");
+            assert_eq!(unknown_event(Agent::Codex, moment), None, "{moment}");
         }
     }
 

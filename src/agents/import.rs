@@ -451,8 +451,12 @@ impl Import {
             Some(_) => {}
         }
         let mut kept = matcher.to_string();
-        if !self.agent.row().tools.is_empty() && is_tool_moment(moment) && is_name_list(matcher) {
+        let tool_moment = is_tool_moment(moment);
+        if !self.agent.row().tools.is_empty() && tool_moment && is_name_list(matcher) {
             kept = self.own_tool_names(matcher, converted);
+        }
+        if tool_moment && is_name_list(&kept) {
+            kept = self.patch_aliases(kept, converted);
         }
         match Matcher::parse(&kept) {
             Ok(_) => converted.matcher = Some(kept),
@@ -499,6 +503,32 @@ impl Import {
             ));
         }
         kept
+    }
+
+    /// For an agent with a patch tool (Codex's `apply_patch`), whose own matcher reads `Edit` and `Write`
+    /// as aliases of it: hookd sees a patch as `Write` when it only adds files and `Edit` otherwise
+    /// (docs/agents.md, how the input is read), so a hook written for one of them would miss the other
+    /// kind of patch. The tool's own name is added to a matcher naming one of them, which hookd's
+    /// matcher tests in `agent_tool_name`.
+    fn patch_aliases(&self, kept: String, converted: &mut Converted) -> String {
+        let Some(patch_tool) = self.agent.row().patch_tool else {
+            return kept;
+        };
+        let names: Vec<&str> = kept
+            .split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        // With both names, every patch is matched already.
+        let alias = names.contains(&"Edit") != names.contains(&"Write");
+        if !alias || names.contains(&patch_tool) {
+            return kept;
+        }
+        converted.notes.push(format!(
+            "matcher was {kept:?}: {} reads Edit and Write as its {patch_tool}, which hookd sees as Edit or Write by what the patch does; {patch_tool} added so that every patch is matched",
+            self.agent.display_name()
+        ));
+        format!("{}|{patch_tool}", names.join("|"))
     }
 
     /// The hookd TOML, hooks in the order of a turn (as `check` lists them), each with its comments.
@@ -715,6 +745,37 @@ mod tests {
         "FileChanged": [{"matcher": "*.rs", "hooks": [{"type": "command", "command": "make"}]}]
       }
     }"#;
+
+    #[test]
+    fn a_codex_edit_or_write_matcher_keeps_matching_every_patch() {
+        let text = r#"{"hooks": {
+            "PreToolUse": [
+                {"matcher": "Edit", "hooks": [{"type": "command", "command": "a"}]},
+                {"matcher": "apply_patch|Write", "hooks": [{"type": "command", "command": "b"}]},
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "c"}]},
+                {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "d"}]}
+            ]
+        }}"#;
+        let (out, settings) = import(text, "/home/me/.codex/hooks.json", Some(Agent::Codex));
+        let pre = settings.hooks_for("PreToolUse");
+        assert_eq!(pre[0].matcher_source.as_deref(), Some("Edit|apply_patch"));
+        assert_eq!(pre[1].matcher_source.as_deref(), Some("apply_patch|Write"));
+        assert_eq!(pre[2].matcher_source.as_deref(), Some("Bash"));
+        assert_eq!(pre[3].matcher_source.as_deref(), Some("Write|Edit"));
+        assert!(out.contains("apply_patch added"), "{out}");
+        // Claude Code's Edit is its own tool: left as it is.
+        let (_, settings) = import(
+            text,
+            "/home/me/.claude/settings.json",
+            Some(Agent::ClaudeCode),
+        );
+        assert_eq!(
+            settings.hooks_for("PreToolUse")[0]
+                .matcher_source
+                .as_deref(),
+            Some("Edit")
+        );
+    }
 
     #[test]
     fn claude_code_hooks_become_hookd_hooks() {

@@ -258,6 +258,18 @@ fn codex_config_path() -> Result<String, String> {
         .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))
 }
 
+/// The timeout of Codex's hook at `moment`, in seconds: the relay's, or the shorter limit Codex holds its
+/// hooks to there (SessionEnd, Interrupt: 3 s). Codex clamps a longer one and hashes the clamped value
+/// into the trust record (seen on 0.171.0: a record hashed with 120 left the hook untrusted, skipped
+/// without a word), so the snippet writes what Codex will use.
+fn codex_timeout(moment: &str) -> u64 {
+    Agent::Codex
+        .time_limit_ms(moment)
+        .map_or(AGENT_TIMEOUT_SECS, |ms| {
+            (ms / 1000).clamp(1, AGENT_TIMEOUT_SECS)
+        })
+}
+
 /// A TOML string value, written by the toml crate so that every character is escaped as TOML wants.
 fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
@@ -290,14 +302,15 @@ fn codex_snippet(command: &str, config_path: &str) -> String {
         if let Some(matcher) = matcher {
             groups.push_str(&format!("matcher = {}\n", toml_string(matcher)));
         }
+        let timeout = codex_timeout(moment);
         groups.push_str(&format!(
-            "\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {AGENT_TIMEOUT_SECS}\n\n",
+            "\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {}\ntimeout = {timeout}\n\n",
             toml_string(command)
         ));
         let label = codex_event_label(moment);
         // This group is the first under its event and holds one hook: index 0:0.
         let key = format!("{config_path}:{label}:0:0");
-        let hash = codex_trusted_hash(&label, matcher, command, AGENT_TIMEOUT_SECS);
+        let hash = codex_trusted_hash(&label, matcher, command, timeout);
         trust.push_str(&format!(
             "[hooks.state.{}]\ntrusted_hash = {}\n\n",
             toml_key(&key),
@@ -339,8 +352,11 @@ mod tests {
     fn claude_code_gets_every_moment_with_a_matcher_only_where_one_applies() {
         let settings = json(Agent::ClaudeCode);
         let events = settings["hooks"].as_object().unwrap();
-        assert_eq!(events.len(), moment::KNOWN.len());
-        for m in moment::KNOWN {
+        assert_eq!(events.len(), Agent::ClaudeCode.moments().len());
+        for m in moment::KNOWN
+            .iter()
+            .filter(|m| Agent::ClaudeCode.fires(m.name))
+        {
             let group = &events[m.name][0];
             let hook = &group["hooks"][0];
             assert_eq!(
@@ -419,22 +435,51 @@ mod tests {
                 hook["command"].as_str(),
                 Some("/usr/local/bin/hookd relay --agent codex")
             );
-            assert_eq!(hook["timeout"].as_integer(), Some(120));
+            // Codex holds SessionEnd and Interrupt hooks to 3 s, and hashes the 3.
+            let timeout = if ["SessionEnd", "Interrupt"].contains(&moment) {
+                3
+            } else {
+                120
+            };
+            assert_eq!(hook["timeout"].as_integer(), Some(timeout), "{moment}");
             let matcher = group.get("matcher").and_then(toml::Value::as_str);
             let label = codex_event_label(moment);
             let record = &state[&format!("/home/me/.codex/config.toml:{label}:0:0")];
             assert_eq!(
                 record["trusted_hash"].as_str().unwrap(),
-                codex_trusted_hash(&label, matcher, &command, 120)
+                codex_trusted_hash(&label, matcher, &command, timeout as u64)
             );
         }
         assert_eq!(hooks.len(), Agent::Codex.moments().len() + 1);
+        for event in [
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PreCompact",
+            "PostCompact",
+            "UserPromptSubmit",
+            "SubagentStart",
+            "SubagentStop",
+            "Stop",
+            "SessionStart",
+            "SessionEnd",
+            "Interrupt",
+            "PreModelRequest",
+            "PostModelRequest",
+        ] {
+            assert!(hooks.contains_key(event), "{event} missing:\n{text}");
+        }
+        assert_eq!(state.len(), Agent::Codex.moments().len());
         assert_eq!(
             hooks["PreToolUse"][0]["matcher"].as_str(),
             Some("*"),
             "a tool moment matches every tool"
         );
         assert!(hooks["Stop"][0].get("matcher").is_none());
+        // Codex takes no matcher at a model request, and leaves one out of the trust hash.
+        assert!(hooks["PreModelRequest"][0].get("matcher").is_none());
+        assert!(hooks["PostModelRequest"][0].get("matcher").is_none());
+        assert_eq!(hooks["SessionEnd"][0]["matcher"].as_str(), Some("*"));
     }
 
     #[test]

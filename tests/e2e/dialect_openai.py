@@ -5,7 +5,11 @@ A turn is answered with the events Codex waits for, each with an `event:` line n
 `response.output_text.delta`), `response.output_item.done`, and last `response.completed` (without it
 Codex treats the stream as broken and retries). A `{"tool": CMD}` entry is a `function_call` of Codex's
 shell tool `exec_command` whose `arguments` is a JSON string `{"cmd": CMD}`; Codex answers it in the next
-request with a `function_call_output` item carrying the same `call_id`.
+request with a `function_call_output` item carrying the same `call_id`. `{"tool": CMD, "args": {...}}` adds
+those arguments to the call (`sandbox_permissions`, `justification`: a call that asks for approval).
+`{"patch": TEXT}` is a call of Codex's file-editing tool `apply_patch` with the patch TEXT, in the form
+the request's tool list declares it: a freeform `custom` tool (a `custom_tool_call` whose `input` is the
+patch) or a function (`arguments` `{"input": TEXT}`).
 
 Any other request (Codex asks nothing else of a custom provider in `codex exec`, but a model list or
 similar side call must not use up a turn) gets a harmless answer without consuming a turn.
@@ -58,6 +62,8 @@ def _stream(item, text=None):
         started["content"] = []
     elif item["type"] == "function_call":
         started["arguments"] = ""
+    elif item["type"] == "custom_tool_call":
+        started["input"] = ""
     events.append(_ev("response.output_item.added", output_index=0, item=started))
     if text is not None:
         events.append(
@@ -109,16 +115,45 @@ def _stream(item, text=None):
     return Response(events=events)
 
 
-def _tool_call(cmd):
+def _tool_call(cmd, extra=None):
     n = next(_ids)
+    arguments = {"cmd": cmd}
+    arguments.update(extra or {})
     item = {
         "type": "function_call",
         "id": f"fc_{n}",
         "call_id": f"call_{n}",
         "name": "exec_command",
-        "arguments": json.dumps({"cmd": cmd}),
+        "arguments": json.dumps(arguments),
         "status": "completed",
     }
+    return _stream(item)
+
+
+def _patch_call(request, patch):
+    """A call of `apply_patch` with `patch`, as the request's tool list declares the tool."""
+    n = next(_ids)
+    body = request.body if isinstance(request.body, dict) else {}
+    tools = body.get("tools") or []
+    declared = next((t for t in tools if t.get("name") == "apply_patch"), {})
+    if declared.get("type") == "function":
+        item = {
+            "type": "function_call",
+            "id": f"fc_{n}",
+            "call_id": f"call_{n}",
+            "name": "apply_patch",
+            "arguments": json.dumps({"input": patch}),
+            "status": "completed",
+        }
+    else:
+        item = {
+            "type": "custom_tool_call",
+            "id": f"ctc_{n}",
+            "call_id": f"call_{n}",
+            "name": "apply_patch",
+            "input": patch,
+            "status": "completed",
+        }
     return _stream(item)
 
 
@@ -139,7 +174,9 @@ def respond(request, next_turn):
     if request.method == "POST" and path.endswith("/responses"):
         entry = next_turn()
         if "tool" in entry:
-            return _tool_call(entry["tool"])
+            return _tool_call(entry["tool"], entry.get("args"))
+        if "patch" in entry:
+            return _patch_call(request, entry["patch"])
         return _text(entry.get("text", "Done."))
     if request.method == "GET" and path.endswith("/models"):
         return Response(json_body={"object": "list", "data": [], "models": []})

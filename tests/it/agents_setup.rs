@@ -411,13 +411,27 @@ mod print_settings {
         for moment in Agent::Codex.moments() {
             let hook = &hooks[moment][0]["hooks"][0];
             assert_eq!(hook["command"].as_str(), Some(relay(Agent::Codex).as_str()));
-            assert_eq!(hook["timeout"].as_integer(), Some(120));
+            // Codex holds SessionEnd and Interrupt hooks to 3 s (and hashes the 3 into the trust).
+            let timeout = match moment {
+                "SessionEnd" | "Interrupt" => 3,
+                _ => 120,
+            };
+            assert_eq!(hook["timeout"].as_integer(), Some(timeout), "{moment}");
             let label = match moment {
                 "SessionStart" => "session_start",
                 "UserPromptSubmit" => "user_prompt_submit",
+                "PreModelRequest" => "pre_model_request",
+                "PostModelRequest" => "post_model_request",
                 "PreToolUse" => "pre_tool_use",
+                "PermissionRequest" => "permission_request",
                 "PostToolUse" => "post_tool_use",
+                "SubagentStart" => "subagent_start",
+                "SubagentStop" => "subagent_stop",
                 "Stop" => "stop",
+                "Interrupt" => "interrupt",
+                "PreCompact" => "pre_compact",
+                "PostCompact" => "post_compact",
+                "SessionEnd" => "session_end",
                 other => panic!("a Codex moment this test does not know: {other}"),
             };
             let key = format!("{}:{label}:0:0", config.display());
@@ -427,6 +441,7 @@ mod print_settings {
                 "{hash}"
             );
         }
+        assert_eq!(Agent::Codex.moments().len(), 14, "{printed}");
     }
 
     #[test]

@@ -31,6 +31,8 @@ struct Codex {
     codex_home: PathBuf,
     home: PathBuf,
     project: PathBuf,
+    /// More flags of `codex exec` (`--approve-for-me`).
+    flags: Vec<String>,
 }
 
 impl Codex {
@@ -39,11 +41,33 @@ impl Codex {
     /// printed. The snippet's trust records name this file and hold while its groups are the first of
     /// each event here, so the settings above it hold no hooks.
     fn new(sb: &Sandbox, server: &ModelServer, relay_flags: &[&str]) -> Codex {
+        Codex::with_policy(
+            sb,
+            server,
+            relay_flags,
+            "gpt-5.1-codex",
+            "never",
+            "danger-full-access",
+        )
+    }
+
+    /// As [`Codex::new`], with the model Codex thinks it talks to (which tools it offers depends on it:
+    /// `gpt-5.5` has `apply_patch`, the fallback for an unknown model has not) and Codex's
+    /// `approval_policy` and `sandbox_mode`.
+    fn with_policy(
+        sb: &Sandbox,
+        server: &ModelServer,
+        relay_flags: &[&str],
+        model: &str,
+        approval_policy: &str,
+        sandbox_mode: &str,
+    ) -> Codex {
         let codex = Codex {
             netns: server.netns(),
             codex_home: sb.p("codex-home"),
             home: sb.p("home"),
             project: sb.p("project"),
+            flags: Vec::new(),
         };
         for dir in [&codex.codex_home, &codex.home, &codex.project] {
             fs::create_dir_all(dir).expect("creating Codex's folders");
@@ -54,10 +78,10 @@ impl Codex {
             &[("CODEX_HOME", codex.codex_home.as_path())],
         );
         let config = format!(
-            "model = \"gpt-5.1-codex\"\n\
+            "model = \"{model}\"\n\
              model_provider = \"local\"\n\
-             approval_policy = \"never\"\n\
-             sandbox_mode = \"danger-full-access\"\n\
+             approval_policy = \"{approval_policy}\"\n\
+             sandbox_mode = \"{sandbox_mode}\"\n\
              check_for_update_on_startup = false\n\n\
              [model_providers.local]\n\
              name = \"local\"\n\
@@ -84,7 +108,9 @@ impl Codex {
             .env("HOME", &self.home)
             .env("CODEX_HOME", &self.codex_home)
             .env(KEY_VAR, "not-a-real-key")
-            .args(["exec", "--skip-git-repo-check", "-C"])
+            .arg("exec");
+        cmd.args(&self.flags);
+        cmd.args(["--skip-git-repo-check", "-C"])
             .arg(&self.project)
             .arg(prompt);
         cmd
@@ -576,4 +602,341 @@ fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
         told.contains("CODEX-E2E-EDITED: second.txt is now forbidden"),
         "the model was told: {told}"
     );
+}
+
+// ---- issue 14: every moment Codex fires, its edits, its permission requests ------------------------
+
+/// A Codex edit is `apply_patch` with the patch as its command: hookd sees it as its edit tools (`Edit`
+/// when the patch changes a file, `Write` when it only adds one), so a matcher `Edit|Write` refuses both.
+/// Neither file is touched, the hook was given the paths, and each reason reaches the model.
+#[test]
+fn a_codex_edit_is_refused_through_an_edit_or_write_matcher() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "no-edits.sh",
+        &format!(
+            "{}\necho \"CODEX-E2E-NO-EDITS: $(printf '%s' \"$input\" | grep -o '\"tool_name\":\"[A-Za-z]*\"') refused\" >&2\nexit 2",
+            log_input("pre.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"no-edits\"\nmatcher = \"Edit|Write\"\ncommand = \"@DIR@/no-edits.sh\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"note\"\ncommand = \"echo CODEX-E2E-NOTE\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let update =
+        "*** Begin Patch\n*** Update File: notes.txt\n@@\n-old line\n+new line\n*** End Patch\n";
+    let add = "*** Begin Patch\n*** Add File: added.txt\n+hello\n*** End Patch\n";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"patch": update}, {"patch": add}, {"text": "Understood, no edits."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "never",
+        "danger-full-access",
+    );
+    fs::write(codex.file("notes.txt"), "old line\n").unwrap();
+    let out = codex.run("Edit notes.txt and add added.txt.");
+    assert_ok(&out);
+
+    let pre = logged_events(&sb.p("pre.log"));
+    let seen: Vec<(&Value, &Value)> = pre
+        .iter()
+        .map(|e| (&e["tool_name"], &e["agent_tool_name"]))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (&json!("Edit"), &json!("apply_patch")),
+            (&json!("Write"), &json!("apply_patch"))
+        ],
+        "the hook's inputs: {pre:?}\n{}",
+        show(&out)
+    );
+    let cwd = pre[0]["cwd"].as_str().expect("a cwd");
+    assert_eq!(pre[0]["tool_input"]["command"], update);
+    assert_eq!(
+        pre[0]["tool_input"]["file_path"],
+        format!("{cwd}/notes.txt")
+    );
+    assert_eq!(
+        pre[1]["tool_input"]["file_paths"],
+        json!([format!("{cwd}/added.txt")])
+    );
+    assert_eq!(
+        fs::read_to_string(codex.file("notes.txt")).unwrap(),
+        "old line\n",
+        "the refused patch changed the file\n{}",
+        show(&out)
+    );
+    assert!(
+        !codex.file("added.txt").exists(),
+        "the refused patch added a file\n{}",
+        show(&out)
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 3, "{}", show(&out));
+    let told = everything_sent(&turns[1..2]);
+    assert!(
+        told.contains(r#"CODEX-E2E-NO-EDITS: \"tool_name\":\"Edit\" refused"#),
+        "the model was not told the reason: {told}"
+    );
+    assert!(
+        everything_sent(&turns[2..])
+            .contains(r#"CODEX-E2E-NO-EDITS: \"tool_name\":\"Write\" refused"#),
+        "the model was not told the second reason"
+    );
+}
+
+/// `codex exec` never asks for approval (it runs with the policy `never` whatever the config or `-a`
+/// say, and rejects a command that asks to leave the sandbox) unless given `--approve-for-me`: then a
+/// command that asks to leave the read-only sandbox (`sandbox_permissions: "require_escalated"`) is a
+/// PermissionRequest, which goes to hookd first. hookd's refusal (Codex's `decision.behavior: "deny"`
+/// with the message) rejects it: the command never runs and the message reaches the model. Another hook
+/// adds a text: Codex reads an answer with `additionalContext` there as a failed hook (the refusal was
+/// lost, and Codex went on to its automatic review), so the text follows the reason in the message.
+#[test]
+fn a_codex_permission_request_is_answered_by_hookd() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "ask.sh",
+        &format!(
+            "{}\necho 'CODEX-E2E-NOT-APPROVED: no writes outside the sandbox' >&2\nexit 2",
+            log_input("ask.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PermissionRequest]]\nname = \"approver\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/ask.sh\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"note\"\ncommand = \"echo CODEX-E2E-NOTE\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "echo ran > asked.txt";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [
+            {"tool": cmd, "args": {"sandbox_permissions": "require_escalated", "justification": "need to write"}},
+            {"text": "Understood."}
+        ]}),
+        sb.path(),
+        "model",
+    );
+    let mut codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "on-request",
+        "read-only",
+    );
+    codex.flags.push("--approve-for-me".into());
+    let out = codex.run("Create asked.txt.");
+    assert_ok(&out);
+
+    let asked = logged_events(&sb.p("ask.log"));
+    assert_eq!(
+        asked.len(),
+        1,
+        "the PermissionRequest hook ran once: {asked:?}\n{}",
+        show(&out)
+    );
+    assert_eq!(asked[0]["hook_event_name"], "PermissionRequest");
+    assert_eq!(asked[0]["tool_name"], "Bash");
+    assert_eq!(asked[0]["tool_input"]["command"], cmd);
+    assert!(
+        !codex.file("asked.txt").exists(),
+        "the rejected command ran\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-NOT-APPROVED: no writes outside the sandbox"),
+        "the model was told: {told}\n{}",
+        show(&out)
+    );
+    assert!(
+        told.contains("CODEX-E2E-NOTE"),
+        "the model was told: {told}"
+    );
+}
+
+/// Every moment Codex fires in a plain session with one tool call reaches hookd through the printed
+/// settings (their trust records included: Codex skips an untrusted hook without a word): SessionStart,
+/// UserPromptSubmit, PreModelRequest and PostModelRequest around each model call, PreToolUse,
+/// PostToolUse, Stop, SessionEnd. Each hookd hook is the same logger, scoped to no agent.
+#[test]
+fn every_moment_of_a_codex_session_reaches_hookd() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "log.sh",
+        "input=$(cat)\nprintf '%s\\n' \"$input\" >> @DIR@/moments.log",
+    );
+    let mut settings = String::new();
+    for moment in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreModelRequest",
+        "PostModelRequest",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "Interrupt",
+        "PreCompact",
+        "PostCompact",
+        "SessionEnd",
+    ] {
+        settings.push_str(&format!(
+            "[[hooks.{moment}]]\nname = \"log-{moment}\"\ncommand = \"@DIR@/log.sh\"\n\n"
+        ));
+    }
+    sb.settings(&settings);
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "echo CODEX-E2E-MOMENTS";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Say it.");
+    assert_ok(&out);
+
+    let log = sb.p("moments.log");
+    // SessionEnd may run as Codex exits: wait for it rather than race it.
+    wait_until(STEP, "the SessionEnd hook", || {
+        logged_events(&log)
+            .iter()
+            .any(|e| e["hook_event_name"] == "SessionEnd")
+    });
+    let seen: Vec<String> = logged_events(&log)
+        .iter()
+        .map(|e| e["hook_event_name"].as_str().unwrap_or("?").to_string())
+        .collect();
+    let mut distinct: Vec<&str> = Vec::new();
+    for name in &seen {
+        if !distinct.contains(&name.as_str()) {
+            distinct.push(name);
+        }
+    }
+    for moment in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreModelRequest",
+        "PostModelRequest",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ] {
+        assert!(
+            distinct.contains(&moment),
+            "{moment} never reached hookd; seen: {seen:?}\n{}",
+            show(&out)
+        );
+    }
+    let model_calls = seen.iter().filter(|n| *n == "PreModelRequest").count();
+    assert_eq!(
+        model_calls,
+        server.turns().len(),
+        "one PreModelRequest per model call: {seen:?}"
+    );
+}
+
+/// The pids of Codex's own binary (not its Node launcher) running with `codex_home`, found by its
+/// environment: the process the terminal's Ctrl-C would reach first.
+fn codex_binaries(codex_home: &std::path::Path) -> Vec<i32> {
+    let wanted = format!("CODEX_HOME={}", codex_home.display());
+    let mut pids = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let exe = fs::read_link(entry.path().join("exe")).unwrap_or_default();
+        if !exe.ends_with("bin/codex") {
+            continue;
+        }
+        let environ = fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ
+            .split(|b| *b == 0)
+            .any(|var| var == wanted.as_bytes())
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Ctrl-C in the middle of a turn: Codex fires Interrupt (its hook held to 3 s, with the trust record
+/// hashed so), and hookd runs the hooks on it. The signal is sent once PreModelRequest has reached hookd,
+/// and the model's answer is held back on a gate that is never opened, so the turn is surely running
+/// when the signal comes.
+#[test]
+fn a_codex_interrupt_reaches_hookd() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script("interrupt.sh", &log_input("interrupt.log"));
+    sb.script("asking.sh", &log_input("asking.log"));
+    sb.settings(
+        "[[hooks.Interrupt]]\nname = \"interrupted\"\ncommand = \"@DIR@/interrupt.sh\"\n\n\
+         [[hooks.PreModelRequest]]\nname = \"asking\"\ncommand = \"@DIR@/asking.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"text": "Never sent.", "wait_for": sb.p("never")}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let agent = codex.command("Think for a long time.");
+    let netns = server.netns();
+    let run = std::thread::spawn(move || run_agent(agent, &netns));
+
+    let asking = sb.p("asking.log");
+    wait_until(STEP, "Codex to ask the model (PreModelRequest)", || {
+        !logged_events(&asking).is_empty()
+    });
+    let pids = codex_binaries(&codex.codex_home);
+    assert!(!pids.is_empty(), "Codex's binary was not found");
+    for pid in pids {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGINT,
+        );
+    }
+    let out = run.join().expect("the agent thread");
+    let log = sb.p("interrupt.log");
+    let interrupts = logged_events(&log);
+    assert_eq!(
+        interrupts.len(),
+        1,
+        "the Interrupt hook ran once: {interrupts:?}\n{}",
+        show(&out)
+    );
+    assert_eq!(interrupts[0]["hook_event_name"], "Interrupt");
 }

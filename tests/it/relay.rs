@@ -183,7 +183,10 @@ fn expected(
         Value::Object(m)
     };
     let Some(reason) = refusal else {
-        return match &context {
+        let context = context
+            .as_ref()
+            .filter(|_| !(agent == "codex" && moment == "PermissionRequest"));
+        return match context {
             None => Expect {
                 stdout: None,
                 stderr: None,
@@ -258,6 +261,18 @@ fn expected(
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
         }))})),
+        // Codex reads an answer with additionalContext there as a failed hook: what hooks add follows
+        // the message instead, and is left out without a refusal (above).
+        "PermissionRequest" if agent == "codex" => {
+            let message = match &context {
+                Some(c) => format!("{reason}\n\n{c}"),
+                None => reason.to_string(),
+            };
+            json_out(json!({"hookSpecificOutput": {
+                "hookEventName": event_name,
+                "decision": {"behavior": "deny", "message": message},
+            }}))
+        }
         "PermissionRequest" => json_out(json!({"hookSpecificOutput": specific(json!({
             "decision": {"behavior": "deny", "message": reason},
         }))})),
@@ -297,9 +312,11 @@ const HOOKED: &[&str] = &[
     "PostToolUse",
     "PostToolUseFailure",
     "Notification",
+    "SubagentStart",
     "SubagentStop",
     "Stop",
     "PreCompact",
+    "PostCompact",
     "SessionEnd",
 ];
 
@@ -1104,7 +1121,7 @@ fn hello_without_moments_uses_what_hookd_knows_of_the_agent() {
     scoped_settings(&sb);
     let d = Daemon::start(sb);
 
-    // Codex fires SessionStart, UserPromptSubmit, PreToolUse, PostToolUse and Stop.
+    // Codex fires every moment but PostToolUseFailure and Notification (PreCompact too, since issue 14).
     let resp = d
         .connect()
         .request(&json!({"op": "hello", "id": "h1", "agent": "codex"}));
@@ -1115,14 +1132,13 @@ fn hello_without_moments_uses_what_hookd_knows_of_the_agent() {
         set(&[
             ("fail-all", "PostToolUseFailure"),
             ("fail-codex", "PostToolUseFailure"),
-            ("compact-all", "PreCompact"),
         ]),
         "{resp}"
     );
     // Each one is logged as a warning.
     wait_until(T, "the daemon to log the unreachable hooks", || {
         let log = d.log_text();
-        ["fail-all", "fail-codex", "compact-all"]
+        ["fail-all", "fail-codex"]
             .iter()
             .all(|h| log.lines().any(|l| l.contains("WARN") && l.contains(h)))
     });
@@ -1672,4 +1688,167 @@ fn copilot_native_inputs_are_placed_by_the_event_the_relay_is_told() {
         got.stderr.contains("did you mean \"preToolUse\""),
         "{got:?}"
     );
+}
+
+// ---- Codex: its edits and its moments of its own (issue 14) ----------------------------------------
+
+/// Codex's `apply_patch` (the captured PreToolUse and PostToolUse of a patch that adds hello.txt) fires a
+/// hookd matcher `Edit|Write`, as `Write`, with the path made absolute and the patch kept; the refusal is
+/// Codex's deny with the reason. A hook matching `apply_patch` (Codex's own name) fires as well.
+#[test]
+fn codex_apply_patch_fires_an_edit_or_write_matcher() {
+    let sb = Sandbox::new();
+    sb.script(
+        "no-edits.sh",
+        "cat >> @DIR@/edits.log\necho >> @DIR@/edits.log\necho 'no edits here' >&2\nexit 2",
+    );
+    sb.script("own.sh", "cat > @DIR@/own.json");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"no-edits\"\nmatcher = \"Edit|Write\"\ncommand = \"@DIR@/no-edits.sh\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"own\"\nmatcher = \"apply_patch\"\ncommand = \"@DIR@/own.sh\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"no-edits-after\"\nmatcher = \"Write\"\ncommand = \"@DIR@/no-edits.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    let pre = fixture_json("codex", "PreToolUse-apply_patch.json");
+    let got = relay_event(&d.socket, "codex", &[], &pre);
+    assert_eq!(
+        got.json(),
+        Some(json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no edits here",
+        }})),
+        "{got:?}"
+    );
+    let seen: Value =
+        serde_json::from_str(std::fs::read_to_string(d.sb.p("edits.log")).unwrap().trim()).unwrap();
+    assert_eq!(seen["tool_name"], "Write");
+    assert_eq!(seen["agent_tool_name"], "apply_patch");
+    assert_eq!(
+        seen["tool_input"]["file_path"],
+        "/home/user/project/hello.txt"
+    );
+    assert_eq!(
+        seen["tool_input"]["file_paths"],
+        json!(["/home/user/project/hello.txt"])
+    );
+    assert_eq!(seen["tool_input"]["command"], pre["tool_input"]["command"]);
+    assert!(
+        d.sb.p("own.json").exists(),
+        "the apply_patch matcher did not fire"
+    );
+
+    let post = fixture_json("codex", "PostToolUse-apply_patch.json");
+    let got = relay_event(&d.socket, "codex", &[], &post);
+    assert_eq!(
+        got.json(),
+        Some(json!({"decision": "block", "reason": "no edits here"})),
+        "{got:?}"
+    );
+}
+
+/// The moments only Codex fires (Interrupt, PreModelRequest, PostModelRequest) are placed by the relay
+/// from the captured inputs and their hooks run; a refusal at Interrupt is written as at SessionEnd, one at
+/// the model requests (which Codex only watches) as advice.
+#[test]
+fn codex_moments_of_its_own_reach_their_hooks() {
+    let sb = Sandbox::new();
+    sb.script(
+        "seen.sh",
+        "cat >> @DIR@/seen.log\necho >> @DIR@/seen.log\necho \"refused $HOOKD_MOMENT\" >&2\nexit 2",
+    );
+    let mut settings = String::new();
+    for moment in ["Interrupt", "PreModelRequest", "PostModelRequest"] {
+        settings.push_str(&format!(
+            "[[hooks.{moment}]]\nname = \"seen-{moment}\"\ncommand = \"@DIR@/seen.sh\"\n\n"
+        ));
+    }
+    sb.settings(&settings);
+    let d = Daemon::start(sb);
+    for (file, moment) in [
+        ("Interrupt-1.json", "Interrupt"),
+        ("PreModelRequest-1.json", "PreModelRequest"),
+        ("PostModelRequest-1.json", "PostModelRequest"),
+    ] {
+        let got = relay_event(&d.socket, "codex", &[], &fixture_json("codex", file));
+        if moment == "Interrupt" {
+            assert_eq!(
+                (got.code, got.stderr.as_str()),
+                (2, format!("refused {moment}\n").as_str()),
+                "{file}: {got:?}"
+            );
+        } else {
+            // Codex only watches the model requests: a refusal there is said as advice, never as a
+            // block Codex would ignore.
+            let said = format!(
+                "refused {moment} (a refusal at {moment}, where Codex only takes advice: it goes on)"
+            );
+            assert_eq!(
+                (got.code, got.stderr.as_str()),
+                (0, format!("hookd relay: {said}\n").as_str()),
+                "{file}: {got:?}"
+            );
+            assert_eq!(got.json(), Some(json!({"systemMessage": said})), "{file}");
+        }
+    }
+    let seen: Vec<String> = std::fs::read_to_string(d.sb.p("seen.log"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["hook_event_name"].to_string())
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "\"Interrupt\"",
+            "\"PreModelRequest\"",
+            "\"PostModelRequest\""
+        ]
+    );
+}
+
+/// Every moment Codex 0.171.0 fires, each with a hook scoped to Codex: `check` has no warning for any,
+/// and Codex's `hello` finds none unreachable.
+#[test]
+fn hooks_on_every_codex_moment_are_reachable_for_codex() {
+    const CODEX_MOMENTS: &[&str] = &[
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreModelRequest",
+        "PostModelRequest",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "Interrupt",
+        "PreCompact",
+        "PostCompact",
+        "SessionEnd",
+    ];
+    let sb = Sandbox::new();
+    let mut settings = String::new();
+    for moment in CODEX_MOMENTS {
+        settings.push_str(&format!(
+            "[[hooks.{moment}]]\nname = \"codex-{moment}\"\ncommand = \"true\"\nagents = [\"codex\"]\n\n"
+        ));
+    }
+    sb.settings(&settings);
+    let out = run_hookd(
+        &["check", "--config", sb.config().to_str().unwrap()],
+        None,
+        T,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(code(&out.status), 0, "{stdout:?} {stderr:?}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    for moment in CODEX_MOMENTS {
+        assert!(stdout.contains(&format!("codex-{moment} ")), "{stdout}");
+    }
+    let d = Daemon::start(sb);
+    let resp = d
+        .connect()
+        .request(&json!({"op": "hello", "id": 1, "agent": "codex"}));
+    assert_eq!(unreachable(&resp), set(&[]), "{resp}");
 }
