@@ -50,7 +50,7 @@ pub enum Command {
     /// The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires
     /// it, and answers in the agent's dialect
     Relay {
-        /// The agent calling: claude-code, codex or gemini-cli
+        /// The agent calling: claude-code, codex, gemini-cli, qwen-code or copilot-cli
         #[arg(long, value_name = "AGENT", default_value = "claude-code")]
         agent: String,
         /// The daemon's socket [default: as for serve]
@@ -85,12 +85,13 @@ pub enum Command {
         #[arg(long, value_name = "FILE", requires = "http")]
         config: Option<PathBuf>,
     },
-    /// Print an agent's existing hook settings (Claude Code's or Gemini CLI's settings.json, Codex's
-    /// hooks.json) as hookd settings
+    /// Print an agent's existing hook settings (Claude Code's, Gemini CLI's or Qwen Code's settings.json,
+    /// Codex's hooks.json, Copilot CLI's hooks) as hookd settings
     Import {
         /// The agent's settings file
         file: PathBuf,
-        /// Whose file it is: claude-code, codex or gemini-cli [default: guessed from the file]
+        /// Whose file it is: claude-code, codex, gemini-cli, qwen-code or copilot-cli [default: guessed
+        /// from the file]
         #[arg(long, value_name = "AGENT")]
         agent: Option<String>,
     },
@@ -109,4 +110,31 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The help names every agent hookd speaks for, wherever it lists them: a new row in the agent
+    /// table fails this until the help says it.
+    #[test]
+    fn the_help_names_every_agent() {
+        let mut command = Cli::command();
+        for sub in ["relay", "import"] {
+            let help = command
+                .find_subcommand_mut(sub)
+                .unwrap()
+                .render_long_help()
+                .to_string();
+            for agent in crate::agents::Agent::ALL {
+                assert!(
+                    help.contains(agent.name()),
+                    "{sub}'s help lacks {}",
+                    agent.name()
+                );
+            }
+        }
+    }
 }
