@@ -19,6 +19,33 @@ pub const STOP: &str = "Stop";
 pub const PRE_COMPACT: &str = "PreCompact";
 pub const POST_COMPACT: &str = "PostCompact";
 pub const SESSION_END: &str = "SessionEnd";
+// Claude Code's other moments (2.1.332 fires 34 events; WorktreeCreate and WorktreeRemove are events of
+// its own, see the agent's row).
+pub const SETUP: &str = "Setup";
+pub const INSTRUCTIONS_LOADED: &str = "InstructionsLoaded";
+pub const USER_PROMPT_EXPANSION: &str = "UserPromptExpansion";
+pub const PRE_MODEL_SWITCH: &str = "PreModelSwitch";
+pub const POST_MODEL_SWITCH: &str = "PostModelSwitch";
+pub const PRE_SKILL_SHELL_COMMAND: &str = "PreSkillShellCommand";
+pub const PERMISSION_DENIED: &str = "PermissionDenied";
+pub const POST_TOOL_BATCH: &str = "PostToolBatch";
+pub const ELICITATION: &str = "Elicitation";
+pub const ELICITATION_RESULT: &str = "ElicitationResult";
+pub const TASK_CREATED: &str = "TaskCreated";
+pub const TASK_COMPLETED: &str = "TaskCompleted";
+pub const TEAMMATE_IDLE: &str = "TeammateIdle";
+pub const MESSAGE_DISPLAY: &str = "MessageDisplay";
+pub const STOP_FAILURE: &str = "StopFailure";
+pub const CONFIG_CHANGE: &str = "ConfigChange";
+pub const CWD_CHANGED: &str = "CwdChanged";
+pub const FILE_CHANGED: &str = "FileChanged";
+pub const DIRECTORY_ADDED: &str = "DirectoryAdded";
+
+/// The longest Claude Code waits for its SessionEnd hooks: the larger of 1.5 s and the largest SessionEnd
+/// hook `timeout` in its settings, capped at 60 s (2.1.332). The snippet of `--print-settings` gives its
+/// hooks a `timeout` of 120, so 60 s; a hook written by hand with no `timeout` gets 1.5 s, whatever hookd
+/// does (docs/agents.md, the timeout chain).
+const CLAUDE_CODE_SESSION_END_MS: u64 = 60_000;
 
 /// A known moment: one row of [`KNOWN`], everything hookd knows of it in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +102,6 @@ impl Fired {
     }
 
     /// The agent ignores a refusal here.
-    #[allow(dead_code)] // for the rows of the agents that only advise somewhere
     const fn advisory(self) -> Fired {
         Fired {
             advisory: true,
@@ -84,7 +110,6 @@ impl Fired {
     }
 
     /// The agent waits at most `ms` milliseconds for its hooks here.
-    #[allow(dead_code)] // for the rows of the agents that wait less than the relay
     const fn within_ms(self, ms: u64) -> Fired {
         Fired {
             time_limit_ms: Some(ms),
@@ -120,6 +145,9 @@ pub enum Shape {
     /// A Stop: `decision: "block"` with the reason, what hooks add after it; what hooks add without a
     /// refusal goes to the user (`systemMessage`), since for the model it would read as "keep going".
     Stop,
+    /// An MCP elicitation declined: `hookSpecificOutput.action: "decline"` with `reason` (Claude Code
+    /// reads neither exit 2 nor `decision: "block"` there without an `action`, over HTTP).
+    Decline,
 }
 
 /// Every moment hookd knows, in the order of an agent's turn (the order `check` prints them in).
@@ -131,11 +159,29 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[
             // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
-            // word (tests/it/e2e_claude_code.rs).
-            by(Agent::ClaudeCode, SESSION_START).command_only(),
+            // word (tests/it/e2e_claude_code.rs); exit 2 there only shows the reason to the user.
+            by(Agent::ClaudeCode, SESSION_START)
+                .command_only()
+                .advisory(),
             by(Agent::Codex, SESSION_START),
             by(Agent::GeminiCli, "SessionStart"),
         ],
+    },
+    // Claude Code: `claude --init` or a maintenance run; exit 2 only shows the reason to the user.
+    Moment {
+        name: SETUP,
+        matcher_field: Some("trigger"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, SETUP).advisory()],
+    },
+    // A CLAUDE.md or rule file loaded: "observability-only", Claude Code reads no refusal.
+    Moment {
+        name: INSTRUCTIONS_LOADED,
+        matcher_field: Some("load_reason"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, INSTRUCTIONS_LOADED).advisory()],
     },
     Moment {
         name: USER_PROMPT_SUBMIT,
@@ -148,6 +194,29 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::GeminiCli, "BeforeAgent"),
         ],
     },
+    // A slash command expanding into a prompt: a refusal blocks the expansion.
+    Moment {
+        name: USER_PROMPT_EXPANSION,
+        matcher_field: Some("command_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[by(Agent::ClaudeCode, USER_PROMPT_EXPANSION)],
+    },
+    // `/model` and the like: `permissionDecision: "deny"` keeps the model.
+    Moment {
+        name: PRE_MODEL_SWITCH,
+        matcher_field: Some("to_model"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::PermissionDecision,
+        fired_by: &[by(Agent::ClaudeCode, PRE_MODEL_SWITCH)],
+    },
+    Moment {
+        name: POST_MODEL_SWITCH,
+        matcher_field: Some("to_model"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, POST_MODEL_SWITCH).advisory()],
+    },
     Moment {
         name: PRE_TOOL_USE,
         matcher_field: Some("tool_name"),
@@ -159,12 +228,28 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::GeminiCli, "BeforeTool"),
         ],
     },
+    // A skill's inline shell command, before it runs: a deny keeps it from running.
+    Moment {
+        name: PRE_SKILL_SHELL_COMMAND,
+        matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::PermissionDecision,
+        fired_by: &[by(Agent::ClaudeCode, PRE_SKILL_SHELL_COMMAND)],
+    },
     Moment {
         name: PERMISSION_REQUEST,
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::PermissionBehavior,
         fired_by: &[by(Agent::ClaudeCode, PERMISSION_REQUEST)],
+    },
+    // After auto mode denied a call: the call is refused already; Claude Code reads only `retry`.
+    Moment {
+        name: PERMISSION_DENIED,
+        matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, PERMISSION_DENIED).advisory()],
     },
     Moment {
         name: POST_TOOL_USE,
@@ -184,22 +269,46 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::Block,
         fired_by: &[by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE)],
     },
+    // Once every call of a batch has run, before the next model call: a refusal ends the turn.
+    Moment {
+        name: POST_TOOL_BATCH,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[by(Agent::ClaudeCode, POST_TOOL_BATCH)],
+    },
     Moment {
         name: NOTIFICATION,
         matcher_field: Some("notification_type"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
         fired_by: &[
-            by(Agent::ClaudeCode, NOTIFICATION),
+            by(Agent::ClaudeCode, NOTIFICATION).advisory(),
             by(Agent::GeminiCli, "Notification"),
         ],
+    },
+    // An MCP server asks the user for input: a refusal declines it.
+    Moment {
+        name: ELICITATION,
+        matcher_field: Some("mcp_server_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Decline,
+        fired_by: &[by(Agent::ClaudeCode, ELICITATION)],
+    },
+    // The user's answer to it: a refusal turns it into a decline.
+    Moment {
+        name: ELICITATION_RESULT,
+        matcher_field: Some("mcp_server_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Decline,
+        fired_by: &[by(Agent::ClaudeCode, ELICITATION_RESULT)],
     },
     Moment {
         name: SUBAGENT_START,
         matcher_field: Some("agent_type"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_START)],
+        fired_by: &[by(Agent::ClaudeCode, SUBAGENT_START).advisory()],
     },
     Moment {
         name: SUBAGENT_STOP,
@@ -207,6 +316,30 @@ pub const KNOWN: &[Moment] = &[
         refusal: Refusal::SendsOn,
         answer: Shape::Stop,
         fired_by: &[by(Agent::ClaudeCode, SUBAGENT_STOP)],
+    },
+    // Agent teams: a refusal keeps the task from being created.
+    Moment {
+        name: TASK_CREATED,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[by(Agent::ClaudeCode, TASK_CREATED)],
+    },
+    // A refusal keeps the task open, and the model works on with the reason: a Stop of its own.
+    Moment {
+        name: TASK_COMPLETED,
+        matcher_field: None,
+        refusal: Refusal::SendsOn,
+        answer: Shape::Stop,
+        fired_by: &[by(Agent::ClaudeCode, TASK_COMPLETED)],
+    },
+    // A refusal keeps the teammate working, with the reason.
+    Moment {
+        name: TEAMMATE_IDLE,
+        matcher_field: None,
+        refusal: Refusal::SendsOn,
+        answer: Shape::Stop,
+        fired_by: &[by(Agent::ClaudeCode, TEAMMATE_IDLE)],
     },
     Moment {
         name: STOP,
@@ -218,6 +351,22 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::Codex, STOP),
             by(Agent::GeminiCli, "AfterAgent"),
         ],
+    },
+    // Instead of Stop when an API error ended the turn: "fire-and-forget", its answer is ignored.
+    Moment {
+        name: STOP_FAILURE,
+        matcher_field: Some("error"),
+        refusal: Refusal::TooLate,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, STOP_FAILURE).advisory()],
+    },
+    // The model's text as it is shown: display only (a refusal shows the original text).
+    Moment {
+        name: MESSAGE_DISPLAY,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, MESSAGE_DISPLAY).advisory()],
     },
     Moment {
         name: PRE_COMPACT,
@@ -234,7 +383,39 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("trigger"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, POST_COMPACT)],
+        fired_by: &[by(Agent::ClaudeCode, POST_COMPACT).advisory()],
+    },
+    // A settings file changed during the session: a refusal keeps the change out of it (not the
+    // organization's policy settings).
+    Moment {
+        name: CONFIG_CHANGE,
+        matcher_field: Some("source"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[by(Agent::ClaudeCode, CONFIG_CHANGE)],
+    },
+    Moment {
+        name: CWD_CHANGED,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, CWD_CHANGED).advisory()],
+    },
+    // Claude Code matches the file's base name, and fires only for the files its matchers (or a
+    // hook's `watchPaths`) name.
+    Moment {
+        name: FILE_CHANGED,
+        matcher_field: Some("file_path"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, FILE_CHANGED).advisory()],
+    },
+    Moment {
+        name: DIRECTORY_ADDED,
+        matcher_field: Some("source"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, DIRECTORY_ADDED).advisory()],
     },
     Moment {
         name: SESSION_END,
@@ -242,7 +423,11 @@ pub const KNOWN: &[Moment] = &[
         refusal: Refusal::TooLate,
         answer: Shape::ExitTwo,
         fired_by: &[
-            by(Agent::ClaudeCode, SESSION_END),
+            // Claude Code waits for the larger of 1.5 s and the largest SessionEnd hook `timeout` in its
+            // settings, up to 60 s: `--print-settings` writes 120, so 60 s (2.1.332's own code).
+            by(Agent::ClaudeCode, SESSION_END)
+                .advisory()
+                .within_ms(CLAUDE_CODE_SESSION_END_MS),
             by(Agent::GeminiCli, "SessionEnd"),
         ],
     },
@@ -367,6 +552,17 @@ impl Agent {
         names
     }
 
+    /// The longest this agent waits for its hooks at `moment`, when the table knows a limit there (see
+    /// [`Fired::time_limit_ms`]).
+    pub fn time_limit(self, moment: &str) -> Option<std::time::Duration> {
+        known(moment)?
+            .fired_by
+            .iter()
+            .find(|fired| fired.agent == self)?
+            .time_limit_ms
+            .map(std::time::Duration::from_millis)
+    }
+
     /// Whether this agent runs only command hooks at `moment` (see [`Fired::command_only`]).
     pub fn command_only(self, moment: &str) -> bool {
         known(moment).is_some_and(|m| {
@@ -423,6 +619,49 @@ mod tests {
         assert_eq!(refusal(SESSION_END), Refusal::TooLate);
         assert_eq!(refusal("MyMoment"), Refusal::HoldsBack);
         assert_eq!(answer("MyMoment"), Shape::ExitTwo);
+    }
+
+    #[test]
+    fn claude_code_fires_its_34_events_as_moments_or_events_of_its_own() {
+        // Claude Code 2.1.332's event names (its hook schemas).
+        let names = "PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification UserPromptSubmit \
+            UserPromptExpansion SessionStart SessionEnd Stop StopFailure SubagentStart SubagentStop PreCompact \
+            PostCompact PreModelSwitch PostModelSwitch PermissionRequest PermissionDenied Setup TeammateIdle \
+            TaskCreated TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove \
+            InstructionsLoaded CwdChanged FileChanged DirectoryAdded MessageDisplay PreSkillShellCommand";
+        let names: Vec<&str> = names.split_whitespace().collect();
+        assert_eq!(names.len(), 34);
+        let mut sent = Agent::ClaudeCode.event_names();
+        sent.sort_unstable();
+        let mut expected = names.clone();
+        expected.sort_unstable();
+        assert_eq!(sent, expected);
+        for name in names {
+            assert_eq!(Agent::ClaudeCode.moment_of(name), name);
+        }
+        // A hook there makes the worktree itself: not a moment hookd hangs the relay on.
+        assert!(!Agent::ClaudeCode.fires("WorktreeCreate"));
+    }
+
+    #[test]
+    fn every_time_limit_leaves_the_relay_room_to_answer() {
+        for m in KNOWN {
+            for fired in m.fired_by {
+                if let Some(ms) = fired.time_limit_ms {
+                    assert!(
+                        ms > 2 * crate::limits::AGENT_LIMIT_MARGIN.as_millis() as u64,
+                        "{} {:?}: {ms} ms",
+                        m.name,
+                        fired.agent
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            Agent::ClaudeCode.time_limit(SESSION_END),
+            Some(std::time::Duration::from_secs(60))
+        );
+        assert_eq!(Agent::ClaudeCode.time_limit(PRE_TOOL_USE), None);
     }
 
     #[test]

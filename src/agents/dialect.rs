@@ -256,6 +256,13 @@ pub fn answer(
             );
             out.insert("hookSpecificOutput".into(), with_context(specific));
         }
+        (Shape::Decline, Dialect::ClaudeCode) => {
+            // Claude Code gives the user's side of an MCP elicitation a decline, with the reason.
+            out.insert("reason".into(), json!(reason));
+            let mut specific = Map::new();
+            specific.insert("action".into(), json!("decline"));
+            out.insert("hookSpecificOutput".into(), with_context(specific));
+        }
         // Gemini CLI refuses every moment alike; over HTTP even where a process would exit 2.
         (Shape::Block, _) | (_, Dialect::GeminiCli) => {
             out.insert("decision".into(), json!(decision));
@@ -386,6 +393,50 @@ mod tests {
         assert_eq!(parsed(&answer), json!({"systemMessage": "T1\n\nT2"}));
         let answer = self::answer(Agent::GeminiCli, "Stop", "AfterAgent", None, &["T"]);
         assert_eq!(parsed(&answer), json!({"systemMessage": "T"}));
+    }
+
+    #[test]
+    fn an_elicitation_refused_is_declined_with_the_reason() {
+        for moment in ["Elicitation", "ElicitationResult"] {
+            for transport in [Transport::Process, Transport::Http] {
+                let answer =
+                    super::answer(Agent::ClaudeCode, moment, moment, Some("R"), &[], transport);
+                assert_eq!(
+                    parsed(&answer),
+                    json!({"reason": "R", "hookSpecificOutput": {"hookEventName": moment, "action": "decline"}}),
+                    "{moment}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn claude_codes_other_moments_refuse_in_the_shape_it_reads_there() {
+        for moment in ["PreModelSwitch", "PreSkillShellCommand"] {
+            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &[]);
+            assert_eq!(
+                parsed(&answer)["hookSpecificOutput"]["permissionDecision"],
+                "deny",
+                "{moment}"
+            );
+        }
+        for moment in [
+            "UserPromptExpansion",
+            "PostToolBatch",
+            "TaskCreated",
+            "ConfigChange",
+        ] {
+            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &[]);
+            assert_eq!(parsed(&answer)["decision"], "block", "{moment}");
+        }
+        for moment in ["TaskCompleted", "TeammateIdle"] {
+            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &["T"]);
+            assert_eq!(
+                parsed(&answer),
+                json!({"decision": "block", "reason": "R\n\nT"}),
+                "{moment}"
+            );
+        }
     }
 
     #[test]

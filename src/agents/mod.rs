@@ -3,7 +3,7 @@
 //! names, tools, dialect, settings file) is its row in [`crate::agent::AGENTS`]; which moments it fires,
 //! and as what, is in the moment rows of [`crate::moment::KNOWN`]. Re-exported here for the floors above.
 
-use crate::limits::RELAY_TIMEOUT_SECS;
+use crate::limits::{AGENT_LIMIT_MARGIN, RELAY_TIMEOUT_SECS};
 
 pub mod dialect;
 pub mod import;
@@ -33,6 +33,7 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
                     RELAY_TIMEOUT_SECS
                 ));
             }
+            time_limit_warnings(moment, hook, &mut warnings);
             for name in hook.agents.iter().flatten() {
                 if let Some(agent) = Agent::from_name(name).filter(|agent| !agent.fires(moment)) {
                     warnings.push(format!(
@@ -46,6 +47,35 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
         }
     }
     warnings
+}
+
+/// A line for each agent `hook` applies to that waits less at `moment` than the hook may run (Claude
+/// Code's SessionEnd, say): the relay stops waiting before the agent does ([`AGENT_LIMIT_MARGIN`]
+/// sooner), and the hook is stopped with it.
+fn time_limit_warnings(moment: &str, hook: &crate::settings::Hook, warnings: &mut Vec<String>) {
+    let applies_to = |agent: &Agent| {
+        hook.agents
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|name| name == agent.name()))
+    };
+    for agent in Agent::ALL.iter().filter(|agent| applies_to(agent)) {
+        let Some(limit) = agent.time_limit(moment) else {
+            continue;
+        };
+        let fits = limit.saturating_sub(AGENT_LIMIT_MARGIN);
+        if hook.timeout > fits {
+            warnings.push(format!(
+                "hook \"{}\" may run {}s, but {} waits at most {}s for its hooks at {moment}: hookd relay stops waiting after {}s and the hook is stopped with it; give it a timeout of at most {}s (or scope it away from {} with agents)",
+                hook.name,
+                hook.timeout.as_secs_f64(),
+                agent.display_name(),
+                limit.as_secs_f64(),
+                fits.as_secs_f64(),
+                fits.as_secs_f64(),
+                agent.name()
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::agents::dialect::{
 };
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
-use crate::limits::{MAX_EVENT, MAX_LINE};
+use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
 use crate::protocol::{Asking, ErrorKind, Event, too_large};
 
@@ -47,9 +47,9 @@ pub fn run(options: &Options) -> ExitCode {
     let undecidable = event.undecidable.clone();
     let line = request_line(options.agent, &moment, event);
     let shown = Some((moment.as_str(), agent_event_name.as_str()));
-    let answered =
-        crate::commands::client::request_line(&options.socket, line, Some(options.timeout))
-            .and_then(|response| response.read_fire());
+    let wait = wait_for(options.agent, &moment, options.timeout);
+    let answered = crate::commands::client::request_line(&options.socket, line, Some(wait))
+        .and_then(|response| response.read_fire());
     let response = match answered {
         Ok(Ok(response)) => response,
         Ok(Err(error)) if error.error.kind == ErrorKind::UnknownMoment => {
@@ -100,6 +100,16 @@ pub fn run(options: &Options) -> ExitCode {
         Transport::Process,
     )
     .emit()
+}
+
+/// How long to wait for the verdict at `moment`: `--timeout`, or less where the agent itself waits less
+/// (its limit there, less [`AGENT_LIMIT_MARGIN`]), so that the relay answers in the agent's dialect as
+/// when the daemon is late (fail-open, or `--fail-closed`) before the agent stops listening.
+pub fn wait_for(agent: Agent, moment: &str, timeout: Duration) -> Duration {
+    match agent.time_limit(moment) {
+        Some(limit) => timeout.min(limit.saturating_sub(AGENT_LIMIT_MARGIN)),
+        None => timeout,
+    }
 }
 
 /// Reads the hook input from stdin and translates it. Up to [`MAX_EVENT`] bytes are read whole; past
@@ -239,5 +249,32 @@ impl Emit for Answer {
             eprintln!("{err}");
         }
         ExitCode::from(self.exit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_relay_waits_less_where_the_agent_does() {
+        let timeout = Duration::from_secs(100);
+        assert_eq!(
+            wait_for(Agent::ClaudeCode, crate::moment::SESSION_END, timeout),
+            Duration::from_millis(59_500)
+        );
+        assert_eq!(
+            wait_for(
+                Agent::ClaudeCode,
+                crate::moment::SESSION_END,
+                Duration::from_secs(2)
+            ),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            wait_for(Agent::ClaudeCode, crate::moment::PRE_TOOL_USE, timeout),
+            timeout
+        );
+        assert_eq!(wait_for(Agent::GeminiCli, "MyMoment", timeout), timeout);
     }
 }
