@@ -129,6 +129,10 @@ pub enum Refusal {
     SendsOn,
     /// The session is over: there is nothing left to hold back, a refusal is only shown as a failed hook.
     TooLate,
+    /// It ends the agent's turn there and then (Claude Code's PostToolBatch, once the calls have run): a
+    /// hook's policy, but made up by `--fail-closed` with hookd down it would only cut the turn short with
+    /// nothing said to the model, whose every tool call is refused before it runs anyway; let through.
+    EndsTurn,
 }
 
 /// How a refusal is written at a moment, in Claude Code's dialect (docs/agents.md, the agents' answers).
@@ -273,7 +277,7 @@ pub const KNOWN: &[Moment] = &[
     Moment {
         name: POST_TOOL_BATCH,
         matcher_field: None,
-        refusal: Refusal::HoldsBack,
+        refusal: Refusal::EndsTurn,
         answer: Shape::Block,
         fired_by: &[by(Agent::ClaudeCode, POST_TOOL_BATCH)],
     },

@@ -208,6 +208,13 @@ fn cannot_answer(
             eprintln!("hookd relay: {why}; the session is over, nothing to refuse");
             return ExitCode::SUCCESS;
         }
+        if refusal == Refusal::EndsTurn {
+            eprintln!(
+                "hookd relay: {why}; letting the {moment} through even with --fail-closed \
+                 (refusing it would end the turn with nothing said; each tool call is refused before it runs)"
+            );
+            return ExitCode::SUCCESS;
+        }
     }
     let reason = if down {
         NOT_RUNNING.to_string()

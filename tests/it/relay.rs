@@ -1355,3 +1355,43 @@ fn a_refusal_from_a_daemon_of_another_version_is_heard() {
         assert_eq!(deny_reason(&got), "no rm", "answer {answer}: {got:?}");
     }
 }
+
+// ---- Claude Code's other moments (issue 14) ----------------------------------------------------------
+
+/// Claude Code 2.1.332 reads a refusal in its own shape at each moment; PostToolBatch's ends the turn, so
+/// `--fail-closed` with hookd down lets it through (each tool call was refused before it ran), and an
+/// elicitation is declined, not answered with a bare exit 2.
+#[test]
+fn claude_codes_other_moments_are_answered_in_their_shape() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PostToolBatch]]\nname = \"enough\"\ncommand = \"echo 'E2E-BATCH: enough for now' >&2; exit 2\"\n\n\
+         [[hooks.Elicitation]]\nname = \"no-forms\"\ncommand = \"echo 'no forms from that server' >&2; exit 2\"\n",
+    );
+    let d = Daemon::start(sb);
+    let batch = fixture_json("claude-code", "PostToolBatch-1.json");
+    let got = relay_event(&d.socket, "claude-code", &[], &batch);
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"decision": "block", "reason": "E2E-BATCH: enough for now"})
+    );
+    let elicitation = json!({"hook_event_name": "Elicitation", "session_id": "s", "cwd": "/",
+        "mcp_server_name": "forms", "message": "Your name?", "requested_schema": {}});
+    let got = relay_event(&d.socket, "claude-code", &[], &elicitation);
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"reason": "no forms from that server",
+               "hookSpecificOutput": {"hookEventName": "Elicitation", "action": "decline"}})
+    );
+
+    let nothing = d.sb.p("nothing/hookd.sock");
+    relay_event(&nothing, "claude-code", &["--fail-closed"], &batch)
+        .assert_fail_open("PostToolBatch, daemon down, --fail-closed");
+    let got = relay_event(&nothing, "claude-code", &["--fail-closed"], &elicitation);
+    assert_eq!(
+        got.json().unwrap()["hookSpecificOutput"]["action"],
+        "decline",
+        "{got:?}"
+    );
+}
