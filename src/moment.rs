@@ -149,6 +149,11 @@ pub enum Shape {
     /// A Stop: `decision: "block"` with the reason, what hooks add after it; what hooks add without a
     /// refusal goes to the user (`systemMessage`), since for the model it would read as "keep going".
     Stop,
+    /// `decision: "block"` with the reason, what hooks add after it, as at a Stop: at a moment whose
+    /// `hookSpecificOutput` Claude Code does not know (its schema has no variant for TaskCreated or
+    /// ConfigChange), so that nothing the refusal rides on is out of its schema. What hooks add without a
+    /// refusal goes to the user (`systemMessage`).
+    BlockAlone,
     /// An MCP elicitation declined: `hookSpecificOutput.action: "decline"` with `reason` (Claude Code
     /// reads neither exit 2 nor `decision: "block"` there without an `action`, over HTTP).
     Decline,
@@ -326,7 +331,7 @@ pub const KNOWN: &[Moment] = &[
         name: TASK_CREATED,
         matcher_field: None,
         refusal: Refusal::HoldsBack,
-        answer: Shape::Block,
+        answer: Shape::BlockAlone,
         fired_by: &[by(Agent::ClaudeCode, TASK_CREATED)],
     },
     // A refusal keeps the task open, and the model works on with the reason: a Stop of its own.
@@ -395,7 +400,7 @@ pub const KNOWN: &[Moment] = &[
         name: CONFIG_CHANGE,
         matcher_field: Some("source"),
         refusal: Refusal::HoldsBack,
-        answer: Shape::Block,
+        answer: Shape::BlockAlone,
         fired_by: &[by(Agent::ClaudeCode, CONFIG_CHANGE)],
     },
     Moment {

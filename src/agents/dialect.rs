@@ -209,7 +209,9 @@ pub fn answer(
         return match context {
             None => Answer::nothing(),
             // At Stop, additionalContext reads as "keep going": what hooks add is shown to the user.
-            Some(context) if shape == Shape::Stop => json_answer(json!({"systemMessage": context})),
+            Some(context) if matches!(shape, Shape::Stop | Shape::BlockAlone) => {
+                json_answer(json!({"systemMessage": context}))
+            }
             Some(_) => json_answer(json!({"hookSpecificOutput": with_context(Map::new())})),
         };
     };
@@ -234,7 +236,7 @@ pub fn answer(
                 out.insert("hookSpecificOutput".into(), with_context(Map::new()));
             }
         }
-        (Shape::Stop, _) => {
+        (Shape::Stop | Shape::BlockAlone, _) => {
             // The reason is what the agent is sent on to do; what hooks add follows it.
             let reason = match &context {
                 Some(context) => format!("{reason}\n\n{context}"),
@@ -420,16 +422,24 @@ mod tests {
                 "{moment}"
             );
         }
+        for moment in ["UserPromptExpansion", "PostToolBatch"] {
+            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &["T"]);
+            assert_eq!(
+                parsed(&answer),
+                json!({"decision": "block", "reason": "R", "hookSpecificOutput": {"hookEventName": moment, "additionalContext": "T"}}),
+                "{moment}"
+            );
+        }
+        // Claude Code's schema has no hookSpecificOutput for these: nothing the refusal rides on may be
+        // out of it, and what hooks add goes to the user.
         for moment in [
-            "UserPromptExpansion",
-            "PostToolBatch",
+            "TaskCompleted",
+            "TeammateIdle",
             "TaskCreated",
             "ConfigChange",
         ] {
-            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &[]);
-            assert_eq!(parsed(&answer)["decision"], "block", "{moment}");
-        }
-        for moment in ["TaskCompleted", "TeammateIdle"] {
+            let added = answer(Agent::ClaudeCode, moment, moment, None, &["T"]);
+            assert_eq!(parsed(&added), json!({"systemMessage": "T"}), "{moment}");
             let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &["T"]);
             assert_eq!(
                 parsed(&answer),
