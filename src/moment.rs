@@ -150,8 +150,9 @@ pub enum Shape {
     /// refusal goes to the user (`systemMessage`), since for the model it would read as "keep going".
     Stop,
     /// `decision: "block"` with the reason, what hooks add after it, as at a Stop: at a moment whose
-    /// `hookSpecificOutput` Claude Code does not know (its schema has no variant for TaskCreated or
-    /// ConfigChange), so that nothing the refusal rides on is out of its schema. What hooks add without a
+    /// `hookSpecificOutput` Claude Code does not know (its schema has no variant for PreCompact,
+    /// TaskCreated or ConfigChange: an answer naming one fails it and is read as plain text, the refusal
+    /// lost), so that nothing the refusal rides on is out of its schema. What hooks add without a
     /// refusal goes to the user (`systemMessage`).
     BlockAlone,
     /// An MCP elicitation declined: `hookSpecificOutput.action: "decline"` with `reason` (Claude Code
@@ -381,7 +382,9 @@ pub const KNOWN: &[Moment] = &[
         name: PRE_COMPACT,
         matcher_field: Some("trigger"),
         refusal: Refusal::HoldsBack,
-        answer: Shape::Block,
+        // Not Block: Claude Code 2.1.332's schema has no hookSpecificOutput for PreCompact, and an answer
+        // that names one is read as plain text, its refusal lost (seen with the real Claude Code).
+        answer: Shape::BlockAlone,
         fired_by: &[
             by(Agent::ClaudeCode, PRE_COMPACT),
             by(Agent::GeminiCli, "PreCompress"),

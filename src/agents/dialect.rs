@@ -357,12 +357,7 @@ mod tests {
 
     #[test]
     fn block_moments_refuse_with_decision_block_and_keep_the_adds() {
-        for moment in [
-            "UserPromptSubmit",
-            "PostToolUse",
-            "PostToolUseFailure",
-            "PreCompact",
-        ] {
+        for moment in ["UserPromptSubmit", "PostToolUse", "PostToolUseFailure"] {
             let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &["T1", "T2"]);
             assert_eq!(
                 parsed(&answer),
@@ -431,12 +426,14 @@ mod tests {
             );
         }
         // Claude Code's schema has no hookSpecificOutput for these: nothing the refusal rides on may be
-        // out of it, and what hooks add goes to the user.
+        // out of it, and what hooks add goes to the user. Found in issue 14: an answer naming one
+        // (PreCompact's) is read as plain text, and a refusal with something added was lost.
         for moment in [
             "TaskCompleted",
             "TeammateIdle",
             "TaskCreated",
             "ConfigChange",
+            "PreCompact",
         ] {
             let added = answer(Agent::ClaudeCode, moment, moment, None, &["T"]);
             assert_eq!(parsed(&added), json!({"systemMessage": "T"}), "{moment}");

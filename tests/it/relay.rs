@@ -172,7 +172,10 @@ fn expected(
     };
     let context = (!adds.is_empty()).then(|| adds.join("\n\n"));
     let gemini = agent == "gemini-cli";
-    let stop = moment == "Stop" || moment == "SubagentStop";
+    // Answered as a Stop: `decision` with the adds after the reason; adds alone to the user. PreCompact
+    // too since issue 14: Claude Code's schema has no hookSpecificOutput for it, and an answer naming
+    // one is read as plain text, its refusal lost.
+    let stop = moment == "Stop" || moment == "SubagentStop" || moment == "PreCompact";
     // hookSpecificOutput: hookEventName (the agent's own name), the given fields, and the adds.
     let specific = |fields: Value| {
         let mut m: Map<String, Value> = fields.as_object().cloned().unwrap_or_default();
@@ -201,12 +204,7 @@ fn expected(
         let decision = if gemini { "deny" } else { "block" };
         return json_out(json!({"decision": decision, "reason": reason}));
     }
-    let block_moments = [
-        "UserPromptSubmit",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PreCompact",
-    ];
+    let block_moments = ["UserPromptSubmit", "PostToolUse", "PostToolUseFailure"];
     let with_adds = |mut v: Value| {
         if context.is_some() {
             v["hookSpecificOutput"] = specific(json!({}));
