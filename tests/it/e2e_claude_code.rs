@@ -756,3 +756,41 @@ fn over_http_hooks_with_the_daemon_gone_and_fail_closed_the_tool_is_refused() {
         "the model was not told why: {result:?}"
     );
 }
+
+/// Issue 14: Claude Code's other moments reach hookd from the printed settings and are answered in the
+/// shape it reads there. A refusal at PostToolBatch (after the calls of a batch have run, before the next
+/// model call) ends the turn: the tool ran, and the model is not called again.
+#[test]
+fn a_refusal_at_post_tool_batch_ends_the_turn() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PostToolBatch]]\nname = \"one-batch\"\n\
+         command = \"cat > @DIR@/batch.json; echo 'E2E-BATCH: one batch is enough' >&2; exit 2\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": "echo ran > batch.txt"}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create batch.txt.");
+
+    assert_ran(&out, &server);
+    assert_eq!(
+        fs::read_to_string(session.file("batch.txt")).unwrap_or_default(),
+        "ran\n",
+        "the tool did not run"
+    );
+    let batch: Value =
+        serde_json::from_str(&daemon.sb.read("batch.json")).expect("the hook's input");
+    assert_eq!(batch["hook_event_name"], "PostToolBatch");
+    assert_eq!(batch["tool_calls"][0]["tool_name"], "Bash", "{batch}");
+    assert_eq!(server.turns().len(), 1, "{}", transcript(&server));
+    let result: Value = serde_json::from_slice(&out.stdout).expect("claude's JSON result");
+    assert_eq!(result["terminal_reason"], "hook_stopped", "{result}");
+}
