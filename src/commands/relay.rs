@@ -67,7 +67,20 @@ pub fn run(options: &Options) -> ExitCode {
         }
         Err(error) => {
             let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
-            return cannot_answer(options, shown, &error.to_string(), down);
+            let mut why = error.to_string();
+            if let (ClientError::TimedOut(_), Some(limit)) =
+                (&error, options.agent.time_limit(&moment))
+                && wait < options.timeout
+            {
+                // Cut short by the agent's own limit, not by --timeout: say so, or it reads as a bug.
+                why.push_str(&format!(
+                    " (within {}s: {} waits at most {}s for its hooks at {moment})",
+                    wait.as_secs_f64(),
+                    options.agent.display_name(),
+                    limit.as_secs_f64()
+                ));
+            }
+            return cannot_answer(options, shown, &why, down);
         }
     };
     // Undecidable as the relay sent it, or as the daemon found it (too deep, too much to hold): the

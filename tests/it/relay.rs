@@ -1393,3 +1393,50 @@ fn claude_codes_other_moments_are_answered_in_their_shape() {
         "{got:?}"
     );
 }
+
+/// Claude Code waits at most 60 s for its SessionEnd hooks (issue 14): the relay stops waiting half a
+/// second before, even with a longer --timeout, says why, and lets the session end; the hook it was
+/// waiting for is stopped with it (the warning `hookd check` gives such a hook).
+#[test]
+fn the_relay_answers_within_the_agents_own_limit_at_a_moment() {
+    let sb = Sandbox::new();
+    sb.script("slow.sh", "echo $$ > @DIR@/slow.pid\nexec sleep 300");
+    sb.settings(
+        "[[hooks.SessionEnd]]\nname = \"upload\"\ncommand = \"@DIR@/slow.sh\"\ntimeout = 200\n",
+    );
+    let d = Daemon::start(sb);
+    let event = fixture_json("claude-code", "SessionEnd-1.json");
+    let out = run_hookd(
+        &[
+            "relay",
+            "--socket",
+            d.socket.to_str().unwrap(),
+            "--agent",
+            "claude-code",
+            "--timeout",
+            "100",
+            "--fail-closed",
+        ],
+        Some(&event.to_string()),
+        // Past the 60 s Claude Code gives, below the relay's --timeout: the relay must answer in between.
+        Duration::from_secs(90),
+    );
+    let got = Answer {
+        code: code(&out.status),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+    };
+    got.assert_fail_open("SessionEnd past Claude Code's limit");
+    assert!(
+        got.stderr.contains(
+            "did not answer in time (within 59.5s: Claude Code waits at most 60s for its hooks at SessionEnd)"
+        ) && got.stderr.contains("the session is over"),
+        "{got:?}"
+    );
+    let pid: i32 = d.sb.read("slow.pid").trim().parse().unwrap();
+    wait_until(
+        T,
+        "the SessionEnd hook to be stopped with the relay",
+        || process_gone(pid, d.pid()),
+    );
+}
