@@ -107,7 +107,9 @@ pub const AGENTS: &[AgentRow] = &[
         name: "claude-code",
         display_name: "Claude Code",
         dialect: Dialect::ClaudeCode,
-        own_events: &[],
+        // A hook there replaces Claude Code's own git worktree handling (it must make the worktree and
+        // print its path): no moment of hookd's, and left out of `--print-settings`.
+        own_events: &["WorktreeCreate", "WorktreeRemove"],
         tools: &[],
         patch_tool: None,
         settings: AgentSettings {

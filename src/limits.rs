@@ -21,6 +21,12 @@ pub const RELAY_TIMEOUT_SECS: f64 = 100.0;
 /// Above [`RELAY_TIMEOUT_SECS`]: the relay always gives up first, never killed mid-way.
 pub const AGENT_TIMEOUT_SECS: u64 = 120;
 
+/// How much sooner than an agent's own limit at a moment (Claude Code's SessionEnd, say; the moment rows'
+/// `within_ms`) the relay gives up waiting for the verdict: time for the relay to start, to answer in
+/// the agent's dialect and for the agent to read it, before the agent stops listening. A hook whose
+/// `timeout` does not fit in the limit less this margin gets a warning from `hookd check`.
+pub const AGENT_LIMIT_MARGIN: Duration = Duration::from_millis(500);
+
 /// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
 pub const MAX_HOOK_TIMEOUT_SECS: f64 = 86_400.0;
 

@@ -22,6 +22,33 @@ pub const SESSION_END: &str = "SessionEnd";
 pub const INTERRUPT: &str = "Interrupt";
 pub const PRE_MODEL_REQUEST: &str = "PreModelRequest";
 pub const POST_MODEL_REQUEST: &str = "PostModelRequest";
+// Claude Code's other moments (2.1.332 fires 34 events; WorktreeCreate and WorktreeRemove are events of
+// its own, see the agent's row).
+pub const SETUP: &str = "Setup";
+pub const INSTRUCTIONS_LOADED: &str = "InstructionsLoaded";
+pub const USER_PROMPT_EXPANSION: &str = "UserPromptExpansion";
+pub const PRE_MODEL_SWITCH: &str = "PreModelSwitch";
+pub const POST_MODEL_SWITCH: &str = "PostModelSwitch";
+pub const PRE_SKILL_SHELL_COMMAND: &str = "PreSkillShellCommand";
+pub const PERMISSION_DENIED: &str = "PermissionDenied";
+pub const POST_TOOL_BATCH: &str = "PostToolBatch";
+pub const ELICITATION: &str = "Elicitation";
+pub const ELICITATION_RESULT: &str = "ElicitationResult";
+pub const TASK_CREATED: &str = "TaskCreated";
+pub const TASK_COMPLETED: &str = "TaskCompleted";
+pub const TEAMMATE_IDLE: &str = "TeammateIdle";
+pub const MESSAGE_DISPLAY: &str = "MessageDisplay";
+pub const STOP_FAILURE: &str = "StopFailure";
+pub const CONFIG_CHANGE: &str = "ConfigChange";
+pub const CWD_CHANGED: &str = "CwdChanged";
+pub const FILE_CHANGED: &str = "FileChanged";
+pub const DIRECTORY_ADDED: &str = "DirectoryAdded";
+
+/// The longest Claude Code waits for its SessionEnd hooks: the larger of 1.5 s and the largest SessionEnd
+/// hook `timeout` in its settings, capped at 60 s (2.1.332). The snippet of `--print-settings` gives its
+/// hooks a `timeout` of 120, so 60 s; a hook written by hand with no `timeout` gets 1.5 s, whatever hookd
+/// does (docs/agents.md, the timeout chain).
+const CLAUDE_CODE_SESSION_END_MS: u64 = 60_000;
 
 /// A known moment: one row of [`KNOWN`], everything hookd knows of it in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +125,6 @@ impl Fired {
     }
 
     /// The agent waits at most `ms` milliseconds for its hooks here.
-    #[allow(dead_code)] // for the rows of the agents that wait less than the relay
     const fn within_ms(self, ms: u64) -> Fired {
         Fired {
             time_limit_ms: Some(ms),
@@ -118,6 +144,10 @@ pub enum Refusal {
     SendsOn,
     /// The session is over: there is nothing left to hold back, a refusal is only shown as a failed hook.
     TooLate,
+    /// It ends the agent's turn there and then (Claude Code's PostToolBatch, once the calls have run): a
+    /// hook's policy, but made up by `--fail-closed` with hookd down it would only cut the turn short with
+    /// nothing said to the model, whose every tool call is refused before it runs anyway; let through.
+    EndsTurn,
 }
 
 /// How a refusal is written at a moment, in Claude Code's dialect (docs/agents.md, the agents' answers).
@@ -134,6 +164,15 @@ pub enum Shape {
     /// A Stop: `decision: "block"` with the reason, what hooks add after it; what hooks add without a
     /// refusal goes to the user (`systemMessage`), since for the model it would read as "keep going".
     Stop,
+    /// `decision: "block"` with the reason, what hooks add after it, as at a Stop: at a moment whose
+    /// `hookSpecificOutput` Claude Code does not know (its schema has no variant for PreCompact,
+    /// TaskCreated or ConfigChange: an answer naming one fails it and is read as plain text, the refusal
+    /// lost), so that nothing the refusal rides on is out of its schema. What hooks add without a
+    /// refusal goes to the user (`systemMessage`).
+    BlockAlone,
+    /// An MCP elicitation declined: `hookSpecificOutput.action: "decline"` with `reason` (Claude Code
+    /// reads neither exit 2 nor `decision: "block"` there without an `action`, over HTTP).
+    Decline,
 }
 
 /// Every moment hookd knows, in the order of an agent's turn (the order `check` prints them in).
@@ -145,8 +184,10 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[
             // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
-            // word (tests/it/e2e_claude_code.rs).
-            by(Agent::ClaudeCode, SESSION_START).command_only(),
+            // word (tests/it/e2e_claude_code.rs); exit 2 there only shows the reason to the user.
+            by(Agent::ClaudeCode, SESSION_START)
+                .command_only()
+                .advisory(),
             by(Agent::Codex, SESSION_START),
             by(Agent::GeminiCli, "SessionStart").advisory(),
             // Qwen Code reads only the context added there (@qwen-code/qwen-code 0.24.4).
@@ -154,6 +195,22 @@ pub const KNOWN: &[Moment] = &[
             // Copilot CLI takes only additionalContext at sessionStart.
             by(Agent::CopilotCli, "sessionStart").advisory(),
         ],
+    },
+    // Claude Code: `claude --init` or a maintenance run; exit 2 only shows the reason to the user.
+    Moment {
+        name: SETUP,
+        matcher_field: Some("trigger"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, SETUP).advisory()],
+    },
+    // A CLAUDE.md or rule file loaded: "observability-only", Claude Code reads no refusal.
+    Moment {
+        name: INSTRUCTIONS_LOADED,
+        matcher_field: Some("load_reason"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, INSTRUCTIONS_LOADED).advisory()],
     },
     Moment {
         name: USER_PROMPT_SUBMIT,
@@ -185,6 +242,29 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[by(Agent::Codex, POST_MODEL_REQUEST).advisory()],
     },
+    // A slash command expanding into a prompt: a refusal blocks the expansion.
+    Moment {
+        name: USER_PROMPT_EXPANSION,
+        matcher_field: Some("command_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Block,
+        fired_by: &[by(Agent::ClaudeCode, USER_PROMPT_EXPANSION)],
+    },
+    // `/model` and the like: `permissionDecision: "deny"` keeps the model.
+    Moment {
+        name: PRE_MODEL_SWITCH,
+        matcher_field: Some("to_model"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::PermissionDecision,
+        fired_by: &[by(Agent::ClaudeCode, PRE_MODEL_SWITCH)],
+    },
+    Moment {
+        name: POST_MODEL_SWITCH,
+        matcher_field: Some("to_model"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, POST_MODEL_SWITCH).advisory()],
+    },
     Moment {
         name: PRE_TOOL_USE,
         matcher_field: Some("tool_name"),
@@ -197,6 +277,14 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::QwenCode, PRE_TOOL_USE),
             by(Agent::CopilotCli, "preToolUse"),
         ],
+    },
+    // A skill's inline shell command, before it runs: a deny keeps it from running.
+    Moment {
+        name: PRE_SKILL_SHELL_COMMAND,
+        matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::PermissionDecision,
+        fired_by: &[by(Agent::ClaudeCode, PRE_SKILL_SHELL_COMMAND)],
     },
     Moment {
         name: PERMISSION_REQUEST,
@@ -212,6 +300,14 @@ pub const KNOWN: &[Moment] = &[
             // failed hook and the refusal is lost (tests/it/e2e_codex.rs).
             by(Agent::Codex, PERMISSION_REQUEST).rejects_context(),
         ],
+    },
+    // After auto mode denied a call: the call is refused already; Claude Code reads only `retry`.
+    Moment {
+        name: PERMISSION_DENIED,
+        matcher_field: Some("tool_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, PERMISSION_DENIED).advisory()],
     },
     Moment {
         name: POST_TOOL_USE,
@@ -240,17 +336,41 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::CopilotCli, "postToolUseFailure").advisory(),
         ],
     },
+    // Once every call of a batch has run, before the next model call: a refusal ends the turn.
+    Moment {
+        name: POST_TOOL_BATCH,
+        matcher_field: None,
+        refusal: Refusal::EndsTurn,
+        answer: Shape::Block,
+        fired_by: &[by(Agent::ClaudeCode, POST_TOOL_BATCH)],
+    },
     Moment {
         name: NOTIFICATION,
         matcher_field: Some("notification_type"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
         fired_by: &[
-            by(Agent::ClaudeCode, NOTIFICATION),
+            by(Agent::ClaudeCode, NOTIFICATION).advisory(),
             by(Agent::GeminiCli, "Notification").advisory(),
             by(Agent::QwenCode, NOTIFICATION).advisory(),
             by(Agent::CopilotCli, "notification").advisory(),
         ],
+    },
+    // An MCP server asks the user for input: a refusal declines it.
+    Moment {
+        name: ELICITATION,
+        matcher_field: Some("mcp_server_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Decline,
+        fired_by: &[by(Agent::ClaudeCode, ELICITATION)],
+    },
+    // The user's answer to it: a refusal turns it into a decline.
+    Moment {
+        name: ELICITATION_RESULT,
+        matcher_field: Some("mcp_server_name"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::Decline,
+        fired_by: &[by(Agent::ClaudeCode, ELICITATION_RESULT)],
     },
     Moment {
         name: SUBAGENT_START,
@@ -258,7 +378,7 @@ pub const KNOWN: &[Moment] = &[
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
         fired_by: &[
-            by(Agent::ClaudeCode, SUBAGENT_START),
+            by(Agent::ClaudeCode, SUBAGENT_START).advisory(),
             by(Agent::QwenCode, SUBAGENT_START).advisory(),
             // Copilot CLI prepends additionalContext to the sub-agent's prompt; it takes no refusal.
             by(Agent::CopilotCli, "subagentStart").advisory(),
@@ -276,6 +396,30 @@ pub const KNOWN: &[Moment] = &[
             by(Agent::CopilotCli, "subagentStop"),
             by(Agent::Codex, SUBAGENT_STOP),
         ],
+    },
+    // Agent teams: a refusal keeps the task from being created.
+    Moment {
+        name: TASK_CREATED,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::BlockAlone,
+        fired_by: &[by(Agent::ClaudeCode, TASK_CREATED)],
+    },
+    // A refusal keeps the task open, and the model works on with the reason: a Stop of its own.
+    Moment {
+        name: TASK_COMPLETED,
+        matcher_field: None,
+        refusal: Refusal::SendsOn,
+        answer: Shape::Stop,
+        fired_by: &[by(Agent::ClaudeCode, TASK_COMPLETED)],
+    },
+    // A refusal keeps the teammate working, with the reason.
+    Moment {
+        name: TEAMMATE_IDLE,
+        matcher_field: None,
+        refusal: Refusal::SendsOn,
+        answer: Shape::Stop,
+        fired_by: &[by(Agent::ClaudeCode, TEAMMATE_IDLE)],
     },
     Moment {
         name: STOP,
@@ -301,11 +445,29 @@ pub const KNOWN: &[Moment] = &[
         answer: Shape::ExitTwo,
         fired_by: &[by(Agent::Codex, INTERRUPT).within_ms(3000)],
     },
+    // Instead of Stop when an API error ended the turn: "fire-and-forget", its answer is ignored.
+    Moment {
+        name: STOP_FAILURE,
+        matcher_field: Some("error"),
+        refusal: Refusal::TooLate,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, STOP_FAILURE).advisory()],
+    },
+    // The model's text as it is shown: display only (a refusal shows the original text).
+    Moment {
+        name: MESSAGE_DISPLAY,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, MESSAGE_DISPLAY).advisory()],
+    },
     Moment {
         name: PRE_COMPACT,
         matcher_field: Some("trigger"),
         refusal: Refusal::HoldsBack,
-        answer: Shape::Block,
+        // Not Block: Claude Code 2.1.332's schema has no hookSpecificOutput for PreCompact, and an answer
+        // that names one is read as plain text, its refusal lost (seen with the real Claude Code).
+        answer: Shape::BlockAlone,
         fired_by: &[
             by(Agent::ClaudeCode, PRE_COMPACT),
             by(Agent::GeminiCli, "PreCompress").advisory(),
@@ -320,10 +482,42 @@ pub const KNOWN: &[Moment] = &[
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
         fired_by: &[
-            by(Agent::ClaudeCode, POST_COMPACT),
+            by(Agent::ClaudeCode, POST_COMPACT).advisory(),
             by(Agent::QwenCode, POST_COMPACT).advisory(),
             by(Agent::Codex, POST_COMPACT),
         ],
+    },
+    // A settings file changed during the session: a refusal keeps the change out of it (not the
+    // organization's policy settings).
+    Moment {
+        name: CONFIG_CHANGE,
+        matcher_field: Some("source"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::BlockAlone,
+        fired_by: &[by(Agent::ClaudeCode, CONFIG_CHANGE)],
+    },
+    Moment {
+        name: CWD_CHANGED,
+        matcher_field: None,
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, CWD_CHANGED).advisory()],
+    },
+    // Claude Code matches the file's base name, and fires only for the files its matchers (or a
+    // hook's `watchPaths`) name.
+    Moment {
+        name: FILE_CHANGED,
+        matcher_field: Some("file_path"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, FILE_CHANGED).advisory()],
+    },
+    Moment {
+        name: DIRECTORY_ADDED,
+        matcher_field: Some("source"),
+        refusal: Refusal::HoldsBack,
+        answer: Shape::ExitTwo,
+        fired_by: &[by(Agent::ClaudeCode, DIRECTORY_ADDED).advisory()],
     },
     Moment {
         name: SESSION_END,
@@ -331,7 +525,11 @@ pub const KNOWN: &[Moment] = &[
         refusal: Refusal::TooLate,
         answer: Shape::ExitTwo,
         fired_by: &[
-            by(Agent::ClaudeCode, SESSION_END),
+            // Claude Code waits for the larger of 1.5 s and the largest SessionEnd hook `timeout` in its
+            // settings, up to 60 s: `--print-settings` writes 120, so 60 s (2.1.332's own code).
+            by(Agent::ClaudeCode, SESSION_END)
+                .advisory()
+                .within_ms(CLAUDE_CODE_SESSION_END_MS),
             by(Agent::GeminiCli, "SessionEnd").advisory(),
             by(Agent::QwenCode, SESSION_END).advisory(),
             by(Agent::CopilotCli, "sessionEnd"),
@@ -502,6 +700,17 @@ impl Agent {
         })
     }
 
+    /// The longest this agent waits for its hooks at `moment`, when the table knows a limit there (see
+    /// [`Fired::time_limit_ms`]).
+    pub fn time_limit(self, moment: &str) -> Option<std::time::Duration> {
+        known(moment)?
+            .fired_by
+            .iter()
+            .find(|fired| fired.agent == self)?
+            .time_limit_ms
+            .map(std::time::Duration::from_millis)
+    }
+
     /// Whether this agent runs only command hooks at `moment` (see [`Fired::command_only`]).
     pub fn command_only(self, moment: &str) -> bool {
         known(moment).is_some_and(|m| {
@@ -558,6 +767,49 @@ mod tests {
         assert_eq!(refusal(SESSION_END), Refusal::TooLate);
         assert_eq!(refusal("MyMoment"), Refusal::HoldsBack);
         assert_eq!(answer("MyMoment"), Shape::ExitTwo);
+    }
+
+    #[test]
+    fn claude_code_fires_its_34_events_as_moments_or_events_of_its_own() {
+        // Claude Code 2.1.332's event names (its hook schemas).
+        let names = "PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification UserPromptSubmit \
+            UserPromptExpansion SessionStart SessionEnd Stop StopFailure SubagentStart SubagentStop PreCompact \
+            PostCompact PreModelSwitch PostModelSwitch PermissionRequest PermissionDenied Setup TeammateIdle \
+            TaskCreated TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove \
+            InstructionsLoaded CwdChanged FileChanged DirectoryAdded MessageDisplay PreSkillShellCommand";
+        let names: Vec<&str> = names.split_whitespace().collect();
+        assert_eq!(names.len(), 34);
+        let mut sent = Agent::ClaudeCode.event_names();
+        sent.sort_unstable();
+        let mut expected = names.clone();
+        expected.sort_unstable();
+        assert_eq!(sent, expected);
+        for name in names {
+            assert_eq!(Agent::ClaudeCode.moment_of(name), name);
+        }
+        // A hook there makes the worktree itself: not a moment hookd hangs the relay on.
+        assert!(!Agent::ClaudeCode.fires("WorktreeCreate"));
+    }
+
+    #[test]
+    fn every_time_limit_leaves_the_relay_room_to_answer() {
+        for m in KNOWN {
+            for fired in m.fired_by {
+                if let Some(ms) = fired.time_limit_ms {
+                    assert!(
+                        ms > 2 * crate::limits::AGENT_LIMIT_MARGIN.as_millis() as u64,
+                        "{} {:?}: {ms} ms",
+                        m.name,
+                        fired.agent
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            Agent::ClaudeCode.time_limit(SESSION_END),
+            Some(std::time::Duration::from_secs(60))
+        );
+        assert_eq!(Agent::ClaudeCode.time_limit(PRE_TOOL_USE), None);
     }
 
     #[test]

@@ -326,7 +326,8 @@ fn copilot_answer(
                 exit: 2,
             };
         }
-        Shape::Block | Shape::ExitTwo => {
+        // Copilot CLI has no elicitations, and no schema that a context beside a block would fail.
+        Shape::Block | Shape::ExitTwo | Shape::BlockAlone | Shape::Decline => {
             out.insert("decision".into(), json!("block"));
             out.insert("reason".into(), json!(reason));
         }
@@ -545,7 +546,9 @@ pub fn answer(
         return match context {
             None => Answer::nothing(),
             // At Stop, additionalContext reads as "keep going": what hooks add is shown to the user.
-            Some(context) if shape == Shape::Stop => json_answer(json!({"systemMessage": context})),
+            Some(context) if matches!(shape, Shape::Stop | Shape::BlockAlone) => {
+                json_answer(json!({"systemMessage": context}))
+            }
             Some(_) => json_answer(json!({"hookSpecificOutput": with_context(Map::new())})),
         };
     };
@@ -575,7 +578,7 @@ pub fn answer(
                 out.insert("hookSpecificOutput".into(), with_context(Map::new()));
             }
         }
-        (Shape::Stop, _) => {
+        (Shape::Stop | Shape::BlockAlone, _) => {
             // The reason is what the agent is sent on to do; what hooks add follows it.
             let reason = match &context {
                 Some(context) => format!("{reason}\n\n{context}"),
@@ -595,6 +598,13 @@ pub fn answer(
                 "decision".into(),
                 json!({"behavior": "deny", "message": reason}),
             );
+            out.insert("hookSpecificOutput".into(), with_context(specific));
+        }
+        (Shape::Decline, Dialect::ClaudeCode) => {
+            // Claude Code gives the user's side of an MCP elicitation a decline, with the reason.
+            out.insert("reason".into(), json!(reason));
+            let mut specific = Map::new();
+            specific.insert("action".into(), json!("decline"));
             out.insert("hookSpecificOutput".into(), with_context(specific));
         }
         // Gemini CLI refuses every moment alike; over HTTP even where a process would exit 2.
@@ -761,12 +771,7 @@ mod tests {
 
     #[test]
     fn block_moments_refuse_with_decision_block_and_keep_the_adds() {
-        for moment in [
-            "UserPromptSubmit",
-            "PostToolUse",
-            "PostToolUseFailure",
-            "PreCompact",
-        ] {
+        for moment in ["UserPromptSubmit", "PostToolUse", "PostToolUseFailure"] {
             let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &["T1", "T2"]);
             assert_eq!(
                 parsed(&answer),
@@ -802,9 +807,64 @@ mod tests {
     }
 
     #[test]
+    fn an_elicitation_refused_is_declined_with_the_reason() {
+        for moment in ["Elicitation", "ElicitationResult"] {
+            for transport in [Transport::Process, Transport::Http] {
+                let answer =
+                    super::answer(Agent::ClaudeCode, moment, moment, Some("R"), &[], transport);
+                assert_eq!(
+                    parsed(&answer),
+                    json!({"reason": "R", "hookSpecificOutput": {"hookEventName": moment, "action": "decline"}}),
+                    "{moment}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn claude_codes_other_moments_refuse_in_the_shape_it_reads_there() {
+        for moment in ["PreModelSwitch", "PreSkillShellCommand"] {
+            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &[]);
+            assert_eq!(
+                parsed(&answer)["hookSpecificOutput"]["permissionDecision"],
+                "deny",
+                "{moment}"
+            );
+        }
+        for moment in ["UserPromptExpansion", "PostToolBatch"] {
+            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &["T"]);
+            assert_eq!(
+                parsed(&answer),
+                json!({"decision": "block", "reason": "R", "hookSpecificOutput": {"hookEventName": moment, "additionalContext": "T"}}),
+                "{moment}"
+            );
+        }
+        // Claude Code's schema has no hookSpecificOutput for these: nothing the refusal rides on may be
+        // out of it, and what hooks add goes to the user. Found in issue 14: an answer naming one
+        // (PreCompact's) is read as plain text, and a refusal with something added was lost.
+        for moment in [
+            "TaskCompleted",
+            "TeammateIdle",
+            "TaskCreated",
+            "ConfigChange",
+            "PreCompact",
+        ] {
+            let added = answer(Agent::ClaudeCode, moment, moment, None, &["T"]);
+            assert_eq!(parsed(&added), json!({"systemMessage": "T"}), "{moment}");
+            let answer = answer(Agent::ClaudeCode, moment, moment, Some("R"), &["T"]);
+            assert_eq!(
+                parsed(&answer),
+                json!({"decision": "block", "reason": "R\n\nT"}),
+                "{moment}"
+            );
+        }
+    }
+
+    #[test]
     fn other_moments_refuse_on_stderr_with_exit_2() {
+        // Codex heeds a refusal at SessionStart (Claude Code only takes advice there: below).
         let answer = answer(
-            Agent::ClaudeCode,
+            Agent::Codex,
             "SessionStart",
             "SessionStart",
             Some("R"),
@@ -1334,9 +1394,10 @@ mod tests {
             &["T"],
             Transport::Http,
         );
+        // Claude Code only shows a refusal at SessionStart to the user: said as what it is (issue 14).
         assert_eq!(
             parsed(&answer),
-            json!({"systemMessage": "R", "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "T"}})
+            json!({"systemMessage": "R (a refusal at SessionStart, where Claude Code only takes advice: it goes on)", "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "T"}})
         );
         // Gemini CLI ignores a refusal at SessionStart: said as what it is (issue 14).
         let answer = super::answer(

@@ -742,7 +742,7 @@ mod tests {
         "PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "cargo fmt", "timeout": 0.5}]}],
         "Stop": [{"matcher": "*", "hooks": [{"type": "command", "command": "./stop.sh"}]}],
         "UserPromptSubmit": [{"matcher": "x", "hooks": [{"type": "command", "command": "git status"}]}],
-        "FileChanged": [{"matcher": "*.rs", "hooks": [{"type": "command", "command": "make"}]}]
+        "WorktreeCreate": [{"matcher": "*.rs", "hooks": [{"type": "command", "command": "make"}]}]
       }
     }"#;
 
@@ -808,10 +808,10 @@ mod tests {
             out.contains("matcher \"x\" left out: UserPromptSubmit has nothing to match"),
             "{out}"
         );
-        assert_eq!(settings.extra_moments, vec!["FileChanged"]);
-        assert_eq!(settings.hooks_for("FileChanged")[0].matcher_source, None);
+        assert_eq!(settings.extra_moments, vec!["WorktreeCreate"]);
+        assert_eq!(settings.hooks_for("WorktreeCreate")[0].matcher_source, None);
         assert!(
-            out.contains("matcher \"*.rs\" left out: hookd takes no matcher on FileChanged"),
+            out.contains("matcher \"*.rs\" left out: hookd takes no matcher on WorktreeCreate"),
             "{out}"
         );
         let moments_line = out.find("\nmoments = ").unwrap();

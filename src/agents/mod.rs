@@ -3,7 +3,7 @@
 //! names, tools, dialect, settings file) is its row in [`crate::agent::AGENTS`]; which moments it fires,
 //! and as what, is in the moment rows of [`crate::moment::KNOWN`]. Re-exported here for the floors above.
 
-use crate::limits::RELAY_TIMEOUT_SECS;
+use crate::limits::{AGENT_LIMIT_MARGIN, RELAY_TIMEOUT_SECS};
 
 pub mod dialect;
 pub mod import;
@@ -33,6 +33,7 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
                     RELAY_TIMEOUT_SECS
                 ));
             }
+            time_limit_warnings(moment, hook, &mut warnings);
             for name in hook.agents.iter().flatten() {
                 if let Some(agent) = Agent::from_name(name).filter(|agent| !agent.fires(moment)) {
                     warnings.push(format!(
@@ -117,6 +118,37 @@ fn advisory_warnings(settings: &crate::settings::Settings) -> Vec<String> {
     warnings
 }
 
+/// A line for each agent `hook` applies to that waits less at `moment` than the hook may run (Claude
+/// Code's SessionEnd, say): the relay stops waiting before the agent does ([`AGENT_LIMIT_MARGIN`]
+/// sooner), and the hook is stopped with it.
+fn time_limit_warnings(moment: &str, hook: &crate::settings::Hook, warnings: &mut Vec<String>) {
+    let applies_to = |agent: &Agent| {
+        hook.agents
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|name| name == agent.name()))
+    };
+    for agent in Agent::ALL.iter().filter(|agent| applies_to(agent)) {
+        let Some(limit) = agent.time_limit(moment) else {
+            continue;
+        };
+        let fits = limit.saturating_sub(AGENT_LIMIT_MARGIN);
+        // A hook given as long as the agent waits (60 s, the default, at Claude Code's SessionEnd) is not
+        // warned of: only one the agent could not wait for at all.
+        if hook.timeout > limit {
+            warnings.push(format!(
+                "hook \"{}\" may run {}s, but {} waits at most {}s for its hooks at {moment}: hookd relay stops waiting after {}s and the hook is stopped with it; give it a timeout of at most {}s (or scope it away from {} with agents)",
+                hook.name,
+                hook.timeout.as_secs_f64(),
+                agent.display_name(),
+                limit.as_secs_f64(),
+                fits.as_secs_f64(),
+                fits.as_secs_f64(),
+                agent.name()
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,7 +217,7 @@ on_failure = "refuse"
 
     #[test]
     fn warns_of_an_agents_name_for_a_moment_declared_as_a_moment() {
-        let text = "moments = [\"BeforeTool\", \"FileChanged\"]\n[[hooks.BeforeTool]]\ncommand = \"true\"\n";
+        let text = "moments = [\"BeforeTool\", \"WorktreeCreate\"]\n[[hooks.BeforeTool]]\ncommand = \"true\"\n";
         let settings =
             crate::settings::Settings::parse(std::path::Path::new("h.toml"), "h.toml", text)
                 .unwrap();

@@ -153,6 +153,7 @@ pub fn http_snippet(
     address: std::net::SocketAddr,
     token_file: &Path,
     relay_command: &str,
+    fail_closed: bool,
 ) -> Result<(String, String), String> {
     if !agent.row().settings.http_hooks {
         let with_http: Vec<&str> = Agent::ALL
@@ -187,19 +188,40 @@ pub fn http_snippet(
         "# Claude Code fills ${TOKEN_VAR} in the Authorization header from its own environment (allowedEnvVars):\n\
          # start it from a shell where\n\
          #   export {TOKEN_VAR}=\"$(cat {token})\"\n\
-         # (hookd makes that file, mode 0600, when its http listener first starts).\n\
-         # hookd down, or its listener off: Claude Code reports a non-blocking hook error and the tool runs.\n\
-         # To refuse instead, use the command hooks: hookd relay --print-settings claude-code --fail-closed\n"
+         # (hookd makes that file, mode 0600, when its http listener first starts).\n{}",
+        if fail_closed {
+            "# hookd down, its listener off, or an answer it cannot read: onFailure \"block\" refuses the tool\n\
+             # (and the prompt); Stop, SubagentStop and SessionEnd go on, as with hookd relay --fail-closed.\n"
+        } else {
+            "# hookd down, or its listener off: Claude Code reports a non-blocking hook error and the tool runs.\n\
+             # To refuse instead: hookd relay --print-settings claude-code --http --fail-closed\n"
+        }
     );
     let command_hook = command_hook(agent, relay_command);
     let settings = settings_json_with(agent, |moment| {
         if agent.command_only(moment) {
             command_hook.clone()
+        } else if fail_closed && refusal_holds_back(agent, moment) {
+            let mut hook = hook.clone();
+            hook["onFailure"] = json!("block");
+            hook
         } else {
             hook.clone()
         }
     });
     Ok((settings, note))
+}
+
+/// Whether a refusal of `agent` at `moment` holds something back: where `--fail-closed` refuses when
+/// hookd cannot answer. Not at a Stop (it would send the agent on, with no stop cap), nor once the
+/// session is over, nor where the agent only takes advice (as `hookd relay --fail-closed`).
+fn refusal_holds_back(agent: Agent, moment: &str) -> bool {
+    let advisory = moment::known(moment).is_some_and(|m| {
+        m.fired_by
+            .iter()
+            .any(|fired| fired.agent == agent && fired.advisory)
+    });
+    moment::refusal(moment) == moment::Refusal::HoldsBack && !advisory
 }
 
 /// Codex's name for a moment in its trust keys and hashes: `PreToolUse` -> `pre_tool_use`.
@@ -515,6 +537,7 @@ mod tests {
             "127.0.0.1:8787".parse().unwrap(),
             Path::new("/run/http-token"),
             &relay,
+            false,
         )
         .unwrap();
         let settings: Value = serde_json::from_str(&text).unwrap();
@@ -530,6 +553,7 @@ mod tests {
                 assert_eq!(hook["url"], "http://127.0.0.1:8787/hooks/claude-code");
                 assert_eq!(hook["headers"]["Authorization"], "Bearer $HOOKD_TOKEN");
                 assert_eq!(hook["allowedEnvVars"], json!(["HOOKD_TOKEN"]));
+                assert!(hook.get("onFailure").is_none(), "{event}: fail-open");
             }
         }
         assert!(note.contains("/run/http-token"), "{note}");
@@ -538,6 +562,7 @@ mod tests {
             "127.0.0.1:8787".parse().unwrap(),
             Path::new("/t"),
             &relay,
+            false,
         );
         assert!(refused.is_err());
     }

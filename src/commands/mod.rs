@@ -53,12 +53,6 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             port,
             config,
         } => match print_settings {
-            Some(_) if http && fail_closed => Err(
-                "--fail-closed cannot hold with http hooks: Claude Code treats an http hook it cannot reach as a \
-                 non-blocking error, and the tool runs; for fail-closed, use the command hooks: \
-                 hookd relay --print-settings claude-code --fail-closed"
-                    .into(),
-            ),
             Some(agent) if http => {
                 let socket = socket.unwrap_or_else(crate::paths::default_socket);
                 let config = config.unwrap_or_else(crate::paths::default_config);
@@ -70,11 +64,16 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                     &this_binary()?,
                     &crate::agents::snippet::RelayFlags {
                         socket: Some(socket),
-                        fail_closed: false,
+                        fail_closed,
                     },
                 );
-                let (snippet, note) =
-                    crate::agents::snippet::http_snippet(agent, address, &token_file, &relay)?;
+                let (snippet, note) = crate::agents::snippet::http_snippet(
+                    agent,
+                    address,
+                    &token_file,
+                    &relay,
+                    fail_closed,
+                )?;
                 print!("{snippet}");
                 eprint!("{note}");
                 Ok(ExitCode::SUCCESS)

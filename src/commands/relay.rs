@@ -19,7 +19,7 @@ use crate::agents::dialect::{
 };
 use crate::commands::client::ClientError;
 use crate::head::{EVENT_FIELDS, Scanner};
-use crate::limits::{MAX_EVENT, MAX_LINE};
+use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
 use crate::protocol::{Asking, ErrorKind, Event, too_large};
 
@@ -54,9 +54,9 @@ pub fn run(options: &Options) -> ExitCode {
     let undecidable = event.undecidable.clone();
     let line = request_line(options.agent, &moment, event);
     let shown = Some((moment.as_str(), agent_event_name.as_str()));
-    let answered =
-        crate::commands::client::request_line(&options.socket, line, Some(options.timeout))
-            .and_then(|response| response.read_fire());
+    let wait = wait_for(options.agent, &moment, options.timeout);
+    let answered = crate::commands::client::request_line(&options.socket, line, Some(wait))
+        .and_then(|response| response.read_fire());
     let response = match answered {
         Ok(Ok(response)) => response,
         Ok(Err(error)) if error.error.kind == ErrorKind::UnknownMoment => {
@@ -74,7 +74,20 @@ pub fn run(options: &Options) -> ExitCode {
         }
         Err(error) => {
             let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
-            return cannot_answer(options, shown, &error.to_string(), down);
+            let mut why = error.to_string();
+            if let (ClientError::TimedOut(_), Some(limit)) =
+                (&error, options.agent.time_limit(&moment))
+                && wait < options.timeout
+            {
+                // Cut short by the agent's own limit, not by --timeout: say so, or it reads as a bug.
+                why.push_str(&format!(
+                    " (within {}s: {} waits at most {}s for its hooks at {moment})",
+                    wait.as_secs_f64(),
+                    options.agent.display_name(),
+                    limit.as_secs_f64()
+                ));
+            }
+            return cannot_answer(options, shown, &why, down);
         }
     };
     // Undecidable as the relay sent it, or as the daemon found it (too deep, too much to hold): the
@@ -107,6 +120,16 @@ pub fn run(options: &Options) -> ExitCode {
         Transport::Process,
     )
     .emit()
+}
+
+/// How long to wait for the verdict at `moment`: `--timeout`, or less where the agent itself waits less
+/// (its limit there, less [`AGENT_LIMIT_MARGIN`]), so that the relay answers in the agent's dialect as
+/// when the daemon is late (fail-open, or `--fail-closed`) before the agent stops listening.
+pub fn wait_for(agent: Agent, moment: &str, timeout: Duration) -> Duration {
+    match agent.time_limit(moment) {
+        Some(limit) => timeout.min(limit.saturating_sub(AGENT_LIMIT_MARGIN)),
+        None => timeout,
+    }
 }
 
 /// Reads the hook input from stdin and translates it. Up to [`MAX_EVENT`] bytes are read whole; past
@@ -205,6 +228,13 @@ fn cannot_answer(
             eprintln!("hookd relay: {why}; the session is over, nothing to refuse");
             return ExitCode::SUCCESS;
         }
+        if refusal == Refusal::EndsTurn {
+            eprintln!(
+                "hookd relay: {why}; letting the {moment} through even with --fail-closed \
+                 (refusing it would end the turn with nothing said; each tool call is refused before it runs)"
+            );
+            return ExitCode::SUCCESS;
+        }
     }
     let reason = if down {
         NOT_RUNNING.to_string()
@@ -240,7 +270,7 @@ fn wrong_agent(options: &Options, moment: &str, why: &str) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     match crate::moment::refusal(moment) {
-        Refusal::SendsOn | Refusal::TooLate => {
+        Refusal::SendsOn | Refusal::TooLate | Refusal::EndsTurn => {
             eprintln!(
                 "hookd relay: {why}; letting the {moment} through even with --fail-closed (refusing it would not hold anything back)"
             );
@@ -271,5 +301,32 @@ impl Emit for Answer {
             eprintln!("{err}");
         }
         ExitCode::from(self.exit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_relay_waits_less_where_the_agent_does() {
+        let timeout = Duration::from_secs(100);
+        assert_eq!(
+            wait_for(Agent::ClaudeCode, crate::moment::SESSION_END, timeout),
+            Duration::from_millis(59_500)
+        );
+        assert_eq!(
+            wait_for(
+                Agent::ClaudeCode,
+                crate::moment::SESSION_END,
+                Duration::from_secs(2)
+            ),
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            wait_for(Agent::ClaudeCode, crate::moment::PRE_TOOL_USE, timeout),
+            timeout
+        );
+        assert_eq!(wait_for(Agent::GeminiCli, "MyMoment", timeout), timeout);
     }
 }

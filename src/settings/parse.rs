@@ -912,8 +912,9 @@ command = "git status"
 
     #[test]
     fn declared_moments_are_accepted() {
-        let hooks = hooks("moments = [\"FileChanged\"]\n[[hooks.FileChanged]]\ncommand = \"x\"\n");
-        assert_eq!(hooks[0].0, "FileChanged");
+        let hooks =
+            hooks("moments = [\"WorktreeCreate\"]\n[[hooks.WorktreeCreate]]\ncommand = \"x\"\n");
+        assert_eq!(hooks[0].0, "WorktreeCreate");
     }
 
     #[test]

@@ -253,15 +253,15 @@ fn file_owned_by_another_user_is_refused() {
 
 #[test]
 fn declared_moments_are_valid() {
-    let body = "[[hooks.FileChanged]]\nname = \"watch\"\ncommand = \"true\"\n";
+    let body = "[[hooks.WorktreeCreate]]\nname = \"watch\"\ncommand = \"true\"\n";
     invalid(body);
 
     let sb = Sandbox::new();
-    sb.settings(&format!("moments = [\"FileChanged\"]\n\n{body}"));
+    sb.settings(&format!("moments = [\"WorktreeCreate\"]\n\n{body}"));
     let c = check(&sb);
     assert_eq!(c.code, 0, "stderr: {}", c.stderr);
     assert!(
-        c.stdout.contains("FileChanged") && c.stdout.contains("watch"),
+        c.stdout.contains("WorktreeCreate") && c.stdout.contains("watch"),
         "{}",
         c.stdout
     );
@@ -408,5 +408,43 @@ fn ten_thousand_hooks_are_checked() {
         c.stdout.contains("valid, 10000 hooks"),
         "{}",
         &c.stdout[..200]
+    );
+}
+
+// ----- Time limits per moment (issue 14) -----
+
+#[test]
+fn a_hook_that_cannot_finish_within_an_agents_limit_at_a_moment_is_warned_of() {
+    // Claude Code waits at most 60 s for SessionEnd hooks (its cap on the largest `timeout`), and the relay
+    // stops waiting half a second before that.
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.SessionEnd]]\nname = \"upload\"\ncommand = \"true\"\ntimeout = 90\n\n\
+         [[hooks.SessionEnd]]\nname = \"quick\"\ncommand = \"true\"\ntimeout = 5\n\n\
+         [[hooks.SessionEnd]]\nname = \"gemini-only\"\ncommand = \"true\"\ntimeout = 90\nagents = [\"gemini-cli\"]\n\n\
+         [[hooks.PreToolUse]]\nname = \"slow-check\"\ncommand = \"true\"\ntimeout = 90\n",
+    );
+    let c = check(&sb);
+    assert_eq!(c.code, 0, "stderr: {}", c.stderr);
+    let warnings: Vec<&str> = c
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: hook \"upload\" may run 90s, but Claude Code waits at most 60s for its hooks at SessionEnd: \
+             hookd relay stops waiting after 59.5s and the hook is stopped with it; give it a timeout of at most \
+             59.5s (or scope it away from claude-code with agents)",
+            "warning: hook \"upload\" may run 90s, but Codex waits at most 3s for its hooks at SessionEnd: \
+             hookd relay stops waiting after 2.5s and the hook is stopped with it; give it a timeout of at most \
+             2.5s (or scope it away from codex with agents)",
+            "warning: hook \"quick\" may run 5s, but Codex waits at most 3s for its hooks at SessionEnd: \
+             hookd relay stops waiting after 2.5s and the hook is stopped with it; give it a timeout of at most \
+             2.5s (or scope it away from codex with agents)"
+        ],
+        "{}",
+        c.stderr
     );
 }

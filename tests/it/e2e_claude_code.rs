@@ -71,14 +71,12 @@ impl Session {
 
     /// Writes Claude Code's settings.json with http hooks: what `hookd relay --print-settings
     /// claude-code --http --port PORT` prints, merged with the permission that lets Bash run.
-    fn http_hook_settings(&self, port: u16, socket: &Path) {
+    fn http_hook_settings(&self, port: u16, socket: &Path, extra: &[&str]) {
         let port = port.to_string();
         let socket = socket.to_str().expect("utf-8 socket path");
-        let snippet = print_settings(
-            CLAUDE_CODE.agent,
-            &["--http", "--port", &port, "--socket", socket],
-            &[],
-        );
+        let mut flags = vec!["--http", "--port", &port, "--socket", socket];
+        flags.extend_from_slice(extra);
+        let snippet = print_settings(CLAUDE_CODE.agent, &flags, &[]);
         let mut settings: Value = serde_json::from_str(&snippet)
             .unwrap_or_else(|e| panic!("the printed settings are not JSON ({e}):\n{snippet}"));
         assert_eq!(
@@ -633,7 +631,7 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
         .expect("http.token_file");
     let token = fs::read_to_string(token_file).expect("reading the token file");
     let session = Session::new(&daemon.sb);
-    session.http_hook_settings(port, &daemon.socket);
+    session.http_hook_settings(port, &daemon.socket, &[]);
 
     let out = session.run_with(
         &server,
@@ -685,4 +683,114 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
         "an http hook failed: {}",
         text(&out.stderr)
     );
+}
+
+/// `--http --fail-closed` (issue 14): Claude Code's http hooks carry `onFailure: "block"`, so with hookd
+/// gone mid-session the tool is refused, not run, though no relay process is there to say so.
+#[test]
+fn over_http_hooks_with_the_daemon_gone_and_fail_closed_the_tool_is_refused() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    // Marks that the prompt went through hookd (the daemon was up then).
+    sb.settings(
+        "[http]\nlisten = \"127.0.0.1:0\"\n\n\
+         [[hooks.UserPromptSubmit]]\nname = \"up\"\ncommand = \"touch @DIR@/prompted\"\n",
+    );
+    let gate = sb.p("gate");
+    let command = "echo fail-closed > closed.txt";
+    let server = model(
+        &sb,
+        json!({"turns": [{"tool": command, "wait_for": gate}, {"text": "E2E done."}]}),
+    );
+    let netns = server.netns();
+    let mut daemon = Daemon::start_with(sb, |cmd| enter_netns(cmd, &netns));
+    let port = daemon.http_port();
+    let status = daemon.status();
+    let token_file = status["http"]["token_file"]
+        .as_str()
+        .expect("http.token_file");
+    let token = fs::read_to_string(token_file).expect("reading the token file");
+    let session = Session::new(&daemon.sb);
+    session.http_hook_settings(port, &daemon.socket, &["--fail-closed"]);
+
+    let prompted = daemon.sb.p("prompted");
+    let out = std::thread::scope(|scope| {
+        let agent = scope.spawn(|| {
+            session.run_with(
+                &server,
+                "Please create closed.txt.",
+                &[("HOOKD_TOKEN", token.trim())],
+            )
+        });
+        wait_until(AGENT_STEP, "the prompt to pass hookd over http", || {
+            prompted.exists()
+        });
+        daemon.signal(nix::sys::signal::Signal::SIGTERM);
+        daemon.wait_exit(RESPONSE);
+        fs::write(&gate, "").expect("opening the gate");
+        agent.join().expect("the agent's thread")
+    });
+
+    assert_ran(&out, &server);
+    assert!(
+        !session.file("closed.txt").exists(),
+        "the tool ran with hookd down and --fail-closed\nstdout: {}\nstderr: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr),
+        transcript(&server)
+    );
+    // The model did call the tool (turn 1 answers that call), and was told it was refused.
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        is_error,
+        "the refusal reached the model as a success: {result:?}"
+    );
+    // PostToolBatch and the Stop after it go on (no onFailure there: refusing PostToolBatch would end the
+    // turn with nothing said, a Stop would be sent on with no stop cap): two model calls.
+    let turns = server.turns().len();
+    assert_eq!(turns, 2, "{turns} model calls: {}", transcript(&server));
+    assert!(
+        result.contains("onFailure is \"block\""),
+        "the model was not told why: {result:?}"
+    );
+}
+
+/// Issue 14: Claude Code's other moments reach hookd from the printed settings and are answered in the
+/// shape it reads there. A refusal at PostToolBatch (after the calls of a batch have run, before the next
+/// model call) ends the turn: the tool ran, and the model is not called again.
+#[test]
+fn a_refusal_at_post_tool_batch_ends_the_turn() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PostToolBatch]]\nname = \"one-batch\"\n\
+         command = \"cat > @DIR@/batch.json; echo 'E2E-BATCH: one batch is enough' >&2; exit 2\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": "echo ran > batch.txt"}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create batch.txt.");
+
+    assert_ran(&out, &server);
+    assert_eq!(
+        fs::read_to_string(session.file("batch.txt")).unwrap_or_default(),
+        "ran\n",
+        "the tool did not run"
+    );
+    let batch: Value =
+        serde_json::from_str(&daemon.sb.read("batch.json")).expect("the hook's input");
+    assert_eq!(batch["hook_event_name"], "PostToolBatch");
+    assert_eq!(batch["tool_calls"][0]["tool_name"], "Bash", "{batch}");
+    assert_eq!(server.turns().len(), 1, "{}", transcript(&server));
+    let result: Value = serde_json::from_slice(&out.stdout).expect("claude's JSON result");
+    assert_eq!(result["terminal_reason"], "hook_stopped", "{result}");
 }

@@ -320,9 +320,12 @@ fn a_refusal_where_a_process_would_exit_2_is_json_over_http() {
         "[[hooks.SessionStart]]\nname = \"start\"\ncommand = \"@DIR@/start.sh\"\n",
     );
     let event = json!({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"});
+    // Claude Code only shows a refusal at SessionStart to the user: said as advice (issue 14).
     assert_eq!(
         claude(&d, event),
-        Some(json!({"systemMessage": "not today"}))
+        Some(
+            json!({"systemMessage": "not today (a refusal at SessionStart, where Claude Code only takes advice: it goes on)"})
+        )
     );
 }
 
@@ -900,7 +903,9 @@ fn print_settings_http_writes_claude_code_http_hooks() {
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("http://127.0.0.1:9999/hooks/claude-code"));
 
-    // Http hooks fail open when hookd cannot be reached: --fail-closed is refused, and says what to use.
+    // Issue 14: http hooks fail closed with onFailure "block" (Claude Code 2.1.332 blocks on a hook that is
+    // down, late or unreadable), where a refusal holds something back; SessionStart's command hook gets
+    // the relay's --fail-closed.
     let out = run_hookd(
         &[
             "relay",
@@ -914,11 +919,30 @@ fn print_settings_http_writes_claude_code_http_hooks() {
         None,
         T,
     );
-    assert_eq!(code(&out.status), 1, "{}", text(&out.stdout));
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let settings: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let hook = |event: &str| settings["hooks"][event][0]["hooks"][0].clone();
+    for event in [
+        "PreToolUse",
+        "UserPromptSubmit",
+        "PermissionRequest",
+        "PostToolUse",
+    ] {
+        assert_eq!(hook(event)["type"], "http", "{event}");
+        assert_eq!(hook(event)["onFailure"], "block", "{event}");
+    }
+    // A Stop refused sends the agent on (no stop cap with hookd down); SessionEnd is too late.
+    for event in ["Stop", "SubagentStop", "SessionEnd"] {
+        assert!(hook(event).get("onFailure").is_none(), "{event}");
+    }
+    assert_eq!(hook("SessionStart")["type"], "command");
     assert!(
-        text(&out.stderr).contains("--print-settings claude-code --fail-closed"),
+        hook("SessionStart")["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(" --fail-closed"),
         "{}",
-        text(&out.stderr)
+        hook("SessionStart")
     );
 
     sb.settings("# no http\n");

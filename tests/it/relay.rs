@@ -172,7 +172,10 @@ fn expected(
     };
     let context = (!adds.is_empty()).then(|| adds.join("\n\n"));
     let gemini = agent == "gemini-cli";
-    let stop = moment == "Stop" || moment == "SubagentStop";
+    // Answered as a Stop: `decision` with the adds after the reason; adds alone to the user. PreCompact
+    // too since issue 14: Claude Code's schema has no hookSpecificOutput for it, and an answer naming
+    // one is read as plain text, its refusal lost.
+    let stop = moment == "Stop" || moment == "SubagentStop" || moment == "PreCompact";
     // hookSpecificOutput: hookEventName (the agent's own name), the given fields, and the adds.
     let specific = |fields: Value| {
         let mut m: Map<String, Value> = fields.as_object().cloned().unwrap_or_default();
@@ -202,6 +205,17 @@ fn expected(
         "gemini-cli" => (
             &["SessionStart", "PreCompact", "Notification", "SessionEnd"],
             "Gemini CLI",
+        ),
+        // Claude Code 2.1.332 only shows a refusal to the user at these (its own code, issue 14).
+        "claude-code" => (
+            &[
+                "SessionStart",
+                "Notification",
+                "SubagentStart",
+                "PostCompact",
+                "SessionEnd",
+            ],
+            "Claude Code",
         ),
         "qwen-code" => (
             &[
@@ -241,12 +255,7 @@ fn expected(
         let decision = if gemini { "deny" } else { "block" };
         return json_out(json!({"decision": decision, "reason": reason}));
     }
-    let block_moments = [
-        "UserPromptSubmit",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PreCompact",
-    ];
+    let block_moments = ["UserPromptSubmit", "PostToolUse", "PostToolUseFailure"];
     let with_adds = |mut v: Value| {
         if context.is_some() {
             v["hookSpecificOutput"] = specific(json!({}));
@@ -635,10 +644,16 @@ fn literal_answers_for_real_inputs() {
         &[],
         &fixture_json("claude-code", "SessionStart-1.json"),
     );
+    // Claude Code only shows a refusal at SessionStart to the user: said as advice (issue 14).
+    let said = "no: SessionStart for claude-code (a refusal at SessionStart, where Claude Code only takes advice: it goes on)";
     assert_eq!(
-        (got.code, got.stdout.as_str(), got.stderr.as_str()),
-        (2, "", "no: SessionStart for claude-code\n"),
+        (got.code, got.stderr.as_str()),
+        (0, format!("hookd relay: {said}\n").as_str()),
         "{got:?}"
+    );
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"systemMessage": said, "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "T1 at SessionStart\n\nT2\nsecond line"}})
     );
 
     let d = dialect_daemon(Says::Add);
@@ -1576,8 +1591,10 @@ fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
     let sb = Sandbox::new();
     let mut toml = String::new();
     for m in HOOKED {
+        // Codex waits 3 s at SessionEnd: a hook given longer there is rightly warned of.
+        let timeout = if *m == "SessionEnd" { 2 } else { 60 };
         toml.push_str(&format!(
-            "[[hooks.{m}]]\nname = \"plain-{m}\"\ncommand = \"true\"\n\n"
+            "[[hooks.{m}]]\nname = \"plain-{m}\"\ncommand = \"true\"\ntimeout = {timeout}\n\n"
         ));
     }
     toml.push_str(
@@ -1597,7 +1614,7 @@ fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
         .filter(|l| l.starts_with("warning:"))
         .collect();
     assert!(
-        warnings.contains(&"warning: hook \"guard\" has on_failure = \"refuse\" on SessionStart, where Gemini CLI (its SessionStart), Qwen Code (its SessionStart) and Copilot CLI (its sessionStart) only take advice: a refusal there does not stop them, and hookd answers it as advice"),
+        warnings.contains(&"warning: hook \"guard\" has on_failure = \"refuse\" on SessionStart, where Claude Code (its SessionStart), Gemini CLI (its SessionStart), Qwen Code (its SessionStart) and Copilot CLI (its sessionStart) only take advice: a refusal there does not stop them, and hookd answers it as advice"),
         "{stderr:?}"
     );
     // The hooks that do not mean to refuse, and one where Gemini CLI heeds a refusal: quiet.
@@ -1830,8 +1847,14 @@ fn hooks_on_every_codex_moment_are_reachable_for_codex() {
     let sb = Sandbox::new();
     let mut settings = String::new();
     for moment in CODEX_MOMENTS {
+        // Codex waits 3 s at Interrupt and SessionEnd: a hook given longer there is rightly warned of.
+        let timeout = if ["Interrupt", "SessionEnd"].contains(moment) {
+            2
+        } else {
+            60
+        };
         settings.push_str(&format!(
-            "[[hooks.{moment}]]\nname = \"codex-{moment}\"\ncommand = \"true\"\nagents = [\"codex\"]\n\n"
+            "[[hooks.{moment}]]\nname = \"codex-{moment}\"\ncommand = \"true\"\ntimeout = {timeout}\nagents = [\"codex\"]\n\n"
         ));
     }
     sb.settings(&settings);
@@ -1851,4 +1874,91 @@ fn hooks_on_every_codex_moment_are_reachable_for_codex() {
         .connect()
         .request(&json!({"op": "hello", "id": 1, "agent": "codex"}));
     assert_eq!(unreachable(&resp), set(&[]), "{resp}");
+}
+
+// ---- Claude Code's other moments (issue 14) ----------------------------------------------------------
+
+/// Claude Code 2.1.332 reads a refusal in its own shape at each moment; PostToolBatch's ends the turn, so
+/// `--fail-closed` with hookd down lets it through (each tool call was refused before it ran), and an
+/// elicitation is declined, not answered with a bare exit 2.
+#[test]
+fn claude_codes_other_moments_are_answered_in_their_shape() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PostToolBatch]]\nname = \"enough\"\ncommand = \"echo 'E2E-BATCH: enough for now' >&2; exit 2\"\n\n\
+         [[hooks.Elicitation]]\nname = \"no-forms\"\ncommand = \"echo 'no forms from that server' >&2; exit 2\"\n",
+    );
+    let d = Daemon::start(sb);
+    let batch = fixture_json("claude-code", "PostToolBatch-1.json");
+    let got = relay_event(&d.socket, "claude-code", &[], &batch);
+    assert_eq!((got.code, got.stderr.as_str()), (0, ""), "{got:?}");
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"decision": "block", "reason": "E2E-BATCH: enough for now"})
+    );
+    let elicitation = json!({"hook_event_name": "Elicitation", "session_id": "s", "cwd": "/",
+        "mcp_server_name": "forms", "message": "Your name?", "requested_schema": {}});
+    let got = relay_event(&d.socket, "claude-code", &[], &elicitation);
+    assert_eq!(
+        got.json().unwrap(),
+        json!({"reason": "no forms from that server",
+               "hookSpecificOutput": {"hookEventName": "Elicitation", "action": "decline"}})
+    );
+
+    let nothing = d.sb.p("nothing/hookd.sock");
+    relay_event(&nothing, "claude-code", &["--fail-closed"], &batch)
+        .assert_fail_open("PostToolBatch, daemon down, --fail-closed");
+    let got = relay_event(&nothing, "claude-code", &["--fail-closed"], &elicitation);
+    assert_eq!(
+        got.json().unwrap()["hookSpecificOutput"]["action"],
+        "decline",
+        "{got:?}"
+    );
+}
+
+/// Claude Code waits at most 60 s for its SessionEnd hooks (issue 14): the relay stops waiting half a
+/// second before, even with a longer --timeout, says why, and lets the session end; the hook it was
+/// waiting for is stopped with it (the warning `hookd check` gives such a hook).
+#[test]
+fn the_relay_answers_within_the_agents_own_limit_at_a_moment() {
+    let sb = Sandbox::new();
+    sb.script("slow.sh", "echo $$ > @DIR@/slow.pid\nexec sleep 300");
+    sb.settings(
+        "[[hooks.SessionEnd]]\nname = \"upload\"\ncommand = \"@DIR@/slow.sh\"\ntimeout = 200\n",
+    );
+    let d = Daemon::start(sb);
+    let event = fixture_json("claude-code", "SessionEnd-1.json");
+    let out = run_hookd(
+        &[
+            "relay",
+            "--socket",
+            d.socket.to_str().unwrap(),
+            "--agent",
+            "claude-code",
+            "--timeout",
+            "100",
+            "--fail-closed",
+        ],
+        Some(&event.to_string()),
+        // Past the 60 s Claude Code gives, below the relay's --timeout: the relay must answer in between.
+        Duration::from_secs(90),
+    );
+    let got = Answer {
+        code: code(&out.status),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+    };
+    got.assert_fail_open("SessionEnd past Claude Code's limit");
+    assert!(
+        got.stderr.contains(
+            "did not answer in time (within 59.5s: Claude Code waits at most 60s for its hooks at SessionEnd)"
+        ) && got.stderr.contains("the session is over"),
+        "{got:?}"
+    );
+    let pid: i32 = d.sb.read("slow.pid").trim().parse().unwrap();
+    wait_until(
+        T,
+        "the SessionEnd hook to be stopped with the relay",
+        || process_gone(pid, d.pid()),
+    );
 }
