@@ -210,7 +210,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("load_reason"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, INSTRUCTIONS_LOADED).advisory()],
+        fired_by: &[
+            by(Agent::ClaudeCode, INSTRUCTIONS_LOADED).advisory(),
+            by(Agent::QwenCode, INSTRUCTIONS_LOADED).advisory(),
+        ],
     },
     Moment {
         name: USER_PROMPT_SUBMIT,
@@ -248,7 +251,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("command_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Block,
-        fired_by: &[by(Agent::ClaudeCode, USER_PROMPT_EXPANSION)],
+        fired_by: &[
+            by(Agent::ClaudeCode, USER_PROMPT_EXPANSION),
+            by(Agent::QwenCode, USER_PROMPT_EXPANSION),
+        ],
     },
     // `/model` and the like: `permissionDecision: "deny"` keeps the model.
     Moment {
@@ -307,7 +313,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, PERMISSION_DENIED).advisory()],
+        fired_by: &[
+            by(Agent::ClaudeCode, PERMISSION_DENIED).advisory(),
+            by(Agent::QwenCode, PERMISSION_DENIED).advisory(),
+        ],
     },
     Moment {
         name: POST_TOOL_USE,
@@ -342,7 +351,11 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::EndsTurn,
         answer: Shape::Block,
-        fired_by: &[by(Agent::ClaudeCode, POST_TOOL_BATCH)],
+        fired_by: &[
+            by(Agent::ClaudeCode, POST_TOOL_BATCH),
+            // Qwen Code 0.24.4 stops the batch on a block (read in its package, not run).
+            by(Agent::QwenCode, POST_TOOL_BATCH),
+        ],
     },
     Moment {
         name: NOTIFICATION,
@@ -451,7 +464,11 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("error"),
         refusal: Refusal::TooLate,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, STOP_FAILURE).advisory()],
+        fired_by: &[
+            by(Agent::ClaudeCode, STOP_FAILURE).advisory(),
+            // Qwen Code drops every answer there.
+            by(Agent::QwenCode, STOP_FAILURE).advisory(),
+        ],
     },
     // The model's text as it is shown: display only (a refusal shows the original text).
     Moment {
@@ -459,7 +476,10 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
-        fired_by: &[by(Agent::ClaudeCode, MESSAGE_DISPLAY).advisory()],
+        fired_by: &[
+            by(Agent::ClaudeCode, MESSAGE_DISPLAY).advisory(),
+            by(Agent::QwenCode, MESSAGE_DISPLAY).advisory(),
+        ],
     },
     Moment {
         name: PRE_COMPACT,
