@@ -63,6 +63,8 @@ mod security;
 
 // ---- pure logic and saved inputs ---------------------------------------------------------------------
 
+/// The README's agent table, held to the moment and agent tables.
+mod docs_truth;
 /// Properties of the verdict fold, with proptest; the order property against an in-process engine.
 mod fold_properties;
 /// Every saved fuzz input replayed through the fuzz targets' checks.
