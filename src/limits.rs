@@ -27,6 +27,11 @@ pub const AGENT_TIMEOUT_SECS: u64 = 120;
 /// `timeout` does not fit in the limit less this margin gets a warning from `hookd check`.
 pub const AGENT_LIMIT_MARGIN: Duration = Duration::from_millis(500);
 
+/// How long before an agent's own limit at a moment hookd stops that moment's hooks for it (each is then
+/// read as timed out, by its `on_failure`): more than [`AGENT_LIMIT_MARGIN`], so that the daemon's
+/// verdict, a fast hook's refusal among it, reaches the relay before the relay gives up on the daemon.
+pub const HOOK_LIMIT_MARGIN: Duration = Duration::from_millis(1000);
+
 /// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
 pub const MAX_HOOK_TIMEOUT_SECS: f64 = 86_400.0;
 
@@ -174,3 +179,4 @@ const _: () = assert!(DEFAULT_HOOK_TIMEOUT.as_secs() < RELAY_TIMEOUT_SECS as u64
 const _: () = assert!((RELAY_TIMEOUT_SECS as u64) < AGENT_TIMEOUT_SECS);
 const _: () = assert!(MAX_LINE + ANSWER_RESERVE < CONNECTION_BUDGET);
 const _: () = assert!(CONNECTION_BUDGET < TOTAL_BUDGET);
+const _: () = assert!(HOOK_LIMIT_MARGIN.as_millis() > AGENT_LIMIT_MARGIN.as_millis());

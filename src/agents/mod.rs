@@ -3,7 +3,7 @@
 //! names, tools, dialect, settings file) is its row in [`crate::agent::AGENTS`]; which moments it fires,
 //! and as what, is in the moment rows of [`crate::moment::KNOWN`]. Re-exported here for the floors above.
 
-use crate::limits::{AGENT_LIMIT_MARGIN, RELAY_TIMEOUT_SECS};
+use crate::limits::{HOOK_LIMIT_MARGIN, RELAY_TIMEOUT_SECS};
 
 pub mod dialect;
 pub mod import;
@@ -118,10 +118,14 @@ fn advisory_warnings(settings: &crate::settings::Settings) -> Vec<String> {
     warnings
 }
 
-/// A line for each agent `hook` applies to that waits less at `moment` than the hook may run (Claude
-/// Code's SessionEnd, say): the relay stops waiting before the agent does ([`AGENT_LIMIT_MARGIN`]
-/// sooner), and the hook is stopped with it.
+/// A line for each agent `hook` applies to that waits less at `moment` than the file gives the hook
+/// (Claude Code's SessionEnd, say). hookd stops the hook for that agent [`HOOK_LIMIT_MARGIN`] before the
+/// agent's limit, so that its verdict is heard; a timeout hookd chose itself is fitted so without a word,
+/// one the file gives is said to be cut.
 fn time_limit_warnings(moment: &str, hook: &crate::settings::Hook, warnings: &mut Vec<String>) {
+    if !hook.timeout_given {
+        return;
+    }
     let applies_to = |agent: &Agent| {
         hook.agents
             .as_ref()
@@ -131,12 +135,10 @@ fn time_limit_warnings(moment: &str, hook: &crate::settings::Hook, warnings: &mu
         let Some(limit) = agent.time_limit(moment) else {
             continue;
         };
-        let fits = limit.saturating_sub(AGENT_LIMIT_MARGIN);
-        // A hook given as long as the agent waits (60 s, the default, at Claude Code's SessionEnd) is not
-        // warned of: only one the agent could not wait for at all.
-        if hook.timeout > limit {
+        let fits = limit.saturating_sub(HOOK_LIMIT_MARGIN);
+        if hook.timeout > fits {
             warnings.push(format!(
-                "hook \"{}\" may run {}s, but {} waits at most {}s for its hooks at {moment}: hookd relay stops waiting after {}s and the hook is stopped with it; give it a timeout of at most {}s (or scope it away from {} with agents)",
+                "hook \"{}\" is given {}s, but {} waits at most {}s for its hooks at {moment}: hookd stops it there after {}s (its on_failure then decides), so that the verdict is heard; give it a timeout of at most {}s (or scope it away from {} with agents)",
                 hook.name,
                 hook.timeout.as_secs_f64(),
                 agent.display_name(),

@@ -390,18 +390,37 @@ async fn run_one(
     input: &Input,
     cancel: &CancellationToken,
 ) -> Ran {
+    let timeout = fitted_timeout(hook, input);
     if !matches!(hook.program, Program::Worker { .. }) {
         return engine
             .runner
-            .run(hook, input, &generation.slots, cancel)
+            .run(hook, timeout, input, &generation.slots, cancel)
             .await;
     }
     let Some(pool) = generation.workers.get(&hook.name) else {
         return Ran::lost("the worker hook has no workers (see the daemon's log)");
     };
     tokio::select! {
-        ran = pool.ask(input.event_line.clone(), hook.timeout) => ran,
+        ran = pool.ask(input.event_line.clone(), timeout) => ran,
         _ = cancel.cancelled() => Ran::cancelled(),
+    }
+}
+
+/// The hook's timeout, fitted to its agent's own limit at the moment (Codex waits 3 s at SessionEnd):
+/// stopped [`HOOK_LIMIT_MARGIN`](crate::limits::HOOK_LIMIT_MARGIN) before the agent would stop
+/// listening, so that the verdict (a faster hook's refusal among it) is heard rather than lost with the
+/// relay giving up. `hookd check` warns of a timeout the file gives that cannot fit.
+fn fitted_timeout(hook: &Hook, input: &Input) -> std::time::Duration {
+    let limit = input
+        .agent
+        .as_deref()
+        .and_then(crate::agent::Agent::from_name)
+        .and_then(|agent| agent.time_limit(&input.moment));
+    match limit {
+        Some(limit) => hook
+            .timeout
+            .min(limit.saturating_sub(crate::limits::HOOK_LIMIT_MARGIN)),
+        None => hook.timeout,
     }
 }
 

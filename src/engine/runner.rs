@@ -111,6 +111,7 @@ impl Runner {
     pub async fn run(
         &self,
         hook: &Hook,
+        timeout: Duration,
         input: &Input,
         slots: &Arc<Semaphore>,
         cancel: &CancellationToken,
@@ -168,14 +169,14 @@ impl Runner {
                 stderr.fill(err_pipe)
             )
         });
-        let deadline = tokio::time::sleep(hook.timeout);
+        let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
         let mut io_done = false;
         let end = loop {
             tokio::select! {
                 _ = &mut io, if !io_done => io_done = true,
                 status = child.wait() => break End::Exited(status),
-                _ = &mut deadline => break End::Stopped(Exit::TimedOut(hook.timeout)),
+                _ = &mut deadline => break End::Stopped(Exit::TimedOut(timeout)),
                 _ = cancel.cancelled() => break End::Stopped(Exit::Cancelled(ABANDONED)),
             }
         };

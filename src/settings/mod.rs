@@ -31,6 +31,8 @@ pub enum OnFailure {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Defaults {
     pub timeout: Duration,
+    /// Whether the file gives `timeout` in `[defaults]` (else hookd's own default).
+    pub timeout_given: bool,
     pub on_failure: OnFailure,
     pub shell: String,
     pub max_processes: usize,
@@ -41,6 +43,7 @@ impl Default for Defaults {
     fn default() -> Self {
         Defaults {
             timeout: DEFAULT_HOOK_TIMEOUT,
+            timeout_given: false,
             on_failure: OnFailure::Ignore,
             shell: "/bin/sh".to_string(),
             max_processes: 64,
@@ -81,6 +84,10 @@ pub struct Hook {
     pub matcher_source: Option<String>,
     pub program: Program,
     pub timeout: Duration,
+    /// Whether the file gives this hook's timeout (on the hook, or in `[defaults]`). One it does not is
+    /// hookd's default, which fits itself to an agent that waits less at a moment (see
+    /// [`crate::engine`]'s fire); one it does is warned of where it cannot fit.
+    pub timeout_given: bool,
     pub on_failure: OnFailure,
     /// `None`: every agent (and fires with no agent). `Some`: only these agents.
     pub agents: Option<Vec<String>>,

@@ -204,6 +204,7 @@ impl Walker<'_> {
                 "timeout" => {
                     if let Some(timeout) = self.seconds(value, "defaults.timeout") {
                         defaults.timeout = timeout;
+                        defaults.timeout_given = true;
                     }
                 }
                 "on_failure" => {
@@ -398,6 +399,7 @@ impl Walker<'_> {
         let mut worker = None;
         let mut workers = None;
         let mut timeout = defaults.timeout;
+        let mut timeout_given = defaults.timeout_given;
         let mut on_failure = defaults.on_failure;
         let mut agents = None;
         let mut env = Vec::new();
@@ -446,7 +448,10 @@ impl Walker<'_> {
                         .integer_in(value, &field, 1, MAX_WORKERS)
                         .map(|n| n as usize)
                 }
-                "timeout" => timeout = self.seconds(value, &field).unwrap_or(timeout),
+                "timeout" => {
+                    timeout = self.seconds(value, &field).unwrap_or(timeout);
+                    timeout_given = true;
+                }
                 "on_failure" => on_failure = self.on_failure(value, &field).unwrap_or(on_failure),
                 "agents" => {
                     if let Some(list) = self.strings(value, &field, "a list of agent names") {
@@ -520,6 +525,7 @@ impl Walker<'_> {
             matcher_source,
             program,
             timeout,
+            timeout_given,
             on_failure,
             agents,
             env,

@@ -434,15 +434,15 @@ fn a_hook_that_cannot_finish_within_an_agents_limit_at_a_moment_is_warned_of() {
     assert_eq!(
         warnings,
         [
-            "warning: hook \"upload\" may run 90s, but Claude Code waits at most 60s for its hooks at SessionEnd: \
-             hookd relay stops waiting after 59.5s and the hook is stopped with it; give it a timeout of at most \
-             59.5s (or scope it away from claude-code with agents)",
-            "warning: hook \"upload\" may run 90s, but Codex waits at most 3s for its hooks at SessionEnd: \
-             hookd relay stops waiting after 2.5s and the hook is stopped with it; give it a timeout of at most \
-             2.5s (or scope it away from codex with agents)",
-            "warning: hook \"quick\" may run 5s, but Codex waits at most 3s for its hooks at SessionEnd: \
-             hookd relay stops waiting after 2.5s and the hook is stopped with it; give it a timeout of at most \
-             2.5s (or scope it away from codex with agents)"
+            "warning: hook \"upload\" is given 90s, but Claude Code waits at most 60s for its hooks at \
+             SessionEnd: hookd stops it there after 59s (its on_failure then decides), so that the verdict is \
+             heard; give it a timeout of at most 59s (or scope it away from claude-code with agents)",
+            "warning: hook \"upload\" is given 90s, but Codex waits at most 3s for its hooks at SessionEnd: \
+             hookd stops it there after 2s (its on_failure then decides), so that the verdict is heard; give \
+             it a timeout of at most 2s (or scope it away from codex with agents)",
+            "warning: hook \"quick\" is given 5s, but Codex waits at most 3s for its hooks at SessionEnd: \
+             hookd stops it there after 2s (its on_failure then decides), so that the verdict is heard; give \
+             it a timeout of at most 2s (or scope it away from codex with agents)"
         ],
         "{}",
         c.stderr

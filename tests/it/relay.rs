@@ -1590,11 +1590,10 @@ fn a_refusal_from_a_daemon_of_another_version_is_heard() {
 fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
     let sb = Sandbox::new();
     let mut toml = String::new();
+    // hookd's own default timeout fits itself to each agent's limit at each moment: no warning.
     for m in HOOKED {
-        // Codex waits 3 s at SessionEnd: a hook given longer there is rightly warned of.
-        let timeout = if *m == "SessionEnd" { 2 } else { 60 };
         toml.push_str(&format!(
-            "[[hooks.{m}]]\nname = \"plain-{m}\"\ncommand = \"true\"\ntimeout = {timeout}\n\n"
+            "[[hooks.{m}]]\nname = \"plain-{m}\"\ncommand = \"true\"\n\n"
         ));
     }
     toml.push_str(
@@ -1847,14 +1846,8 @@ fn hooks_on_every_codex_moment_are_reachable_for_codex() {
     let sb = Sandbox::new();
     let mut settings = String::new();
     for moment in CODEX_MOMENTS {
-        // Codex waits 3 s at Interrupt and SessionEnd: a hook given longer there is rightly warned of.
-        let timeout = if ["Interrupt", "SessionEnd"].contains(moment) {
-            2
-        } else {
-            60
-        };
         settings.push_str(&format!(
-            "[[hooks.{moment}]]\nname = \"codex-{moment}\"\ncommand = \"true\"\ntimeout = {timeout}\nagents = [\"codex\"]\n\n"
+            "[[hooks.{moment}]]\nname = \"codex-{moment}\"\ncommand = \"true\"\nagents = [\"codex\"]\n\n"
         ));
     }
     sb.settings(&settings);
@@ -1916,49 +1909,28 @@ fn claude_codes_other_moments_are_answered_in_their_shape() {
     );
 }
 
-/// Claude Code waits at most 60 s for its SessionEnd hooks (issue 14): the relay stops waiting half a
-/// second before, even with a longer --timeout, says why, and lets the session end; the hook it was
-/// waiting for is stopped with it (the warning `hookd check` gives such a hook).
+/// Codex waits 3 s for its SessionEnd hooks. hookd stops a slow hook there a second before that, so the
+/// verdict reaches the relay before it gives up: a fast hook's refusal is heard, not lost with a relay
+/// that stopped waiting (issue 14). The slow hook is read by its `on_failure`, and stopped.
 #[test]
-fn the_relay_answers_within_the_agents_own_limit_at_a_moment() {
+fn a_verdict_at_a_moment_the_agent_waits_little_for_is_heard_before_it_gives_up() {
     let sb = Sandbox::new();
     sb.script("slow.sh", "echo $$ > @DIR@/slow.pid\nexec sleep 300");
     sb.settings(
-        "[[hooks.SessionEnd]]\nname = \"upload\"\ncommand = \"@DIR@/slow.sh\"\ntimeout = 200\n",
+        "[[hooks.SessionEnd]]\nname = \"upload\"\ncommand = \"@DIR@/slow.sh\"\ntimeout = 200\n\n\
+         [[hooks.SessionEnd]]\nname = \"keep-logs\"\ncommand = \"echo 'keep the logs' >&2; exit 2\"\n",
     );
     let d = Daemon::start(sb);
-    let event = fixture_json("claude-code", "SessionEnd-1.json");
-    let out = run_hookd(
-        &[
-            "relay",
-            "--socket",
-            d.socket.to_str().unwrap(),
-            "--agent",
-            "claude-code",
-            "--timeout",
-            "100",
-            "--fail-closed",
-        ],
-        Some(&event.to_string()),
-        // Past the 60 s Claude Code gives, below the relay's --timeout: the relay must answer in between.
-        Duration::from_secs(90),
-    );
-    let got = Answer {
-        code: code(&out.status),
-        stdout: text(&out.stdout),
-        stderr: text(&out.stderr),
-    };
-    got.assert_fail_open("SessionEnd past Claude Code's limit");
-    assert!(
-        got.stderr.contains(
-            "did not answer in time (within 59.5s: Claude Code waits at most 60s for its hooks at SessionEnd)"
-        ) && got.stderr.contains("the session is over"),
+    let event = fixture_json("codex", "SessionEnd-1.json");
+    let got = relay_event(&d.socket, "codex", &["--timeout", "100"], &event);
+    // Before, the relay gave up after 2.5 s and let the session end without a word of the refusal.
+    assert_eq!(
+        (got.code, got.stderr.as_str()),
+        (2, "keep the logs\n"),
         "{got:?}"
     );
     let pid: i32 = d.sb.read("slow.pid").trim().parse().unwrap();
-    wait_until(
-        T,
-        "the SessionEnd hook to be stopped with the relay",
-        || process_gone(pid, d.pid()),
-    );
+    wait_until(T, "the slow SessionEnd hook to be stopped", || {
+        process_gone(pid, d.pid())
+    });
 }
