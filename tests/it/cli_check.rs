@@ -448,3 +448,41 @@ fn a_hook_that_cannot_finish_within_an_agents_limit_at_a_moment_is_warned_of() {
         c.stderr
     );
 }
+
+/// Issue 14: a file with a hook on every moment hookd knows, for every agent, is clean: no hook is
+/// unreachable for the agents it applies to, and hookd's own timeout fits itself to each agent's limit.
+#[test]
+fn a_hook_on_every_moment_for_every_agent_checks_clean() {
+    let sb = Sandbox::new();
+    let mut toml = String::new();
+    for moment in hookd::moment::KNOWN {
+        for agent in hookd::agent::Agent::ALL
+            .into_iter()
+            .filter(|agent| agent.fires(moment.name))
+        {
+            toml.push_str(&format!(
+                "[[hooks.{m}]]\nname = \"{a}-{m}\"\ncommand = \"true\"\nagents = [\"{a}\"]\n\n",
+                m = moment.name,
+                a = agent.name()
+            ));
+        }
+    }
+    sb.settings(&toml);
+    let c = check(&sb);
+    assert_eq!(c.code, 0, "stderr: {}", c.stderr);
+    assert!(
+        !c.stderr.contains("warning"),
+        "a clean file warned:\n{}",
+        c.stderr
+    );
+    // And every agent's every moment is there.
+    for agent in hookd::agent::Agent::ALL {
+        for moment in agent.moments() {
+            assert!(
+                c.stdout.contains(&format!("{}-{moment}", agent.name())),
+                "{}",
+                c.stdout
+            );
+        }
+    }
+}
