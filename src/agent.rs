@@ -223,6 +223,8 @@ pub const AGENTS: &[AgentRow] = &[
             ("exit_plan_mode", "ExitPlanMode"),
             ("ask_user_question", "AskUserQuestion"),
             ("skill", "Skill"),
+            // Runs any shell command in the background; Qwen's own safety code treats it as its shell.
+            ("monitor", "Bash"),
         ],
         patch_tool: None,
         settings: AgentSettings {
@@ -260,8 +262,16 @@ pub const AGENTS: &[AgentRow] = &[
             ("task", "Task"),
             ("web_fetch", "WebFetch"),
             ("web_search", "WebSearch"),
+            // Found in 1.0.102's own code (not offered in the runs seen): an edit, and shells of other
+            // kinds, which a `Bash` guard must see (input sent to a running shell included).
+            ("str_replace", "Edit"),
+            ("write_bash", "Bash"),
+            ("powershell", "Bash"),
+            ("write_powershell", "Bash"),
+            ("local_shell", "Bash"),
         ],
-        patch_tool: None,
+        // Also in its code: a patch tool of Codex's format, its patch the argument itself.
+        patch_tool: Some("apply_patch"),
         settings: AgentSettings {
             format: SettingsFormat::CopilotJson,
             file: ".github/hooks/hookd.json, or the \"hooks\" of ~/.copilot/settings.json",

@@ -85,7 +85,9 @@ pub fn translate_as(agent: Agent, input: &[u8], told: Option<&str>) -> Result<Tr
         Ok(value) => value,
         Err(e) if crate::head::too_deep(&e) => {
             let why = format!("the event is nested deeper than {} levels", MAX_DEPTH);
-            return translate_head_as(agent, Scanner::scan(EVENT_FIELDS, None, input), why, told);
+            let mut scanner = head_scanner();
+            scanner.feed(input);
+            return translate_head_as(agent, scanner.finish(), why, told);
         }
         Err(e) => return Err(format!("the hook input is not JSON: {e}")),
     };
@@ -106,6 +108,16 @@ pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translate
     translate_head_as(agent, head, why, None)
 }
 
+/// The scanner of an agent's hook input too large or too deep to decode whole: the fields that place
+/// the event and pick its hooks, and the server and tool of an MCP call (Gemini CLI names its MCP tools
+/// `mcp_<server>_<tool>`, which cannot be split right without them).
+pub fn head_scanner() -> Scanner {
+    Scanner::new(
+        EVENT_FIELDS,
+        Some(("mcp_context", &["server_name", "tool_name"])),
+    )
+}
+
 /// As [`translate_head`], for a relay told the event it serves (`--event`).
 pub fn translate_head_as(
     agent: Agent,
@@ -116,8 +128,12 @@ pub fn translate_head_as(
     if !head.object {
         return Err(format!("the hook input is not a JSON object ({why})"));
     }
+    let mut fields = head.fields;
+    if !head.inner.is_empty() {
+        fields.insert("mcp_context".into(), Value::Object(head.inner));
+    }
     let (moment, event_name, fields) =
-        translate_object(agent, head.fields, told).map_err(|e| format!("{e} ({why})"))?;
+        translate_object(agent, fields, told).map_err(|e| format!("{e} ({why})"))?;
     Ok(Translated {
         moment,
         event_name,
@@ -239,6 +255,18 @@ fn copilot_input(
             crate::moment::shown(named)
         ));
     }
+    // Told one event, the input naming another (a permissionRequest's `hookName`): the answer would be in
+    // the shape of the wrong event, one Copilot does not read. Never a guess.
+    if let (Some(told), Some(named)) = (told, &named)
+        && told != named
+    {
+        return Err(format!(
+            "the relay was told --event {} but the hook input is Copilot CLI's \"{}\": give each hook \
+             its own event, as hookd relay --print-settings copilot-cli does",
+            crate::moment::shown(told),
+            crate::moment::shown(named)
+        ));
+    }
     let Some(name) = told.map(str::to_string).or(named) else {
         return Err(
             "Copilot CLI's hook input names no event: give the relay --event EVENT, as the \
@@ -271,6 +299,13 @@ fn copilot_input(
         {
             event.insert((*claude).into(), value);
         }
+    }
+    // Its file tools name the file `path`; Claude Code's, which hooks are written for, `file_path`.
+    if let Some(Value::Object(input)) = event.get_mut("tool_input")
+        && !input.contains_key("file_path")
+        && let Some(path) = input.get("path").cloned()
+    {
+        input.insert("file_path".into(), path);
     }
     Ok(())
 }
@@ -348,11 +383,29 @@ fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
     if event.get("tool_name").and_then(Value::as_str) != Some(patch_tool) {
         return;
     }
-    let patch = event
-        .get("tool_input")
-        .and_then(|input| input.get("command"))
-        .and_then(Value::as_str)
-        .map(read_patch);
+    // The patch as Codex gives it (`command`), or as other agents do: the argument itself, `input` or
+    // `patch`; a command given as a list of words is read whole.
+    let text = |value: &Value| -> Option<String> {
+        match value {
+            Value::String(text) => Some(text.clone()),
+            Value::Array(words) => Some(
+                words
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        }
+    };
+    let patch = event.get("tool_input").and_then(|input| {
+        text(input).or_else(|| {
+            ["command", "input", "patch"]
+                .iter()
+                .find_map(|key| input.get(*key).and_then(text))
+        })
+    });
+    let patch = patch.as_deref().map(read_patch);
     let cwd = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
     let name = match &patch {
         Some(patch) if !patch.files.is_empty() && patch.only_adds => "Write",
@@ -360,6 +413,11 @@ fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
     };
     event.insert("agent_tool_name".into(), Value::String(patch_tool.into()));
     event.insert("tool_name".into(), Value::String(name.into()));
+    // A patch given as the argument itself is given as Codex gives it, so that the paths have a place.
+    if let Some(Value::String(text)) = event.get("tool_input") {
+        let text = text.clone();
+        event.insert("tool_input".into(), json!({"command": text}));
+    }
     let (Some(patch), Some(Value::Object(input))) = (patch, event.get_mut("tool_input")) else {
         return;
     };
@@ -1432,5 +1490,70 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Found attacking issue 14: tools of Copilot CLI and Qwen Code that edit files or run shells, and
+    /// that escaped `Edit|Write` and `Bash` matchers.
+    #[test]
+    fn every_edit_and_shell_tool_is_seen_as_one() {
+        let copilot = |tool: &str, args: Value| {
+            let input = json!({"cwd": "/p", "toolName": tool, "toolArgs": args});
+            translate_as(
+                Agent::CopilotCli,
+                input.to_string().as_bytes(),
+                Some("preToolUse"),
+            )
+            .unwrap()
+            .event
+            .fields
+        };
+        let patch = "*** Begin Patch\n*** Update File: /etc/passwd\n*** End Patch";
+        for args in [
+            json!(patch),
+            json!({"input": patch}),
+            json!({"patch": patch}),
+        ] {
+            let fields = copilot("apply_patch", args.clone());
+            assert_eq!(fields["tool_name"], "Edit", "{args}");
+            assert_eq!(fields["agent_tool_name"], "apply_patch", "{args}");
+            assert_eq!(fields["tool_input"]["file_path"], "/etc/passwd", "{args}");
+        }
+        assert_eq!(
+            copilot("str_replace", json!({"path": "/p/a"}))["tool_name"],
+            "Edit"
+        );
+        for shell in ["powershell", "local_shell", "write_bash", "bash"] {
+            assert_eq!(
+                copilot(shell, json!({"command": "rm -rf ~"}))["tool_name"],
+                "Bash",
+                "{shell}"
+            );
+        }
+        // Its file tools' `path` is given as Claude Code's `file_path` too.
+        let edit = copilot("edit", json!({"path": "/etc/passwd"}));
+        assert_eq!(edit["tool_input"]["file_path"], "/etc/passwd");
+        assert_eq!(edit["tool_input"]["path"], "/etc/passwd");
+        let input = json!({"hook_event_name": "PreToolUse", "tool_name": "monitor", "tool_input": {"command": "rm -rf ~"}});
+        let qwen = translate(Agent::QwenCode, input.to_string().as_bytes()).unwrap();
+        assert_eq!(qwen.event.fields["tool_name"], "Bash");
+        assert_eq!(qwen.event.fields["agent_tool_name"], "monitor");
+    }
+
+    /// Found attacking issue 14: told one event while the input names another, the relay answered in
+    /// the shape of the wrong one.
+    #[test]
+    fn a_copilot_input_naming_another_event_than_the_relay_was_told_is_not_placed() {
+        let input =
+            include_str!("../../tests/fixtures/agents/copilot-cli/native-permissionRequest.json");
+        let told = translate_as(Agent::CopilotCli, input.as_bytes(), Some("preToolUse"));
+        assert!(told.is_err_and(|why| why.contains("--event preToolUse")));
+        assert!(
+            translate_as(
+                Agent::CopilotCli,
+                input.as_bytes(),
+                Some("permissionRequest")
+            )
+            .is_ok()
+        );
     }
 }

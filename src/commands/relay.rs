@@ -18,7 +18,7 @@ use crate::agents::dialect::{
     translate_head_as, unknown_event,
 };
 use crate::commands::client::ClientError;
-use crate::head::{EVENT_FIELDS, Scanner};
+use crate::head::EVENT_FIELDS;
 use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
 use crate::protocol::{Asking, ErrorKind, Event, too_large};
@@ -146,7 +146,7 @@ fn read_input(agent: Agent, told: Option<&str>) -> Result<Translated, String> {
     if input.len() <= MAX_EVENT {
         return translate_as(agent, &input, told);
     }
-    let mut scanner = Scanner::new(EVENT_FIELDS, None);
+    let mut scanner = crate::agents::dialect::head_scanner();
     scanner.feed(&input);
     let mut size = input.len() as u64;
     drop(input);

@@ -1934,3 +1934,29 @@ fn a_verdict_at_a_moment_the_agent_waits_little_for_is_heard_before_it_gives_up(
         process_gone(pid, d.pid())
     });
 }
+
+/// Found attacking issue 14: an MCP call of Gemini CLI too deep to decode whole was named from its head,
+/// which had no `mcp_context`: a server `my_srv` was split as `my`, and a guard on `mcp__my_srv__.*` with
+/// `on_failure = "refuse"` never counted, so the call went through.
+#[test]
+fn a_gemini_mcp_call_too_deep_to_decode_still_reaches_its_guard() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \"mcp__my_srv__.*\"\non_failure = \"refuse\"\ncommand = \"exit 0\"\n",
+    );
+    let d = Daemon::start(sb);
+    let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+    let input = format!(
+        r#"{{"hook_event_name":"BeforeTool","session_id":"s","tool_name":"mcp_my_srv_create","tool_input":{deep},"mcp_context":{{"server_name":"my_srv","tool_name":"create"}}}}"#
+    );
+    let got = relay(&d.socket, &["--agent", "gemini-cli"], &input);
+    let v = got.json().unwrap_or_else(|| panic!("no refusal: {got:?}"));
+    assert_eq!(v["decision"], "deny", "{got:?}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("hook guard failed"),
+        "{got:?}"
+    );
+}

@@ -33,7 +33,7 @@ use crate::agents::Agent;
 use crate::agents::dialect::{self, Translated, Transport};
 use crate::daemon::state::Daemon;
 use crate::engine::{Fire, NotDecided};
-use crate::head::{EVENT_FIELDS, Head, Scanner};
+use crate::head::Head;
 use crate::limits::{
     HTTP_BODY_TIMEOUT, LARGE_LINE, LARGE_LINE_DEADLINE, MAX_EVENT, OFF_THREAD, PERMIT_WAIT,
 };
@@ -272,7 +272,7 @@ async fn read_body(
     let mut body = request.into_body();
     let mut scanner = declared
         .is_some_and(|n| n > MAX_EVENT as u64)
-        .then(|| Scanner::new(EVENT_FIELDS, None));
+        .then(crate::agents::dialect::head_scanner);
     let mut kept: Vec<u8> = Vec::new();
     let mut large = None;
     let mut busy = false;
@@ -308,7 +308,7 @@ async fn read_body(
                             Err(_) => {
                                 // Too many large events are being read at once: this one is decided
                                 // from its head, at once, rather than wait past the agent's patience.
-                                let mut over = Scanner::new(EVENT_FIELDS, None);
+                                let mut over = crate::agents::dialect::head_scanner();
                                 over.feed(&kept);
                                 over.feed(&data);
                                 kept = Vec::new();
@@ -320,7 +320,7 @@ async fn read_body(
                     }
                     kept.extend_from_slice(&data);
                     if kept.len() > MAX_EVENT {
-                        let mut over = Scanner::new(EVENT_FIELDS, None);
+                        let mut over = crate::agents::dialect::head_scanner();
                         over.feed(&kept);
                         kept = Vec::new();
                         large = None;
