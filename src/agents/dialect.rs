@@ -380,7 +380,25 @@ fn copilot_answer(
 /// paths it touches are added as `tool_input.file_path` (the first) and `tool_input.file_paths` (all),
 /// made absolute against the event's `cwd` as Claude Code gives them.
 fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
-    if event.get("tool_name").and_then(Value::as_str) != Some(patch_tool) {
+    let tool = event
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    // The patch tool called through the shell (`apply_patch <<'EOF'` ... in a `Bash` command, which
+    // Codex also accepts): seen as the edit it is, and, its own name kept in `agent_tool_name`, still
+    // as `Bash`, so that the guards of both fire.
+    let through_shell = tool == "Bash"
+        && event
+            .get("tool_input")
+            .and_then(|input| input.get("command"))
+            .and_then(Value::as_str)
+            .is_some_and(|command| {
+                let command = command.trim_start();
+                (command.starts_with(patch_tool) || command.starts_with("applypatch"))
+                    && command.contains("*** Begin Patch")
+            });
+    if tool != patch_tool && !through_shell {
         return;
     }
     // The patch as Codex gives it (`command`), or as other agents do: the argument itself, `input` or
@@ -411,7 +429,12 @@ fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
         Some(patch) if !patch.files.is_empty() && patch.only_adds => "Write",
         _ => "Edit",
     };
-    event.insert("agent_tool_name".into(), Value::String(patch_tool.into()));
+    let own = if through_shell {
+        tool.as_str()
+    } else {
+        patch_tool
+    };
+    event.insert("agent_tool_name".into(), Value::String(own.into()));
     event.insert("tool_name".into(), Value::String(name.into()));
     // A patch given as the argument itself is given as Codex gives it, so that the paths have a place.
     if let Some(Value::String(text)) = event.get("tool_input") {
@@ -1555,5 +1578,28 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    /// Found attacking issue 14: Codex's patch tool called through its shell (`apply_patch <<'EOF'`)
+    /// was seen only as `Bash`; now as the edit too, `Bash` kept where a matcher looks.
+    #[test]
+    fn a_patch_through_the_shell_is_an_edit_and_still_bash() {
+        let command = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\nEOF";
+        let input = json!({"hook_event_name": "PreToolUse", "cwd": "/p", "tool_name": "Bash", "tool_input": {"command": command}});
+        let fields = translate(Agent::Codex, input.to_string().as_bytes())
+            .unwrap()
+            .event
+            .fields;
+        assert_eq!(fields["tool_name"], "Edit");
+        assert_eq!(fields["agent_tool_name"], "Bash");
+        assert_eq!(fields["tool_input"]["file_path"], "/p/a.txt");
+        assert_eq!(fields["tool_input"]["command"], command);
+        // A shell command that only mentions a patch is the shell it is.
+        let input = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "echo apply_patch"}});
+        let fields = translate(Agent::Codex, input.to_string().as_bytes())
+            .unwrap()
+            .event
+            .fields;
+        assert_eq!(fields["tool_name"], "Bash");
     }
 }

@@ -1960,3 +1960,24 @@ fn a_gemini_mcp_call_too_deep_to_decode_still_reaches_its_guard() {
         "{got:?}"
     );
 }
+
+/// Codex's patch tool called through its shell reaches both the `Edit|Write` guard and the `Bash` one
+/// (found attacking issue 14).
+#[test]
+fn a_codex_patch_through_the_shell_reaches_edit_and_bash_guards() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"bash-seen\"\nmatcher = \"Bash\"\ncommand = \"cat > @DIR@/bash.json\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"no-edits\"\nmatcher = \"Edit|Write\"\ncommand = \"echo 'no edits here' >&2; exit 2\"\n",
+    );
+    let d = Daemon::start(sb);
+    let event = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p", "tool_name": "Bash",
+                       "tool_input": {"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x\n+y\n*** End Patch\nEOF"}});
+    let got = relay_event(&d.socket, "codex", &[], &event);
+    assert_eq!(deny_reason(&got), "no edits here", "{got:?}");
+    let seen: Value = serde_json::from_str(&d.sb.read("bash.json")).unwrap();
+    assert_eq!(
+        (&seen["tool_name"], &seen["agent_tool_name"]),
+        (&json!("Write"), &json!("Bash"))
+    );
+}
