@@ -300,6 +300,13 @@ fn copilot_input(
             event.insert((*claude).into(), value);
         }
     }
+    // Its public documentation shows `toolArgs` as a JSON string: read as the object it holds, so that
+    // a hook finds `tool_input.command` as from any other agent.
+    if let Some(Value::String(args)) = event.get("tool_input")
+        && let Ok(Value::Object(parsed)) = serde_json::from_str::<Value>(args)
+    {
+        event.insert("tool_input".into(), Value::Object(parsed));
+    }
     // Its file tools name the file `path`; Claude Code's, which hooks are written for, `file_path`.
     if let Some(Value::Object(input)) = event.get_mut("tool_input")
         && !input.contains_key("file_path")
@@ -1553,6 +1560,9 @@ mod tests {
             );
         }
         // Its file tools' `path` is given as Claude Code's `file_path` too.
+        // `toolArgs` as a JSON string, as its documentation shows it.
+        let shell = copilot("bash", json!(r#"{"command": "rm -rf ~"}"#));
+        assert_eq!(shell["tool_input"]["command"], "rm -rf ~");
         let edit = copilot("edit", json!({"path": "/etc/passwd"}));
         assert_eq!(edit["tool_input"]["file_path"], "/etc/passwd");
         assert_eq!(edit["tool_input"]["path"], "/etc/passwd");
