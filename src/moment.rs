@@ -641,29 +641,31 @@ pub fn did_you_mean<'a>(
         .map(|(_, c)| c)
 }
 
-/// What the moment table says of an agent: which moments it fires, and its names for them.
+/// What the moment table says of an agent: which moments it fires, its names for them, and what it does
+/// with an answer at each. Every question is read from the agent's entry in the moment's row.
 impl Agent {
     /// The agent's entry in a moment's row, when it fires that moment.
-    fn fired(self, moment: &Moment) -> Option<&'static str> {
-        moment
-            .fired_by
-            .iter()
-            .find(|fired| fired.agent == self)
-            .map(|fired| fired.event)
+    fn entry_in(self, moment: &Moment) -> Option<&'static Fired> {
+        moment.fired_by.iter().find(|fired| fired.agent == self)
+    }
+
+    /// The agent's entry at `moment` (hookd's name), when it fires it.
+    fn entry(self, moment: &str) -> Option<&'static Fired> {
+        self.entry_in(known(moment)?)
     }
 
     /// The moments (hookd's names) this agent fires, in the order of [`KNOWN`].
     pub fn moments(self) -> Vec<&'static str> {
         KNOWN
             .iter()
-            .filter(|m| self.fired(m).is_some())
+            .filter(|m| self.entry_in(m).is_some())
             .map(|m| m.name)
             .collect()
     }
 
     /// Whether this agent ever fires `moment`.
     pub fn fires(self, moment: &str) -> bool {
-        known(moment).is_some_and(|m| self.fired(m).is_some())
+        self.entry(moment).is_some()
     }
 
     /// The moment an event of this agent is, from its `hook_event_name`; an event with no moment keeps
@@ -671,7 +673,10 @@ impl Agent {
     pub fn moment_of(self, event_name: &str) -> String {
         KNOWN
             .iter()
-            .find(|m| self.fired(m) == Some(event_name))
+            .find(|m| {
+                self.entry_in(m)
+                    .is_some_and(|fired| fired.event == event_name)
+            })
             .map_or(event_name, |m| m.name)
             .to_string()
     }
@@ -679,12 +684,15 @@ impl Agent {
     /// The agent's own name for a moment (Gemini's `BeforeTool` for `PreToolUse`); a moment it does not
     /// fire keeps its name.
     pub fn event_name_of(self, moment: &str) -> &str {
-        known(moment).and_then(|m| self.fired(m)).unwrap_or(moment)
+        self.entry(moment).map_or(moment, |fired| fired.event)
     }
 
     /// The event names this agent sends in `hook_event_name`: its names for its moments, then its own events.
     pub fn event_names(self) -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = KNOWN.iter().filter_map(|m| self.fired(m)).collect();
+        let mut names: Vec<&'static str> = KNOWN
+            .iter()
+            .filter_map(|m| Some(self.entry_in(m)?.event))
+            .collect();
         names.extend_from_slice(self.row().own_events);
         names
     }
@@ -692,52 +700,27 @@ impl Agent {
     /// Whether this agent only takes advice at `moment`: it ignores a refusal there (see
     /// [`Fired::advisory`]).
     pub fn advisory(self, moment: &str) -> bool {
-        known(moment).is_some_and(|m| {
-            m.fired_by
-                .iter()
-                .any(|fired| fired.agent == self && fired.advisory)
-        })
-    }
-
-    /// The longest this agent waits for its hooks at `moment`, when it is shorter than the relay's own
-    /// timeout (see [`Fired::time_limit_ms`]).
-    pub fn time_limit_ms(self, moment: &str) -> Option<u64> {
-        known(moment).and_then(|m| {
-            m.fired_by
-                .iter()
-                .find(|fired| fired.agent == self)
-                .and_then(|fired| fired.time_limit_ms)
-        })
+        self.entry(moment).is_some_and(|fired| fired.advisory)
     }
 
     /// Whether this agent reads an answer with `additionalContext` at `moment` as a failed hook (see
     /// [`Fired::rejects_context`]).
     pub fn rejects_context(self, moment: &str) -> bool {
-        known(moment).is_some_and(|m| {
-            m.fired_by
-                .iter()
-                .any(|fired| fired.agent == self && fired.rejects_context)
-        })
+        self.entry(moment)
+            .is_some_and(|fired| fired.rejects_context)
     }
 
     /// The longest this agent waits for its hooks at `moment`, when the table knows a limit there (see
     /// [`Fired::time_limit_ms`]).
     pub fn time_limit(self, moment: &str) -> Option<std::time::Duration> {
-        known(moment)?
-            .fired_by
-            .iter()
-            .find(|fired| fired.agent == self)?
+        self.entry(moment)?
             .time_limit_ms
             .map(std::time::Duration::from_millis)
     }
 
     /// Whether this agent runs only command hooks at `moment` (see [`Fired::command_only`]).
     pub fn command_only(self, moment: &str) -> bool {
-        known(moment).is_some_and(|m| {
-            m.fired_by
-                .iter()
-                .any(|fired| fired.agent == self && fired.command_only)
-        })
+        self.entry(moment).is_some_and(|fired| fired.command_only)
     }
 }
 

@@ -11,13 +11,6 @@ pub mod snippet;
 
 pub use crate::agent::{AGENTS, Agent, AgentRow, Dialect, SettingsFormat};
 
-/// Claude Code's name for another agent's tool (Gemini CLI's `run_shell_command`), when there is one.
-pub fn claude_tool_name(tool: &str) -> Option<&'static str> {
-    Agent::ALL
-        .into_iter()
-        .find_map(|agent| agent.claude_tool_name(tool))
-}
-
 /// A line for each hook that is valid but will not do what it seems to, for agents: one scoped to a known
 /// agent on a moment that agent never fires, and one whose timeout is past what `hookd relay` waits by
 /// default (the relay would give up first, letting the agent go on even when the hook would refuse).
@@ -165,8 +158,11 @@ mod tests {
             "BeforeAgent"
         );
         assert_eq!(Agent::ClaudeCode.moment_of("BeforeTool"), "BeforeTool");
-        assert_eq!(claude_tool_name("run_shell_command"), Some("Bash"));
-        assert_eq!(claude_tool_name("Bash"), None);
+        assert_eq!(
+            Agent::GeminiCli.claude_tool_name("run_shell_command"),
+            Some("Bash")
+        );
+        assert_eq!(Agent::GeminiCli.claude_tool_name("Bash"), None);
     }
 
     #[test]

@@ -286,9 +286,9 @@ fn codex_config_path() -> Result<String, String> {
 /// without a word), so the snippet writes what Codex will use.
 fn codex_timeout(moment: &str) -> u64 {
     Agent::Codex
-        .time_limit_ms(moment)
-        .map_or(AGENT_TIMEOUT_SECS, |ms| {
-            (ms / 1000).clamp(1, AGENT_TIMEOUT_SECS)
+        .time_limit(moment)
+        .map_or(AGENT_TIMEOUT_SECS, |limit| {
+            limit.as_secs().clamp(1, AGENT_TIMEOUT_SECS)
         })
 }
 

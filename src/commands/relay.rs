@@ -215,26 +215,10 @@ fn cannot_answer(
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
         return ExitCode::SUCCESS;
     }
-    if let Some((moment, _)) = moment {
-        let refusal = crate::moment::refusal(moment);
-        if refusal == Refusal::SendsOn {
-            eprintln!(
-                "hookd relay: {why}; letting the {moment} through even with --fail-closed \
-                 (refusing it would keep the agent working, with no stop cap)"
-            );
-            return ExitCode::SUCCESS;
-        }
-        if refusal == Refusal::TooLate {
-            eprintln!("hookd relay: {why}; the session is over, nothing to refuse");
-            return ExitCode::SUCCESS;
-        }
-        if refusal == Refusal::EndsTurn {
-            eprintln!(
-                "hookd relay: {why}; letting the {moment} through even with --fail-closed \
-                 (refusing it would end the turn with nothing said; each tool call is refused before it runs)"
-            );
-            return ExitCode::SUCCESS;
-        }
+    if let Some((moment, _)) = moment
+        && let_through_even_fail_closed(moment, why)
+    {
+        return ExitCode::SUCCESS;
     }
     let reason = if down {
         NOT_RUNNING.to_string()
@@ -269,20 +253,33 @@ fn wrong_agent(options: &Options, moment: &str, why: &str) -> ExitCode {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
         return ExitCode::SUCCESS;
     }
-    match crate::moment::refusal(moment) {
-        Refusal::SendsOn | Refusal::TooLate | Refusal::EndsTurn => {
-            eprintln!(
-                "hookd relay: {why}; letting the {moment} through even with --fail-closed (refusing it would not hold anything back)"
-            );
-            ExitCode::SUCCESS
-        }
-        Refusal::HoldsBack => Answer {
-            stdout: None,
-            stderr: Some(format!("hookd could not answer: {why}")),
-            exit: 2,
-        }
-        .emit(),
+    if let_through_even_fail_closed(moment, why) {
+        return ExitCode::SUCCESS;
     }
+    Answer {
+        stdout: None,
+        stderr: Some(format!("hookd could not answer: {why}")),
+        exit: 2,
+    }
+    .emit()
+}
+
+/// Whether `moment` is let through even with `--fail-closed`, said on stderr with why: where a refusal
+/// holds nothing back (it sends the agent on with no stop cap, comes when the session or turn is over,
+/// or ends the turn with nothing said).
+fn let_through_even_fail_closed(moment: &str, why: &str) -> bool {
+    let because = match crate::moment::refusal(moment) {
+        Refusal::HoldsBack => return false,
+        Refusal::SendsOn => "refusing it would keep the agent working, with no stop cap",
+        Refusal::TooLate => "the session or the turn is over, nothing to refuse",
+        Refusal::EndsTurn => {
+            "refusing it would end the turn with nothing said; each tool call is refused before it runs"
+        }
+    };
+    eprintln!(
+        "hookd relay: {why}; letting the {moment} through even with --fail-closed ({because})"
+    );
+    true
 }
 
 /// Writing an answer out as a process does: stdout, stderr, exit status.

@@ -77,11 +77,6 @@ impl Notifier {
         Notifier { target }
     }
 
-    /// A notifier that sends nothing.
-    pub fn none() -> Notifier {
-        Notifier { target: None }
-    }
-
     fn send(&self, message: &str) {
         if let Some((socket, address)) = &self.target
             && let Err(e) = socket.send_to_addr(message.as_bytes(), address)

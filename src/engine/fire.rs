@@ -406,22 +406,12 @@ async fn run_one(
     }
 }
 
-/// The hook's timeout, fitted to its agent's own limit at the moment (Codex waits 3 s at SessionEnd):
-/// stopped [`HOOK_LIMIT_MARGIN`](crate::limits::HOOK_LIMIT_MARGIN) before the agent would stop
-/// listening, so that the verdict (a faster hook's refusal among it) is heard rather than lost with the
-/// relay giving up. `hookd check` warns of a timeout the file gives that cannot fit.
+/// The hook's timeout, fitted to its agent's own limit at the moment ([`Input::time_cap`]). `hookd
+/// check` warns of a timeout the file gives that cannot fit.
 fn fitted_timeout(hook: &Hook, input: &Input) -> std::time::Duration {
-    let limit = input
-        .agent
-        .as_deref()
-        .and_then(crate::agent::Agent::from_name)
-        .and_then(|agent| agent.time_limit(&input.moment));
-    match limit {
-        Some(limit) => hook
-            .timeout
-            .min(limit.saturating_sub(crate::limits::HOOK_LIMIT_MARGIN)),
-        None => hook.timeout,
-    }
+    input
+        .time_cap
+        .map_or(hook.timeout, |cap| hook.timeout.min(cap))
 }
 
 fn input_for(
@@ -441,6 +431,11 @@ fn input_for(
         _ if settings.dir.is_dir() => settings.dir.clone(),
         _ => "/".into(),
     };
+    let time_cap = agent
+        .as_deref()
+        .and_then(crate::agent::Agent::from_name)
+        .and_then(|agent| agent.time_limit(&moment))
+        .map(|limit| limit.saturating_sub(crate::limits::HOOK_LIMIT_MARGIN));
     Input {
         event_line: event_line.into(),
         moment,
@@ -453,6 +448,7 @@ fn input_for(
         project_dir: cwd.map(str::to_string),
         config_dir: settings.dir.clone(),
         working_dir,
+        time_cap,
     }
 }
 

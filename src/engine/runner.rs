@@ -53,6 +53,11 @@ pub struct Input {
     pub config_dir: PathBuf,
     /// Where hooks run: the event's `cwd` when it is an existing folder, else the settings' folder.
     pub working_dir: PathBuf,
+    /// The longest any hook of this fire may run, when its agent waits less at this moment than hooks'
+    /// timeouts (Codex waits 3 s at SessionEnd): the agent's limit less
+    /// [`HOOK_LIMIT_MARGIN`](crate::limits::HOOK_LIMIT_MARGIN), so that the verdict (a faster hook's
+    /// refusal among it) is heard rather than lost with the relay giving up.
+    pub time_cap: Option<Duration>,
 }
 
 /// What the daemon shares between all runs: the place cleanups are tracked.
