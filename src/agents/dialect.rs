@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::agents::{Agent, Dialect};
-use crate::head::{EVENT_FIELDS, Head, Scanner};
+use crate::head::{Head, Scanner};
 use crate::limits::MAX_DEPTH;
 use crate::moment::Shape;
 use crate::protocol::Event;
@@ -108,12 +108,32 @@ pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translate
     translate_head_as(agent, head, why, None)
 }
 
+/// [`EVENT_FIELDS`](crate::head::EVENT_FIELDS), and the same fields as Copilot CLI's native input names them (camelCase).
+const HEAD_FIELDS: &[&str] = &[
+    "hook_event_name",
+    "session_id",
+    "cwd",
+    "tool_name",
+    "agent_tool_name",
+    "source",
+    "notification_type",
+    "agent_type",
+    "trigger",
+    "reason",
+    "hookName",
+    "sessionId",
+    "toolName",
+    "agentType",
+    "agentName",
+    "notificationType",
+];
+
 /// The scanner of an agent's hook input too large or too deep to decode whole: the fields that place
 /// the event and pick its hooks, and the server and tool of an MCP call (Gemini CLI names its MCP tools
 /// `mcp_<server>_<tool>`, which cannot be split right without them).
 pub fn head_scanner() -> Scanner {
     Scanner::new(
-        EVENT_FIELDS,
+        HEAD_FIELDS,
         Some(("mcp_context", &["server_name", "tool_name"])),
     )
 }
@@ -303,9 +323,21 @@ fn copilot_input(
     // Its public documentation shows `toolArgs` as a JSON string: read as the object it holds, so that
     // a hook finds `tool_input.command` as from any other agent.
     if let Some(Value::String(args)) = event.get("tool_input")
-        && let Ok(Value::Object(parsed)) = serde_json::from_str::<Value>(args)
+        && args.trim_start().starts_with('{')
     {
-        event.insert("tool_input".into(), Value::Object(parsed));
+        // Read as the input itself is (lone surrogates mended); one that cannot be read is no
+        // event to guess at, and one too deep to read cannot be given to its hooks.
+        match crate::head::parse(args.as_bytes()) {
+            Ok(Value::Object(parsed)) => {
+                event.insert("tool_input".into(), Value::Object(parsed));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Err(format!(
+                    "Copilot CLI's toolArgs is a JSON string hookd cannot read ({e})"
+                ));
+            }
+        }
     }
     // Its file tools name the file `path`; Claude Code's, which hooks are written for, `file_path`.
     if let Some(Value::Object(input)) = event.get_mut("tool_input")
@@ -607,12 +639,13 @@ pub fn answer(
     let refusal = folded.as_deref().or(refusal);
     let shape = crate::moment::answer(moment);
     let dialect = agent.dialect();
+    // Where the agent only takes advice, a refusal would be ignored: said as what it is instead.
+    if let Some(reason) = refusal
+        && agent.advisory(moment)
+    {
+        return advisory_refusal(agent, agent_event_name, reason, context, transport);
+    }
     if dialect == Dialect::CopilotCli {
-        if let Some(reason) = refusal
-            && agent.advisory(moment)
-        {
-            return advisory_refusal(agent, agent_event_name, reason, context, transport);
-        }
         return copilot_answer(shape, refusal, context, transport);
     }
     let json_answer = |value: Value| Answer {
@@ -640,10 +673,6 @@ pub fn answer(
             Some(_) => json_answer(json!({"hookSpecificOutput": with_context(Map::new())})),
         };
     };
-    // Where the agent only takes advice, a refusal would be ignored: said as what it is instead.
-    if agent.advisory(moment) {
-        return advisory_refusal(agent, agent_event_name, reason, context, transport);
-    }
     // The word of a JSON refusal.
     let decision = match dialect {
         Dialect::ClaudeCode => "block",
@@ -1611,5 +1640,30 @@ mod tests {
             .event
             .fields;
         assert_eq!(fields["tool_name"], "Bash");
+    }
+
+    /// The head of an input too large or too deep to decode keeps every field an event is placed and
+    /// matched by, under Copilot CLI's names too (found reviewing issue 14: a deep Copilot input lost its
+    /// `toolName`, and its guard never ran).
+    #[test]
+    fn the_head_keeps_every_event_field_and_copilots_names_for_them() {
+        for field in crate::head::EVENT_FIELDS {
+            assert!(HEAD_FIELDS.contains(field), "{field}");
+        }
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        let input = format!(
+            r#"{{"sessionId":"s","cwd":"/tmp","toolName":"bash","toolArgs":{{"command":"rm -rf /","x":{deep}}}}}"#
+        );
+        let t = translate_as(Agent::CopilotCli, input.as_bytes(), Some("preToolUse")).unwrap();
+        assert!(t.event.undecidable.is_some());
+        assert_eq!(t.event.fields["tool_name"], "Bash");
+        // toolArgs as a string: mended like the input itself, and one too deep is not let through.
+        let args = r#"{"command":"rm -rf /","x":"\ud800"}"#;
+        let input = json!({"sessionId": "s", "toolName": "create", "toolArgs": args}).to_string();
+        let t = translate_as(Agent::CopilotCli, input.as_bytes(), Some("preToolUse")).unwrap();
+        assert_eq!(t.event.fields["tool_input"]["command"], "rm -rf /");
+        let args = format!(r#"{{"command":"rm -rf /","x":{deep}}}"#);
+        let input = json!({"sessionId": "s", "toolName": "create", "toolArgs": args}).to_string();
+        assert!(translate_as(Agent::CopilotCli, input.as_bytes(), Some("preToolUse")).is_err());
     }
 }

@@ -46,9 +46,25 @@ pub fn run(options: &Options) -> ExitCode {
         event,
     } = match read_input(options.agent, options.event.as_deref()) {
         Ok(translated) => translated,
-        Err(why) => return cannot_answer(options, None, &why, false),
+        Err(why) => {
+            // An input that cannot be read is still placed by the event the relay was told, so that a
+            // Stop (or a moment past refusing) is let through even with --fail-closed, as elsewhere.
+            let told = options
+                .event
+                .as_deref()
+                .filter(|event| options.agent.event_names().contains(event));
+            let moment = told.map(|event| options.agent.moment_of(event));
+            let placed = moment.as_deref().zip(told);
+            return cannot_answer(options, placed, &why, false);
+        }
     };
     if let Some(why) = another_agents_event(options.agent, &agent_event_name) {
+        // The moment as the agent that sends this name means it (Gemini's AfterAgent is a Stop), so
+        // that --fail-closed lets through what refusing would not hold back.
+        let moment = Agent::ALL
+            .into_iter()
+            .find(|sender| sender.event_names().contains(&agent_event_name.as_str()))
+            .map_or(moment, |sender| sender.moment_of(&agent_event_name));
         return wrong_agent(options, &moment, &why);
     }
     let undecidable = event.undecidable.clone();

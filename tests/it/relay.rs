@@ -1981,3 +1981,42 @@ fn a_codex_patch_through_the_shell_reaches_edit_and_bash_guards() {
         (&json!("Write"), &json!("Bash"))
     );
 }
+
+/// Found reviewing issue 14: with `--fail-closed`, a Stop the relay could not fire (another agent's
+/// name for it, or an input it could not read, placed by `--event`) was refused, sending the agent on
+/// with no stop cap; it is let through, as every Stop the daemon cannot answer is.
+#[test]
+fn a_stop_the_relay_cannot_fire_is_let_through_even_fail_closed() {
+    let sb = Sandbox::new();
+    let d = Daemon::start(sb);
+    let got = relay(
+        &d.socket,
+        &["--agent", "claude-code", "--fail-closed"],
+        r#"{"hook_event_name":"AfterAgent","session_id":"x"}"#,
+    );
+    assert_eq!(got.code, 0, "{got:?}");
+    assert!(got.stderr.contains("letting the Stop through"), "{got:?}");
+    let got = relay(
+        &d.socket,
+        &["--agent", "claude-code", "--event", "Stop", "--fail-closed"],
+        "garbage",
+    );
+    assert_eq!(got.code, 0, "{got:?}");
+    assert!(got.stderr.contains("letting the Stop through"), "{got:?}");
+    // A moment that holds something back is still refused, in the agent's own words for it.
+    let got = relay(
+        &d.socket,
+        &[
+            "--agent",
+            "claude-code",
+            "--event",
+            "PreToolUse",
+            "--fail-closed",
+        ],
+        "garbage",
+    );
+    assert!(
+        deny_reason(&got).starts_with("hookd could not answer"),
+        "{got:?}"
+    );
+}
