@@ -164,7 +164,7 @@ fn longest_prefix_within(text: &str, room: usize) -> usize {
 mod tests {
     use super::*;
     use crate::protocol::HookReport;
-    use crate::protocol::Outcome as Kind;
+    use crate::protocol::Outcome;
 
     fn response(refused: bool, adds: Vec<String>) -> FireResponse {
         FireResponse {
@@ -176,7 +176,7 @@ mod tests {
             adds,
             hooks: vec![HookReport {
                 name: "flood".into(),
-                outcome: Kind::Refused,
+                outcome: Outcome::Refused,
                 exit: Some(2),
                 ms: 1.0,
                 error: None,
@@ -229,7 +229,7 @@ mod tests {
         answer.hooks = (0..3000)
             .map(|n| HookReport {
                 name: format!("hook{n}"),
-                outcome: Kind::Failed,
+                outcome: Outcome::Failed,
                 exit: Some(1),
                 ms: 1.0,
                 error: Some(format!("exit 1: {}", "e".repeat(4000))),
