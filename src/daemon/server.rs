@@ -80,7 +80,7 @@ pub async fn serve(
             drop((permit, descriptor));
         });
     }
-    drop(listener);
+    serve_the_backlog(listener, &daemon, &connections);
     tracing::info!(
         in_flight = daemon.engine.in_flight(),
         "shutting down: no new connections; letting running fires finish"
@@ -101,6 +101,31 @@ pub async fn serve(
         let _ = crate::daemon::http::drain(&daemon, CLOSE_DEADLINE).await;
     }
     daemon.engine.shut_down(CLOSE_DEADLINE).await;
+}
+
+/// The most connections taken from the listen backlog at shutdown: the kernel's own cap on a backlog
+/// (`net.core.somaxconn`) by default.
+const BACKLOG_AT_SHUTDOWN: usize = 4096;
+
+/// Serves the connections still waiting in the listen backlog when shutdown begins, then closes the
+/// listener. Their clients connected, and may have written their requests, before the signal: each
+/// request gets its answer (`shutting_down`, once the drain begins) rather than a reset connection.
+fn serve_the_backlog(listener: UnixListener, daemon: &Arc<Daemon>, connections: &TaskTracker) {
+    let Ok(listener) = listener.into_std() else {
+        return;
+    };
+    for _ in 0..BACKLOG_AT_SHUTDOWN {
+        // Non-blocking, as the listener was: WouldBlock once the backlog is empty.
+        let Ok((stream, _)) = listener.accept() else {
+            break;
+        };
+        let stream = stream
+            .set_nonblocking(true)
+            .and_then(|()| UnixStream::from_std(stream));
+        let Ok(stream) = stream else { continue };
+        let daemon = daemon.clone();
+        connections.spawn(async move { Connection::serve(stream, daemon).await });
+    }
 }
 
 /// What a request line leads to.
