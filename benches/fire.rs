@@ -24,6 +24,9 @@
 //! - T, U: the engine held in this process (`hookd::engine::Engine`, no socket, no daemon): a decision
 //!   with one `/bin/true` hook (beside A and B), and one with no matching hook (beside E: what the socket
 //!   round trip adds).
+//! - W, X: E and I again against a second daemon on the same settings with `[record] enabled = false`:
+//!   what the record (a line for every fire, written by the journal's thread) costs a fire, E against W
+//!   and I against X. The main daemon records, as every daemon does by default.
 //!
 //! Rows that are compared alternate in small batches, so that drift on a busy machine hits both alike.
 //! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
@@ -75,6 +78,8 @@ const ARGV_TOOL: &str = "Bash";
 const COMMAND_TOOL: &str = "Write";
 const SLEEP_TOOL: &str = "Task";
 const NO_HOOK_TOOL: &str = "Read";
+/// Row V: the worker daemon's hook that allows and rewrites.
+const REWRITE_TOOL: &str = "Edit";
 
 /// Row F: this many hooks, each sleeping this long.
 const SLEEPERS: usize = 8;
@@ -109,6 +114,18 @@ fn main() {
     write_settings(&config, &main_settings());
     let daemon = Daemon::start(&config, dir.path().join("run/hookd.sock"));
     let mut client = daemon.connect();
+    // Rows W and X: the same settings with the record off, in a daemon of its own.
+    let unrecorded_config = dir.path().join("unrecorded/hooks.toml");
+    std::fs::create_dir_all(unrecorded_config.parent().unwrap()).expect("a folder");
+    write_settings(
+        &unrecorded_config,
+        &format!("{}\n[record]\nenabled = false\n", main_settings()),
+    );
+    let unrecorded = Daemon::start(
+        &unrecorded_config,
+        dir.path().join("unrecorded/run/hookd.sock"),
+    );
+    let mut unrecorded_client = unrecorded.connect();
     let idle_rss = rss_kib(daemon.pid());
 
     let argv_fire = fire_request(ARGV_TOOL);
@@ -124,8 +141,10 @@ fn main() {
         client.fire(&argv_fire);
         client.fire(&command_fire);
         client.fire(&no_hook_fire);
+        unrecorded_client.fire(&no_hook_fire);
     }
     expect_hooks(client.fire(&argv_fire), &["argv-true"]);
+    expect_hooks(unrecorded_client.fire(&no_hook_fire), &[]);
     expect_hooks(client.fire(&command_fire), &["command-true"]);
     expect_hooks(client.fire(&no_hook_fire), &[]);
     run_relay(&daemon.socket);
@@ -200,6 +219,11 @@ fn main() {
                 client.fire(&no_hook_fire);
             }));
         }
+        for _ in 0..BATCH * 4 {
+            s.unrecorded_no_hook.push(timed(|| {
+                unrecorded_client.fire(&no_hook_fire);
+            }));
+        }
         for _ in 0..BATCH / 5 {
             s.relay.push(timed(|| run_relay(&daemon.socket)));
         }
@@ -238,7 +262,14 @@ fn main() {
     let serial_no_hook = rate(&s.no_hook);
     let serial_argv = rate(&s.argv);
     let serial_direct = rate(&s.direct_true);
+    drop(unrecorded_client);
     let no_hook_load = load(&daemon, rounds * 150, firing(&daemon, &no_hook_fire));
+    let unrecorded_load = load(
+        &unrecorded,
+        rounds * 150,
+        firing(&unrecorded, &no_hook_fire),
+    );
+    drop(unrecorded);
     let direct_load = load(&daemon, rounds * 4, || -> Work {
         let event_line = event_line.as_str();
         Box::new(move || {
@@ -291,6 +322,15 @@ fn main() {
         &no_hook,
         "-".into(),
         Some(("p50 < 50 us".into(), under_50us)),
+    );
+    let unrecorded_no_hook = Summary::of(&mut s.unrecorded_no_hook);
+    let recorded_ratio = ratio(no_hook.p50, unrecorded_no_hook.p50);
+    table.row(
+        "W",
+        "fire that matches no hook, `[record] enabled = false` (a daemon of its own)",
+        &unrecorded_no_hook,
+        format!("E is {recorded_ratio:.2} x W"),
+        Some(("E within 10 % of W".into(), recorded_ratio <= 1.10)),
     );
     let sleepers = Summary::of(&mut s.sleepers);
     table.row(
@@ -387,6 +427,18 @@ fn main() {
             thousands(serial_no_hook)
         ),
         Some(("at least 20,000 fires/s".into(), no_hook_rate >= 20_000.0)),
+    );
+    let unrecorded_rate = unrecorded_load.rate();
+    table.rate_row(
+        "X",
+        "fire, no hook, `[record] enabled = false` (as W)",
+        &unrecorded_load,
+        true,
+        format!("I is {:.2} x X", no_hook_rate / unrecorded_rate),
+        Some((
+            "I at least 0.90 x X".into(),
+            no_hook_rate >= 0.90 * unrecorded_rate,
+        )),
     );
     table.rate_row(
         "J",
@@ -518,6 +570,7 @@ struct Samples {
     http_argv: Vec<Duration>,
     engine_argv: Vec<Duration>,
     engine_no_hook: Vec<Duration>,
+    unrecorded_no_hook: Vec<Duration>,
 }
 
 /// Spawns a hook as an agent does: three pipes, the event written and stdin closed, stdout and stderr
@@ -816,6 +869,17 @@ fn worker_support(dir: &Path, python: &str) -> Support {
              sys.stdout.flush()\n",
     )
     .expect("write worker.py");
+    // Row V's worker: it allows every call and rewrites its command, the new answers' whole path.
+    std::fs::write(
+        dir.join("rewriter.py"),
+        "import sys\n\
+         while True:\n    \
+             line = sys.stdin.readline()\n    \
+             if not line:\n        break\n    \
+             sys.stdout.write('{\"allow\": \"read-only\", \"input\": {\"command\": \"ls -la --color=never\"}}\\n')\n    \
+             sys.stdout.flush()\n",
+    )
+    .expect("write rewriter.py");
     std::fs::write(
         dir.join("hook.py"),
         "import sys\nsys.stdin.read()\nprint('{}')\n",
@@ -825,8 +889,10 @@ fn worker_support(dir: &Path, python: &str) -> Support {
     write_settings(
         &config,
         &format!(
-            "[http]\nlisten = \"127.0.0.1:0\"\n\n[[hooks.PreToolUse]]\nname = \"w\"\nworker = [\"{python}\", \"{}\"]\n",
-            worker.display()
+            "[http]\nlisten = \"127.0.0.1:0\"\n\n[[hooks.PreToolUse]]\nname = \"w\"\nmatcher = \"{ARGV_TOOL}\"\nworker = [\"{python}\", \"{}\"]\n\n\
+             [[hooks.PreToolUse]]\nname = \"rewriter\"\nmatcher = \"{REWRITE_TOOL}\"\nworker = [\"{python}\", \"{}\"]\n",
+            worker.display(),
+            dir.join("rewriter.py").display()
         ),
     );
     let output = Command::new(common::BIN)
@@ -884,12 +950,21 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
         return;
     }
 
+    let rewrite_request = fire_request(REWRITE_TOOL);
+    for _ in 0..100 {
+        client.send(&rewrite_request);
+    }
+    let rewritten = serde_json::from_str::<serde_json::Value>(client.send(&rewrite_request))
+        .is_ok_and(|v| {
+            v["permission"] == "allow" && v["input"]["command"] == "ls -la --color=never"
+        });
     let mut http = HttpClient::connect(&mut client);
     let input = hook_input(ARGV_TOOL);
     for _ in 0..100 {
         http.post(&input);
     }
     let (mut direct, mut worker, mut http_worker) = (Vec::new(), Vec::new(), Vec::new());
+    let mut rewriting = Vec::new();
     for _ in 0..rounds {
         for _ in 0..BATCH / 10 {
             direct.push(timed(direct_python));
@@ -901,6 +976,13 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
         }
         for _ in 0..BATCH {
             http_worker.push(timed(|| http.post(&input)));
+        }
+        if rewritten {
+            for _ in 0..BATCH {
+                rewriting.push(timed(|| {
+                    client.fire(&rewrite_request);
+                }));
+            }
         }
     }
     let direct = Summary::of(&mut direct);
@@ -926,6 +1008,25 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
         format!("O is {faster:.0} x P"),
         Some(("O at least 100 x P".into(), faster >= 100.0)),
     );
+    if rewritten {
+        let rewriting = Summary::of(&mut rewriting);
+        table.row(
+            "V",
+            &format!(
+                "fire, one worker hook that allows and rewrites the input ({} samples)",
+                rewriting.count
+            ),
+            &rewriting,
+            format!("{:.2} x P", ratio(rewriting.p50, worker.p50)),
+            None,
+        );
+    } else {
+        table.text_row(
+            "V",
+            "fire, one worker hook that allows and rewrites the input",
+            "not measured: the rewriting worker did not answer with an allow and the rewrite",
+        );
+    }
     let http_worker = Summary::of(&mut http_worker);
     table.row(
         "S",

@@ -16,6 +16,8 @@ Bash tool with the command given, and prints one line:
     refused: rm -rf is not allowed            (exit 2: the agent must not run the command)
     allowed                                   (exit 0)
     allowed; hooks add: branch: main          (exit 0; the adds are context for the model)
+    rewritten: mv x .trash/                   (exit 0: run this command instead of the one asked)
+    asks for approval: ...                    (exit 2: a person must approve; this agent has none)
 
 On any error (the daemon is down, it answered with an error, it did not answer in time, a bad
 command line) it prints one line on stderr and exits 1. What the agent does then is its own policy:
@@ -132,7 +134,9 @@ class HookdClient:
 
     def fire(self, moment, event, agent=None):
         """Fires `moment` with `event` (a dict, fields as Claude Code names them) and returns the
-        verdict: {"ok": true, "refused": bool, "reason": str (only when refused), "adds": [str],
+        verdict: {"ok": true, "refused": bool, "permission": "allow" or "ask" (when a hook gave one),
+        "reason": str (when refused), "adds": [str], "input": {...} (the tool input to run instead,
+        when hooks rewrote it), "output": ... (at PostToolUse, what the model is to see instead),
         "hooks": [...]}.
         """
         request = {"op": "fire", "moment": moment, "event": event}
@@ -262,8 +266,22 @@ def main(argv=None):
 
     adds = [one_line(a) for a in verdict.get("adds", []) if a.strip()]
     if verdict.get("refused"):
-        print("refused: %s" % one_line(verdict.get("reason") or "refused by hookd"))
+        # A refusal, or an ask (`permission: "ask"`): this agent has nobody to ask, so it holds back.
+        word = "asks for approval" if verdict.get("permission") == "ask" else "refused"
+        print("%s: %s" % (word, one_line(verdict.get("reason") or "refused by hookd")))
         return EXIT_REFUSED
+    # (This example fires PreToolUse only. At PostToolUse an agent shows its model `output`, when the
+    # verdict has one, instead of the tool's own output.)
+    rewritten = verdict.get("input")
+    if rewritten is not None:
+        # Hooks rewrote the call: the agent runs this input instead of its own. An agent that cannot
+        # must hold back, never run the call it made (a hook may have rewritten it away from it).
+        command = rewritten.get("command") if isinstance(rewritten, dict) else None
+        if not isinstance(command, str):
+            print("refused: hooks rewrote the call into one this agent cannot run: %s" % rewritten)
+            return EXIT_REFUSED
+        print("rewritten: %s" % one_line(command) + ("; hooks add: " + " | ".join(adds) if adds else ""))
+        return EXIT_ALLOWED
     print("allowed" + ("; hooks add: " + " | ".join(adds) if adds else ""))
     return EXIT_ALLOWED
 

@@ -17,9 +17,10 @@
 //!   and column (both from 1), prints as `file:line:col: message` on one line, and the list is in file
 //!   order; valid settings hold only what validation promises (unique names, timeouts in range, ...).
 //! - [`answer`]: a few hook runs (how each ended, its stdout and stderr) read by `verdict::read`, then
-//!   folded by `verdict::fold`. A refusal always has a reason that says something, a failure always has an
-//!   error, a hook that did not exit by itself never adds nor refuses but by `on_failure`, and the verdict
-//!   is refused exactly when a hook refused, with the first refusal's reason and every add in order.
+//!   folded by `verdict::fold`. A refusal and an ask always have a reason that says something (an allow
+//!   may have one, never blank), a failure always has an error, a hook that did not exit by itself never
+//!   adds nor refuses but by `on_failure`, and the verdict holds the call back exactly when a hook refused
+//!   or asked, with the first refusal's reason (else the first ask's) and every add in order.
 //!
 //! The input formats are in fuzz/README.md.
 
@@ -208,6 +209,15 @@ fn request_line(line: &[u8]) {
                 }
                 Request::Status => assert_eq!(object.get("op"), Some(&Value::from("status"))),
                 Request::Reload => assert_eq!(object.get("op"), Some(&Value::from("reload"))),
+                Request::Watch(filter) => {
+                    assert_eq!(object.get("op"), Some(&Value::from("watch")));
+                    for name in [&filter.agent, &filter.session, &filter.moment] {
+                        assert!(
+                            name.as_ref().is_none_or(|n| !n.is_empty()),
+                            "an empty name is no filter"
+                        );
+                    }
+                }
             }
         }
         Err(error) => {
@@ -492,20 +502,24 @@ pub fn answer(data: &[u8]) {
 fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
     let context = || format!("{run:?} read as {outcome:?}");
     match outcome.kind {
-        Kind::Refused => {
-            let reason = outcome
+        // A refusal and an ask are always told with something to say.
+        Kind::Refused | Kind::Asked => {
+            let reason = outcome.reason.as_deref();
+            let reason = reason.unwrap_or_else(|| panic!("no reason: {}", context()));
+            assert!(!reason.trim().is_empty(), "a blank reason: {}", context());
+        }
+        // An allow's reason is optional, but never blank.
+        Kind::Allowed => assert!(
+            outcome
                 .reason
                 .as_deref()
-                .unwrap_or_else(|| panic!("{}", context()));
-            assert!(
-                !reason.trim().is_empty(),
-                "a refusal without a reason: {}",
-                context()
-            );
-        }
+                .is_none_or(|r| !r.trim().is_empty()),
+            "a blank allow reason: {}",
+            context()
+        ),
         _ => assert!(
             outcome.reason.is_none(),
-            "a reason without a refusal: {}",
+            "a reason without a refusal, an ask or an allow: {}",
             context()
         ),
     }
@@ -546,16 +560,29 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
     }
 }
 
-/// What the verdict promises of the outcomes, in the settings file's order.
+/// What the verdict promises of the outcomes, in the settings file's order: a refusal over an ask, an
+/// ask over an allow, the first of each giving the reason.
 fn check_fold(outcomes: &[Outcome]) {
-    let verdict = verdict::fold(outcomes);
-    let first_refusal = outcomes.iter().find(|o| o.kind == Kind::Refused);
-    assert_eq!(verdict.refused, first_refusal.is_some());
+    let names: Vec<String> = (0..outcomes.len()).map(|i| format!("hook-{i}")).collect();
+    let verdict = verdict::fold(
+        names.iter().map(String::as_str).zip(outcomes),
+        verdict::Originals::default(),
+        false,
+    );
+    let first = |kind: Kind| outcomes.iter().find(|o| o.kind == kind);
+    let first_refusal = first(Kind::Refused);
+    let first_ask = first(Kind::Asked);
+    assert_eq!(
+        verdict.refused,
+        first_refusal.is_some() || first_ask.is_some()
+    );
+    let deciding = first_refusal.or(first_ask).or_else(|| first(Kind::Allowed));
     assert_eq!(
         verdict.reason,
-        first_refusal.and_then(|o| o.reason.clone()),
-        "the first refusal's reason"
+        deciding.and_then(|o| o.reason.clone()),
+        "the reason of the first refusal, else ask, else allow"
     );
     let adds: Vec<String> = outcomes.iter().flat_map(|o| o.adds.clone()).collect();
     assert_eq!(verdict.adds, adds, "every add, in order");
+    assert_eq!(verdict.input, None, "nothing to rewrite, nothing rewritten");
 }

@@ -30,6 +30,51 @@ pub enum Dialect {
     CopilotCli,
 }
 
+/// What an agent does with the answers beyond refuse and add (docs/agents.md, "Allow, ask, rewrite"), as
+/// seen on the real agents: where it cannot do what a verdict says, the dialect code picks the safe side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Powers {
+    /// Before a tool runs, it reads an allow: the call runs without its own permission prompt. Where it
+    /// does not, an allow is simply not sent.
+    pub allow: bool,
+    /// Before a tool runs, it reads an ask: it asks a person, or refuses when nobody can be asked. Where
+    /// it does not, an ask is a refusal that says approval is needed, never a silent pass.
+    pub ask: bool,
+    /// How it takes a rewritten tool input.
+    pub input: InputRewrite,
+    /// How it takes a rewritten tool output.
+    pub output: OutputRewrite,
+}
+
+/// How an agent takes a rewritten tool input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputRewrite {
+    /// It cannot: the call is refused, the reason giving the call as rewritten, so that the model may
+    /// make that call instead. Never run unchanged, which may be what a hook rewrote it away from.
+    Refused,
+    /// On its own, with no decision beside it (Claude Code's `updatedInput`, Gemini CLI's `tool_input`).
+    Alone,
+    /// Only beside an allow (Codex): sent with one, which the fold gives only when no hook asked for
+    /// more caution (an ask or a refusal would have been answered instead).
+    WithAllow,
+}
+
+/// How an agent takes a rewritten tool output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputRewrite {
+    /// In the tool's own shape, replacing it (Claude Code's `updatedToolOutput`).
+    Shaped,
+    /// As the reason of a block, which is all the model sees of the result (Codex's PostToolUse
+    /// `decision: "block"`, Gemini CLI's AfterTool `decision: "deny"`): the rewritten output as text.
+    AsReason,
+    /// As Copilot CLI's `modifiedResult` (`textResultForLlm`).
+    CopilotResult,
+    /// As Qwen Code's `continue: false` with the output as text in `stopReason`: the model gets that
+    /// text as the tool's result, and the turn goes on (Qwen warns the user, in its words, that the tool
+    /// was not run).
+    ContinueFalse,
+}
+
 /// The shape of the agent's own hook settings, that `hookd relay --print-settings` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingsFormat {
@@ -64,6 +109,8 @@ pub struct AgentRow {
     /// `tool_input.command`), which hooks see as Claude Code's edit tools: `Write` when the patch only
     /// adds files, `Edit` otherwise, with the paths it touches (`agents/dialect.rs`).
     pub patch_tool: Option<&'static str>,
+    /// What it does with allow, ask and rewrites.
+    pub powers: Powers,
     /// Its own hook settings.
     pub settings: AgentSettings,
     /// What `hookd import` must know of its settings files.
@@ -112,6 +159,14 @@ pub const AGENTS: &[AgentRow] = &[
         own_events: &["WorktreeCreate", "WorktreeRemove"],
         tools: &[],
         patch_tool: None,
+        // Seen: an allow runs a tool not in the allow list; ask in -p refuses; updatedInput alone
+        // applies; updatedToolOutput replaces a Bash result given in its own shape.
+        powers: Powers {
+            allow: true,
+            ask: true,
+            input: InputRewrite::Alone,
+            output: OutputRewrite::Shaped,
+        },
         settings: AgentSettings {
             format: SettingsFormat::Json,
             file: "~/.claude/settings.json",
@@ -135,6 +190,14 @@ pub const AGENTS: &[AgentRow] = &[
         own_events: &[],
         tools: &[],
         patch_tool: Some("apply_patch"),
+        // Seen: allow alone and ask are a failed hook (the tool runs); updatedInput applies only with
+        // allow; a PostToolUse block replaces the output with the reason.
+        powers: Powers {
+            allow: false,
+            ask: false,
+            input: InputRewrite::WithAllow,
+            output: OutputRewrite::AsReason,
+        },
         settings: AgentSettings {
             format: SettingsFormat::CodexToml,
             file: "$CODEX_HOME/config.toml, else ~/.codex/config.toml",
@@ -183,6 +246,15 @@ pub const AGENTS: &[AgentRow] = &[
             ("list_mcp_resources", "ListMcpResourcesTool"),
         ],
         patch_tool: None,
+        // Seen: an allow grants nothing; an ask in -p waits for an answer that never comes;
+        // hookSpecificOutput.tool_input replaces the arguments; an AfterTool deny replaces the result
+        // with the reason.
+        powers: Powers {
+            allow: false,
+            ask: false,
+            input: InputRewrite::Alone,
+            output: OutputRewrite::AsReason,
+        },
         settings: AgentSettings {
             format: SettingsFormat::Json,
             file: "~/.gemini/settings.json",
@@ -227,6 +299,15 @@ pub const AGENTS: &[AgentRow] = &[
             ("monitor", "Bash"),
         ],
         patch_tool: None,
+        // Read in its code and seen (0.24.4): PreToolUse fires only once a call is approved, so an allow
+        // changes nothing; an ask blocks in -p; no input rewrite reaches the tool; at PostToolUse only
+        // `continue: false` is read, and its stopReason is what the model gets as the result.
+        powers: Powers {
+            allow: false,
+            ask: true,
+            input: InputRewrite::Refused,
+            output: OutputRewrite::ContinueFalse,
+        },
         settings: AgentSettings {
             format: SettingsFormat::Json,
             file: "~/.qwen/settings.json",
@@ -272,6 +353,14 @@ pub const AGENTS: &[AgentRow] = &[
         ],
         // Also in its code: a patch tool of Codex's format, its patch the argument itself.
         patch_tool: Some("apply_patch"),
+        // Seen: an allow runs a tool without --allow-all-tools; modifiedArgs replaces the arguments;
+        // an ask nobody can answer is denied; postToolUse modifiedResult replaces the result.
+        powers: Powers {
+            allow: true,
+            ask: true,
+            input: InputRewrite::Alone,
+            output: OutputRewrite::CopilotResult,
+        },
         settings: AgentSettings {
             format: SettingsFormat::CopilotJson,
             file: ".github/hooks/hookd.json, or the \"hooks\" of ~/.copilot/settings.json",
@@ -323,6 +412,10 @@ impl Agent {
 
     pub fn dialect(self) -> Dialect {
         self.row().dialect
+    }
+
+    pub fn powers(self) -> Powers {
+        self.row().powers
     }
 
     pub fn from_name(name: &str) -> Option<Agent> {

@@ -18,7 +18,7 @@
 //! 3. [`agents`]: the code that speaks each agent's dialect in and out, prints its hook settings
 //!    (`--print-settings`) and imports its existing hooks, reading the rows of [`agent`] and [`moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
-//!    the clients. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
+//!    the clients. [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs.
 //! 1. The ground floor, facts and small tools that import nothing above them: [`moment`] (every moment,
 //!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
@@ -40,6 +40,7 @@ pub mod logging;
 pub mod moment;
 pub mod paths;
 pub mod protocol;
+pub mod record;
 pub mod settings;
 pub mod sync;
 pub mod time;

@@ -86,6 +86,12 @@ pub const MAX_DEPTH: usize = 128;
 /// make the daemon hold, one per request.
 pub const MAX_ID: usize = 1024;
 
+/// The longest event value given to a hook in its environment (`HOOKD_SESSION`, `CLAUDE_PROJECT_DIR`):
+/// Linux refuses to start a program with any one variable over 128 KiB, and a hook that cannot start
+/// is a guard that does not run. A longer value is left out of the environment (empty, or unset); the
+/// hook still has it whole in the event on its stdin. A real session id or folder is far shorter.
+pub const MAX_ENV_VALUE: usize = 4096;
+
 /// The longest agent name taken: it is written in the log with every hook's outcome.
 pub const MAX_AGENT_NAME: usize = 256;
 
@@ -100,6 +106,11 @@ pub const MAX_HEAD_VALUE: usize = 4096;
 
 /// The longest answer line, in bytes: the adds are cut to fit, fairly, and the verdict is kept whole.
 pub const MAX_ANSWER: usize = 2 << 20;
+
+/// The largest rewritten tool input or output a fire's answer carries, as JSON: half an answer. A rewrite
+/// cannot be cut (half a command is another command), so a larger one refuses the call rather than be
+/// dropped, which would run the call as it was before the rewrite.
+pub const MAX_REWRITE: usize = MAX_ANSWER / 2;
 
 // ---- Connections and memory. ----
 

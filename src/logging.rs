@@ -8,6 +8,11 @@ pub fn init() {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Not reporting a failed write of the log: tracing-subscriber reports it with `eprintln!`, to the
+        // stderr that just failed, and `eprintln!` panics when it cannot write. With stderr on a full disk
+        // (a log file, a file size limit) every event logged panicked in its task, and fires lost their
+        // answers; a log that cannot be written is only lost.
+        .log_internal_errors(false)
         .with_target(false);
     if std::env::var_os("JOURNAL_STREAM").is_some() {
         builder.without_time().with_ansi(false).init();

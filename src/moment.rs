@@ -583,6 +583,22 @@ pub fn is_stop(name: &str) -> bool {
     refusal(name) == Refusal::SendsOn
 }
 
+/// The moments whose tool input a hook may rewrite: the call has not run yet.
+pub const REWRITES_INPUT: &[&str] = &[PRE_TOOL_USE, PERMISSION_REQUEST];
+
+/// The moments whose tool output a hook may rewrite: the tool ran, the model has not seen its result.
+pub const REWRITES_OUTPUT: &[&str] = &[POST_TOOL_USE];
+
+/// Whether a hook may rewrite the tool input (`tool_input`) at `name`.
+pub fn rewrites_input(name: &str) -> bool {
+    REWRITES_INPUT.contains(&name)
+}
+
+/// Whether a hook may rewrite what the model sees of the tool's result (`tool_response`) at `name`.
+pub fn rewrites_output(name: &str) -> bool {
+    REWRITES_OUTPUT.contains(&name)
+}
+
 /// How a refusal is written at `name` in Claude Code's dialect; at a moment hookd does not know, with
 /// stderr and exit 2, as at every moment with no JSON answer.
 pub fn answer(name: &str) -> Shape {

@@ -48,3 +48,12 @@ pub fn home() -> PathBuf {
         .flatten()
         .map_or_else(|| PathBuf::from("/"), |user| user.dir)
 }
+
+/// Where hookd keeps its record (the journal, the relay's spool): `$XDG_STATE_HOME/hookd`, else
+/// `~/.local/state/hookd`.
+pub fn state_dir() -> PathBuf {
+    match non_empty_var("XDG_STATE_HOME") {
+        Some(dir) => PathBuf::from(dir).join("hookd"),
+        None => home().join(".local/state/hookd"),
+    }
+}

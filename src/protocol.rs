@@ -24,6 +24,7 @@ pub fn too_large(size: u64) -> String {
 /// {"op":"hello","id":2,"agent":"my-agent","moments":["PreToolUse","Stop"]}
 /// {"op":"status","id":3}
 /// {"op":"reload","id":4}
+/// {"op":"watch","id":5,"agent":"codex","refused":true}
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
@@ -38,6 +39,36 @@ pub enum Request {
     },
     Status,
     Reload,
+    /// Stream the record, a line per record that passes the filter, until the client closes.
+    Watch(WatchFilter),
+}
+
+/// Which records a watcher (or `hookd log`) is shown: every field given must match.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct WatchFilter {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment: Option<String>,
+    /// Only fires held back (refused, or asked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
+}
+
+impl WatchFilter {
+    /// Whether `record` passes. A record with no agent, session or moment (a reload) passes only a
+    /// filter that names none.
+    pub fn matches(&self, record: &crate::record::Record) -> bool {
+        let same = |wanted: &Option<String>, have: &Option<String>| {
+            wanted.is_none() || wanted.as_deref() == have.as_deref()
+        };
+        same(&self.agent, &record.agent)
+            && same(&self.session, &record.session)
+            && same(&self.moment, &record.moment)
+            && (!self.refused || record.refused())
+    }
 }
 
 /// A fire's event.
@@ -58,6 +89,9 @@ pub struct Event {
     /// have reached refuse it, whatever their `on_failure`. An event is never let through because hookd
     /// was busy (only a flood of large requests, which the permits are for, makes it so).
     pub busy: bool,
+    /// Where it came from, for the record: the request's `"source"` (`"relay"` from `hookd relay`),
+    /// else the socket; the http listener sets its own.
+    pub source: crate::record::Source,
 }
 
 impl From<Map<String, Value>> for Event {
@@ -67,6 +101,7 @@ impl From<Map<String, Value>> for Event {
             undecidable: None,
             large: false,
             busy: false,
+            source: crate::record::Source::Socket,
         }
     }
 }
@@ -89,6 +124,8 @@ pub enum ErrorKind {
     InvalidSettings,
     /// The daemon failed in a way it should not (a bug): the request was not carried out.
     Internal,
+    /// A watcher fell too far behind the record: it is dropped, told how many records it missed.
+    TooSlow,
 }
 
 /// An error response.
@@ -138,11 +175,24 @@ pub struct FireResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
     pub ok: bool,
+    /// The call must not go on unattended: a hook refused, or asked (`permission: "ask"`: a person may
+    /// still approve it). A client that knows nothing of `permission` holds back, the safe side.
     pub refused: bool,
+    /// `ask` or `allow`, when a hook gave one and none refused. Written only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<Permission>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(default)]
     pub adds: Vec<String>,
+    /// The tool input as the hooks rewrote it, whole: run this instead of the event's `tool_input`.
+    /// Written only when a hook changed it and the call was not refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// What the model should see of the tool's result, whole, instead of the event's `tool_response`.
+    /// Written only when a hook changed it and nothing refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
     /// Every hook that ran, in the settings file's order.
     #[serde(default)]
     pub hooks: Vec<HookReport>,
@@ -157,6 +207,9 @@ pub struct FireResponse {
 pub struct HookReport {
     pub name: String,
     pub outcome: Outcome,
+    /// `input` or `output`: what of the call this hook rewrote. Written only when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrote: Option<Rewrote>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<i32>,
     #[serde(default)]
@@ -175,10 +228,43 @@ pub enum Outcome {
     Nothing,
     /// Context to add to the agent's.
     Adds,
+    /// It rewrote the tool's input or output, and took no side on whether the call may go on.
+    Rewrote,
+    /// It let the call go on without asking the user.
+    Allowed,
+    /// It asked for the user's approval.
+    Asked,
     Refused,
     /// It crashed, timed out, or answered what cannot be read (its `on_failure` decided what it meant).
     Failed,
+    /// Not run: an earlier hook of a sequential moment refused.
+    Skipped,
     /// An outcome this hookd does not know, read from another version's answer. Never written.
+    #[serde(other)]
+    Unknown,
+}
+
+/// A fire's word on whether the call may go on, short of a refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    /// Go on without asking the user.
+    Allow,
+    /// Ask the user first (`refused` is true: without a person to ask, the call does not go on).
+    Ask,
+    /// A word this hookd does not know, read from another version's answer. Never written; read as
+    /// holding back.
+    #[serde(other)]
+    Unknown,
+}
+
+/// What of a tool call a hook rewrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rewrote {
+    Input,
+    Output,
+    /// Read from another version's answer. Never written.
     #[serde(other)]
     Unknown,
 }
@@ -230,6 +316,52 @@ pub struct StatusResponse {
     /// Connections (socket and http) open now, and how many the open-file limit allows at once once
     /// hooks have their reserve.
     pub connections: ConnectionsStatus,
+    /// The record: the journal, and what was counted since the daemon started (docs/record.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<RecordStatus>,
+}
+
+/// The record in `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordStatus {
+    /// The journal file being written.
+    pub journal: String,
+    /// `[record] enabled`: whether fires are recorded.
+    pub enabled: bool,
+    /// Records written to the journal since start.
+    pub written: u64,
+    /// Records the writer could not keep up with, since start.
+    pub dropped: u64,
+    /// Clients watching now.
+    pub watchers: usize,
+    /// Why the journal cannot be written, when it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Fires since start, per moment.
+    pub moments: std::collections::BTreeMap<String, MomentCounts>,
+    /// Each hook's recent run times, by name.
+    pub hooks: std::collections::BTreeMap<String, HookTimes>,
+}
+
+/// Fires of one moment since the daemon started.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MomentCounts {
+    pub fires: u64,
+    /// Refused (asks not counted).
+    pub refused: u64,
+    /// Sent to a person.
+    pub asked: u64,
+    /// Fires in which a hook failed (crashed, timed out, gave what is not an answer).
+    pub failed: u64,
+}
+
+/// One hook's recent run times (its last runs, up to a few hundred).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookTimes {
+    /// Runs since start.
+    pub runs: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
 }
 
 /// Connections in `status`: `{"open":3,"limit":1280}`.
@@ -307,6 +439,24 @@ pub struct ReloadResponse {
     pub generation: u64,
 }
 
+/// The length of `value` written as JSON, counted without building it (it may be many megabytes).
+pub fn json_len(value: &impl Serialize) -> usize {
+    /// Bytes written, counted and dropped.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// One response, written as one line with its `\n`.
 pub fn to_line(response: &impl Serialize) -> Vec<u8> {
     // Serializing these types cannot fail: every map key is a string and no value is a float NaN.
@@ -340,6 +490,16 @@ pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorRespon
         id: value.get("id").cloned(),
         ok: true,
         refused,
+        permission: value
+            .get("permission")
+            .and_then(Value::as_str)
+            .map(|word| match word {
+                "allow" => Permission::Allow,
+                "ask" => Permission::Ask,
+                _ => Permission::Unknown,
+            }),
+        input: value.get("input").filter(|v| !v.is_null()).cloned(),
+        output: value.get("output").filter(|v| !v.is_null()).cloned(),
         advisory: value.get("advisory") == Some(&Value::Bool(true)),
         reason: value
             .get("reason")
@@ -359,6 +519,7 @@ pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorRespon
                     .unwrap_or_default()
                     .to_string(),
                 outcome: Outcome::Unknown,
+                rewrote: None,
                 exit: None,
                 ms: 0.0,
                 error: hook
@@ -385,6 +546,9 @@ pub enum Asking<'a> {
         /// Why the event is only its head (too large to send whole): see [`Event::undecidable`].
         #[serde(skip_serializing_if = "Option::is_none")]
         undecidable: Option<&'a str>,
+        /// `"relay"` from `hookd relay`: see [`Event::source`].
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<&'a str>,
     },
     Hello {
         id: u64,
@@ -398,6 +562,11 @@ pub enum Asking<'a> {
     },
     Reload {
         id: u64,
+    },
+    Watch {
+        id: u64,
+        #[serde(flatten)]
+        filter: &'a WatchFilter,
     },
 }
 
@@ -423,10 +592,10 @@ pub fn read_response<T: DeserializeOwned>(line: &str) -> Result<Result<T, ErrorR
     }
 }
 
-const OPS: &[&str] = &["fire", "hello", "status", "reload"];
+const OPS: &[&str] = &["fire", "hello", "status", "reload", "watch"];
 
 /// The top-level members of a request read from a line that cannot be decoded whole.
-const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent"];
+const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source"];
 
 /// Decodes one request line. On error, the `id` is given back when the line had one, to be echoed (read
 /// from the line's head when the line is not JSON).
@@ -479,6 +648,16 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                     ));
                 }
             };
+            let source = match object.get("source") {
+                None | Some(Value::Null) => crate::record::Source::Socket,
+                Some(Value::String(source)) if source == "socket" => crate::record::Source::Socket,
+                Some(Value::String(source)) if source == "relay" => crate::record::Source::Relay,
+                Some(_) => {
+                    return Err(bad(
+                        "fire: \"source\" must be \"relay\" or \"socket\" (where the fire came from, for the record)".into(),
+                    ));
+                }
+            };
             Request::Fire {
                 moment,
                 agent,
@@ -487,6 +666,7 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                     undecidable,
                     large: false,
                     busy: false,
+                    source,
                 },
             }
         }
@@ -516,6 +696,21 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
         }
         "status" => Request::Status,
         "reload" => Request::Reload,
+        "watch" => {
+            let text =
+                |key: &str| optional_string(&object, key).map_err(|m| bad(format!("watch: {m}")));
+            let refused = match object.get("refused") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(bad("watch: \"refused\" must be true or false".into())),
+            };
+            Request::Watch(WatchFilter {
+                agent: text("agent")?,
+                session: text("session")?,
+                moment: text("moment")?,
+                refused,
+            })
+        }
         other => {
             let hint = crate::moment::did_you_mean(other, OPS.iter().copied()).map_or_else(
                 || format!(" (one of: {})", OPS.join(", ")),
@@ -619,6 +814,10 @@ pub fn undecidable_from_head(
                     undecidable: Some(why.to_string()),
                     large: false,
                     busy: false,
+                    source: match text("source").as_deref() {
+                        Some("relay") => crate::record::Source::Relay,
+                        _ => crate::record::Source::Socket,
+                    },
                 },
             },
         ));
@@ -667,6 +866,12 @@ mod tests {
         let event: Map<String, Value> =
             serde_json::from_str(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#).unwrap();
         let moments = vec!["PreToolUse".to_string(), "Stop".to_string()];
+        let watch = WatchFilter {
+            agent: Some("codex".into()),
+            session: None,
+            moment: Some("PreToolUse".into()),
+            refused: true,
+        };
         let cases = [
             (
                 Asking::Fire {
@@ -674,6 +879,7 @@ mod tests {
                     moment: "PreToolUse",
                     agent: Some("codex"),
                     event: &event,
+                    source: None,
                     undecidable: None,
                 },
                 Request::Fire {
@@ -688,6 +894,7 @@ mod tests {
                     moment: "Stop",
                     agent: None,
                     event: &event,
+                    source: None,
                     undecidable: Some("too large"),
                 },
                 Request::Fire {
@@ -712,6 +919,13 @@ mod tests {
             ),
             (Asking::Status { id: 1 }, Request::Status),
             (Asking::Reload { id: 1 }, Request::Reload),
+            (
+                Asking::Watch {
+                    id: 1,
+                    filter: &watch,
+                },
+                Request::Watch(watch.clone()),
+            ),
         ];
         for (asking, meant) in cases {
             let line = asking.to_line();
@@ -725,6 +939,9 @@ mod tests {
     #[test]
     fn what_the_daemon_writes_clients_read() {
         let fire = FireResponse {
+            permission: None,
+            input: None,
+            output: None,
             id: Some(7.into()),
             ok: true,
             refused: true,
@@ -732,6 +949,7 @@ mod tests {
             reason: Some("no".into()),
             adds: vec!["branch: main".into()],
             hooks: vec![HookReport {
+                rewrote: None,
                 name: "deny".into(),
                 outcome: Outcome::Refused,
                 exit: Some(2),
@@ -870,6 +1088,7 @@ mod tests {
                     undecidable: Some("the event is nested deeper than 128 levels".into()),
                     large: false,
                     busy: false,
+                    source: crate::record::Source::Socket,
                 },
             }
         );

@@ -4,15 +4,17 @@
 //! ([`crate::moment::KNOWN`]: its [`Shape`]); the code here has one arm per dialect and shape. Pure: `hookd relay` (a process the agent starts) and the HTTP listener (an
 //! agent's http hook) both answer through [`answer`], so the two cannot drift apart.
 
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::agent::{InputRewrite, OutputRewrite};
 use crate::agents::{Agent, Dialect};
 use crate::head::{Head, Scanner};
 use crate::limits::MAX_DEPTH;
 use crate::moment::Shape;
-use crate::protocol::Event;
+use crate::protocol::{Event, FireResponse, Permission};
 
 /// How the answer reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,16 @@ pub struct Translated {
     /// The agent's own name for it (`hook_event_name`), to answer in.
     pub event_name: String,
     pub event: Event,
+    /// Where the translation changed the tool input hooks see (Codex's patch given paths, Copilot CLI's
+    /// `toolArgs` read as an object), what a rewrite of it needs to be carried back ([`agent_input`]).
+    pub carry_back: Option<CarryBack>,
+}
+
+/// The tool input as the agent gave it and as hooks were given it, for a rewrite to be carried back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CarryBack {
+    pub own: Value,
+    pub sent: Value,
 }
 
 /// The agent's hook input as a fire: the moment, the agent's own name for it, and the event. Gemini CLI's
@@ -94,11 +106,12 @@ pub fn translate_as(agent: Agent, input: &[u8], told: Option<&str>) -> Result<Tr
     let Value::Object(event) = value else {
         return Err("the hook input is not a JSON object".into());
     };
-    let (moment, event_name, fields) = translate_object(agent, event, told)?;
+    let (moment, event_name, fields, carry_back) = translate_object(agent, event, told)?;
     Ok(Translated {
         moment,
         event_name,
         event: fields.into(),
+        carry_back,
     })
 }
 
@@ -152,7 +165,7 @@ pub fn translate_head_as(
     if !head.inner.is_empty() {
         fields.insert("mcp_context".into(), Value::Object(head.inner));
     }
-    let (moment, event_name, fields) =
+    let (moment, event_name, fields, _) =
         translate_object(agent, fields, told).map_err(|e| format!("{e} ({why})"))?;
     Ok(Translated {
         moment,
@@ -162,15 +175,30 @@ pub fn translate_head_as(
             undecidable: Some(why),
             large: false,
             busy: false,
+            source: crate::record::Source::Socket,
         },
+        // Undecidable: its hooks are read as failed, and nothing is rewritten.
+        carry_back: None,
     })
 }
+
+/// A translated event: the moment, the agent's name for it, the fields, and what carries a rewrite back.
+type TranslatedParts = (String, String, Map<String, Value>, Option<CarryBack>);
 
 fn translate_object(
     agent: Agent,
     mut event: Map<String, Value>,
     told: Option<&str>,
-) -> Result<(String, String, Map<String, Value>), String> {
+) -> Result<TranslatedParts, String> {
+    // Only these translations change the tool input; the others leave it as the agent gave it.
+    let changes_input = agent.dialect() == Dialect::CopilotCli || agent.row().patch_tool.is_some();
+    let own_input = changes_input
+        .then(|| {
+            ["tool_input", "toolArgs", "toolInput"]
+                .iter()
+                .find_map(|key| event.get(*key).cloned())
+        })
+        .flatten();
     if agent.dialect() == Dialect::CopilotCli {
         copilot_input(agent, &mut event, told)?;
     } else if let Some(told) = told
@@ -206,7 +234,16 @@ fn translate_object(
     if let Some(patch_tool) = agent.row().patch_tool {
         patch_as_edit(&mut event, patch_tool);
     }
-    Ok((moment, event_name, event))
+    let carry_back = own_input
+        .filter(|_| crate::moment::rewrites_input(&moment))
+        .and_then(|own| {
+            let sent = event.get("tool_input")?;
+            (*sent != own).then(|| CarryBack {
+                own,
+                sent: sent.clone(),
+            })
+        });
+    Ok((moment, event_name, event, carry_back))
 }
 
 /// Claude Code's name for an MCP tool named the way Gemini CLI names them, `mcp_<server>_<tool>` (cut
@@ -735,6 +772,467 @@ pub fn answer(
         }
     }
     json_answer(Value::Object(out))
+}
+
+/// A fire's verdict as the dialect code answers it: the socket's [`FireResponse`] with its rewritten
+/// input already carried back into the agent's own terms ([`agent_input`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Said<'a> {
+    /// The call must not go on unattended (a refusal, or an ask).
+    pub refused: bool,
+    pub permission: Option<Permission>,
+    pub reason: Option<Cow<'a, str>>,
+    pub adds: Vec<&'a str>,
+    /// The tool input to run instead, in the agent's terms.
+    pub input: Option<Value>,
+    /// What the model should see of the tool's result instead.
+    pub output: Option<&'a Value>,
+}
+
+impl<'a> Said<'a> {
+    /// The response as said to `agent`: `Err` (the refusal to give) when a rewritten input cannot be
+    /// carried back into the agent's terms.
+    pub fn of(
+        response: &'a FireResponse,
+        carry_back: Option<&CarryBack>,
+    ) -> Result<Said<'a>, String> {
+        let input = match (&response.input, carry_back) {
+            (Some(input), Some(carry_back))
+                if !response.refused || response.permission == Some(Permission::Ask) =>
+            {
+                Some(agent_input(carry_back, input)?)
+            }
+            (input, _) => input.clone(),
+        };
+        Ok(Said {
+            refused: response.refused,
+            permission: response.permission,
+            reason: response.reason.as_deref().map(Cow::Borrowed),
+            adds: response.adds.iter().map(String::as_str).collect(),
+            input,
+            output: response.output.as_ref(),
+        })
+    }
+
+    /// A refusal with `reason` and nothing else.
+    pub fn refusal_owned(reason: String) -> Said<'static> {
+        Said {
+            refused: true,
+            permission: None,
+            reason: Some(Cow::Owned(reason)),
+            adds: Vec::new(),
+            input: None,
+            output: None,
+        }
+    }
+}
+
+/// A rewritten tool input (`rewritten`, in the terms hooks were given) in the agent's own terms: each
+/// field hooks changed is changed in the input as the agent gave it. A field the translation made
+/// (Codex's patch paths) cannot be carried back: `Err`, and the call is refused rather than run as it
+/// was before the rewrite. Copilot CLI's `path`, which hooks see as `file_path` too, is carried back to
+/// `path`.
+pub fn agent_input(carry_back: &CarryBack, rewritten: &Value) -> Result<Value, String> {
+    let own = match &carry_back.own {
+        // Copilot CLI's toolArgs as its documentation shows it: a JSON string of the object.
+        Value::String(text) => match crate::head::parse(text.as_bytes()) {
+            Ok(Value::Object(object)) => Value::Object(object),
+            _ => Value::String(text.clone()),
+        },
+        own => own.clone(),
+    };
+    let (Value::Object(mut own), Value::Object(sent), Value::Object(rewritten)) =
+        (own, &carry_back.sent, rewritten)
+    else {
+        return Err(
+            "the hooks rewrote a tool input that hookd gave them in another shape than the agent's, \
+             and cannot carry the rewrite back"
+                .into(),
+        );
+    };
+    let fields: std::collections::BTreeSet<&String> = sent.keys().chain(rewritten.keys()).collect();
+    for field in fields {
+        let (was, now) = (sent.get(field), rewritten.get(field));
+        if was == now {
+            continue;
+        }
+        let target = if own.get(field) == was {
+            field.as_str()
+        } else if field == "file_path" && own.contains_key("path") && own.get("path") == was {
+            "path"
+        } else {
+            return Err(format!(
+                "a hook rewrote tool_input.{field}, which hookd made for the hooks from the agent's input \
+                 and cannot carry back; rewrite the fields the agent gave instead"
+            ));
+        };
+        match now {
+            Some(value) => own.insert(target.to_string(), value.clone()),
+            None => own.remove(target),
+        };
+    }
+    Ok(Value::Object(own))
+}
+
+/// The verdict in the agent's dialect, with what the agent can do of allow, ask and rewrites
+/// ([`Powers`](crate::agent::Powers)); a plain refusal or adds as [`answer`]. Where the agent cannot do
+/// what the verdict says, the safe side: an ask it cannot ask is a refusal that says approval is needed;
+/// an allow it ignores is not sent; a rewritten input it cannot take refuses the call, giving the call
+/// as rewritten; a rewrite it takes only with an allow is sent with one (no hook asked for caution, or
+/// this would be an ask or a refusal).
+pub fn answer_verdict(
+    agent: Agent,
+    moment: &str,
+    agent_event_name: &str,
+    said: &Said<'_>,
+    transport: Transport,
+) -> Answer {
+    let shape = crate::moment::answer(moment);
+    let powers = agent.powers();
+    let before_tool = shape == Shape::PermissionDecision;
+    let permission_request = shape == Shape::PermissionBehavior;
+    let asked = said.refused && said.permission == Some(Permission::Ask);
+    let plain = |refusal: Option<&str>| {
+        answer(
+            agent,
+            moment,
+            agent_event_name,
+            refusal,
+            &said.adds,
+            transport,
+        )
+    };
+    let rewritten_output = said
+        .output
+        .filter(|_| crate::moment::rewrites_output(moment));
+    if said.refused && !asked {
+        let reason = refusal(true, said.reason.as_deref());
+        return match rewritten_output {
+            Some(output) => output_answer(
+                agent,
+                moment,
+                agent_event_name,
+                output,
+                reason,
+                said,
+                transport,
+            ),
+            None => plain(reason),
+        };
+    }
+    let input = said
+        .input
+        .as_ref()
+        .filter(|_| before_tool || permission_request);
+    if asked {
+        let reason = refusal(true, said.reason.as_deref()).unwrap_or_default();
+        if before_tool
+            && powers.ask
+            && !agent.advisory(moment)
+            && (input.is_none() || powers.input == InputRewrite::Alone)
+        {
+            return permission_answer(
+                agent,
+                agent_event_name,
+                Some("ask"),
+                Some(reason),
+                input,
+                &said.adds,
+            );
+        }
+        if permission_request && input.is_none() {
+            // The agent is about to ask the user: saying nothing lets it.
+            return plain(None);
+        }
+        let why = match input {
+            // Asked about, the call as the agent made it would run once approved: not the one hooks
+            // rewrote it to.
+            Some(input) if before_tool || permission_request => format!(
+                "{reason} (a hook asks for a person's approval of this call as hooks rewrote it, and {} \
+                 cannot ask about a rewritten call: refused; make this call instead, for approval: {input})",
+                agent.display_name()
+            ),
+            _ => format!(
+                "{reason} (a hook asks for a person's approval of this call, and {} cannot ask for it \
+                 here: refused)",
+                agent.display_name()
+            ),
+        };
+        return match rewritten_output {
+            Some(output) => output_answer(
+                agent,
+                moment,
+                agent_event_name,
+                output,
+                Some(&why),
+                said,
+                transport,
+            ),
+            None => plain(Some(&why)),
+        };
+    }
+    let allowed = said.permission == Some(Permission::Allow);
+    if let Some(input) = input {
+        let instead = || {
+            format!(
+                "hookd: the hooks rewrote this call, and {} cannot run a rewritten call here: make this \
+                 call instead: {input}",
+                agent.display_name()
+            )
+        };
+        if permission_request {
+            if allowed
+                && powers.input == InputRewrite::Alone
+                && agent.dialect() == Dialect::ClaudeCode
+            {
+                return permission_answer(
+                    agent,
+                    agent_event_name,
+                    Some("allow"),
+                    said.reason.as_deref(),
+                    Some(input),
+                    &said.adds,
+                );
+            }
+            return plain(Some(&instead()));
+        }
+        return match powers.input {
+            InputRewrite::Refused => plain(Some(&instead())),
+            InputRewrite::Alone => {
+                let word = (allowed && powers.allow).then_some("allow");
+                permission_answer(
+                    agent,
+                    agent_event_name,
+                    word,
+                    said.reason.as_deref(),
+                    Some(input),
+                    &said.adds,
+                )
+            }
+            InputRewrite::WithAllow => permission_answer(
+                agent,
+                agent_event_name,
+                Some("allow"),
+                said.reason.as_deref(),
+                Some(input),
+                &said.adds,
+            ),
+        };
+    }
+    if allowed && ((before_tool && powers.allow) || permission_request) {
+        return permission_answer(
+            agent,
+            agent_event_name,
+            Some("allow"),
+            said.reason.as_deref(),
+            None,
+            &said.adds,
+        );
+    }
+    if let Some(output) = rewritten_output {
+        return output_answer(
+            agent,
+            moment,
+            agent_event_name,
+            output,
+            None,
+            said,
+            transport,
+        );
+    }
+    plain(None)
+}
+
+/// An allow or an ask (`word`; `None`: a rewrite alone), with the rewritten input where there is one, as
+/// the agent's dialect writes it before a tool runs or at a permission request.
+fn permission_answer(
+    agent: Agent,
+    agent_event_name: &str,
+    word: Option<&str>,
+    reason: Option<&str>,
+    input: Option<&Value>,
+    adds: &[&str],
+) -> Answer {
+    let moment = agent.moment_of(agent_event_name);
+    // Where the agent reads `additionalContext` as a failed hook (Codex at PermissionRequest), what hooks
+    // add is left out: beside it, the allow would be lost.
+    let context = (!adds.is_empty() && !agent.rejects_context(&moment)).then(|| adds.join("\n\n"));
+    let permission_request = moment == crate::moment::PERMISSION_REQUEST;
+    let mut out = Map::new();
+    match agent.dialect() {
+        Dialect::CopilotCli => {
+            if permission_request {
+                if let Some(word) = word {
+                    out.insert("behavior".into(), json!(word));
+                }
+            } else {
+                if let Some(word) = word {
+                    out.insert("permissionDecision".into(), json!(word));
+                    if let Some(reason) = reason {
+                        out.insert("permissionDecisionReason".into(), json!(reason));
+                    }
+                }
+                if let Some(input) = input {
+                    out.insert("modifiedArgs".into(), input.clone());
+                }
+            }
+            if let Some(context) = context {
+                out.insert("additionalContext".into(), json!(context));
+            }
+        }
+        dialect => {
+            let mut specific = Map::new();
+            specific.insert("hookEventName".into(), json!(agent_event_name));
+            if permission_request {
+                let mut decision = Map::new();
+                if let Some(word) = word {
+                    decision.insert("behavior".into(), json!(word));
+                }
+                if let Some(input) = input {
+                    decision.insert("updatedInput".into(), input.clone());
+                }
+                specific.insert("decision".into(), Value::Object(decision));
+            } else {
+                if let Some(word) = word {
+                    specific.insert("permissionDecision".into(), json!(word));
+                    if let Some(reason) = reason {
+                        specific.insert("permissionDecisionReason".into(), json!(reason));
+                    }
+                }
+                if let Some(input) = input {
+                    let key = match dialect {
+                        Dialect::GeminiCli => "tool_input",
+                        _ => "updatedInput",
+                    };
+                    specific.insert(key.into(), input.clone());
+                }
+            }
+            if let Some(context) = context {
+                specific.insert("additionalContext".into(), json!(context));
+            }
+            out.insert("hookSpecificOutput".into(), Value::Object(specific));
+        }
+    }
+    Answer {
+        stdout: Some(Value::Object(out).to_string()),
+        stderr: None,
+        exit: 0,
+    }
+}
+
+/// A rewritten tool output as the agent takes one ([`OutputRewrite`]), beside `refusal` when the verdict
+/// refused after the tool ran: a refusal there cannot undo the call, and without the rewrite the model
+/// would see the output as it was (the secret a redaction hid).
+fn output_answer(
+    agent: Agent,
+    moment: &str,
+    agent_event_name: &str,
+    output: &Value,
+    refusal: Option<&str>,
+    said: &Said<'_>,
+    transport: Transport,
+) -> Answer {
+    let plain = |reason: Option<&str>| {
+        answer(
+            agent,
+            moment,
+            agent_event_name,
+            reason,
+            &said.adds,
+            transport,
+        )
+    };
+    let base = match agent.powers().output {
+        // All the model sees of the result is the reason of a block: the refusal's, else the output.
+        OutputRewrite::AsReason => {
+            return plain(Some(refusal.unwrap_or(&model_text(output))));
+        }
+        // The stopReason is what the model gets as the result: the refusal, then the output.
+        OutputRewrite::ContinueFalse => {
+            let text = model_text(output);
+            let mut out = Map::new();
+            out.insert("continue".into(), json!(false));
+            let (stop_reason, stderr) = match refusal {
+                Some(reason) => (format!("{reason}\n\n{text}"), plain(Some(reason)).stderr),
+                None => (text, None),
+            };
+            out.insert("stopReason".into(), json!(stop_reason));
+            if refusal.is_none() && !said.adds.is_empty() {
+                out.insert(
+                    "hookSpecificOutput".into(),
+                    json!({"hookEventName": agent_event_name, "additionalContext": said.adds.join("\n\n")}),
+                );
+            }
+            return Answer {
+                stdout: Some(Value::Object(out).to_string()),
+                stderr,
+                exit: 0,
+            };
+        }
+        OutputRewrite::Shaped | OutputRewrite::CopilotResult => plain(refusal),
+    };
+    if refusal.is_some() && base.stdout.is_none() {
+        // A refusal on stderr and exit 2, kept as it is.
+        return base;
+    }
+    let mut object = match base.stdout.as_deref().map(serde_json::from_str::<Value>) {
+        Some(Ok(Value::Object(object))) => object,
+        _ => Map::new(),
+    };
+    if agent.powers().output == OutputRewrite::CopilotResult {
+        object.insert("modifiedResult".into(), copilot_result(output));
+    } else if let Value::Object(specific) = object
+        .entry("hookSpecificOutput")
+        .or_insert_with(|| json!({"hookEventName": agent_event_name}))
+    {
+        specific.insert("updatedToolOutput".into(), output.clone());
+    }
+    Answer {
+        stdout: Some(Value::Object(object).to_string()),
+        stderr: base.stderr,
+        exit: 0,
+    }
+}
+
+/// A rewritten output as Copilot CLI's `modifiedResult`.
+fn copilot_result(output: &Value) -> Value {
+    match output {
+        Value::Object(object) if object.contains_key("textResultForLlm") => output.clone(),
+        _ => json!({"textResultForLlm": model_text(output), "resultType": "success"}),
+    }
+}
+
+/// A tool's result as text, for an agent that takes a rewritten result only as text: a string as it is;
+/// the text field of the agents' result objects (`llmContent`, `textResultForLlm`, `output`, `content`),
+/// or `stdout` and `stderr`; anything else as JSON.
+pub fn model_text(output: &Value) -> String {
+    if let Value::String(text) = output {
+        return text.clone();
+    }
+    // The field the model is given, whatever it holds (Gemini CLI's MCP results give parts, not text):
+    // never the whole object, whose display fields (`returnDisplay`) the model never sees and a hook
+    // may not have rewritten. The fields in the order the fold writes text into them.
+    let field = |key: &str| output.get(key).and_then(Value::as_str);
+    if let Some(key) = crate::engine::verdict::TEXT_FIELDS
+        .iter()
+        .find(|key| output.get(**key).is_some_and(|value| !value.is_null()))
+    {
+        if *key == "stdout" {
+            return match (field("stdout"), field("stderr")) {
+                (Some(out), Some(err)) if !err.is_empty() => format!("{out}\n{err}"),
+                (Some(out), _) => out.to_string(),
+                _ => output["stdout"].to_string(),
+            };
+        }
+        return match &output[*key] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+    }
+    match field("stderr") {
+        Some(err) => err.to_string(),
+        None => output.to_string(),
+    }
 }
 
 /// What a refusal says at a moment where the agent only takes advice ([`Agent::advisory`]: Gemini CLI
@@ -1665,5 +2163,355 @@ mod tests {
         let args = format!(r#"{{"command":"rm -rf /","x":{deep}}}"#);
         let input = json!({"sessionId": "s", "toolName": "create", "toolArgs": args}).to_string();
         assert!(translate_as(Agent::CopilotCli, input.as_bytes(), Some("preToolUse")).is_err());
+    }
+
+    fn verdict(
+        refused: bool,
+        permission: Option<Permission>,
+        reason: Option<&'static str>,
+        input: Option<Value>,
+        output: Option<&'static Value>,
+    ) -> Said<'static> {
+        Said {
+            refused,
+            permission,
+            reason: reason.map(Cow::Borrowed),
+            adds: Vec::new(),
+            input,
+            output,
+        }
+    }
+
+    fn said_to(agent: Agent, moment: &str, said: &Said<'_>) -> Answer {
+        let event_name = agent
+            .event_names()
+            .iter()
+            .copied()
+            .find(|name| agent.moment_of(name) == moment)
+            .expect("the agent fires the moment");
+        answer_verdict(agent, moment, event_name, said, Transport::Process)
+    }
+
+    fn allow() -> Said<'static> {
+        verdict(
+            false,
+            Some(Permission::Allow),
+            Some("read-only"),
+            None,
+            None,
+        )
+    }
+
+    fn ask() -> Said<'static> {
+        verdict(true, Some(Permission::Ask), Some("sure?"), None, None)
+    }
+
+    fn rewrite(allowed: bool) -> Said<'static> {
+        verdict(
+            false,
+            allowed.then_some(Permission::Allow),
+            None,
+            Some(json!({"command": "mv x .trash/"})),
+            None,
+        )
+    }
+
+    #[test]
+    fn an_allow_is_sent_only_to_agents_that_read_it() {
+        let claude = parsed(&said_to(Agent::ClaudeCode, "PreToolUse", &allow()));
+        assert_eq!(claude["hookSpecificOutput"]["permissionDecision"], "allow");
+        assert_eq!(
+            claude["hookSpecificOutput"]["permissionDecisionReason"],
+            "read-only"
+        );
+        let copilot = parsed(&said_to(Agent::CopilotCli, "PreToolUse", &allow()));
+        assert_eq!(copilot["permissionDecision"], "allow");
+        for agent in [Agent::Codex, Agent::GeminiCli, Agent::QwenCode] {
+            assert_eq!(
+                said_to(agent, "PreToolUse", &allow()),
+                Answer::nothing(),
+                "{agent:?} ignores or fails on an allow: not sent"
+            );
+        }
+        // At a permission request every agent that has one reads an allow.
+        let codex = parsed(&said_to(Agent::Codex, "PermissionRequest", &allow()));
+        assert_eq!(codex["hookSpecificOutput"]["decision"]["behavior"], "allow");
+        let copilot = parsed(&said_to(Agent::CopilotCli, "PermissionRequest", &allow()));
+        assert_eq!(copilot["behavior"], "allow");
+    }
+
+    #[test]
+    fn an_allow_is_never_lost_for_a_text_beside_it() {
+        let mut said = allow();
+        said.adds = vec!["note"];
+        let codex = parsed(&said_to(Agent::Codex, "PermissionRequest", &said));
+        assert_eq!(codex["hookSpecificOutput"]["decision"]["behavior"], "allow");
+        assert!(
+            codex["hookSpecificOutput"]
+                .get("additionalContext")
+                .is_none(),
+            "Codex reads additionalContext at PermissionRequest as a failed hook: {codex}"
+        );
+        let claude = parsed(&said_to(Agent::ClaudeCode, "PermissionRequest", &said));
+        assert_eq!(claude["hookSpecificOutput"]["additionalContext"], "note");
+    }
+
+    #[test]
+    fn an_ask_is_asked_where_the_agent_can_and_refused_where_it_cannot() {
+        let claude = parsed(&said_to(Agent::ClaudeCode, "PreToolUse", &ask()));
+        assert_eq!(claude["hookSpecificOutput"]["permissionDecision"], "ask");
+        assert_eq!(
+            claude["hookSpecificOutput"]["permissionDecisionReason"],
+            "sure?"
+        );
+        let qwen = parsed(&said_to(Agent::QwenCode, "PreToolUse", &ask()));
+        assert_eq!(qwen["hookSpecificOutput"]["permissionDecision"], "ask");
+        let copilot = parsed(&said_to(Agent::CopilotCli, "PreToolUse", &ask()));
+        assert_eq!(copilot["permissionDecision"], "ask");
+        let codex = parsed(&said_to(Agent::Codex, "PreToolUse", &ask()));
+        assert_eq!(codex["hookSpecificOutput"]["permissionDecision"], "deny");
+        let reason = codex["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.starts_with("sure?") && reason.contains("approval"),
+            "{reason}"
+        );
+        let gemini = parsed(&said_to(Agent::GeminiCli, "PreToolUse", &ask()));
+        assert_eq!(gemini["decision"], "deny", "Gemini CLI would wait forever");
+        // At a permission request the agent is about to ask the user: nothing said lets it.
+        assert_eq!(
+            said_to(Agent::ClaudeCode, "PermissionRequest", &ask()),
+            Answer::nothing()
+        );
+        // Elsewhere an ask is a refusal in the moment's own shape.
+        let stop = parsed(&said_to(Agent::ClaudeCode, "Stop", &ask()));
+        assert_eq!(stop["decision"], "block");
+    }
+
+    #[test]
+    fn a_rewritten_input_goes_in_each_agents_field_or_refuses() {
+        let claude = parsed(&said_to(Agent::ClaudeCode, "PreToolUse", &rewrite(false)));
+        assert_eq!(
+            claude["hookSpecificOutput"]["updatedInput"]["command"],
+            "mv x .trash/"
+        );
+        assert!(
+            claude["hookSpecificOutput"]
+                .get("permissionDecision")
+                .is_none()
+        );
+        let claude = parsed(&said_to(Agent::ClaudeCode, "PreToolUse", &rewrite(true)));
+        assert_eq!(claude["hookSpecificOutput"]["permissionDecision"], "allow");
+        let codex = parsed(&said_to(Agent::Codex, "PreToolUse", &rewrite(false)));
+        assert_eq!(
+            codex["hookSpecificOutput"]["permissionDecision"], "allow",
+            "Codex takes a rewrite only beside an allow"
+        );
+        assert_eq!(
+            codex["hookSpecificOutput"]["updatedInput"]["command"],
+            "mv x .trash/"
+        );
+        let gemini = parsed(&said_to(Agent::GeminiCli, "PreToolUse", &rewrite(true)));
+        assert_eq!(
+            gemini["hookSpecificOutput"]["tool_input"]["command"],
+            "mv x .trash/"
+        );
+        assert!(
+            gemini["hookSpecificOutput"]
+                .get("permissionDecision")
+                .is_none()
+        );
+        let copilot = parsed(&said_to(Agent::CopilotCli, "PreToolUse", &rewrite(false)));
+        assert_eq!(copilot["modifiedArgs"]["command"], "mv x .trash/");
+        let qwen = parsed(&said_to(Agent::QwenCode, "PreToolUse", &rewrite(true)));
+        assert_eq!(qwen["hookSpecificOutput"]["permissionDecision"], "deny");
+        let reason = qwen["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.contains("make this call instead") && reason.contains("mv x .trash/"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn an_ask_with_a_rewrite_asks_about_the_rewritten_call() {
+        let said = verdict(
+            true,
+            Some(Permission::Ask),
+            Some("sure?"),
+            Some(json!({"command": "mv x t"})),
+            None,
+        );
+        let claude = parsed(&said_to(Agent::ClaudeCode, "PreToolUse", &said));
+        assert_eq!(claude["hookSpecificOutput"]["permissionDecision"], "ask");
+        assert_eq!(
+            claude["hookSpecificOutput"]["updatedInput"]["command"],
+            "mv x t"
+        );
+    }
+
+    #[test]
+    fn a_rewritten_output_reaches_each_agents_model_or_the_user_is_told() {
+        static BASH: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
+            || json!({"stdout": "token=[REDACTED]", "stderr": "", "interrupted": false}),
+        );
+        let said = verdict(false, None, None, None, Some(&BASH));
+        let claude = parsed(&said_to(Agent::ClaudeCode, "PostToolUse", &said));
+        assert_eq!(claude["hookSpecificOutput"]["updatedToolOutput"], *BASH);
+        let codex = parsed(&said_to(Agent::Codex, "PostToolUse", &said));
+        assert_eq!(
+            (&codex["decision"], &codex["reason"]),
+            (&json!("block"), &json!("token=[REDACTED]"))
+        );
+        static GEMINI: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
+            || json!({"llmContent": "Output: [REDACTED]", "returnDisplay": "x"}),
+        );
+        let said = verdict(false, None, None, None, Some(&GEMINI));
+        let gemini = parsed(&said_to(Agent::GeminiCli, "PostToolUse", &said));
+        assert_eq!(
+            (&gemini["decision"], &gemini["reason"]),
+            (&json!("deny"), &json!("Output: [REDACTED]"))
+        );
+        let copilot = parsed(&said_to(Agent::CopilotCli, "PostToolUse", &said));
+        assert_eq!(
+            copilot["modifiedResult"]["textResultForLlm"],
+            "Output: [REDACTED]"
+        );
+        let qwen = parsed(&said_to(Agent::QwenCode, "PostToolUse", &said));
+        assert_eq!(
+            (&qwen["continue"], &qwen["stopReason"]),
+            (&json!(false), &json!("Output: [REDACTED]"))
+        );
+    }
+
+    #[test]
+    fn a_plain_refusal_and_adds_answer_as_before() {
+        let said = verdict(true, None, Some("no"), None, None);
+        assert_eq!(
+            said_to(Agent::ClaudeCode, "PreToolUse", &said),
+            answer(
+                Agent::ClaudeCode,
+                "PreToolUse",
+                "PreToolUse",
+                Some("no"),
+                &[]
+            )
+        );
+    }
+
+    #[test]
+    fn a_rewrite_is_carried_back_to_the_agents_own_input() {
+        // Codex's patch: hooks see its paths, which a rewrite cannot change.
+        let patch = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch";
+        let input = json!({"hook_event_name": "PreToolUse", "cwd": "/p", "tool_name": "apply_patch",
+            "tool_input": {"command": patch}});
+        let translated = translate(Agent::Codex, input.to_string().as_bytes()).unwrap();
+        let carry_back = translated
+            .carry_back
+            .expect("the translation changed the input");
+        let mut rewritten = translated.event.fields["tool_input"].clone();
+        rewritten["file_path"] = json!("/p/b.txt");
+        assert!(agent_input(&carry_back, &rewritten).is_err());
+        let mut rewritten = translated.event.fields["tool_input"].clone();
+        rewritten["command"] = json!("*** Begin Patch\n*** End Patch");
+        assert_eq!(
+            agent_input(&carry_back, &rewritten).unwrap(),
+            json!({"command": "*** Begin Patch\n*** End Patch"})
+        );
+        // Copilot CLI's toolArgs, a JSON string with `path`, seen as `file_path` too.
+        let input = json!({"toolName": "edit", "toolArgs": "{\"path\": \"/p/a\", \"x\": 1}"});
+        let translated = translate_as(
+            Agent::CopilotCli,
+            input.to_string().as_bytes(),
+            Some("preToolUse"),
+        )
+        .unwrap();
+        let carry_back = translated.carry_back.expect("toolArgs read as an object");
+        let mut rewritten = translated.event.fields["tool_input"].clone();
+        rewritten["file_path"] = json!("/p/b");
+        assert_eq!(
+            agent_input(&carry_back, &rewritten).unwrap(),
+            json!({"path": "/p/b", "x": 1})
+        );
+        // Claude Code's input is given to hooks as it is: nothing to carry back.
+        let input = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}});
+        let translated = translate(Agent::ClaudeCode, input.to_string().as_bytes()).unwrap();
+        assert_eq!(translated.carry_back, None);
+    }
+}
+
+#[cfg(test)]
+mod attack {
+    use super::*;
+
+    fn said_to(agent: Agent, moment: &str, said: &Said<'_>) -> Answer {
+        let event_name = agent
+            .event_names()
+            .iter()
+            .copied()
+            .find(|name| agent.moment_of(name) == moment)
+            .expect("the agent fires the moment");
+        answer_verdict(agent, moment, event_name, said, Transport::Process)
+    }
+
+    #[test]
+    fn attack_qwen_ask_with_rewrite_drops_the_rewrite() {
+        let said = Said {
+            refused: true,
+            permission: Some(Permission::Ask),
+            reason: Some(Cow::Borrowed("sure?")),
+            adds: Vec::new(),
+            input: Some(json!({"command": "mv x .trash/"})),
+            output: None,
+        };
+        let answer = said_to(Agent::QwenCode, "PreToolUse", &said);
+        let text =
+            answer.stdout.clone().unwrap_or_default() + &answer.stderr.clone().unwrap_or_default();
+        assert!(
+            text.contains("mv x .trash/"),
+            "the rewrite must be refused-with-the-rewritten-call, never dropped under an ask: {answer:?}"
+        );
+    }
+
+    #[test]
+    fn attack_claude_post_tool_use_ask_drops_the_redaction() {
+        let redacted = json!({"stdout": "[REDACTED]", "stderr": ""});
+        let said = Said {
+            refused: true,
+            permission: Some(Permission::Ask),
+            reason: Some(Cow::Borrowed("sure?")),
+            adds: Vec::new(),
+            input: None,
+            output: Some(&redacted),
+        };
+        let answer = said_to(Agent::ClaudeCode, "PostToolUse", &said);
+        let stdout = answer.stdout.clone().unwrap_or_default();
+        assert!(
+            stdout.contains("updatedToolOutput"),
+            "the redaction must reach the agent: {answer:?}"
+        );
+    }
+
+    #[test]
+    fn attack_gemini_mcp_redaction_leaks_return_display_to_the_model() {
+        let redacted = json!({
+            "llmContent": [{"text": "[REDACTED]"}],
+            "returnDisplay": "token=abc123"
+        });
+        for agent in [Agent::GeminiCli, Agent::QwenCode] {
+            let said = Said {
+                refused: false,
+                permission: None,
+                reason: None,
+                adds: Vec::new(),
+                input: None,
+                output: Some(&redacted),
+            };
+            let answer = said_to(agent, "PostToolUse", &said);
+            let all = format!("{:?} {:?}", answer.stdout, answer.stderr);
+            assert!(!all.contains("abc123"), "{agent:?}: {all}");
+        }
     }
 }

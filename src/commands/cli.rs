@@ -104,12 +104,91 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Print the record: what the hooks decided, from the journal (rotated files too, oldest first); a
+    /// table on a terminal, the records as JSON lines as stored when piped or with --json
+    Log {
+        #[command(flatten)]
+        filter: Filter,
+        /// Only records since then: 30s, 10m, 2h, 1d ago, or an RFC 3339 time (2026-12-01T09:30:00Z)
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+        /// Only the last N records that pass the filters [default: 20 in the table, all as JSON]
+        #[arg(short = 'n', value_name = "N")]
+        last: Option<usize>,
+        /// JSON lines, as the journal holds them, also on a terminal
+        #[arg(long)]
+        json: bool,
+        /// The journal to read [default: $XDG_STATE_HOME/hookd/journal.jsonl, else
+        /// ~/.local/state/hookd/journal.jsonl]
+        #[arg(long, value_name = "FILE")]
+        journal: Option<PathBuf>,
+    },
+    /// Follow the record live: each record as the daemon writes it, until interrupted or the daemon stops
+    /// (exit 1 when it is not running, or drops this watcher for reading too slowly)
+    Watch {
+        #[command(flatten)]
+        filter: Filter,
+        /// JSON lines, as the journal holds them, also on a terminal
+        #[arg(long)]
+        json: bool,
+        /// The daemon's socket [default: as for serve]
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
+    /// Show the last refusal (or ask) in full: what was asked, the reason, which hook held it back and
+    /// its stderr, every hook with its outcome and time (exit 1 when the journal has none)
+    Why {
+        /// Only the agent's refusals, e.g. claude-code
+        #[arg(long, value_name = "AGENT")]
+        agent: Option<String>,
+        /// Only the session's refusals (the event's session_id)
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Only refusals at the moment, e.g. PreToolUse
+        #[arg(long, value_name = "MOMENT")]
+        moment: Option<String>,
+        /// The record as the journal holds it, one JSON line
+        #[arg(long)]
+        json: bool,
+        /// The journal to read [default: as for log]
+        #[arg(long, value_name = "FILE")]
+        journal: Option<PathBuf>,
+    },
     /// Ask the daemon to reload its settings now (exit 1 and the errors when the file is invalid)
     Reload {
         /// The daemon's socket [default: as for serve]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
     },
+}
+
+/// Which records `log` and `watch` show: every filter given must match.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Filter {
+    /// Only what was held back: refused, or sent to a person (asked)
+    #[arg(long)]
+    pub refused: bool,
+    /// Only the agent's records, e.g. claude-code
+    #[arg(long, value_name = "AGENT")]
+    pub agent: Option<String>,
+    /// Only the session's records (the event's session_id)
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only records of the moment, e.g. PreToolUse
+    #[arg(long, value_name = "MOMENT")]
+    pub moment: Option<String>,
+}
+
+impl Filter {
+    /// As the protocol's `watch` takes it, which `log` applies the same way.
+    pub fn to_watch(&self) -> crate::protocol::WatchFilter {
+        crate::protocol::WatchFilter {
+            agent: self.agent.clone(),
+            session: self.session.clone(),
+            moment: self.moment.clone(),
+            refused: self.refused,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -78,11 +78,39 @@ pub fn request_line(
     line: Vec<u8>,
     timeout: Option<Duration>,
 ) -> Result<Response, ClientError> {
-    let shown = socket.display();
-    let other = ClientError::Other;
     // One deadline for the whole round trip: connecting (a daemon whose backlog is full, or a socket
     // someone else bound and never accepts on), sending (a daemon that does not read) and the answer.
     let deadline = timeout.map(|timeout| Instant::now() + timeout);
+    let stream = send(socket, &line, deadline)?;
+    let mut reader = BufReader::new(stream);
+    read_response(&mut reader, socket)
+}
+
+/// A request whose answer goes on after its first line (`watch`): the first line, and the connection
+/// to read the rest from, with no timeout left on it.
+pub struct Stream {
+    pub first: Response,
+    pub reader: BufReader<UnixStream>,
+}
+
+/// Sends `request` and reads its first line within `timeout`; the lines after it come when they come.
+pub fn stream(socket: &Path, request: &Asking, timeout: Duration) -> Result<Stream, ClientError> {
+    let deadline = Some(Instant::now() + timeout);
+    let stream = send(socket, &request.to_line(), deadline)?;
+    let mut reader = BufReader::new(stream);
+    let first = read_response(&mut reader, socket)?;
+    reader
+        .get_ref()
+        .set_read_timeout(None)
+        .map_err(|e| ClientError::Other(format!("cannot set up the connection: {e}")))?;
+    Ok(Stream { first, reader })
+}
+
+/// Connects to `socket`, checks that the daemon is ours and sends `line`, by `deadline`; the
+/// connection's reads are left bounded by it too.
+fn send(socket: &Path, line: &[u8], deadline: Option<Instant>) -> Result<UnixStream, ClientError> {
+    let shown = socket.display();
+    let other = ClientError::Other;
     let late = || ClientError::TimedOut(format!("hookd on {shown} did not answer in time"));
     let mut stream = connect(socket, deadline).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
@@ -97,14 +125,23 @@ pub fn request_line(
     stream
         .set_write_timeout(left(deadline))
         .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
-    stream.write_all(&line).map_err(|e| match e.kind() {
+    stream.write_all(line).map_err(|e| match e.kind() {
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => late(),
         _ => other(format!("cannot send the request to {shown}: {e}")),
     })?;
     stream
         .set_read_timeout(left(deadline))
         .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
-    let mut reader = BufReader::new(stream);
+    Ok(stream)
+}
+
+/// Reads one response line: JSON, or an error saying what came instead.
+fn read_response(
+    reader: &mut BufReader<UnixStream>,
+    socket: &Path,
+) -> Result<Response, ClientError> {
+    let shown = socket.display();
+    let other = ClientError::Other;
     let mut response = String::new();
     match reader.read_line(&mut response) {
         Ok(0) => Err(other(format!(

@@ -3,7 +3,10 @@
 
 pub mod cli;
 pub mod client;
+pub mod log;
 pub mod relay;
+mod render;
+pub mod watch;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -106,6 +109,41 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 Ok(crate::commands::relay::run(&options))
             }
         },
+        Command::Log {
+            filter,
+            since,
+            last,
+            json,
+            journal,
+        } => log::log(log::Log {
+            filter,
+            since,
+            last,
+            json,
+            journal,
+        }),
+        Command::Watch {
+            filter,
+            json,
+            socket,
+        } => watch::watch(
+            &socket.unwrap_or_else(crate::paths::default_socket),
+            &filter,
+            json,
+        ),
+        Command::Why {
+            agent,
+            session,
+            moment,
+            json,
+            journal,
+        } => log::why(log::Why {
+            agent,
+            session,
+            moment,
+            json,
+            journal,
+        }),
         Command::Import { file, agent } => {
             let agent = agent.as_deref().map(known_agent).transpose()?;
             let text = std::fs::read_to_string(&file)
@@ -211,7 +249,12 @@ fn describe(settings: &Settings) -> String {
         ));
     }
     for (moment, hooks) in &settings.hooks {
-        out.push_str(&format!("{}\n", printable(moment)));
+        let chained = if settings.is_sequential(moment) && hooks.len() > 1 {
+            "  (sequential: one after another, each given the rewrites before it)"
+        } else {
+            ""
+        };
+        out.push_str(&format!("{}{chained}\n", printable(moment)));
         for hook in hooks {
             let mut line = format!("  {}", printable(&hook.name));
             if let Some(matcher) = &hook.matcher_source {
@@ -260,6 +303,7 @@ fn fire(socket: &Path, moment: String, agent: Option<String>) -> Result<ExitCode
         agent: agent.as_deref(),
         event: &event,
         undecidable: None,
+        source: None,
     };
     let response = client::request(socket, &request, None)?;
     println!("{}", response.line);
@@ -380,6 +424,17 @@ mod tests {
         assert!(
             shown.contains("evil\\u{1b}]0;pwned\\u{7}\\u{1b}[2J"),
             "{shown}"
+        );
+    }
+
+    #[test]
+    fn check_says_which_moments_are_sequential() {
+        let text = "sequential = [\"PreToolUse\"]\n[[hooks.PreToolUse]]\ncommand = \"a.sh\"\n[[hooks.PreToolUse]]\ncommand = \"b.sh\"\n";
+        let settings = Settings::parse(Path::new("/etc/hooks.toml"), "hooks.toml", text).unwrap();
+        assert!(
+            describe(&settings).contains("PreToolUse  (sequential: one after another"),
+            "{}",
+            describe(&settings)
         );
     }
 

@@ -14,14 +14,15 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
-    Answer, Translated, Transport, another_agents_event, answer, refusal, translate_as,
-    translate_head_as, unknown_event,
+    Answer, Said, Translated, Transport, another_agents_event, answer, answer_verdict,
+    translate_as, translate_head_as, unknown_event,
 };
 use crate::commands::client::ClientError;
 use crate::head::EVENT_FIELDS;
 use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
 use crate::protocol::{Asking, ErrorKind, Event, too_large};
+use crate::record::{Kind, Record, Source};
 
 /// What the relay was told on its command line.
 #[derive(Debug, Clone)]
@@ -44,6 +45,7 @@ pub fn run(options: &Options) -> ExitCode {
         moment,
         event_name: agent_event_name,
         event,
+        carry_back,
     } = match read_input(options.agent, options.event.as_deref()) {
         Ok(translated) => translated,
         Err(why) => {
@@ -55,7 +57,7 @@ pub fn run(options: &Options) -> ExitCode {
                 .filter(|event| options.agent.event_names().contains(event));
             let moment = told.map(|event| options.agent.moment_of(event));
             let placed = moment.as_deref().zip(told);
-            return cannot_answer(options, placed, &why, false);
+            return cannot_answer(options, placed, &why, false, None);
         }
     };
     if let Some(why) = another_agents_event(options.agent, &agent_event_name) {
@@ -65,10 +67,10 @@ pub fn run(options: &Options) -> ExitCode {
             .into_iter()
             .find(|sender| sender.event_names().contains(&agent_event_name.as_str()))
             .map_or(moment, |sender| sender.moment_of(&agent_event_name));
-        return wrong_agent(options, &moment, &why);
+        return wrong_agent(options, &moment, &why, &event.fields);
     }
     let undecidable = event.undecidable.clone();
-    let line = request_line(options.agent, &moment, event);
+    let line = request_line(options.agent, &moment, &event);
     let shown = Some((moment.as_str(), agent_event_name.as_str()));
     let wait = wait_for(options.agent, &moment, options.timeout);
     let answered = crate::commands::client::request_line(&options.socket, line, Some(wait))
@@ -82,11 +84,11 @@ pub fn run(options: &Options) -> ExitCode {
             let Some(why) = unknown_event(options.agent, &agent_event_name) else {
                 return ExitCode::SUCCESS;
             };
-            return cannot_answer(options, shown, &why, false);
+            return cannot_answer(options, shown, &why, false, Some(&event.fields));
         }
         Ok(Err(error)) => {
             let message = format!("hookd answered: {}", error.error.message);
-            return cannot_answer(options, shown, &message, false);
+            return cannot_answer(options, shown, &message, false, Some(&event.fields));
         }
         Err(error) => {
             let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
@@ -103,7 +105,7 @@ pub fn run(options: &Options) -> ExitCode {
                     limit.as_secs_f64()
                 ));
             }
-            return cannot_answer(options, shown, &why, down);
+            return cannot_answer(options, shown, &why, down, Some(&event.fields));
         }
     };
     // Undecidable as the relay sent it, or as the daemon found it (too deep, too much to hold): the
@@ -125,14 +127,16 @@ pub fn run(options: &Options) -> ExitCode {
             response.hooks.len()
         );
     }
-    let refusal = refusal(response.refused, response.reason.as_deref());
-    let adds: Vec<&str> = response.adds.iter().map(String::as_str).collect();
-    answer(
+    let said = match Said::of(&response, carry_back.as_ref()) {
+        Ok(said) => said,
+        // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
+        Err(why) => Said::refusal_owned(why),
+    };
+    answer_verdict(
         options.agent,
         &moment,
         &agent_event_name,
-        refusal,
-        &adds,
+        &said,
         Transport::Process,
     )
     .emit()
@@ -184,13 +188,14 @@ fn read_input(agent: Agent, told: Option<&str>) -> Result<Translated, String> {
 /// The fire request, as the line sent. The event re-serialized is never larger than the agent's input
 /// (serde_json writes no more than it read, numbers being kept as written), so it fits the daemon's line
 /// limit; should it not, the head is sent as undecidable rather than a line the daemon would refuse.
-fn request_line(agent: Agent, moment: &str, event: Event) -> Vec<u8> {
+fn request_line(agent: Agent, moment: &str, event: &Event) -> Vec<u8> {
     let line = Asking::Fire {
         id: 1,
         moment,
         agent: Some(agent.name()),
         event: &event.fields,
         undecidable: event.undecidable.as_deref(),
+        source: Some("relay"),
     }
     .to_line();
     if line.len() <= MAX_LINE {
@@ -199,8 +204,9 @@ fn request_line(agent: Agent, moment: &str, event: Event) -> Vec<u8> {
     let why = too_large(line.len() as u64);
     let head: Map<String, Value> = event
         .fields
-        .into_iter()
+        .iter()
         .filter(|(key, value)| EVENT_FIELDS.contains(&key.as_str()) && !value.is_object())
+        .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
     Asking::Fire {
         id: 1,
@@ -208,6 +214,7 @@ fn request_line(agent: Agent, moment: &str, event: Event) -> Vec<u8> {
         agent: Some(agent.name()),
         event: &head,
         undecidable: Some(&why),
+        source: Some("relay"),
     }
     .to_line()
 }
@@ -226,16 +233,21 @@ fn cannot_answer(
     moment: Option<(&str, &str)>,
     why: &str,
     down: bool,
+    event: Option<&Map<String, Value>>,
 ) -> ExitCode {
+    let record = described(moment.map(|(moment, _)| moment), event);
     if !options.fail_closed {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
+        spool(options, record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
     if let Some((moment, _)) = moment
         && let_through_even_fail_closed(moment, why)
     {
+        spool(options, record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
+    spool(options, record, "fail_closed", why);
     let reason = if down {
         NOT_RUNNING.to_string()
     } else {
@@ -264,20 +276,46 @@ fn cannot_answer(
 /// real agent does not read. Said on stderr; with `--fail-closed`, refused with the reason on stderr and
 /// exit 2, the one refusal every agent reads alike, except where refusing sends the agent on or comes too
 /// late (as in [`cannot_answer`]).
-fn wrong_agent(options: &Options, moment: &str, why: &str) -> ExitCode {
+fn wrong_agent(options: &Options, moment: &str, why: &str, event: &Map<String, Value>) -> ExitCode {
+    let record = described(Some(moment), Some(event));
     if !options.fail_closed {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
+        spool(options, record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
     if let_through_even_fail_closed(moment, why) {
+        spool(options, record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
+    spool(options, record, "fail_closed", why);
     Answer {
         stdout: None,
         stderr: Some(format!("hookd could not answer: {why}")),
         exit: 2,
     }
     .emit()
+}
+
+/// What the record says of a call the relay answers alone: its moment and, when the input could be
+/// read, what it asked. Made only then: a call the daemon answers costs the relay nothing for the record.
+fn described(moment: Option<&str>, event: Option<&Map<String, Value>>) -> Record {
+    let mut record = Record::new(Kind::Relay);
+    match (moment, event) {
+        (Some(moment), Some(event)) => record.describe(moment, event, false),
+        (Some(moment), None) => record.moment = Some(moment.to_string()),
+        _ => {}
+    }
+    record
+}
+
+/// Keeps what the relay did alone in its spool, for the daemon to take into the journal when it next
+/// runs (docs/record.md). Never in the agent's way: an error writing it is ignored.
+fn spool(options: &Options, mut record: Record, did: &str, why: &str) {
+    record.source = Some(Source::Relay);
+    record.agent = Some(options.agent.name().to_string());
+    record.relay = Some(did.to_string());
+    record.error = Some(crate::record::cut(why, crate::record::STDERR_CHARS));
+    let _ = crate::record::spool::append(&crate::paths::state_dir(), &record);
 }
 
 /// Whether `moment` is let through even with `--fail-closed`, said on stderr with why: where a refusal

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::verdict::Kind;
+use crate::engine::verdict::{self, Kind, Rewritten};
 use crate::engine::{Decision, Engine, Fire, NotDecided};
-use crate::protocol::{ErrorKind, ErrorResponse, FireResponse, HookReport, Outcome, to_line};
+use crate::protocol::{
+    ErrorKind, ErrorResponse, FireResponse, HookReport, Outcome, Permission, Rewrote, to_line,
+};
 
 /// Decides `fire` and answers it as one response line, echoing `id`.
 pub async fn fire_line(
@@ -45,18 +47,27 @@ pub fn fire_response(id: Option<Value>, decision: Decision) -> FireResponse {
         id,
         ok: true,
         refused: decision.refused,
+        permission: decision.permission.map(|p| match p {
+            verdict::Permission::Allow => Permission::Allow,
+            verdict::Permission::Ask => Permission::Ask,
+        }),
         advisory: decision.advisory,
         reason: decision.reason,
         adds: decision.adds,
+        input: decision.input,
+        output: decision.output,
         hooks: decision
             .hooks
             .into_iter()
             .map(|hook| HookReport {
                 name: hook.name,
                 outcome: outcome(hook.outcome),
+                rewrote: hook.rewrote.map(|r| match r {
+                    Rewritten::Input => Rewrote::Input,
+                    Rewritten::Output => Rewrote::Output,
+                }),
                 exit: hook.exit,
-                // Tenths of a millisecond: enough to read, short to write.
-                ms: (hook.elapsed.as_secs_f64() * 10_000.0).round() / 10.0,
+                ms: crate::time::tenths_of_ms(hook.elapsed),
                 error: hook.error,
                 truncated: hook.truncated,
             })
@@ -70,7 +81,11 @@ fn outcome(kind: Kind) -> Outcome {
     match kind {
         Kind::Nothing => Outcome::Nothing,
         Kind::Adds => Outcome::Adds,
+        Kind::Rewrote => Outcome::Rewrote,
+        Kind::Allowed => Outcome::Allowed,
+        Kind::Asked => Outcome::Asked,
         Kind::Refused => Outcome::Refused,
         Kind::Failed => Outcome::Failed,
+        Kind::Skipped => Outcome::Skipped,
     }
 }

@@ -4,8 +4,8 @@
 //! gigabytes. The verdict itself is never cut: a refusal stays a refusal, with the start of its reason; what
 //! is cut is the end of what the hooks add, in the settings file's order, and the cut is said.
 
-use crate::limits::{MAX_ANSWER, MAX_ID};
-use crate::protocol::FireResponse;
+use crate::limits::{MAX_ANSWER, MAX_ID, MAX_REWRITE};
+use crate::protocol::{FireResponse, json_len};
 
 /// The longest reason kept, in bytes of text (before escaping).
 const MAX_REASON: usize = 64 << 10;
@@ -21,6 +21,7 @@ const NOTE_ROOM: usize = 256;
 
 /// Cuts `response` to fit [`MAX_ANSWER`]; returns how many bytes of text were cut (0: it fit as it was).
 pub fn cap(response: &mut FireResponse) -> usize {
+    guard_rewrite_sizes(response);
     if surely_fits(response) || serialized_len(response) <= MAX_ANSWER {
         return 0;
     }
@@ -67,11 +68,43 @@ pub fn cap(response: &mut FireResponse) -> usize {
     cut
 }
 
+/// A rewritten input or output over [`MAX_REWRITE`] cannot be cut and must not be dropped: an input
+/// dropped runs the call as the hooks rewrote it away from (the call is refused, and the reason says
+/// why); an output dropped shows the model what a hook redacted (it is withheld). The engine's fold
+/// withholds large outputs, in the tool's shape, before this: here is the last guard of the answer.
+fn guard_rewrite_sizes(response: &mut FireResponse) {
+    let size = |value: &Option<serde_json::Value>| value.as_ref().map_or(0, json_len);
+    let output = size(&response.output);
+    if output > MAX_REWRITE {
+        // After the tool ran: withheld from the model, never dropped (the model would see the output as
+        // it was). The engine withholds these already; this is the last guard.
+        response.output = Some(crate::engine::verdict::withheld(&format!(
+            "a hook rewrote it to {output} bytes, more than hookd carries ({MAX_REWRITE})"
+        )));
+        tracing::warn!(output, "a rewritten output too large to answer: withheld");
+    }
+    let input = size(&response.input);
+    if input <= MAX_REWRITE {
+        return;
+    }
+    response.input = None;
+    response.refused = true;
+    response.permission = None;
+    response.reason = Some(format!(
+        "the hooks rewrote the tool input to {input} bytes, more than an answer carries \
+         ({MAX_REWRITE} bytes); hookd refuses the call rather than let it go on as it was before the rewrite"
+    ));
+    tracing::warn!(input, "a rewrite too large to answer: the call is refused");
+}
+
 /// Whether `response` fits without counting it: each byte of text takes at most 6 once escaped, and what
 /// surrounds the texts is small. Nearly every answer is a few hundred bytes, and a fire with no hook
 /// costs microseconds: it is not serialized twice for the cap.
 fn surely_fits(response: &FireResponse) -> bool {
     const AROUND_EACH: usize = 128;
+    if response.input.is_some() || response.output.is_some() {
+        return false;
+    }
     // Every id taken is at most MAX_ID bytes as JSON (protocol.rs refuses longer ones).
     let id = if response.id.is_some() { MAX_ID } else { 0 };
     let texts = id
@@ -88,19 +121,7 @@ fn surely_fits(response: &FireResponse) -> bool {
 
 /// The length of `response` as JSON, counted without building it (it may be many megabytes).
 fn serialized_len(response: &FireResponse) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, response);
-    count.0
+    json_len(response)
 }
 
 /// Cuts `text` to at most `most` bytes, at a character boundary; returns how many bytes went.
@@ -168,6 +189,9 @@ mod tests {
 
     fn response(refused: bool, adds: Vec<String>) -> FireResponse {
         FireResponse {
+            permission: None,
+            input: None,
+            output: None,
             id: Some(1.into()),
             ok: true,
             refused,
@@ -175,6 +199,7 @@ mod tests {
             reason: refused.then(|| "\u{1}".repeat(1 << 20)),
             adds,
             hooks: vec![HookReport {
+                rewrote: None,
                 name: "flood".into(),
                 outcome: Outcome::Refused,
                 exit: Some(2),
@@ -228,6 +253,7 @@ mod tests {
         let mut answer = response(false, vec!["kept".into()]);
         answer.hooks = (0..3000)
             .map(|n| HookReport {
+                rewrote: None,
                 name: format!("hook{n}"),
                 outcome: Outcome::Failed,
                 exit: Some(1),
@@ -246,11 +272,113 @@ mod tests {
         assert_eq!(answer.adds[0], "kept");
     }
 
+    /// An allowed response carrying a rewritten `input` (or `output`) of `size` bytes of text.
+    fn rewritten(size: usize, output: bool) -> FireResponse {
+        let value = serde_json::json!({"command": "echo", "content": "x".repeat(size)});
+        FireResponse {
+            permission: Some(crate::protocol::Permission::Allow),
+            input: (!output).then(|| value.clone()),
+            output: output.then_some(value),
+            reason: Some("fine".into()),
+            hooks: vec![HookReport {
+                rewrote: Some(if output {
+                    crate::protocol::Rewrote::Output
+                } else {
+                    crate::protocol::Rewrote::Input
+                }),
+                name: "big".into(),
+                outcome: Outcome::Allowed,
+                exit: Some(0),
+                ms: 1.0,
+                error: None,
+                truncated: false,
+            }],
+            ..response(false, vec!["kept".into()])
+        }
+    }
+
+    #[test]
+    fn a_rewritten_input_of_2_mib_is_refused_with_no_input_and_says_why() {
+        let mut answer = rewritten(2 << 20, false);
+        cap(&mut answer);
+        assert!(answer.refused, "the call must not go on unrewritten");
+        assert_eq!(
+            answer.input, None,
+            "a rewrite is never cut, only dropped with a refusal"
+        );
+        assert_eq!(answer.output, None);
+        assert_eq!(answer.permission, None, "a refusal has no permission");
+        let reason = answer.reason.as_deref().unwrap();
+        assert!(
+            reason.contains("rewrote the tool input")
+                && reason.contains(&format!("{MAX_REWRITE} bytes"))
+                && reason.contains("refuses the call"),
+            "{reason}"
+        );
+        let size: usize = reason
+            .split("to ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("the rewrite's size is said: {reason}"));
+        assert!(size > 2 << 20, "{reason}");
+        assert!(serialized_len(&answer) <= MAX_ANSWER);
+        assert_eq!(answer.adds, vec!["kept"], "what the hooks added is kept");
+        assert_eq!(answer.hooks.len(), 1, "the hook is still reported");
+    }
+
+    #[test]
+    fn a_rewritten_output_over_the_limit_is_withheld_and_said_so() {
+        let mut answer = rewritten(MAX_REWRITE, true);
+        cap(&mut answer);
+        assert!(!answer.refused, "the tool ran: nothing to refuse");
+        let shown = answer.output.as_ref().and_then(|o| o.as_str()).unwrap();
+        assert!(
+            shown.starts_with("[hookd withheld this tool's output"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_rewrite_just_under_the_limit_is_kept_whole() {
+        let mut answer = rewritten(MAX_REWRITE - 100, false);
+        let before = answer.clone();
+        assert_eq!(cap(&mut answer), 0);
+        assert_eq!(answer, before, "nothing cut, nothing refused");
+    }
+
     #[test]
     fn the_longest_are_cut_to_a_fair_share() {
         assert_eq!(fair_share(&[10, 20], 100), usize::MAX);
         assert_eq!(fair_share(&[10, 100, 100], 110), 50);
         assert_eq!(fair_share(&[10, 100, 40], 90), 40);
         assert_eq!(fair_share(&[100, 100], 10), 5);
+    }
+}
+
+#[cfg(test)]
+mod attack {
+    use super::*;
+
+    #[test]
+    fn attack_an_oversized_redaction_is_dropped_at_post_tool_use() {
+        let mut response = FireResponse {
+            permission: None,
+            input: None,
+            output: Some(serde_json::json!({"stdout": "x".repeat(MAX_REWRITE + 10), "stderr": ""})),
+            id: Some(1.into()),
+            ok: true,
+            refused: false,
+            advisory: false,
+            reason: None,
+            adds: Vec::new(),
+            hooks: Vec::new(),
+        };
+        cap(&mut response);
+        assert!(
+            response.output.is_some(),
+            "an output redaction must never become 'refused' with the original output left in place: {:?}",
+            response.reason
+        );
     }
 }

@@ -5,12 +5,15 @@ pub mod answer;
 pub mod answer_cap;
 pub mod descriptors;
 pub mod http;
+pub mod journal;
 pub mod memory;
 pub mod reload;
 pub mod server;
 pub mod socket;
 pub mod state;
 pub mod systemd;
+pub mod tail;
+pub mod tally;
 pub mod watch;
 
 use std::path::Path;
@@ -100,6 +103,12 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
         crate::daemon::server::serve(listener, daemon, shutdown).await;
         Ok::<(), String>(())
     });
+    // Tasks still held by the runtime end here (a fire's record, dropped unfinished, is queued as cut
+    // short); then what is queued is written before the process ends.
+    drop(runtime);
+    if let Some(recorder) = crate::record::get() {
+        recorder.flush(std::time::Duration::from_secs(2));
+    }
     if let Some(file) = socket_file {
         file.remove_file();
     }

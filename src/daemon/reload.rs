@@ -72,6 +72,10 @@ fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> 
             daemon.notifier.reloading();
             tracing::error!("settings not reloaded, the last good ones stay:\n{errors}");
             *lock(&daemon.last_reload) = LastReload::now(Some(errors.to_string()));
+            let mut record = crate::record::Record::new(crate::record::Kind::ReloadRefused);
+            record.generation = Some(daemon.engine.current().number);
+            record.error = Some(crate::record::cut(&errors.to_string(), 4000));
+            crate::record::note(record);
             daemon.notifier.ready();
             return Err(errors);
         }
@@ -89,6 +93,11 @@ fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> 
     let _ = crate::daemon::http::apply(daemon);
     *lock(&daemon.loaded_text) = Some(hash);
     *lock(&daemon.last_reload) = LastReload::now(None);
+    let mut record = crate::record::Record::new(crate::record::Kind::Reload);
+    record.generation = Some(generation);
+    record.summary = Some(crate::record::cut(&summary, 4000));
+    record.error = (!dropped.is_empty()).then(|| format!("hooks dropped: {dropped}"));
+    crate::record::note(record);
     if dropped.is_empty() {
         tracing::info!(generation, hooks = %summary, "settings reloaded");
     } else {

@@ -140,6 +140,8 @@ enum Action {
         Option<Value>,
         std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send>>,
     ),
+    /// The connection becomes a stream of the record, once its pending fires are answered.
+    Watch(Box<crate::daemon::tail::Watch>),
 }
 
 /// One client connection.
@@ -194,8 +196,16 @@ impl Connection {
         let mut hang_up: Option<AsyncFd<OwnedFd>> = None;
         let idle = tokio::time::sleep(IDLE_TIMEOUT);
         tokio::pin!(idle);
+        // A `watch` asked for: requests after it are not read, and the stream starts once the fires
+        // before it are answered.
+        let mut watching: Option<Box<crate::daemon::tail::Watch>> = None;
         loop {
             if !reading && pending.is_empty() {
+                if let Some(watch) = watching.take() {
+                    let gone = hang_up.take().or_else(|| hang_up_probe(&write));
+                    crate::daemon::tail::stream(&mut write, *watch, gone, &self.daemon.draining)
+                        .await;
+                }
                 break;
             }
             // Out of room: registered for a wake-up before the budget is looked at again, so that memory
@@ -249,6 +259,11 @@ impl Connection {
                         Action::Later(id, work) => {
                             let task = pending.spawn(work);
                             pending_fires.insert(task.id(), (id, 0));
+                        }
+                        Action::Watch(watch) => {
+                            lines.set_permit_aside();
+                            watching = Some(watch);
+                            reading = false;
                         }
                     }
                 }
@@ -390,6 +405,18 @@ impl Connection {
                 Action::Respond(to_line(&self.hello(id, moments)))
             }
             Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
+            Request::Watch(filter) => match &self.daemon.journal {
+                Some(journal) => Action::Watch(Box::new(crate::daemon::tail::Watch {
+                    id,
+                    filter,
+                    records: journal.hub.subscribe(),
+                })),
+                None => Action::Respond(to_line(&ErrorResponse::new(
+                    id,
+                    ErrorKind::Internal,
+                    "this daemon keeps no record (another recorder holds the process)",
+                ))),
+            },
             Request::Reload => {
                 // A task of its own, not the connection's: a reload asked for is carried out even if its
                 // client hangs up before the answer (which stops the connection's pending tasks).
@@ -519,6 +546,20 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
             let (open, limit) = daemon.descriptors.connections();
             crate::protocol::ConnectionsStatus { open, limit }
         },
+        record: daemon.journal.as_ref().map(|journal| {
+            let written = journal.written();
+            let tally = crate::sync::lock(&journal.tally);
+            crate::protocol::RecordStatus {
+                journal: journal.path.display().to_string(),
+                enabled: generation.settings.record.enabled,
+                written: written.records,
+                dropped: written.dropped,
+                watchers: journal.hub.receiver_count(),
+                error: written.last_error,
+                moments: tally.moments(),
+                hooks: tally.hooks(),
+            }
+        }),
     }
 }
 
@@ -552,7 +593,7 @@ fn hang_up_probe(write: &OwnedWriteHalf) -> Option<AsyncFd<OwnedFd>> {
     unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) }.ok()
 }
 
-async fn peer_gone(probe: Option<&AsyncFd<OwnedFd>>) {
+pub(crate) async fn peer_gone(probe: Option<&AsyncFd<OwnedFd>>) {
     let Some(probe) = probe else {
         return std::future::pending().await;
     };

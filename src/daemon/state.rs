@@ -8,6 +8,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::daemon::descriptors::Descriptors;
+use crate::daemon::journal::Journal;
 use crate::daemon::memory::Memory;
 use crate::daemon::systemd::Notifier;
 use crate::engine::Engine;
@@ -37,6 +38,9 @@ pub struct Daemon {
     pub descriptors: Descriptors,
     /// The requests and answers every connection holds, against the daemon's budget.
     pub memory: Arc<Memory>,
+    /// The record's writer: the journal, its counts, its watchers. `None` when this process has a
+    /// recorder already.
+    pub journal: Option<Arc<Journal>>,
 }
 
 impl Daemon {
@@ -48,8 +52,10 @@ impl Daemon {
         http_token: PathBuf,
     ) -> Arc<Daemon> {
         let descriptors = Descriptors::new(&settings);
+        let engine = Engine::new(settings);
+        let journal = Journal::start(engine.clone(), crate::paths::state_dir());
         Arc::new(Daemon {
-            engine: Engine::new(settings),
+            engine,
             config_path,
             last_reload: Mutex::new(LastReload::now(None)),
             loaded_text: Mutex::new(loaded_text),
@@ -59,6 +65,7 @@ impl Daemon {
             http: crate::daemon::http::control::Control::new(http_token),
             descriptors,
             memory: Arc::default(),
+            journal,
         })
     }
 

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::recording::FireRecord;
 use crate::engine::runner::{Input, Ran};
-use crate::engine::verdict::{self, Exit, Kind};
+use crate::engine::verdict::{self, Exit, Kind, Outcome, Permission, Rewrites, Rewritten};
 use crate::engine::{Engine, Generation};
 use crate::moment;
 use crate::protocol::Event;
@@ -27,11 +28,21 @@ pub struct Fire {
 /// What the hooks of a fire said, folded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
+    /// The call must not go on unattended: a hook refused, or asked ([`Decision::permission`] says which).
     pub refused: bool,
-    /// Set when refused; never empty, so the agent is always told something.
+    /// Ask (a person may still approve what `refused` holds back) or allow, when a hook gave it.
+    pub permission: Option<Permission>,
+    /// Set when refused or asked, and never empty then, so the agent is always told something; an
+    /// allow's reason when it gave one.
     pub reason: Option<String>,
     /// Context to add, in the settings file's order of the hooks that gave it.
     pub adds: Vec<String>,
+    /// The tool input as the hooks rewrote it (whole), when they changed it and nothing refused (kept
+    /// with an ask).
+    pub input: Option<Value>,
+    /// What the model should see of the tool's result (whole), when hooks changed it; kept when refused,
+    /// since the tool has run.
+    pub output: Option<Value>,
     /// Every hook that ran, in the settings file's order.
     pub hooks: Vec<HookReport>,
     /// Refused, at a moment where the fire's agent only takes advice ([`crate::agent::Agent::advisory`]):
@@ -44,6 +55,8 @@ pub struct Decision {
 pub struct HookReport {
     pub name: String,
     pub outcome: Kind,
+    /// What of the call it rewrote, if anything.
+    pub rewrote: Option<Rewritten>,
     /// Its exit code, when it exited (not killed, not a worker).
     pub exit: Option<i32>,
     /// From its start (after waiting for a process slot) to its outcome.
@@ -80,17 +93,21 @@ impl Engine {
                     undecidable,
                     large,
                     busy,
+                    source,
                 },
         } = request;
         let generation = self.current();
         let settings = &generation.settings;
+        let mut record = FireRecord::begin(source, &moment, agent.as_deref(), &event, &generation);
         if !settings.knows_moment(&moment) {
             let hint = moment::did_you_mean(&moment, settings.moment_names())
                 .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
-            return Err(NotDecided::UnknownMoment(format!(
+            let unknown = NotDecided::UnknownMoment(format!(
                 "unknown moment \"{}\"{hint}",
                 moment::shown(&moment)
-            )));
+            ));
+            record.not_decided(&unknown);
+            return Err(unknown);
         }
         let started = Instant::now();
         event.insert("hook_event_name".into(), Value::String(moment.clone()));
@@ -101,65 +118,64 @@ impl Engine {
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
         let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
         let _in_flight = (!hooks.is_empty()).then(|| self.fire_started());
-        let runs = if let Some(why) = &undecidable {
+        let runs: Vec<Option<Ran>> = if let Some(why) = &undecidable {
             undecided(&hooks, &moment, agent.as_deref(), why)
         } else if hooks.is_empty() {
             Vec::new() // the common case, kept cheap: nothing to serialize, nothing to spawn
-        } else if large {
-            // Tens of megabytes to serialize, and a tree of values to let go: not on the runtime's thread.
-            let (moment, agent, of) = (moment.clone(), agent.clone(), generation.clone());
-            let event = std::mem::take(&mut event);
-            let serializing =
-                tokio::task::spawn_blocking(move || input_for(&event, moment, agent, &of.settings));
-            match serializing.await {
-                Ok(input) => run_all(self, &generation, &hooks, &Arc::new(input), cancel).await,
-                Err(e) => hooks
-                    .iter()
-                    .map(|_| Ran::lost(&format!("the event could not be serialized ({e})")))
-                    .collect(),
-            }
+        } else if hooks.len() > 1 && settings.is_sequential(&moment) {
+            let chain = Chain {
+                moment: &moment,
+                agent: agent.as_deref(),
+                busy,
+                large,
+            };
+            chain
+                .run(self, &generation, &hooks, &mut event, cancel)
+                .await
         } else {
-            let input = Arc::new(input_for(&event, moment.clone(), agent.clone(), settings));
-            run_all(self, &generation, &hooks, &input, cancel).await
+            match serialized(&mut event, &moment, agent.as_deref(), &generation, large).await {
+                Ok(input) => run_all(self, &generation, &hooks, &Arc::new(input), cancel).await,
+                Err(e) => hooks.iter().map(|_| Some(Ran::lost(&e))).collect(),
+            }
         };
-        if large && !event.is_empty() {
-            let event = std::mem::take(&mut event);
-            tokio::task::spawn_blocking(move || drop(event));
-        }
         if self.abandoned.is_cancelled()
             && runs
                 .iter()
+                .flatten()
                 .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
         {
+            record.not_decided(&NotDecided::ShuttingDown);
             return Err(NotDecided::ShuttingDown);
         }
 
         let mut outcomes = Vec::with_capacity(hooks.len());
         let mut reports = Vec::with_capacity(hooks.len());
         for (hook, ran) in hooks.iter().zip(&runs) {
-            let outcome = verdict::read(verdict::Run {
-                hook: &hook.name,
-                moment: &moment,
-                exit: &ran.exit,
-                stdout: &ran.stdout,
-                stderr: &ran.stderr,
-                via_shell: matches!(hook.program, Program::Shell { .. }),
-                on_failure: if busy {
-                    crate::settings::OnFailure::Refuse
-                } else {
-                    hook.on_failure
-                },
-            });
+            let Some(ran) = ran else {
+                reports.push(HookReport {
+                    name: hook.name.clone(),
+                    outcome: Kind::Skipped,
+                    rewrote: None,
+                    exit: None,
+                    elapsed: Duration::ZERO,
+                    error: None,
+                    truncated: false,
+                });
+                outcomes.push(Outcome::skipped());
+                continue;
+            };
+            let outcome = read_outcome(hook, &moment, ran, busy);
             if matches!(ran.exit, Exit::Cancelled(_)) {
                 // Nobody is waiting for this answer: not worth a warning per hook.
                 tracing::debug!(hook = %hook.name, %moment, "hook stopped: its fire was abandoned");
             } else {
-                let ms = (ran.elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
+                let ms = crate::time::tenths_of_ms(ran.elapsed);
                 log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
             }
             reports.push(HookReport {
                 name: hook.name.clone(),
                 outcome: outcome.kind,
+                rewrote: outcome.rewrote(),
                 exit: ran.exit.code(),
                 elapsed: ran.elapsed,
                 error: outcome.error.clone(),
@@ -167,7 +183,18 @@ impl Engine {
             });
             outcomes.push(outcome);
         }
-        let mut verdict = verdict::fold(&outcomes);
+        record.hooks(&reports, &runs);
+        let mut verdict = if outcomes.is_empty() {
+            // The common case, kept cheap: nothing to fold.
+            verdict::Verdict::default()
+        } else {
+            let named = hooks.iter().map(|h| h.name.as_str()).zip(&outcomes);
+            let chained = settings.is_sequential(&moment);
+            verdict::fold(named, originals(&moment, &event), chained)
+        };
+        if let Some(conflict) = &verdict.conflict {
+            tracing::warn!(moment = %moment, agent = agent.as_deref().unwrap_or(""), "rewrites conflict: {conflict}");
+        }
         if let Some(stop_loop) = stop_loop {
             stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
         }
@@ -179,6 +206,12 @@ impl Engine {
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "fire answered"
         );
+        if large && !event.is_empty() {
+            // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
+            // once the fold has read the tool input and output the rewrites change.
+            let event = std::mem::take(&mut event);
+            tokio::task::spawn_blocking(move || drop(event));
+        }
         let advisory = verdict.refused
             && agent
                 .as_deref()
@@ -191,15 +224,41 @@ impl Engine {
                 "refused where the agent only takes advice: it goes on"
             );
         }
-        Ok(Decision {
+        let decision = Decision {
             refused: verdict.refused,
+            permission: verdict.permission,
             reason: verdict.reason,
             adds: verdict.adds,
+            input: verdict.input,
+            output: verdict.output,
             hooks: reports,
             advisory,
-        })
+        };
+        record.decided(&decision);
+        Ok(decision)
     }
 }
+
+/// What the rewrites of a fire at `moment` rewrite: the event's `tool_input` where the call has not run
+/// yet, its `tool_response` where it has, each `None` where the moment takes no such rewrite.
+fn originals<'a>(moment: &'a str, event: &'a Map<String, Value>) -> verdict::Originals<'a> {
+    verdict::Originals {
+        moment,
+        input: moment::rewrites_input(moment)
+            .then(|| event.get("tool_input").unwrap_or_else(|| &NO_INPUT)),
+        output: moment::rewrites_output(moment)
+            .then(|| event.get("tool_response").unwrap_or(&NO_OUTPUT)),
+    }
+}
+
+/// What a rewrite of the input rewrites when the event has no `tool_input`: an input with no fields,
+/// so that the rewrites still compose field by field rather than be dropped for want of something to
+/// change.
+static NO_INPUT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::Object(Map::new()));
+
+/// What a rewrite of the output rewrites when the event has no `tool_response`: nothing, replaced whole.
+static NO_OUTPUT: Value = Value::Null;
 
 /// A matched value longer than this (tool names are tens of bytes) is matched on a blocking thread: a
 /// regular expression against a value of a megabyte can take seconds, and on the runtime's one thread
@@ -259,7 +318,12 @@ async fn select_hooks(
 /// The runs of an undecidable event's hooks (too large or too deep to decode): none is run, since none
 /// could be given the event; each is read as failed with `why`, so that `on_failure = "refuse"` refuses
 /// and `ignore` shows the failure in the response, rather than the event passing as if nothing watched it.
-fn undecided(hooks: &[Arc<Hook>], moment: &str, agent: Option<&str>, why: &str) -> Vec<Ran> {
+fn undecided(
+    hooks: &[Arc<Hook>],
+    moment: &str,
+    agent: Option<&str>,
+    why: &str,
+) -> Vec<Option<Ran>> {
     tracing::warn!(
         %moment,
         agent = agent.unwrap_or(""),
@@ -267,7 +331,7 @@ fn undecided(hooks: &[Arc<Hook>], moment: &str, agent: Option<&str>, why: &str) 
         "an event hookd cannot decide: {why}; its hooks are read as failed"
     );
     let failed = format!("{}{why}", crate::protocol::UNDECIDED);
-    hooks.iter().map(|_| Ran::lost(&failed)).collect()
+    hooks.iter().map(|_| Some(Ran::lost(&failed))).collect()
 }
 
 /// A Stop (of a session) in the count of refused Stops in a row (docs/settings.md, "Stop loops").
@@ -321,6 +385,8 @@ impl StopLoop {
         if verdict.refused && self.refusals >= cap {
             let reason = verdict.reason.take().unwrap_or_default();
             verdict.refused = false;
+            // Let through: not an ask either (nobody is asked about a Stop hookd lets through).
+            verdict.permission = None;
             verdict.adds.push(format!(
                 "hookd let this Stop through: Stop was refused {} times in a row in this session (stop_refusal_cap = {cap}); the last refusal said: {reason}",
                 self.refusals
@@ -328,6 +394,7 @@ impl StopLoop {
             // The session id is the client's data: only at debug level.
             tracing::warn!(agent = %self.agent, refusals = self.refusals, "stop_refusal_cap reached: letting the Stop through");
             tracing::debug!(session = %self.session, "the session whose Stop was let through");
+            crate::engine::recording::stop_cap(&self.agent, &self.session, self.refusals, &reason);
         }
         engine.stop_loops.record_stop(
             &self.agent,
@@ -347,10 +414,10 @@ async fn run_all(
     hooks: &[Arc<Hook>],
     input: &Arc<Input>,
     cancel: &CancellationToken,
-) -> Vec<Ran> {
+) -> Vec<Option<Ran>> {
     if let [hook] = hooks {
         // One hook: no task to spawn.
-        return vec![run_one(engine, generation, hook, input, cancel).await];
+        return vec![Some(run_one(engine, generation, hook, input, cancel).await)];
     }
     let mut tasks = tokio::task::JoinSet::new();
     for (index, hook) in hooks.iter().enumerate() {
@@ -377,7 +444,7 @@ async fn run_all(
     }
     runs.into_iter()
         .map(|ran| {
-            ran.unwrap_or_else(|| Ran::lost("the daemon lost this hook's task (see its log)"))
+            Some(ran.unwrap_or_else(|| Ran::lost("the daemon lost this hook's task (see its log)")))
         })
         .collect()
 }
@@ -403,6 +470,154 @@ async fn run_one(
     tokio::select! {
         ran = pool.ask(input.event_line.clone(), timeout) => ran,
         _ = cancel.cancelled() => Ran::cancelled(),
+    }
+}
+
+/// How `hook`'s run reads (docs/settings.md, "How a hook's answer is read"). An event hookd could only
+/// take in part (`busy`: read while the daemon was short of memory) fails closed.
+fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Outcome {
+    // A JSON answer cut at the output limit cannot be read, and may have been a refusal or a redaction
+    // too large to carry: it fails closed, whatever the hook's on_failure.
+    let stdout = ran.stdout.trim_ascii_start();
+    let stdout = stdout.strip_prefix(b"\xef\xbb\xbf").unwrap_or(stdout);
+    let cut_answer = ran.truncated && stdout.starts_with(b"{");
+    verdict::read(verdict::Run {
+        hook: &hook.name,
+        moment,
+        exit: &ran.exit,
+        stdout: &ran.stdout,
+        stderr: &ran.stderr,
+        via_shell: matches!(hook.program, Program::Shell { .. }),
+        on_failure: if busy || cut_answer {
+            crate::settings::OnFailure::Refuse
+        } else {
+            hook.on_failure
+        },
+    })
+}
+
+/// The hooks of a sequential moment (`sequential = [...]`): run one after another in the settings
+/// file's order, each given the tool input (or output) as the hooks before it rewrote it. A refusal ends
+/// the chain (the hooks after it are skipped: the call will not run, whatever they say). The agent's time
+/// limit at the moment holds for the whole chain, not each hook: a chain that outlived it would have its
+/// verdict lost with the relay giving up.
+struct Chain<'a> {
+    moment: &'a str,
+    agent: Option<&'a str>,
+    busy: bool,
+    /// The event is large: serialized off the runtime's thread.
+    large: bool,
+}
+
+impl Chain<'_> {
+    async fn run(
+        &self,
+        engine: &Arc<Engine>,
+        generation: &Arc<Generation>,
+        hooks: &[Arc<Hook>],
+        event: &mut Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> Vec<Option<Ran>> {
+        let originals = originals(self.moment, event);
+        let field = match (originals.input, originals.output) {
+            (Some(input), _) => Some(("tool_input", Rewritten::Input, input)),
+            (None, Some(output)) => Some(("tool_response", Rewritten::Output, output)),
+            (None, None) => None,
+        }
+        .map(|(name, rewritten, original)| {
+            let rewrites = Rewrites::new(original, name, self.moment, true);
+            ((name, rewritten), rewrites)
+        });
+        let (field, mut rewrites) = field.unzip();
+        let started = Instant::now();
+        let mut runs: Vec<Option<Ran>> = Vec::with_capacity(hooks.len());
+        let mut refused = false;
+        let mut lost: Option<String> = None;
+        for hook in hooks {
+            if refused {
+                runs.push(None);
+                continue;
+            }
+            if let Some(why) = &lost {
+                runs.push(Some(Ran::lost(why)));
+                continue;
+            }
+            if cancel.is_cancelled() {
+                // Not run because nobody waits for the verdict (or the daemon is stopping): never read
+                // as skipped after a refusal, which would decide the fire without its guards.
+                runs.push(Some(Ran::cancelled()));
+                continue;
+            }
+            let mut input =
+                match serialized(event, self.moment, self.agent, generation, self.large).await {
+                    Ok(input) => input,
+                    Err(e) => {
+                        // The event went with the thread that failed: no hook after can be given it.
+                        lost = Some(e);
+                        runs.push(Some(Ran::lost(lost.as_deref().unwrap_or_default())));
+                        continue;
+                    }
+                };
+            if let Some(cap) = input.time_cap {
+                let left = cap.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    runs.push(Some(Ran::lost(
+                        "not run: the hooks before it in the sequential chain used the agent's time limit",
+                    )));
+                    continue;
+                }
+                input.time_cap = Some(left);
+            }
+            let ran = run_one(engine, generation, hook, &input, cancel).await;
+            let outcome = read_outcome(hook, self.moment, &ran, self.busy);
+            refused = outcome.kind == Kind::Refused;
+            let rewrite = match field {
+                Some((_, Rewritten::Input)) => outcome.input.as_ref(),
+                Some((_, Rewritten::Output)) => outcome.output.as_ref(),
+                None => None,
+            };
+            if let (Some(rewrites), Some(rewrite), Some((name, _))) =
+                (rewrites.as_mut(), rewrite, field)
+                && !refused
+                && rewrites.apply(&hook.name, rewrite).is_ok()
+            {
+                event.insert(name.to_string(), rewrites.current().clone());
+            }
+            runs.push(Some(ran));
+        }
+        // The fold reads the rewrites against the event as the first hook was given it.
+        if let (Some(rewrites), Some((name, _))) = (rewrites, field) {
+            event.insert(name.to_string(), rewrites.into_original());
+        }
+        runs
+    }
+}
+
+/// The event as hooks are given it. A large event (tens of megabytes) is serialized on a blocking
+/// thread, not the runtime's, and handed back after; `Err` if that thread failed.
+async fn serialized(
+    event: &mut Map<String, Value>,
+    moment: &str,
+    agent: Option<&str>,
+    generation: &Arc<Generation>,
+    large: bool,
+) -> Result<Input, String> {
+    let (moment, agent) = (moment.to_string(), agent.map(str::to_string));
+    if !large {
+        return Ok(input_for(event, moment, agent, &generation.settings));
+    }
+    let of = generation.clone();
+    let taken = std::mem::take(event);
+    let serializing = tokio::task::spawn_blocking(move || {
+        let input = input_for(&taken, moment, agent, &of.settings);
+        (input, taken)
+    });
+    match serializing.await {
+        Ok((input, taken)) => {
+            *event = taken;
+            Ok(input)
+        }
+        Err(e) => Err(format!("the event could not be serialized ({e})")),
     }
 }
 
@@ -443,13 +658,24 @@ fn input_for(
         session: event
             .get("session_id")
             .and_then(Value::as_str)
+            .filter(|session| fits_the_environment(session))
             .unwrap_or_default()
             .to_string(),
-        project_dir: cwd.map(str::to_string),
+        project_dir: cwd
+            .filter(|cwd| fits_the_environment(cwd))
+            .map(str::to_string),
         config_dir: settings.dir.clone(),
         working_dir,
         time_cap,
     }
+}
+
+/// Whether an event's value may be given to hooks in their environment ([`MAX_ENV_VALUE`]): one past
+/// it would keep every hook from starting.
+///
+/// [`MAX_ENV_VALUE`]: crate::limits::MAX_ENV_VALUE
+fn fits_the_environment(value: &str) -> bool {
+    value.len() <= crate::limits::MAX_ENV_VALUE
 }
 
 fn log_outcome(

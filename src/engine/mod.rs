@@ -16,6 +16,7 @@
 
 pub mod fire;
 pub mod reaper;
+mod recording;
 pub mod runner;
 pub mod stoploop;
 pub mod verdict;

@@ -478,6 +478,13 @@ impl Slot {
             Fault::OutOfStep(_) => tracing::warn!(hook = %name, "worker {why}; restarting it"),
             Fault::Died(_) => tracing::warn!(hook = %name, "worker failed: {why}"),
         }
+        if crate::record::get().is_some() {
+            let mut record = crate::record::Record::new(crate::record::Kind::WorkerRestart);
+            record.hook = Some(name.clone());
+            record.error = Some(crate::record::cut(why, crate::record::STDERR_CHARS));
+            record.count = Some(u64::from(life.failures));
+            crate::record::note(record);
+        }
         self.update(|slot| {
             slot.state = if failing { "failing" } else { "restarting" };
             slot.pid = None;

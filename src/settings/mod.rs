@@ -61,6 +61,31 @@ pub struct Http {
     pub allow_non_loopback: bool,
 }
 
+/// The `[record]` table: the journal of every decision (docs/record.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Whether fires are recorded at all (journal, `status` counts, `watch`).
+    pub enabled: bool,
+    /// A journal file is rotated once it passes this many MiB.
+    pub file_size_mib: u64,
+    /// How many files are kept, the one being written included: the journal never takes more than
+    /// `files` × `file_size_mib` on disk.
+    pub files: u32,
+    /// Keep the whole tool input (or prompt) of every fire, not only a summary of it.
+    pub full_inputs: bool,
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record {
+            enabled: true,
+            file_size_mib: 10,
+            files: 5,
+            full_inputs: false,
+        }
+    }
+}
+
 /// How a hook is started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Program {
@@ -119,10 +144,15 @@ pub struct Settings {
     pub defaults: Defaults,
     /// Moment names the file declares for agents newer than the daemon (`moments = [...]`).
     pub extra_moments: Vec<String>,
+    /// Moments whose hooks run one after another, each given what the hooks before it rewrote
+    /// (`sequential = [...]`).
+    pub sequential: Vec<String>,
     /// Hooks per moment, each list in the file's order; moments in [`moment::KNOWN`] order, then declared.
     pub hooks: Vec<(String, Vec<Arc<Hook>>)>,
     /// The HTTP listener's settings.
     pub http: Http,
+    /// The journal's settings.
+    pub record: Record,
 }
 
 /// Why a settings file could not be loaded.
@@ -152,8 +182,10 @@ impl Settings {
             path,
             defaults: Defaults::default(),
             extra_moments: Vec::new(),
+            sequential: Vec::new(),
             hooks: Vec::new(),
             http: Http::default(),
+            record: Record::default(),
         }
     }
 
@@ -242,8 +274,10 @@ impl Settings {
             path,
             defaults: parsed.defaults,
             extra_moments: parsed.extra_moments,
+            sequential: parsed.sequential,
             hooks: parsed.hooks,
             http: parsed.http,
+            record: parsed.record,
         })
     }
 
@@ -291,6 +325,11 @@ impl Settings {
             .iter()
             .find(|(m, _)| m == moment)
             .map_or(&[], |(_, hooks)| hooks.as_slice())
+    }
+
+    /// Whether the hooks of `moment` run one after another (`sequential = [...]`).
+    pub fn is_sequential(&self, moment: &str) -> bool {
+        self.sequential.iter().any(|m| m == moment)
     }
 
     /// Whether `name` is a moment these settings accept: a known one or one the file declares.

@@ -11,12 +11,20 @@ use std::time::Duration;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{ConfigError, ConfigErrors, Defaults, Hook, Http, Matcher, OnFailure, Program};
+use super::{ConfigError, ConfigErrors, Defaults, Hook, Http, Matcher, OnFailure, Program, Record};
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
 use crate::moment;
 
-const TOP_LEVEL_KEYS: &[&str] = &["defaults", "hooks", "moments", "http"];
+const TOP_LEVEL_KEYS: &[&str] = &[
+    "defaults",
+    "hooks",
+    "moments",
+    "sequential",
+    "http",
+    "record",
+];
 const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
+const RECORD_KEYS: &[&str] = &["enabled", "file_size_mib", "files", "full_inputs"];
 const DEFAULTS_KEYS: &[&str] = &[
     "timeout",
     "on_failure",
@@ -43,8 +51,10 @@ const HOOK_KEYS: &[&str] = &[
 pub(super) struct Parsed {
     pub defaults: Defaults,
     pub extra_moments: Vec<String>,
+    pub sequential: Vec<String>,
     pub hooks: Vec<(String, Vec<Arc<Hook>>)>,
     pub http: Http,
+    pub record: Record,
 }
 
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -75,6 +85,10 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
         .get("moments")
         .map(|v| walker.moments(v))
         .unwrap_or_default();
+    let sequential = root
+        .get("sequential")
+        .map(|v| walker.sequential(v, &extra_moments))
+        .unwrap_or_default();
     let defaults = root
         .get("defaults")
         .map(|v| walker.defaults(v))
@@ -84,12 +98,18 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
         .map(|v| walker.hooks(v, &defaults, &extra_moments))
         .unwrap_or_default();
     let http = root.get("http").map(|v| walker.http(v)).unwrap_or_default();
+    let record = root
+        .get("record")
+        .map(|v| walker.record(v))
+        .unwrap_or_default();
     if walker.errors.is_empty() {
         Ok(Parsed {
             defaults,
             extra_moments,
+            sequential,
             hooks,
             http,
+            record,
         })
     } else {
         Err(walker.finish())
@@ -194,6 +214,51 @@ impl Walker<'_> {
             .collect()
     }
 
+    /// `sequential = ["PreToolUse", ...]`: moments whose hooks run one after another, in the file's
+    /// order, each given the tool input (or output) as the hooks before it rewrote it.
+    fn sequential(&mut self, value: &Value<'_>, extra_moments: &[String]) -> Vec<String> {
+        let Some(names) = self.strings(value, "sequential", "a list of moment names") else {
+            return Vec::new();
+        };
+        // Each error is placed at its name in the list (the list's items, in the same order).
+        let spans: Vec<Range<usize>> = value
+            .get_ref()
+            .as_array()
+            .map(|items| items.iter().map(|item| item.span()).collect())
+            .unwrap_or_default();
+        let mut kept = Vec::with_capacity(names.len());
+        for (index, name) in names.into_iter().enumerate() {
+            let span = spans.get(index).cloned().unwrap_or_else(|| value.span());
+            let declared = extra_moments.contains(&name);
+            if moment::known(&name).is_some() || declared {
+                if !kept.contains(&name) {
+                    kept.push(name);
+                }
+                continue;
+            }
+            let message = match moment::agent_name_for(&name) {
+                Some((agent, meant)) => format!(
+                    "\"{name}\" in sequential is {}'s name for {meant}; write \"{meant}\"",
+                    agent.display_name()
+                ),
+                None => {
+                    let names = moment::KNOWN
+                        .iter()
+                        .map(|m| m.name)
+                        .chain(extra_moments.iter().map(String::as_str));
+                    let hint = moment::did_you_mean(&name, names)
+                        .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
+                    format!(
+                        "unknown moment \"{}\" in sequential{hint}",
+                        moment::shown(&name)
+                    )
+                }
+            };
+            self.error(span, message);
+        }
+        kept
+    }
+
     fn defaults(&mut self, value: &Value<'_>) -> Defaults {
         let mut defaults = Defaults::default();
         let Some(table) = self.table(value, "defaults") else {
@@ -274,6 +339,38 @@ impl Walker<'_> {
             }
         }
         http
+    }
+
+    /// `[record]`: the journal. On by default, with bounds a user never needs to touch.
+    fn record(&mut self, value: &Value<'_>) -> Record {
+        let mut record = Record::default();
+        let Some(table) = self.table(value, "record") else {
+            return record;
+        };
+        for (key, value) in table.iter() {
+            match key.get_ref().as_ref() {
+                "enabled" => match value.get_ref().as_bool() {
+                    Some(b) => record.enabled = b,
+                    None => self.type_error(value, "record.enabled", "true or false"),
+                },
+                "full_inputs" => match value.get_ref().as_bool() {
+                    Some(b) => record.full_inputs = b,
+                    None => self.type_error(value, "record.full_inputs", "true or false"),
+                },
+                "file_size_mib" => {
+                    if let Some(n) = self.integer_in(value, "record.file_size_mib", 1, 1024) {
+                        record.file_size_mib = n as u64;
+                    }
+                }
+                "files" => {
+                    if let Some(n) = self.integer_in(value, "record.files", 1, 100) {
+                        record.files = n as u32;
+                    }
+                }
+                _ => self.unknown_key(key, "in [record]", RECORD_KEYS),
+            }
+        }
+        record
     }
 
     fn hooks(
@@ -1034,6 +1131,34 @@ command = "git status"
     fn an_empty_file_has_no_hooks() {
         assert!(hooks("").is_empty());
         assert!(hooks("# nothing yet\n").is_empty());
+    }
+
+    #[test]
+    fn the_record_is_on_by_default_and_its_keys_are_checked() {
+        let parsed = parse("hooks.toml", "").unwrap();
+        assert_eq!(parsed.record, Record::default());
+        assert!(parsed.record.enabled);
+        let parsed = parse(
+            "hooks.toml",
+            "[record]\nenabled = false\nfiles = 2\nfile_size_mib = 1\nfull_inputs = true\n",
+        )
+        .unwrap();
+        assert_eq!(
+            parsed.record,
+            Record {
+                enabled: false,
+                file_size_mib: 1,
+                files: 2,
+                full_inputs: true
+            }
+        );
+        let errors = errors("[record]\nfiles = 0\nenabeld = true\n");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors[0].starts_with("hooks.toml:2:9: record.files"),
+            "{errors:?}"
+        );
+        assert!(errors[1].contains("did you mean \"enabled\""), "{errors:?}");
     }
 
     #[test]

@@ -215,7 +215,9 @@ fn json_permission_decision_allow_is_not_a_refusal() {
         0,
     );
     assert_eq!(r["refused"], false, "{r}");
-    assert_eq!(hook(&r, "h")["outcome"], "nothing", "{r}");
+    assert_eq!(r["permission"], "allow", "{r}");
+    assert_eq!(r["reason"], "fine", "{r}");
+    assert_eq!(hook(&r, "h")["outcome"], "allowed", "{r}");
 }
 
 #[test]
@@ -662,4 +664,31 @@ fn disabled_hook_does_not_run() {
         !d.sb.p("disabled-ran").exists(),
         "the disabled hook's script ran"
     );
+}
+
+// ---- an event too big for a hook's environment ------------------------------------------------------
+
+/// A session id or folder past what Linux lets one environment variable hold (128 KiB) kept every hook
+/// from starting ("argument list too long"), and with `on_failure = "ignore"` the guard's refusal was
+/// lost. Such a value is left out of `HOOKD_SESSION` and `CLAUDE_PROJECT_DIR`; the hook still reads it
+/// whole on its stdin, and refuses.
+#[test]
+fn a_session_id_or_folder_too_long_for_the_environment_still_runs_the_guard() {
+    let sb = Sandbox::new();
+    sb.script(
+        "guard.sh",
+        "input=$(cat)\nprintf '%s' \"${#HOOKD_SESSION}\" > @DIR@/session-length\ncase \"$input\" in *rm*) echo 'no rm' >&2; exit 2 ;; esac",
+    );
+    sb.settings("[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"@DIR@/guard.sh\"\n");
+    let d = Daemon::start(sb);
+    let long = "s".repeat(200 * 1024);
+    let r = d.fire(
+        "PreToolUse",
+        json!({"session_id": long, "cwd": format!("/{long}"), "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf ~"}}),
+    );
+    assert_eq!(r["refused"], true, "the guard did not run: {r}");
+    assert_eq!(hook(&r, "guard")["outcome"], "refused", "{r}");
+    let seen = std::fs::read_to_string(d.sb.p("session-length")).unwrap();
+    assert_eq!(seen, "0", "HOOKD_SESSION given a value too long for it");
 }

@@ -51,6 +51,17 @@ impl Session {
     /// Writes Claude Code's settings.json: what `hookd relay --print-settings claude-code --socket S`
     /// (plus `extra` flags) prints, merged with the permission that lets Bash run.
     fn hook_settings(&self, socket: &Path, extra: &[&str]) {
+        self.hook_settings_allowing(socket, extra, &["Bash"]);
+    }
+
+    /// As `hook_settings`, with `allow` as the user's `permissions.allow` (empty: no tool is
+    /// pre-approved, and in `-p` Claude Code refuses a call that needs permission, with nobody to ask).
+    fn hook_settings_allowing(&self, socket: &Path, extra: &[&str], allow: &[&str]) {
+        self.hook_settings_permitting(socket, extra, json!({ "allow": allow }));
+    }
+
+    /// As `hook_settings`, with `permissions` as the user's permission rules (`allow`, `deny`, ...).
+    fn hook_settings_permitting(&self, socket: &Path, extra: &[&str], permissions: Value) {
         let socket = socket.to_str().expect("utf-8 socket path");
         let mut flags = vec!["--socket", socket];
         flags.extend_from_slice(extra);
@@ -61,7 +72,7 @@ impl Session {
             settings["hooks"]["PreToolUse"].is_array(),
             "no PreToolUse hook in the printed settings:\n{snippet}"
         );
-        settings["permissions"] = json!({"allow": ["Bash"]});
+        settings["permissions"] = permissions;
         fs::write(
             self.config.join("settings.json"),
             serde_json::to_string_pretty(&settings).unwrap(),
@@ -72,6 +83,17 @@ impl Session {
     /// Writes Claude Code's settings.json with http hooks: what `hookd relay --print-settings
     /// claude-code --http --port PORT` prints, merged with the permission that lets Bash run.
     fn http_hook_settings(&self, port: u16, socket: &Path, extra: &[&str]) {
+        self.http_hook_settings_allowing(port, socket, extra, &["Bash"]);
+    }
+
+    /// As `http_hook_settings`, with `allow` as the user's `permissions.allow`.
+    fn http_hook_settings_allowing(
+        &self,
+        port: u16,
+        socket: &Path,
+        extra: &[&str],
+        allow: &[&str],
+    ) {
         let port = port.to_string();
         let socket = socket.to_str().expect("utf-8 socket path");
         let mut flags = vec!["--http", "--port", &port, "--socket", socket];
@@ -83,7 +105,7 @@ impl Session {
             settings["hooks"]["PreToolUse"][0]["hooks"][0]["type"], "http",
             "no http PreToolUse hook in the printed settings:\n{snippet}"
         );
-        settings["permissions"] = json!({"allow": ["Bash"]});
+        settings["permissions"] = json!({"allow": allow});
         fs::write(
             self.config.join("settings.json"),
             serde_json::to_string_pretty(&settings).unwrap(),
@@ -224,7 +246,9 @@ fn a_tool_call_the_policy_refuses_does_not_run_and_the_model_is_told_why() {
     let sb = Sandbox::new();
     sb.script(
         "deny.sh",
-        r#"if grep -q refused.txt; then echo "E2E-POLICY-7731: no refused files here" >&2; exit 2; fi"#,
+        r#"input=$(cat)
+printf '%s\n' "$input" >> @DIR@/pre.log
+if printf '%s' "$input" | grep -q refused.txt; then echo "E2E-POLICY-7731: no refused files here" >&2; exit 2; fi"#,
     );
     sb.settings(
         "[[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
@@ -255,6 +279,9 @@ fn a_tool_call_the_policy_refuses_does_not_run_and_the_model_is_told_why() {
         is_error,
         "the refusal reached the model as a success: {result:?}"
     );
+    let pre = logged_events(&daemon.sb.p("pre.log"));
+    assert_eq!(pre.len(), 1, "the hook ran once: {pre:?}");
+    assert_refusal_in_log(&daemon, "claude-code", &pre[0], "E2E-POLICY-7731");
 }
 
 #[test]
@@ -793,4 +820,496 @@ fn a_refusal_at_post_tool_batch_ends_the_turn() {
     assert_eq!(server.turns().len(), 1, "{}", transcript(&server));
     let result: Value = serde_json::from_slice(&out.stdout).expect("claude's JSON result");
     assert_eq!(result["terminal_reason"], "hook_stopped", "{result}");
+}
+
+// ---- issue 15: allow, ask, rewrite the input, rewrite the output --------------------------------------
+
+/// Without a hook's allow, a call the user has not allowed (no `permissions.allow`) is refused by Claude
+/// Code itself in `-p`: nobody is there to ask. What the allow test below overcomes.
+#[test]
+fn without_an_allow_a_tool_the_user_has_not_allowed_does_not_run() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "watch.sh",
+        "cat >> @DIR@/pre.jsonl; echo >> @DIR@/pre.jsonl",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"watch\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/watch.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings_allowing(&daemon.socket, &[], &[]);
+    let command = "touch unallowed-marker";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create unallowed-marker.");
+
+    assert_ran(&out, &server);
+    assert!(
+        daemon.sb.read("pre.jsonl").contains(command),
+        "the hook did not see the call"
+    );
+    assert!(
+        !session.file("unallowed-marker").exists(),
+        "a call the user has not allowed ran without a hook's allow: the allow test proves nothing"
+    );
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(is_error, "{result:?}");
+}
+
+/// A hook's allow (`{"allow": "why"}`, said to Claude Code as `permissionDecision: "allow"`) runs a call
+/// the user has not allowed, with no prompt: the marker it makes is there, and its result reached the
+/// model as a success.
+#[test]
+fn a_hook_allow_runs_a_tool_the_user_has_not_allowed() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "approve.sh",
+        r#"cat > @DIR@/pre.json; echo '{"allow": "E2E-ALLOW-4410: touching a marker is harmless"}'"#,
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/approve.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings_allowing(&daemon.socket, &[], &[]);
+    let command = "touch allowed-marker && echo E2E-ALLOWED-RAN";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create allowed-marker.");
+
+    assert_ran(&out, &server);
+    assert!(
+        session.file("allowed-marker").exists(),
+        "the call the hook allowed did not run\nstderr: {}\n{}",
+        text(&out.stderr),
+        transcript(&server)
+    );
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains("E2E-ALLOWED-RAN") && !is_error,
+        "the allowed call's output did not reach the model as a success: {result:?}"
+    );
+}
+
+/// A hook's allow does not beat the user's deny rule: `permissions.deny` names the call, the hook allows
+/// it, and Claude Code still refuses it (the model told so); nothing runs.
+#[test]
+fn a_users_deny_rule_wins_over_a_hook_allow() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "approve.sh",
+        r#"cat > @DIR@/pre.json; echo '{"allow": "E2E-ALLOW-DENIED"}'"#,
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/approve.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    let command = "touch denied-marker";
+    session.hook_settings_permitting(
+        &daemon.socket,
+        &[],
+        json!({"deny": [format!("Bash({command})")]}),
+    );
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create denied-marker.");
+
+    assert_ran(&out, &server);
+    assert!(daemon.sb.p("pre.json").exists(), "the hook did not run");
+    assert!(
+        !session.file("denied-marker").exists(),
+        "a hook's allow ran a call the user's deny rule names"
+    );
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(is_error && result.contains("denied"), "{result:?}");
+}
+
+/// A rewritten call is held to the user's rules as rewritten: the user allows only the call the model
+/// made (`Bash(touch original-marker)`), the hook rewrites it into another, and Claude Code asks for
+/// that one (refused in `-p`): a rewrite does not carry the original's permission over.
+#[test]
+fn a_rewritten_call_is_held_to_the_users_rules() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "rewrite.sh",
+        r#"cat > @DIR@/pre.json; echo '{"input": {"command": "touch rewritten-marker"}}'"#,
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/rewrite.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    let command = "touch original-marker";
+    session.hook_settings_allowing(&daemon.socket, &[], &[&format!("Bash({command})")]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create original-marker.");
+
+    assert_ran(&out, &server);
+    assert!(daemon.sb.p("pre.json").exists(), "the hook did not run");
+    assert!(
+        !session.file("rewritten-marker").exists(),
+        "the rewritten call ran on the permission the user gave the original"
+    );
+    assert!(
+        !session.file("original-marker").exists(),
+        "the call ran as the model made it, not as the hook rewrote it"
+    );
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        is_error && result.contains("rewritten-marker"),
+        "the model was not told the rewritten call needs approval: {result:?}"
+    );
+}
+
+/// A hook's rewrite of the command (`{"input": {"command": ...}}`, said to Claude Code as `updatedInput`
+/// with no decision) is the call that runs: the rewritten marker is there, the original is not.
+#[test]
+fn a_rewritten_command_is_the_one_that_runs() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "rewrite.sh",
+        r#"cat > @DIR@/pre.json; echo '{"input": {"command": "touch rewritten-marker && echo E2E-REWRITTEN-RAN"}}'"#,
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/rewrite.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let command = "touch original-marker";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please create original-marker.");
+
+    assert_ran(&out, &server);
+    let seen: Value = serde_json::from_str(&daemon.sb.read("pre.json")).expect("the hook's input");
+    assert_eq!(seen["tool_input"]["command"], command, "{seen}");
+    assert!(
+        session.file("rewritten-marker").exists(),
+        "the rewritten call did not run\nstderr: {}\n{}",
+        text(&out.stderr),
+        transcript(&server)
+    );
+    assert!(
+        !session.file("original-marker").exists(),
+        "the call ran as the model made it, not as the hook rewrote it"
+    );
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains("E2E-REWRITTEN-RAN") && !is_error,
+        "the model was not given the rewritten call's output: {result:?}"
+    );
+}
+
+/// A PostToolUse hook that redacts a token the tool printed (`{"output": ...}` in the shape of Claude
+/// Code's Bash result, said as `updatedToolOutput`): the model's next request carries `[REDACTED]`, and
+/// the token nowhere.
+#[test]
+fn a_redacted_output_is_what_the_model_receives() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please print the token.");
+
+    assert_ran(&out, &server);
+    let post = logged_events(&daemon.sb.p("post.jsonl"));
+    assert!(
+        post.iter()
+            .any(|e| e["tool_response"].to_string().contains(TOKEN)),
+        "the hook never saw the token in the tool's output: {post:?}"
+    );
+    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
+    let (result, _) = result_of(&server, 1, PRINTS_TOKEN);
+    assert!(
+        result.contains("token=[REDACTED]"),
+        "the model was not given the redacted output: {result:?}\nstderr: {}",
+        text(&out.stderr)
+    );
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token reached the model: {}",
+        transcript(&server)
+    );
+}
+
+/// A redaction beside another hook's refusal after the tool ran (a block at PostToolUse, which cannot
+/// undo the call and does not hide its result from Claude Code's model): the refusal is said, and the
+/// model still sees the output only as redacted (`updatedToolOutput` beside the block).
+#[test]
+fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"judge\"\nmatcher = \"Bash\"\ncommand = \"cat > /dev/null; echo E2E-JUDGE-7d1: that printed a secret >&2; exit 2\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please print the token.");
+
+    assert_ran(&out, &server);
+    let sent = everything_sent(&server.requests());
+    assert!(
+        sent.contains("E2E-JUDGE-7d1"),
+        "the refusal's reason reached the model: {}",
+        transcript(&server)
+    );
+    assert!(
+        !sent.contains(TOKEN),
+        "the token reached the model: {}",
+        transcript(&server)
+    );
+}
+
+/// A hook's ask (`{"ask": "why"}`, said as `permissionDecision: "ask"`) in `-p`, with Bash allowed by
+/// the user: nobody can be asked, so the call does not run, Claude Code does not wait, and the model is
+/// told the hook's reason.
+#[test]
+fn an_ask_in_headless_mode_does_not_run_the_tool_and_the_model_is_told() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "ask.sh",
+        r#"cat > @DIR@/pre.json; echo '{"ask": "E2E-ASK-7781: a person must approve this"}'"#,
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"ask\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/ask.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let command = "touch asked-marker";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+
+    // run_agent fails the test if Claude Code is still waiting for an answer at AGENT_RUN.
+    let out = session.run(&server, "Please create asked-marker.");
+
+    assert_ran(&out, &server);
+    assert!(daemon.sb.p("pre.json").exists(), "the hook did not run");
+    assert!(
+        !session.file("asked-marker").exists(),
+        "the call a hook asked about ran with nobody to ask"
+    );
+    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains("E2E-ASK-7781: a person must approve this"),
+        "the ask's reason did not reach the model: {result:?}"
+    );
+    assert!(is_error, "{result:?}");
+}
+
+/// A daemon with an HTTP listener, started in the model server's network namespace (where Claude Code's
+/// 127.0.0.1 is), and the bearer token its http hooks send (`$HOOKD_TOKEN`).
+fn http_daemon(sb: Sandbox, server: &ModelServer) -> (Daemon, String) {
+    let netns = server.netns();
+    let daemon = Daemon::start_with(sb, |cmd| enter_netns(cmd, &netns));
+    let status = daemon.status();
+    let token_file = status["http"]["token_file"]
+        .as_str()
+        .expect("http.token_file");
+    let token = fs::read_to_string(token_file).expect("reading the token file");
+    (daemon, token.trim().to_string())
+}
+
+/// Over http hooks (no relay process: the daemon's HTTP listener answers, through the same dialect
+/// code), a hook's allow runs a call the user has not allowed, and a hook's rewrite of the command is
+/// the call that runs: one hook answers `{"allow": ..., "input": {...}}`, said as `permissionDecision:
+/// "allow"` + `updatedInput`.
+#[test]
+fn over_http_hooks_an_allow_with_a_rewrite_runs_the_rewritten_call_unprompted() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "approve.sh",
+        r#"cat > @DIR@/pre.json; echo '{"allow": "E2E-HTTP-ALLOW", "input": {"command": "touch http-rewritten-marker && echo E2E-HTTP-REWRITTEN-RAN"}}'"#,
+    );
+    sb.settings(
+        "[http]\nlisten = \"127.0.0.1:0\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/approve.sh\"\n",
+    );
+    let command = "touch http-original-marker";
+    let server = model(
+        &sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+    let (daemon, token) = http_daemon(sb, &server);
+    let session = Session::new(&daemon.sb);
+    session.http_hook_settings_allowing(daemon.http_port(), &daemon.socket, &[], &[]);
+
+    let out = session.run_with(
+        &server,
+        "Please create http-original-marker.",
+        &[("HOOKD_TOKEN", &token)],
+    );
+
+    assert_ran(&out, &server);
+    assert!(
+        daemon.sb.p("pre.json").exists(),
+        "the hook did not run: {}",
+        text(&out.stderr)
+    );
+    assert!(
+        session.file("http-rewritten-marker").exists(),
+        "the allowed, rewritten call did not run\nstderr: {}\n{}",
+        text(&out.stderr),
+        transcript(&server)
+    );
+    assert!(
+        !session.file("http-original-marker").exists(),
+        "the call ran as the model made it"
+    );
+    let (result, is_error) = result_of(&server, 1, command);
+    assert!(
+        result.contains("E2E-HTTP-REWRITTEN-RAN") && !is_error,
+        "the model was not given the rewritten call's output: {result:?}"
+    );
+}
+
+/// Over http hooks, a PostToolUse hook's redaction (`updatedToolOutput` in the body of the daemon's
+/// HTTP answer) is what the model receives.
+#[test]
+fn over_http_hooks_a_redacted_output_is_what_the_model_receives() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
+    sb.settings(
+        "[http]\nlisten = \"127.0.0.1:0\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n",
+    );
+    let server = model(
+        &sb,
+        json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E done."}]}),
+    );
+    let (daemon, token) = http_daemon(sb, &server);
+    let session = Session::new(&daemon.sb);
+    session.http_hook_settings(daemon.http_port(), &daemon.socket, &[]);
+
+    let out = session.run_with(
+        &server,
+        "Please print the token.",
+        &[("HOOKD_TOKEN", &token)],
+    );
+
+    assert_ran(&out, &server);
+    let post = logged_events(&daemon.sb.p("post.jsonl"));
+    assert!(
+        post.iter()
+            .any(|e| e["tool_response"].to_string().contains(TOKEN)),
+        "the hook never saw the token in the tool's output: {post:?}"
+    );
+    let (result, _) = result_of(&server, 1, PRINTS_TOKEN);
+    assert!(
+        result.contains("token=[REDACTED]"),
+        "the model was not given the redacted output: {result:?}\nstderr: {}",
+        text(&out.stderr)
+    );
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token reached the model: {}",
+        transcript(&server)
+    );
+}
+
+/// A hook that gives the redacted output as plain text (`{"output": "..."}`, not in the shape of the
+/// Bash result): hookd passes the string on as `updatedToolOutput`, and Claude Code 2.1.332 ignores a
+/// string there without a word (agents.md), so the model gets the token and nobody is told. Seen on the
+/// real agent: the model's tool_result was the unredacted `token=ghp_...`, stderr empty. What must hold
+/// once the dialect code puts a text rewrite into the tool's shape (a Bash result's `stdout`), or says
+/// it could not: the token never reaches the model.
+#[test]
+fn a_redacted_output_given_as_text_is_what_the_model_receives() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "redact.sh",
+        r#"cat > @DIR@/post.json; echo '{"output": "token=[REDACTED]"}'"#,
+    );
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/redact.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E done."}]}),
+    );
+
+    let out = session.run(&server, "Please print the token.");
+
+    assert_ran(&out, &server);
+    assert!(daemon.sb.p("post.json").exists(), "the hook did not run");
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token reached the model although a hook redacted it: {}\nstderr: {}",
+        transcript(&server),
+        text(&out.stderr)
+    );
 }

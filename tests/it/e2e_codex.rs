@@ -236,6 +236,7 @@ fn a_tool_call_the_policy_refuses_does_not_run_and_its_reason_reaches_the_model(
         "the model was told: {told}"
     );
     assert_eq!(server.turns().len(), 2, "{}", show(&out));
+    assert_refusal_in_log(&daemon, "codex", &pre[0], "CODEX-E2E-DENIED");
 }
 
 /// A tool call the hooks let through runs, its output reaches the model, and the hook saw Codex's input
@@ -939,4 +940,570 @@ fn a_codex_interrupt_reaches_hookd() {
         show(&out)
     );
     assert_eq!(interrupts[0]["hook_event_name"], "Interrupt");
+}
+
+// ---- issue 15: allow, ask, rewrite the input, rewrite the output -----------------------------------
+
+/// Codex reads a PreToolUse `permissionDecision: "allow"` alone as a failed hook (agents.md), so hookd
+/// does not send it (`Powers.allow` false): the call runs as it would with no hook, and Codex reports
+/// the relay's hook as completed, not failed. (That an allow grants what Codex would otherwise not do is
+/// the PermissionRequest test below.)
+#[test]
+fn a_pre_tool_use_allow_is_not_sent_and_the_tool_runs_as_without_it() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "approve.sh",
+        &format!(
+            "{}\necho '{{\"allow\": \"CODEX-E2E-ALLOW: harmless\"}}'",
+            log_input("pre.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/approve.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "touch allowed-marker && echo CODEX-E2E-ALLOWED-RAN";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Create allowed-marker.");
+    assert_ok(&out);
+
+    assert_eq!(logged_events(&sb.p("pre.log")).len(), 1, "{}", show(&out));
+    assert!(
+        codex.file("allowed-marker").exists(),
+        "the allowed call did not run\n{}",
+        show(&out)
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("hook: PreToolUse Completed")
+            && !stderr.contains("hook: PreToolUse Failed"),
+        "Codex did not take the relay's answer as a completed hook\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-ALLOWED-RAN"),
+        "the model was told: {told}"
+    );
+}
+
+/// The control for the allow below: without a hook's allow, the command that asks to leave the sandbox
+/// (`--approve-for-me`) goes to Codex's own automatic review, which asks the model; the scripted model's
+/// answer is no review, and Codex declines the command. The hook at PermissionRequest says nothing.
+#[test]
+fn without_an_allow_codex_declines_a_permission_request() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script("watch.sh", &log_input("ask.log"));
+    sb.settings(
+        "[[hooks.PermissionRequest]]\nname = \"watch\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/watch.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "touch unapproved-marker";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [
+            {"tool": cmd, "args": {"sandbox_permissions": "require_escalated", "justification": "need to write"}}
+        ], "then": {"text": "Understood."}}),
+        sb.path(),
+        "model",
+    );
+    let mut codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "on-request",
+        "read-only",
+    );
+    codex.flags.push("--approve-for-me".into());
+    let out = codex.run("Create unapproved-marker.");
+    assert_ok(&out);
+
+    assert_eq!(
+        logged_events(&sb.p("ask.log")).len(),
+        1,
+        "the PermissionRequest hook ran once\n{}",
+        show(&out)
+    );
+    assert!(
+        !codex.file("unapproved-marker").exists(),
+        "Codex ran the command with no approval: the allow test proves nothing\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(told.contains("Rejected"), "the model was told: {told}");
+}
+
+/// An allow at Codex's PermissionRequest (`decision.behavior: "allow"`) approves, with nobody asked, a
+/// command that asks to leave the read-only sandbox (`--approve-for-me`, as in the PermissionRequest test
+/// above), which Codex declines without it (the test above): it runs, and its marker is there.
+#[test]
+fn a_hook_allow_approves_a_codex_permission_request() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "approve.sh",
+        &format!(
+            "{}\necho '{{\"allow\": \"CODEX-E2E-APPROVED: a marker is harmless\"}}'",
+            log_input("ask.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PermissionRequest]]\nname = \"approver\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/approve.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "touch approved-marker && echo CODEX-E2E-APPROVED-RAN";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [
+            {"tool": cmd, "args": {"sandbox_permissions": "require_escalated", "justification": "need to write"}},
+            {"text": "Done."}
+        ]}),
+        sb.path(),
+        "model",
+    );
+    let mut codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "on-request",
+        "read-only",
+    );
+    codex.flags.push("--approve-for-me".into());
+    let out = codex.run("Create approved-marker.");
+    assert_ok(&out);
+
+    let asked = logged_events(&sb.p("ask.log"));
+    assert_eq!(
+        asked.len(),
+        1,
+        "the PermissionRequest hook ran once: {asked:?}\n{}",
+        show(&out)
+    );
+    assert!(
+        codex.file("approved-marker").exists(),
+        "the approved command did not run\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-APPROVED-RAN"),
+        "the model was told: {told}"
+    );
+}
+
+/// A hook's rewrite of the command (`{"input": {"command": ...}}`), which Codex takes only beside an
+/// allow (`Powers.input` WithAllow: `permissionDecision: "allow"` + `updatedInput`), is the call that
+/// runs: the rewritten marker is there, the original is not, and the model gets the rewritten call's
+/// output.
+#[test]
+fn a_rewritten_command_is_the_one_that_runs() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "rewrite.sh",
+        &format!(
+            "{}\necho '{{\"input\": {{\"command\": \"touch rewritten-marker && echo CODEX-E2E-REWRITTEN-RAN\"}}}}'",
+            log_input("pre.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/rewrite.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "touch original-marker";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Create original-marker.");
+    assert_ok(&out);
+
+    let pre = logged_events(&sb.p("pre.log"));
+    assert_eq!(pre.len(), 1, "{pre:?}\n{}", show(&out));
+    assert_eq!(pre[0]["tool_input"]["command"], cmd, "{}", pre[0]);
+    assert!(
+        codex.file("rewritten-marker").exists(),
+        "the rewritten call did not run\n{}",
+        show(&out)
+    );
+    assert!(
+        !codex.file("original-marker").exists(),
+        "the call ran as the model made it, not as the hook rewrote it\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-REWRITTEN-RAN"),
+        "the model was told: {told}"
+    );
+}
+
+/// A PostToolUse hook that redacts a token the tool printed (`{"output": ...}`; Codex's `tool_response`
+/// is a string): Codex takes a rewritten output only as the reason of a block (`Powers.output`
+/// AsReason), which replaces what the model sees of the result. The model's next request carries
+/// `[REDACTED]`, and the token nowhere.
+#[test]
+fn a_redacted_output_is_what_the_model_receives() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    let out = codex.run("Print the token.");
+    assert_ok(&out);
+
+    let post = logged_events(&sb.p("post.jsonl"));
+    assert!(
+        post.iter()
+            .any(|e| e["tool_response"].to_string().contains(TOKEN)),
+        "the hook never saw the token in the tool's output: {post:?}\n{}",
+        show(&out)
+    );
+    assert_eq!(server.turns().len(), 2, "{}", show(&out));
+    let requests = server.requests();
+    let told = tool_output(&requests, PRINTS_TOKEN).unwrap_or_else(|| {
+        panic!(
+            "Codex never sent back the call of {PRINTS_TOKEN:?}\n{}",
+            show(&out)
+        )
+    });
+    assert!(
+        told.contains("token=[REDACTED]"),
+        "the model was told: {told}\n{}",
+        show(&out)
+    );
+    assert!(
+        !everything_sent(&requests).contains(TOKEN),
+        "the token reached the model\n{}",
+        show(&out)
+    );
+}
+
+/// A hook's ask (`{"ask": "why"}`): Codex reads a PreToolUse `"ask"` as a failed hook and would run the
+/// call (agents.md), so hookd refuses it instead, saying approval is needed (`Powers.ask` false). The
+/// call does not run, Codex does not wait, and the model is told the hook's reason and why it was
+/// refused.
+#[test]
+fn an_ask_is_refused_saying_approval_is_needed() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "ask.sh",
+        &format!(
+            "{}\necho '{{\"ask\": \"CODEX-E2E-ASK: a person must approve this\"}}'",
+            log_input("pre.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"ask\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/ask.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "touch asked-marker";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Understood."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
+    // run_agent fails the test if Codex is still waiting at AGENT_RUN.
+    let out = codex.run("Create asked-marker.");
+    assert_ok(&out);
+
+    assert_eq!(logged_events(&sb.p("pre.log")).len(), 1, "{}", show(&out));
+    assert!(
+        !codex.file("asked-marker").exists(),
+        "the call a hook asked about ran with nobody to ask\n{}",
+        show(&out)
+    );
+    assert_eq!(server.turns().len(), 2, "{}", show(&out));
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("CODEX-E2E-ASK: a person must approve this")
+            && told.contains("Codex cannot ask for it here: refused"),
+        "the model was told: {told}"
+    );
+}
+
+/// The allow that carries a rewrite to Codex grants nothing more: in Codex's read-only sandbox the
+/// rewritten command runs sandboxed and fails to write (the model told so), as the original would have.
+/// A hook that only meant to fix a call does not let it out of the user's sandbox.
+#[test]
+fn a_rewrite_sent_with_an_allow_does_not_lift_codexs_sandbox() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "rewrite.sh",
+        &format!(
+            "{}\necho '{{\"input\": {{\"command\": \"touch rewritten-marker\"}}}}'",
+            log_input("pre.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/rewrite.sh\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "touch original-marker";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "never",
+        "read-only",
+    );
+    let out = codex.run("Create original-marker.");
+    assert_ok(&out);
+
+    assert_eq!(logged_events(&sb.p("pre.log")).len(), 1, "{}", show(&out));
+    assert!(
+        !codex.file("rewritten-marker").exists() && !codex.file("original-marker").exists(),
+        "a command wrote in Codex's read-only sandbox\n{}",
+        show(&out)
+    );
+    let told = tool_output(&server.requests(), cmd)
+        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
+    assert!(
+        told.contains("'rewritten-marker'") && told.contains("Read-only file system"),
+        "the rewritten command did not run in the sandbox; the model was told: {told}"
+    );
+}
+
+/// A hook that rewrites a Codex edit (`apply_patch`, seen as `Write` with the patch in
+/// `tool_input.command`) by the patch text: Codex applies the patch as rewritten (`updatedInput` beside
+/// an allow, as for a shell call), so the rewritten file is added and the original is not.
+#[test]
+fn a_rewritten_codex_edit_is_the_one_applied() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    fs::write(
+        sb.p("rename.py"),
+        sb.expand(
+            r#"import json, sys
+event = json.load(sys.stdin)
+with open("@DIR@/pre.jsonl", "a") as log:
+    log.write(json.dumps(event) + "\n")
+patch = event["tool_input"]["command"]
+print(json.dumps({"input": {"command": patch.replace("original.txt", "rewritten.txt")}}))
+"#,
+        ),
+    )
+    .expect("writing rename.py");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rename\"\nmatcher = \"Edit|Write\"\ncommand = \"python3 @DIR@/rename.py\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let add = "*** Begin Patch\n*** Add File: original.txt\n+CODEX-E2E-PATCHED\n*** End Patch\n";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"patch": add}, {"text": "Done."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "never",
+        "danger-full-access",
+    );
+    let out = codex.run("Add original.txt.");
+    assert_ok(&out);
+
+    let pre = logged_events(&sb.p("pre.jsonl"));
+    assert_eq!(pre.len(), 1, "{pre:?}\n{}", show(&out));
+    assert_eq!(
+        (&pre[0]["tool_name"], &pre[0]["agent_tool_name"]),
+        (&json!("Write"), &json!("apply_patch"))
+    );
+    assert_eq!(
+        fs::read_to_string(codex.file("rewritten.txt"))
+            .ok()
+            .as_deref(),
+        Some("CODEX-E2E-PATCHED\n"),
+        "the rewritten patch was not applied\n{}",
+        show(&out)
+    );
+    assert!(
+        !codex.file("original.txt").exists(),
+        "the patch was applied as the model made it, not as the hook rewrote it\n{}",
+        show(&out)
+    );
+}
+
+/// A hook that rewrites a field hookd made for the hooks (the patch's `file_path`, read from the patch
+/// text) cannot be carried back into Codex's call: hookd refuses the edit rather than let it be applied
+/// unchanged, and says why. No file is added, and the model is told.
+#[test]
+fn a_rewrite_of_a_field_codex_did_not_give_refuses_the_edit() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    fs::write(
+        sb.p("move.py"),
+        sb.expand(
+            r#"import json, sys
+event = json.load(sys.stdin)
+with open("@DIR@/pre.jsonl", "a") as log:
+    log.write(json.dumps(event) + "\n")
+print(json.dumps({"input": {"file_path": event["cwd"] + "/elsewhere.txt"}}))
+"#,
+        ),
+    )
+    .expect("writing move.py");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"move\"\nmatcher = \"Edit|Write\"\ncommand = \"python3 @DIR@/move.py\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let add = "*** Begin Patch\n*** Add File: original.txt\n+hello\n*** End Patch\n";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [{"patch": add}, {"text": "Understood."}]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "never",
+        "danger-full-access",
+    );
+    let out = codex.run("Add original.txt.");
+    assert_ok(&out);
+
+    assert_eq!(logged_events(&sb.p("pre.jsonl")).len(), 1, "{}", show(&out));
+    assert!(
+        !codex.file("original.txt").exists() && !codex.file("elsewhere.txt").exists(),
+        "the edit was applied although its rewrite could not be carried back\n{}",
+        show(&out)
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{}", show(&out));
+    let told = everything_sent(&turns[1..]);
+    assert!(
+        told.contains("rewrote tool_input.file_path"),
+        "the model was not told why the edit was refused\n{}",
+        show(&out)
+    );
+}
+
+/// An allow at Codex's PermissionRequest beside a text another hook adds: Codex reads an answer with
+/// `additionalContext` there as a failed hook (the moment table's `rejects_context`), and the relay's
+/// allow carries it, so the allow is lost: seen on 0.171.0, `hook: PermissionRequest Failed`, then
+/// Codex's own review declined the command. The safe side (nothing ran), but the hook's approval
+/// never reached Codex. What must hold once the allow leaves the text out there (as a refusal folds it
+/// into its message): the command is approved and runs.
+#[test]
+fn an_allow_beside_added_context_approves_a_codex_permission_request() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "approve.sh",
+        &format!(
+            "{}\necho '{{\"allow\": \"CODEX-E2E-APPROVED\"}}'",
+            log_input("ask.log")
+        ),
+    );
+    sb.settings(
+        "[[hooks.PermissionRequest]]\nname = \"approver\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/approve.sh\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"note\"\ncommand = \"echo CODEX-E2E-NOTE\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let cmd = "touch approved-marker";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [
+            {"tool": cmd, "args": {"sandbox_permissions": "require_escalated", "justification": "need to write"}}
+        ], "then": {"text": "Done."}}),
+        sb.path(),
+        "model",
+    );
+    let mut codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "on-request",
+        "read-only",
+    );
+    codex.flags.push("--approve-for-me".into());
+    let out = codex.run("Create approved-marker.");
+    assert_ok(&out);
+
+    assert_eq!(logged_events(&sb.p("ask.log")).len(), 1, "{}", show(&out));
+    assert!(
+        !text(&out.stderr).contains("hook: PermissionRequest Failed"),
+        "Codex read hookd's allow as a failed hook\n{}",
+        show(&out)
+    );
+    assert!(
+        codex.file("approved-marker").exists(),
+        "the approved command did not run\n{}",
+        show(&out)
+    );
 }

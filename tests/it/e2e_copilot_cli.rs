@@ -211,6 +211,7 @@ fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
     assert_eq!(pre[0]["tool_name"], "Bash", "{why}");
     assert_eq!(pre[0]["agent_tool_name"], "bash", "{why}");
     assert_eq!(pre[0]["tool_input"]["command"], command, "{why}");
+    assert_refusal_in_log(&daemon, "copilot-cli", &pre[0], "E2E-DENIED-7f3");
 }
 
 /// A PermissionRequest hook's refusal is Copilot's answer to the permission it asks for (`behavior:
@@ -642,5 +643,236 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
         logged_events(&sb.p("pre.log")).len(),
         1,
         "the old hook saw only the first command{why}"
+    );
+}
+
+// Issue 15: allow, ask and rewrites, on the real agent. Copilot CLI 1.0.102's powers (src/agent.rs): an
+// allow lets a tool run without its permission prompt, an ask is sent as `permissionDecision: "ask"`,
+// `modifiedArgs` rewrites a call, and `modifiedResult` replaces what the model sees of a result.
+
+/// Without `--allow-all-tools` every call asks for permission, which nobody gives in -p
+/// (`refused_permission_request_denies_the_tool_with_the_reason`). A PreToolUse hook's allow is
+/// Copilot's `permissionDecision: "allow"`: the tool runs, and no permission is asked at all.
+#[test]
+fn an_allow_runs_a_tool_that_would_need_permission() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/pre.log; echo >> @DIR@/pre.log; echo '{\\\"allow\\\": \\\"E2E-ALLOW-1c8: read-only\\\"}'\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"watch\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/perm.log; echo >> @DIR@/perm.log\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "copilot-chat",
+        &json!({"turns": [{"tool": "touch allowed-marker"}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_agent(copilot_asking(&setup, &server), &server.netns());
+    let why = context(&out, &server);
+    assert!(out.status.success(), "copilot failed ({}){why}", out.status);
+
+    assert_eq!(
+        logged_events(&sb.p("pre.log")).len(),
+        1,
+        "the hook was asked{why}"
+    );
+    assert!(
+        setup.project.join("allowed-marker").exists(),
+        "the allowed tool ran{why}"
+    );
+    assert!(
+        logged_events(&sb.p("perm.log")).is_empty(),
+        "no permission was asked{why}"
+    );
+    assert_eq!(server.turns().len(), 2, "{why}");
+}
+
+/// The control for `an_allow_runs_a_tool_that_would_need_permission`: the same run with a PreToolUse hook
+/// that says nothing. Copilot asks for the permission (the PermissionRequest hook sees it), nobody gives
+/// it in -p, and the tool does not run.
+#[test]
+fn without_an_allow_a_tool_that_needs_permission_does_not_run() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"log\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/pre.log; echo >> @DIR@/pre.log\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"watch\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/perm.log; echo >> @DIR@/perm.log\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "copilot-chat",
+        &json!({"turns": [{"tool": "touch allowed-marker"}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_agent(copilot_asking(&setup, &server), &server.netns());
+    let why = context(&out, &server);
+    assert!(out.status.success(), "copilot failed ({}){why}", out.status);
+
+    assert_eq!(
+        logged_events(&sb.p("pre.log")).len(),
+        1,
+        "the hook was asked{why}"
+    );
+    assert_eq!(
+        logged_events(&sb.p("perm.log")).len(),
+        1,
+        "the permission was asked{why}"
+    );
+    assert!(
+        !setup.project.join("allowed-marker").exists(),
+        "the tool ran without a permission{why}"
+    );
+}
+
+/// A hook's `{"input": {"command": ...}}` reaches Copilot CLI as `modifiedArgs`: the rewritten command is
+/// the one that runs, and the original does not.
+#[test]
+fn a_rewritten_command_is_the_one_that_runs() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/pre.log; echo >> @DIR@/pre.log; echo '{\\\"input\\\": {\\\"command\\\": \\\"touch rewritten-marker\\\"}}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "copilot-chat",
+        &json!({"turns": [{"tool": "touch original-marker"}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_copilot(&setup, &server);
+    let why = context(&out, &server);
+
+    let pre = logged_events(&sb.p("pre.log"));
+    assert_eq!(pre.len(), 1, "the hook was asked{why}");
+    assert_eq!(
+        pre[0]["tool_input"]["command"], "touch original-marker",
+        "{why}"
+    );
+    assert!(
+        setup.project.join("rewritten-marker").exists(),
+        "the rewritten command ran{why}"
+    );
+    assert!(
+        !setup.project.join("original-marker").exists(),
+        "the original command ran{why}"
+    );
+    assert_eq!(server.turns().len(), 2, "{why}");
+}
+
+/// A PostToolUse hook's redacted `{"output": ...}` reaches Copilot CLI as `modifiedResult`: the model gets
+/// `[REDACTED]`, never the token.
+#[test]
+fn a_redacted_output_is_what_the_model_receives() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    redact_hook(&sb);
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "copilot-chat",
+        &json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_copilot(&setup, &server);
+    let why = context(&out, &server);
+
+    let post = logged_events(&sb.p("post.jsonl"));
+    assert_eq!(post.len(), 1, "the hook was asked{why}");
+    assert!(
+        post[0]["tool_response"].to_string().contains(TOKEN),
+        "the tool printed the token{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        tool_results(&turns[1]).contains("token=[REDACTED]"),
+        "the redacted output reached the model{why}"
+    );
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token reached the model{why}"
+    );
+}
+
+/// A redaction beside another hook's refusal after the tool ran: the model never sees the token.
+#[test]
+fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    redact_and_refuse_hooks(&sb);
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "copilot-chat",
+        &json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_copilot(&setup, &server);
+    let why = context(&out, &server);
+
+    let post = logged_events(&sb.p("post.jsonl"));
+    assert_eq!(post.len(), 1, "the hook was asked{why}");
+    assert_eq!(server.turns().len(), 2, "{why}");
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token reached the model{why}"
+    );
+}
+
+/// A hook's ask, sent to Copilot CLI as `permissionDecision: "ask"`, even with `--allow-all-tools`: in -p
+/// nobody can be asked, so the tool does not run, the agent ends on its own, and the model is told.
+#[test]
+fn an_ask_in_headless_mode_does_not_run_the_tool() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"ask\"\nmatcher = \"Bash\"\ncommand = \"cat > /dev/null; echo '{\\\"ask\\\": \\\"E2E-ASK-2b7: a person must approve this\\\"}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "copilot-chat",
+        &json!({"turns": [{"tool": "touch asked-marker"}, {"text": "E2E-FINAL: understood."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_copilot(&setup, &server);
+    let why = context(&out, &server);
+
+    assert!(
+        !setup.project.join("asked-marker").exists(),
+        "the tool ran{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        tool_results(&turns[1]).contains("E2E-ASK-2b7: a person must approve this"),
+        "the model is told the reason{why}"
     );
 }

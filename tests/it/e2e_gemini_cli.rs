@@ -190,6 +190,7 @@ fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
     );
     assert_eq!(pre[0]["tool_name"], "Bash", "{why}");
     assert_eq!(pre[0]["agent_tool_name"], "run_shell_command", "{why}");
+    assert_refusal_in_log(&daemon, "gemini-cli", &pre[0], "E2E-DENIED-7f3");
 }
 
 /// A command the policy lets through runs, and its output is what the model sees next.
@@ -672,5 +673,166 @@ fn an_mcp_tool_is_matched_by_its_claude_code_name_and_refused() {
     assert!(
         function_responses(&turns[1]).contains("E2E-MCP-DENIED-3a9: no echo tools"),
         "the refusal's reason is the tool's result the model sees{why}"
+    );
+}
+
+// Issue 15: allow, ask and rewrites, on the real agent. Gemini CLI 0.61.0's powers (src/agent.rs): an
+// allow grants nothing (not sent), an ask in -p would wait for ever (refused, saying approval is
+// needed), `hookSpecificOutput.tool_input` rewrites a call, and an AfterTool deny's reason is all the
+// model sees of a result (a rewritten output is sent that way).
+
+/// Gemini CLI takes no allow (it grants nothing outside yolo: agents.md), so hookd does not send one: a
+/// hook's `{"allow": ...}` leaves the call as it would be without the hook, and in yolo it runs.
+#[test]
+fn an_allow_is_not_sent_and_the_tool_runs_as_without_the_hook() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/pre.log; echo >> @DIR@/pre.log; echo '{\\\"allow\\\": \\\"E2E-ALLOW-1c8: read-only\\\"}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [{"tool": "touch allowed-marker"}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_gemini(&setup, &server);
+    let why = context(&out, &server);
+
+    assert_eq!(
+        logged_events(&sb.p("pre.log")).len(),
+        1,
+        "the hook was asked{why}"
+    );
+    assert!(
+        setup.project.join("allowed-marker").exists(),
+        "the tool ran as without the hook{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        !function_responses(&turns[1]).contains("E2E-ALLOW-1c8"),
+        "nothing of the allow was sent as a refusal{why}"
+    );
+}
+
+/// A hook's `{"input": {"command": ...}}` reaches Gemini CLI as `hookSpecificOutput.tool_input`: the
+/// rewritten command is the one that runs, and the original does not.
+#[test]
+fn a_rewritten_command_is_the_one_that_runs() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/pre.log; echo >> @DIR@/pre.log; echo '{\\\"input\\\": {\\\"command\\\": \\\"touch rewritten-marker\\\"}}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [{"tool": "touch original-marker"}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_gemini(&setup, &server);
+    let why = context(&out, &server);
+
+    let pre = logged_events(&sb.p("pre.log"));
+    assert_eq!(pre.len(), 1, "the hook was asked{why}");
+    assert_eq!(
+        pre[0]["tool_input"]["command"], "touch original-marker",
+        "{why}"
+    );
+    assert!(
+        setup.project.join("rewritten-marker").exists(),
+        "the rewritten command ran{why}"
+    );
+    assert!(
+        !setup.project.join("original-marker").exists(),
+        "the original command ran{why}"
+    );
+    assert_eq!(server.turns().len(), 2, "{why}");
+}
+
+/// A PostToolUse hook's redacted `{"output": ...}` reaches Gemini CLI as the reason of an AfterTool deny,
+/// which is all the model sees of the result: the model gets `[REDACTED]`, never the token.
+#[test]
+fn a_redacted_output_is_what_the_model_receives() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    redact_hook(&sb);
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_gemini(&setup, &server);
+    let why = context(&out, &server);
+
+    let post = logged_events(&sb.p("post.jsonl"));
+    assert_eq!(post.len(), 1, "the hook was asked{why}");
+    assert!(
+        post[0]["tool_response"].to_string().contains(TOKEN),
+        "the tool printed the token{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        function_responses(&turns[1]).contains("token=[REDACTED]"),
+        "the redacted output reached the model{why}"
+    );
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token reached the model{why}"
+    );
+}
+
+/// Gemini CLI in -p would wait for ever on an ask (agents.md): hookd refuses instead, saying approval is
+/// needed. The tool does not run, the agent ends on its own, and the model is told why.
+#[test]
+fn an_ask_in_headless_mode_refuses_and_says_approval_is_needed() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"ask\"\nmatcher = \"Bash\"\ncommand = \"cat > /dev/null; echo '{\\\"ask\\\": \\\"E2E-ASK-2b7: a person must approve this\\\"}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "gemini",
+        &json!({"turns": [{"tool": "touch asked-marker"}, {"text": "E2E-FINAL: understood."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_gemini(&setup, &server);
+    let why = context(&out, &server);
+
+    assert!(
+        !setup.project.join("asked-marker").exists(),
+        "the tool ran{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    let seen = function_responses(&turns[1]);
+    assert!(
+        seen.contains("E2E-ASK-2b7: a person must approve this")
+            && seen.contains("Gemini CLI cannot ask for it here"),
+        "the model is told the call needs approval{why}"
     );
 }

@@ -195,6 +195,7 @@ fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
         text(&out.stdout).contains("E2E-FINAL: understood."),
         "{why}"
     );
+    assert_refusal_in_log(&daemon, "qwen-code", &pre[0], "E2E-DENIED-5a1");
 }
 
 /// What a UserPromptSubmit hook prints reaches the model with the prompt. Qwen Code fires
@@ -545,5 +546,200 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
         logged_events(&sb.p("pre.log")).len(),
         1,
         "the old hook saw only the first command{why}"
+    );
+}
+
+// Issue 15: allow, ask and rewrites, on the real agent. Qwen Code 0.24.4's powers (src/agent.rs): an
+// allow changes nothing (not sent), an ask is sent, a rewritten input cannot reach the tool (the call is
+// refused, the reason giving the call as rewritten), and a rewritten output cannot be taken (the user is
+// told).
+
+/// Qwen Code fires PreToolUse only once a call is approved, so an allow changes nothing and hookd does
+/// not send one: a hook's `{"allow": ...}` leaves the call as it would be without the hook (in yolo, it
+/// runs).
+#[test]
+fn an_allow_is_not_sent_and_the_tool_runs_as_without_the_hook() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/pre.log; echo >> @DIR@/pre.log; echo '{\\\"allow\\\": \\\"E2E-ALLOW-1c8: read-only\\\"}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "openai-chat",
+        &json!({"turns": [{"tool": "touch allowed-marker"}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_qwen(&setup, &server);
+    let why = context(&out, &server);
+
+    assert_eq!(
+        logged_events(&sb.p("pre.log")).len(),
+        1,
+        "the hook was asked{why}"
+    );
+    assert!(
+        setup.project.join("allowed-marker").exists(),
+        "the tool ran as without the hook{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        !tool_results(&turns[1]).contains("E2E-ALLOW-1c8"),
+        "nothing of the allow was sent as a refusal{why}"
+    );
+}
+
+/// Qwen Code cannot run a rewritten call: hookd refuses the call, the reason giving the call as the hooks
+/// rewrote it. The original does not run (it may be what a hook rewrote it away from), and the model is
+/// told the rewritten call, which it may make instead.
+#[test]
+fn a_rewritten_command_refuses_the_call_and_names_the_rewrite() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"cat >> @DIR@/pre.log; echo >> @DIR@/pre.log; echo '{\\\"input\\\": {\\\"command\\\": \\\"touch rewritten-marker\\\"}}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "openai-chat",
+        &json!({"turns": [{"tool": "touch original-marker"}, {"text": "E2E-FINAL: understood."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_qwen(&setup, &server);
+    let why = context(&out, &server);
+
+    assert_eq!(
+        logged_events(&sb.p("pre.log")).len(),
+        1,
+        "the hook was asked{why}"
+    );
+    assert!(
+        !setup.project.join("original-marker").exists(),
+        "the original command ran{why}"
+    );
+    assert!(!setup.project.join("rewritten-marker").exists(), "{why}");
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    let seen = tool_results(&turns[1]);
+    assert!(
+        seen.contains("make this call instead") && seen.contains("touch rewritten-marker"),
+        "the model is told the call as rewritten{why}"
+    );
+}
+
+/// A rewritten output reaches Qwen Code's model as `{"continue": false, "stopReason": R}`, the one
+/// PostToolUse answer Qwen Code 0.24.4 reads there (its `updatedToolOutput` does not exist, and a
+/// `decision: "block"` is ignored): the model gets exactly R as the tool's result, the token never, and
+/// the turn goes on to its end.
+#[test]
+fn a_redacted_output_is_what_the_model_receives() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    redact_hook(&sb);
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "openai-chat",
+        &json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_qwen(&setup, &server);
+    let why = context(&out, &server);
+
+    let post = logged_events(&sb.p("post.jsonl"));
+    assert_eq!(post.len(), 1, "the hook was asked{why}");
+    assert!(
+        post[0]["tool_response"].to_string().contains(TOKEN),
+        "the tool printed the token{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "the turn went on after the tool{why}");
+    let seen = tool_results(&turns[1]);
+    assert!(
+        seen.contains("token=[REDACTED]"),
+        "the model sees the redacted output{why}"
+    );
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token never reaches the model{why}"
+    );
+}
+
+/// A redaction beside another hook's refusal after the tool ran: the model never sees the token.
+#[test]
+fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    redact_and_refuse_hooks(&sb);
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "openai-chat",
+        &json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E-FINAL: done."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_qwen(&setup, &server);
+    let why = context(&out, &server);
+
+    let post = logged_events(&sb.p("post.jsonl"));
+    assert_eq!(post.len(), 1, "the hook was asked{why}");
+    assert_eq!(server.turns().len(), 2, "{why}");
+    assert!(
+        !everything_sent(&server.requests()).contains(TOKEN),
+        "the token reached the model{why}"
+    );
+}
+
+/// A hook's ask, sent to Qwen Code as `permissionDecision: "ask"`: in headless mode nobody can be asked,
+/// so the tool does not run, the agent ends on its own, and the model is told the reason.
+#[test]
+fn an_ask_in_headless_mode_does_not_run_the_tool() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"ask\"\nmatcher = \"Bash\"\ncommand = \"cat > /dev/null; echo '{\\\"ask\\\": \\\"E2E-ASK-2b7: a person must approve this\\\"}'\"\n",
+    );
+    let daemon = Daemon::start(sb);
+    let sb = &daemon.sb;
+    let setup = setup(sb.path(), &daemon.socket, false);
+    let server = ModelServer::start(
+        "openai-chat",
+        &json!({"turns": [{"tool": "touch asked-marker"}, {"text": "E2E-FINAL: understood."}]}),
+        sb.path(),
+        "model",
+    );
+    let out = run_qwen(&setup, &server);
+    let why = context(&out, &server);
+
+    assert!(
+        !setup.project.join("asked-marker").exists(),
+        "the tool ran{why}"
+    );
+    let turns = server.turns();
+    assert_eq!(turns.len(), 2, "{why}");
+    assert!(
+        tool_results(&turns[1]).contains("E2E-ASK-2b7: a person must approve this"),
+        "the model is told the reason{why}"
     );
 }

@@ -17,6 +17,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("sync", 1),
     ("time", 1),
     ("protocol", 2),
+    ("record", 2),
     ("settings", 2),
     ("agents", 3),
     ("engine", 3),

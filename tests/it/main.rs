@@ -21,11 +21,20 @@ mod agents_setup;
 mod cli_check;
 /// `hookd fire`, `status`, `reload` against a daemon and against none.
 mod cli_client;
+/// `hookd log`, `hookd watch`, `hookd why`: the record read back.
+mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.
 mod sdk_example;
 
+// ---- the example hooks ---------------------------------------------------------------------------------
+
+/// The Python example hooks of config/ (approve-read-only, rm-to-trash, redact-secrets), run for real.
+mod examples_hooks;
+
 // ---- the daemon --------------------------------------------------------------------------------------
 
+/// Attacks on allow, ask and rewrites (issue 15): findings, ignored until fixed.
+mod attack_decisions;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
 mod daemon_answers;
 /// The socket's folder and modes, a second daemon, a stale socket, clean shutdowns.
@@ -34,6 +43,8 @@ mod daemon_lifecycle;
 mod daemon_processes;
 /// The socket protocol: errors, ids, pipelining, hello, status, reload, peer credentials.
 mod daemon_protocol;
+/// Allow, ask, rewritten inputs and outputs, and sequential chains, through the real daemon.
+mod daemon_rewrites;
 /// The HTTP listener for agents' http hooks.
 mod http_hooks;
 /// Live reload of the settings file, edited the ways editors and tools edit it.
@@ -60,6 +71,11 @@ mod fault_hooks;
 mod load;
 /// What other users and hostile settings or event data cannot do.
 mod security;
+
+// ---- the record ----------------------------------------------------------------------------------------
+
+/// The record through the real daemon: the journal, watch, the relay's spool, rotation; and attacked.
+mod record_daemon;
 
 // ---- pure logic and saved inputs ---------------------------------------------------------------------
 

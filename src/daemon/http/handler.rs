@@ -142,11 +142,14 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         moment,
         event_name,
         event,
+        carry_back,
     } = match translated {
         Ok(translated) => translated,
         Err(why) => return error(StatusCode::BAD_REQUEST, "bad_request", &why),
     };
     let undecidable = event.undecidable.clone();
+    let mut event = event;
+    event.source = crate::record::Source::Http;
     let request = Fire {
         moment: moment.clone(),
         agent: Some(agent.name().to_string()),
@@ -162,15 +165,12 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         Err(NotDecided::UnknownMoment(_)) => return ok(None),
         Err(NotDecided::ShuttingDown) => return shutting_down(),
     };
-    let adds: Vec<&str> = verdict.adds.iter().map(String::as_str).collect();
-    let answer = dialect::answer(
-        agent,
-        &moment,
-        &event_name,
-        dialect::refusal(verdict.refused, verdict.reason.as_deref()),
-        &adds,
-        Transport::Http,
-    );
+    let said = match dialect::Said::of(&verdict, carry_back.as_ref()) {
+        Ok(said) => said,
+        // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
+        Err(why) => dialect::Said::refusal_owned(why),
+    };
+    let answer = dialect::answer_verdict(agent, &moment, &event_name, &said, Transport::Http);
     if let Some(why) = undecidable
         && answer.stdout.is_none()
         && !verdict.hooks.is_empty()

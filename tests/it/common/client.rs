@@ -111,17 +111,42 @@ pub fn check_fire_shape(resp: &Value) {
             .all(Value::is_string),
         "`adds` holds a non-string: {resp}"
     );
+    let permission = resp.get("permission").map(|p| {
+        p.as_str()
+            .unwrap_or_else(|| panic!("`permission` not a string: {resp}"))
+    });
+    assert!(
+        matches!(permission, None | Some("allow" | "ask")),
+        "unknown permission: {resp}"
+    );
+    if permission == Some("ask") {
+        assert!(
+            refused,
+            "an ask must hold the call back (`refused`): {resp}"
+        );
+    }
+    if permission == Some("allow") {
+        assert!(!refused, "an allow beside a refusal: {resp}");
+    }
     if refused {
         assert!(
             resp["reason"].is_string(),
             "refused without a string `reason`: {resp}"
         );
-    } else {
+    } else if permission.is_none() {
         assert!(
             resp.get("reason").is_none(),
-            "`reason` present though not refused: {resp}"
+            "`reason` present though neither refused nor allowed: {resp}"
         );
     }
+    if let Some(input) = resp.get("input") {
+        assert!(input.is_object(), "`input` not an object: {resp}");
+        assert!(
+            !refused || permission == Some("ask"),
+            "a refused call rewritten: {resp}"
+        );
+    }
+
     let hooks = resp["hooks"]
         .as_array()
         .unwrap_or_else(|| panic!("`hooks` not an array: {resp}"));
@@ -131,7 +156,10 @@ pub fn check_fire_shape(resp: &Value) {
             .as_str()
             .unwrap_or_else(|| panic!("hook without an outcome: {h}"));
         assert!(
-            ["nothing", "adds", "refused", "failed"].contains(&outcome),
+            [
+                "nothing", "adds", "rewrote", "allowed", "asked", "refused", "failed", "skipped"
+            ]
+            .contains(&outcome),
             "unknown outcome {outcome:?}: {h}"
         );
         assert!(h["ms"].is_number(), "hook without a numeric `ms`: {h}");

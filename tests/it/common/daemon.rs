@@ -48,6 +48,8 @@ pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
         .arg("--socket")
         .arg(socket)
         .env("HOOKD_LOG", "debug")
+        // The record (the journal, the relay's spool) beside the socket, never in the user's home.
+        .env("XDG_STATE_HOME", state_home_for(socket))
         .env_remove("HOOKD_SOCKET")
         .env_remove("HOOKD_CONFIG")
         .env_remove("JOURNAL_STREAM");
@@ -63,6 +65,14 @@ pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
         });
     }
     cmd
+}
+
+/// Where a daemon on `socket` keeps its record in a test: `state/` beside the socket (the journal is
+/// `state/hookd/journal.jsonl`).
+pub fn state_home_for(socket: &Path) -> PathBuf {
+    socket
+        .parent()
+        .map_or_else(|| PathBuf::from("state"), |dir| dir.join("state"))
 }
 
 /// The variables systemd gives the daemon that no hook may inherit (contract section 6).

@@ -16,6 +16,14 @@ pub fn run_hookd(args: &[&str], stdin: Option<&str>, timeout: Duration) -> Outpu
 
 /// Runs a command to completion with `stdin`, killing it and panicking if it outlives `timeout`.
 pub fn run_with_deadline(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
+    // A relay's spool never in the user's home: in the test's own folder when it gave one, else in
+    // one folder for this test binary.
+    if !cmd.get_envs().any(|(key, _)| key == "XDG_STATE_HOME") {
+        cmd.env(
+            "XDG_STATE_HOME",
+            std::env::temp_dir().join(format!("hookd-tests-state-{}", std::process::id())),
+        );
+    }
     cmd.env_remove("HOOKD_SOCKET")
         .env_remove("HOOKD_CONFIG")
         .stdin(if stdin.is_some() {

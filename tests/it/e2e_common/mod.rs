@@ -317,3 +317,96 @@ pub fn logged_events(path: &Path) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
+
+/// The secret the redaction tests' tool prints. The command builds it with `printf`, so that the whole
+/// token is never in the command's text, which the model is sent back with the call.
+pub const TOKEN: &str = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+pub const PRINTS_TOKEN: &str = "printf 'token=ghp_%s\\n' 0123456789abcdefghijklmnopqrstuvwxyzAB";
+
+/// A PostToolUse hook in python3 that logs its input to `@DIR@/post.jsonl` and answers
+/// `{"output": ...}`: the event's `tool_response`, whatever its shape, with every `ghp_` token in its
+/// strings replaced by `[REDACTED]` (nothing when there is none).
+pub const REDACT_PY: &str = r#"import json, re, sys
+event = json.load(sys.stdin)
+with open("@DIR@/post.jsonl", "a") as log:
+    log.write(json.dumps(event) + "\n")
+def redact(value):
+    if isinstance(value, str):
+        return re.sub(r"ghp_[A-Za-z0-9]+", "[REDACTED]", value)
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact(v) for k, v in value.items()}
+    return value
+response = event.get("tool_response")
+redacted = redact(response)
+if redacted != response:
+    print(json.dumps({"output": redacted}))
+"#;
+
+/// The settings of `sb`: [`REDACT_PY`] as a PostToolUse hook on `Bash`.
+pub fn redact_hook(sb: &Sandbox) {
+    std::fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n",
+    );
+}
+
+/// The settings of `sb`: [`REDACT_PY`] and, after it, a hook that refuses every Bash call's result
+/// (exit 2, `E2E-JUDGE-7d1: ...` on stderr): a refusal after the tool ran, which must not cost the
+/// redaction.
+pub fn redact_and_refuse_hooks(sb: &Sandbox) {
+    redact_hook(sb);
+    sb.settings(
+        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"judge\"\nmatcher = \"Bash\"\ncommand = \"cat > /dev/null; echo E2E-JUDGE-7d1: that printed a secret >&2; exit 2\"\n",
+    );
+}
+
+/// Asserts that the refusal an agent's session met is in the record as `hookd log --refused` shows it:
+/// a fire of `agent`, through the relay, with the session id the agent gave (as the refusing hook saw it
+/// in `hook_input`), the command, and the reason containing `reason`. The journal is written a tick
+/// after the fire, so this waits for it (with a deadline).
+pub fn assert_refusal_in_log(daemon: &Daemon, agent: &str, hook_input: &Value, reason: &str) {
+    let session = hook_input["session_id"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| panic!("the hook was given no session id: {hook_input}"));
+    let logged = || -> Vec<Value> {
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "log",
+            "--json",
+            "--refused",
+            "--agent",
+            agent,
+            "--session",
+            session,
+        ])
+        .env("XDG_STATE_HOME", state_home_for(&daemon.socket));
+        let out = run_with_deadline(cmd, None, Duration::from_secs(20));
+        assert!(out.status.success(), "hookd log failed: {out:?}");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+            .collect()
+    };
+    let mut found = Vec::new();
+    wait_until(Duration::from_secs(10), "the refusal in hookd log", || {
+        found = logged();
+        !found.is_empty()
+    });
+    assert_eq!(found.len(), 1, "one refusal in this session: {found:?}");
+    let record = &found[0];
+    assert_eq!(record["kind"], "fire", "{record}");
+    assert_eq!(record["source"], "relay", "{record}");
+    assert_eq!(record["agent"], agent, "{record}");
+    assert_eq!(record["session"], session, "{record}");
+    assert_eq!(record["moment"], "PreToolUse", "{record}");
+    assert_eq!(
+        record["summary"], hook_input["tool_input"]["command"],
+        "the command that was refused: {record}"
+    );
+    let said = record["verdict"]["reason"].as_str().unwrap_or_default();
+    assert!(said.contains(reason), "the reason in the record: {record}");
+}

@@ -1,0 +1,165 @@
+//! The numbers `status` shows of the record: fires, refusals, asks and failures per moment since the
+//! daemon started, and each hook's recent p50 and p99, so that a slow hook is found without reading
+//! the journal. Counted by the journal's writer, off the fire path.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use crate::protocol::{HookTimes, MomentCounts};
+use crate::record::{Kind, Record};
+
+/// How many of a hook's last runs its percentiles are taken over.
+const RECENT: usize = 256;
+
+/// The most hooks and moments counted: names come from the settings and from clients (a moment name a
+/// client made up), and the counts must stay small whatever they send.
+const MAX_NAMES: usize = 1024;
+
+#[derive(Debug, Default)]
+pub struct Tally {
+    moments: BTreeMap<String, MomentCounts>,
+    hooks: HashMap<String, Times>,
+}
+
+#[derive(Debug, Default)]
+struct Times {
+    runs: u64,
+    recent: VecDeque<f64>,
+}
+
+impl Tally {
+    /// Counts one record (only fires count).
+    pub fn count(&mut self, record: &Record) {
+        if record.kind != Kind::Fire || record.error.is_some() {
+            return;
+        }
+        let Some(moment) = &record.moment else { return };
+        if !self.moments.contains_key(moment) && self.moments.len() >= MAX_NAMES {
+            return;
+        }
+        if !self.moments.contains_key(moment) {
+            self.moments.insert(moment.clone(), MomentCounts::default());
+        }
+        let Some(counts) = self.moments.get_mut(moment) else {
+            return;
+        };
+        counts.fires += 1;
+        match record.verdict.as_ref().map(|v| v.decision.as_str()) {
+            Some("refused") => counts.refused += 1,
+            Some("asked") => counts.asked += 1,
+            _ => {}
+        }
+        if record.hooks.iter().any(|h| h.outcome == "failed") {
+            counts.failed += 1;
+        }
+        for hook in &record.hooks {
+            if hook.outcome == "skipped" {
+                continue;
+            }
+            if !self.hooks.contains_key(&hook.name) && self.hooks.len() >= MAX_NAMES {
+                continue;
+            }
+            if !self.hooks.contains_key(&hook.name) {
+                self.hooks.insert(hook.name.clone(), Times::default());
+            }
+            let Some(times) = self.hooks.get_mut(&hook.name) else {
+                continue;
+            };
+            times.runs += 1;
+            if times.recent.len() == RECENT {
+                times.recent.pop_front();
+            }
+            times.recent.push_back(hook.ms);
+        }
+    }
+
+    pub fn moments(&self) -> BTreeMap<String, MomentCounts> {
+        self.moments.clone()
+    }
+
+    pub fn hooks(&self) -> BTreeMap<String, HookTimes> {
+        self.hooks
+            .iter()
+            .map(|(name, times)| {
+                let mut sorted: Vec<f64> = times.recent.iter().copied().collect();
+                sorted.sort_by(f64::total_cmp);
+                let at = |p: f64| {
+                    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+                    sorted.get(index).copied().unwrap_or(0.0)
+                };
+                let times = HookTimes {
+                    runs: times.runs,
+                    p50_ms: at(0.50),
+                    p99_ms: at(0.99),
+                };
+                (name.clone(), times)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Hook, Verdict};
+
+    fn fire(moment: &str, decision: &str, hooks: &[(&str, &str, f64)]) -> Record {
+        let mut record = Record::new(Kind::Fire);
+        record.moment = Some(moment.into());
+        record.verdict = Some(Verdict {
+            decision: decision.into(),
+            refused: matches!(decision, "refused" | "asked"),
+            ..Verdict::default()
+        });
+        record.hooks = hooks
+            .iter()
+            .map(|(name, outcome, ms)| Hook {
+                name: (*name).into(),
+                outcome: (*outcome).into(),
+                exit: None,
+                ms: *ms,
+                error: None,
+                stderr: None,
+            })
+            .collect();
+        record
+    }
+
+    #[test]
+    fn fires_are_counted_per_moment_and_hooks_timed() {
+        let mut tally = Tally::default();
+        for i in 0..100 {
+            tally.count(&fire(
+                "PreToolUse",
+                "none",
+                &[("slow", "nothing", f64::from(i))],
+            ));
+        }
+        tally.count(&fire("PreToolUse", "refused", &[("slow", "refused", 1.0)]));
+        tally.count(&fire("Stop", "asked", &[("x", "failed", 2.0)]));
+        let moments = tally.moments();
+        assert_eq!(
+            moments["PreToolUse"],
+            MomentCounts {
+                fires: 101,
+                refused: 1,
+                asked: 0,
+                failed: 0
+            }
+        );
+        assert_eq!(
+            moments["Stop"],
+            MomentCounts {
+                fires: 1,
+                refused: 0,
+                asked: 1,
+                failed: 1
+            }
+        );
+        let hooks = tally.hooks();
+        assert_eq!(hooks["slow"].runs, 101);
+        assert_eq!(hooks["slow"].p50_ms, 49.0);
+        assert_eq!(hooks["slow"].p99_ms, 98.0);
+        tally.count(&Record::new(Kind::Reload));
+        assert_eq!(tally.moments().len(), 2, "only fires count");
+    }
+}
