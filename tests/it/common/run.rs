@@ -15,7 +15,18 @@ pub fn run_hookd(args: &[&str], stdin: Option<&str>, timeout: Duration) -> Outpu
 }
 
 /// Runs a command to completion with `stdin`, killing it and panicking if it outlives `timeout`.
-pub fn run_with_deadline(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
+pub fn run_with_deadline(cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
+    run_with_stdout(cmd, stdin, Stdio::piped(), timeout)
+}
+
+/// [`run_with_deadline`] with stdout sent to `stdout`; `Output::stdout` holds what it printed only when
+/// that is a pipe. The command is dropped before returning, closing this side's copy of `stdout`.
+pub(super) fn run_with_stdout(
+    mut cmd: Command,
+    stdin: Option<&str>,
+    stdout: Stdio,
+    timeout: Duration,
+) -> Output {
     // A relay's spool never in the user's home: in the test's own folder when it gave one, else in
     // one folder for this test binary.
     if !cmd.get_envs().any(|(key, _)| key == "XDG_STATE_HOME") {
@@ -31,7 +42,7 @@ pub fn run_with_deadline(mut cmd: Command, stdin: Option<&str>, timeout: Duratio
         } else {
             Stdio::null()
         })
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
@@ -43,11 +54,13 @@ pub fn run_with_deadline(mut cmd: Command, stdin: Option<&str>, timeout: Duratio
             let _ = pipe.write_all(text.as_bytes());
         })
     });
-    let mut out_pipe = child.stdout.take().unwrap();
+    let out_pipe = child.stdout.take();
     let mut err_pipe = child.stderr.take().unwrap();
     let out_reader = std::thread::spawn(move || {
         let mut buf = Vec::new();
-        let _ = out_pipe.read_to_end(&mut buf);
+        if let Some(mut pipe) = out_pipe {
+            let _ = pipe.read_to_end(&mut buf);
+        }
         buf
     });
     let err_reader = std::thread::spawn(move || {
