@@ -239,6 +239,7 @@ fn result_of(server: &ModelServer, turn: usize, command: &str) -> (String, bool)
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_tool_call_the_policy_refuses_does_not_run_and_the_model_is_told_why() {
     if !require_network_namespaces() {
         return;
@@ -285,6 +286,7 @@ if printf '%s' "$input" | grep -q refused.txt; then echo "E2E-POLICY-7731: no re
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -328,6 +330,7 @@ if grep -q 'rm -rf' @DIR@/seen.jsonl; then echo "no rm -rf" >&2; exit 2; fi"#,
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn context_added_at_user_prompt_submit_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -354,6 +357,7 @@ fn context_added_at_user_prompt_submit_reaches_the_model() {
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
     if !require_network_namespaces() {
         return;
@@ -407,6 +411,7 @@ esac"#,
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_stop_hook_that_always_refuses_is_stopped_by_the_cap() {
     if !require_network_namespaces() {
         return;
@@ -454,6 +459,7 @@ fn a_stop_hook_that_always_refuses_is_stopped_by_the_cap() {
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn with_the_daemon_down_the_agent_works_on() {
     if !require_network_namespaces() {
         return;
@@ -479,6 +485,7 @@ fn with_the_daemon_down_the_agent_works_on() {
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn with_the_daemon_down_and_fail_closed_no_prompt_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -509,6 +516,7 @@ fn with_the_daemon_down_and_fail_closed_no_prompt_reaches_the_model() {
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn with_the_daemon_gone_mid_session_and_fail_closed_the_tool_is_refused() {
     if !require_network_namespaces() {
         return;
@@ -552,6 +560,7 @@ fn with_the_daemon_gone_mid_session_and_fail_closed_the_tool_is_refused() {
 }
 
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
     if !require_network_namespaces() {
         return;
@@ -613,6 +622,7 @@ fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
 /// daemon's HTTP listener with the bearer token from `$HOOKD_TOKEN`. The daemon runs in the model
 /// server's network namespace, since that is where Claude Code's 127.0.0.1 is.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn over_http_hooks_a_refused_tool_does_not_run_and_the_model_is_told_why() {
     if !require_network_namespaces() {
         return;
@@ -715,6 +725,7 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
 /// `--http --fail-closed` (issue 14): Claude Code's http hooks carry `onFailure: "block"`, so with hookd
 /// gone mid-session the tool is refused, not run, though no relay process is there to say so.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn over_http_hooks_with_the_daemon_gone_and_fail_closed_the_tool_is_refused() {
     if !require_network_namespaces() {
         return;
@@ -788,6 +799,7 @@ fn over_http_hooks_with_the_daemon_gone_and_fail_closed_the_tool_is_refused() {
 /// shape it reads there. A refusal at PostToolBatch (after the calls of a batch have run, before the next
 /// model call) ends the turn: the tool ran, and the model is not called again.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_refusal_at_post_tool_batch_ends_the_turn() {
     if !require_network_namespaces() {
         return;
@@ -827,6 +839,7 @@ fn a_refusal_at_post_tool_batch_ends_the_turn() {
 /// Without a hook's allow, a call the user has not allowed (no `permissions.allow`) is refused by Claude
 /// Code itself in `-p`: nobody is there to ask. What the allow test below overcomes.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn without_an_allow_a_tool_the_user_has_not_allowed_does_not_run() {
     if !require_network_namespaces() {
         return;
@@ -867,6 +880,7 @@ fn without_an_allow_a_tool_the_user_has_not_allowed_does_not_run() {
 /// the user has not allowed, with no prompt: the marker it makes is there, and its result reached the
 /// model as a success.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_hook_allow_runs_a_tool_the_user_has_not_allowed() {
     if !require_network_namespaces() {
         return;
@@ -907,6 +921,7 @@ fn a_hook_allow_runs_a_tool_the_user_has_not_allowed() {
 /// A hook's allow does not beat the user's deny rule: `permissions.deny` names the call, the hook allows
 /// it, and Claude Code still refuses it (the model told so); nothing runs.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_users_deny_rule_wins_over_a_hook_allow() {
     if !require_network_namespaces() {
         return;
@@ -948,6 +963,7 @@ fn a_users_deny_rule_wins_over_a_hook_allow() {
 /// made (`Bash(touch original-marker)`), the hook rewrites it into another, and Claude Code asks for
 /// that one (refused in `-p`): a rewrite does not carry the original's permission over.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewritten_call_is_held_to_the_users_rules() {
     if !require_network_namespaces() {
         return;
@@ -991,6 +1007,7 @@ fn a_rewritten_call_is_held_to_the_users_rules() {
 /// A hook's rewrite of the command (`{"input": {"command": ...}}`, said to Claude Code as `updatedInput`
 /// with no decision) is the call that runs: the rewritten marker is there, the original is not.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewritten_command_is_the_one_that_runs() {
     if !require_network_namespaces() {
         return;
@@ -1038,6 +1055,7 @@ fn a_rewritten_command_is_the_one_that_runs() {
 /// Code's Bash result, said as `updatedToolOutput`): the model's next request carries `[REDACTED]`, and
 /// the token nowhere.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_redacted_output_is_what_the_model_receives() {
     if !require_network_namespaces() {
         return;
@@ -1082,6 +1100,7 @@ fn a_redacted_output_is_what_the_model_receives() {
 /// undo the call and does not hide its result from Claude Code's model): the refusal is said, and the
 /// model still sees the output only as redacted (`updatedToolOutput` beside the block).
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
     if !require_network_namespaces() {
         return;
@@ -1120,6 +1139,7 @@ fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
 /// the user: nobody can be asked, so the call does not run, Claude Code does not wait, and the model is
 /// told the hook's reason.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_ask_in_headless_mode_does_not_run_the_tool_and_the_model_is_told() {
     if !require_network_namespaces() {
         return;
@@ -1177,6 +1197,7 @@ fn http_daemon(sb: Sandbox, server: &ModelServer) -> (Daemon, String) {
 /// the call that runs: one hook answers `{"allow": ..., "input": {...}}`, said as `permissionDecision:
 /// "allow"` + `updatedInput`.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn over_http_hooks_an_allow_with_a_rewrite_runs_the_rewritten_call_unprompted() {
     if !require_network_namespaces() {
         return;
@@ -1231,6 +1252,7 @@ fn over_http_hooks_an_allow_with_a_rewrite_runs_the_rewritten_call_unprompted() 
 /// Over http hooks, a PostToolUse hook's redaction (`updatedToolOutput` in the body of the daemon's
 /// HTTP answer) is what the model receives.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn over_http_hooks_a_redacted_output_is_what_the_model_receives() {
     if !require_network_namespaces() {
         return;
@@ -1282,6 +1304,7 @@ fn over_http_hooks_a_redacted_output_is_what_the_model_receives() {
 /// once the dialect code puts a text rewrite into the tool's shape (a Bash result's `stdout`), or says
 /// it could not: the token never reaches the model.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_redacted_output_given_as_text_is_what_the_model_receives() {
     if !require_network_namespaces() {
         return;

@@ -185,6 +185,7 @@ fn log_input(log: &str) -> String {
 /// A refused tool call does not run, the model was really asking for it, and the hook's reason is what
 /// the model is told in the next request.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_tool_call_the_policy_refuses_does_not_run_and_its_reason_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -242,6 +243,7 @@ fn a_tool_call_the_policy_refuses_does_not_run_and_its_reason_reaches_the_model(
 /// A tool call the hooks let through runs, its output reaches the model, and the hook saw Codex's input
 /// (`tool_name: "Bash"`, the command): the relay really was asked.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -288,6 +290,7 @@ fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
 
 /// What a UserPromptSubmit hook prints is added to the prompt the model gets in its first turn.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn context_added_at_user_prompt_submit_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -327,6 +330,7 @@ fn context_added_at_user_prompt_submit_reaches_the_model() {
 /// A Stop hook that refuses only the first Stop of the turn (`stop_refusals` 0) sends Codex on with the
 /// reason: exactly one more model turn, which carries the reason, then Codex stops.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
     if !require_network_namespaces() {
         return;
@@ -389,6 +393,7 @@ fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
 /// model turns. The hook itself gives up after 50 Stops, so that a missing cap fails this test quickly
 /// instead of spinning to the run's deadline.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_stop_hook_that_always_refuses_is_ended_by_stop_refusal_cap() {
     if !require_network_namespaces() {
         return;
@@ -432,6 +437,7 @@ fn a_stop_hook_that_always_refuses_is_ended_by_stop_refusal_cap() {
 /// With nothing listening on the relay's socket, the relay lets Codex go on: the tool runs and its output
 /// reaches the model. Codex's own log shows the relay ran (Codex trusted it) and completed.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn with_the_daemon_down_codex_works_on() {
     if !require_network_namespaces() {
         return;
@@ -475,6 +481,7 @@ fn with_the_daemon_down_codex_works_on() {
 /// The Stop that follows is let through even fail-closed: before the relay did that, every Stop was
 /// refused with no daemon to cap it, and Codex looped without end (64 model calls in 3 s).
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn with_the_daemon_down_and_fail_closed_the_tool_is_refused() {
     if !require_network_namespaces() {
         return;
@@ -532,6 +539,7 @@ fn with_the_daemon_down_and_fail_closed_the_tool_is_refused() {
 /// and the second call, held back by the model server until the daemon has loaded the new file, is
 /// refused with the new policy's reason.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
     if !require_network_namespaces() {
         return;
@@ -611,6 +619,7 @@ fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
 /// when the patch changes a file, `Write` when it only adds one), so a matcher `Edit|Write` refuses both.
 /// Neither file is touched, the hook was given the paths, and each reason reaches the model.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_codex_edit_is_refused_through_an_edit_or_write_matcher() {
     if !require_network_namespaces() {
         return;
@@ -707,6 +716,7 @@ fn a_codex_edit_is_refused_through_an_edit_or_write_matcher() {
 /// adds a text: Codex reads an answer with `additionalContext` there as a failed hook (the refusal was
 /// lost, and Codex went on to its automatic review), so the text follows the reason in the message.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_codex_permission_request_is_answered_by_hookd() {
     if !require_network_namespaces() {
         return;
@@ -780,6 +790,7 @@ fn a_codex_permission_request_is_answered_by_hookd() {
 /// UserPromptSubmit, PreModelRequest and PostModelRequest around each model call, PreToolUse,
 /// PostToolUse, Stop, SessionEnd. Each hookd hook is the same logger, scoped to no agent.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn every_moment_of_a_codex_session_reaches_hookd() {
     if !require_network_namespaces() {
         return;
@@ -894,6 +905,7 @@ fn codex_binaries(codex_home: &std::path::Path) -> Vec<i32> {
 /// and the model's answer is held back on a gate that is never opened, so the turn is surely running
 /// when the signal comes.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_codex_interrupt_reaches_hookd() {
     if !require_network_namespaces() {
         return;
@@ -949,6 +961,7 @@ fn a_codex_interrupt_reaches_hookd() {
 /// the relay's hook as completed, not failed. (That an allow grants what Codex would otherwise not do is
 /// the PermissionRequest test below.)
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_pre_tool_use_allow_is_not_sent_and_the_tool_runs_as_without_it() {
     if !require_network_namespaces() {
         return;
@@ -1002,6 +1015,7 @@ fn a_pre_tool_use_allow_is_not_sent_and_the_tool_runs_as_without_it() {
 /// (`--approve-for-me`) goes to Codex's own automatic review, which asks the model; the scripted model's
 /// answer is no review, and Codex declines the command. The hook at PermissionRequest says nothing.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn without_an_allow_codex_declines_a_permission_request() {
     if !require_network_namespaces() {
         return;
@@ -1054,6 +1068,7 @@ fn without_an_allow_codex_declines_a_permission_request() {
 /// command that asks to leave the read-only sandbox (`--approve-for-me`, as in the PermissionRequest test
 /// above), which Codex declines without it (the test above): it runs, and its marker is there.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_hook_allow_approves_a_codex_permission_request() {
     if !require_network_namespaces() {
         return;
@@ -1118,6 +1133,7 @@ fn a_hook_allow_approves_a_codex_permission_request() {
 /// runs: the rewritten marker is there, the original is not, and the model gets the rewritten call's
 /// output.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewritten_command_is_the_one_that_runs() {
     if !require_network_namespaces() {
         return;
@@ -1172,6 +1188,7 @@ fn a_rewritten_command_is_the_one_that_runs() {
 /// AsReason), which replaces what the model sees of the result. The model's next request carries
 /// `[REDACTED]`, and the token nowhere.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_redacted_output_is_what_the_model_receives() {
     if !require_network_namespaces() {
         return;
@@ -1225,6 +1242,7 @@ fn a_redacted_output_is_what_the_model_receives() {
 /// call does not run, Codex does not wait, and the model is told the hook's reason and why it was
 /// refused.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_ask_is_refused_saying_approval_is_needed() {
     if !require_network_namespaces() {
         return;
@@ -1274,6 +1292,7 @@ fn an_ask_is_refused_saying_approval_is_needed() {
 /// rewritten command runs sandboxed and fails to write (the model told so), as the original would have.
 /// A hook that only meant to fix a call does not let it out of the user's sandbox.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewrite_sent_with_an_allow_does_not_lift_codexs_sandbox() {
     if !require_network_namespaces() {
         return;
@@ -1327,6 +1346,7 @@ fn a_rewrite_sent_with_an_allow_does_not_lift_codexs_sandbox() {
 /// `tool_input.command`) by the patch text: Codex applies the patch as rewritten (`updatedInput` beside
 /// an allow, as for a shell call), so the rewritten file is added and the original is not.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewritten_codex_edit_is_the_one_applied() {
     if !require_network_namespaces() {
         return;
@@ -1393,6 +1413,7 @@ print(json.dumps({"input": {"command": patch.replace("original.txt", "rewritten.
 /// text) cannot be carried back into Codex's call: hookd refuses the edit rather than let it be applied
 /// unchanged, and says why. No file is added, and the model is told.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewrite_of_a_field_codex_did_not_give_refuses_the_edit() {
     if !require_network_namespaces() {
         return;
@@ -1456,6 +1477,7 @@ print(json.dumps({"input": {"file_path": event["cwd"] + "/elsewhere.txt"}}))
 /// never reached Codex. What must hold once the allow leaves the text out there (as a refusal folds it
 /// into its message): the command is approved and runs.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_allow_beside_added_context_approves_a_codex_permission_request() {
     if !require_network_namespaces() {
         return;

@@ -142,6 +142,7 @@ fn context(out: &Output, server: &ModelServer) -> String {
 /// A PreToolUse hook written for Claude Code's `Bash` refuses Gemini's `run_shell_command`: the command
 /// (which would create a file) does not run, and the hook's reason is what the model is told.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -195,6 +196,7 @@ fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
 
 /// A command the policy lets through runs, and its output is what the model sees next.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn allowed_shell_command_runs_and_its_output_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -244,6 +246,7 @@ fn allowed_shell_command_runs_and_its_output_reaches_the_model() {
 /// What a UserPromptSubmit hook prints reaches the model with the prompt (Gemini: BeforeAgent
 /// `additionalContext`).
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn context_added_before_the_agent_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -277,6 +280,7 @@ fn context_added_before_the_agent_reaches_the_model() {
 /// A Stop (AfterAgent) refused once sends the model on with the reason, exactly once: the hook refuses
 /// only while `stop_refusals` is 0, as the daemon counts it.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn stop_refused_once_sends_the_model_on_exactly_once() {
     if !require_network_namespaces() {
         return;
@@ -328,6 +332,7 @@ fn stop_refused_once_sends_the_model_on_exactly_once() {
 /// on twice and the third Stop is let through; Gemini CLI ends cleanly (without the cap it loops until
 /// it crashes).
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn stop_refusal_cap_ends_a_stop_hook_that_always_refuses() {
     if !require_network_namespaces() {
         return;
@@ -372,6 +377,7 @@ fn stop_refusal_cap_ends_a_stop_hook_that_always_refuses() {
 /// The daemon down (nothing listens on the socket the relay is given): the relay lets the agent go on,
 /// and the tool runs.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn daemon_down_fails_open_and_the_tool_runs() {
     if !require_network_namespaces() {
         return;
@@ -398,6 +404,7 @@ fn daemon_down_fails_open_and_the_tool_runs() {
 /// ends cleanly. No tool call is ever made here, so this says nothing about how a tool call is refused:
 /// `daemon_gone_mid_session_with_fail_closed_the_tool_is_refused` covers that.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
     if !require_network_namespaces() {
         return;
@@ -437,6 +444,7 @@ fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
 /// let through even fail-closed (no daemon, so no `stop_refusal_cap` to end a run of refusals), so the
 /// session ends after exactly two model calls.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
     if !require_network_namespaces() {
         return;
@@ -496,6 +504,7 @@ fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
 /// An edit of the hookd settings while the agent runs takes effect at the next tool call, with no
 /// restart of anything: the first command runs under the old settings, the second is refused by the new.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
     if !require_network_namespaces() {
         return;
@@ -570,6 +579,7 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
 /// user the reason with the word that it went on (hookd's `systemMessage`, which Gemini CLI writes to
 /// its stderr at SessionStart), not a block that is not one. What the hooks add still reaches the model.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_refusal_at_session_start_is_reported_as_advice_and_the_session_goes_on() {
     if !require_network_namespaces() {
         return;
@@ -616,6 +626,7 @@ fn a_refusal_at_session_start_is_reported_as_advice_and_the_session_goes_on() {
 /// tool (a stdio server scripted in `tests/e2e/mcp_echo.py`): the tool does not run, the reason reaches
 /// the model, and a matcher for another server never fires.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_mcp_tool_is_matched_by_its_claude_code_name_and_refused() {
     if !require_network_namespaces() {
         return;
@@ -684,6 +695,7 @@ fn an_mcp_tool_is_matched_by_its_claude_code_name_and_refused() {
 /// Gemini CLI takes no allow (it grants nothing outside yolo: agents.md), so hookd does not send one: a
 /// hook's `{"allow": ...}` leaves the call as it would be without the hook, and in yolo it runs.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_allow_is_not_sent_and_the_tool_runs_as_without_the_hook() {
     if !require_network_namespaces() {
         return;
@@ -724,6 +736,7 @@ fn an_allow_is_not_sent_and_the_tool_runs_as_without_the_hook() {
 /// A hook's `{"input": {"command": ...}}` reaches Gemini CLI as `hookSpecificOutput.tool_input`: the
 /// rewritten command is the one that runs, and the original does not.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewritten_command_is_the_one_that_runs() {
     if !require_network_namespaces() {
         return;
@@ -764,6 +777,7 @@ fn a_rewritten_command_is_the_one_that_runs() {
 /// A PostToolUse hook's redacted `{"output": ...}` reaches Gemini CLI as the reason of an AfterTool deny,
 /// which is all the model sees of the result: the model gets `[REDACTED]`, never the token.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_redacted_output_is_what_the_model_receives() {
     if !require_network_namespaces() {
         return;
@@ -803,6 +817,7 @@ fn a_redacted_output_is_what_the_model_receives() {
 /// Gemini CLI in -p would wait for ever on an ask (agents.md): hookd refuses instead, saying approval is
 /// needed. The tool does not run, the agent ends on its own, and the model is told why.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_ask_in_headless_mode_refuses_and_says_approval_is_needed() {
     if !require_network_namespaces() {
         return;

@@ -143,6 +143,7 @@ fn context(out: &Output, server: &ModelServer) -> String {
 /// A PreToolUse hook written for Claude Code's `Bash` refuses Qwen's `run_shell_command`: the command
 /// (which would create a file) does not run, and the hook's reason is what the model is told.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -202,6 +203,7 @@ fn refused_shell_command_does_not_run_and_the_reason_reaches_the_model() {
 /// UserPromptSubmit a second time after the tool's result, with an empty prompt: the hook runs again (it
 /// sees `prompt: ""`), its context is added again after the tool result, and the turn goes on.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn context_added_at_user_prompt_submit_reaches_the_model() {
     if !require_network_namespaces() {
         return;
@@ -259,6 +261,7 @@ fn context_added_at_user_prompt_submit_reaches_the_model() {
 /// A Stop refused once sends the model on with the reason, exactly once: the hook refuses only while
 /// `stop_refusals` is 0, as the daemon counts it.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn stop_refused_once_sends_the_model_on_exactly_once() {
     if !require_network_namespaces() {
         return;
@@ -314,6 +317,7 @@ fn stop_refused_once_sends_the_model_on_exactly_once() {
 /// Qwen Code fires UserPromptSubmit with an empty prompt: that is no new prompt, and the count goes on
 /// (were it started over, the cap would never be reached).
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn stop_refusal_cap_ends_a_stop_hook_that_always_refuses() {
     if !require_network_namespaces() {
         return;
@@ -370,6 +374,7 @@ fn stop_refusal_cap_ends_a_stop_hook_that_always_refuses() {
 /// The daemon down (nothing listens on the socket the relay is given): the relay lets the agent go on,
 /// and the tool runs.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn daemon_down_fails_open_and_the_tool_runs() {
     if !require_network_namespaces() {
         return;
@@ -395,6 +400,7 @@ fn daemon_down_fails_open_and_the_tool_runs() {
 /// request at all reaches the model server and nothing runs. No tool call is ever made here:
 /// `daemon_gone_mid_session_with_fail_closed_the_tool_is_refused` covers how a tool call is refused.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
     if !require_network_namespaces() {
         return;
@@ -431,6 +437,7 @@ fn daemon_down_with_fail_closed_refuses_and_nothing_runs() {
 /// result (with an empty prompt), which the relay, fail-closed with no daemon, refuses too, so the tool's
 /// refusal never goes back to the model.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
     if !require_network_namespaces() {
         return;
@@ -480,6 +487,7 @@ fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
 /// An edit of the hookd settings while the agent runs takes effect at the next tool call, with no
 /// restart of anything: the first command runs under the old settings, the second is refused by the new.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
     if !require_network_namespaces() {
         return;
@@ -558,6 +566,7 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
 /// not send one: a hook's `{"allow": ...}` leaves the call as it would be without the hook (in yolo, it
 /// runs).
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_allow_is_not_sent_and_the_tool_runs_as_without_the_hook() {
     if !require_network_namespaces() {
         return;
@@ -599,6 +608,7 @@ fn an_allow_is_not_sent_and_the_tool_runs_as_without_the_hook() {
 /// rewrote it. The original does not run (it may be what a hook rewrote it away from), and the model is
 /// told the rewritten call, which it may make instead.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_rewritten_command_refuses_the_call_and_names_the_rewrite() {
     if !require_network_namespaces() {
         return;
@@ -643,6 +653,7 @@ fn a_rewritten_command_refuses_the_call_and_names_the_rewrite() {
 /// `decision: "block"` is ignored): the model gets exactly R as the tool's result, the token never, and
 /// the turn goes on to its end.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_redacted_output_is_what_the_model_receives() {
     if !require_network_namespaces() {
         return;
@@ -682,6 +693,7 @@ fn a_redacted_output_is_what_the_model_receives() {
 
 /// A redaction beside another hook's refusal after the tool ran: the model never sees the token.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
     if !require_network_namespaces() {
         return;
@@ -712,6 +724,7 @@ fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
 /// A hook's ask, sent to Qwen Code as `permissionDecision: "ask"`: in headless mode nobody can be asked,
 /// so the tool does not run, the agent ends on its own, and the model is told the reason.
 #[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
 fn an_ask_in_headless_mode_does_not_run_the_tool() {
     if !require_network_namespaces() {
         return;

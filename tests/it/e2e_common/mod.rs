@@ -410,3 +410,40 @@ pub fn assert_refusal_in_log(daemon: &Daemon, agent: &str, hook_input: &Value, r
     let said = record["verdict"]["reason"].as_str().unwrap_or_default();
     assert!(said.contains(reason), "the reason in the record: {record}");
 }
+
+/// What every real-agent test is marked with: `cargo test` leaves them out, and says so with this, since
+/// they need root (network namespaces) and about 900 MB from the npm registry; `.ci/agents` runs them.
+pub const LEFT_OUT: &str =
+    "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)";
+
+/// Every test of the real-agent suites carries the `ignore` that `.ci/agents` lifts, with the text that
+/// says how to run it: one without it would make `cargo test` need root and npm again.
+#[test]
+fn every_real_agent_test_is_left_to_the_explicit_step() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let mut suites = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("e2e_") && name.ends_with(".rs")) {
+            continue;
+        }
+        suites += 1;
+        let text = fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut tests = 0;
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() == "#[test]" {
+                tests += 1;
+                assert_eq!(
+                    lines.get(i + 1).map(|l| l.trim()),
+                    Some(format!("#[ignore = \"{LEFT_OUT}\"]").as_str()),
+                    "{name}:{}: a real-agent test must be marked #[ignore = LEFT_OUT's text]",
+                    i + 1
+                );
+            }
+        }
+        assert!(tests > 0, "{name} has no test");
+    }
+    assert_eq!(suites, 5, "one suite for each of the five agents");
+}
