@@ -160,6 +160,18 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
     },
+    /// Print the completion script for a shell: `hookd completions bash > ~/.local/share/bash-completion/completions/hookd`
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page hookd(1), made from the same definitions as --help; with --dir, write it and
+    /// a page per command (hookd-fire(1), ...) into DIR instead
+    Man {
+        /// The folder to write hookd.1 and hookd-COMMAND.1 into, e.g. ~/.local/share/man/man1
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 /// Which records `log` and `watch` show: every filter given must match.

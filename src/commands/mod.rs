@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod client;
 pub mod log;
+mod manual;
 pub mod relay;
 mod render;
 pub mod watch;
@@ -144,6 +145,8 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             json,
             journal,
         }),
+        Command::Completions { shell } => manual::completions(shell),
+        Command::Man { dir } => manual::man(dir.as_deref()),
         Command::Import { file, agent } => {
             let agent = agent.as_deref().map(known_agent).transpose()?;
             let text = std::fs::read_to_string(&file)

@@ -1,0 +1,106 @@
+//! What a packaged command has: shell completions that a shell loads and completes with, and manual
+//! pages made from the same definitions as `--help`.
+
+use std::process::Command;
+
+use crate::common::*;
+
+/// What bash offers after `words`, the last being the word under the cursor, with hookd's completion
+/// script loaded as a user loads it.
+fn bash_offers(words: &[&str]) -> Vec<String> {
+    let script = format!(
+        "source <('{BIN}' completions bash) && complete -p hookd >/dev/null && \
+         COMP_WORDS=({words}) && COMP_CWORD={cword} && _hookd hookd '{cur}' '{prev}' && \
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        words = words
+            .iter()
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        cword = words.len() - 1,
+        cur = words[words.len() - 1],
+        prev = words[words.len() - 2],
+    );
+    let mut bash = Command::new("bash");
+    bash.args(["--norc", "--noprofile", "-c", &script]);
+    let out = run_with_deadline(bash, None, RESPONSE);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    text(&out.stdout).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn bash_completes_commands_and_their_values() {
+    assert_eq!(bash_offers(&["hookd", "re"]), ["relay", "reload"]);
+    let shells = bash_offers(&["hookd", "completions", ""]);
+    for shell in ["bash", "zsh", "fish"] {
+        assert!(shells.iter().any(|s| s == shell), "{shells:?}");
+    }
+    let options = bash_offers(&["hookd", "log", "--re"]);
+    assert_eq!(options, ["--refused"]);
+}
+
+#[test]
+fn zsh_and_fish_scripts_name_every_command() {
+    for shell in ["zsh", "fish"] {
+        let out = run_hookd(&["completions", shell], None, RESPONSE);
+        assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+        let script = text(&out.stdout);
+        for command in ["serve", "fire", "relay", "log", "why", "completions", "man"] {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+    }
+    let out = run_hookd(&["completions", "tcsh"], None, RESPONSE);
+    assert_eq!(
+        code(&out.status),
+        1,
+        "an unknown shell is a usage error (1: 2 means refused)"
+    );
+    assert!(
+        text(&out.stderr).contains("possible values"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn man_writes_a_page_per_command_that_man_can_read() {
+    let sb = Sandbox::new();
+    let dir = sb.p("man/man1");
+    let out = run_hookd(&["man", "--dir", dir.to_str().unwrap()], None, RESPONSE);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    for page in [
+        "hookd",
+        "hookd-serve",
+        "hookd-relay",
+        "hookd-log",
+        "hookd-man",
+    ] {
+        let text = std::fs::read_to_string(dir.join(format!("{page}.1")))
+            .unwrap_or_else(|e| panic!("{page}.1: {e}"));
+        assert!(text.contains(&format!("\n.TH {page} 1 ")), "{page}: {text}");
+    }
+    let relay = std::fs::read_to_string(dir.join("hookd-relay.1")).unwrap();
+    assert!(
+        relay.contains("fail\\-closed"),
+        "the relay's options: {relay}"
+    );
+    // On stdout without --dir: the same hookd(1).
+    let out = run_hookd(&["man"], None, RESPONSE);
+    assert_eq!(
+        text(&out.stdout),
+        std::fs::read_to_string(dir.join("hookd.1")).unwrap()
+    );
+    if on_path("man") {
+        let mut man = Command::new("man");
+        man.arg("-l")
+            .arg(dir.join("hookd-fire.1"))
+            .env("MANPAGER", "cat");
+        let shown = run_with_deadline(man, None, RESPONSE);
+        assert_eq!(code(&shown.status), 0, "{}", text(&shown.stderr));
+        assert!(
+            text(&shown.stdout).contains("hookd fire"),
+            "{}",
+            text(&shown.stdout)
+        );
+    }
+}
