@@ -29,6 +29,9 @@ pub enum Command {
         /// Settings file [default: as for serve]
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// One JSON object on stdout: the hooks per moment and the warnings, or every error
+        #[arg(long)]
+        json: bool,
     },
     /// Fire a moment with the event read on stdin (a JSON object); exit 0 not refused, 2 refused, 1 error
     Fire {
@@ -41,11 +44,15 @@ pub enum Command {
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
     },
-    /// Print the daemon's status (exit 1 when it is not running)
+    /// Print the daemon's status: for people on a terminal, the status line as JSON when piped or with
+    /// --json (exit 1 when it is not running)
     Status {
         /// The daemon's socket [default: as for serve]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
+        /// The status line as JSON, also on a terminal
+        #[arg(long)]
+        json: bool,
     },
     /// The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires
     /// it, and answers in the agent's dialect
@@ -154,11 +161,15 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         journal: Option<PathBuf>,
     },
-    /// Ask the daemon to reload its settings now (exit 1 and the errors when the file is invalid)
+    /// Ask the daemon to reload its settings now (exit 1 and the errors when the file is invalid); the
+    /// answer as JSON when piped or with --json
     Reload {
         /// The daemon's socket [default: as for serve]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
+        /// The answer line as JSON, also on a terminal
+        #[arg(long)]
+        json: bool,
     },
     /// Print the completion script for a shell: `hookd completions bash > ~/.local/share/bash-completion/completions/hookd`
     Completions {

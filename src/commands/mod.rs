@@ -1,6 +1,7 @@
 //! Each command of the command line, carried out. Every error comes back as one clear line; `main` prints
 //! it and exits 1.
 
+mod admin_text;
 pub mod cli;
 pub mod client;
 pub mod log;
@@ -9,7 +10,7 @@ pub mod relay;
 mod render;
 pub mod watch;
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -33,7 +34,9 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             &config.unwrap_or_else(crate::paths::default_config),
             &socket.unwrap_or_else(crate::paths::default_socket),
         ),
-        Command::Check { config } => check(&config.unwrap_or_else(crate::paths::default_config)),
+        Command::Check { config, json } => {
+            check(&config.unwrap_or_else(crate::paths::default_config), json)
+        }
         Command::Fire {
             moment,
             agent,
@@ -43,8 +46,14 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             moment,
             agent,
         ),
-        Command::Status { socket } => status(&socket.unwrap_or_else(crate::paths::default_socket)),
-        Command::Reload { socket } => reload(&socket.unwrap_or_else(crate::paths::default_socket)),
+        Command::Status { socket, json } => status(
+            &socket.unwrap_or_else(crate::paths::default_socket),
+            for_people(json),
+        ),
+        Command::Reload { socket, json } => reload(
+            &socket.unwrap_or_else(crate::paths::default_socket),
+            for_people(json),
+        ),
         Command::Install { bin, dir } => install(bin, dir),
         Command::Relay {
             agent,
@@ -202,22 +211,109 @@ fn this_binary() -> Result<String, String> {
         .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))
 }
 
-fn check(config: &Path) -> Result<ExitCode, String> {
-    match Settings::load(config) {
+/// `hookd check`: the hooks per moment (or, with `--json`, one JSON object) and warnings; an invalid file
+/// is every error, each said once.
+fn check(config: &Path, json: bool) -> Result<ExitCode, String> {
+    let loaded = match Settings::load(config) {
+        Ok(settings) => Ok(settings),
+        Err(LoadError::Invalid(errors)) => Err(errors),
+        Err(LoadError::NotFound) => {
+            return Err(format!("{}: no such settings file", config.display()));
+        }
+    };
+    if json {
+        let (valid, object) = match &loaded {
+            Ok(settings) => (true, check_json(settings)),
+            Err(errors) => (
+                false,
+                json!({
+                    "ok": false,
+                    "config": config.display().to_string(),
+                    "errors": errors.0.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+                }),
+            ),
+        };
+        println!("{object}");
+        return Ok(if valid {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    match loaded {
         Ok(settings) => {
-            print!("{}", describe(&settings));
+            let colour = render::colour_wanted(std::io::stdout().is_terminal());
+            let text = describe(&settings);
+            match text.split_once(": valid") {
+                Some((path, rest)) if colour => {
+                    print!("{path}: {}{rest}", render::painted("valid", "1;32", true))
+                }
+                _ => print!("{text}"),
+            }
             for warning in crate::agents::settings_warnings(&settings) {
                 eprintln!("warning: {warning}");
             }
             Ok(ExitCode::SUCCESS)
         }
-        Err(LoadError::NotFound) => Err(format!("{}: no such settings file", config.display())),
-        Err(LoadError::Invalid(errors)) => {
+        Err(errors) => {
+            let colour = render::colour_wanted(std::io::stderr().is_terminal());
             eprintln!("{errors}");
-            eprintln!("{}: {}", config.display(), errors.count());
+            eprintln!(
+                "{}: {}",
+                config.display(),
+                render::painted(&errors.count(), "1;31", colour)
+            );
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// A valid file as `check --json` prints it: what `describe` says, for scripts.
+fn check_json(settings: &Settings) -> Value {
+    let mut moments = serde_json::Map::new();
+    for (moment, hooks) in &settings.hooks {
+        let hooks: Vec<Value> = hooks
+            .iter()
+            .map(|hook| {
+                let mut entry = json!({
+                    "name": hook.name,
+                    "timeout_s": hook.timeout.as_secs_f64(),
+                    "on_failure": match hook.on_failure {
+                        crate::settings::OnFailure::Refuse => "refuse",
+                        crate::settings::OnFailure::Ignore => "ignore",
+                    },
+                    "enabled": hook.enabled,
+                });
+                match &hook.program {
+                    Program::Shell { command, .. } => entry["command"] = json!(command),
+                    Program::Argv(argv) => entry["argv"] = json!(argv),
+                    Program::Worker { argv, count } => {
+                        entry["worker"] = json!(argv);
+                        entry["workers"] = json!(count);
+                    }
+                }
+                if let Some(matcher) = &hook.matcher_source {
+                    entry["matcher"] = json!(matcher);
+                }
+                if let Some(agents) = &hook.agents {
+                    entry["agents"] = json!(agents);
+                }
+                entry
+            })
+            .collect();
+        let sequential = settings.is_sequential(moment);
+        moments.insert(
+            moment.clone(),
+            json!({ "sequential": sequential, "hooks": hooks }),
+        );
+    }
+    json!({
+        "ok": true,
+        "config": settings.path.display().to_string(),
+        "moments": moments,
+        "http_listen": settings.http.listen.map(|a| a.to_string()),
+        "warnings": crate::agents::settings_warnings(settings),
+    })
 }
 
 /// A name from the settings file as it is safe to print on a terminal: control characters (an escape
@@ -317,26 +413,59 @@ fn fire(socket: &Path, moment: String, agent: Option<String>) -> Result<ExitCode
     }
 }
 
-fn status(socket: &Path) -> Result<ExitCode, String> {
-    let response = client::request(socket, &Asking::Status { id: 1 }, Some(ADMIN_TIMEOUT))?;
-    println!("{}", response.line);
-    Ok(match response.read::<StatusResponse>()? {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::FAILURE,
-    })
+/// Whether to print for people: stdout is a terminal and `--json` was not given. Scripts, which read
+/// stdout through a pipe, get the JSON line unchanged.
+fn for_people(json: bool) -> Option<bool> {
+    (!json && std::io::stdout().is_terminal()).then(|| render::colour_wanted(true))
 }
 
-fn reload(socket: &Path) -> Result<ExitCode, String> {
-    let response = client::request(socket, &Asking::Reload { id: 1 }, Some(ADMIN_TIMEOUT))?;
-    println!("{}", response.line);
-    let error = match response.read::<ReloadResponse>()? {
-        Ok(_) => return Ok(ExitCode::SUCCESS),
-        Err(error) => error,
+/// `hookd status`; `people` is `Some(colour)` to print for people.
+fn status(socket: &Path, people: Option<bool>) -> Result<ExitCode, String> {
+    let response = client::request(socket, &Asking::Status { id: 1 }, Some(ADMIN_TIMEOUT))?;
+    let read = response.read::<StatusResponse>()?;
+    let Some(colour) = people else {
+        println!("{}", response.line);
+        return Ok(if read.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
     };
-    for line in &error.error.errors {
-        eprintln!("{line}");
+    match read {
+        Ok(status) => {
+            print!(
+                "{}",
+                admin_text::status(&status, &socket.display().to_string(), colour)
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => Err(error_message(&error)),
     }
-    Err(error_message(&error))
+}
+
+/// `hookd reload`: the error said once, as JSON on stdout for scripts or as text on stderr for people.
+fn reload(socket: &Path, people: Option<bool>) -> Result<ExitCode, String> {
+    let response = client::request(socket, &Asking::Reload { id: 1 }, Some(ADMIN_TIMEOUT))?;
+    let read = response.read::<ReloadResponse>()?;
+    let Some(colour) = people else {
+        println!("{}", response.line);
+        return Ok(if read.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    };
+    match read {
+        Ok(reloaded) => {
+            print!("{}", admin_text::reloaded(reloaded.generation, colour));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            let colour = colour && std::io::stderr().is_terminal();
+            eprint!("{}", admin_text::reload_refused(&error, colour));
+            Ok(ExitCode::FAILURE)
+        }
+    }
 }
 
 /// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.

@@ -20,6 +20,15 @@ pub fn colour_wanted(terminal: bool) -> bool {
     terminal && std::env::var_os("NO_COLOR").is_none()
 }
 
+/// `text` in the ANSI style `code` (`"1;31"`: bold red) when colouring, else as it is.
+pub fn painted(text: &str, code: &str, colour: bool) -> String {
+    if colour {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
 /// The table's first line.
 pub fn header() -> String {
     let mut line = String::new();
@@ -123,7 +132,8 @@ fn slowest(record: &Record) -> Option<String> {
         .map(|hook| format!("{} {}", crate::record::cut(&hook.name, 24), ms(hook.ms)))
 }
 
-fn ms(ms: f64) -> String {
+/// Milliseconds as people read them: a tenth below 100 ms, whole above.
+pub fn ms(ms: f64) -> String {
     if ms >= 100.0 {
         format!("{ms:.0} ms")
     } else {
@@ -151,7 +161,7 @@ fn cell(text: &str, width: usize) -> String {
 }
 
 /// `text` on one line: every control character (a newline, a tab, an escape) a space.
-fn clean(text: &str) -> String {
+pub fn clean(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

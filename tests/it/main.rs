@@ -21,6 +21,8 @@ mod agents_setup;
 mod cli_check;
 /// `hookd fire`, `status`, `reload` against a daemon and against none.
 mod cli_client;
+/// `status`, `reload` and `check` for people on a terminal, and for scripts.
+mod cli_for_people;
 /// `hookd completions` and `hookd man`: what a packaged command has.
 mod cli_packaging;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.

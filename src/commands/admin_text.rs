@@ -1,0 +1,397 @@
+//! The daemon's answers to `status` and `reload`, for people at a terminal: what `systemctl status` would
+//! show of a service, and what a reload did. Scripts get the JSON line instead (`--json`, or stdout not a
+//! terminal), unchanged. Every string that came from the settings file or an event (a path, a hook's name,
+//! an error) is shown with its control characters made harmless.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use crate::commands::render::{clean, ms, painted};
+use crate::protocol::{ErrorResponse, HttpState, StatusResponse};
+
+const GREEN: &str = "1;32";
+const YELLOW: &str = "1;33";
+const RED: &str = "1;31";
+
+/// `hookd status` for people.
+pub fn status(status: &StatusResponse, socket: &str, colour: bool) -> String {
+    let mut out = String::new();
+    let troubles = troubles(status);
+    let (dot, state) = if troubles.is_empty() {
+        (
+            painted("●", GREEN, colour),
+            painted("running", GREEN, colour),
+        )
+    } else {
+        (
+            painted("●", YELLOW, colour),
+            painted("running, with trouble", YELLOW, colour),
+        )
+    };
+    let _ = writeln!(
+        out,
+        "{dot} hookd {} — {state} for {}, pid {}",
+        clean(&status.version),
+        duration(status.uptime_s),
+        status.pid
+    );
+    let total: u64 = status.hooks.values().filter_map(Value::as_u64).sum();
+    let per_moment: Vec<String> = status
+        .hooks
+        .iter()
+        .filter_map(|(moment, n)| n.as_u64().filter(|n| *n > 0).map(|n| (moment, n)))
+        .map(|(moment, n)| format!("{} {n}", clean(moment)))
+        .collect();
+    let mut field = |name: &str, value: String| {
+        let _ = writeln!(out, "  {name:>11}: {value}");
+    };
+    field("settings", clean(&status.config));
+    let reload = &status.last_reload;
+    field(
+        "generation",
+        format!(
+            "{}, loaded {}",
+            status.generation,
+            clean(&reload.at.replace('T', " ").replace('Z', " UTC"))
+        ),
+    );
+    if !reload.ok {
+        field(
+            "last edit",
+            painted(
+                &format!(
+                    "refused, the settings above kept: {}",
+                    clean(reload.error.as_deref().unwrap_or("invalid"))
+                ),
+                RED,
+                colour,
+            ),
+        );
+    }
+    field(
+        "hooks",
+        if per_moment.is_empty() {
+            format!("{total}")
+        } else {
+            format!("{total}: {}", per_moment.join(", "))
+        },
+    );
+    field("socket", clean(socket));
+    field(
+        "connections",
+        format!(
+            "{} open (at most {}), {} fire{} in flight",
+            status.connections.open,
+            status.connections.limit,
+            status.in_flight,
+            plural(status.in_flight as u64)
+        ),
+    );
+    field(
+        "http",
+        match status.http.state {
+            HttpState::Listening => format!(
+                "listening on {}",
+                clean(status.http.listen.as_deref().unwrap_or("?"))
+            ),
+            HttpState::Off => "off".to_string(),
+            HttpState::Moving => format!(
+                "moving to {}",
+                clean(status.http.listen.as_deref().unwrap_or("?"))
+            ),
+            HttpState::Error => painted(
+                &format!(
+                    "cannot listen on {}: {}",
+                    clean(status.http.listen.as_deref().unwrap_or("?")),
+                    clean(status.http.error.as_deref().unwrap_or("?"))
+                ),
+                RED,
+                colour,
+            ),
+        },
+    );
+    for (hook, processes) in &status.workers {
+        field("worker", worker(hook, processes, colour));
+    }
+    if let Some(record) = &status.record {
+        let value = if !record.enabled {
+            "off ([record] enabled = false)".to_string()
+        } else {
+            let mut value = format!(
+                "{}, {} written, {} dropped, {} watching",
+                clean(&record.journal),
+                record.written,
+                record.dropped,
+                record.watchers
+            );
+            if let Some(error) = &record.error {
+                value.push_str(&painted(
+                    &format!("; cannot write: {}", clean(error)),
+                    RED,
+                    colour,
+                ));
+            }
+            value
+        };
+        field("record", value);
+        if !record.moments.is_empty() {
+            let width = name_width(record.moments.keys());
+            let _ = writeln!(
+                out,
+                "\n  {:<width$}  {:>7}  {:>7}  {:>7}  {:>7}",
+                "FIRES SINCE START", "fires", "refused", "asked", "failed"
+            );
+            for (moment, counts) in &record.moments {
+                let _ = writeln!(
+                    out,
+                    "  {:<width$}  {:>7}  {:>7}  {:>7}  {:>7}",
+                    clean(moment),
+                    counts.fires,
+                    counts.refused,
+                    counts.asked,
+                    counts.failed
+                );
+            }
+        }
+        if !record.hooks.is_empty() {
+            let width = name_width(record.hooks.keys());
+            let _ = writeln!(
+                out,
+                "\n  {:<width$}  {:>7}  {:>9}  {:>9}",
+                "HOOKS, RECENT RUNS", "runs", "p50", "p99"
+            );
+            for (hook, times) in &record.hooks {
+                let _ = writeln!(
+                    out,
+                    "  {:<width$}  {:>7}  {:>9}  {:>9}",
+                    clean(hook),
+                    times.runs,
+                    ms(times.p50_ms),
+                    ms(times.p99_ms)
+                );
+            }
+        }
+    }
+    if !troubles.is_empty() {
+        let _ = writeln!(out);
+        for trouble in troubles {
+            let _ = writeln!(out, "{}", painted(&format!("! {trouble}"), YELLOW, colour));
+        }
+    }
+    out
+}
+
+/// What in a status needs someone's attention, one line each.
+fn troubles(status: &StatusResponse) -> Vec<String> {
+    let mut troubles = Vec::new();
+    if !status.last_reload.ok {
+        troubles.push(
+            "the last edit of the settings was refused: fix it (`hookd check` shows every error)"
+                .to_string(),
+        );
+    }
+    if status.http.state == HttpState::Error {
+        troubles.push("the http listener is down: agents' http hooks get no answer".to_string());
+    }
+    if let Some(record) = &status.record {
+        if record.error.is_some() {
+            troubles.push("the journal cannot be written: decisions go unrecorded".to_string());
+        }
+        if record.dropped > 0 {
+            troubles.push(format!(
+                "{} record{} dropped: the journal's writer fell behind",
+                record.dropped,
+                plural(record.dropped)
+            ));
+        }
+    }
+    for (hook, processes) in &status.workers {
+        let failing = processes
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| p["state"] == "failing");
+        if failing {
+            troubles.push(format!(
+                "worker hook {} keeps failing: see its last error",
+                clean(hook)
+            ));
+        }
+    }
+    troubles
+}
+
+/// A worker hook's processes on one line: `policy: running (pid 4243), 0 restarts`.
+fn worker(hook: &str, processes: &Value, colour: bool) -> String {
+    let shown: Vec<String> = processes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|process| {
+            let state = process["state"].as_str().unwrap_or("?");
+            let mut text = clean(state);
+            if let Some(pid) = process["pid"].as_u64() {
+                let _ = write!(text, " (pid {pid})");
+            }
+            let restarts = process["restarts"].as_u64().unwrap_or(0);
+            let _ = write!(text, ", {restarts} restart{}", plural(restarts));
+            if let Some(n) = process["out_of_step"].as_u64().filter(|n| *n > 0) {
+                let _ = write!(text, ", {n} out of step");
+            }
+            if let Some(error) = process["last_error"].as_str() {
+                let _ = write!(text, ", last error: {}", clean(error));
+            }
+            match state {
+                "running" => text,
+                "failing" | "stopped" => painted(&text, RED, colour),
+                _ => painted(&text, YELLOW, colour),
+            }
+        })
+        .collect();
+    format!("{}: {}", clean(hook), shown.join("; "))
+}
+
+/// `hookd reload` for people, when it reloaded.
+pub fn reloaded(generation: u64, colour: bool) -> String {
+    format!(
+        "{} the settings, now generation {generation}\n",
+        painted("reloaded", GREEN, colour)
+    )
+}
+
+/// `hookd reload` for people, when the daemon refused the file or could not reload: said once, every
+/// error on its line.
+pub fn reload_refused(error: &ErrorResponse, colour: bool) -> String {
+    let mut out = format!(
+        "{} {}\n",
+        painted("reload refused:", RED, colour),
+        clean(&error.error.message)
+    );
+    for line in &error.error.errors {
+        let _ = writeln!(out, "  {}", clean(line));
+    }
+    if !error.error.errors.is_empty() {
+        out.push_str("the daemon keeps its last good settings\n");
+    }
+    out
+}
+
+/// Seconds as `3d 4h`, `2h 5m`, `4m 10s` or `12s`: the two largest units.
+fn duration(seconds: u64) -> String {
+    let (d, h, m, s) = (
+        seconds / 86_400,
+        seconds / 3600 % 24,
+        seconds / 60 % 60,
+        seconds % 60,
+    );
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, _) => format!("{m}m {s}s"),
+        (0, _, _) => format!("{h}h {m}m"),
+        _ => format!("{d}d {h}h"),
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The width of a table's first column: its longest name, at least the title's.
+fn name_width<'a>(names: impl Iterator<Item = &'a String>) -> usize {
+    names
+        .map(|name| clean(name).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(18)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> StatusResponse {
+        serde_json::from_str(
+            r#"{"id":1,"ok":true,"version":"0.1.0","pid":11225,"config":"/home/me/.config/hookd/hooks.toml",
+            "generation":3,"hooks":{"Notification":0,"PreToolUse":2,"Stop":1},
+            "last_reload":{"at":"2026-12-02T01:11:17Z","ok":true},"in_flight":1,"uptime_s":7384,
+            "workers":{"policy":[{"state":"running","pid":4243,"restarts":1,"out_of_step":0}]},
+            "http":{"state":"off","token_file":"/run/user/1000/hookd/http-token","peer_check":false},
+            "connections":{"open":2,"limit":1280},
+            "record":{"journal":"/home/me/.local/state/hookd/journal.jsonl","enabled":true,"written":9,
+            "dropped":0,"watchers":0,"moments":{"PreToolUse":{"fires":5,"refused":2,"asked":1,"failed":0}},
+            "hooks":{"deny-destructive":{"runs":5,"p50_ms":0.4,"p99_ms":1.25}}}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn status_says_what_systemctl_would() {
+        let shown = status(&sample(), "/run/user/1000/hookd/hookd.sock", false);
+        for part in [
+            "● hookd 0.1.0 — running for 2h 3m, pid 11225\n",
+            "     settings: /home/me/.config/hookd/hooks.toml\n",
+            "   generation: 3, loaded 2026-12-02 01:11:17 UTC\n",
+            "        hooks: 3: PreToolUse 2, Stop 1\n",
+            "  connections: 2 open (at most 1280), 1 fire in flight\n",
+            "       worker: policy: running (pid 4243), 1 restart\n",
+            "       record: /home/me/.local/state/hookd/journal.jsonl, 9 written, 0 dropped",
+        ] {
+            assert!(shown.contains(part), "{part:?} not in\n{shown}");
+        }
+        let rows: Vec<String> = shown
+            .lines()
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        for row in [
+            "FIRES SINCE START fires refused asked failed",
+            "PreToolUse 5 2 1 0",
+            "HOOKS, RECENT RUNS runs p50 p99",
+            "deny-destructive 5 0.4 ms 1.2 ms",
+        ] {
+            assert!(rows.iter().any(|r| r == row), "{row:?} not in\n{shown}");
+        }
+        assert!(!shown.contains('!'), "no trouble: {shown}");
+        assert!(!shown.contains('\x1b'));
+    }
+
+    #[test]
+    fn a_refused_edit_and_a_failing_worker_stand_out() {
+        let mut sick = sample();
+        sick.last_reload.ok = false;
+        sick.last_reload.error = Some("hooks.toml:3:1: unknown key \"colour\"\x1b[2J".into());
+        sick.workers["policy"][0]["state"] = "failing".into();
+        let shown = status(&sick, "/s", true);
+        assert!(shown.contains("running, with trouble"), "{shown}");
+        assert!(
+            shown.contains("\x1b[1;31mrefused, the settings above kept: hooks.toml:3:1: unknown key \"colour\" [2J\x1b[0m"),
+            "{shown:?}"
+        );
+        assert!(shown.contains("! the last edit of the settings was refused"));
+        assert!(shown.contains("! worker hook policy keeps failing"));
+        assert!(
+            !shown.contains("\x1b[2J"),
+            "the error's escape made harmless"
+        );
+    }
+
+    #[test]
+    fn a_refused_reload_says_every_error_once() {
+        let error: ErrorResponse = serde_json::from_str(
+            r#"{"id":1,"ok":false,"error":{"kind":"invalid_settings","message":"hooks.toml has 2 errors","errors":["hooks.toml:3:1: a","hooks.toml:9:5: b"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            reload_refused(&error, false),
+            "reload refused: hooks.toml has 2 errors\n  hooks.toml:3:1: a\n  hooks.toml:9:5: b\nthe daemon keeps its last good settings\n"
+        );
+    }
+
+    #[test]
+    fn durations_show_their_two_largest_units() {
+        assert_eq!(duration(12), "12s");
+        assert_eq!(duration(250), "4m 10s");
+        assert_eq!(duration(7384), "2h 3m");
+        assert_eq!(duration(3 * 86_400 + 4 * 3600 + 5), "3d 4h");
+    }
+}
