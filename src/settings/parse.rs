@@ -869,6 +869,44 @@ fn meant_agent(name: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    /// The example settings file lists every key the parser takes, each in its own table, so that a
+    /// reader of its comment knows all there is: a key added to the parser fails this until it is listed.
+    #[test]
+    fn the_example_settings_list_every_key() {
+        let example = include_str!("../../config/hooks.toml");
+        let start = example
+            .find("# Keys: ")
+            .expect("config/hooks.toml has a # Keys: paragraph");
+        let end = example[start..]
+            .find("\n\n")
+            .map_or(example.len(), |n| start + n);
+        let listed: String = example[start..end]
+            .lines()
+            .flat_map(|line| line.trim_start_matches('#').split_whitespace())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (table, keys) in [
+            ("top level", TOP_LEVEL_KEYS),
+            ("in [defaults]", DEFAULTS_KEYS),
+            ("in [http]", HTTP_KEYS),
+            ("in [record]", RECORD_KEYS),
+            ("in a hook", HOOK_KEYS),
+        ] {
+            let at = listed
+                .find(table)
+                .unwrap_or_else(|| panic!("the Keys comment has no {table:?}: {listed}"));
+            let rest = &listed[at + table.len()..];
+            let part = rest.split(';').next().unwrap_or(rest);
+            let part = part.split(". ").next().unwrap_or(part);
+            for key in keys.iter() {
+                assert!(
+                    part.contains(&format!("`{key}`")),
+                    "config/hooks.toml's Keys comment lacks `{key}` {table}: {part}"
+                );
+            }
+        }
+    }
+
     use super::*;
 
     fn errors(text: &str) -> Vec<String> {
