@@ -6,6 +6,7 @@ pub mod client;
 pub mod log;
 pub mod relay;
 mod render;
+pub mod setup;
 pub mod watch;
 
 use std::io::Read;
@@ -45,6 +46,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         Command::Status { socket } => status(&socket.unwrap_or_else(crate::paths::default_socket)),
         Command::Reload { socket } => reload(&socket.unwrap_or_else(crate::paths::default_socket)),
         Command::Install { bin, dir } => install(bin, dir),
+        Command::Setup(args) => setup::run(&args),
         Command::Relay {
             agent,
             socket,
@@ -57,10 +59,11 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             config,
         } => match print_settings {
             Some(agent) if http => {
+                let agent = known_agent(&agent)?;
+                crate::agents::snippet::require_http(agent)?;
                 let socket = socket.unwrap_or_else(crate::paths::default_socket);
                 let config = config.unwrap_or_else(crate::paths::default_config);
                 let address = http_address(port, &config)?;
-                let agent = known_agent(&agent)?;
                 let token_file = crate::daemon::http::token::path_for(&socket);
                 let relay = crate::agents::snippet::relay_command(
                     agent,
