@@ -730,6 +730,10 @@ fn strip_codex_groups(groups: &mut ArrayOfTables, hookd: &str) -> Option<usize> 
                         .and_then(|t| toml_command(t))
                         .is_some_and(|c| is_hookd_command(c, hookd))
                 });
+                if list.len() < before {
+                    // The spaces around what was taken out would be left behind.
+                    list.fmt();
+                }
                 (before - list.len(), list.len())
             }
             _ => (0, 1),

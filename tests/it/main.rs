@@ -21,6 +21,8 @@ mod agents_setup;
 mod cli_check;
 /// `hookd fire`, `status`, `reload` against a daemon and against none.
 mod cli_client;
+/// `hookd setup AGENT`: hookd's hooks merged into each agent's own settings file, backed up, undone.
+mod cli_setup;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.
 mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.
