@@ -1127,7 +1127,37 @@ mod tests {
     }
 
     #[test]
+    fn the_files_indentation_is_kept() {
+        let merged = merge(
+            "{\n\t\"model\": \"opus\"\n}",
+            "s.json",
+            &wanted(Agent::ClaudeCode, CLAUDE),
+        )
+        .unwrap();
+        assert!(
+            merged.starts_with(
+                "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"SessionStart\": [\n\t\t\t{\n"
+            ),
+            "{merged}"
+        );
+        assert!(
+            merged.ends_with("\n}"),
+            "no newline at the end, as before: {merged:?}"
+        );
+        let compact = merge(
+            "{\"model\":\"opus\"}\n",
+            "s.json",
+            &wanted(Agent::ClaudeCode, CLAUDE),
+        )
+        .unwrap();
+        assert!(
+            compact.starts_with("{\n  \"model\": \"opus\",\n  \"hooks\": {\n"),
+            "{compact}"
+        );
+    }
+
     /// Digits as written (serde_json writes an exponent as `e+3`, `e-3`: the same number).
+    #[test]
     fn json_numbers_keep_their_text() {
         let merged = merge(
             "{\"n\": 1.0, \"big\": 123456789012345678901234567890, \"e\": -2E-3}\n",
