@@ -66,6 +66,46 @@ pub fn same_apart_from_hookd(a: &str, b: &str, wanted: &Wanted) -> bool {
     }
 }
 
+/// What in the merged settings `text` keeps the agent from running hookd's hooks all the same: Claude
+/// Code's `disableAllHooks`, Gemini CLI's `hooksConfig` (`enabled = false`, or hookd's hook by name in
+/// `disabled`). Said, not changed: the user switched them off, and may mean it.
+pub fn warnings(text: &str, wanted: &Wanted) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if wanted.agent.row().settings.format == SettingsFormat::CodexToml {
+        return warnings;
+    }
+    let Ok(root) = parse_json(text, "") else {
+        return warnings;
+    };
+    let who = wanted.agent.display_name();
+    if root.get("disableAllHooks") == Some(&Json::Bool(true)) {
+        warnings.push(format!(
+            "the file sets \"disableAllHooks\": true: {who} runs none of its hooks, hookd's included, until that is taken out"
+        ));
+    }
+    for place in ["hooksConfig", "hooks"] {
+        let Some(config) = root.get(place) else {
+            continue;
+        };
+        if config.get("enabled") == Some(&Json::Bool(false)) {
+            warnings.push(format!(
+                "the file sets {place}.enabled = false: {who} runs none of its hooks, hookd's included, until that is taken out"
+            ));
+        }
+        if let Some(Json::Array(names)) = config.get("disabled")
+            && names.iter().any(|n| {
+                n.as_str()
+                    .is_some_and(|n| n == "hookd" || n == wanted.command)
+            })
+        {
+            warnings.push(format!(
+                "{place}.disabled names hookd's hook: {who} skips it until that name is taken out"
+            ));
+        }
+    }
+    warnings
+}
+
 fn edit(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, String> {
     match wanted.agent.row().settings.format {
         SettingsFormat::CodexToml => codex(text, label, wanted, add),
@@ -1154,6 +1194,22 @@ mod tests {
             compact.starts_with("{\n  \"model\": \"opus\",\n  \"hooks\": {\n"),
             "{compact}"
         );
+    }
+
+    #[test]
+    fn hooks_switched_off_in_the_agent_are_warned_of() {
+        let g = wanted(
+            Agent::GeminiCli,
+            "/usr/local/bin/hookd relay --agent gemini-cli",
+        );
+        let text = "{\"hooksConfig\": {\"enabled\": false, \"disabled\": [\"hookd\"]}}";
+        let warned = warnings(&merge(text, "s.json", &g).unwrap(), &g);
+        assert_eq!(warned.len(), 2, "{warned:?}");
+        assert!(warned[0].contains("hooksConfig.enabled = false: Gemini CLI runs none"));
+        assert!(warned[1].contains("hooksConfig.disabled names hookd's hook"));
+        let c = wanted(Agent::ClaudeCode, CLAUDE);
+        assert!(warnings("{\"disableAllHooks\": true}", &c)[0].contains("disableAllHooks"));
+        assert!(warnings("{\"disableAllHooks\": false, \"hooks\": {}}", &c).is_empty());
     }
 
     /// Digits as written (serde_json writes an exponent as `e+3`, `e-3`: the same number).

@@ -13,7 +13,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::agents::setup::{Wanted, merge, same_apart_from_hookd};
+use crate::agents::setup::{Wanted, merge, same_apart_from_hookd, warnings};
 use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
@@ -188,6 +188,9 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, Str
     let current = read(file)?;
     let before = current.as_ref().map_or("", |(text, _)| text.as_str());
     let merged = merge(before, &shown, wanted)?;
+    for warning in warnings(&merged, wanted) {
+        eprintln!("warning: {shown}: {warning}");
+    }
     if current.is_some() && merged == before {
         println!(
             "{shown}: already set up for {} (nothing changed)",

@@ -660,3 +660,24 @@ fn print_settings_http_says_first_which_agents_have_no_http_hooks() {
         "{err}"
     );
 }
+
+/// Hooks the agent's own settings switch off are written all the same, and said on stderr.
+#[test]
+fn hooks_switched_off_in_the_agent_are_warned_of() {
+    let sb = Sandbox::new();
+    let dir = sb.p(".claude");
+    fs::create_dir(&dir).unwrap();
+    let file = dir.join("settings.json");
+    fs::write(&file, "{\"disableAllHooks\": true}\n").unwrap();
+    let out = hookd_in(sb.path(), &["setup", "claude-code"], &[]);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "warning: {}: the file sets \"disableAllHooks\": true: Claude Code runs none of its hooks, hookd's included, until that is taken out\n",
+            file.display()
+        )
+    );
+    assert!(json(&file)["hooks"]["PreToolUse"].is_array());
+    assert_eq!(json(&file)["disableAllHooks"], true);
+}
