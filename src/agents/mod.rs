@@ -7,6 +7,7 @@ use crate::limits::{HOOK_LIMIT_MARGIN, RELAY_TIMEOUT_SECS};
 
 pub mod dialect;
 pub mod import;
+pub mod setup;
 pub mod snippet;
 
 pub use crate::agent::{AGENTS, Agent, AgentRow, Dialect, SettingsFormat};

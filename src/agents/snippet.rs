@@ -71,7 +71,7 @@ fn shell_quote(word: &str) -> String {
 /// The matcher that lets every event through, on the moments that have a field to match. Claude Code and
 /// Gemini CLI both read `"*"` as "everything"; on moments without a matcher field it is left out, as
 /// Claude Code's documentation writes them.
-fn match_all(moment: &str) -> Option<&'static str> {
+pub(crate) fn match_all(moment: &str) -> Option<&'static str> {
     moment::known(moment)
         .and_then(|m| m.matcher_field)
         .map(|_| "*")
@@ -83,7 +83,7 @@ fn json_snippet(agent: Agent, command: &str) -> String {
 }
 
 /// One command hook in `agent`'s settings.json.
-fn command_hook(agent: Agent, command: &str) -> Value {
+pub(crate) fn command_hook(agent: Agent, command: &str) -> Value {
     let settings = agent.row().settings;
     let timeout = if settings.timeout_in_ms {
         AGENT_TIMEOUT_SECS * 1000
@@ -128,12 +128,7 @@ fn copilot_snippet(agent: Agent, command: &str) -> String {
     let mut events = Map::new();
     for moment in agent.moments() {
         let event = agent.event_name_of(moment);
-        let hook = json!({
-            "type": "command",
-            "bash": format!("{command} --event {event}"),
-            "timeoutSec": AGENT_TIMEOUT_SECS,
-        });
-        events.insert(event.to_string(), json!([hook]));
+        events.insert(event.to_string(), json!([copilot_hook(command, event)]));
     }
     let settings = json!({"version": 1, "hooks": events});
     let mut text = serde_json::to_string_pretty(&settings).expect("a JSON value serializes");
@@ -141,8 +136,37 @@ fn copilot_snippet(agent: Agent, command: &str) -> String {
     text
 }
 
+/// One of Copilot CLI's flat hooks: `command` told the event it serves.
+pub(crate) fn copilot_hook(command: &str, event: &str) -> Value {
+    json!({
+        "type": "command",
+        "bash": format!("{command} --event {event}"),
+        "timeoutSec": AGENT_TIMEOUT_SECS,
+    })
+}
+
 /// The environment variable Claude Code fills the `Authorization` header from (`allowedEnvVars`).
 pub const TOKEN_VAR: &str = "HOOKD_TOKEN";
+
+/// Refuses `--http` for an agent that runs no http hooks: said first, before anything else is looked
+/// up (the settings file's listener, the port), so that the user learns what matters.
+pub(crate) fn require_http(agent: Agent) -> Result<(), String> {
+    if !agent.row().settings.http_hooks {
+        let with_http: Vec<&str> = Agent::ALL
+            .into_iter()
+            .filter(|a| a.row().settings.http_hooks)
+            .map(Agent::name)
+            .collect();
+        return Err(format!(
+            "{} has no http hooks: --http is for {} only; hookd relay --print-settings {} prints {}'s command hooks",
+            agent.display_name(),
+            with_http.join(", "),
+            agent.name(),
+            agent.display_name()
+        ));
+    }
+    Ok(())
+}
 
 /// `hookd relay --print-settings claude-code --http`: Claude Code's settings.json with an http hook on
 /// every moment, posting to the daemon's listener at `address` (the relay's command `relay_command` on the
@@ -155,19 +179,7 @@ pub fn http_snippet(
     relay_command: &str,
     fail_closed: bool,
 ) -> Result<(String, String), String> {
-    if !agent.row().settings.http_hooks {
-        let with_http: Vec<&str> = Agent::ALL
-            .into_iter()
-            .filter(|a| a.row().settings.http_hooks)
-            .map(Agent::name)
-            .collect();
-        return Err(format!(
-            "{} has no http hooks; --http is for {} (use the command hooks of hookd relay --print-settings {})",
-            agent.name(),
-            with_http.join(", "),
-            agent.name()
-        ));
-    }
+    require_http(agent)?;
     // A listener on every address (0.0.0.0, ::) is reached on loopback, which the Host check takes.
     let host = match address.ip() {
         std::net::IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
@@ -225,7 +237,7 @@ fn refusal_holds_back(agent: Agent, moment: &str) -> bool {
 }
 
 /// Codex's name for a moment in its trust keys and hashes: `PreToolUse` -> `pre_tool_use`.
-fn codex_event_label(moment: &str) -> String {
+pub(crate) fn codex_event_label(moment: &str) -> String {
     let mut label = String::new();
     for (i, c) in moment.chars().enumerate() {
         if c.is_ascii_uppercase() {
@@ -264,7 +276,7 @@ pub fn codex_trusted_hash(
 
 /// `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`, as Codex finds it: it canonicalizes
 /// `CODEX_HOME` (so a symlinked home is named by its target in the trust keys) and takes `~/.codex` as is.
-fn codex_config_path() -> Result<String, String> {
+pub(crate) fn codex_config_path() -> Result<String, String> {
     let home = match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
         Some(dir) => {
             let dir = PathBuf::from(dir);
@@ -284,7 +296,7 @@ fn codex_config_path() -> Result<String, String> {
 /// hooks to there (SessionEnd, Interrupt: 3 s). Codex clamps a longer one and hashes the clamped value
 /// into the trust record (seen on 0.171.0: a record hashed with 120 left the hook untrusted, skipped
 /// without a word), so the snippet writes what Codex will use.
-fn codex_timeout(moment: &str) -> u64 {
+pub(crate) fn codex_timeout(moment: &str) -> u64 {
     Agent::Codex
         .time_limit(moment)
         .map_or(AGENT_TIMEOUT_SECS, |limit| {

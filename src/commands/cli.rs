@@ -102,6 +102,9 @@ pub enum Command {
         #[arg(long, value_name = "AGENT")]
         agent: Option<String>,
     },
+    /// Write hookd's relay hooks into an agent's own settings file, merged with what is there (a backup
+    /// first; --dry-run shows the diff, --undo restores the backup)
+    Setup(SetupArgs),
     /// Write the systemd user units (hookd.service, hookd.socket) for this binary
     Install {
         /// The hookd binary the service runs [default: this one]
@@ -185,6 +188,35 @@ pub enum Command {
     },
 }
 
+/// `hookd setup AGENT`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SetupArgs {
+    /// The agent: claude-code, codex, gemini-cli, qwen-code or copilot-cli
+    pub agent: String,
+    /// The agent's settings file [default: where the agent reads it: $CLAUDE_CONFIG_DIR/settings.json
+    /// or ~/.claude/settings.json, $CODEX_HOME/config.toml or ~/.codex/config.toml,
+    /// ~/.gemini/settings.json (under $GEMINI_CLI_HOME if set), $QWEN_HOME/settings.json or
+    /// ~/.qwen/settings.json, $COPILOT_HOME/settings.json or ~/.copilot/settings.json]
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Print what would change, as a unified diff, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Restore the file as it was before hookd setup, from its backup (FILE.hookd-backup)
+    #[arg(long)]
+    pub undo: bool,
+    /// With --undo: restore the backup even though the file was changed since setup wrote it
+    #[arg(long, requires = "undo")]
+    pub force: bool,
+    /// The daemon's socket, written into the relay's command (needed when the daemon is not on the
+    /// default socket)
+    #[arg(long, value_name = "PATH", conflicts_with = "undo")]
+    pub socket: Option<PathBuf>,
+    /// Written into the relay's command: refuse when hookd cannot answer (hookd relay --fail-closed)
+    #[arg(long, conflicts_with = "undo")]
+    pub fail_closed: bool,
+}
+
 /// Which records `log` and `watch` show: every filter given must match.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Filter {
@@ -224,7 +256,7 @@ mod tests {
     #[test]
     fn the_help_names_every_agent() {
         let mut command = Cli::command();
-        for sub in ["relay", "import"] {
+        for sub in ["relay", "import", "setup"] {
             let help = command
                 .find_subcommand_mut(sub)
                 .unwrap()

@@ -8,6 +8,7 @@ pub mod log;
 mod manual;
 pub mod relay;
 mod render;
+pub mod setup;
 pub mod watch;
 
 use std::io::{IsTerminal, Read};
@@ -55,6 +56,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             for_people(json),
         ),
         Command::Install { bin, dir } => install(bin, dir),
+        Command::Setup(args) => setup::run(&args),
         Command::Relay {
             agent,
             socket,
@@ -67,10 +69,11 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             config,
         } => match print_settings {
             Some(agent) if http => {
+                let agent = known_agent(&agent)?;
+                crate::agents::snippet::require_http(agent)?;
                 let socket = socket.unwrap_or_else(crate::paths::default_socket);
                 let config = config.unwrap_or_else(crate::paths::default_config);
                 let address = http_address(port, &config)?;
-                let agent = known_agent(&agent)?;
                 let token_file = crate::daemon::http::token::path_for(&socket);
                 let relay = crate::agents::snippet::relay_command(
                     agent,

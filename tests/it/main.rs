@@ -25,6 +25,8 @@ mod cli_client;
 mod cli_for_people;
 /// `hookd completions` and `hookd man`: what a packaged command has.
 mod cli_packaging;
+/// `hookd setup AGENT`: hookd's hooks merged into each agent's own settings file, backed up, undone.
+mod cli_setup;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.
 mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.

@@ -1,0 +1,1231 @@
+//! `hookd setup AGENT`: hookd's relay hooks merged into the agent's own settings file, as pure functions
+//! of the file's text (the command, `commands/setup.rs`, reads and writes the files).
+//!
+//! The merge keeps everything that is not hookd's where it is: the other settings, the user's own hooks,
+//! their order, and for Codex's TOML the comments and layout (`toml_edit`). A hook is hookd's when its
+//! command runs `hookd relay` (any binary named `hookd`, or this one) or when it is one of the http
+//! hooks `--print-settings --http` writes; every such hook is taken out, wherever it is, and hookd's
+//! group put back at the place of the first one (else at the end), so that a second run changes
+//! nothing. For Codex the trust records follow: each names its hook by place (`FILE:EVENT:GROUP:HOOK`),
+//! so hookd's are written for the places its hooks end up in, the stale ones removed, and those of the
+//! user's own hooks that moved carried to their new places (a hook whose record names another place is
+//! skipped by Codex without a word).
+//!
+//! JSON is kept in the file's key order by a small ordered tree of its own ([`Json`]): serde_json's map
+//! here sorts its keys, which the Codex trust hash relies on.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
+
+use crate::agents::snippet;
+use crate::agents::{Agent, SettingsFormat};
+
+/// The hooks to write: the relay `command` (as [`snippet::relay_command`] makes it), `hookd` the path
+/// of this binary (its earlier hooks are recognised by it too), and for Codex `codex_file`, the name of
+/// the settings file as Codex puts it in its trust records.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted<'a> {
+    pub agent: Agent,
+    pub command: &'a str,
+    pub hookd: &'a str,
+    pub codex_file: &'a str,
+}
+
+/// `text` (the settings file as it is; empty when there is none) with hookd's hooks merged in; `label`
+/// names the file in errors.
+pub fn merge(text: &str, label: &str, wanted: &Wanted) -> Result<String, String> {
+    edit(text, label, wanted, true)
+}
+
+/// Whether `a` and `b` are the same settings once hookd's hooks are taken out of both: what tells
+/// `--undo` that the file holds nothing the user wrote since the backup. Unreadable text is never the same.
+pub fn same_apart_from_hookd(a: &str, b: &str, wanted: &Wanted) -> bool {
+    let strip = |text: &str| edit(text, "", wanted, false);
+    match (strip(a), strip(b)) {
+        (Ok(a), Ok(b)) => match wanted.agent.row().settings.format {
+            SettingsFormat::CodexToml => {
+                match (a.parse::<toml::Table>(), b.parse::<toml::Table>()) {
+                    (Ok(a), Ok(b)) => without_empty_tables(a) == without_empty_tables(b),
+                    _ => false,
+                }
+            }
+            SettingsFormat::Json | SettingsFormat::CopilotJson => {
+                match (parse_json(&a, ""), parse_json(&b, "")) {
+                    (Ok(a), Ok(b)) => {
+                        canonical(without_empty_hooks(a)) == canonical(without_empty_hooks(b))
+                    }
+                    _ => false,
+                }
+            }
+        },
+        _ => false,
+    }
+}
+
+/// What in the merged settings `text` keeps the agent from running hookd's hooks all the same: Claude
+/// Code's `disableAllHooks`, Gemini CLI's `hooksConfig` (`enabled = false`, or hookd's hook by name in
+/// `disabled`). Said, not changed: the user switched them off, and may mean it.
+pub fn warnings(text: &str, wanted: &Wanted) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if wanted.agent.row().settings.format == SettingsFormat::CodexToml {
+        return warnings;
+    }
+    let Ok(root) = parse_json(text, "") else {
+        return warnings;
+    };
+    let who = wanted.agent.display_name();
+    if root.get("disableAllHooks") == Some(&Json::Bool(true)) {
+        warnings.push(format!(
+            "the file sets \"disableAllHooks\": true: {who} runs none of its hooks, hookd's included, until that is taken out"
+        ));
+    }
+    for place in ["hooksConfig", "hooks"] {
+        let Some(config) = root.get(place) else {
+            continue;
+        };
+        if config.get("enabled") == Some(&Json::Bool(false)) {
+            warnings.push(format!(
+                "the file sets {place}.enabled = false: {who} runs none of its hooks, hookd's included, until that is taken out"
+            ));
+        }
+        if let Some(Json::Array(names)) = config.get("disabled")
+            && names.iter().any(|n| {
+                n.as_str()
+                    .is_some_and(|n| n == "hookd" || n == wanted.command)
+            })
+        {
+            warnings.push(format!(
+                "{place}.disabled names hookd's hook: {who} skips it until that name is taken out"
+            ));
+        }
+    }
+    warnings
+}
+
+fn edit(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, String> {
+    match wanted.agent.row().settings.format {
+        SettingsFormat::CodexToml => codex(text, label, wanted, add),
+        SettingsFormat::Json | SettingsFormat::CopilotJson => json(text, label, wanted, add),
+    }
+}
+
+/// Whether a hook's command line runs hookd's relay: its first word (after any `NAME=value`) is this
+/// binary or a file named `hookd`, and its second is `relay`. Not a hook that merely mentions hookd
+/// (`echo hookd relay`, `hookd-guard relay`, `hookd fire Stop`), which is the user's.
+pub fn is_hookd_command(command: &str, hookd: &str) -> bool {
+    let mut words = shell_words(command).into_iter().skip_while(|word| {
+        word.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    });
+    let (Some(program), Some(sub)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let named_hookd = program == hookd
+        || Path::new(&program)
+            .file_name()
+            .is_some_and(|n| n == "hookd");
+    named_hookd && sub == "relay"
+}
+
+/// The first words of a command line as the shell reads them: quotes and backslashes undone, stopping at
+/// the first character that ends a simple command (`;`, `|`, `&`, a redirection, a newline).
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some(next @ ('"' | '\\' | '$' | '`')) => word.push(next),
+                            Some(next) => {
+                                word.push('\\');
+                                word.push(next);
+                            }
+                            None => break,
+                        },
+                        c => word.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(next) = chars.next() {
+                    word.push(next);
+                }
+            }
+            c if c == ' ' || c == '\t' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+                if words.len() >= 8 {
+                    return words;
+                }
+            }
+            ';' | '|' | '&' | '<' | '>' | '\n' | '(' | ')' => break,
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+// ---- JSON: Claude Code, Gemini CLI, Qwen Code, Copilot CLI ------------------------------------------------
+
+/// A JSON value that keeps its object keys in the order of the file, and its numbers as written.
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Number(String),
+    Str(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+/// How serde_json, built with `arbitrary_precision` here, hands a number to a visitor: a map of one
+/// entry under this key, the number's text its value.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Number(v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Number(v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        Ok(Json::Number(v.to_string()))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::Str(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut entries: Vec<(String, Json)> = Vec::new();
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if entries.is_empty() && key == NUMBER_TOKEN {
+                return Ok(Json::Number(map.next_value()?));
+            }
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format!(
+                    "the key \"{key}\" is given twice (which one counts differs between programs)"
+                )));
+            }
+            let value = map.next_value()?;
+            entries.push((key, value));
+        }
+        Ok(Json::Object(entries))
+    }
+}
+
+impl Json {
+    fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Object(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "a boolean",
+            Json::Number(_) => "a number",
+            Json::Str(_) => "a string",
+            Json::Array(_) => "a list",
+            Json::Object(_) => "an object",
+        }
+    }
+
+    /// A serde_json value (a hook as `--print-settings` makes it) with its keys in the order people
+    /// write them (`name`, `type`, `command`, `timeout`; `matcher` before `hooks`), not sorted.
+    fn from_value(value: &Value) -> Json {
+        const ORDER: &[&str] = &[
+            "name",
+            "matcher",
+            "type",
+            "command",
+            "bash",
+            "timeout",
+            "timeoutSec",
+            "hooks",
+        ];
+        match value {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Number(n) => Json::Number(n.to_string()),
+            Value::String(s) => Json::Str(s.clone()),
+            Value::Array(items) => Json::Array(items.iter().map(Json::from_value).collect()),
+            Value::Object(map) => {
+                let mut entries: Vec<(String, Json)> = map
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Json::from_value(v)))
+                    .collect();
+                entries
+                    .sort_by_key(|(k, _)| ORDER.iter().position(|o| o == k).unwrap_or(ORDER.len()));
+                Json::Object(entries)
+            }
+        }
+    }
+}
+
+/// The text as JSON, an empty file as an empty object; errors as `LABEL:LINE:COL: not JSON: ...`.
+fn parse_json(text: &str, label: &str) -> Result<Json, String> {
+    if text.trim().is_empty() {
+        return Ok(Json::Object(Vec::new()));
+    }
+    serde_json::from_str(text).map_err(|e| {
+        let comment = text.lines().nth(e.line().saturating_sub(1)).is_some_and(|line| {
+            line.get(e.column().saturating_sub(1)..)
+                .is_some_and(|rest| rest.starts_with("//") || rest.starts_with("/*"))
+        });
+        let hint = if comment {
+            " (a comment: hookd setup writes plain JSON and cannot keep comments; take them out, or merge the output of hookd relay --print-settings by hand)"
+        } else {
+            ""
+        };
+        let message = e.to_string();
+        let message = message.split(" at line ").next().unwrap_or(&message);
+        format!("{label}:{}:{}: not JSON: {message}{hint}", e.line(), e.column())
+    })
+}
+
+/// The indentation the file uses (its first indented line's), two spaces when it shows none.
+fn indent_of(text: &str) -> String {
+    text.lines()
+        .skip(1)
+        .map(|line| &line[..line.len() - line.trim_start_matches([' ', '\t']).len()])
+        .find(|lead| !lead.is_empty())
+        .filter(|lead| lead.chars().all(|c| c == ' ') || lead.chars().all(|c| c == '\t'))
+        .unwrap_or("  ")
+        .to_string()
+}
+
+/// Pretty JSON as agents write their own settings (`JSON.stringify(v, null, 2)`): one entry a line.
+fn write_json(out: &mut String, value: &Json, indent: &str, level: usize) {
+    let pad = |out: &mut String, level: usize| {
+        for _ in 0..level {
+            out.push_str(indent);
+        }
+    };
+    match value {
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Json::Number(n) => out.push_str(n),
+        Json::Str(s) => out.push_str(&serde_json::to_string(s).expect("a string serializes")),
+        Json::Array(items) if items.is_empty() => out.push_str("[]"),
+        Json::Object(entries) if entries.is_empty() => out.push_str("{}"),
+        Json::Array(items) => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                pad(out, level + 1);
+                write_json(out, item, indent, level + 1);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            pad(out, level);
+            out.push(']');
+        }
+        Json::Object(entries) => {
+            out.push_str("{\n");
+            for (i, (key, item)) in entries.iter().enumerate() {
+                pad(out, level + 1);
+                out.push_str(&serde_json::to_string(key).expect("a string serializes"));
+                out.push_str(": ");
+                write_json(out, item, indent, level + 1);
+                out.push_str(if i + 1 < entries.len() { ",\n" } else { "\n" });
+            }
+            pad(out, level);
+            out.push('}');
+        }
+    }
+}
+
+/// Whether a hook in a JSON settings file is hookd's: a command hook running the relay (Copilot's runs
+/// it in `bash`), or an http hook of `--print-settings --http` (the one sending hookd's token).
+fn is_hookd_json_hook(hook: &Json, hookd: &str) -> bool {
+    let runs_relay = ["command", "bash"].iter().any(|key| {
+        hook.get(key)
+            .and_then(Json::as_str)
+            .is_some_and(|command| is_hookd_command(command, hookd))
+    });
+    let hookd_http = hook.get("type").and_then(Json::as_str) == Some("http")
+        && matches!(hook.get("allowedEnvVars"), Some(Json::Array(vars)) if vars.iter().any(|v| v.as_str() == Some(snippet::TOKEN_VAR)));
+    runs_relay || hookd_http
+}
+
+/// hookd's entry for each event of `agent`, as `--print-settings` writes it: a group (matcher, one hook)
+/// in a settings.json, the flat hook in Copilot's.
+fn json_entries(wanted: &Wanted) -> Vec<(String, Json)> {
+    let agent = wanted.agent;
+    agent
+        .moments()
+        .into_iter()
+        .map(|moment| {
+            let event = agent.event_name_of(moment).to_string();
+            let entry = match agent.row().settings.format {
+                SettingsFormat::CopilotJson => snippet::copilot_hook(wanted.command, &event),
+                _ => {
+                    let mut group = serde_json::json!({ "hooks": [snippet::command_hook(agent, wanted.command)] });
+                    if let Some(matcher) = snippet::match_all(moment) {
+                        group["matcher"] = Value::from(matcher);
+                    }
+                    group
+                }
+            };
+            (event, Json::from_value(&entry))
+        })
+        .collect()
+}
+
+fn json(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, String> {
+    let mut root = parse_json(text, label)?;
+    let Json::Object(entries) = &mut root else {
+        return Err(format!(
+            "{label}: the file is {}, not a JSON object of settings",
+            root.kind()
+        ));
+    };
+    let flat = wanted.agent.row().settings.format == SettingsFormat::CopilotJson;
+    if !entries.iter().any(|(k, _)| k == "hooks") {
+        if !add {
+            return Ok(render_json(&root, text));
+        }
+        entries.push(("hooks".to_string(), Json::Object(Vec::new())));
+    }
+    let wanted_entries = if add {
+        json_entries(wanted)
+    } else {
+        Vec::new()
+    };
+    let hooks = root.get_mut("hooks").expect("just made");
+    let kind = hooks.kind();
+    let Json::Object(events) = hooks else {
+        return Err(format!(
+            "{label}: \"hooks\" is {kind}, not an object of events"
+        ));
+    };
+    let setting_keys = wanted.agent.row().import.setting_keys;
+    let mut placed = HashSet::new();
+    let mut emptied = Vec::new();
+    for (event, list) in events.iter_mut() {
+        if setting_keys.contains(&event.as_str()) {
+            continue;
+        }
+        let kind = list.kind();
+        let Json::Array(items) = list else {
+            return Err(format!(
+                "{label}: \"hooks\".{} is {kind}, not a list of {}",
+                serde_json::to_string(event).unwrap_or_default(),
+                if flat { "hooks" } else { "hook groups" }
+            ));
+        };
+        let before = items.len();
+        let at = strip_json_list(items, flat, wanted.hookd);
+        let mine = wanted_entries.iter().find(|(e, _)| e == event);
+        match mine {
+            Some((_, entry)) => {
+                items.insert(at.unwrap_or(items.len()).min(items.len()), entry.clone());
+                placed.insert(event.clone());
+            }
+            None if items.is_empty() && before > 0 => emptied.push(event.clone()),
+            None => {}
+        }
+    }
+    events.retain(|(event, _)| !emptied.contains(event));
+    for (event, entry) in wanted_entries {
+        if !placed.contains(&event) {
+            events.push((event, Json::Array(vec![entry])));
+        }
+    }
+    if flat && text.trim().is_empty() && add && !label.ends_with("settings.json") {
+        // A hooks file of its own (`.github/hooks/*.json`) says its version; settings.json has none.
+        if let Json::Object(entries) = &mut root {
+            entries.insert(0, ("version".to_string(), Json::Number("1".to_string())));
+        }
+    }
+    Ok(render_json(&root, text))
+}
+
+/// Takes hookd's hooks out of one event's list; returns where hookd's entry goes back: the place of the
+/// group that held the first of them (after it, when the group holds other hooks too and stays).
+fn strip_json_list(items: &mut Vec<Json>, flat: bool, hookd: &str) -> Option<usize> {
+    let mut at = None;
+    let mut kept = Vec::with_capacity(items.len());
+    for mut item in std::mem::take(items) {
+        if flat {
+            if is_hookd_json_hook(&item, hookd) {
+                at.get_or_insert(kept.len());
+                continue;
+            }
+        } else if let Some(Json::Array(hooks)) = item.get_mut("hooks") {
+            let before = hooks.len();
+            hooks.retain(|hook| !is_hookd_json_hook(hook, hookd));
+            if hooks.len() < before {
+                if hooks.is_empty() {
+                    at.get_or_insert(kept.len());
+                    continue;
+                }
+                at.get_or_insert(kept.len() + 1);
+            }
+        }
+        kept.push(item);
+    }
+    *items = kept;
+    at
+}
+
+/// The settings as text, indented as `original` is, ending in a newline unless it did not.
+fn render_json(root: &Json, original: &str) -> String {
+    let mut out = String::new();
+    write_json(&mut out, root, &indent_of(original), 0);
+    if original.is_empty() || original.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// Object keys sorted, at every level: JSON objects compared as sets.
+fn canonical(value: Json) -> Json {
+    match value {
+        Json::Array(items) => Json::Array(items.into_iter().map(canonical).collect()),
+        Json::Object(entries) => {
+            let mut entries: Vec<(String, Json)> = entries
+                .into_iter()
+                .map(|(k, v)| (k, canonical(v)))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Json::Object(entries)
+        }
+        other => other,
+    }
+}
+
+/// A `"hooks": {}` left by taking hookd's out is no setting.
+fn without_empty_hooks(mut root: Json) -> Json {
+    if let Json::Object(entries) = &mut root {
+        entries.retain(|(k, v)| !(k == "hooks" && matches!(v, Json::Object(e) if e.is_empty())));
+    }
+    root
+}
+
+// ---- TOML: Codex's config.toml -----------------------------------------------------------------------
+
+/// One hook of a Codex settings file, at its place: the event, the group's index under it, the hook's
+/// index in the group, and whether it is hookd's.
+#[derive(Debug, Clone, PartialEq)]
+struct Place {
+    event: String,
+    group: usize,
+    hook: usize,
+    hookd: bool,
+}
+
+impl Place {
+    /// The place as a trust record's key names it (`FILE:EVENT_LABEL:GROUP:HOOK`), without `FILE:`.
+    fn key(&self) -> String {
+        format!(
+            "{}:{}:{}",
+            snippet::codex_event_label(&self.event),
+            self.group,
+            self.hook
+        )
+    }
+}
+
+/// The command of a hook in a Codex group, a table or an inline table.
+fn toml_command(hook: &dyn toml_edit::TableLike) -> Option<&str> {
+    hook.get("command").and_then(Item::as_str)
+}
+
+/// Every hook of the file at its place, in the order of the file; an error for a `hooks` of a shape
+/// hookd cannot edit in place.
+fn places(doc: &DocumentMut, label: &str, hookd: &str) -> Result<Vec<Place>, String> {
+    let mut places = Vec::new();
+    let Some(hooks) = doc.get("hooks") else {
+        return Ok(places);
+    };
+    let Some(hooks) = hooks.as_table() else {
+        return Err(format!(
+            "{label}: \"hooks\" is not a [hooks] table (hookd setup edits [[hooks.EVENT]] tables; merge by hand, or write it so)"
+        ));
+    };
+    for (event, item) in hooks.iter() {
+        if event == "state" {
+            if !item.is_table() {
+                return Err(format!(
+                    "{label}: hooks.state is not a table of [hooks.state.\"...\"] records (hookd setup edits those; merge by hand, or write it so)"
+                ));
+            }
+            continue;
+        }
+        let Some(groups) = item.as_array_of_tables() else {
+            return Err(format!(
+                "{label}: hooks.{event} is not a list of [[hooks.{event}]] tables (an inline array, or a value: hookd setup edits only [[hooks.{event}]] tables; write it so, or merge by hand)"
+            ));
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let commands: Vec<Option<&str>> = match group.get("hooks") {
+                None => Vec::new(),
+                Some(Item::ArrayOfTables(list)) => list.iter().map(|h| toml_command(h)).collect(),
+                Some(Item::Value(toml_edit::Value::Array(list))) => list
+                    .iter()
+                    .map(|h| h.as_inline_table().and_then(|t| toml_command(t)))
+                    .collect(),
+                Some(_) => {
+                    return Err(format!(
+                        "{label}: hooks.{event}[{g}].hooks is not a list of hooks"
+                    ));
+                }
+            };
+            for (h, command) in commands.into_iter().enumerate() {
+                places.push(Place {
+                    event: event.to_string(),
+                    group: g,
+                    hook: h,
+                    hookd: command.is_some_and(|c| is_hookd_command(c, hookd)),
+                });
+            }
+        }
+    }
+    Ok(places)
+}
+
+/// Line and column (from 1) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn codex(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, String> {
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let (line, col) = line_col(text, e.span().map_or(0, |s| s.start));
+        format!("{label}:{line}:{col}: not TOML: {}", e.message().trim())
+    })?;
+    let before = places(&doc, label, wanted.hookd)?;
+    if before.is_empty() && !add {
+        return Ok(doc.to_string());
+    }
+    if doc.get("hooks").is_none() {
+        let mut hooks = Table::new();
+        hooks.set_implicit(true);
+        doc.insert("hooks", Item::Table(hooks));
+    }
+    let hooks = doc["hooks"].as_table_mut().expect("checked by places");
+    let moments = if add {
+        Agent::Codex.moments()
+    } else {
+        Vec::new()
+    };
+    let events: Vec<String> = hooks
+        .iter()
+        .map(|(k, _)| k.to_string())
+        .filter(|k| k != "state")
+        .collect();
+    for event in &events {
+        let groups = hooks[event.as_str()]
+            .as_array_of_tables_mut()
+            .expect("checked by places");
+        let at = strip_codex_groups(groups, wanted.hookd);
+        if let Some(moment) = moments.iter().find(|m| *m == event) {
+            groups.insert(
+                at.unwrap_or(groups.len()).min(groups.len()),
+                codex_group(moment, wanted.command),
+            );
+        } else if groups.is_empty() && before.iter().any(|p| &p.event == event) {
+            hooks.remove(event);
+        }
+    }
+    for moment in moments.iter().filter(|m| !events.iter().any(|e| e == *m)) {
+        let mut groups = ArrayOfTables::new();
+        groups.push(codex_group(moment, wanted.command));
+        hooks.insert(moment, Item::ArrayOfTables(groups));
+    }
+    // The places as the file will be read: rendered and parsed back, so that the records name the
+    // places Codex counts, whatever order the tables print in.
+    let rendered = doc.to_string();
+    let mut doc: DocumentMut = rendered.parse().map_err(|e| {
+        format!("{label}: the merged file does not parse back ({e}); merge by hand")
+    })?;
+    let after = places(&doc, label, wanted.hookd)?;
+    retrust(&mut doc, &before, &after, wanted);
+    let text = doc.to_string();
+    let check: DocumentMut = text.parse().map_err(|e| {
+        format!("{label}: the merged file does not parse back ({e}); merge by hand")
+    })?;
+    if places(&check, label, wanted.hookd)? != after {
+        return Err(format!(
+            "{label}: hookd's hooks would not land where their trust records say; merge by hand"
+        ));
+    }
+    Ok(text)
+}
+
+/// hookd's group at `moment`: the matcher that lets everything through where there is one, and the relay
+/// with the timeout Codex will use (and hash).
+fn codex_group(moment: &str, command: &str) -> Table {
+    let mut group = Table::new();
+    if let Some(matcher) = snippet::match_all(moment) {
+        group.insert("matcher", toml_edit::value(matcher));
+    }
+    let mut hook = Table::new();
+    hook.insert("type", toml_edit::value("command"));
+    hook.insert("command", toml_edit::value(command));
+    hook.insert(
+        "timeout",
+        toml_edit::value(snippet::codex_timeout(moment) as i64),
+    );
+    let mut list = ArrayOfTables::new();
+    list.push(hook);
+    group.insert("hooks", Item::ArrayOfTables(list));
+    group
+}
+
+/// Takes hookd's hooks out of one event's groups, as [`strip_json_list`] does.
+fn strip_codex_groups(groups: &mut ArrayOfTables, hookd: &str) -> Option<usize> {
+    let mut at = None;
+    let mut g = 0;
+    while g < groups.len() {
+        let group = groups.get_mut(g).expect("in range");
+        let (removed, left) = match group.get_mut("hooks") {
+            Some(Item::ArrayOfTables(list)) => {
+                let before = list.len();
+                list.retain(|h| !toml_command(h).is_some_and(|c| is_hookd_command(c, hookd)));
+                (before - list.len(), list.len())
+            }
+            Some(Item::Value(toml_edit::Value::Array(list))) => {
+                let before = list.len();
+                list.retain(|h| {
+                    !h.as_inline_table()
+                        .and_then(|t| toml_command(t))
+                        .is_some_and(|c| is_hookd_command(c, hookd))
+                });
+                if list.len() < before {
+                    // The spaces around what was taken out would be left behind.
+                    list.fmt();
+                }
+                (before - list.len(), list.len())
+            }
+            _ => (0, 1),
+        };
+        if removed > 0 && left == 0 {
+            at.get_or_insert(g);
+            groups.remove(g);
+            continue;
+        }
+        if removed > 0 {
+            at.get_or_insert(g + 1);
+        }
+        g += 1;
+    }
+    at
+}
+
+/// The trust records of this file made to fit the hooks' new places: hookd's old ones removed, each user
+/// hook's carried to where it moved, and one for each of hookd's hooks where it now is.
+fn retrust(doc: &mut DocumentMut, before: &[Place], after: &[Place], wanted: &Wanted) {
+    let prefix = format!("{}:", wanted.codex_file);
+    let user_before = before.iter().filter(|p| !p.hookd);
+    let user_after = after.iter().filter(|p| !p.hookd);
+    let moves: Vec<(String, String)> = user_before
+        .zip(user_after)
+        .filter(|(a, b)| a.key() != b.key())
+        .map(|(a, b)| (a.key(), b.key()))
+        .collect();
+    let hookd_before: HashSet<String> = before.iter().filter(|p| p.hookd).map(Place::key).collect();
+    let hooks = doc["hooks"].as_table_mut().expect("made above");
+    if hooks.get("state").is_none() {
+        if !after.iter().any(|p| p.hookd) {
+            return;
+        }
+        let mut state = Table::new();
+        state.set_implicit(true);
+        hooks.insert("state", Item::Table(state));
+    }
+    let state = hooks["state"].as_table_mut().expect("checked by places");
+    let keys: Vec<String> = state
+        .iter()
+        .map(|(k, _)| k.to_string())
+        .filter(|k| k.starts_with(&prefix))
+        .collect();
+    let mut carried = Vec::new();
+    for key in keys {
+        let place = &key[prefix.len()..];
+        if hookd_before.contains(place) {
+            state.remove(&key);
+        } else if let Some((_, to)) = moves.iter().find(|(from, _)| from == place)
+            && let Some(item) = state.remove(&key)
+        {
+            carried.push((format!("{prefix}{to}"), item));
+        }
+    }
+    for (key, item) in carried {
+        state.insert(&key, item);
+    }
+    for place in after.iter().filter(|p| p.hookd) {
+        let moment = place.event.as_str();
+        let label = snippet::codex_event_label(moment);
+        let hash = snippet::codex_trusted_hash(
+            &label,
+            snippet::match_all(moment),
+            wanted.command,
+            snippet::codex_timeout(moment),
+        );
+        let mut record = Table::new();
+        record.insert("trusted_hash", toml_edit::value(hash));
+        state.insert(&format!("{prefix}{}", place.key()), Item::Table(record));
+    }
+    if state.is_empty() {
+        hooks.remove("state");
+    }
+}
+
+/// Tables left empty by taking hookd's hooks out (`[hooks]`, `[hooks.state]`) are no setting.
+fn without_empty_tables(mut table: toml::Table) -> toml::Table {
+    if let Some(toml::Value::Table(hooks)) = table.get_mut("hooks") {
+        hooks.retain(|_, v| !matches!(v, toml::Value::Table(t) if t.is_empty()));
+        if hooks.is_empty() {
+            table.remove("hooks");
+        }
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOOKD: &str = "/usr/local/bin/hookd";
+    const FILE: &str = "/home/me/.codex/config.toml";
+
+    fn wanted(agent: Agent, command: &'static str) -> Wanted<'static> {
+        Wanted {
+            agent,
+            command,
+            hookd: HOOKD,
+            codex_file: FILE,
+        }
+    }
+
+    const CLAUDE: &str = "/usr/local/bin/hookd relay --agent claude-code";
+    const CODEX: &str = "/usr/local/bin/hookd relay --agent codex";
+
+    fn value(text: &str) -> Value {
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn into_nothing_it_writes_what_print_settings_prints() {
+        let w = wanted(Agent::ClaudeCode, CLAUDE);
+        let merged = merge("", "settings.json", &w).unwrap();
+        let printed =
+            snippet::for_agent(Agent::ClaudeCode, HOOKD, &snippet::RelayFlags::default()).unwrap();
+        assert_eq!(value(&merged), value(&printed));
+        assert!(merged.starts_with("{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\n        \"matcher\": \"*\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n"), "{merged}");
+        for agent in [Agent::GeminiCli, Agent::QwenCode, Agent::CopilotCli] {
+            let command = snippet::relay_command(agent, HOOKD, &snippet::RelayFlags::default());
+            let w = Wanted {
+                agent,
+                command: &command,
+                hookd: HOOKD,
+                codex_file: FILE,
+            };
+            let merged = merge("", "settings.json", &w).unwrap();
+            let printed =
+                value(&snippet::for_agent(agent, HOOKD, &snippet::RelayFlags::default()).unwrap());
+            assert_eq!(value(&merged)["hooks"], printed["hooks"], "{agent:?}");
+        }
+    }
+
+    #[test]
+    fn the_users_settings_and_hooks_stay_where_they_are() {
+        let file = r#"{
+    "permissions": {"allow": ["Bash"]},
+    "model": "opus",
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "./check.sh", "timeout": 1.50}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hookd relay >> log"}]}]
+    },
+    "zeta": 1e3
+}"#;
+        let merged = merge(file, "s.json", &wanted(Agent::ClaudeCode, CLAUDE)).unwrap();
+        assert!(merged.starts_with("{\n    \"permissions\": {\n        \"allow\": [\n            \"Bash\"\n        ]\n    },\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": ["), "{merged}");
+        assert!(
+            merged.contains("\"timeout\": 1.50") && merged.ends_with("    \"zeta\": 1e+3\n}"),
+            "{merged}"
+        );
+        let v = value(&merged);
+        // The user's own hooks first, hookd's after them; the word hookd in a user hook is not hookd's.
+        assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "./check.sh");
+        assert_eq!(v["hooks"]["Stop"][1]["hooks"][0]["command"], CLAUDE);
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+            "echo hookd relay >> log"
+        );
+        assert_eq!(v["hooks"]["PreToolUse"][1]["hooks"][0]["command"], CLAUDE);
+        // Stop and PreToolUse first, in the file's order, then the events hookd adds.
+        let events: Vec<&String> = v["hooks"].as_object().unwrap().keys().collect();
+        assert_eq!(events.len(), Agent::ClaudeCode.moments().len());
+        let order: Vec<usize> = ["\"Stop\"", "\"PreToolUse\"", "\"PostToolUse\""]
+            .iter()
+            .map(|k| merged.find(k).unwrap())
+            .collect();
+        assert!(order[0] < order[1] && order[1] < order[2], "{merged}");
+    }
+
+    #[test]
+    fn twice_is_once() {
+        for agent in Agent::ALL {
+            let command = snippet::relay_command(agent, HOOKD, &snippet::RelayFlags::default());
+            let w = Wanted {
+                agent,
+                command: &command,
+                hookd: HOOKD,
+                codex_file: FILE,
+            };
+            let start = if agent == Agent::Codex {
+                "model = \"o3\" # mine\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./mine.sh\"\n"
+            } else {
+                "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]}]}}\n"
+            };
+            let once = merge(start, "settings.json", &w).unwrap();
+            let twice = merge(&once, "settings.json", &w).unwrap();
+            assert_eq!(once, twice, "{agent:?}");
+            assert!(once.contains("./mine.sh"), "{agent:?}");
+            assert!(same_apart_from_hookd(start, &once, &w), "{agent:?}");
+            assert!(
+                !same_apart_from_hookd(start, &once.replace("./mine.sh", "./yours.sh"), &w),
+                "{agent:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_older_hookd_entry_is_replaced_in_its_place() {
+        let file = r#"{"hooks": {
+  "PreToolUse": [
+    {"matcher": "Bash", "hooks": [{"type": "command", "command": "./first.sh"}]},
+    {"matcher": "*", "hooks": [{"type": "command", "command": "/old/target/debug/hookd relay --agent claude-code --socket /run/old.sock", "timeout": 60}]},
+    {"matcher": "Edit", "hooks": [{"type": "command", "command": "./last.sh"}, {"type": "command", "command": "'/my tools/hookd' relay --agent claude-code"}]}
+  ],
+  "WorktreeCreate": [{"hooks": [{"type": "command", "command": "hookd relay --agent claude-code"}]}],
+  "Notification": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:8787/hooks/claude-code", "allowedEnvVars": ["HOOKD_TOKEN"]}]}]
+}}"#;
+        let merged = merge(file, "s.json", &wanted(Agent::ClaudeCode, CLAUDE)).unwrap();
+        let v = value(&merged);
+        let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+        let commands: Vec<&str> = pre
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .map(|h| h["command"].as_str().unwrap())
+            .collect();
+        assert_eq!(commands, ["./first.sh", CLAUDE, "./last.sh"], "{merged}");
+        assert_eq!(pre[2]["matcher"], "Edit");
+        assert!(
+            v["hooks"].get("WorktreeCreate").is_none(),
+            "an event only hookd had is gone: {merged}"
+        );
+        let notification = v["hooks"]["Notification"].as_array().unwrap();
+        assert_eq!(notification.len(), 1);
+        assert_eq!(notification[0]["hooks"][0]["command"], CLAUDE);
+        assert_eq!(
+            merged.matches("hookd relay").count(),
+            Agent::ClaudeCode.moments().len()
+        );
+    }
+
+    #[test]
+    fn hookd_is_told_from_hooks_that_mention_it() {
+        for yes in [
+            "/usr/local/bin/hookd relay --agent codex",
+            "hookd relay",
+            "'/opt/my tools/hookd' relay --agent gemini-cli",
+            "\"/opt/x/hookd\" relay",
+            "HOOKD_SOCKET=/x hookd relay",
+            "/usr/local/bin/hookd relay --agent copilot-cli --event preToolUse",
+        ] {
+            assert!(is_hookd_command(yes, HOOKD), "{yes}");
+        }
+        assert!(is_hookd_command(
+            "/tmp/build/hookd-bin relay",
+            "/tmp/build/hookd-bin"
+        ));
+        for no in [
+            "echo hookd relay",
+            "hookd-guard relay",
+            "hookd fire Stop",
+            "hookd",
+            "",
+            "./hookd.sh relay",
+            "cat hookd; hookd relay",
+            "grep 'hookd relay' log",
+        ] {
+            assert!(!is_hookd_command(no, HOOKD), "{no}");
+        }
+    }
+
+    #[test]
+    fn files_of_the_wrong_shape_are_refused() {
+        let w = wanted(Agent::ClaudeCode, CLAUDE);
+        let err = merge("{\n  \"a\": 1,\n}", "s.json", &w).unwrap_err();
+        assert!(err.starts_with("s.json:3:1: not JSON: "), "{err}");
+        let err = merge("{\n  // mine\n  \"a\": 1\n}", "s.json", &w).unwrap_err();
+        assert!(err.contains("a comment"), "{err}");
+        assert!(
+            merge("[1]", "s.json", &w)
+                .unwrap_err()
+                .contains("is a list, not a JSON object")
+        );
+        assert!(
+            merge("{\"hooks\": []}", "s.json", &w)
+                .unwrap_err()
+                .contains("\"hooks\" is a list, not an object of events")
+        );
+        assert!(
+            merge("{\"hooks\": {\"Stop\": {}}}", "s.json", &w)
+                .unwrap_err()
+                .contains("\"hooks\".\"Stop\" is an object, not a list")
+        );
+        assert!(
+            merge("{\"a\": 1, \"a\": 2}", "s.json", &w)
+                .unwrap_err()
+                .contains("given twice")
+        );
+        let c = wanted(Agent::Codex, CODEX);
+        assert!(
+            merge("a = ", "c.toml", &c)
+                .unwrap_err()
+                .starts_with("c.toml:1:5: not TOML")
+        );
+        assert!(
+            merge("hooks = 1", "c.toml", &c)
+                .unwrap_err()
+                .contains("not a [hooks] table")
+        );
+        assert!(
+            merge("[hooks]\nStop = [{hooks = []}]", "c.toml", &c)
+                .unwrap_err()
+                .contains("inline array")
+        );
+        // Gemini's own settings under hooks are left alone.
+        let g = wanted(
+            Agent::GeminiCli,
+            "/usr/local/bin/hookd relay --agent gemini-cli",
+        );
+        let merged = merge(
+            "{\"hooks\": {\"enabled\": true, \"disabled\": [\"x\"]}}",
+            "s.json",
+            &g,
+        )
+        .unwrap();
+        assert!(
+            merged.contains("\"enabled\": true")
+                && merged.contains("\"disabled\": [\n      \"x\"\n    ]"),
+            "{merged}"
+        );
+    }
+
+    #[test]
+    fn codex_trust_follows_the_final_places() {
+        let file = "# my config\nmodel = \"o3\"\n\n[[hooks.PreToolUse]] # guard\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"./guard.sh\"\n\n[hooks.state.\"/home/me/.codex/config.toml:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:mine\"\n";
+        let merged = merge(file, "c.toml", &wanted(Agent::Codex, CODEX)).unwrap();
+        assert!(
+            merged.starts_with("# my config\nmodel = \"o3\"\n\n[[hooks.PreToolUse]] # guard\n"),
+            "{merged}"
+        );
+        let v: toml::Table = merged.parse().unwrap();
+        let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre[0]["hooks"][0]["command"].as_str(), Some("./guard.sh"));
+        assert_eq!(pre[1]["hooks"][0]["command"].as_str(), Some(CODEX));
+        let state = v["hooks"]["state"].as_table().unwrap();
+        assert_eq!(
+            state[&format!("{FILE}:pre_tool_use:0:0")]["trusted_hash"].as_str(),
+            Some("sha256:mine")
+        );
+        assert_eq!(
+            state[&format!("{FILE}:pre_tool_use:1:0")]["trusted_hash"]
+                .as_str()
+                .unwrap(),
+            snippet::codex_trusted_hash("pre_tool_use", Some("*"), CODEX, 120)
+        );
+        assert_eq!(
+            state[&format!("{FILE}:stop:0:0")]["trusted_hash"]
+                .as_str()
+                .unwrap(),
+            snippet::codex_trusted_hash("stop", None, CODEX, 120)
+        );
+        assert_eq!(state.len(), Agent::Codex.moments().len() + 1);
+        assert_eq!(
+            merge(&merged, "c.toml", &wanted(Agent::Codex, CODEX)).unwrap(),
+            merged
+        );
+    }
+
+    #[test]
+    fn codex_stale_records_go_and_moved_ones_follow() {
+        // The pasted snippet first (group 0), the user's hook after it (group 1) with its record; an old
+        // hookd with a second copy at group 2.
+        let file = format!(
+            "[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"/old/hookd relay --agent codex\"\ntimeout = 120\n\n\
+             [[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./mine.sh\"\n\n\
+             [[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"/old/hookd relay --agent codex\"\n\n\
+             [hooks.state.\"{FILE}:stop:0:0\"]\ntrusted_hash = \"sha256:old\"\n\
+             [hooks.state.\"{FILE}:stop:1:0\"]\ntrusted_hash = \"sha256:mine\"\n\
+             [hooks.state.\"{FILE}:stop:2:0\"]\ntrusted_hash = \"sha256:old2\"\n\
+             [hooks.state.\"/elsewhere/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:other\"\n"
+        );
+        let merged = merge(&file, "c.toml", &wanted(Agent::Codex, CODEX)).unwrap();
+        let v: toml::Table = merged.parse().unwrap();
+        let stop = v["hooks"]["Stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 2, "{merged}");
+        assert_eq!(stop[0]["hooks"][0]["command"].as_str(), Some(CODEX));
+        assert_eq!(stop[1]["hooks"][0]["command"].as_str(), Some("./mine.sh"));
+        let state = v["hooks"]["state"].as_table().unwrap();
+        assert_eq!(
+            state[&format!("{FILE}:stop:1:0")]["trusted_hash"].as_str(),
+            Some("sha256:mine")
+        );
+        assert_eq!(
+            state[&format!("{FILE}:stop:0:0")]["trusted_hash"]
+                .as_str()
+                .unwrap(),
+            snippet::codex_trusted_hash("stop", None, CODEX, 120)
+        );
+        assert!(!merged.contains("sha256:old"), "{merged}");
+        assert!(merged.contains("sha256:other"));
+        assert!(!state.contains_key(&format!("{FILE}:stop:2:0")));
+    }
+
+    #[test]
+    fn the_files_indentation_is_kept() {
+        let merged = merge(
+            "{\n\t\"model\": \"opus\"\n}",
+            "s.json",
+            &wanted(Agent::ClaudeCode, CLAUDE),
+        )
+        .unwrap();
+        assert!(
+            merged.starts_with(
+                "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"SessionStart\": [\n\t\t\t{\n"
+            ),
+            "{merged}"
+        );
+        assert!(
+            merged.ends_with("\n}"),
+            "no newline at the end, as before: {merged:?}"
+        );
+        let compact = merge(
+            "{\"model\":\"opus\"}\n",
+            "s.json",
+            &wanted(Agent::ClaudeCode, CLAUDE),
+        )
+        .unwrap();
+        assert!(
+            compact.starts_with("{\n  \"model\": \"opus\",\n  \"hooks\": {\n"),
+            "{compact}"
+        );
+    }
+
+    #[test]
+    fn hooks_switched_off_in_the_agent_are_warned_of() {
+        let g = wanted(
+            Agent::GeminiCli,
+            "/usr/local/bin/hookd relay --agent gemini-cli",
+        );
+        let text = "{\"hooksConfig\": {\"enabled\": false, \"disabled\": [\"hookd\"]}}";
+        let warned = warnings(&merge(text, "s.json", &g).unwrap(), &g);
+        assert_eq!(warned.len(), 2, "{warned:?}");
+        assert!(warned[0].contains("hooksConfig.enabled = false: Gemini CLI runs none"));
+        assert!(warned[1].contains("hooksConfig.disabled names hookd's hook"));
+        let c = wanted(Agent::ClaudeCode, CLAUDE);
+        assert!(warnings("{\"disableAllHooks\": true}", &c)[0].contains("disableAllHooks"));
+        assert!(warnings("{\"disableAllHooks\": false, \"hooks\": {}}", &c).is_empty());
+    }
+
+    /// Digits as written (serde_json writes an exponent as `e+3`, `e-3`: the same number).
+    #[test]
+    fn json_numbers_keep_their_text() {
+        let merged = merge(
+            "{\"n\": 1.0, \"big\": 123456789012345678901234567890, \"e\": -2E-3}\n",
+            "s.json",
+            &wanted(Agent::ClaudeCode, CLAUDE),
+        )
+        .unwrap();
+        assert!(
+            merged.contains(
+                "\"n\": 1.0,\n  \"big\": 123456789012345678901234567890,\n  \"e\": -2e-3,"
+            ),
+            "{merged}"
+        );
+    }
+}

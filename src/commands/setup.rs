@@ -1,0 +1,492 @@
+//! `hookd setup AGENT`: hookd's relay hooks written into the agent's own settings file (docs/commands.md,
+//! "setup"). The merge itself is pure ([`crate::agents::setup`]); here are the files: where each agent
+//! reads its settings, the checks before touching one, the backup, the atomic write, the diff of
+//! `--dry-run` and `--undo`.
+//!
+//! The backup, `FILE.hookd-backup`, is the file as it was before hookd setup first changed it: a later
+//! setup keeps it as long as the file holds nothing new but hookd's hooks, so that `--undo` goes back to
+//! the user's own file, not to an earlier hookd setup. An empty backup stands for a file that was not
+//! there. `--undo` restores it only when the file holds nothing the user wrote since (else `--force`).
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::agents::setup::{Wanted, merge, same_apart_from_hookd, warnings};
+use crate::agents::snippet::{self, RelayFlags};
+use crate::agents::{Agent, SettingsFormat};
+use crate::commands::cli::SetupArgs;
+
+/// A settings file larger than this is not one hookd setup edits (an agent's settings are a few KiB).
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// The mode of a settings file setup creates: it may hold the user's keys (Codex's config.toml does).
+const NEW_FILE_MODE: u32 = 0o600;
+
+/// The most lines `--dry-run` compares line by line (the rest of a huge change is shown whole).
+const DIFF_CELLS: usize = 4_000_000;
+
+pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
+    let agent = super::known_agent(&args.agent)?;
+    let file = match &args.file {
+        Some(file) => std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
+        None => default_file(agent)?,
+    };
+    let hookd = super::this_binary()?;
+    let flags = RelayFlags {
+        socket: args.socket.clone(),
+        fail_closed: args.fail_closed,
+    };
+    let command = snippet::relay_command(agent, &hookd, &flags);
+    let codex_file = codex_file(agent, &file, args.file.is_some())?;
+    let wanted = Wanted {
+        agent,
+        command: &command,
+        hookd: &hookd,
+        codex_file: &codex_file,
+    };
+    if args.undo {
+        undo(&file, &wanted, args)
+    } else {
+        setup(&file, &wanted, args)
+    }
+}
+
+/// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).
+fn default_file(agent: Agent) -> Result<PathBuf, String> {
+    let home = crate::paths::home();
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    Ok(match agent {
+        Agent::ClaudeCode => var("CLAUDE_CONFIG_DIR")
+            .unwrap_or_else(|| home.join(".claude"))
+            .join("settings.json"),
+        Agent::Codex => PathBuf::from(snippet::codex_config_path()?),
+        Agent::GeminiCli => var("GEMINI_CLI_HOME")
+            .unwrap_or(home)
+            .join(".gemini/settings.json"),
+        // Qwen Code reads `~` at the start of QWEN_HOME as the home folder.
+        Agent::QwenCode => match var("QWEN_HOME") {
+            Some(dir) => match dir.strip_prefix("~") {
+                Ok(rest) => home.join(rest),
+                Err(_) => std::path::absolute(&dir).unwrap_or(dir),
+            },
+            None => home.join(".qwen"),
+        }
+        .join("settings.json"),
+        Agent::CopilotCli => var("COPILOT_HOME")
+            .unwrap_or_else(|| home.join(".copilot"))
+            .join("settings.json"),
+    })
+}
+
+/// The name Codex gives the file in its trust records: as `--print-settings codex` names its default,
+/// and a file given by `--file` by its real folder (Codex resolves the folders it reads).
+fn codex_file(agent: Agent, file: &Path, given: bool) -> Result<String, String> {
+    if agent.row().settings.format != SettingsFormat::CodexToml {
+        return Ok(String::new());
+    }
+    let default = snippet::codex_config_path()?;
+    if !given || file == Path::new(&default) {
+        return Ok(default);
+    }
+    let named = match (file.parent().map(Path::canonicalize), file.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => file.to_path_buf(),
+    };
+    named
+        .to_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{}: not a UTF-8 path", named.display()))
+}
+
+/// The backup of `file`: beside it, so that it is found where the file is.
+fn backup_of(file: &Path) -> PathBuf {
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(".hookd-backup");
+    file.with_file_name(name)
+}
+
+/// A file as setup may edit it: its text and mode, `None` when there is none. Refused: a symbolic link
+/// (writing would replace the link, or the file it points to, neither of which the user asked for),
+/// anything but a regular file, a file of another user, one too large, one that is not UTF-8.
+fn read(path: &Path) -> Result<Option<(String, u32)>, String> {
+    let shown = path.display();
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        return Err(format!(
+            "{shown} is a symbolic link (to {target}): hookd setup edits only a regular file; pass --file with the file it points to, if that is the one"
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!("{shown} is not a regular file"));
+    }
+    let me = nix::unistd::getuid().as_raw();
+    if meta.uid() != me {
+        return Err(format!(
+            "{shown} belongs to uid {}, not to you (uid {me}): hookd setup edits only your own files",
+            meta.uid()
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{shown} is {} bytes, more than the {MAX_FILE_BYTES} hookd setup edits: not a settings file as agents write them; merge by hand",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))?;
+    Ok(Some((text, meta.permissions().mode() & 0o7777)))
+}
+
+/// Writes `text` to `path` whole or not at all: a new file in the same folder, synced, renamed over it.
+fn write_atomic(path: &Path, text: &str, mode: u32) -> Result<(), String> {
+    let shown = path.display();
+    let dir = path.parent().ok_or_else(|| format!("{shown}: no folder"))?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{shown}: no file name"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".hookd-{}.tmp", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
+        out.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        out.write_all(text.as_bytes())?;
+        out.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        if let Ok(dir) = std::fs::File::open(dir) {
+            let _ = dir.sync_all();
+        }
+        Ok::<(), std::io::Error>(())
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {shown}: {e}")
+    })
+}
+
+fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, String> {
+    let shown = file.display().to_string();
+    let agent = wanted.agent;
+    let current = read(file)?;
+    let before = current.as_ref().map_or("", |(text, _)| text.as_str());
+    let merged = merge(before, &shown, wanted)?;
+    for warning in warnings(&merged, wanted) {
+        eprintln!("warning: {shown}: {warning}");
+    }
+    if current.is_some() && merged == before {
+        println!(
+            "{shown}: already set up for {} (nothing changed)",
+            agent.display_name()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.dry_run {
+        print!(
+            "{}",
+            unified_diff(before, &merged, &shown, current.is_some())
+        );
+        eprintln!("dry run: nothing written");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let dir = file.parent().ok_or_else(|| format!("{shown}: no folder"))?;
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let backup = backup_of(file);
+    let backup_shown = backup.display();
+    // The backup already there is kept while it is the user's file apart from hookd's hooks.
+    let kept = match read(&backup) {
+        Ok(Some((old, _))) => same_apart_from_hookd(&old, before, wanted),
+        Ok(None) => false,
+        Err(e) => return Err(format!("{e} (the backup of {shown})")),
+    };
+    if !kept {
+        let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
+        write_atomic(&backup, before, mode)?;
+    }
+    let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
+    write_atomic(file, &merged, mode)?;
+    let moments = agent.moments().len();
+    let trust = if agent.row().settings.format == SettingsFormat::CodexToml {
+        ", with a trust record each (Codex runs only the hooks it trusts)".to_string()
+    } else {
+        String::new()
+    };
+    println!(
+        "{} {shown}: hookd relay on {moments} events of {}{trust}",
+        if current.is_some() {
+            "wrote"
+        } else {
+            "created"
+        },
+        agent.display_name()
+    );
+    let then = if current.is_some() {
+        "the file as it was before hookd setup"
+    } else {
+        "empty: there was no file before hookd setup"
+    };
+    println!(
+        "backup: {backup_shown} ({then}{}); hookd setup {} --undo restores it",
+        if kept {
+            ", kept from the first setup"
+        } else {
+            ""
+        },
+        agent.name()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, String> {
+    let shown = file.display().to_string();
+    let backup = backup_of(file);
+    let backup_shown = backup.display().to_string();
+    let Some((old, mode)) = read(&backup)? else {
+        return Err(format!(
+            "no backup to restore: {backup_shown} does not exist (hookd setup {} has not changed {shown}, or --undo restored it already)",
+            wanted.agent.name()
+        ));
+    };
+    let current = read(file)?;
+    let now = current.as_ref().map_or("", |(text, _)| text.as_str());
+    if !args.force && !same_apart_from_hookd(now, &old, wanted) {
+        return Err(format!(
+            "{shown} was changed since hookd setup wrote it (not only hookd's hooks): --undo would lose those changes; see what it would do with --undo --dry-run, and restore the backup anyway with --undo --force"
+        ));
+    }
+    let remove = old.is_empty();
+    if args.dry_run {
+        print!("{}", unified_diff(now, &old, &shown, current.is_some()));
+        eprintln!("dry run: nothing written");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if remove {
+        if current.is_some() {
+            std::fs::remove_file(file).map_err(|e| format!("cannot remove {shown}: {e}"))?;
+        }
+    } else {
+        write_atomic(file, &old, mode)?;
+    }
+    std::fs::remove_file(&backup).map_err(|e| format!("cannot remove {backup_shown}: {e}"))?;
+    if remove {
+        println!("removed {shown}, which hookd setup had created; removed {backup_shown}");
+    } else {
+        println!(
+            "restored {shown} from {backup_shown} (as it was before hookd setup); removed {backup_shown}"
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `old` to `new` as a unified diff (`diff -u`, three lines of context), `label` naming the file.
+fn unified_diff(old: &str, new: &str, label: &str, existed: bool) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let ops = diff_lines(&a, &b);
+    let mut out = format!(
+        "--- {}\n+++ {label}\n",
+        if existed {
+            label.to_string()
+        } else {
+            "/dev/null".to_string()
+        }
+    );
+    if b.is_empty() {
+        out.truncate(out.find("+++").unwrap_or(out.len()));
+        out.push_str("+++ /dev/null\n");
+    }
+    const CONTEXT: usize = 3;
+    // Indices of the ops that change something; hunks gather the ones within 2 * CONTEXT of each other.
+    let changed: Vec<usize> = ops
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| !matches!(op, Op::Same(..)))
+        .map(|(i, _)| i)
+        .collect();
+    let mut i = 0;
+    while i < changed.len() {
+        let start = changed[i].saturating_sub(CONTEXT);
+        let mut end = changed[i];
+        while i + 1 < changed.len() && changed[i + 1] - end <= 2 * CONTEXT {
+            i += 1;
+            end = changed[i];
+        }
+        let end = (end + CONTEXT + 1).min(ops.len());
+        let (mut a_start, mut b_start) = (None, None);
+        let (mut a_len, mut b_len) = (0, 0);
+        let mut body = String::new();
+        for op in &ops[start..end] {
+            match *op {
+                Op::Same(x, y) => {
+                    a_start.get_or_insert(x);
+                    b_start.get_or_insert(y);
+                    a_len += 1;
+                    b_len += 1;
+                    body.push_str(&format!(" {}\n", a[x]));
+                }
+                Op::Del(x, y) => {
+                    a_start.get_or_insert(x);
+                    b_start.get_or_insert(y);
+                    a_len += 1;
+                    body.push_str(&format!("-{}\n", a[x]));
+                }
+                Op::Add(x, y) => {
+                    a_start.get_or_insert(x);
+                    b_start.get_or_insert(y);
+                    b_len += 1;
+                    body.push_str(&format!("+{}\n", b[y]));
+                }
+            }
+        }
+        // diff -u numbers a range from 1, and an empty range by the line before it.
+        let range = |start: Option<usize>, len: usize| {
+            let start = start.unwrap_or(0);
+            if len == 0 {
+                format!("{start},0")
+            } else if len == 1 {
+                format!("{}", start + 1)
+            } else {
+                format!("{},{len}", start + 1)
+            }
+        };
+        out.push_str(&format!(
+            "@@ -{} +{} @@\n{body}",
+            range(a_start, a_len),
+            range(b_start, b_len)
+        ));
+        i += 1;
+    }
+    out
+}
+
+/// One line of a diff: kept (at its index in both), taken out of the old (index in old, and in new where
+/// it was), put into the new.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Same(usize, usize),
+    Del(usize, usize),
+    Add(usize, usize),
+}
+
+/// The lines of `a` and `b` matched by a longest common subsequence, after the common head and tail are
+/// set aside (a merge changes a few places of a file); a middle too large to compare line by line is
+/// shown taken out whole and put back whole.
+fn diff_lines(a: &[&str], b: &[&str]) -> Vec<Op> {
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (am, bm) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
+    let mut ops: Vec<Op> = (0..head).map(|i| Op::Same(i, i)).collect();
+    if am.len().saturating_mul(bm.len()) > DIFF_CELLS {
+        ops.extend((0..am.len()).map(|i| Op::Del(head + i, head)));
+        ops.extend((0..bm.len()).map(|j| Op::Add(head + am.len(), head + j)));
+    } else {
+        // lcs[i][j]: the longest common subsequence of am[i..] and bm[j..].
+        let w = bm.len() + 1;
+        let mut lcs = vec![0u32; (am.len() + 1) * w];
+        for i in (0..am.len()).rev() {
+            for j in (0..bm.len()).rev() {
+                lcs[i * w + j] = if am[i] == bm[j] {
+                    lcs[(i + 1) * w + j + 1] + 1
+                } else {
+                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < am.len() || j < bm.len() {
+            if i < am.len() && j < bm.len() && am[i] == bm[j] {
+                ops.push(Op::Same(head + i, head + j));
+                i += 1;
+                j += 1;
+            } else if i < am.len() && (j == bm.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])
+            {
+                ops.push(Op::Del(head + i, head + j));
+                i += 1;
+            } else {
+                ops.push(Op::Add(head + i, head + j));
+                j += 1;
+            }
+        }
+    }
+    let (ae, be) = (a.len() - tail, b.len() - tail);
+    ops.extend((0..tail).map(|k| Op::Same(ae + k, be + k)));
+    ops
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_diff_is_diff_u() {
+        let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n";
+        let new = "a\nb\nc\nd\nE\nf\ng\nh\ni\nj\nk\n";
+        assert_eq!(
+            unified_diff(old, new, "f.txt", true),
+            "--- f.txt\n+++ f.txt\n@@ -2,9 +2,10 @@\n b\n c\n d\n-e\n+E\n f\n g\n h\n i\n j\n+k\n"
+        );
+        assert_eq!(
+            unified_diff("", "x\ny\n", "new.json", false),
+            "--- /dev/null\n+++ new.json\n@@ -0,0 +1,2 @@\n+x\n+y\n"
+        );
+        let far = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
+        let diff = unified_diff(
+            far,
+            &far.replace("2\n", "two\n").replace("11\n", "eleven\n"),
+            "f",
+            true,
+        );
+        assert_eq!(diff.matches("@@ -").count(), 2, "{diff}");
+        assert_eq!(
+            unified_diff("same\n", "same\n", "f", true),
+            "--- f\n+++ f\n"
+        );
+    }
+
+    #[test]
+    fn a_huge_change_is_shown_whole_not_compared_line_by_line() {
+        let old: String = (0..3000).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..3000).map(|i| format!("new {i}\n")).collect();
+        let diff = unified_diff(&old, &new, "f", true);
+        assert_eq!(
+            diff.lines()
+                .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+                .count(),
+            3000
+        );
+        assert_eq!(
+            diff.lines()
+                .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                .count(),
+            3000
+        );
+    }
+}
