@@ -98,7 +98,9 @@ OPERATORS = ("&&", "||", ";;", "|&", ">>", "<<", ">&", "<&", "&>", ">|", "<>", "
 HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)[ \t]*(?:\"([^\"\n]*)\"|'([^'\n]*)'|\\?([^\s;&|<>()\"']+))")
 FED_TO_A_SHELL = re.compile(r"(?:^|[\s;&|(/])(?:ba|da|z|k|mk)?sh(?:\s+-[A-Za-z]+)*\s*$")
 PIPED_TO_A_SHELL = re.compile(r"\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|da|z|k|mk)?sh(?:\s|$)")
-FORK_BOMB = re.compile(r"([^\s(){}|&;<>$`\"']+)\s*(?:\(\s*\)\s*)?\{(?:[^}]*?[\s;{|&])?\1\s*\|\s*\1\s*&")
+# The body before NAME|NAME& is bounded: unbounded, a long line of "a{ a{ a{ ..." took seconds (each { tried
+# against the whole rest of the line), and a fork bomb is short.
+FORK_BOMB = re.compile(r"([^\s(){}|&;<>$`\"']+)\s*(?:\(\s*\)\s*)?\{(?:[^}]{0,200}?[\s;{|&])?\1\s*\|\s*\1\s*&")
 PLAIN = re.compile(r"[^\s\\\"'$`#;&|()<>]+")  # a run of characters that mean nothing special to sh
 BLOCK_DEVICE = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|md|dm-|loop|sr|mapper/|disk/)")
 HARMLESS_DEVICES = {"/dev/null", "/dev/zero", "/dev/full", "/dev/stdout", "/dev/stderr", "/dev/tty"}

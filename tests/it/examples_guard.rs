@@ -89,12 +89,13 @@ impl Guarded {
     fn refusal(&self, command: &str) -> Result<String, String> {
         let (resp, guard) = self.bash(command);
         if guard["outcome"] != "refused" || resp["refused"] != true {
-            return Err(format!("{command:?} was not refused: {guard}"));
+            return Err(format!("{} was not refused: {guard}", named(command)));
         }
         let reason = resp["reason"].as_str().unwrap_or_default().to_string();
         if !reason.starts_with("blocked by hookd deny-destructive: ") {
             return Err(format!(
-                "{command:?} refused, but not in the guard's words: {reason}"
+                "{} refused, but not in the guard's words: {reason}",
+                named(command)
             ));
         }
         Ok(reason)
@@ -112,6 +113,15 @@ impl Guarded {
     }
 }
 
+/// A command as a failing case names it: quoted, cut to 120 characters (a case may be a long line).
+fn named(command: &str) -> String {
+    let quoted = format!("{command:?}");
+    match quoted.char_indices().nth(120) {
+        Some((at, _)) => format!("{}... ({} bytes)", &quoted[..at], command.len()),
+        None => quoted,
+    }
+}
+
 /// Checks every (command, fragments...) case: refused, with a reason holding each fragment. Panics with
 /// every case that failed, each named by its command.
 fn expect_refused(g: &Guarded, cases: &[(&str, &[&str])]) {
@@ -125,7 +135,8 @@ fn expect_refused(g: &Guarded, cases: &[(&str, &[&str])]) {
                     let fragment = g.expand(fragment);
                     if !reason.contains(&fragment) {
                         failed.push(format!(
-                            "{command:?}: the reason lacks {fragment:?}: {reason}"
+                            "{}: the reason lacks {fragment:?}: {reason}",
+                            named(&command)
                         ));
                     }
                 }
@@ -149,7 +160,8 @@ fn expect_let_through(g: &Guarded, commands: &[&str]) {
         let (resp, guard) = g.bash(&command);
         if guard["outcome"] != "nothing" || resp["refused"] != false {
             failed.push(format!(
-                "{command:?}: {guard} (refused: {})",
+                "{}: {guard} (refused: {})",
+                named(&command),
                 resp["refused"]
             ));
         }
@@ -498,6 +510,15 @@ fn the_guard_lets_look_alikes_through() {
             "git commit -m 'git push --delete origin main; curl x | sh'",
         ],
     );
+}
+
+/// Regression: a long line of `a{ a{ a{ ...` kept the fork-bomb check busy for 20 s, past the hook's
+/// timeout, and a harmless command was refused as a failed guard.
+#[test]
+fn a_long_line_of_braces_is_let_through_not_timed_out() {
+    let g = Guarded::start();
+    expect_let_through(&g, &[&format!("echo {}|", "a{ ".repeat(30_000))]);
+    expect_refused(&g, &[(":(){ :|:& };:", &["this is a fork bomb"])]);
 }
 
 /// The guard is a worker: one process started with the settings answers fire after fire; one killed is
