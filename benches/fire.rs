@@ -28,6 +28,13 @@
 //!   what the record (a line for every fire, written by the journal's thread) costs a fire, E against W
 //!   and I against X. The main daemon records, as every daemon does by default.
 //!
+//! - Y, Z: the example guard of `config/` (`deny-destructive.py`) deciding a shell command: started as
+//!   a one-shot `command` hook, Python per call (as the guard ran before it became a worker), against
+//!   the same script as the example settings run it, a `worker` (see [`guard_rows`]).
+//!
+//! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
+//! other row).
+//!
 //! Rows that are compared alternate in small batches, so that drift on a busy machine hits both alike.
 //! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
 //! on two cores.
@@ -108,6 +115,25 @@ fn main() {
         .unwrap_or(40);
     let dir = tempfile::tempdir().expect("temp dir");
     let mut table = Table::default();
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    match filters.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => {}
+        ["guard"] => {
+            println!(
+                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
+                cores()
+            );
+            guard_rows(&mut table, &dir.path().join("guard"), rounds);
+            table.print();
+            return;
+        }
+        _ => {
+            panic!("unknown rows {filters:?}: give no filter (every row) or `guard` (rows Y and Z)")
+        }
+    }
 
     // The main daemon: rows A to G and I to N.
     let config = dir.path().join("hooks.toml");
@@ -518,6 +544,9 @@ fn main() {
             note,
         );
     }
+
+    eprintln!("fire: the example guard, as a worker and as a command hook");
+    guard_rows(&mut table, &dir.path().join("guard"), rounds);
 
     println!(
         "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}: {} samples per spawning row (A to D), {} for E, {} for F, {} for G; \
@@ -1040,6 +1069,93 @@ fn worker_rows(table: &mut Table, dir: &Path, config: &Path, python: &str, round
             "p50 < 0.5 ms".into(),
             http_worker.p50 < Duration::from_micros(500),
         )),
+    );
+}
+
+/// Rows Y and Z, on a daemon of their own in `dir`: the example guard (`config/deny-destructive.py`,
+/// copied) deciding a shell command it lets through, a fire each, as a one-shot `command` hook (Python
+/// started per call) and as the example settings run it, a `worker`. Target: the worker's decision
+/// under a millisecond at p50, a fire's round trip included.
+fn guard_rows(table: &mut Table, dir: &Path, rounds: usize) {
+    std::fs::create_dir_all(dir).expect("create the guard folder");
+    let guard = dir.join("deny-destructive.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("config/deny-destructive.py"),
+        &guard,
+    )
+    .expect("copy the example guard");
+    std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o755)).expect("chmod 0755");
+    let config = dir.join("hooks.toml");
+    // The worker's block as config/hooks.toml has it; the command hook on another tool name.
+    write_settings(
+        &config,
+        "[[hooks.PreToolUse]]\nname = \"guard-worker\"\nmatcher = \"Bash\"\n\
+         worker = [\"./deny-destructive.py\", \"--worker\"]\ntimeout = 5\non_failure = \"refuse\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"guard-once\"\nmatcher = \"Task\"\n\
+         command = '\"$HOOKD_CONFIG_DIR/deny-destructive.py\"'\ntimeout = 5\non_failure = \"refuse\"\n",
+    );
+    let daemon = Daemon::start(&config, dir.join("run/hookd.sock"));
+    let mut client = daemon.connect();
+    let fire = |tool: &str, command: &str| {
+        format!(
+            "{{\"op\":\"fire\",\"moment\":\"PreToolUse\",\"event\":{}}}\n",
+            serde_json::json!({"session_id": "bench", "cwd": dir, "tool_name": tool,
+                               "tool_input": {"command": command}})
+        )
+    };
+    // A command an agent runs every few seconds, and one the guard must refuse.
+    let everyday = "cd src && cargo test --quiet 2>&1 | tail -n 20; git status --short";
+    let worker_fire = fire("Bash", everyday);
+    let once_fire = fire("Task", everyday);
+    for _ in 0..5 {
+        client.fire(&once_fire);
+    }
+    for _ in 0..100 {
+        client.fire(&worker_fire);
+    }
+    expect_hooks(client.fire(&worker_fire), &["guard-worker"]);
+    expect_hooks(client.fire(&once_fire), &["guard-once"]);
+    for tool in ["Bash", "Task"] {
+        let refused = client.fire(&fire(tool, "rm -rf ~")).to_string();
+        assert!(
+            refused.contains("\"refused\":true") && refused.contains("your home folder"),
+            "the guard did not refuse rm -rf ~ as {tool}: {refused}"
+        );
+    }
+    let (mut once, mut worker) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for _ in 0..BATCH / 10 {
+            once.push(timed(|| {
+                client.fire(&once_fire);
+            }));
+        }
+        for _ in 0..BATCH {
+            worker.push(timed(|| {
+                client.fire(&worker_fire);
+            }));
+        }
+    }
+    let once = Summary::of(&mut once);
+    let worker = Summary::of(&mut worker);
+    table.row(
+        "Y",
+        &format!(
+            "fire, the example guard as a one-shot `command` hook (Python per call; {} samples)",
+            once.count
+        ),
+        &once,
+        "1.00 (baseline of Z)".into(),
+        None,
+    );
+    table.row(
+        "Z",
+        &format!(
+            "fire, the example guard as the example settings run it, a `worker` ({} samples)",
+            worker.count
+        ),
+        &worker,
+        format!("Y is {:.0} x Z", ratio(once.p50, worker.p50)),
+        Some(("p50 < 1 ms".into(), worker.p50 < Duration::from_millis(1))),
     );
 }
 

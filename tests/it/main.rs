@@ -34,6 +34,8 @@ mod sdk_example;
 
 // ---- the example hooks ---------------------------------------------------------------------------------
 
+/// The example guard of config/ (deny-destructive), a worker of the example settings, run for real.
+mod examples_guard;
 /// The Python example hooks of config/ (approve-read-only, rm-to-trash, redact-secrets), run for real.
 mod examples_hooks;
 

@@ -916,13 +916,13 @@ fn a_symlinked_settings_file_whose_targets_folder_is_group_writable_is_refused()
 #[test]
 fn a_group_writable_hook_script_is_refused_at_start_and_at_reload() {
     // Regression: a group-writable copy of the example guard ran without a word.
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/deny-destructive.sh");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/deny-destructive.py");
     let sb = Sandbox::new();
-    let guard = sb.p("conf/deny-destructive.sh");
+    let guard = sb.p("conf/deny-destructive.py");
     fs::copy(&example, &guard).unwrap();
     fs::set_permissions(&guard, fs::Permissions::from_mode(0o775)).unwrap();
     let settings = "[[hooks.PreToolUse]]\nname = \"deny-destructive\"\nmatcher = \"Bash\"\n\
-                    command = '\"$HOOKD_CONFIG_DIR/deny-destructive.sh\"'\non_failure = \"refuse\"\n";
+                    command = '\"$HOOKD_CONFIG_DIR/deny-destructive.py\"'\non_failure = \"refuse\"\n";
     sb.settings(settings);
     let log = serve_refused(&sb, "serve.log");
     let at = format!(
@@ -939,16 +939,16 @@ fn a_group_writable_hook_script_is_refused_at_start_and_at_reload() {
     assert!(rm_rf_refused(&d));
     let generation = d.status()["generation"].clone();
     // A new copy, group-writable, put in as the settings change to run it: refused, the last good stay.
-    let copy = d.sb.p("conf/deny-copy.sh");
+    let copy = d.sb.p("conf/deny-copy.py");
     fs::copy(&example, &copy).unwrap();
     fs::set_permissions(&copy, fs::Permissions::from_mode(0o775)).unwrap();
     put_settings(
         &d.sb,
-        &settings.replace("deny-destructive.sh", "deny-copy.sh"),
+        &settings.replace("deny-destructive.py", "deny-copy.py"),
         0o644,
         None,
     );
-    let error = wait_reload_failed(&d, &["mode 0775", "deny-copy.sh"]);
+    let error = wait_reload_failed(&d, &["mode 0775", "deny-copy.py"]);
     assert!(
         error.contains(&format!("{}:4:11: ", d.sb.config().display())),
         "{error}"
