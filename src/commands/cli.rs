@@ -40,6 +40,43 @@ pub enum Command {
         /// The daemon's socket [default: as for serve]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
+        /// Print the daemon's response line as JSON, also on a terminal (as it is printed when piped)
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the hooks that fit one event as the daemon would, without a daemon: each hook's outcome with
+    /// its stdout and stderr, the verdict, and with --agent what the relay would answer; exit 0 not
+    /// refused, 2 refused, 1 error. With --cases, run a file of policy test cases: exit 0 when all pass
+    Test {
+        /// The moment of hookd's own event, e.g. PreToolUse; leave it out with --agent for the agent's
+        /// raw hook input, translated as hookd relay translates it, whose moment it names
+        #[arg(conflicts_with = "cases")]
+        moment: Option<String>,
+        /// The agent firing, e.g. claude-code (hooks with `agents` fire only for theirs); for a known
+        /// agent, what hookd relay would answer it is shown too
+        #[arg(long, value_name = "AGENT", conflicts_with = "cases")]
+        agent: Option<String>,
+        /// Read the event from FILE instead of stdin
+        #[arg(long, value_name = "FILE", conflicts_with = "cases")]
+        event: Option<PathBuf>,
+        /// The agent's name for the event of its raw hook input, for an agent whose input names none
+        /// (copilot-cli), as hookd relay --event takes it
+        #[arg(
+            long,
+            value_name = "EVENT",
+            requires = "agent",
+            conflicts_with = "cases"
+        )]
+        agent_event: Option<String>,
+        /// Settings file [default: as for serve]
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Run the policy test cases of FILE (TOML, docs/commands.md) and report each, ok or FAILED
+        #[arg(long, value_name = "FILE")]
+        cases: Option<PathBuf>,
+        /// JSON, also on a terminal (as printed when piped)
+        #[arg(long)]
+        json: bool,
     },
     /// Print the daemon's status (exit 1 when it is not running)
     Status {
