@@ -166,10 +166,22 @@ fn block(out: &mut String, head: &str, lines: &[String]) {
     }
 }
 
-/// `text`'s lines, each with its control characters escaped.
+/// Characters of one line shown on a terminal: a hook that floods one endless line is cut too.
+const SHOWN_CHARS: usize = 2000;
+
+/// `text`'s lines, each with its control characters escaped, each cut at [`SHOWN_CHARS`].
 fn escaped_lines(text: &str) -> Vec<String> {
     text.lines()
-        .map(|line| escaped(line).into_owned())
+        .map(|line| {
+            let shown = escaped(line);
+            match shown.char_indices().nth(SHOWN_CHARS) {
+                None => shown.into_owned(),
+                Some((cut, _)) => {
+                    let more = shown[cut..].chars().count();
+                    format!("{} ... {more} more characters", &shown[..cut])
+                }
+            }
+        })
         .collect()
 }
 
@@ -294,6 +306,17 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("      stderr: why\n"), "{text}");
+    }
+
+    #[test]
+    fn one_endless_line_is_cut_too() {
+        let printed = [Printed {
+            stdout: "x".repeat(10_000).into_bytes(),
+            stderr: Vec::new(),
+        }];
+        let text = verdict(&response(false, None), Some(&printed), false);
+        assert!(text.contains("x ... 8000 more characters\n"), "{text}");
+        assert!(text.len() < 3000, "{} bytes", text.len());
     }
 
     #[test]

@@ -81,7 +81,11 @@ pub fn run(settings: Settings, config: &Path, file: &Path, json: bool) -> Result
     let text = std::fs::read_to_string(file)
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let label = file.display().to_string();
-    let cases = match parse(&label, &text) {
+    let folder = std::path::absolute(file)
+        .ok()
+        .and_then(|file| file.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let cases = match parse(&label, &text, &folder) {
         Ok(cases) => cases,
         Err(errors) => {
             eprintln!("{errors}");
@@ -261,8 +265,9 @@ fn report(case: &Ready, label: &str, problems: &[String], colour: bool) -> Strin
     out
 }
 
-/// The cases of a file, checked: every error in it with its `file:line:col`, or none run.
-fn parse(label: &str, text: &str) -> Result<Vec<Ready>, ConfigErrors> {
+/// The cases of a file, checked: every error in it with its `file:line:col`, or none run. A relative
+/// `cwd` in an event is taken in `folder`, the case file's.
+fn parse(label: &str, text: &str, folder: &Path) -> Result<Vec<Ready>, ConfigErrors> {
     let places = Places::new(label, text);
     let file: CaseFile = toml::from_str(text).map_err(|e| {
         let offset = e.span().map_or(0, |span| span.start);
@@ -313,8 +318,15 @@ fn parse(label: &str, text: &str) -> Result<Vec<Ready>, ConfigErrors> {
                 );
                 None
             }
-            (Some(table), None) => Some(to_json(&toml::Value::Table(table.clone())).to_string()),
-            (None, Some(json)) => Some(json.clone()),
+            (Some(table), None) => Some(in_folder(
+                to_json(&toml::Value::Table(table.clone())),
+                folder,
+            )),
+            (None, Some(json)) => Some(match serde_json::from_str(json) {
+                Ok(value) => in_folder(value, folder),
+                // Given as written: what is wrong with it is the case's verdict to say.
+                Err(_) => json.clone(),
+            }),
         };
         if case.moment.is_none() && case.agent.is_none() {
             wrong(
@@ -373,6 +385,20 @@ fn parse(label: &str, text: &str) -> Result<Vec<Ready>, ConfigErrors> {
         errors.sort_by_key(|e| (e.line, e.column));
         Err(ConfigErrors(errors))
     }
+}
+
+/// The event's text, with a relative `cwd` (`"."`: the case file's folder) made absolute in `folder`,
+/// so that a case file can name its project wherever it is checked out. The daemon takes only an
+/// absolute `cwd`.
+fn in_folder(mut event: Value, folder: &Path) -> String {
+    if let Some(cwd) = event.get_mut("cwd")
+        && let Some(relative) = cwd.as_str().filter(|cwd| !cwd.starts_with('/'))
+    {
+        let joined = folder.join(relative);
+        let joined = std::fs::canonicalize(&joined).unwrap_or(joined);
+        *cwd = Value::String(joined.to_string_lossy().into_owned());
+    }
+    event.to_string()
 }
 
 /// A TOML value as JSON: a datetime as its text.
@@ -437,7 +463,7 @@ mod tests {
     use super::*;
 
     fn errors(text: &str) -> String {
-        match parse("cases.toml", text) {
+        match parse("cases.toml", text, Path::new("/cases")) {
             Ok(_) => panic!("parsed: {text}"),
             Err(errors) => errors.to_string(),
         }
@@ -448,12 +474,23 @@ mod tests {
         let cases = parse(
             "cases.toml",
             "[[case]]\nname = \"a\"\nmoment = \"PreToolUse\"\nevent = { tool_name = \"Bash\", tool_input = { command = \"ls\" } }\nexpect = \"not refused\"\n\n[[case]]\nname = \"b\"\nagent = \"gemini-cli\"\nevent_json = '{\"hook_event_name\": \"BeforeTool\"}'\nexpect = \"refused\"\nhooks = { guard = \"refused\" }\n",
+            Path::new("/cases"),
         )
         .unwrap();
         assert_eq!(cases.len(), 2);
         assert_eq!(
             serde_json::from_slice::<Value>(&cases[0].event).unwrap(),
             json!({"tool_name": "Bash", "tool_input": {"command": "ls"}})
+        );
+        let relative = parse(
+            "cases.toml",
+            "[[case]]\nname = \"a\"\nmoment = \"Stop\"\nevent = { cwd = \"sub\" }\nexpect = \"refused\"\n",
+            Path::new("/nowhere/cases"),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::from_slice::<Value>(&relative[0].event).unwrap()["cwd"],
+            "/nowhere/cases/sub"
         );
         assert_eq!(cases[1].line, 7);
         assert_eq!(cases[1].hooks["guard"], "refused");

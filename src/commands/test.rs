@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::agents::Agent;
-use crate::agents::dialect::{Answer, CarryBack, another_agents_event};
+use crate::agents::dialect::{Answer, CarryBack, another_agents_event, unknown_event};
 use crate::commands::{EXIT_REFUSED, answer_text, relay, render};
 use crate::engine::{Engine, Fire, NotDecided, Printed};
 use crate::limits::{LARGE_LINE, MAX_EVENT, MAX_LINE};
@@ -197,8 +197,17 @@ impl Trial {
             );
         };
         let agent = crate::commands::known_agent(agent)?;
-        let translated = relay::read_translated(input, agent, agent_event)
-            .map_err(|why| format!("hookd relay --agent {} cannot read it: {why}", agent.name()))?;
+        let translated = relay::read_translated(input, agent, agent_event).map_err(|why| {
+            let hint = if agent_event.is_none() && why.contains("--event") {
+                " (hookd test takes the event as --agent-event)"
+            } else {
+                ""
+            };
+            format!(
+                "hookd relay --agent {} cannot read it: {why}{hint}",
+                agent.name()
+            )
+        })?;
         if let Some(why) = another_agents_event(agent, &translated.event_name) {
             return Err(format!(
                 "hookd relay --agent {} would not fire it: {why}",
@@ -240,7 +249,17 @@ impl Trial {
         interrupt.abort();
         engine.shut_down(SHUT_DOWN).await;
         let (decision, printed) = decided.map_err(|not| match not {
-            NotDecided::UnknownMoment(message) => message,
+            NotDecided::UnknownMoment(message) => match &self.relay {
+                // As the relay says it: a real event nobody can hang hooks on, or a wrong name.
+                Some(relay) => match unknown_event(relay.agent, &relay.event_name) {
+                    Some(why) => format!("{message}: {why}"),
+                    None => format!(
+                        "{message}: a real event of {} that hookd has no moment for; the relay lets it through",
+                        relay.agent.name()
+                    ),
+                },
+                None => message,
+            },
             NotDecided::ShuttingDown => "interrupted: the hooks were stopped".to_string(),
         })?;
         let response = crate::daemon::answer::fire_response(None, decision);
