@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use toml::Spanned;
 
 use crate::commands::answer_text::verdict_word;
-use crate::commands::test::{Trial, Tried, runtime};
+use crate::commands::test::{INTERRUPTED, Trial, Tried, interrupted, runtime};
 use crate::settings::{ConfigError, ConfigErrors, Settings};
 
 /// The verdicts a case may expect. `not refused` is any verdict that lets the call go on (allowed
@@ -102,9 +102,17 @@ pub fn run(settings: Settings, config: &Path, file: &Path, json: bool) -> Result
     }
     let colour = !json && crate::commands::render::colour_wanted(true);
     let runtime = runtime()?;
+    let interrupted = runtime.block_on(async { interrupted() });
     let (mut passed, mut failed) = (0, 0);
     for case in &cases {
-        let (verdict, problems) = match runtime.block_on(decide(case, &settings)) {
+        let decided = runtime.block_on(decide(case, &settings, &interrupted));
+        if interrupted.is_cancelled() {
+            // Not a failure of the case: the run stops here, and passes not.
+            return Err(format!(
+                "{INTERRUPTED}, {passed} passed and {failed} failed before"
+            ));
+        }
+        let (verdict, problems) = match decided {
             Ok(tried) => (Some(verdict_word(&tried.response)), check(case, &tried)),
             Err(why) => (None, vec![format!("no verdict: {why}")]),
         };
@@ -134,14 +142,18 @@ pub fn run(settings: Settings, config: &Path, file: &Path, json: bool) -> Result
     })
 }
 
-async fn decide(case: &Ready, settings: &Settings) -> Result<Tried, String> {
+async fn decide(
+    case: &Ready,
+    settings: &Settings,
+    interrupted: &tokio_util::sync::CancellationToken,
+) -> Result<Tried, String> {
     let trial = Trial::new(
         case.moment.as_deref(),
         case.agent.as_deref(),
         case.agent_event.as_deref(),
         &case.event,
     )?;
-    trial.run(settings.clone()).await
+    trial.run(settings.clone(), interrupted).await
 }
 
 /// What differs between what `case` expects and what was decided; empty when the case passed.

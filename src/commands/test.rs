@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::agents::Agent;
 use crate::agents::dialect::{Answer, CarryBack, another_agents_event, unknown_event};
@@ -53,7 +54,7 @@ pub fn test(options: Options) -> Result<ExitCode, String> {
         &input,
     )?;
     let runtime = runtime()?;
-    let tried = runtime.block_on(trial.run(settings))?;
+    let tried = runtime.block_on(async { trial.run(settings, &interrupted()).await })?;
     if json {
         println!("{}", tried.to_json());
     } else {
@@ -139,6 +140,22 @@ pub(crate) fn own_event(input: &[u8]) -> Result<Event, String> {
     let mut event = Event::from(fields);
     event.large = input.len() > LARGE_LINE;
     Ok(event)
+}
+
+/// Why a trial was not decided when Ctrl-C stopped it.
+pub(crate) const INTERRUPTED: &str = "interrupted: the hooks were stopped";
+
+/// Cancelled at the first Ctrl-C (SIGINT), for as long as the runtime runs: handled once for the whole
+/// command, so that a Ctrl-C between two cases is not lost. Needs the runtime.
+pub(crate) fn interrupted() -> CancellationToken {
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+    token
 }
 
 /// One event to decide: what `hookd test` fires, and one case of `hookd test --cases`.
@@ -227,17 +244,25 @@ impl Trial {
     }
 
     /// Decides the trial on a fresh engine on `settings` (so that no trial sees another's stop loops or
-    /// workers), and stops its hooks and workers after. Ctrl-C gives the trial up, stopping its hooks.
-    pub async fn run(self, settings: Settings) -> Result<Tried, String> {
+    /// workers), and stops its hooks and workers after. `interrupted` (Ctrl-C, [`interrupted`]) gives
+    /// the trial up, stopping its hooks.
+    pub async fn run(
+        self,
+        settings: Settings,
+        interrupted: &CancellationToken,
+    ) -> Result<Tried, String> {
+        if interrupted.is_cancelled() {
+            return Err(INTERRUPTED.into());
+        }
         let engine = Engine::new(settings);
-        let interrupt = {
-            let engine = engine.clone();
+        let giving_up = {
+            let (engine, interrupted) = (engine.clone(), interrupted.clone());
             tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    engine.abandon();
-                }
+                interrupted.cancelled().await;
+                engine.abandon();
             })
         };
+        let undecidable = self.event.undecidable.clone();
         let fire = Fire {
             moment: self.moment.clone(),
             agent: self.agent.clone(),
@@ -246,7 +271,7 @@ impl Trial {
         let decided = engine
             .decide_showing(fire, &engine.abandoned().child_token())
             .await;
-        interrupt.abort();
+        giving_up.abort();
         engine.shut_down(SHUT_DOWN).await;
         let (decision, printed) = decided.map_err(|not| match not {
             NotDecided::UnknownMoment(message) => match &self.relay {
@@ -260,7 +285,7 @@ impl Trial {
                 },
                 None => message,
             },
-            NotDecided::ShuttingDown => "interrupted: the hooks were stopped".to_string(),
+            NotDecided::ShuttingDown => INTERRUPTED.to_string(),
         })?;
         let response = crate::daemon::answer::fire_response(None, decision);
         let (answer, warning) = match &self.relay {
@@ -272,7 +297,7 @@ impl Trial {
                     &response,
                     relay.carry_back.as_ref(),
                 )),
-                relay::undecided_warning(None, &response),
+                relay::undecided_warning(undecidable.as_deref(), &response),
             ),
             None => (None, None),
         };

@@ -463,3 +463,49 @@ fn fire_on_a_terminal_reads_as_text_and_as_json_with_json() {
     assert_eq!(v["id"], 1, "{v}");
     assert_eq!(shown.trim_end().lines().count(), 1, "{shown}");
 }
+
+/// Ctrl-C stops `hookd test --cases` at once, hooks and all, and is no pass: exit 1, and the cases after
+/// are not run.
+#[test]
+fn ctrl_c_stops_the_cases_and_their_hooks() {
+    let sb = Sandbox::new();
+    sb.script("hang.sh", "echo $$ > @DIR@/hang.pid\nexec sleep 100");
+    sb.settings("[[hooks.Stop]]\nname = \"hang\"\ncommand = \"@DIR@/hang.sh\"\ntimeout = 100\n");
+    let case =
+        "[[case]]\nname = \"CASE\"\nmoment = \"Stop\"\nevent = {}\nexpect = \"not refused\"\n";
+    fs::write(
+        sb.p("cases.toml"),
+        format!("{}{}", case.replace("CASE", "a"), case.replace("CASE", "b")),
+    )
+    .unwrap();
+    let mut cmd = test_cmd(&sb, &["--cases", sb.p("cases.toml").to_str().unwrap()]);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let pid = child.id();
+    let hook = sb.wait_pid("hang.pid");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let mut status = None;
+    wait_until(T, "hookd test to end after SIGINT", || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&status.unwrap()), 1, "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("interrupted"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        !text(&out.stdout).contains("\"passed\""),
+        "{}",
+        text(&out.stdout)
+    );
+    wait_until(T, "the hook to be stopped", || process_gone(hook, pid));
+}
