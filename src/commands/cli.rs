@@ -31,6 +31,8 @@ pub enum Command {
         config: Option<PathBuf>,
     },
     /// Fire a moment with the event read on stdin (a JSON object); exit 0 not refused, 2 refused, 1 error
+    ///
+    /// Prints the verdict as text on a terminal, the daemon's response line when piped or with --json
     Fire {
         /// The moment, e.g. PreToolUse
         moment: String,
@@ -44,9 +46,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run the hooks that fit one event as the daemon would, without a daemon: each hook's outcome with
-    /// its stdout and stderr, the verdict, and with --agent what the relay would answer; exit 0 not
-    /// refused, 2 refused, 1 error. With --cases, run a file of policy test cases: exit 0 when all pass
+    /// Run the hooks that fit one event as the daemon would, with no daemon; or policy tests (--cases)
+    ///
+    /// Prints each hook's outcome with its stdout and stderr, the verdict, and with --agent what the
+    /// relay would answer; exit 0 not refused, 2 refused, 1 error. With --cases, runs a file of policy
+    /// test cases and reports each: exit 0 when all pass, 1 otherwise
     Test {
         /// The moment of hookd's own event, e.g. PreToolUse; leave it out with --agent for the agent's
         /// raw hook input, translated as hookd relay translates it, whose moment it names
