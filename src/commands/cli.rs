@@ -34,6 +34,8 @@ pub enum Command {
         json: bool,
     },
     /// Fire a moment with the event read on stdin (a JSON object); exit 0 not refused, 2 refused, 1 error
+    ///
+    /// Prints the verdict as text on a terminal, the daemon's response line when piped or with --json
     Fire {
         /// The moment, e.g. PreToolUse
         moment: String,
@@ -43,6 +45,45 @@ pub enum Command {
         /// The daemon's socket [default: as for serve]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
+        /// Print the daemon's response line as JSON, also on a terminal (as it is printed when piped)
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the hooks that fit one event as the daemon would, with no daemon; or policy tests (--cases)
+    ///
+    /// Prints each hook's outcome with its stdout and stderr, the verdict, and with --agent what the
+    /// relay would answer; exit 0 not refused, 2 refused, 1 error. With --cases, runs a file of policy
+    /// test cases and reports each: exit 0 when all pass, 1 otherwise
+    Test {
+        /// The moment of hookd's own event, e.g. PreToolUse; leave it out with --agent for the agent's
+        /// raw hook input, translated as hookd relay translates it, whose moment it names
+        #[arg(conflicts_with = "cases")]
+        moment: Option<String>,
+        /// The agent firing, e.g. claude-code (hooks with `agents` fire only for theirs); for a known
+        /// agent, what hookd relay would answer it is shown too
+        #[arg(long, value_name = "AGENT", conflicts_with = "cases")]
+        agent: Option<String>,
+        /// Read the event from FILE instead of stdin
+        #[arg(long, value_name = "FILE", conflicts_with = "cases")]
+        event: Option<PathBuf>,
+        /// The agent's name for the event of its raw hook input, for an agent whose input names none
+        /// (copilot-cli), as hookd relay --event takes it
+        #[arg(
+            long,
+            value_name = "EVENT",
+            requires = "agent",
+            conflicts_with = "cases"
+        )]
+        agent_event: Option<String>,
+        /// Settings file [default: as for serve]
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Run the policy test cases of FILE (TOML, docs/commands.md) and report each, ok or FAILED
+        #[arg(long, value_name = "FILE")]
+        cases: Option<PathBuf>,
+        /// JSON, also on a terminal (as printed when piped)
+        #[arg(long)]
+        json: bool,
     },
     /// Print the daemon's status: for people on a terminal, the status line as JSON when piped or with
     /// --json (exit 1 when it is not running)

@@ -2,16 +2,20 @@
 //! it and exits 1.
 
 mod admin_text;
+mod answer_text;
+mod cases;
 pub mod cli;
 pub mod client;
+mod fire;
 pub mod log;
 mod manual;
 pub mod relay;
 mod render;
 pub mod setup;
+mod test;
 pub mod watch;
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -42,11 +46,30 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             moment,
             agent,
             socket,
-        } => fire(
-            &socket.unwrap_or_else(crate::paths::default_socket),
+            json,
+        } => fire::fire(fire::Options {
+            socket: &socket.unwrap_or_else(crate::paths::default_socket),
             moment,
             agent,
-        ),
+            json,
+        }),
+        Command::Test {
+            moment,
+            agent,
+            event,
+            agent_event,
+            config,
+            cases,
+            json,
+        } => test::test(test::Options {
+            moment,
+            agent,
+            event,
+            agent_event,
+            config: config.unwrap_or_else(crate::paths::default_config),
+            cases,
+            json,
+        }),
         Command::Status { socket, json } => status(
             &socket.unwrap_or_else(crate::paths::default_socket),
             for_people(json),
@@ -384,36 +407,6 @@ fn describe(settings: &Settings) -> String {
         }
     }
     out
-}
-
-fn fire(socket: &Path, moment: String, agent: Option<String>) -> Result<ExitCode, String> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .map_err(|e| format!("cannot read the event on stdin: {e}"))?;
-    let event: Value = if input.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(&input).map_err(|e| format!("the event on stdin is not JSON: {e}"))?
-    };
-    let Value::Object(event) = event else {
-        return Err("the event on stdin must be a JSON object".into());
-    };
-    let request = Asking::Fire {
-        id: 1,
-        moment: &moment,
-        agent: agent.as_deref(),
-        event: &event,
-        undecidable: None,
-        source: None,
-    };
-    let response = client::request(socket, &request, None)?;
-    println!("{}", response.line);
-    match response.read_fire()? {
-        Ok(fired) if fired.refused => Ok(ExitCode::from(EXIT_REFUSED)),
-        Ok(_) => Ok(ExitCode::SUCCESS),
-        Err(error) => Err(error_message(&error)),
-    }
 }
 
 /// Whether to print for people: stdout is a terminal and `--json` was not given. Scripts, which read

@@ -14,14 +14,14 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
-    Answer, Said, Translated, Transport, another_agents_event, answer, answer_verdict,
+    Answer, CarryBack, Said, Translated, Transport, another_agents_event, answer, answer_verdict,
     translate_as, translate_head_as, unknown_event,
 };
 use crate::commands::client::ClientError;
 use crate::head::EVENT_FIELDS;
 use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
-use crate::protocol::{Asking, ErrorKind, Event, too_large};
+use crate::protocol::{Asking, ErrorKind, Event, FireResponse, too_large};
 use crate::record::{Kind, Record, Source};
 
 /// What the relay was told on its command line.
@@ -108,38 +108,53 @@ pub fn run(options: &Options) -> ExitCode {
             return cannot_answer(options, shown, &why, down, Some(&event.fields));
         }
     };
-    // Undecidable as the relay sent it, or as the daemon found it (too deep, too much to hold): the
-    // hooks' reports say so.
+    if let Some(warning) = undecided_warning(undecidable.as_deref(), &response) {
+        eprintln!("hookd relay: {warning}");
+    }
+    answer_for(
+        options.agent,
+        &moment,
+        &agent_event_name,
+        &response,
+        carry_back.as_ref(),
+    )
+    .emit()
+}
+
+/// What the relay says on stderr when the event reached its hooks undecidable (too large or too deep
+/// as the relay sent it, `undecidable`, or as the daemon found it) and nothing refused: every hook that
+/// would have seen it was read as failed, none refusing on failure, and the agent goes on, but not
+/// silently. `None` otherwise.
+pub fn undecided_warning(undecidable: Option<&str>, response: &FireResponse) -> Option<String> {
     let found = response
         .hooks
         .iter()
         .filter_map(|hook| hook.error.as_deref())
-        .find_map(|error| error.strip_prefix(crate::protocol::UNDECIDED))
-        .map(str::to_string);
-    if let Some(why) = undecidable.as_ref().or(found.as_ref())
-        && !response.refused
-        && !response.hooks.is_empty()
-    {
-        // Every hook that would have seen the event was read as failed, and none refuses on failure:
-        // the agent goes on, but not silently.
-        eprintln!(
-            "hookd relay: {why}: {} hook(s) could not be given it and were read as failed (none has on_failure = \"refuse\"); letting the agent go on",
+        .find_map(|error| error.strip_prefix(crate::protocol::UNDECIDED));
+    let why = undecidable.or(found)?;
+    (!response.refused && !response.hooks.is_empty()).then(|| {
+        format!(
+            "{why}: {} hook(s) could not be given it and were read as failed (none has on_failure = \"refuse\"); letting the agent go on",
             response.hooks.len()
-        );
-    }
-    let said = match Said::of(&response, carry_back.as_ref()) {
+        )
+    })
+}
+
+/// The daemon's verdict as the relay answers `agent` in a process hook: its rewritten input carried
+/// back into the agent's terms, in the agent's dialect. `hookd test --agent` shows the same answer.
+pub fn answer_for(
+    agent: Agent,
+    moment: &str,
+    agent_event_name: &str,
+    response: &FireResponse,
+    carry_back: Option<&CarryBack>,
+) -> Answer {
+    let said = match Said::of(response, carry_back) {
         Ok(said) => said,
         // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
         Err(why) => Said::refusal_owned(why),
     };
-    answer_verdict(
-        options.agent,
-        &moment,
-        &agent_event_name,
-        &said,
-        Transport::Process,
-    )
-    .emit()
+    answer_verdict(agent, moment, agent_event_name, &said, Transport::Process)
 }
 
 /// How long to wait for the verdict at `moment`: `--timeout`, or less where the agent itself waits less
@@ -156,7 +171,15 @@ pub fn wait_for(agent: Agent, moment: &str, timeout: Duration) -> Duration {
 /// that, the input is undecidable: the rest is read as it streams by, only for its head and its size, so
 /// that a huge input costs no more memory than the limit.
 fn read_input(agent: Agent, told: Option<&str>) -> Result<Translated, String> {
-    let mut stdin = std::io::stdin().lock();
+    read_translated(std::io::stdin().lock(), agent, told)
+}
+
+/// As [`read_input`] reads stdin, from any reader: `hookd test --agent` reads an agent's hook input so.
+pub fn read_translated(
+    mut stdin: impl Read,
+    agent: Agent,
+    told: Option<&str>,
+) -> Result<Translated, String> {
     let mut input = Vec::new();
     let cannot_read = |e: std::io::Error| format!("cannot read the hook input: {e}");
     (&mut stdin)

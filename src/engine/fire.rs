@@ -67,6 +67,13 @@ pub struct HookReport {
     pub truncated: bool,
 }
 
+/// What one hook printed, as it was read (cut at the output limit, [`HookReport::truncated`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Printed {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
 /// Why a fire was not decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotDecided {
@@ -84,6 +91,37 @@ impl Engine {
         request: Fire,
         cancel: &CancellationToken,
     ) -> Result<Decision, NotDecided> {
+        Ok(self.decide_keeping_runs(request, cancel).await?.0)
+    }
+
+    /// As [`Engine::decide`], with what each hook printed, for `hookd test` to show: the runs the
+    /// decision was read from, handed out instead of dropped, so that the daemon's fire costs nothing
+    /// more for it. One [`Printed`] per hook of [`Decision::hooks`], in the same order (empty for a hook
+    /// not run), each as bounded as the daemon reads it (the output limit, the hook's timeout).
+    pub async fn decide_showing(
+        self: &Arc<Self>,
+        request: Fire,
+        cancel: &CancellationToken,
+    ) -> Result<(Decision, Vec<Printed>), NotDecided> {
+        let (decision, runs) = self.decide_keeping_runs(request, cancel).await?;
+        let printed = runs
+            .into_iter()
+            .map(|ran| match ran {
+                Some(ran) => Printed {
+                    stdout: ran.stdout,
+                    stderr: ran.stderr,
+                },
+                None => Printed::default(),
+            })
+            .collect();
+        Ok((decision, printed))
+    }
+
+    async fn decide_keeping_runs(
+        self: &Arc<Self>,
+        request: Fire,
+        cancel: &CancellationToken,
+    ) -> Result<(Decision, Vec<Option<Ran>>), NotDecided> {
         let Fire {
             moment,
             agent,
@@ -235,7 +273,7 @@ impl Engine {
             advisory,
         };
         record.decided(&decision);
-        Ok(decision)
+        Ok((decision, runs))
     }
 }
 

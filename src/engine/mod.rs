@@ -31,7 +31,7 @@ use arc_swap::ArcSwap;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-pub use fire::{Decision, Fire, HookReport, NotDecided};
+pub use fire::{Decision, Fire, HookReport, NotDecided, Printed};
 
 use crate::settings::{Program, Settings};
 use runner::Runner;

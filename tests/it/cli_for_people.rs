@@ -162,3 +162,25 @@ fn check_colours_only_on_a_terminal_and_says_json_when_asked() {
         "{invalid}"
     );
 }
+
+#[test]
+fn a_fire_the_daemon_cannot_decide_is_said_once() {
+    let d = daemon();
+    let socket = d.socket.to_str().unwrap();
+    let args = ["fire", "PreTooluse", "--socket", socket];
+    // For scripts: the error response on stdout, nothing on stderr.
+    let out = run_hookd(&args, Some("{}"), T);
+    assert_eq!(code(&out.status), 1);
+    assert_eq!(text(&out.stderr), "", "said once, on stdout");
+    let answer: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(answer["error"]["kind"], "unknown_moment", "{answer}");
+    // For people: one line on stderr, nothing on the terminal.
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).env("NO_COLOR", "1");
+    let out = run_on_terminal(cmd, Some("{}"), T);
+    assert_eq!(code(&out.status), 1);
+    assert_eq!(text(&out.stdout), "", "{:?}", text(&out.stdout));
+    let said = text(&out.stderr);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(said.contains("PreToolUse"), "did you mean: {said}");
+}

@@ -27,6 +27,8 @@ mod cli_for_people;
 mod cli_packaging;
 /// `hookd setup AGENT`: hookd's hooks merged into each agent's own settings file, backed up, undone.
 mod cli_setup;
+/// `hookd test`: one event decided without a daemon, and policy tests (`--cases`); `fire` on a terminal.
+mod cli_test;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.
 mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.

@@ -1,0 +1,57 @@
+//! `hookd fire`: fires a moment at the daemon with the event read on stdin. For scripts (stdout not a
+//! terminal, or `--json`) it prints the daemon's response line as it came; for a person at a terminal,
+//! the verdict as text ([`crate::commands::answer_text`]). The exit status is the same either way.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::commands::{EXIT_REFUSED, answer_text, client, error_message, render};
+use crate::protocol::Asking;
+
+/// What `fire` was told on its command line.
+pub struct Options<'a> {
+    pub socket: &'a Path,
+    pub moment: String,
+    pub agent: Option<String>,
+    pub json: bool,
+}
+
+pub fn fire(options: Options<'_>) -> Result<ExitCode, String> {
+    let input = crate::commands::test::read_event(None)?;
+    let event = crate::commands::test::own_event(&input)?;
+    let request = Asking::Fire {
+        id: 1,
+        moment: &options.moment,
+        agent: options.agent.as_deref(),
+        event: &event.fields,
+        undecidable: None,
+        source: None,
+    };
+    let response = client::request(options.socket, &request, None)?;
+    let terminal = std::io::stdout().is_terminal();
+    let fired = response.read_fire()?;
+    if options.json || !terminal {
+        // For scripts an error is said once, in the response line: nothing more on stderr.
+        println!("{}", response.line);
+        return Ok(match fired {
+            Ok(fired) if fired.refused => ExitCode::from(EXIT_REFUSED),
+            Ok(_) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        });
+    }
+    match fired {
+        Ok(fired) => {
+            print!(
+                "{}",
+                answer_text::verdict(&fired, None, render::colour_wanted(terminal))
+            );
+            Ok(if fired.refused {
+                ExitCode::from(EXIT_REFUSED)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Err(error) => Err(error_message(&error)),
+    }
+}
