@@ -110,7 +110,7 @@ fn hook_line(out: &mut String, hook: &HookReport, width: usize, colour: bool) {
     let ended = match hook.exit {
         Some(code) => format!("exit {code}"),
         None if hook.outcome == Outcome::Skipped => "not run".to_string(),
-        None => "no exit".to_string(),
+        None => "-".to_string(),
     };
     let shown = format!("{outcome:<17}");
     let shown = shown.replacen(word, &paint(word, colour), 1);
