@@ -148,10 +148,12 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             let agent = agent.as_deref().map(known_agent).transpose()?;
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            print!(
-                "{}",
-                crate::agents::import::convert(&text, &file.display().to_string(), agent)?
-            );
+            let imported =
+                crate::agents::import::convert(&text, &file.display().to_string(), agent)?;
+            print!("{}", imported.toml);
+            for warning in imported.warnings {
+                eprintln!("warning: {warning}");
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -21,6 +21,8 @@ mod agents_setup;
 mod cli_check;
 /// `hookd fire`, `status`, `reload` against a daemon and against none.
 mod cli_client;
+/// `hookd import` appended to an existing file, its warnings, the timeouts it keeps.
+mod cli_import;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.
 mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.
