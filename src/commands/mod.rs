@@ -3,13 +3,14 @@
 
 pub mod cli;
 pub mod client;
+mod install;
 pub mod log;
 pub mod relay;
 mod render;
 pub mod watch;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -44,7 +45,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         ),
         Command::Status { socket } => status(&socket.unwrap_or_else(crate::paths::default_socket)),
         Command::Reload { socket } => reload(&socket.unwrap_or_else(crate::paths::default_socket)),
-        Command::Install { bin, dir } => install(bin, dir),
+        Command::Install { bin, dir, force } => install::install(bin, dir, force),
         Command::Relay {
             agent,
             socket,
@@ -338,58 +339,6 @@ fn reload(socket: &Path) -> Result<ExitCode, String> {
     Err(error_message(&error))
 }
 
-/// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.
-const SERVICE_UNIT: &str = include_str!("../../systemd/hookd.service");
-const SOCKET_UNIT: &str = include_str!("../../systemd/hookd.socket");
-
-fn install(bin: Option<PathBuf>, dir: Option<PathBuf>) -> Result<ExitCode, String> {
-    let bin = match bin {
-        Some(bin) => std::path::absolute(&bin).map_err(|e| format!("{}: {e}", bin.display()))?,
-        None => {
-            std::env::current_exe().map_err(|e| format!("cannot tell where this hookd is: {e}"))?
-        }
-    };
-    let bin_text = bin
-        .to_str()
-        .ok_or_else(|| format!("{}: not a UTF-8 path", bin.display()))?;
-    if bin_text.contains(char::is_whitespace) || bin_text.contains('%') {
-        return Err(format!(
-            "{bin_text}: a path with spaces or % cannot go in ExecStart as is; pass --bin"
-        ));
-    }
-    let dir = dir.unwrap_or_else(crate::paths::systemd_user_dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let service = service_unit(bin_text);
-    for (name, text) in [
-        ("hookd.service", service.as_str()),
-        ("hookd.socket", SOCKET_UNIT),
-    ] {
-        let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
-    }
-    println!(
-        "now run: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket"
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The service unit with `ExecStart` running `bin`.
-fn service_unit(bin: &str) -> String {
-    SERVICE_UNIT
-        .lines()
-        .map(|line| {
-            if line.starts_with("ExecStart=") {
-                format!("ExecStart={bin} serve")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
-}
-
 fn error_message(response: &ErrorResponse) -> String {
     let kind = serde_json::to_value(response.error.kind).unwrap_or_default();
     format!(
@@ -402,17 +351,6 @@ fn error_message(response: &ErrorResponse) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_installed_service_runs_the_given_binary() {
-        let unit = service_unit("/opt/hookd/bin/hookd");
-        assert!(
-            unit.contains("\nExecStart=/opt/hookd/bin/hookd serve\n"),
-            "{unit}"
-        );
-        assert_eq!(unit.matches("ExecStart=").count(), 1);
-        assert!(unit.contains("Type=notify") && unit.contains("ExecReload=kill -HUP $MAINPID"));
-    }
 
     #[test]
     fn check_prints_control_characters_of_names_escaped() {

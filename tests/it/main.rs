@@ -23,6 +23,8 @@ mod cli_check;
 mod cli_client;
 /// `hookd import` appended to an existing file, its warnings, the timeouts it keeps.
 mod cli_import;
+/// `hookd install` over units that are there: edits kept unless --force; a --bin that cannot run.
+mod cli_install;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.
 mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.
