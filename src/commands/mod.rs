@@ -62,7 +62,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 let config = config.unwrap_or_else(crate::paths::default_config);
                 let address = http_address(port, &config)?;
                 let agent = known_agent(&agent)?;
-                let token_file = crate::daemon::http::token::path_for(&socket);
+                let token_file = crate::daemon::http::token::default_path();
                 let relay = crate::agents::snippet::relay_command(
                     agent,
                     &this_binary()?,

@@ -74,7 +74,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             settings,
             loaded_text,
             Notifier::from_env(),
-            crate::daemon::http::token::path_for(socket),
+            crate::daemon::http::token::default_path(),
         );
         // A listener the settings ask for and that cannot start stops the start, as an invalid settings
         // file does: running without it would leave the agents' http hooks failing open without a word.
