@@ -4,7 +4,9 @@
 //! settings.json all hold `{"hooks": {EVENT: [{"matcher": M, "hooks": [{"type": "command", ...}]}]}}`.
 //! Each command hook becomes one `[[hooks.MOMENT]]`. The output is for a person to read before using it:
 //! whatever could not be carried over, or changes meaning on the way, is said in a comment next to it,
-//! and nothing is dropped without one. It always passes `hookd check`.
+//! and nothing is dropped without one. It always passes `hookd check`, alone or appended to an existing
+//! settings file (`hookd import F >> hooks.toml`): it holds tables only, no top-level key that would land
+//! inside the file's last table.
 
 use std::collections::HashSet;
 use std::path::{Component, Path};
@@ -16,8 +18,16 @@ use crate::limits::MAX_HOOK_TIMEOUT_SECS;
 use crate::moment;
 use crate::settings::Matcher;
 
+/// What an import makes: the hookd TOML, and what the user must hear of even if they never read it
+/// (for stderr).
+#[derive(Debug)]
+pub struct Imported {
+    pub toml: String,
+    pub warnings: Vec<String>,
+}
+
 /// Converts the agent settings `text` (read from `label`) into hookd TOML.
-pub fn convert(text: &str, label: &str, agent: Option<Agent>) -> Result<String, String> {
+pub fn convert(text: &str, label: &str, agent: Option<Agent>) -> Result<Imported, String> {
     let root = read_root(text, label)?;
     let Some(root) = root.as_object() else {
         return Err(format!(
@@ -531,8 +541,9 @@ impl Import {
         format!("{}|{patch_tool}", names.join("|"))
     }
 
-    /// The hookd TOML, hooks in the order of a turn (as `check` lists them), each with its comments.
-    fn render(mut self, label: &str, guessed: Option<String>) -> String {
+    /// The hookd TOML, hooks in the order of a turn (as `check` lists them), each with its comments, and
+    /// the warnings for stderr.
+    fn render(mut self, label: &str, guessed: Option<String>) -> Imported {
         let agent = self.agent.name();
         let mut out = String::new();
         let comment = |out: &mut String, text: &str| {
@@ -556,36 +567,37 @@ impl Import {
                 "These hooks now run for every agent that relays to hookd; add agents = [\"{agent}\"] to a hook to keep it to {agent}."
             ),
         );
-        comment(
-            &mut out,
-            "A hook without a timeout gets hookd's default: 60 s, unless [defaults] says otherwise.",
-        );
+        for line in timeout_note(self.agent) {
+            comment(&mut out, &line);
+        }
         for note in &self.notes {
             comment(&mut out, &format!("note: {note}"));
         }
         for skipped in &self.skipped {
             comment(&mut out, &format!("not converted: {skipped}"));
         }
+        let mut warnings = Vec::new();
         if self.hooks.is_empty() {
             comment(&mut out, "no command hooks to convert");
-            return out;
+            return Imported {
+                toml: out,
+                warnings,
+            };
         }
         // A stable sort: hooks of one moment stay in the file's order.
         self.hooks.sort_by_key(|h| moment::order(&h.moment));
-        let mut declared: Vec<&str> = Vec::new();
-        for hook in &self.hooks {
-            if moment::known(&hook.moment).is_none() && !declared.contains(&hook.moment.as_str()) {
-                declared.push(&hook.moment);
+        // Each moment's hooks told once, on stderr, when no relay sends it.
+        let mut unsent: Vec<&str> = Vec::new();
+        for hook in &mut self.hooks {
+            if let Some(note) = not_relayed(self.agent, &hook.moment) {
+                if !unsent.contains(&hook.moment.as_str()) {
+                    unsent.push(&hook.moment);
+                    warnings.push(format!("{}: {note}", hook.moment));
+                }
+                hook.notes.push(note);
+            } else if let Some(note) = not_fired_by(self.agent, &hook.moment) {
+                hook.notes.push(note);
             }
-        }
-        if !declared.is_empty() {
-            out.push('\n');
-            comment(
-                &mut out,
-                &format!("moments hookd does not know yet, which {agent} fires"),
-            );
-            let list: Vec<String> = declared.iter().map(|m| toml_string(m)).collect();
-            out.push_str(&format!("moments = [{}]\n", list.join(", ")));
         }
         // Names are `AGENT-MOMENT-N`, N counting per moment: unique, since N holds no `-` and so
         // always splits off the same way.
@@ -607,8 +619,21 @@ impl Import {
             for note in &hook.notes {
                 comment(&mut out, note);
             }
+            let declare = moment::known(&hook.moment).is_none();
+            if declare {
+                comment(
+                    &mut out,
+                    &format!(
+                        "{} is no moment hookd knows: declare_moment = true declares it (as moments = [...] at the top of a file would)",
+                        hook.moment
+                    ),
+                );
+            }
             out.push_str(&format!("[[hooks.{}]]\n", hook.moment));
             out.push_str(&format!("name = {}\n", toml_string(&name)));
+            if declare {
+                out.push_str("declare_moment = true\n");
+            }
             if let Some(matcher) = &hook.matcher {
                 out.push_str(&format!("matcher = {}\n", toml_string(matcher)));
             }
@@ -620,7 +645,71 @@ impl Import {
                 out.push_str("enabled = false\n");
             }
         }
-        out
+        Imported {
+            toml: out,
+            warnings,
+        }
+    }
+}
+
+/// For a hook on a moment that no agent's relay sends to hookd, why it will not run as it did: no
+/// agent's `--print-settings` routes that event to hookd (hookd does not know the moment, so no relay
+/// fires it), so it runs only for a client that fires the moment itself.
+fn not_relayed(agent: Agent, moment: &str) -> Option<String> {
+    if Agent::ALL.iter().any(|a| a.fires(moment)) {
+        return None;
+    }
+    Some(format!(
+        "no relay sends {moment} to hookd: {} fires it, but `hookd relay --print-settings {}` routes no {moment} to hookd, so this hook runs only for a client that fires {moment} itself (hookd fire {moment}); keep it in {}'s own settings to have it run there",
+        agent.display_name(),
+        agent.name(),
+        agent.display_name()
+    ))
+}
+
+/// For a hook on a moment hookd knows that the file's agent never fires (the agent never ran it), which
+/// agents it now runs for.
+fn not_fired_by(agent: Agent, moment: &str) -> Option<String> {
+    if agent.fires(moment) {
+        return None;
+    }
+    let by: Vec<&str> = Agent::ALL
+        .iter()
+        .filter(|a| a.fires(moment))
+        .map(|a| a.display_name())
+        .collect();
+    Some(format!(
+        "{} never fires {moment}, so it never ran this hook; hookd runs it when {} does",
+        agent.display_name(),
+        by.join(" or ")
+    ))
+}
+
+/// What becomes of a hook's timeout, for the header: the agent's own is kept (in seconds) where the file
+/// gave one; where it gave none, hookd's default applies rather than the agent's, which is said with why.
+fn timeout_note(agent: Agent) -> [String; 2] {
+    let kept =
+        "A hook's timeout is kept (converted to seconds) where the file gave one.".to_string();
+    let hookd = "A hook without one gets hookd's default, 60 s unless [defaults] says otherwise";
+    let name = agent.display_name();
+    let default = match own_default_timeout(agent) {
+        secs if secs > 60 => format!(
+            "{hookd}, not {name}'s own default of {secs} s: that is longer than hookd relay waits for a verdict (100 s), so such a hook would be cut off there."
+        ),
+        secs => format!("{hookd} ({name}'s own default is {secs} s)."),
+    };
+    [kept, default]
+}
+
+/// How long each agent lets a command hook run when its settings give no timeout: Claude Code's and
+/// Codex's documented 600 s; Gemini CLI's `DEFAULT_HOOK_TIMEOUT = 6e4` ms (0.61.0) and Qwen Code's
+/// `DEFAULT_COMMAND_HOOK_TIMEOUT_SECONDS = 60` (0.24.4), read in their bundles; Copilot CLI's documented
+/// `timeoutSec` default of 30 s.
+fn own_default_timeout(agent: Agent) -> u64 {
+    match agent {
+        Agent::ClaudeCode | Agent::Codex => 600,
+        Agent::GeminiCli | Agent::QwenCode => 60,
+        Agent::CopilotCli => 30,
     }
 }
 
@@ -716,7 +805,9 @@ mod tests {
 
     /// Converts, then checks the output as `hookd check` would; returns the text and the settings.
     fn import(text: &str, label: &str, agent: Option<Agent>) -> (String, Settings) {
-        let out = convert(text, label, agent).unwrap_or_else(|e| panic!("{e}"));
+        let out = convert(text, label, agent)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .toml;
         let settings = Settings::parse(Path::new("/tmp/hooks.toml"), "hooks.toml", &out)
             .unwrap_or_else(|e| panic!("the output does not pass check:\n{e}\n---\n{out}"));
         (out, settings)
@@ -814,10 +905,47 @@ mod tests {
             out.contains("matcher \"*.rs\" left out: hookd takes no matcher on WorktreeCreate"),
             "{out}"
         );
-        let moments_line = out.find("\nmoments = ").unwrap();
+        // Declared where the hook is, not by a top-level key that would land in a table (issue 17).
+        assert!(!out.contains("\nmoments = "), "{out}");
         assert!(
-            moments_line < out.find("\n[[").unwrap(),
-            "moments before any table"
+            out.contains("[[hooks.WorktreeCreate]]\nname = \"claude-code-WorktreeCreate-1\"\ndeclare_moment = true\n"),
+            "{out}"
+        );
+        // No relay sends WorktreeCreate: said above the hook and on stderr, once.
+        let warnings = convert(CLAUDE, "settings.json", None).unwrap().warnings;
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("WorktreeCreate: no relay sends WorktreeCreate to hookd"),
+            "{warnings:?}"
+        );
+        assert!(
+            out.contains("# no relay sends WorktreeCreate to hookd: Claude Code fires it, but"),
+            "{out}"
+        );
+        // Claude Code's own default timeout (600 s) is not kept, and the header says why.
+        assert!(
+            out.contains(
+                "not Claude Code's own default of 600 s: that is longer than hookd relay waits"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_moment_the_agent_never_fires_says_who_does() {
+        let text =
+            r#"{"hooks": {"PreModelRequest": [{"hooks": [{"type": "command", "command": "x"}]}]}}"#;
+        let (out, settings) = import(text, "settings.json", Some(Agent::ClaudeCode));
+        assert_eq!(settings.hooks_for("PreModelRequest").len(), 1);
+        assert!(
+            out.contains("# Claude Code never fires PreModelRequest, so it never ran this hook; hookd runs it when Codex does"),
+            "{out}"
+        );
+        assert!(
+            convert(text, "s.json", Some(Agent::ClaudeCode))
+                .unwrap()
+                .warnings
+                .is_empty()
         );
     }
 
@@ -913,7 +1041,7 @@ mod tests {
         let claude =
             r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x"}]}]}}"#;
         let agent_of = |text: &str, label: &str| {
-            let out = convert(text, label, None).unwrap();
+            let out = convert(text, label, None).unwrap().toml;
             out.lines().next().unwrap().to_string()
         };
         assert!(
@@ -931,7 +1059,9 @@ mod tests {
         assert!(
             agent_of(gemini, "/p/.claude/settings.json").ends_with("(gemini-cli) by hookd import")
         );
-        let given = convert(claude, "hooks.json", Some(Agent::ClaudeCode)).unwrap();
+        let given = convert(claude, "hooks.json", Some(Agent::ClaudeCode))
+            .unwrap()
+            .toml;
         assert!(given.starts_with("# imported from hooks.json (claude-code) by hookd import\n"));
         assert!(!given.contains("guessed"));
     }

@@ -56,7 +56,7 @@ fn declared_agent_names(settings: &crate::settings::Settings) -> Vec<String> {
         .filter_map(|name| {
             let (agent, meant) = crate::moment::agent_name_for(name)?;
             Some(format!(
-                "moments declares \"{name}\", which is {}'s name for {meant}: hookd relay --agent {} fires it as {meant}, so hooks on {name} run only for a client that fires \"{name}\" itself; hooks for {} belong under [[hooks.{meant}]]",
+                "the declared moment \"{name}\" is {}'s name for {meant}: hookd relay --agent {} fires it as {meant}, so hooks on {name} run only for a client that fires \"{name}\" itself; hooks for {} belong under [[hooks.{meant}]]",
                 agent.display_name(),
                 agent.name(),
                 agent.display_name()
@@ -223,7 +223,7 @@ on_failure = "refuse"
         assert_eq!(
             settings_warnings(&settings),
             vec![
-                "moments declares \"BeforeTool\", which is Gemini CLI's name for PreToolUse: hookd relay --agent gemini-cli fires it as PreToolUse, so hooks on BeforeTool run only for a client that fires \"BeforeTool\" itself; hooks for Gemini CLI belong under [[hooks.PreToolUse]]"
+                "the declared moment \"BeforeTool\" is Gemini CLI's name for PreToolUse: hookd relay --agent gemini-cli fires it as PreToolUse, so hooks on BeforeTool run only for a client that fires \"BeforeTool\" itself; hooks for Gemini CLI belong under [[hooks.PreToolUse]]"
             ]
         );
     }

@@ -200,7 +200,8 @@ pub fn http_snippet(
         "# Claude Code fills ${TOKEN_VAR} in the Authorization header from its own environment (allowedEnvVars):\n\
          # start it from a shell where\n\
          #   export {TOKEN_VAR}=\"$(cat {token})\"\n\
-         # (hookd makes that file, mode 0600, when its http listener first starts).\n{}",
+         # (hookd makes that file, mode 0600, when its http listener first starts, and keeps it across\n\
+         # restarts and reboots; it changes only when you remove it).\n{}",
         if fail_closed {
             "# hookd down, its listener off, or an answer it cannot read: onFailure \"block\" refuses the tool\n\
              # (and the prompt); Stop, SubagentStop and SessionEnd go on, as with hookd relay --fail-closed.\n"

@@ -154,6 +154,10 @@ pub enum Command {
         /// Where to write the units [default: $XDG_CONFIG_HOME/systemd/user, else ~/.config/systemd/user]
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+        /// Replace units that differ from what this hookd writes (edited by hand), which are otherwise
+        /// left as they are
+        #[arg(long)]
+        force: bool,
     },
     /// Print the record: what the hooks decided, from the journal (rotated files too, oldest first); a
     /// table on a terminal, the records as JSON lines as stored when piped or with --json

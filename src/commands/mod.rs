@@ -7,6 +7,7 @@ mod cases;
 pub mod cli;
 pub mod client;
 mod fire;
+mod install;
 pub mod log;
 mod manual;
 pub mod relay;
@@ -16,7 +17,7 @@ mod test;
 pub mod watch;
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -78,7 +79,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             &socket.unwrap_or_else(crate::paths::default_socket),
             for_people(json),
         ),
-        Command::Install { bin, dir } => install(bin, dir),
+        Command::Install { bin, dir, force } => install::install(bin, dir, force),
         Command::Setup(args) => setup::run(&args),
         Command::Relay {
             agent,
@@ -97,7 +98,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 let socket = socket.unwrap_or_else(crate::paths::default_socket);
                 let config = config.unwrap_or_else(crate::paths::default_config);
                 let address = http_address(port, &config)?;
-                let token_file = crate::daemon::http::token::path_for(&socket);
+                let token_file = crate::daemon::http::token::default_path();
                 let relay = crate::agents::snippet::relay_command(
                     agent,
                     &this_binary()?,
@@ -186,10 +187,12 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             let agent = agent.as_deref().map(known_agent).transpose()?;
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            print!(
-                "{}",
-                crate::agents::import::convert(&text, &file.display().to_string(), agent)?
-            );
+            let imported =
+                crate::agents::import::convert(&text, &file.display().to_string(), agent)?;
+            print!("{}", imported.toml);
+            for warning in imported.warnings {
+                eprintln!("warning: {warning}");
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -464,58 +467,6 @@ fn reload(socket: &Path, people: Option<bool>) -> Result<ExitCode, String> {
     }
 }
 
-/// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.
-const SERVICE_UNIT: &str = include_str!("../../systemd/hookd.service");
-const SOCKET_UNIT: &str = include_str!("../../systemd/hookd.socket");
-
-fn install(bin: Option<PathBuf>, dir: Option<PathBuf>) -> Result<ExitCode, String> {
-    let bin = match bin {
-        Some(bin) => std::path::absolute(&bin).map_err(|e| format!("{}: {e}", bin.display()))?,
-        None => {
-            std::env::current_exe().map_err(|e| format!("cannot tell where this hookd is: {e}"))?
-        }
-    };
-    let bin_text = bin
-        .to_str()
-        .ok_or_else(|| format!("{}: not a UTF-8 path", bin.display()))?;
-    if bin_text.contains(char::is_whitespace) || bin_text.contains('%') {
-        return Err(format!(
-            "{bin_text}: a path with spaces or % cannot go in ExecStart as is; pass --bin"
-        ));
-    }
-    let dir = dir.unwrap_or_else(crate::paths::systemd_user_dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let service = service_unit(bin_text);
-    for (name, text) in [
-        ("hookd.service", service.as_str()),
-        ("hookd.socket", SOCKET_UNIT),
-    ] {
-        let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
-    }
-    println!(
-        "now run: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket"
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The service unit with `ExecStart` running `bin`.
-fn service_unit(bin: &str) -> String {
-    SERVICE_UNIT
-        .lines()
-        .map(|line| {
-            if line.starts_with("ExecStart=") {
-                format!("ExecStart={bin} serve")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
-}
-
 fn error_message(response: &ErrorResponse) -> String {
     let kind = serde_json::to_value(response.error.kind).unwrap_or_default();
     format!(
@@ -528,17 +479,6 @@ fn error_message(response: &ErrorResponse) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_installed_service_runs_the_given_binary() {
-        let unit = service_unit("/opt/hookd/bin/hookd");
-        assert!(
-            unit.contains("\nExecStart=/opt/hookd/bin/hookd serve\n"),
-            "{unit}"
-        );
-        assert_eq!(unit.matches("ExecStart=").count(), 1);
-        assert!(unit.contains("Type=notify") && unit.contains("ExecReload=kill -HUP $MAINPID"));
-    }
 
     #[test]
     fn check_prints_control_characters_of_names_escaped() {

@@ -74,7 +74,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             settings,
             loaded_text,
             Notifier::from_env(),
-            crate::daemon::http::token::path_for(socket),
+            crate::daemon::http::token::default_path(),
         );
         // A listener the settings ask for and that cannot start stops the start, as an invalid settings
         // file does: running without it would leave the agents' http hooks failing open without a word.
@@ -220,10 +220,16 @@ fn close_inherited_on_exec() {
 }
 
 /// The settings to start with, and a hash of their text. A file that does not exist yet means no hooks
-/// until it appears; an invalid one stops the start, rather than run without the policies it holds.
+/// until it appears, and so does an empty one (a file not written yet, which `check` and a reload
+/// refuse: there are no last good settings to keep at a start); an invalid one stops the start, rather
+/// than run without the policies it holds.
 fn initial_settings(config: &Path) -> Result<(Settings, Option<u64>), String> {
     let shown = config.display();
     match Settings::read(config) {
+        Ok(text) if text.is_empty() => {
+            tracing::warn!(config = %shown, "the settings file is empty: serving with no hooks until it is written");
+            Ok((Settings::empty(config), None))
+        }
         Ok(text) => match crate::daemon::reload::parse(config, &text) {
             Ok(settings) => {
                 tracing::info!(config = %shown, hooks = %settings.summary(), "settings loaded");

@@ -134,15 +134,9 @@ fn whole_file(path: &Path, message: &str) -> ConfigErrors {
 /// The settings file's text, or why it cannot be taken.
 fn read_for_reload(path: &Path) -> Result<String, ConfigErrors> {
     match Settings::read(path) {
-        // An editor that truncates then writes leaves an empty file for a moment; taking it would drop
-        // every hook, letting through what they refuse. A file meant to have no hooks can say so with a
-        // comment. (The watcher waits for the writer to close the file; this is for SIGHUP and `reload`
-        // sent in the middle of a write.)
-        Ok(text) if text.is_empty() => Err(whole_file(
-            path,
-            "the file is empty (half-written?); keeping the last good settings (to run with no hooks, write a comment in it)",
-        )),
-        Ok(text) => Ok(text),
+        // An empty file is refused as `check` refuses it (the watcher waits for the writer to close the
+        // file; this is for `: > file`, and SIGHUP and `reload` sent in the middle of a write).
+        Ok(text) => Settings::refuse_empty(&path.display().to_string(), &text).map(|()| text),
         Err(LoadError::NotFound) => Err(whole_file(
             path,
             "the file does not exist; keeping the last good settings",

@@ -18,6 +18,10 @@ use std::time::Duration;
 use crate::limits::{DEFAULT_HOOK_TIMEOUT, SETTINGS_SIZE};
 use crate::moment;
 
+/// Why an empty settings file is refused, and what to write instead; the same words from `check` and a
+/// reload.
+pub const EMPTY_FILE: &str = "the file is empty (half-written?): hookd does not take it, and a reload keeps the last good settings; to have no hooks, write a comment in it";
+
 /// What a failed hook (crashed, timed out, unusable output) means for the verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnFailure {
@@ -189,10 +193,13 @@ impl Settings {
         }
     }
 
-    /// Reads, checks and validates the file at `path`, and checks the programs its hooks run.
+    /// Reads, checks and validates the file at `path`, and checks the programs its hooks run, as a
+    /// reload would: an empty file is refused here too (see [`Settings::refuse_empty`]), so that `check`
+    /// never calls valid a file the daemon would not take.
     pub fn load(path: &Path) -> Result<Settings, LoadError> {
         let text = Settings::read(path)?;
         let label = path.display().to_string();
+        Settings::refuse_empty(&label, &text).map_err(LoadError::Invalid)?;
         let settings = Settings::parse(path, &label, &text).map_err(LoadError::Invalid)?;
         settings.check_programs().map_err(LoadError::Invalid)?;
         Ok(settings)
@@ -263,6 +270,18 @@ impl Settings {
                 "the file is not valid UTF-8",
             ))
         })
+    }
+
+    /// An empty file (zero bytes) is refused, by `check` and at every reload alike: an editor that
+    /// truncates then writes leaves one for a moment, and taking it would drop every hook, letting through
+    /// what they refuse. A file meant to have no hooks says so with a comment.
+    pub fn refuse_empty(label: &str, text: &str) -> Result<(), ConfigErrors> {
+        if !text.is_empty() {
+            return Ok(());
+        }
+        Err(ConfigErrors(vec![ConfigError::whole_file(
+            label, EMPTY_FILE,
+        )]))
     }
 
     /// Validates settings text; `label` names the file in errors.

@@ -45,6 +45,7 @@ const HOOK_KEYS: &[&str] = &[
     "agents",
     "env",
     "enabled",
+    "declare_moment",
 ];
 
 /// What [`parse`] hands back to the settings model.
@@ -81,10 +82,17 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
             walker.unknown_key(key, "at the top level", TOP_LEVEL_KEYS);
         }
     }
-    let extra_moments = root
+    let mut extra_moments = root
         .get("moments")
         .map(|v| walker.moments(v))
         .unwrap_or_default();
+    if let Some(hooks) = root.get("hooks") {
+        for name in declared_by_hooks(hooks) {
+            if !extra_moments.contains(&name) {
+                extra_moments.push(name);
+            }
+        }
+    }
     let sequential = root
         .get("sequential")
         .map(|v| walker.sequential(v, &extra_moments))
@@ -568,6 +576,15 @@ impl Walker<'_> {
                     Some(b) => enabled = b,
                     None => self.type_error(value, &field, "true or false"),
                 },
+                // Read before the hooks are (see `declared_by_hooks`); checked here.
+                "declare_moment" => match value.get_ref().as_bool() {
+                    Some(true) if moment::known(moment_name).is_some() => self.error(
+                        key.span(),
+                        format!("{what}: declare_moment: {moment_name} is already a known moment; remove it"),
+                    ),
+                    Some(_) => {}
+                    None => self.type_error(value, &field, "true or false"),
+                },
                 _ => self.unknown_key(key, &format!("in {what}"), HOOK_KEYS),
             }
         }
@@ -802,6 +819,34 @@ impl Walker<'_> {
         }
         vars
     }
+}
+
+/// The moments declared by their own hooks (`declare_moment = true` in a `[[hooks.MOMENT]]`), in the
+/// file's order: a declaration that is valid wherever it is written, so that hooks on a moment hookd does
+/// not know can be appended to a file (a top-level `moments = [...]` after a table would land inside it).
+/// A moment hookd knows is not declared (the hook says so, in [`Walker::hook`]).
+fn declared_by_hooks(hooks: &Value<'_>) -> Vec<String> {
+    let Some(table) = hooks.get_ref().as_table() else {
+        return Vec::new();
+    };
+    let mut declared: Vec<(usize, String)> = table
+        .iter()
+        .filter(|(name, _)| moment::known(name.get_ref()).is_none())
+        .filter_map(|(name, entries)| {
+            let entries = entries.get_ref().as_array()?;
+            let first = entries.iter().find(|entry| {
+                entry
+                    .get_ref()
+                    .as_table()
+                    .and_then(|t| t.get("declare_moment"))
+                    .and_then(|v| v.get_ref().as_bool())
+                    == Some(true)
+            })?;
+            Some((first.span().start, name.get_ref().to_string()))
+        })
+        .collect();
+    declared.sort();
+    declared.into_iter().map(|(_, name)| name).collect()
 }
 
 /// A value as written in the file, for messages.
@@ -1048,6 +1093,49 @@ command = "git status"
         assert_eq!(
             errors,
             vec!["hooks.toml:1:9: unknown moment \"PreTooluse\" (did you mean \"PreToolUse\"?)"]
+        );
+    }
+
+    #[test]
+    fn a_hook_may_declare_its_own_moment_wherever_it_is_written() {
+        let text = "[[hooks.PreToolUse]]\ncommand = \"x\"\n[[hooks.WorktreeCreate]]\ncommand = \"y\"\ndeclare_moment = true\n[[hooks.WorktreeCreate]]\ncommand = \"z\"\n";
+        let parsed = parse("hooks.toml", text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.extra_moments, ["WorktreeCreate"]);
+        assert_eq!(parsed.hooks[1].0, "WorktreeCreate");
+        assert_eq!(
+            parsed.hooks[1].1.len(),
+            2,
+            "the moment is declared for all its hooks"
+        );
+        // With `moments` too, it is declared once; `sequential` may name it.
+        let both =
+            format!("moments = [\"WorktreeCreate\"]\nsequential = [\"WorktreeCreate\"]\n{text}");
+        let parsed = parse("hooks.toml", &both).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.extra_moments, ["WorktreeCreate"]);
+        // On a known moment, or not a boolean: an error at the key. `false` declares nothing.
+        assert_eq!(
+            errors("[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"x\"\ndeclare_moment = true\n"),
+            [
+                "hooks.toml:4:1: hook \"a\": declare_moment: PreToolUse is already a known moment; remove it"
+            ]
+        );
+        for value in ["false", "\"yes\""] {
+            let errors = errors(&format!(
+                "[[hooks.X]]\ncommand = \"x\"\ndeclare_moment = {value}\n"
+            ));
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(errors[0].contains("unknown moment \"X\""), "{errors:?}");
+        }
+        assert_eq!(
+            errors(
+                "[[hooks.X]]\ncommand = \"x\"\ndeclare_moment = true\n[[hooks.X]]\ncommand = \"x\"\ndeclare_moment = 1\n"
+            ),
+            ["hooks.toml:6:18: hook \"X#2\": declare_moment must be true or false, not an integer"]
+        );
+        // A declared moment still takes no matcher.
+        assert!(
+            errors("[[hooks.X]]\nmatcher = \"a\"\ncommand = \"x\"\ndeclare_moment = true\n")[0]
+                .contains("has no field to match")
         );
     }
 

@@ -162,7 +162,10 @@ mod import {
             "{settings}"
         );
         assert!(settings.contains("# not converted: hooks.Stop[0].hooks[1] (type \"prompt\")"));
-        assert!(settings.contains("moments = [\"SubagentFinished\"]\n"));
+        assert!(
+            settings.contains("[[hooks.SubagentFinished]]\nname = \"codex-SubagentFinished-1\"\ndeclare_moment = true\n"),
+            "{settings}"
+        );
         let listing = check(dir.path(), &settings);
         assert!(listing.contains(": valid, 5 hooks\n"), "{listing}");
         lists(

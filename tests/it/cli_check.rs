@@ -251,6 +251,51 @@ fn file_owned_by_another_user_is_refused() {
     );
 }
 
+/// Issue 17: a hook scoped to `"claude"` would never run (no agent is called that); the file is refused
+/// at the name, with the name meant.
+#[test]
+fn an_agent_name_that_means_a_known_agent_is_an_error_with_the_name_meant() {
+    let c = invalid("[[hooks.PreToolUse]]\ncommand = \"true\"\nagents = [\"codex\", \"claude\"]\n");
+    assert_eq!(c.errors.len(), 1, "{}", c.stderr);
+    let (line, col, msg) = find(&c, &["unknown agent \"claude\""]);
+    assert_eq!((*line, *col), (3, 20), "{msg}");
+    assert!(
+        msg.contains("(did you mean \"claude-code\"?)"),
+        "no suggestion: {msg}"
+    );
+}
+
+/// Issue 17: an agent's own name for a moment is answered with the moment meant, not with advice to
+/// declare it (a declared `BeforeTool` would never be fired by `hookd relay`).
+#[test]
+fn an_agents_own_moment_name_is_answered_with_the_moment_meant() {
+    let c = invalid("[[hooks.BeforeTool]]\ncommand = \"true\"\n");
+    let (line, col, msg) = find(&c, &["unknown moment \"BeforeTool\""]);
+    assert_eq!((*line, *col), (1, 9), "{msg}");
+    assert!(
+        msg.contains("BeforeTool\": it is Gemini CLI's name for PreToolUse")
+            && msg.contains("write [[hooks.PreToolUse]]"),
+        "{msg}"
+    );
+    assert!(!msg.contains("moments = "), "advice to declare it: {msg}");
+}
+
+/// Issue 17: an empty file is refused by `check` as a reload refuses it (reload_live holds the reload's
+/// side); a file with only a comment is valid and has no hooks.
+#[test]
+fn an_empty_file_is_refused_and_a_comment_is_the_way_to_have_no_hooks() {
+    let c = invalid("");
+    let (line, col, msg) = find(&c, &["the file is empty"]);
+    assert_eq!((*line, *col), (1, 1), "{msg}");
+    assert!(msg.contains("write a comment in it"), "{msg}");
+
+    let sb = Sandbox::new();
+    sb.settings("# no hooks for now\n");
+    let c = check(&sb);
+    assert_eq!(c.code, 0, "stderr: {}", c.stderr);
+    assert!(c.stdout.contains("valid, 0 hooks"), "{}", c.stdout);
+}
+
 #[test]
 fn declared_moments_are_valid() {
     let body = "[[hooks.WorktreeCreate]]\nname = \"watch\"\ncommand = \"true\"\n";

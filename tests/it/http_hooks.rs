@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::time::Duration;
 
 use crate::common::*;
@@ -47,14 +47,29 @@ fn status_with_host(d: &Daemon, host: &str, body: &str) -> u16 {
     .status
 }
 
+/// Where the sandbox's daemon keeps its token: `hookd/http-token` in its state folder
+/// (`$XDG_STATE_HOME`, which the tests put beside the socket).
+fn token_path(sb: &Sandbox) -> std::path::PathBuf {
+    state_home_for(&sb.socket()).join("hookd/http-token")
+}
+
+/// The token in `path`, trimmed.
+fn read_token(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{path:?}: {e}"))
+        .trim()
+        .to_string()
+}
+
 /// The token the daemon made.
 fn token(d: &Daemon) -> String {
     // The daemon accepts on its socket a moment before it has written the token (the http listener
     // starts after the socket is bound): wait for it.
+    let path = token_path(&d.sb);
     wait_until(T, "the http token to be written", || {
-        std::fs::read_to_string(d.sb.p("run/http-token")).is_ok_and(|t| !t.trim().is_empty())
+        std::fs::read_to_string(&path).is_ok_and(|t| !t.trim().is_empty())
     });
-    d.sb.read("run/http-token").trim().to_string()
+    read_token(&path)
 }
 
 /// One HTTP response, as read off the wire.
@@ -430,24 +445,44 @@ fn a_host_that_is_not_loopback_gets_403() {
     }
 }
 
+/// The token survives a restart, and a logout or reboot too: it is kept in the state folder
+/// (`$XDG_STATE_HOME/hookd`), not in the runtime folder beside the socket, which a logout or a reboot
+/// erases (issue 17: the agents' `HOOKD_TOKEN` stopped working after one).
 #[test]
-fn the_token_file_is_private_kept_across_restarts_and_refused_when_others_can_read_it() {
+fn the_token_file_is_private_kept_across_restarts_and_reboots_and_refused_when_others_can_read_it()
+{
     let sb = Sandbox::new();
     sb.settings(HTTP_ON);
-    let token_file = sb.p("run/http-token");
+    // The state folder apart from the runtime folder (`run/`, the socket's), as on a real system.
+    let state_home = sb.p("state");
+    let serve = |log: &str| {
+        let mut cmd = serve_command(&sb, log);
+        cmd.env("XDG_STATE_HOME", &state_home);
+        cmd
+    };
+    let token_file = state_home.join("hookd/http-token");
     let first = {
-        let mut child = ChildGuard(serve_command(&sb, "first.log").spawn().expect("serve"));
+        let mut child = ChildGuard(serve("first.log").spawn().expect("serve"));
         wait_until(READY, "the first daemon's http listener", || {
             std::os::unix::net::UnixStream::connect(sb.socket()).is_ok() && token_file.exists()
         });
         let mode = std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "the token file's mode");
-        let token = sb.read("run/http-token").trim().to_string();
+        let folder = std::fs::metadata(token_file.parent().unwrap()).unwrap();
+        assert_eq!(
+            folder.permissions().mode() & 0o777,
+            0o700,
+            "its folder's mode"
+        );
+        let token = read_token(&token_file);
         assert_eq!(token.len(), 64, "{token:?}");
         stop_child(&mut child.0);
         token
     };
-    let mut second = ChildGuard(serve_command(&sb, "second.log").spawn().expect("serve"));
+    // A reboot: the runtime folder is gone.
+    std::fs::remove_dir_all(sb.p("run")).unwrap();
+    assert!(!sb.p("run/http-token").exists());
+    let mut second = ChildGuard(serve("second.log").spawn().expect("serve"));
     let mut status = Value::Null;
     wait_until(READY, "the second daemon's http listener", || {
         let Ok(stream) = std::os::unix::net::UnixStream::connect(sb.socket()) else {
@@ -461,15 +496,22 @@ fn the_token_file_is_private_kept_across_restarts_and_refused_when_others_can_re
         token_file.to_str().unwrap(),
         "status shows the token's path"
     );
+    assert_eq!(read_token(&token_file), first, "the token is reused");
+    let port = status["http"]["listen"]
+        .as_str()
+        .and_then(|l| l.rsplit_once(':'))
+        .and_then(|(_, p)| p.parse().ok())
+        .expect("the listener's port");
+    let body = pre_tool_use("Bash", "ls").to_string();
     assert_eq!(
-        sb.read("run/http-token").trim(),
-        first,
-        "the token is reused"
+        post_to(port, &first, "/hooks/claude-code", &body).status,
+        200,
+        "the token from before the reboot is taken"
     );
     stop_child(&mut second.0);
 
     std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let out = run_with_deadline(serve_command(&sb, "third.log"), None, T);
+    let out = run_with_deadline(serve("third.log"), None, T);
     assert_eq!(
         code(&out.status),
         1,
@@ -481,6 +523,22 @@ fn the_token_file_is_private_kept_across_restarts_and_refused_when_others_can_re
         log.contains("the http listener cannot start") && log.contains("mode 0640"),
         "{log}"
     );
+
+    // A state folder others can write to is refused, and no token is made in it.
+    std::fs::remove_file(&token_file).unwrap();
+    std::fs::set_permissions(
+        token_file.parent().unwrap(),
+        std::fs::Permissions::from_mode(0o777),
+    )
+    .unwrap();
+    let out = run_with_deadline(serve("fourth.log"), None, T);
+    assert_eq!(code(&out.status), 1, "a token folder others can write to");
+    assert!(
+        text(&out.stderr).contains("others could replace it"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!token_file.exists());
 }
 
 // ---- what is asked ------------------------------------------------------------------------------------
@@ -735,7 +793,7 @@ fn the_listener_is_off_by_default() {
     assert!(status["http"].get("listen").is_none(), "{status}");
     assert!(!listens_on_tcp(d.pid()), "the daemon listens on a TCP port");
     assert!(
-        !d.sb.p("run/http-token").exists(),
+        !token_path(&d.sb).exists(),
         "no token is made while the listener is off"
     );
 }
@@ -854,20 +912,19 @@ fn print_settings_http_writes_claude_code_http_hooks() {
     sb.settings("[http]\nlisten = \"127.0.0.1:8791\"\n");
     let config = sb.config();
     let socket = sb.socket();
-    let out = run_hookd(
-        &[
-            "relay",
-            "--print-settings",
-            "claude-code",
-            "--http",
-            "--config",
-            config.to_str().unwrap(),
-            "--socket",
-            socket.to_str().unwrap(),
-        ],
-        None,
-        T,
-    );
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args([
+        "relay",
+        "--print-settings",
+        "claude-code",
+        "--http",
+        "--config",
+        config.to_str().unwrap(),
+        "--socket",
+        socket.to_str().unwrap(),
+    ])
+    .env("XDG_STATE_HOME", state_home_for(&socket));
+    let out = run_with_deadline(cmd, None, T);
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
     let settings: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     let hook = &settings["hooks"]["PreToolUse"][0]["hooks"][0];
@@ -883,7 +940,7 @@ fn print_settings_http_writes_claude_code_http_hooks() {
     assert!(
         note.contains(&format!(
             "export HOOKD_TOKEN=\"$(cat {})\"",
-            sb.p("run/http-token").display()
+            token_path(&sb).display()
         )),
         "{note}"
     );
@@ -1162,7 +1219,7 @@ fn a_removed_token_is_made_anew_on_reload() {
     let old = token(&d);
     let body = pre_tool_use("Bash", "ls").to_string();
     assert_eq!(post_to(port, &old, "/hooks/claude-code", &body).status, 200);
-    std::fs::remove_file(d.sb.p("run/http-token")).unwrap();
+    std::fs::remove_file(token_path(&d.sb)).unwrap();
     assert_eq!(d.reload()["ok"], true);
     let new = token(&d);
     assert_ne!(new, old);
@@ -1201,11 +1258,15 @@ fn allow_non_loopback_changes_in_place() {
 /// instead of blocking forever on the open.
 #[test]
 fn a_fifo_in_place_of_the_token_or_the_lock_is_refused_at_once() {
-    for planted in ["run/http-token", "run/hookd.sock.lock"] {
+    for planted in ["run/state/hookd/http-token", "run/hookd.sock.lock"] {
         let sb = Sandbox::new();
         sb.settings(HTTP_ON);
-        std::fs::DirBuilder::new().create(sb.p("run")).unwrap();
-        std::fs::set_permissions(sb.p("run"), std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(sb.p("run/state/hookd"))
+            .unwrap();
+        assert_eq!(sb.p("run/state/hookd/http-token"), token_path(&sb));
         nix::unistd::mkfifo(
             &sb.p(planted),
             nix::sys::stat::Mode::from_bits_truncate(0o600),

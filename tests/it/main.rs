@@ -23,6 +23,10 @@ mod cli_check;
 mod cli_client;
 /// `status`, `reload` and `check` for people on a terminal, and for scripts.
 mod cli_for_people;
+/// `hookd import` appended to an existing file, its warnings, the timeouts it keeps.
+mod cli_import;
+/// `hookd install` over units that are there: edits kept unless --force; a --bin that cannot run.
+mod cli_install;
 /// `hookd completions` and `hookd man`: what a packaged command has.
 mod cli_packaging;
 /// `hookd setup AGENT`: hookd's hooks merged into each agent's own settings file, backed up, undone.

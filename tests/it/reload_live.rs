@@ -357,6 +357,64 @@ fn an_emptied_file_keeps_the_old_hooks() {
     expect_picked_up(&d, "v2", before);
 }
 
+/// Issue 17: `hookd check` and a reload say the same of an empty file, in the same words: it is refused
+/// (a reload keeps the last good settings), and a comment is the way to have no hooks.
+#[test]
+fn check_and_a_reload_refuse_an_empty_file_alike() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    sh(r#": > "$1""#, &[&d.config]);
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    let reload_error = status["last_reload"]["error"].as_str().unwrap_or_default();
+    assert_eq!(fire_adds(&d), ["v1"], "the empty file was taken");
+    let out = run_hookd(
+        &["check", "--config", d.config.to_str().unwrap()],
+        None,
+        SHOWS,
+    );
+    assert_eq!(code(&out.status), 1, "check took the empty file");
+    let stderr = text(&out.stderr);
+    let check_error = stderr.lines().next().unwrap_or_default();
+    assert_eq!(check_error, reload_error, "check and reload disagree");
+    assert!(
+        check_error.contains("write a comment in it"),
+        "{check_error}"
+    );
+
+    // The way it says: a comment, taken by both.
+    write_in_place(&d.config, "# no hooks for now\n");
+    wait_status(&d, "the commented file taken", |s| {
+        s["last_reload"]["ok"] == true && s["generation"].as_u64() > Some(before)
+    });
+    assert!(fire_adds(&d).is_empty());
+    let out = run_hookd(
+        &["check", "--config", d.config.to_str().unwrap()],
+        None,
+        SHOWS,
+    );
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+}
+
+/// An empty file at start-up is a file not written yet, as a missing one is: the daemon serves with no
+/// hooks (there are no last good settings to keep), says so in its log, and takes the file once written.
+#[test]
+fn an_empty_file_at_start_up_means_no_hooks_until_it_is_written() {
+    let sb = Sandbox::new();
+    sb.settings("");
+    let d = Daemon::start(sb);
+    assert!(fire_adds(&d).is_empty());
+    assert!(
+        d.log_text().contains("the settings file is empty"),
+        "{}",
+        d.log_text()
+    );
+    let before = generation(&d);
+    write_in_place(&d.config, &says("v1"));
+    expect_picked_up(&d, "v1", before);
+}
+
 #[test]
 fn reverting_to_the_settings_in_force_makes_no_new_generation() {
     let d = start_saying("v1");

@@ -17,7 +17,7 @@ use crate::sync::lock;
 /// The listener's part of the daemon's state.
 #[derive(Debug)]
 pub struct Control {
-    /// The bearer token's file, beside the socket; shown by `status`.
+    /// The bearer token's file, in the state folder; shown by `status`.
     pub token_path: PathBuf,
     /// The token requests must carry: read from `token_path` whenever the settings are applied.
     pub token: ArcSwapOption<Token>,

@@ -1,5 +1,9 @@
-//! The HTTP listener's bearer token: a secret in a 0600 file beside the socket, made on first use from
-//! the kernel's random bytes and reused after, so that an agent's settings keep working across restarts.
+//! The HTTP listener's bearer token: a secret in a 0600 file in hookd's state folder
+//! (`$XDG_STATE_HOME/hookd`, else `~/.local/state/hookd`), made on first use from the kernel's random
+//! bytes and reused after, so that an agent's settings and the `HOOKD_TOKEN` its shell exported keep
+//! working across daemon restarts, logouts and reboots. (It lived beside the socket, in
+//! `$XDG_RUNTIME_DIR`, which a logout or a reboot erases: every start after one made a new token, and
+//! the agents' one was refused.)
 //!
 //! Any local user can reach a loopback port; only the daemon's user can read the token file (its folder
 //! is 0700, the file 0600), so the token is what tells the user's agents from everyone else.
@@ -10,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use subtle::ConstantTimeEq;
 
-/// The token file's name, in the socket's folder (the runtime folder).
+/// The token file's name, in hookd's state folder.
 pub const FILE_NAME: &str = "http-token";
 
 /// Random bytes in a new token: 256 bits, written as 64 hex digits (plain ASCII, safe in a header and in
@@ -20,14 +24,17 @@ const RANDOM_BYTES: usize = 32;
 /// The shortest token accepted from an existing file: a hand-written one must still be hard to guess.
 const MIN_LEN: usize = 32;
 
-/// Where the token of a daemon on `socket` lives: an absolute path, since it is shown (by `status`, and
-/// in the `export` line of `--print-settings --http`) to be used from any folder.
-pub fn path_for(socket: &Path) -> PathBuf {
-    let socket = std::path::absolute(socket).unwrap_or_else(|_| socket.to_path_buf());
-    socket
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
+/// Where the token lives: in hookd's state folder, which survives a reboot; one token for the user's
+/// daemons. An absolute path, since it is shown (by `status`, and in the `export` line of
+/// `--print-settings --http`) to be used from any folder.
+pub fn default_path() -> PathBuf {
+    in_state_dir(&crate::paths::state_dir())
+}
+
+/// The token's path in the state folder `state_dir`.
+fn in_state_dir(state_dir: &Path) -> PathBuf {
+    std::path::absolute(state_dir)
+        .unwrap_or_else(|_| state_dir.to_path_buf())
         .join(FILE_NAME)
 }
 
@@ -141,9 +148,9 @@ impl Token {
     }
 }
 
-/// The token's folder must be this user's alone: in a folder others can write to (a socket given as
-/// `/tmp/x.sock` puts the token in `/tmp`), they could plant the file, or remove it and watch a new one
-/// being made. The default runtime folder is made 0700 by the daemon; a missing folder is made so.
+/// The token's folder must be this user's alone: in a folder others can write to (`XDG_STATE_HOME=/tmp`
+/// puts the token in `/tmp/hookd`, which another user may have made first), they could plant the file,
+/// or remove it and watch a new one being made. A missing folder is made 0700.
 fn check_folder(path: &Path) -> Result<(), String> {
     let folder = path
         .parent()
@@ -159,7 +166,7 @@ fn check_folder(path: &Path) -> Result<(), String> {
     if metadata.uid() != uid || mode & 0o022 != 0 {
         return Err(format!(
             "the http token would be kept in {}, a folder {} (mode {mode:04o}): others could replace it there; \
-             put the socket in a private folder (the default, $XDG_RUNTIME_DIR/hookd, is one)",
+             make it yours alone (chmod 700), or point $XDG_STATE_HOME at a private folder",
             folder.display(),
             if metadata.uid() != uid {
                 format!("that belongs to uid {}", metadata.uid())
@@ -181,14 +188,25 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
-    fn the_token_path_is_absolute_beside_the_socket() {
-        let path = path_for(Path::new("run/s.sock"));
+    fn the_token_path_is_absolute_in_the_state_folder() {
+        let path = in_state_dir(Path::new("state/hookd"));
         assert!(path.is_absolute(), "{path:?}");
-        assert!(path.ends_with("run/http-token"), "{path:?}");
+        assert!(path.ends_with("state/hookd/http-token"), "{path:?}");
         assert_eq!(
-            path_for(Path::new("/run/user/1/hookd/hookd.sock")),
-            Path::new("/run/user/1/hookd/http-token")
+            in_state_dir(Path::new("/home/me/.local/state/hookd")),
+            Path::new("/home/me/.local/state/hookd/http-token")
         );
+    }
+
+    #[test]
+    fn a_missing_folder_is_made_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/hookd").join(FILE_NAME);
+        Token::load_or_create(&path).unwrap();
+        for folder in [dir.path().join("state"), dir.path().join("state/hookd")] {
+            let mode = std::fs::metadata(&folder).unwrap().mode() & 0o777;
+            assert_eq!(mode, 0o700, "{folder:?}");
+        }
     }
 
     #[test]

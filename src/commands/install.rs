@@ -1,0 +1,261 @@
+//! `hookd install`: the systemd user units (`hookd.service`, `hookd.socket`) for a hookd binary.
+//!
+//! A unit the user edited (a `Environment=` line, another `RestartSec`) is theirs: it is left as it is,
+//! and the difference shown, unless `--force` says to replace it. A unit that is what this hookd would
+//! write, or differs from it only in the binary `ExecStart` runs (a reinstall with another `--bin`), is
+//! hookd's own, and is written.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.
+const SERVICE_UNIT: &str = include_str!("../../systemd/hookd.service");
+const SOCKET_UNIT: &str = include_str!("../../systemd/hookd.socket");
+
+pub fn install(
+    bin: Option<PathBuf>,
+    dir: Option<PathBuf>,
+    force: bool,
+) -> Result<ExitCode, String> {
+    let bin = match bin {
+        Some(bin) => {
+            let bin = std::path::absolute(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
+            if let Some(problem) = not_runnable(&bin) {
+                eprintln!(
+                    "warning: --bin {}: {problem}; hookd.service will fail to start until it is",
+                    bin.display()
+                );
+            }
+            bin
+        }
+        None => {
+            std::env::current_exe().map_err(|e| format!("cannot tell where this hookd is: {e}"))?
+        }
+    };
+    let bin_text = bin
+        .to_str()
+        .ok_or_else(|| format!("{}: not a UTF-8 path", bin.display()))?;
+    if bin_text.contains(char::is_whitespace) || bin_text.contains('%') {
+        return Err(format!(
+            "{bin_text}: a path with spaces or % cannot go in ExecStart as is; pass --bin"
+        ));
+    }
+    let dir = dir.unwrap_or_else(crate::paths::systemd_user_dir);
+    let service = service_unit(bin_text);
+    let units = [
+        (dir.join("hookd.service"), service.as_str()),
+        (dir.join("hookd.socket"), SOCKET_UNIT),
+    ];
+    // Every unit is looked at before any is written: never one replaced and the other refused.
+    let mut edited = Vec::new();
+    let mut plan = Vec::new();
+    for (path, text) in &units {
+        let existing = match std::fs::read_to_string(path) {
+            Ok(existing) => Some(existing),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        let state = match existing {
+            None => State::New,
+            Some(existing) if existing == *text => State::Same,
+            Some(existing) if without_exec_start(&existing) == without_exec_start(text) => {
+                State::OtherBinary
+            }
+            Some(existing) => {
+                if !force {
+                    eprintln!("{}", difference(path, &existing, text));
+                    edited.push(path.display().to_string());
+                }
+                State::Edited
+            }
+        };
+        plan.push((path, *text, state));
+    }
+    if !edited.is_empty() {
+        return Err(format!(
+            "not overwritten: {} differs from what this hookd writes (edited by hand?), as shown above; keep your edits, or pass --force to replace {}",
+            edited.join(" and "),
+            if edited.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (path, text, state) in plan {
+        if state == State::Same {
+            println!("unchanged {}", path.display());
+            continue;
+        }
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        match state {
+            State::Edited => println!("replaced {} (--force: your edits are gone)", path.display()),
+            _ => println!("wrote {}", path.display()),
+        }
+    }
+    println!(
+        "now run: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What is found where a unit goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No file yet.
+    New,
+    /// The very unit this hookd writes.
+    Same,
+    /// hookd's unit for another binary.
+    OtherBinary,
+    /// Anything else: the user's.
+    Edited,
+}
+
+/// Why `bin` cannot be what the service runs, if it cannot: a missing file, or one that is not an
+/// executable file (the user may be about to put it there, so this is a warning).
+fn not_runnable(bin: &Path) -> Option<&'static str> {
+    match std::fs::metadata(bin) {
+        Err(_) => Some("no such file"),
+        Ok(m) if !m.is_file() => Some("not a file"),
+        Ok(m) if m.permissions().mode() & 0o111 == 0 => Some("not executable"),
+        Ok(_) => None,
+    }
+}
+
+/// The service unit with `ExecStart` running `bin`.
+pub(super) fn service_unit(bin: &str) -> String {
+    SERVICE_UNIT
+        .lines()
+        .map(|line| {
+            if line.starts_with("ExecStart=") {
+                format!("ExecStart={bin} serve")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// A unit's lines but the `ExecStart` that runs `... serve`, the one line `install` fills in.
+fn without_exec_start(unit: &str) -> Vec<&str> {
+    unit.lines()
+        .filter(|line| {
+            !(line.starts_with("ExecStart=")
+                && line.ends_with(" serve")
+                && !line["ExecStart=".len()..line.len() - " serve".len()].contains(' '))
+        })
+        .collect()
+}
+
+/// How the unit at `path` differs from the one hookd writes, line by line (`-` yours, `+` hookd's),
+/// for the user to decide whether to keep their edits.
+fn difference(path: &Path, existing: &str, wanted: &str) -> String {
+    let mut out = format!(
+        "--- {} (as it is)\n+++ {} (as this hookd writes it)\n",
+        path.display(),
+        path.display()
+    );
+    // The changed lines, each with two lines around it; `...` for what is left out between.
+    const AROUND: usize = 2;
+    let lines = line_diff(existing, wanted);
+    let changed: Vec<usize> = (0..lines.len())
+        .filter(|&i| !lines[i].starts_with(' '))
+        .collect();
+    let mut last_shown = None;
+    for (i, line) in lines.iter().enumerate() {
+        if !changed.iter().any(|&c| c.abs_diff(i) <= AROUND) {
+            continue;
+        }
+        if last_shown.is_some_and(|last| last + 1 < i) {
+            out.push_str("...\n");
+        }
+        out.push_str(line);
+        out.push('\n');
+        last_shown = Some(i);
+    }
+    out.trim_end().to_string()
+}
+
+/// The lines of `old` and `new`, each marked ` ` (in both), `-` (only in old) or `+` (only in new), by
+/// their longest common run of lines. A unit is a few dozen lines: the square table costs nothing.
+fn line_diff(old: &str, new: &str) -> Vec<String> {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    // common[i][j]: the longest common run of a[i..] and b[j..].
+    let mut common = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            common[i][j] = if a[i] == b[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            out.push(format!(" {}", a[i]));
+            i += 1;
+            j += 1;
+        } else if i < a.len() && (j == b.len() || common[i + 1][j] >= common[i][j + 1]) {
+            out.push(format!("-{}", a[i]));
+            i += 1;
+        } else {
+            out.push(format!("+{}", b[j]));
+            j += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_installed_service_runs_the_given_binary() {
+        let unit = service_unit("/opt/hookd/bin/hookd");
+        assert!(
+            unit.contains("\nExecStart=/opt/hookd/bin/hookd serve\n"),
+            "{unit}"
+        );
+        assert_eq!(unit.matches("ExecStart=").count(), 1);
+        assert!(unit.contains("Type=notify") && unit.contains("ExecReload=kill -HUP $MAINPID"));
+    }
+
+    #[test]
+    fn a_unit_for_another_binary_is_hookds_own_and_an_edited_one_is_not() {
+        let ours = service_unit("/usr/bin/hookd");
+        let other = service_unit("/opt/hookd");
+        assert_eq!(without_exec_start(&ours), without_exec_start(&other));
+        let edited = other.replace("RestartSec=1s", "RestartSec=5s");
+        assert_ne!(without_exec_start(&ours), without_exec_start(&edited));
+        // An ExecStart with more than the binary (a flag added) is an edit too.
+        let flagged = other.replace("/opt/hookd serve", "/opt/hookd serve --config /x");
+        assert_ne!(without_exec_start(&ours), without_exec_start(&flagged));
+    }
+
+    #[test]
+    fn the_difference_shows_the_changed_lines_and_two_around_each() {
+        let old: String = (1..=12).map(|n| format!("{n}\n")).collect();
+        let new = old.replace("3\n", "three\n").replace("11\n", "eleven\n");
+        assert_eq!(
+            difference(Path::new("u"), &old, &new),
+            "--- u (as it is)\n+++ u (as this hookd writes it)\n 1\n 2\n-3\n+three\n 4\n 5\n...\n 9\n 10\n-11\n+eleven\n 12"
+        );
+    }
+
+    #[test]
+    fn the_difference_marks_each_changed_line() {
+        assert_eq!(
+            line_diff("a\nb\nc\n", "a\nB\nc\nd\n"),
+            [" a", "-b", "+B", " c", "+d"]
+        );
+        assert_eq!(line_diff("x\n", "x\n"), [" x"]);
+        assert_eq!(line_diff("", "y\n"), ["+y"]);
+        assert_eq!(line_diff("y\n", ""), ["-y"]);
+    }
+}
