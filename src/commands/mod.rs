@@ -418,17 +418,22 @@ fn for_people(json: bool) -> Option<bool> {
     (!json && std::io::stdout().is_terminal()).then(|| render::colour_wanted(true))
 }
 
+/// For scripts: the response line as it came, the error (if it is one) said there only, exit 1.
+fn for_scripts(line: &str, ok: bool) -> ExitCode {
+    println!("{line}");
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 /// `hookd status`; `people` is `Some(colour)` to print for people.
 fn status(socket: &Path, people: Option<bool>) -> Result<ExitCode, String> {
     let response = client::request(socket, &Asking::Status { id: 1 }, Some(ADMIN_TIMEOUT))?;
     let read = response.read::<StatusResponse>()?;
     let Some(colour) = people else {
-        println!("{}", response.line);
-        return Ok(if read.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        });
+        return Ok(for_scripts(&response.line, read.is_ok()));
     };
     match read {
         Ok(status) => {
@@ -447,12 +452,7 @@ fn reload(socket: &Path, people: Option<bool>) -> Result<ExitCode, String> {
     let response = client::request(socket, &Asking::Reload { id: 1 }, Some(ADMIN_TIMEOUT))?;
     let read = response.read::<ReloadResponse>()?;
     let Some(colour) = people else {
-        println!("{}", response.line);
-        return Ok(if read.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        });
+        return Ok(for_scripts(&response.line, read.is_ok()));
     };
     match read {
         Ok(reloaded) => {
