@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
 # approve-read-only.py: a hookd hook for PreToolUse, matcher "Bash".
 #
-# Reads the event (one line of JSON) on stdin, takes tool_input.command, and approves shell commands that
-# only read, so that the agent runs them without asking you first. It prints
+# Takes tool_input.command from the event and approves shell commands that only read, so that the agent
+# runs them without asking you first, with the answer
 #
 #   {"allow": "read-only command"}
 #
-# and exits 0. For anything else it prints nothing and exits 0: it says nothing, and the agent's normal
-# permission flow decides (it asks you, or its own rules let the command run). It never refuses.
+# For anything else it says nothing: the agent's normal permission flow decides (it asks you, or its own
+# rules let the command run). It never refuses.
+#
+# Two ways to run it, one set of rules:
+#   --worker   hookd's worker protocol (docs/settings.md, "The worker protocol"), as config/hooks.toml runs
+#              it: started once, it reads one event per line on stdin and writes one line per event on
+#              stdout, {"hookd_id": N} to say nothing or {"hookd_id": N, "allow": "read-only command"}, N
+#              being the event's own number. Python starts once, not on every shell command.
+#   --once     (or no argument) one-shot, as any agent runs a command hook: the event on stdin (to its
+#              end); it prints {"allow": "read-only command"} or nothing, and exits 0. For an agent's own
+#              hook settings, or a `command` hook of hookd's. Python starts on every call then: tens of
+#              milliseconds each.
 #
 # Approved, alone or joined by && or | (every part must be one of these):
 #   ls [options] [PATH...]                        pwd [-L|-P]
@@ -34,18 +44,26 @@
 # file can be read-only and still hold secrets: cat .env is inside the project, and approved.
 #
 # Needs: python3 (standard library only). Fail-safe: input that is not an event, or any error in the
-# script itself, prints nothing.
+# script itself, approves nothing. One-shot, it prints nothing then (an error in the script writes its
+# traceback on stderr). As a worker it still answers every line, so that no answer lands on the wrong
+# event: a line it cannot read gets {"hookd_id": N} (N when it can be found at the line's start, else
+# {}), saying nothing, never an allow, and a line on stderr (hookd's log) says why; a blank line is no
+# event and gets no answer. A worker that dies or hangs fails the hook, and on_failure = "ignore" (the
+# example settings) leaves the agent to ask, as without the hook.
 #
 # Try it:
 #   echo '{"cwd":"'"$PWD"'","tool_name":"Bash","tool_input":{"command":"git status && ls -la"}}' \
 #     | python3 approve-read-only.py
 #   (then "cat /etc/passwd" instead: nothing is printed)
+#   echo '{"hookd_id":1,"cwd":"'"$PWD"'","tool_name":"Bash","tool_input":{"command":"ls"}}' \
+#     | python3 approve-read-only.py --worker
 
 import fnmatch
 import json
 import os
 import re
 import sys
+import traceback
 
 ANSWER = {"allow": "read-only command"}
 
@@ -393,15 +411,74 @@ def judge(event):
     return ANSWER
 
 
-def main():
+def judged(read_event, unreadable):
+    """judge() of the event read_event() gives, never raising: an event that cannot be read (then
+    unreadable(error) is called) or an error in the checks (its traceback goes to stderr) approves
+    nothing."""
     try:
-        answer = judge(json.loads(sys.stdin.buffer.read() or b"null"))
-    except Exception:  # noqa: BLE001 - whatever went wrong, the hook says nothing: the normal flow decides
-        return 0
+        event = read_event()
+    except ValueError as e:  # not JSON, or not UTF-8
+        unreadable(e)
+        return None
+    try:
+        return judge(event)
+    except Exception:  # noqa: BLE001 - a bug in the checks: say nothing, the normal flow decides
+        traceback.print_exc(file=sys.stderr)
+        return None
+
+
+HOOKD_ID = re.compile(rb'^\s*\{\s*"hookd_id"\s*:\s*(\d+)')
+
+
+def worker():
+    """One answer line per event line, in order, each echoing the event's hookd_id, until stdin ends."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout
+    while True:
+        line = stdin.readline()
+        if not line:
+            return 0
+        if not line.strip():
+            continue  # not an event; hookd never sends one, and an answer to it would be out of step
+        parsed = {}
+
+        def read():
+            parsed["event"] = json.loads(line)
+            return parsed["event"]
+
+        def unreadable(e):
+            sys.stderr.write(f"approve-read-only: an event could not be read ({e}); it approved nothing\n")
+            sys.stderr.flush()
+
+        allow = judged(read, unreadable)
+        event = parsed.get("event")
+        answer = {}
+        if isinstance(event, dict) and "hookd_id" in event:
+            answer["hookd_id"] = event["hookd_id"]
+        elif HOOKD_ID.match(line):  # an event that would not parse still names itself, at the start
+            answer["hookd_id"] = int(HOOKD_ID.match(line).group(1))
+        if isinstance(event, dict) and allow is not None:
+            answer.update(allow)
+        stdout.write(json.dumps(answer) + "\n")
+        stdout.flush()
+
+
+def once():
+    """A command hook: the event is all of stdin; the answer, or nothing, on stdout; exit 0."""
+    answer = judged(lambda: json.loads(sys.stdin.buffer.read() or b"null"), lambda e: None)
     if answer is not None:
         sys.stdout.write(json.dumps(answer) + "\n")
     return 0
 
 
+def main(argv):
+    if argv == ["--worker"]:
+        return worker()
+    if argv in ([], ["--once"]):
+        return once()
+    sys.stderr.write(f"approve-read-only: unknown arguments {' '.join(argv)!r}: give --worker (a hookd worker"
+                     " hook) or nothing (a command hook)\n")
+    return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

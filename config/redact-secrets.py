@@ -1,15 +1,23 @@
 #!/usr/bin/env python3
 # redact-secrets.py: a hookd hook for PostToolUse, any tool.
 #
-# Reads the event (one line of JSON) on stdin and looks for secrets in tool_response, what the tool gave
-# back: every string in it, whatever its shape (a string; an object or array of strings, nested, as
+# Looks for secrets in the event's tool_response, what the tool gave back: every string in it, whatever its shape (a string; an object or array of strings, nested, as
 # Claude Code's {"stdout": ..., "stderr": ...} for Bash). Each secret found is replaced by
 # [REDACTED:KIND], and the hook prints the whole tool_response back, in the same shape, as
 #
 #   {"output": {"stdout": "AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key]\n", "stderr": "", ...}}
 #
-# so that the model sees it redacted. When nothing was found it prints nothing (says nothing). Object keys,
-# numbers, booleans and null are kept as they are.
+# so that the model sees it redacted. When nothing was found it says nothing. Object keys, numbers,
+# booleans and null are kept as they are.
+#
+# Two ways to run it, one set of patterns:
+#   --worker   hookd's worker protocol (docs/settings.md, "The worker protocol"), as config/hooks.toml runs
+#              it: started once, it reads one event per line on stdin and writes one line per event on
+#              stdout, {"hookd_id": N} to say nothing or {"hookd_id": N, "output": ...}, N being the
+#              event's own number. Python starts once, not on every tool call.
+#   --once     (or no argument) one-shot, as any agent runs a command hook: the event on stdin (to its
+#              end); it prints {"output": ...} or nothing, and exits 0. For an agent's own hook settings,
+#              or a `command` hook of hookd's. Python starts on every call then: tens of milliseconds each.
 #
 # Found (KIND):
 #   private-key      -----BEGIN ... PRIVATE KEY----- up to its END line (or the end of the text, when cut)
@@ -32,16 +40,31 @@
 # keep secrets out of the project rather than count on this. Before PostToolUse the tool has run: this
 # hides the output from the model, not from the tool.
 #
-# Needs: python3 (standard library only). Fail-safe: input that is not an event, or any error in the
-# script itself, prints nothing.
+# Needs: python3 (standard library only).
+#
+# When it cannot look, it never answers as if the output were clean or redacted:
+#   one-shot   input that is not JSON (or not an object) is no event: it prints nothing. An error in the
+#              script itself (a bug, an output nested too deep) exits 1 with the error on stderr: the hook
+#              failed, and its on_failure decides, "ignore" passing the output as it is and "refuse"
+#              withholding it.
+#   worker     it answers every line, so that no answer lands on the wrong event, and a line it cannot
+#              read (not JSON, not an object), or an error of its own, is answered by withholding the
+#              output: {"hookd_id": N, "refused": REASON, "output": "[redact-secrets withheld this tool's
+#              output: ...]"} (N when it can be found at the line's start), the model shown that notice
+#              instead of what it could not check, whatever on_failure says (a worker has no way to fail
+#              one event alone), and the error on stderr (hookd's log). A blank line is no event and gets
+#              no answer. A worker that dies or hangs fails the hook: on_failure decides, as for a one-shot.
 #
 # Try it:
 #   echo '{"tool_name":"Bash","tool_response":{"stdout":"token=abc123\n","stderr":""}}' \
 #     | python3 redact-secrets.py
+#   echo '{"hookd_id":1,"tool_name":"Bash","tool_response":{"stdout":"token=abc123\n"}}' \
+#     | python3 redact-secrets.py --worker
 
 import json
 import re
 import sys
+import traceback
 
 NAMES = (r"(?:password|passwd|passphrase|token|secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key"
          r"|private[_-]?key)")
@@ -144,7 +167,8 @@ def answer(event):
     return {"output": redacted}
 
 
-def main():
+def once():
+    """A command hook: the event is all of stdin; the answer, or nothing, on stdout."""
     try:
         event = json.loads(sys.stdin.buffer.read() or b"null")
     except ValueError:
@@ -159,5 +183,60 @@ def main():
     return 0
 
 
+def withheld(why):
+    """The answer of a worker that could not look at an output: the model is shown a notice instead."""
+    why = " ".join(why.split())[:200]
+    return {
+        "refused": f"redact-secrets could not check this tool's output for secrets ({why}), so it is withheld"
+                   " from you; tell the user, who can read it where the tool ran",
+        "output": f"[redact-secrets withheld this tool's output: it could not be checked for secrets ({why})]",
+    }
+
+
+HOOKD_ID = re.compile(rb'^\s*\{\s*"hookd_id"\s*:\s*(\d+)')
+
+
+def worker():
+    """One answer line per event line, in order, each echoing the event's hookd_id, until stdin ends."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout
+    while True:
+        line = stdin.readline()
+        if not line:
+            return 0
+        if not line.strip():
+            continue  # not an event; hookd never sends one, and an answer to it would be out of step
+        event = None
+        try:
+            event = json.loads(line)
+            if not isinstance(event, dict):
+                raise ValueError("the event is not a JSON object")
+            result = answer(event) or {}
+        except ValueError as e:  # not JSON, not UTF-8, not an object
+            sys.stderr.write(f"redact-secrets: an event could not be read ({e}); its output was withheld\n")
+            result = withheld(f"the event could not be read: {e}")
+        except Exception as e:  # noqa: BLE001 - a bug, or an output nested too deep: withhold, never pass
+            traceback.print_exc(file=sys.stderr)
+            result = withheld(f"{type(e).__name__}: {e}")
+        sys.stderr.flush()
+        reply = {}
+        if isinstance(event, dict) and "hookd_id" in event:
+            reply["hookd_id"] = event["hookd_id"]
+        elif HOOKD_ID.match(line):  # an event that would not parse still names itself, at the start
+            reply["hookd_id"] = int(HOOKD_ID.match(line).group(1))
+        reply.update(result)
+        stdout.write(json.dumps(reply) + "\n")
+        stdout.flush()
+
+
+def main(argv):
+    if argv == ["--worker"]:
+        return worker()
+    if argv in ([], ["--once"]):
+        return once()
+    sys.stderr.write(f"redact-secrets: unknown arguments {' '.join(argv)!r}: give --worker (a hookd worker"
+                     " hook) or nothing (a command hook)\n")
+    return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

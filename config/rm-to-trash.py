@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # rm-to-trash.py: a hookd hook for PreToolUse, matcher "Bash".
 #
-# Reads the event (one line of JSON) on stdin, takes tool_input.command, and when it is one plain rm,
-# rewrites it to move what it names into a trash folder instead, where you can take it back:
+# Takes tool_input.command from the event and, when it is one plain rm, rewrites it to move what it names
+# into a trash folder instead, where you can take it back:
 #
 #   rm -rf build "my notes.txt"
 #   -> {"input": {"command": "mkdir -p -- /abs/project/.trash/20261201T061500.123456Z && mv -- build
@@ -30,19 +30,38 @@
 # rm of a folder without -r, which rm refuses, is moved; and the agent sees mv's messages, not rm's (and
 # no -i prompts). Turn it on where taking files back matters more.
 #
+# Two ways to run it, one set of rules:
+#   --worker   hookd's worker protocol (docs/settings.md, "The worker protocol"): started once, it reads one
+#              event per line on stdin and writes one line per event on stdout, {"hookd_id": N} to say
+#              nothing or {"hookd_id": N, "input": {...}}, N being the event's own number. Python starts
+#              once, not on every shell command. config/hooks.toml runs it so, when it is turned on.
+#   --once     (or no argument) one-shot, as any agent runs a command hook: the event on stdin (to its
+#              end); it prints {"input": {...}} or nothing, and exits 0. For an agent's own hook settings,
+#              or a `command` hook of hookd's. Python starts on every call then: tens of milliseconds each.
+# HOOKD_TRASH is read for each rm, from the environment the process started with (hookd restarts a
+# worker when the hook's env changes).
+#
 # Needs: python3 (standard library only). Fail-safe: input that is not an event, or any error in the
-# script itself, prints nothing.
+# script itself, rewrites nothing: the rm runs as written. One-shot, it prints nothing then (an error in
+# the script writes its traceback on stderr). As a worker it still answers every line, so that no answer
+# lands on the wrong event: a line it cannot read gets {"hookd_id": N} (N when it can be found at the
+# line's start, else {}), saying nothing, and a line on stderr (hookd's log) says why; a blank line is no
+# event and gets no answer.
 #
 # Try it:
 #   echo '{"cwd":"'"$PWD"'","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}' \
 #     | python3 rm-to-trash.py
+#   echo '{"hookd_id":1,"cwd":"'"$PWD"'","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}' \
+#     | python3 rm-to-trash.py --worker
 
 import glob
 import json
 import os
+import re
 import shlex
 import sys
 import time
+import traceback
 
 RM = {"rm", "/bin/rm", "/usr/bin/rm"}
 SHORT_OPTIONS = set("rRfiIvd")
@@ -258,15 +277,74 @@ def rewrite(event):
     return {"input": {"command": f"mkdir -p -- {quoted_trash} && mv -- {moved} {quoted_trash}/"}}
 
 
-def main():
+def judged(read_event, unreadable):
+    """rewrite() of the event read_event() gives, never raising: an event that cannot be read (then
+    unreadable(error) is called) or an error in the script (its traceback goes to stderr) rewrites
+    nothing."""
     try:
-        answer = rewrite(json.loads(sys.stdin.buffer.read() or b"null"))
-    except Exception:  # noqa: BLE001 - whatever went wrong, the hook says nothing: the rm runs as written
-        return 0
+        event = read_event()
+    except ValueError as e:  # not JSON, or not UTF-8
+        unreadable(e)
+        return None
+    try:
+        return rewrite(event)
+    except Exception:  # noqa: BLE001 - a bug: say nothing, the rm runs as written
+        traceback.print_exc(file=sys.stderr)
+        return None
+
+
+HOOKD_ID = re.compile(rb'^\s*\{\s*"hookd_id"\s*:\s*(\d+)')
+
+
+def worker():
+    """One answer line per event line, in order, each echoing the event's hookd_id, until stdin ends."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout
+    while True:
+        line = stdin.readline()
+        if not line:
+            return 0
+        if not line.strip():
+            continue  # not an event; hookd never sends one, and an answer to it would be out of step
+        parsed = {}
+
+        def read():
+            parsed["event"] = json.loads(line)
+            return parsed["event"]
+
+        def unreadable(e):
+            sys.stderr.write(f"rm-to-trash: an event could not be read ({e}); it rewrote nothing\n")
+            sys.stderr.flush()
+
+        rewritten = judged(read, unreadable)
+        event = parsed.get("event")
+        answer = {}
+        if isinstance(event, dict) and "hookd_id" in event:
+            answer["hookd_id"] = event["hookd_id"]
+        elif HOOKD_ID.match(line):  # an event that would not parse still names itself, at the start
+            answer["hookd_id"] = int(HOOKD_ID.match(line).group(1))
+        if isinstance(event, dict) and rewritten is not None:
+            answer.update(rewritten)
+        stdout.write(json.dumps(answer) + "\n")
+        stdout.flush()
+
+
+def once():
+    """A command hook: the event is all of stdin; the rewrite, or nothing, on stdout; exit 0."""
+    answer = judged(lambda: json.loads(sys.stdin.buffer.read() or b"null"), lambda e: None)
     if answer is not None:
         sys.stdout.write(json.dumps(answer) + "\n")
     return 0
 
 
+def main(argv):
+    if argv == ["--worker"]:
+        return worker()
+    if argv in ([], ["--once"]):
+        return once()
+    sys.stderr.write(f"rm-to-trash: unknown arguments {' '.join(argv)!r}: give --worker (a hookd worker hook)"
+                     " or nothing (a command hook)\n")
+    return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -2,8 +2,10 @@
 //! run as hookd runs them: a real `python3` process with the event as one line of JSON on stdin, its
 //! answer read from stdout. Each test holds one promise of a script's header comment: what it answers,
 //! the look-alikes it must leave alone (it prints nothing then), and for rm-to-trash that the rewritten
-//! command really moves the files. Then the example settings with them, checked by `hookd check`, and
-//! the three run by a real daemon without failing.
+//! command really moves the files. Then the example settings with them, checked by `hookd check`; the
+//! three as the real config/hooks.toml runs them, workers of a real daemon: one process each across
+//! fires, a killed one replaced and the fires after it answered as before; and each worker's answers to
+//! lines it cannot read, which never approve, rewrite, or pass an output unchecked.
 //!
 //! python3 is not checked for (tests/it/common/require.rs): the tests cannot do without it, and
 //! spawning it fails them, loudly.
@@ -14,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 use crate::common::*;
@@ -653,6 +657,9 @@ fn config_copy() -> Sandbox {
     let sb = Sandbox::new();
     for entry in fs::read_dir(CONFIG).unwrap() {
         let path = entry.unwrap().path();
+        if path.is_dir() {
+            continue; // a __pycache__ of a local run
+        }
         let to = sb.config_dir().join(path.file_name().unwrap());
         fs::copy(&path, &to).unwrap();
         let mode = if path.extension().is_some_and(|e| e == "toml") {
@@ -696,38 +703,285 @@ fn the_example_scripts_are_executable_and_in_the_example_settings() {
             .find(|l| l.trim_start().starts_with(&format!("{name} ")))
             .unwrap_or_else(|| panic!("{name} not listed: {listing}"));
         assert!(line.contains(line_has), "{line}");
+        let worker = format!("worker [\"./{name}.py\", \"--worker\"] x1");
+        assert!(line.contains(&worker), "{name} is not a worker: {line}");
     }
 }
 
-#[test]
-fn a_daemon_runs_the_three_scripts_without_a_failure() {
-    // The scripts under hookd: started by their #! line through the shell, in the event's cwd, their
-    // answers read as JSON. (What the daemon makes of allow, input and output is the engine's to test.)
-    let sb = config_copy();
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"approve-read-only\"\nmatcher = \"Bash\"\n\
-         command = '\"$HOOKD_CONFIG_DIR/approve-read-only.py\"'\n\n\
-         [[hooks.PreToolUse]]\nname = \"rm-to-trash\"\nmatcher = \"Bash\"\n\
-         command = '\"$HOOKD_CONFIG_DIR/rm-to-trash.py\"'\n\n\
-         [[hooks.PostToolUse]]\nname = \"redact-secrets\"\n\
-         command = '\"$HOOKD_CONFIG_DIR/redact-secrets.py\"'\n",
-    );
-    fs::create_dir(sb.p("proj")).unwrap();
-    let cwd = sb.p("proj").to_str().unwrap().to_string();
-    let d = Daemon::start(sb);
-    for command in ["ls -la", "rm -rf build", "echo hi"] {
-        let resp = d.fire("PreToolUse", bash_in(&cwd, command));
-        assert_eq!(resp["refused"], false, "{command}: {resp}");
-        for name in ["approve-read-only", "rm-to-trash"] {
-            let h = hook(&resp, name);
-            assert_ne!(h["outcome"], "failed", "{command}: {h}");
-            assert_eq!(h["exit"], 0, "{command}: {h}");
+/// A daemon on a copy of config/ as it stands (the example settings and every script), with rm-to-trash
+/// turned on in the copy, and a project `proj` holding `build/` and `notes.txt`.
+struct Examples {
+    d: Daemon,
+    cwd: String,
+}
+
+impl Examples {
+    fn start() -> Examples {
+        let sb = config_copy();
+        let settings = fs::read_to_string(sb.config()).unwrap();
+        let (before, after) = settings.split_once("name = \"rm-to-trash\"").unwrap();
+        assert!(
+            after.contains("\nenabled = false\n"),
+            "rm-to-trash is on already"
+        );
+        let after = after.replacen("\nenabled = false\n", "\nenabled = true\n", 1);
+        fs::write(
+            sb.config(),
+            format!("{before}name = \"rm-to-trash\"{after}"),
+        )
+        .unwrap();
+        fs::create_dir_all(sb.p("proj/build")).unwrap();
+        fs::write(sb.p("proj/notes.txt"), "hi\n").unwrap();
+        let cwd = sb.p("proj").to_str().unwrap().to_string();
+        Examples {
+            d: Daemon::start(sb),
+            cwd,
         }
     }
-    let mut event = post(json!({"stdout": "AKIAIOSFODNN7EXAMPLE", "stderr": ""}));
-    event["cwd"] = json!(cwd);
-    let resp = d.fire("PostToolUse", event);
-    let h = hook(&resp, "redact-secrets");
-    assert_ne!(h["outcome"], "failed", "{h}");
-    assert_eq!(h["exit"], 0, "{h}");
+
+    /// The one worker of hook `name` in `status`, running: its pid.
+    fn worker_pid(&self, name: &str) -> i32 {
+        let status = self.d.status();
+        let slots = status["workers"][name]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} is no worker: {status}"));
+        assert_eq!(slots.len(), 1, "{status}");
+        assert_eq!(slots[0]["state"], "running", "{status}");
+        slots[0]["pid"].as_i64().expect("a pid") as i32
+    }
+
+    fn bash(&self, command: &str) -> Value {
+        self.d.fire("PreToolUse", bash_in(&self.cwd, command))
+    }
+
+    fn post(&self, stdout: &str) -> Value {
+        let mut event = post(json!({"stdout": stdout, "stderr": ""}));
+        event["cwd"] = json!(self.cwd);
+        self.d.fire("PostToolUse", event)
+    }
+
+    /// Fires what each of the three answers and checks the answer: approve-read-only allows `ls -la`,
+    /// rm-to-trash rewrites `rm -rf build`, redact-secrets redacts a key and says nothing of clean output.
+    /// `failed` lists hooks allowed to have failed instead (a worker just killed).
+    fn expect_answers(&self, failed: &[&str]) {
+        let may_fail = |name: &str, h: &Value| failed.contains(&name) && h["outcome"] == "failed";
+        let resp = self.bash("ls -la");
+        let h = hook(&resp, "approve-read-only");
+        if !may_fail("approve-read-only", h) {
+            assert_eq!(h["outcome"], "allowed", "{resp}");
+            assert_eq!(resp["permission"], "allow", "{resp}");
+        }
+        let h = hook(&resp, "rm-to-trash");
+        assert!(
+            may_fail("rm-to-trash", h) || h["outcome"] == "nothing",
+            "{resp}"
+        );
+
+        let resp = self.bash("rm -rf build");
+        assert_eq!(resp["refused"], false, "{resp}");
+        let h = hook(&resp, "approve-read-only");
+        assert!(
+            may_fail("approve-read-only", h) || h["outcome"] == "nothing",
+            "{resp}"
+        );
+        let h = hook(&resp, "rm-to-trash");
+        if !may_fail("rm-to-trash", h) {
+            assert_eq!(h["outcome"], "rewrote", "{resp}");
+            let command = resp["input"]["command"].as_str().unwrap_or_default();
+            let trash = format!("mkdir -p -- {}/.trash/", self.cwd);
+            assert!(
+                command.starts_with(&trash) && command.contains(" && mv -- build "),
+                "{resp}"
+            );
+        }
+
+        let resp = self.post("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n");
+        let h = hook(&resp, "redact-secrets");
+        if !may_fail("redact-secrets", h) {
+            assert_eq!(h["outcome"], "rewrote", "{resp}");
+            assert_eq!(
+                resp["output"]["stdout"], "AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key]\n",
+                "{resp}"
+            );
+        }
+        let resp = self.post("nothing secret here\n");
+        let h = hook(&resp, "redact-secrets");
+        if !may_fail("redact-secrets", h) {
+            assert_eq!(h["outcome"], "nothing", "{resp}");
+            assert!(resp.get("output").is_none(), "{resp}");
+        }
+    }
+}
+
+const WORKERS: [(&str, &str); 3] = [
+    ("approve-read-only", APPROVE),
+    ("rm-to-trash", TRASH),
+    ("redact-secrets", REDACT),
+];
+
+/// The example settings run the three as workers: one process each, started with the settings, answers
+/// fire after fire as the one-shot scripts do.
+#[test]
+fn the_example_settings_run_the_three_scripts_as_workers() {
+    let e = Examples::start();
+    let pids: Vec<i32> = WORKERS.iter().map(|(name, _)| e.worker_pid(name)).collect();
+    for _ in 0..5 {
+        e.expect_answers(&[]);
+    }
+    let after: Vec<i32> = WORKERS.iter().map(|(name, _)| e.worker_pid(name)).collect();
+    assert_eq!(after, pids, "a worker was replaced");
+    // Read once they answered: a pid just started may not have exec'd the script yet.
+    for ((_, script), pid) in WORKERS.iter().zip(&pids) {
+        let cmdline = fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap();
+        assert!(
+            cmdline.contains(&format!("{script}\0--worker")),
+            "{cmdline:?}"
+        );
+    }
+}
+
+/// A worker killed is started again, and the fires after it are answered as before; the fire that found
+/// it dead fails (on_failure "ignore": the agent goes on as without the hook), never a wrong answer.
+#[test]
+fn a_killed_example_worker_is_replaced_and_answers_again() {
+    let e = Examples::start();
+    for (name, _) in WORKERS {
+        let pid = e.worker_pid(name);
+        kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+        e.expect_answers(&[name]);
+        wait_until(T, &format!("a new {name} worker"), || {
+            let status = e.d.status();
+            let slot = &status["workers"][name][0];
+            slot["state"] == "running" && slot["pid"].as_i64().is_some_and(|p| p as i32 != pid)
+        });
+        e.expect_answers(&[]);
+    }
+}
+
+/// Runs `config/SCRIPT --worker` with `lines` on stdin; returns (exit code, the answers, stderr).
+fn run_worker(script: &str, lines: &[&str]) -> (i32, Vec<Value>, String) {
+    let mut cmd = Command::new("python3");
+    cmd.arg(Path::new(CONFIG).join(script))
+        .arg("--worker")
+        .env_remove("HOOKD_TRASH");
+    let out = run_with_deadline(cmd, Some(&(lines.join("\n") + "\n")), T);
+    let answers = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{script}: {e}: {l}")))
+        .collect();
+    (code(&out.status), answers, text(&out.stderr))
+}
+
+/// Lines that are no event: not JSON, a cut event that names its hookd_id, an array, a blank line.
+const UNREADABLE: [&str; 4] = [
+    "not json",
+    "{\"hookd_id\": 7, \"tool_input\": {\"command\": \"ls\"",
+    "[1, 2]",
+    "",
+];
+
+/// Each line that is no event gets one well-formed answer (a blank line none, or every later answer would
+/// be one behind), carrying its hookd_id where it can be found, and saying nothing: no approval, no
+/// rewrite. The events after them are answered as ever.
+#[test]
+fn the_approver_and_the_trash_workers_say_nothing_to_lines_they_cannot_read() {
+    let p = Project::new();
+    let event = |id: i64, command: &str| {
+        let mut event = p.bash(command);
+        event["hookd_id"] = json!(id);
+        event.to_string()
+    };
+    for (script, good, answer) in [
+        (APPROVE, "cat notes", "allow"),
+        (TRASH, "rm notes", "input"),
+    ] {
+        let (good, other) = (event(8, good), event(9, "echo hi"));
+        let lines: Vec<&str> = UNREADABLE
+            .iter()
+            .copied()
+            .chain([good.as_str(), other.as_str()])
+            .collect();
+        let (code, answers, stderr) = run_worker(script, &lines);
+        assert_eq!(code, 0, "{script}: {stderr}");
+        assert_eq!(answers.len(), 5, "{script}: {answers:?}");
+        assert_eq!(
+            answers[..3],
+            [json!({}), json!({"hookd_id": 7}), json!({})],
+            "{script}"
+        );
+        assert_eq!(answers[3]["hookd_id"], 8, "{script}");
+        assert!(answers[3].get(answer).is_some(), "{script}: {}", answers[3]);
+        assert_eq!(answers[4], json!({"hookd_id": 9}), "{script}");
+        // Why, on stderr (hookd's log): the two lines that are not JSON.
+        assert_eq!(
+            stderr.matches("an event could not be read").count(),
+            2,
+            "{script}: {stderr}"
+        );
+    }
+}
+
+/// The redactor cannot look at the output of a line it cannot read: it withholds it, with a refusal that
+/// says why, rather than say nothing and let it through unchecked.
+#[test]
+fn the_redactor_worker_withholds_what_it_cannot_read() {
+    let secret = json!({"hookd_id": 8, "tool_name": "Bash",
+                        "tool_response": {"stdout": "id AKIAIOSFODNN7EXAMPLE", "stderr": ""}})
+    .to_string();
+    let clean = json!({"hookd_id": 9, "tool_response": "clean"}).to_string();
+    let no_output = json!({"hookd_id": 10, "tool_name": "Read"}).to_string();
+    let lines: Vec<&str> = UNREADABLE
+        .iter()
+        .copied()
+        .chain([secret.as_str(), clean.as_str(), no_output.as_str()])
+        .collect();
+    let (code, answers, stderr) = run_worker(REDACT, &lines);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(answers.len(), 6, "{answers:?}");
+    for (answer, id) in answers[..3].iter().zip([None, Some(7), None]) {
+        assert_eq!(
+            answer.get("hookd_id").and_then(Value::as_i64),
+            id,
+            "{answer}"
+        );
+        let reason = answer["refused"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("redact-secrets could not check this tool's output for secrets"),
+            "{answer}"
+        );
+        let shown = answer["output"].as_str().unwrap_or_default();
+        assert!(
+            shown.starts_with("[redact-secrets withheld this tool's output: "),
+            "{answer}"
+        );
+    }
+    assert_eq!(
+        answers[3],
+        json!({"hookd_id": 8, "output": {"stdout": "id [REDACTED:aws-access-key]", "stderr": ""}})
+    );
+    assert_eq!(answers[4], json!({"hookd_id": 9}));
+    assert_eq!(answers[5], json!({"hookd_id": 10}));
+    assert_eq!(
+        stderr.matches("an event could not be read").count(),
+        3,
+        "{stderr}"
+    );
+}
+
+/// A wrong argument is an error, not a one-shot that waits for an event.
+#[test]
+fn the_example_scripts_refuse_unknown_arguments() {
+    for (name, script) in WORKERS {
+        let mut cmd = Command::new("python3");
+        cmd.arg(Path::new(CONFIG).join(script)).arg("--wroker");
+        let out = run_with_deadline(cmd, Some(""), T);
+        assert_eq!(code(&out.status), 1, "{script}");
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "{name}: unknown arguments '--wroker': give --worker (a hookd worker hook) or nothing \
+                 (a command hook)\n"
+            )
+        );
+    }
 }
