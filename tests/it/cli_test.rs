@@ -4,7 +4,6 @@
 //! people.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 use std::time::Duration;
 
@@ -246,28 +245,10 @@ fn test_bounds_a_hook_that_floods_or_hangs() {
 
 // ---- policy tests ------------------------------------------------------------------------------------------
 
-/// A copy of config/ with the modes hookd demands (a checkout made under umask 002 has group-writable
-/// files); the cases are read where they are, so that their `cwd = "."` is inside this repository.
-fn config_copy() -> Sandbox {
-    let sb = Sandbox::new();
-    for entry in fs::read_dir(CONFIG).unwrap() {
-        let path = entry.unwrap().path();
-        let to = sb.config_dir().join(path.file_name().unwrap());
-        fs::copy(&path, &to).unwrap();
-        let mode = if path.extension().is_some_and(|e| e == "toml") {
-            0o644
-        } else {
-            0o755
-        };
-        fs::set_permissions(&to, fs::Permissions::from_mode(mode)).unwrap();
-    }
-    sb
-}
-
 /// The shipped cases hold for the shipped settings (so CI runs them).
 #[test]
 fn the_example_cases_pass_on_the_example_settings() {
-    let sb = config_copy();
+    let sb = Sandbox::with_example_config();
     let cases = format!("{CONFIG}/cases.toml");
     let out = run_on_terminal(test_cmd(&sb, &["--cases", &cases]), None, T);
     let shown = text(&out.stdout);

@@ -9,7 +9,6 @@
 //! python3 is not checked for: the guard cannot run without it, and its absence fails these tests, loudly.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -33,21 +32,7 @@ struct Guarded {
 
 impl Guarded {
     fn start() -> Guarded {
-        let sb = Sandbox::new();
-        for entry in fs::read_dir(CONFIG).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                continue; // a __pycache__ of a local run
-            }
-            let to = sb.config_dir().join(path.file_name().unwrap());
-            fs::copy(&path, &to).unwrap();
-            let mode = if path.extension().is_some_and(|e| e == "toml") {
-                0o644
-            } else {
-                0o755
-            };
-            fs::set_permissions(&to, fs::Permissions::from_mode(mode)).unwrap();
-        }
+        let sb = Sandbox::with_example_config();
         fs::create_dir_all(sb.p("home/proj/src")).unwrap();
         fs::write(sb.p("home/proj/notes.txt"), "never rm -rf /\n").unwrap();
         let home = sb.p("home");

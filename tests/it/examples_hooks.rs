@@ -651,27 +651,6 @@ fn redact_secrets_keeps_the_shape_of_the_response() {
 
 // ---- the example settings with them --------------------------------------------------------------------
 
-/// A copy of config/ in a fresh sandbox, with the modes hookd demands (a checkout made under umask 002
-/// has group-writable files).
-fn config_copy() -> Sandbox {
-    let sb = Sandbox::new();
-    for entry in fs::read_dir(CONFIG).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            continue; // a __pycache__ of a local run
-        }
-        let to = sb.config_dir().join(path.file_name().unwrap());
-        fs::copy(&path, &to).unwrap();
-        let mode = if path.extension().is_some_and(|e| e == "toml") {
-            0o644
-        } else {
-            0o755
-        };
-        fs::set_permissions(&to, fs::Permissions::from_mode(mode)).unwrap();
-    }
-    sb
-}
-
 #[test]
 fn the_example_scripts_are_executable_and_in_the_example_settings() {
     for script in [APPROVE, TRASH, REDACT] {
@@ -685,7 +664,7 @@ fn the_example_scripts_are_executable_and_in_the_example_settings() {
             "{script}: mode {mode:o}, not executable"
         );
     }
-    let sb = config_copy();
+    let sb = Sandbox::with_example_config();
     let out = run_hookd(
         &["check", "--config", sb.config().to_str().unwrap()],
         None,
@@ -717,7 +696,7 @@ struct Examples {
 
 impl Examples {
     fn start() -> Examples {
-        let sb = config_copy();
+        let sb = Sandbox::with_example_config();
         let settings = fs::read_to_string(sb.config()).unwrap();
         let (before, after) = settings.split_once("name = \"rm-to-trash\"").unwrap();
         assert!(

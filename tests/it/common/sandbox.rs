@@ -30,6 +30,29 @@ impl Sandbox {
         Sandbox { dir }
     }
 
+    /// A sandbox whose settings folder holds a copy of the repository's `config/`: the example settings
+    /// and their scripts, with the modes hookd demands (a checkout made under umask 002 has
+    /// group-writable files). Folders in it (a `__pycache__` of a local run) are left out.
+    pub fn with_example_config() -> Sandbox {
+        let sb = Sandbox::new();
+        let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("config");
+        for entry in fs::read_dir(&config).expect("reading config/") {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                continue;
+            }
+            let to = sb.config_dir().join(path.file_name().unwrap());
+            fs::copy(&path, &to).unwrap();
+            let mode = if path.extension().is_some_and(|e| e == "toml") {
+                0o644
+            } else {
+                0o755
+            };
+            fs::set_permissions(&to, fs::Permissions::from_mode(mode)).unwrap();
+        }
+        sb
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
