@@ -45,7 +45,9 @@
 # command, exec, sh -c "...", bash -lc "...", eval "..."), so that  sudo rm -rf /  is refused while
 #   echo "rm -rf /"   or   git commit -m "never git reset --hard"   or   grep 'rm -rf' notes.txt   or a
 # here-document that mentions rm -rf /   are not. A cd is followed: cd build && rm -rf *  is fine,
-#   cd .. && rm -rf project  is not.
+#   cd .. && rm -rf project  is not; but not a cd that stays in a subshell or may not run:
+#   (cd build); rm -rf *   and   true || cd build; rm -rf *   are judged in the working folder. A download
+#   run as a file is seen too: bash <(curl URL), source <(wget -qO- URL), bash < <(curl URL).
 #
 # It is a seat belt against accidents, not a sandbox: a program that wants to delete your home folder can
 # do it in a hundred ways a shell-line check cannot see (python -c, a script file, a variable, ...).
@@ -169,7 +171,8 @@ def lex(text):
                     word.append(text[j])
                     j += 1
             in_word, i = True, j + 1
-        elif text.startswith("$(", i):  # a command substitution stays whole, checked later on its own
+        elif text.startswith(("$(", "<(", ">("), i):  # a command or process substitution stays whole,
+            # checked later on its own
             end = closing_paren(text, i + 1)
             word.append(text[i:end + 1])
             in_word, i = True, end + 1
@@ -213,39 +216,52 @@ def closing_paren(text, start):
 def substitutions(word):
     """The commands inside $(...) and `...` in a word."""
     found = re.findall(r"`([^`]*)`", word)
-    i = word.find("$(")
-    while i >= 0:
-        end = closing_paren(word, i + 1)
-        found.append(word[i + 2:end])
-        i = word.find("$(", end)
+    for opener in ("$(", "<(", ">("):
+        i = word.find(opener)
+        while i >= 0:
+            end = closing_paren(word, i + 1)
+            found.append(word[i + 2:end])
+            i = word.find(opener, end)
     return found
 
 
 def simple_commands(items):
-    """Groups lexed items into (words, redirection targets, piped) per simple command; piped is true when
-    the command's input is the output of the command before it (cmd | this)."""
-    commands, words, targets, redirect, piped = [], [], [], None, False
+    """Groups lexed items into simple commands, each a dict: its words, its redirection targets (> FILE) and
+    sources (< FILE), piped (its input is the output of the command before it: cmd | this), and the
+    operators before and after it (None at the start or end). A ( or ) between them is an item of its own,
+    the string "(" or ")": what a subshell does to its folder stays in it."""
+    commands, redirect, before = [], None, None
+
+    def new():
+        return {"words": [], "targets": [], "sources": [], "piped": False, "before": before, "after": None}
+
+    current = new()
     for kind, value in items:
         if kind == "op":
             if "<" in value or ">" in value:
                 redirect = value
                 continue
-            if words or targets:
-                commands.append((words, targets, piped))
-                piped = False
-            words, targets, redirect = [], [], None
-            if value in ("|", "|&"):
-                piped = True
-            elif value not in ("(", ")"):  # (curl URL) | sh is still piped
-                piped = False
+            if current["words"] or current["targets"] or current["sources"]:
+                current["after"] = value
+                commands.append(current)
+            if value in ("(", ")"):
+                commands.append(value)
+            else:
+                before = value
+            piped = current["piped"] if value in ("(", ")") else value in ("|", "|&")
+            current = new()
+            current["piped"] = piped  # (curl URL) | sh is still piped
+            redirect = None
         elif redirect:
             if ">" in redirect:
-                targets.append(value)
+                current["targets"].append(value)
+            elif redirect == "<":
+                current["sources"].append(value)
             redirect = None
         else:
-            words.append(value)
-    if words or targets:
-        commands.append((words, targets, piped))
+            current["words"].append(value)
+    if current["words"] or current["targets"] or current["sources"]:
+        commands.append(current)
     return commands
 
 
@@ -257,12 +273,21 @@ def check_script(text, ctx, depth=0):
                      " the machine); do not run it")
     text, fed = strip_heredocs(text)
     for body in fed:
-        check_script(body, ctx, depth + 1)
+        check_script(body, dict(ctx), depth + 1)  # a shell of its own: its cd stays there
     downloader = None  # the program that fetches what flows down this pipeline, if one does
-    for words, targets, piped in simple_commands(lex(text)):
-        for word in words + targets:
+    subshells = []  # the folder each open ( was entered from
+    for item in simple_commands(lex(text)):
+        if item == "(":
+            subshells.append(ctx["cwd"])
+            continue
+        if item == ")":
+            if subshells:
+                ctx["cwd"] = subshells.pop()
+            continue
+        words, targets, piped = item["words"], item["targets"], item["piped"]
+        for word in words + targets + item["sources"]:
             for inner in substitutions(word):
-                check_script(inner, ctx, depth + 1)
+                check_script(inner, dict(ctx), depth + 1)  # run in a subshell: its cd stays there
         for target in targets:
             if BLOCK_DEVICE.match(target):
                 raise Refuse(f"writing to {target} with a redirection overwrites a disk device; write to a regular"
@@ -274,9 +299,43 @@ def check_script(text, ctx, depth=0):
         if downloader and runs_stdin(name, command[1:]):
             raise Refuse(f"{downloader} ... | {name} runs a script from the internet that nobody has read; download"
                          f" it to a file ({downloader_to_file(downloader)}), read it, then run it, or ask the user")
+        if runs_stdin(name, command[1:]):
+            fetched = next(filter(None, map(downloaded, item["sources"])), None)
+        else:
+            fetched = downloaded(script_file(name, command[1:]))
+        if fetched:
+            raise Refuse(f"{name} <({fetched} ...) runs a script from the internet that nobody has read; download"
+                         f" it to a file ({downloader_to_file(fetched)}), read it, then run it, or ask the user")
         if name in DOWNLOADERS:
             downloader = name
+        if name in ("cd", "pushd") and (item["before"] in ("|", "|&", "||") or item["after"] in ("|", "|&", "&")):
+            continue  # a cd in a pipeline or in the background runs in a subshell; after || it may not run
         check_command(command, ctx, depth)
+
+
+def script_file(name, args):
+    """The script that a shell, an interpreter or source/. runs from a file: its first operand, else None."""
+    if name not in SHELLS and name not in ("source", ".") and not INTERPRETER.match(name):
+        return None
+    i = 0
+    while i < len(args):
+        if args[i] in ("-o", "+o", "-O", "+O"):
+            i += 2
+        elif args[i].startswith(("-", "+")) and args[i] != "-":
+            i += 1
+        else:
+            return args[i]
+    return None
+
+
+def downloaded(word):
+    """The program that fetches what <(PROGRAM ...) gives, when word is such a process substitution of a
+    downloader (curl, wget, ...); None otherwise."""
+    if not word or not word.startswith("<(") or not word.endswith(")"):
+        return None
+    command = unwrap([w for kind, w in lex(word[2:-1]) if kind == "word"])
+    name = os.path.basename(command[0]) if command else ""
+    return name if name in DOWNLOADERS else None
 
 
 def unwrap(words):
@@ -413,9 +472,12 @@ def check_shell(name, args, ctx, depth):
         if arg in ("-o", "+o", "-O", "+O"):
             i += 2
         elif arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
-            if i + 1 < len(args):
-                refuse_downloaded_script(f"{name} -c", args[i + 1])
-                check_script(args[i + 1], ctx, depth + 1)
+            rest = args[i + 1:]
+            if rest[:1] in (["--"], ["-"]):  # sh -c -- SCRIPT: the end of the options, then the script
+                rest = rest[1:]
+            if rest:
+                refuse_downloaded_script(f"{name} -c", rest[0])
+                check_script(rest[0], dict(ctx), depth + 1)  # a shell of its own: its cd stays there
             return
         elif arg.startswith(("-", "+")):
             i += 1
