@@ -78,3 +78,52 @@ fn undo_after_a_setup_by_another_hookd_leaves_no_hookd_hook() {
     assert_eq!(restored["model"], "opus");
     assert_eq!(restored["theme"], "dark");
 }
+
+/// A sandbox whose one hook refuses Write, for claude-code only.
+fn claude_only_guard() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.script("deny.sh", "echo 'no writes' >&2\nexit 2");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Write\"\nagents = [\"claude-code\"]\ncommand = \"@DIR@/deny.sh\"\n",
+    );
+    sb
+}
+
+fn hookd_test(sb: &Sandbox, args: &[&str], stdin: &str) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("test")
+        .args(args)
+        .args(["--config", sb.config().to_str().unwrap()])
+        .env("XDG_STATE_HOME", sb.p("state"));
+    run_with_deadline(cmd, Some(stdin), TIMEOUT)
+}
+
+/// Finding: `hookd test --agent claude` (for claude-code), and a case with `agent = "claude"`, ran none
+/// of claude-code's hooks and said "not refused", exit 0: a policy test that passes while the real
+/// agent's writes are refused, and one that would pass with the guard broken. The settings refuse that
+/// very name in `agents`; a trial refuses it too.
+#[test]
+fn a_misspelt_agent_is_an_error_not_a_pass() {
+    let sb = claude_only_guard();
+    let event = r#"{"tool_name": "Write", "tool_input": {"file_path": "x"}}"#;
+    let real = hookd_test(&sb, &["PreToolUse", "--agent", "claude-code"], event);
+    assert_eq!(code(&real.status), 2, "{}", text(&real.stdout));
+    let typo = hookd_test(&sb, &["PreToolUse", "--agent", "claude"], event);
+    let stderr = text(&typo.stderr);
+    assert_eq!(code(&typo.status), 1, "{}{stderr}", text(&typo.stdout));
+    assert!(stderr.contains("did you mean \"claude-code\""), "{stderr}");
+    // An agent of a client's own is still anyone's to name.
+    let own = hookd_test(&sb, &["PreToolUse", "--agent", "my-sdk-bot"], event);
+    assert_eq!(code(&own.status), 0, "{}", text(&own.stderr));
+
+    fs::write(
+        sb.p("cases.toml"),
+        "[[case]]\nname = \"writes go through\"\nmoment = \"PreToolUse\"\nagent = \"claude\"\n\
+         event_json = '{\"tool_name\": \"Write\"}'\nexpect = \"not refused\"\n",
+    )
+    .unwrap();
+    let cases = hookd_test(&sb, &["--cases", sb.p("cases.toml").to_str().unwrap()], "");
+    let out = text(&cases.stdout);
+    assert_eq!(code(&cases.status), 1, "{out}{}", text(&cases.stderr));
+    assert!(out.contains("did you mean"), "{out}");
+}
