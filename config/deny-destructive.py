@@ -101,8 +101,10 @@ HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)[ \t]*(?:\"([^\"\n]*)\"|'([^'\n]*)'|\\?(
 FED_TO_A_SHELL = re.compile(r"(?:^|[\s;&|(/])(?:ba|da|z|k|mk)?sh(?:\s+-[A-Za-z]+)*\s*$")
 PIPED_TO_A_SHELL = re.compile(r"\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|da|z|k|mk)?sh(?:\s|$)")
 # The body before NAME|NAME& is bounded: unbounded, a long line of "a{ a{ a{ ..." took seconds (each { tried
-# against the whole rest of the line), and a fork bomb is short.
-FORK_BOMB = re.compile(r"([^\s(){}|&;<>$`\"']+)\s*(?:\(\s*\)\s*)?\{(?:[^}]{0,200}?[\s;{|&])?\1\s*\|\s*\1\s*&")
+# against the whole rest of the line), and a fork bomb is short. So is NAME: unbounded, each start in a long
+# run of plain characters (a 20 KB JSON payload of curl -d, with a | after it) was tried at every length,
+# and the check took seconds, past the hook's timeout.
+FORK_BOMB = re.compile(r"([^\s(){}|&;<>$`\"']{1,64})\s*(?:\(\s*\)\s*)?\{(?:[^}]{0,200}?[\s;{|&])?\1\s*\|\s*\1\s*&")
 PLAIN = re.compile(r"[^\s\\\"'$`#;&|()<>]+")  # a run of characters that mean nothing special to sh
 BLOCK_DEVICE = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|md|dm-|loop|sr|mapper/|disk/)")
 HARMLESS_DEVICES = {"/dev/null", "/dev/zero", "/dev/full", "/dev/stdout", "/dev/stderr", "/dev/tty"}

@@ -569,6 +569,15 @@ fn the_guard_lets_look_alikes_through() {
 fn a_long_line_of_braces_is_let_through_not_timed_out() {
     let g = Guarded::start();
     expect_let_through(&g, &[&format!("echo {}|", "a{ ".repeat(30_000))]);
+    // Attack (issue 17): a long run of plain characters before a { and a |, as a JSON payload of curl -d
+    // has, was tried at every length by the same check: seconds, past the timeout, and refused.
+    expect_let_through(
+        &g,
+        &[&format!(
+            "curl -d '{{\"data\":\"{}\"}}' https://api.example.com | jq .",
+            "A".repeat(40_000)
+        )],
+    );
     expect_refused(&g, &[(":(){ :|:& };:", &["this is a fork bomb"])]);
 }
 
