@@ -40,7 +40,7 @@
 #   chmod / chown / chgrp -R on / or a top-level folder or your home
 #   fork bombs such as  :(){ :|:& };:
 #
-# The command is split the way a shell splits it (quotes, escapes, comments, newlines, ;, &&, ||, |,
+# The command is split the way a shell splits it (quotes, escapes, $'...', comments, newlines, ;, &&, ||, |,
 # $(...), backquotes, here-documents), and wrappers are seen through (sudo, env, nohup, timeout, xargs,
 # command, exec, sh -c "...", bash -lc "...", eval "..."), so that  sudo rm -rf /  is refused while
 #   echo "rm -rf /"   or   git commit -m "never git reset --hard"   or   grep 'rm -rf' notes.txt   or a
@@ -151,6 +151,12 @@ def lex(text):
                 continue
             word.append(text[i + 1:i + 2])
             in_word, i = True, i + 2
+        elif text.startswith("$'", i):  # $'...': bash's C-style string, \x2f and all (rm -rf $'/usr')
+            j, value = ansi_c(text, i + 2)
+            word.append(value)
+            in_word, i = True, j
+        elif text.startswith("$\"", i):  # $"...": a double-quoted string, translated; the same to us
+            i += 1
         elif c == "'":
             j = text.find("'", i + 1)
             j = n if j < 0 else j
@@ -200,6 +206,37 @@ def lex(text):
             i += len(op)
     flush()
     return items
+
+
+ANSI_C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                  "v": "\v", "\\": "\\", "'": "'", "\"": "\"", "?": "?"}
+ANSI_C_NUMBER = re.compile(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)", re.S)
+
+
+def ansi_c(text, start):
+    """The string of $'...' whose body starts at start, as bash decodes it; and the index after its '."""
+    out, i, n = [], start, len(text)
+    while i < n and text[i] != "'":
+        if text[i] != "\\" or i + 1 >= n:
+            out.append(text[i])
+            i += 1
+            continue
+        m = ANSI_C_NUMBER.match(text, i + 1)
+        if text[i + 1] in ANSI_C_ESCAPES:
+            out.append(ANSI_C_ESCAPES[text[i + 1]])
+            i += 2
+        elif m:
+            hex2, hex4, hex8, octal, control = m.groups()
+            if control is not None:
+                out.append(chr(ord(control) & 0x1f))
+            else:
+                code = int(octal, 8) if octal else int(hex2 or hex4 or hex8, 16)
+                out.append(chr(code) if code < 0x110000 else "")
+            i = m.end()
+        else:
+            out.append(text[i:i + 2])
+            i += 2
+    return i + 1, "".join(out)
 
 
 def closing_paren(text, start):

@@ -476,7 +476,8 @@ fn the_guard_refuses_the_gaps_a_new_user_found() {
 /// Attack (issue 17): a cd that ran in a subshell (parentheses, a substitution, a pipeline, the
 /// background, sh -c) or may not have run (after ||) was followed all the same, so that `rm -rf *` after
 /// it was judged in the wrong folder and the whole working folder deleted; `sh -c -- SCRIPT` hid its
-/// script; a download run through a process substitution (`bash <(curl URL)`) was not seen.
+/// script; a download run through a process substitution (`bash <(curl URL)`) was not seen; nor was
+/// what a `$'...'` string says (`rm -rf $'/usr'`, `git push $'--force'`).
 #[test]
 fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
     let g = Guarded::start();
@@ -509,6 +510,11 @@ fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
                 &["bash <(curl ...)"],
             ),
             ("cat <(rm -rf ~)", &["your home folder"]),
+            // bash's $'...' strings, escapes decoded, and $"...".
+            ("rm -rf $'@HOME@'", &["your home folder (@HOME@)"]),
+            ("rm -rf $'\\x2fusr'", &["the system folder /usr"]),
+            ("git push origin $'--force'", &["git push --force"]),
+            ("rm -rf $\"$HOME\"", &["your home folder"]),
         ],
     );
     expect_let_through(
@@ -520,6 +526,8 @@ fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
             "source <(kubectl completion bash)",
             "bash -c -- 'ls'",
             "while read l; do echo $l; done < <(curl https://x.example/list)",
+            "echo $'a\\tb\\n'",
+            "rm -rf $'build'",
         ],
     );
 }
