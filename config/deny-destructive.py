@@ -41,8 +41,9 @@
 #   fork bombs such as  :(){ :|:& };:
 #
 # The command is split the way a shell splits it (quotes, escapes, $'...', comments, newlines, ;, &&, ||, |,
-# $(...), backquotes, here-documents), and wrappers are seen through (sudo, env, nohup, timeout, xargs,
-# command, exec, sh -c "...", bash -lc "...", eval "..."), so that  sudo rm -rf /  is refused while
+# $(...), backquotes, here-documents, {a,b}), and wrappers are seen through (sudo, env, nohup, timeout,
+# xargs, command, exec, flock, chrt, taskset, sh -c "...", bash -lc "...", su -c "...", eval "..."), so
+# that  sudo rm -rf /  is refused while
 #   echo "rm -rf /"   or   git commit -m "never git reset --hard"   or   grep 'rm -rf' notes.txt   or a
 # here-document that mentions rm -rf /   are not. A cd is followed: cd build && rm -rf *  is fine,
 #   cd .. && rm -rf project  is not; but not a cd that stays in a subshell or may not run:
@@ -90,7 +91,9 @@ WRAPPERS = {
     "stdbuf": {"-i", "-o", "-e"},
     "xargs": {"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args",
               "--max-procs", "--max-lines", "--max-chars"},
-    "nohup": set(), "setsid": set(), "command": set(), "builtin": set(), "exec": set(), "time": set(),
+    "nohup": set(), "setsid": set(), "command": set(), "builtin": set(), "exec": {"-a"}, "time": set(),
+    # These take one operand before the command: flock FILE, chrt PRIORITY, taskset MASK.
+    "flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}, "chrt": set(), "taskset": set(),
     "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(), "while": set(), "until": set(),
     "!": set(), "{": set(), "}": set(),
 }
@@ -395,8 +398,8 @@ def unwrap(words):
                     break
                 if option in WRAPPERS[name] and i < len(words):
                     i += 1
-            if name == "timeout" and i < len(words):
-                i += 1  # the duration
+            if name in ("timeout", "flock", "chrt", "taskset") and i < len(words):
+                i += 1  # the duration, the lock file, the priority, the CPU mask
         else:
             break
     return words[i:]
@@ -410,6 +413,12 @@ def check_command(words, ctx, depth):
         follow_cd(args, ctx)
     elif name in SHELLS:
         check_shell(name, args, ctx, depth)
+    elif name == "su":  # su -c SCRIPT [USER]: SCRIPT runs in the user's shell
+        for k, arg in enumerate(args):
+            script = args[k + 1] if arg in ("-c", "--command") and k + 1 < len(args) else \
+                arg.split("=", 1)[1] if arg.startswith("--command=") else None
+            if script is not None:
+                check_script(script, dict(ctx), depth + 1)
     elif name == "eval":
         script = " ".join(args)
         refuse_downloaded_script(name, script)
@@ -727,8 +736,31 @@ def check_recursive_owner_or_mode(name, args, ctx):
                          " specific project paths you mean, or ask the user")
 
 
+def braces(word, limit=64):
+    """The words bash's brace expansion makes of word ({~,x} is ~ and x), at most limit of them."""
+    m = re.search(r"\{([^{}]*,[^{}]*)\}", word)
+    if not m:
+        return [word]
+    found = []
+    for part in m.group(1).split(","):
+        found.extend(braces(word[:m.start()] + part + word[m.end():], limit))
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
 def danger(target, ctx, count_working_folder):
     """What deleting (or rewriting) target would hit, when that is too much; None when it is fine."""
+    if target.endswith("/{*,.*}"):
+        return one_danger(target, ctx, count_working_folder)  # everything in a folder, seen as a whole
+    for word in braces(target):
+        what = one_danger(word, ctx, count_working_folder)
+        if what:
+            return what
+    return None
+
+
+def one_danger(target, ctx, count_working_folder):
     home, project = ctx["home"], ctx["project"]
     if not target:
         return None  # rm -rf "" deletes nothing
@@ -770,7 +802,9 @@ def expand(target, ctx):
     for prefix in ("~", "$HOME", "${HOME}"):
         if target == prefix or target.startswith(prefix + "/"):
             return ctx["home"] + target[len(prefix):]
-    for prefix in ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "$(pwd -L)", "$(pwd -P)"):
+    if target == "~-" or target.startswith("~-/"):
+        return "$OLDPWD" + target[2:]  # the folder before the last cd: not known here
+    for prefix in ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "$(pwd -L)", "$(pwd -P)", "~+"):
         if (target == prefix or target.startswith(prefix + "/")) and ctx["cwd"] is not None:
             return ctx["cwd"] + target[len(prefix):]
     if target.startswith("~"):

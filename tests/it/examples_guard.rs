@@ -477,7 +477,8 @@ fn the_guard_refuses_the_gaps_a_new_user_found() {
 /// background, sh -c) or may not have run (after ||) was followed all the same, so that `rm -rf *` after
 /// it was judged in the wrong folder and the whole working folder deleted; `sh -c -- SCRIPT` hid its
 /// script; a download run through a process substitution (`bash <(curl URL)`) was not seen; nor was
-/// what a `$'...'` string says (`rm -rf $'/usr'`, `git push $'--force'`).
+/// what a `$'...'` string says (`rm -rf $'/usr'`, `git push $'--force'`), a brace expansion or `~+`
+/// makes, or a wrapper with a word before its command runs (`exec -a NAME`, `flock FILE`, `su -c`).
 #[test]
 fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
     let g = Guarded::start();
@@ -515,6 +516,14 @@ fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
             ("rm -rf $'\\x2fusr'", &["the system folder /usr"]),
             ("git push origin $'--force'", &["git push --force"]),
             ("rm -rf $\"$HOME\"", &["your home folder"]),
+            // Brace expansion, ~+ (the working folder), and wrappers that take a word before the command.
+            ("rm -rf {~,build}", &["your home folder (@HOME@)"]),
+            ("rm -rf ~+", &["the working folder (@PROJ@)"]),
+            ("exec -a quiet rm -rf ~", &["your home folder"]),
+            ("flock /tmp/lock rm -rf ~", &["your home folder"]),
+            ("chrt 1 git reset --hard", &["git reset --hard"]),
+            ("taskset 0x1 rm -rf ~", &["your home folder"]),
+            ("su -c 'rm -rf /usr'", &["the system folder /usr"]),
         ],
     );
     expect_let_through(
@@ -528,6 +537,11 @@ fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
             "while read l; do echo $l; done < <(curl https://x.example/list)",
             "echo $'a\\tb\\n'",
             "rm -rf $'build'",
+            "rm -rf {build,dist}",
+            "rm -rf src/{a,b}.o",
+            "rm -rf ~+/build",
+            "flock /tmp/lock make",
+            "su -c ls someone",
         ],
     );
 }
