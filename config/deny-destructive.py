@@ -40,12 +40,15 @@
 #   chmod / chown / chgrp -R on / or a top-level folder or your home
 #   fork bombs such as  :(){ :|:& };:
 #
-# The command is split the way a shell splits it (quotes, escapes, comments, newlines, ;, &&, ||, |,
-# $(...), backquotes, here-documents), and wrappers are seen through (sudo, env, nohup, timeout, xargs,
-# command, exec, sh -c "...", bash -lc "...", eval "..."), so that  sudo rm -rf /  is refused while
+# The command is split the way a shell splits it (quotes, escapes, $'...', comments, newlines, ;, &&, ||, |,
+# $(...), backquotes, here-documents, {a,b}), and wrappers are seen through (sudo, env, nohup, timeout,
+# xargs, command, exec, flock, chrt, taskset, sh -c "...", bash -lc "...", su -c "...", eval "..."), so
+# that  sudo rm -rf /  is refused while
 #   echo "rm -rf /"   or   git commit -m "never git reset --hard"   or   grep 'rm -rf' notes.txt   or a
 # here-document that mentions rm -rf /   are not. A cd is followed: cd build && rm -rf *  is fine,
-#   cd .. && rm -rf project  is not.
+#   cd .. && rm -rf project  is not; but not a cd that stays in a subshell or may not run:
+#   (cd build); rm -rf *   and   true || cd build; rm -rf *   are judged in the working folder. A download
+#   run as a file is seen too: bash <(curl URL), source <(wget -qO- URL), bash < <(curl URL).
 #
 # It is a seat belt against accidents, not a sandbox: a program that wants to delete your home folder can
 # do it in a hundred ways a shell-line check cannot see (python -c, a script file, a variable, ...).
@@ -88,7 +91,9 @@ WRAPPERS = {
     "stdbuf": {"-i", "-o", "-e"},
     "xargs": {"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args",
               "--max-procs", "--max-lines", "--max-chars"},
-    "nohup": set(), "setsid": set(), "command": set(), "builtin": set(), "exec": set(), "time": set(),
+    "nohup": set(), "setsid": set(), "command": set(), "builtin": set(), "exec": {"-a"}, "time": set(),
+    # These take one operand before the command: flock FILE, chrt PRIORITY, taskset MASK.
+    "flock": {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}, "chrt": set(), "taskset": set(),
     "then": set(), "do": set(), "else": set(), "elif": set(), "if": set(), "while": set(), "until": set(),
     "!": set(), "{": set(), "}": set(),
 }
@@ -99,8 +104,10 @@ HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)[ \t]*(?:\"([^\"\n]*)\"|'([^'\n]*)'|\\?(
 FED_TO_A_SHELL = re.compile(r"(?:^|[\s;&|(/])(?:ba|da|z|k|mk)?sh(?:\s+-[A-Za-z]+)*\s*$")
 PIPED_TO_A_SHELL = re.compile(r"\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|da|z|k|mk)?sh(?:\s|$)")
 # The body before NAME|NAME& is bounded: unbounded, a long line of "a{ a{ a{ ..." took seconds (each { tried
-# against the whole rest of the line), and a fork bomb is short.
-FORK_BOMB = re.compile(r"([^\s(){}|&;<>$`\"']+)\s*(?:\(\s*\)\s*)?\{(?:[^}]{0,200}?[\s;{|&])?\1\s*\|\s*\1\s*&")
+# against the whole rest of the line), and a fork bomb is short. So is NAME: unbounded, each start in a long
+# run of plain characters (a 20 KB JSON payload of curl -d, with a | after it) was tried at every length,
+# and the check took seconds, past the hook's timeout.
+FORK_BOMB = re.compile(r"([^\s(){}|&;<>$`\"']{1,64})\s*(?:\(\s*\)\s*)?\{(?:[^}]{0,200}?[\s;{|&])?\1\s*\|\s*\1\s*&")
 PLAIN = re.compile(r"[^\s\\\"'$`#;&|()<>]+")  # a run of characters that mean nothing special to sh
 BLOCK_DEVICE = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|md|dm-|loop|sr|mapper/|disk/)")
 HARMLESS_DEVICES = {"/dev/null", "/dev/zero", "/dev/full", "/dev/stdout", "/dev/stderr", "/dev/tty"}
@@ -147,6 +154,12 @@ def lex(text):
                 continue
             word.append(text[i + 1:i + 2])
             in_word, i = True, i + 2
+        elif text.startswith("$'", i):  # $'...': bash's C-style string, \x2f and all (rm -rf $'/usr')
+            j, value = ansi_c(text, i + 2)
+            word.append(value)
+            in_word, i = True, j
+        elif text.startswith("$\"", i):  # $"...": a double-quoted string, translated; the same to us
+            i += 1
         elif c == "'":
             j = text.find("'", i + 1)
             j = n if j < 0 else j
@@ -169,7 +182,8 @@ def lex(text):
                     word.append(text[j])
                     j += 1
             in_word, i = True, j + 1
-        elif text.startswith("$(", i):  # a command substitution stays whole, checked later on its own
+        elif text.startswith(("$(", "<(", ">("), i):  # a command or process substitution stays whole,
+            # checked later on its own
             end = closing_paren(text, i + 1)
             word.append(text[i:end + 1])
             in_word, i = True, end + 1
@@ -197,6 +211,37 @@ def lex(text):
     return items
 
 
+ANSI_C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                  "v": "\v", "\\": "\\", "'": "'", "\"": "\"", "?": "?"}
+ANSI_C_NUMBER = re.compile(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)", re.S)
+
+
+def ansi_c(text, start):
+    """The string of $'...' whose body starts at start, as bash decodes it; and the index after its '."""
+    out, i, n = [], start, len(text)
+    while i < n and text[i] != "'":
+        if text[i] != "\\" or i + 1 >= n:
+            out.append(text[i])
+            i += 1
+            continue
+        m = ANSI_C_NUMBER.match(text, i + 1)
+        if text[i + 1] in ANSI_C_ESCAPES:
+            out.append(ANSI_C_ESCAPES[text[i + 1]])
+            i += 2
+        elif m:
+            hex2, hex4, hex8, octal, control = m.groups()
+            if control is not None:
+                out.append(chr(ord(control) & 0x1f))
+            else:
+                code = int(octal, 8) if octal else int(hex2 or hex4 or hex8, 16)
+                out.append(chr(code) if code < 0x110000 else "")
+            i = m.end()
+        else:
+            out.append(text[i:i + 2])
+            i += 2
+    return i + 1, "".join(out)
+
+
 def closing_paren(text, start):
     """Index of the ) that closes the ( at start (or the last index when there is none)."""
     depth = 0
@@ -213,39 +258,52 @@ def closing_paren(text, start):
 def substitutions(word):
     """The commands inside $(...) and `...` in a word."""
     found = re.findall(r"`([^`]*)`", word)
-    i = word.find("$(")
-    while i >= 0:
-        end = closing_paren(word, i + 1)
-        found.append(word[i + 2:end])
-        i = word.find("$(", end)
+    for opener in ("$(", "<(", ">("):
+        i = word.find(opener)
+        while i >= 0:
+            end = closing_paren(word, i + 1)
+            found.append(word[i + 2:end])
+            i = word.find(opener, end)
     return found
 
 
 def simple_commands(items):
-    """Groups lexed items into (words, redirection targets, piped) per simple command; piped is true when
-    the command's input is the output of the command before it (cmd | this)."""
-    commands, words, targets, redirect, piped = [], [], [], None, False
+    """Groups lexed items into simple commands, each a dict: its words, its redirection targets (> FILE) and
+    sources (< FILE), piped (its input is the output of the command before it: cmd | this), and the
+    operators before and after it (None at the start or end). A ( or ) between them is an item of its own,
+    the string "(" or ")": what a subshell does to its folder stays in it."""
+    commands, redirect, before = [], None, None
+
+    def new():
+        return {"words": [], "targets": [], "sources": [], "piped": False, "before": before, "after": None}
+
+    current = new()
     for kind, value in items:
         if kind == "op":
             if "<" in value or ">" in value:
                 redirect = value
                 continue
-            if words or targets:
-                commands.append((words, targets, piped))
-                piped = False
-            words, targets, redirect = [], [], None
-            if value in ("|", "|&"):
-                piped = True
-            elif value not in ("(", ")"):  # (curl URL) | sh is still piped
-                piped = False
+            if current["words"] or current["targets"] or current["sources"]:
+                current["after"] = value
+                commands.append(current)
+            if value in ("(", ")"):
+                commands.append(value)
+            else:
+                before = value
+            piped = current["piped"] if value in ("(", ")") else value in ("|", "|&")
+            current = new()
+            current["piped"] = piped  # (curl URL) | sh is still piped
+            redirect = None
         elif redirect:
             if ">" in redirect:
-                targets.append(value)
+                current["targets"].append(value)
+            elif redirect == "<":
+                current["sources"].append(value)
             redirect = None
         else:
-            words.append(value)
-    if words or targets:
-        commands.append((words, targets, piped))
+            current["words"].append(value)
+    if current["words"] or current["targets"] or current["sources"]:
+        commands.append(current)
     return commands
 
 
@@ -257,12 +315,21 @@ def check_script(text, ctx, depth=0):
                      " the machine); do not run it")
     text, fed = strip_heredocs(text)
     for body in fed:
-        check_script(body, ctx, depth + 1)
+        check_script(body, dict(ctx), depth + 1)  # a shell of its own: its cd stays there
     downloader = None  # the program that fetches what flows down this pipeline, if one does
-    for words, targets, piped in simple_commands(lex(text)):
-        for word in words + targets:
+    subshells = []  # the folder each open ( was entered from
+    for item in simple_commands(lex(text)):
+        if item == "(":
+            subshells.append(ctx["cwd"])
+            continue
+        if item == ")":
+            if subshells:
+                ctx["cwd"] = subshells.pop()
+            continue
+        words, targets, piped = item["words"], item["targets"], item["piped"]
+        for word in words + targets + item["sources"]:
             for inner in substitutions(word):
-                check_script(inner, ctx, depth + 1)
+                check_script(inner, dict(ctx), depth + 1)  # run in a subshell: its cd stays there
         for target in targets:
             if BLOCK_DEVICE.match(target):
                 raise Refuse(f"writing to {target} with a redirection overwrites a disk device; write to a regular"
@@ -274,9 +341,43 @@ def check_script(text, ctx, depth=0):
         if downloader and runs_stdin(name, command[1:]):
             raise Refuse(f"{downloader} ... | {name} runs a script from the internet that nobody has read; download"
                          f" it to a file ({downloader_to_file(downloader)}), read it, then run it, or ask the user")
+        if runs_stdin(name, command[1:]):
+            fetched = next(filter(None, map(downloaded, item["sources"])), None)
+        else:
+            fetched = downloaded(script_file(name, command[1:]))
+        if fetched:
+            raise Refuse(f"{name} <({fetched} ...) runs a script from the internet that nobody has read; download"
+                         f" it to a file ({downloader_to_file(fetched)}), read it, then run it, or ask the user")
         if name in DOWNLOADERS:
             downloader = name
+        if name in ("cd", "pushd") and (item["before"] in ("|", "|&", "||") or item["after"] in ("|", "|&", "&")):
+            continue  # a cd in a pipeline or in the background runs in a subshell; after || it may not run
         check_command(command, ctx, depth)
+
+
+def script_file(name, args):
+    """The script that a shell, an interpreter or source/. runs from a file: its first operand, else None."""
+    if name not in SHELLS and name not in ("source", ".") and not INTERPRETER.match(name):
+        return None
+    i = 0
+    while i < len(args):
+        if args[i] in ("-o", "+o", "-O", "+O"):
+            i += 2
+        elif args[i].startswith(("-", "+")) and args[i] != "-":
+            i += 1
+        else:
+            return args[i]
+    return None
+
+
+def downloaded(word):
+    """The program that fetches what <(PROGRAM ...) gives, when word is such a process substitution of a
+    downloader (curl, wget, ...); None otherwise."""
+    if not word or not word.startswith("<(") or not word.endswith(")"):
+        return None
+    command = unwrap([w for kind, w in lex(word[2:-1]) if kind == "word"])
+    name = os.path.basename(command[0]) if command else ""
+    return name if name in DOWNLOADERS else None
 
 
 def unwrap(words):
@@ -297,8 +398,8 @@ def unwrap(words):
                     break
                 if option in WRAPPERS[name] and i < len(words):
                     i += 1
-            if name == "timeout" and i < len(words):
-                i += 1  # the duration
+            if name in ("timeout", "flock", "chrt", "taskset") and i < len(words):
+                i += 1  # the duration, the lock file, the priority, the CPU mask
         else:
             break
     return words[i:]
@@ -312,6 +413,12 @@ def check_command(words, ctx, depth):
         follow_cd(args, ctx)
     elif name in SHELLS:
         check_shell(name, args, ctx, depth)
+    elif name == "su":  # su -c SCRIPT [USER]: SCRIPT runs in the user's shell
+        for k, arg in enumerate(args):
+            script = args[k + 1] if arg in ("-c", "--command") and k + 1 < len(args) else \
+                arg.split("=", 1)[1] if arg.startswith("--command=") else None
+            if script is not None:
+                check_script(script, dict(ctx), depth + 1)
     elif name == "eval":
         script = " ".join(args)
         refuse_downloaded_script(name, script)
@@ -413,9 +520,12 @@ def check_shell(name, args, ctx, depth):
         if arg in ("-o", "+o", "-O", "+O"):
             i += 2
         elif arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
-            if i + 1 < len(args):
-                refuse_downloaded_script(f"{name} -c", args[i + 1])
-                check_script(args[i + 1], ctx, depth + 1)
+            rest = args[i + 1:]
+            if rest[:1] in (["--"], ["-"]):  # sh -c -- SCRIPT: the end of the options, then the script
+                rest = rest[1:]
+            if rest:
+                refuse_downloaded_script(f"{name} -c", rest[0])
+                check_script(rest[0], dict(ctx), depth + 1)  # a shell of its own: its cd stays there
             return
         elif arg.startswith(("-", "+")):
             i += 1
@@ -626,8 +736,31 @@ def check_recursive_owner_or_mode(name, args, ctx):
                          " specific project paths you mean, or ask the user")
 
 
+def braces(word, limit=64):
+    """The words bash's brace expansion makes of word ({~,x} is ~ and x), at most limit of them."""
+    m = re.search(r"\{([^{}]*,[^{}]*)\}", word)
+    if not m:
+        return [word]
+    found = []
+    for part in m.group(1).split(","):
+        found.extend(braces(word[:m.start()] + part + word[m.end():], limit))
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
 def danger(target, ctx, count_working_folder):
     """What deleting (or rewriting) target would hit, when that is too much; None when it is fine."""
+    if target.endswith("/{*,.*}"):
+        return one_danger(target, ctx, count_working_folder)  # everything in a folder, seen as a whole
+    for word in braces(target):
+        what = one_danger(word, ctx, count_working_folder)
+        if what:
+            return what
+    return None
+
+
+def one_danger(target, ctx, count_working_folder):
     home, project = ctx["home"], ctx["project"]
     if not target:
         return None  # rm -rf "" deletes nothing
@@ -669,7 +802,9 @@ def expand(target, ctx):
     for prefix in ("~", "$HOME", "${HOME}"):
         if target == prefix or target.startswith(prefix + "/"):
             return ctx["home"] + target[len(prefix):]
-    for prefix in ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "$(pwd -L)", "$(pwd -P)"):
+    if target == "~-" or target.startswith("~-/"):
+        return "$OLDPWD" + target[2:]  # the folder before the last cd: not known here
+    for prefix in ("$PWD", "${PWD}", "$(pwd)", "`pwd`", "$(pwd -L)", "$(pwd -P)", "~+"):
         if (target == prefix or target.startswith(prefix + "/")) and ctx["cwd"] is not None:
             return ctx["cwd"] + target[len(prefix):]
     if target.startswith("~"):

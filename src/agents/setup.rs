@@ -66,6 +66,23 @@ pub fn same_apart_from_hookd(a: &str, b: &str, wanted: &Wanted) -> bool {
     }
 }
 
+/// `text` with hookd's hooks taken out, when it holds any (`None` when it holds none): what a backup
+/// keeps of a file an earlier hookd setup (of another binary, say) had written into, so that `--undo`
+/// leaves no hookd hook behind.
+pub fn without_hookd(text: &str, label: &str, wanted: &Wanted) -> Result<Option<String>, String> {
+    let stripped = edit(text, label, wanted, false)?;
+    let same = match wanted.agent.row().settings.format {
+        SettingsFormat::CodexToml => text.parse::<toml::Table>().ok() == stripped.parse().ok(),
+        SettingsFormat::Json | SettingsFormat::CopilotJson => {
+            match (parse_json(text, ""), parse_json(&stripped, "")) {
+                (Ok(a), Ok(b)) => canonical(a) == canonical(b),
+                _ => false,
+            }
+        }
+    };
+    Ok((!same).then_some(stripped))
+}
+
 /// What in the merged settings `text` keeps the agent from running hookd's hooks all the same: Claude
 /// Code's `disableAllHooks`, Gemini CLI's `hooksConfig` (`enabled = false`, or hookd's hook by name in
 /// `disabled`). Said, not changed: the user switched them off, and may mean it.

@@ -13,7 +13,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::agents::setup::{Wanted, merge, same_apart_from_hookd, warnings};
+use crate::agents::setup::{Wanted, merge, same_apart_from_hookd, warnings, without_hookd};
 use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
@@ -222,9 +222,16 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, Str
         Ok(None) => false,
         Err(e) => return Err(format!("{e} (the backup of {shown})")),
     };
+    // A file that holds hookd hooks already (an earlier setup of another hookd, or one the backup could
+    // not be kept for) is backed up without them: --undo must not put hookd's hooks back.
+    let stripped = if kept {
+        None
+    } else {
+        without_hookd(before, &shown, wanted)?
+    };
     if !kept {
         let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
-        write_atomic(&backup, before, mode)?;
+        write_atomic(&backup, stripped.as_deref().unwrap_or(before), mode)?;
     }
     let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
     write_atomic(file, &merged, mode)?;
@@ -243,7 +250,9 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, Str
         },
         agent.display_name()
     );
-    let then = if current.is_some() {
+    let then = if stripped.is_some() {
+        "the file as it was, with the hookd hooks it held taken out"
+    } else if current.is_some() {
         "the file as it was before hookd setup"
     } else {
         "empty: there was no file before hookd setup"

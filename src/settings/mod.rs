@@ -10,6 +10,8 @@ mod trust;
 
 pub use error::{ConfigError, ConfigErrors, line_and_column};
 pub use matcher::Matcher;
+/// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
+pub(crate) use parse::meant_agent;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

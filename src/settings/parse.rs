@@ -887,7 +887,7 @@ fn agents_own_name(name: &str) -> Option<String> {
 /// The agent hookd knows that `name` surely means, when it is none of them: a near spelling, or the
 /// same letters with other case and punctuation, or the start of one, or one and a short tail (`gemini`,
 /// `claude_code`, `codex-cli`).
-fn meant_agent(name: &str) -> Option<&'static str> {
+pub(crate) fn meant_agent(name: &str) -> Option<&'static str> {
     use crate::agent::Agent;
     if Agent::from_name(name).is_some() {
         return None;

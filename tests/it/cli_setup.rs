@@ -412,17 +412,23 @@ fn undo_does_not_lose_what_the_user_wrote_since() {
     assert!(err.contains("--force"), "{err}");
     assert_eq!(fs::read_to_string(&file).unwrap(), edited);
 
-    // A setup now backs up the file as the user left it (the older backup no longer is their file).
+    // A setup now backs up the file as the user left it (the older backup no longer is their file),
+    // without the hookd hooks it held: --undo must not put them back.
     let said = ok(sb.path(), &["setup", "qwen-code", "--fail-closed"], &[]);
     assert!(!said.contains("kept from the first setup"), "{said}");
-    assert_eq!(fs::read_to_string(backup(&file)).unwrap(), edited);
+    assert!(
+        said.contains("with the hookd hooks it held taken out"),
+        "{said}"
+    );
+    let user_only = serde_json::json!({"model": {"name": "mine"}, "hooks": {}});
+    assert_eq!(json(&backup(&file)), user_only);
     let with_flag = fs::read_to_string(&file).unwrap();
     assert!(with_flag.contains("--fail-closed") && with_flag.contains("\"name\": \"mine\""));
     // Once more with other flags: nothing new of the user's, so that backup is kept.
     let said = ok(sb.path(), &["setup", "qwen-code"], &[]);
     assert!(said.contains("kept from the first setup"), "{said}");
     ok(sb.path(), &["setup", "qwen-code", "--undo"], &[]);
-    assert_eq!(fs::read_to_string(&file).unwrap(), edited);
+    assert_eq!(json(&file), user_only);
 
     // --force restores a backup over later edits; an empty backup removes the file setup created.
     let fresh = sb.p("fresh/settings.json");

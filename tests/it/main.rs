@@ -49,6 +49,8 @@ mod examples_hooks;
 
 /// Attacks on allow, ask and rewrites (issue 15): findings, ignored until fixed.
 mod attack_decisions;
+/// Attacks on setup, test and the text for people (issue 17): findings, each fixed.
+mod attack_everyday;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
 mod daemon_answers;
 /// The socket's folder and modes, a second daemon, a stale socket, clean shutdowns.
