@@ -594,10 +594,15 @@ fn a_long_line_of_braces_is_let_through_not_timed_out() {
 fn the_guard_answers_as_one_worker_and_a_dead_one_refuses() {
     let g = Guarded::start();
     let pid = g.worker_pid();
-    let cmdline = fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap();
-    assert!(
-        cmdline.contains("deny-destructive.py\0--worker"),
-        "{cmdline:?}"
+    // A worker just started may still be between its execs (env, then python3, then the script), when
+    // its cmdline is empty or another program's: wait for the script's.
+    wait_until(
+        T,
+        "the guard worker to run deny-destructive.py --worker",
+        || {
+            fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| cmdline.contains("deny-destructive.py\0--worker"))
+        },
     );
     for n in 0..20 {
         let command = if n % 2 == 0 { "rm -rf ~" } else { "ls -la" };
