@@ -20,7 +20,7 @@
 #
 # Refused:
 #   rm -r / rm -rf / rm -fr / rm -r -f ... of /, a top-level folder (/usr, /home, /tmp, ...), your home
-#       (~, $HOME, ${HOME}) or a folder above it, the working folder ($PWD, $(pwd), ., .., *) or a folder
+#       (~, $HOME, ${HOME}, ${HOME:-x}) or a folder above it, the working folder ($PWD, $(pwd), ., .., *) or a folder
 #       above it, or "$VAR/" and "$VAR/*" (that is / when VAR is empty); rm --no-preserve-root, always
 #   find ... -delete, find ... -exec rm ...   from /, a top-level folder or your home, whatever the tests
 #       (find ~ -type f -delete is all your files); from the working folder or above only with no test
@@ -764,6 +764,8 @@ def one_danger(target, ctx, count_working_folder):
     home, project = ctx["home"], ctx["project"]
     if not target:
         return None  # rm -rf "" deletes nothing
+    # ${HOME:-x}, ${HOME-x}, ${HOME:=x}, ${HOME:?x}: HOME and PWD are set, so each is $HOME (or $PWD).
+    target = re.sub(r"^\$\{(HOME|PWD):?[-=?][^}]*\}", r"${\1}", target)
     m = re.match(r"^\$(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)(.*)$", target, re.S)
     if m and m.group(1) not in ("HOME", "{HOME}", "PWD", "{PWD}"):
         variable, rest = m.group(1), m.group(2)

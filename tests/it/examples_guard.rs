@@ -509,6 +509,9 @@ fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
             ("chrt 1 git reset --hard", &["git reset --hard"]),
             ("taskset 0x1 rm -rf ~", &["your home folder"]),
             ("su -c 'rm -rf /usr'", &["the system folder /usr"]),
+            // A default on a variable that is set: ${HOME:-x} is $HOME.
+            ("rm -rf ${HOME:-/tmp}", &["your home folder (@HOME@)"]),
+            ("rm -rf ${PWD:?}/*", &["everything in the working folder (@PROJ@)"]),
         ],
     );
     expect_let_through(
@@ -527,6 +530,8 @@ fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
             "rm -rf ~+/build",
             "flock /tmp/lock make",
             "su -c ls someone",
+            "rm -rf ${HOME:+build}",
+            "rm -rf ${HOME:-/tmp}/build",
         ],
     );
 }
