@@ -20,8 +20,9 @@
 #
 # Refused:
 #   rm -r / rm -rf / rm -fr / rm -r -f ... of /, a top-level folder (/usr, /home, /tmp, ...), your home
-#       (~, $HOME, ${HOME}, ${HOME:-x}) or a folder above it, the working folder ($PWD, $(pwd), ., .., *) or a folder
-#       above it, or "$VAR/" and "$VAR/*" (that is / when VAR is empty); rm --no-preserve-root, always
+#       (~, $HOME, ${HOME}, ${HOME:-x}) or a folder above it, the working folder ($PWD, $(pwd), ., .., *)
+#       or a folder above it, or "$VAR/" and "$VAR/*" (that is / when VAR is empty); rm
+#       --no-preserve-root, always
 #   find ... -delete, find ... -exec rm ...   from /, a top-level folder or your home, whatever the tests
 #       (find ~ -type f -delete is all your files); from the working folder or above only with no test
 #       before the -delete (find . -delete): find . -name '*.o' -delete is allowed
