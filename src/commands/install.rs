@@ -85,7 +85,7 @@ pub fn install(
             println!("unchanged {}", path.display());
             continue;
         }
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        crate::commands::files::write_atomic(path, text, 0o644)?;
         match state {
             State::Edited => println!("replaced {} (--force: your edits are gone)", path.display()),
             _ => println!("wrote {}", path.display()),

@@ -8,8 +8,7 @@
 //! the user's own file, not to an earlier hookd setup. An empty backup stands for a file that was not
 //! there. `--undo` restores it only when the file holds nothing the user wrote since (else `--force`).
 
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,6 +16,7 @@ use crate::agents::setup::{Wanted, merge, same_apart_from_hookd, warnings, witho
 use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
+use crate::commands::files::write_atomic;
 
 /// A settings file larger than this is not one hookd setup edits (an agent's settings are a few KiB).
 const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -148,38 +148,6 @@ fn read(path: &Path) -> Result<Option<(String, u32)>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))?;
     Ok(Some((text, meta.permissions().mode() & 0o7777)))
-}
-
-/// Writes `text` to `path` whole or not at all: a new file in the same folder, synced, renamed over it.
-fn write_atomic(path: &Path, text: &str, mode: u32) -> Result<(), String> {
-    let shown = path.display();
-    let dir = path.parent().ok_or_else(|| format!("{shown}: no folder"))?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{shown}: no file name"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".hookd-{}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut out = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)?;
-        out.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        out.write_all(text.as_bytes())?;
-        out.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        if let Ok(dir) = std::fs::File::open(dir) {
-            let _ = dir.sync_all();
-        }
-        Ok::<(), std::io::Error>(())
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {shown}: {e}")
-    })
 }
 
 fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, String> {

@@ -146,3 +146,27 @@ fn a_bin_that_cannot_run_is_warned_of() {
     let out = install(&units, &binary(&sb, "hookd"), &[]);
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
+
+/// A unit is written whole, as a file of its own: a symlink at its place is replaced, and what it
+/// pointed to is left as it was (a plain write would have followed it and written there).
+#[test]
+fn a_symlink_at_a_units_place_is_replaced_not_written_through() {
+    let sb = Sandbox::new();
+    let units = sb.p("units");
+    fs::create_dir_all(&units).unwrap();
+    let elsewhere = sb.p("elsewhere.txt");
+    fs::write(&elsewhere, "not a unit\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, units.join("hookd.socket")).unwrap();
+    let bin = binary(&sb, "hookd");
+    let out = install(&units, &bin, &["--force"]);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "not a unit\n");
+    let socket = units.join("hookd.socket");
+    assert!(!fs::symlink_metadata(&socket).unwrap().is_symlink());
+    assert!(fs::read_to_string(&socket).unwrap().contains("[Socket]"));
+    let mode = fs::metadata(units.join("hookd.service"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644, "{mode:o}");
+}

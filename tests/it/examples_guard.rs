@@ -511,7 +511,10 @@ fn the_guard_sees_through_subshells_process_substitutions_and_dash_dash() {
             ("su -c 'rm -rf /usr'", &["the system folder /usr"]),
             // A default on a variable that is set: ${HOME:-x} is $HOME.
             ("rm -rf ${HOME:-/tmp}", &["your home folder (@HOME@)"]),
-            ("rm -rf ${PWD:?}/*", &["everything in the working folder (@PROJ@)"]),
+            (
+                "rm -rf ${PWD:?}/*",
+                &["everything in the working folder (@PROJ@)"],
+            ),
         ],
     );
     expect_let_through(
