@@ -95,44 +95,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires
-    /// it, and answers in the agent's dialect
-    Relay {
-        /// The agent calling: claude-code, codex, gemini-cli, qwen-code or copilot-cli
-        #[arg(long, value_name = "AGENT", default_value = "claude-code")]
-        agent: String,
-        /// The daemon's socket [default: as for serve]
-        #[arg(long, value_name = "PATH")]
-        socket: Option<PathBuf>,
-        /// Refuse (with the reason "hookd is not running") when the daemon cannot answer, instead of
-        /// letting the agent go on; a Stop is still let through, since refusing it would keep the agent
-        /// working with no cap
-        #[arg(long)]
-        fail_closed: bool,
-        /// The agent's name for the event this relay serves, for an agent whose hook input names none
-        /// (copilot-cli: --print-settings writes it into each hook's command); otherwise the input's
-        /// own hook_event_name is used
-        #[arg(long, value_name = "EVENT")]
-        event: Option<String>,
-        /// Seconds to wait for the verdict before giving up: above every hook's timeout (60 s by default),
-        /// below the agent's own hook timeout (120 s in --print-settings)
-        #[arg(long, value_name = "SECONDS", default_value_t = RELAY_TIMEOUT_SECS)]
-        timeout: f64,
-        /// Print the snippet for AGENT's own settings that routes each of its moments through hookd
-        /// relay; --socket and --fail-closed, when given, are written into the command it prints
-        #[arg(long, value_name = "AGENT")]
-        print_settings: Option<String>,
-        /// With --print-settings claude-code: http hooks posting to the daemon's [http] listener, instead
-        /// of a command per moment (how the token reaches Claude Code is said on stderr)
-        #[arg(long, requires = "print_settings")]
-        http: bool,
-        /// With --http: the listener's port, on 127.0.0.1 [default: from the settings file's [http] listen]
-        #[arg(long, value_name = "PORT", requires = "http")]
-        port: Option<u16>,
-        /// With --http: the settings file to read [http] listen from [default: as for serve]
-        #[arg(long, value_name = "FILE", requires = "http")]
-        config: Option<PathBuf>,
-    },
+    #[command(about = RELAY_ABOUT)]
+    Relay(RelayArgs),
+
     /// Print an agent's existing hook settings (Claude Code's, Gemini CLI's or Qwen Code's settings.json,
     /// Codex's hooks.json, Copilot CLI's hooks) as hookd settings
     Import {
@@ -262,6 +227,58 @@ pub struct SetupArgs {
     pub fail_closed: bool,
 }
 
+/// `hookd relay`'s summary, in both places the relay is parsed.
+const RELAY_ABOUT: &str = "The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires it, and answers in the agent's dialect";
+
+/// `hookd relay`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RelayArgs {
+    /// The agent calling: claude-code, codex, gemini-cli, qwen-code or copilot-cli
+    #[arg(long, value_name = "AGENT", default_value = "claude-code")]
+    pub agent: String,
+    /// The daemon's socket [default: as for serve]
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Refuse (with the reason "hookd is not running") when the daemon cannot answer, instead of
+    /// letting the agent go on; a Stop is still let through, since refusing it would keep the agent
+    /// working with no cap
+    #[arg(long)]
+    pub fail_closed: bool,
+    /// The agent's name for the event this relay serves, for an agent whose hook input names none
+    /// (copilot-cli: --print-settings writes it into each hook's command); otherwise the input's
+    /// own hook_event_name is used
+    #[arg(long, value_name = "EVENT")]
+    pub event: Option<String>,
+    /// Seconds to wait for the verdict before giving up: above every hook's timeout (60 s by default),
+    /// below the agent's own hook timeout (120 s in --print-settings)
+    #[arg(long, value_name = "SECONDS", default_value_t = RELAY_TIMEOUT_SECS)]
+    pub timeout: f64,
+    /// Print the snippet for AGENT's own settings that routes each of its moments through hookd
+    /// relay; --socket and --fail-closed, when given, are written into the command it prints
+    #[arg(long, value_name = "AGENT")]
+    pub print_settings: Option<String>,
+    /// With --print-settings claude-code: http hooks posting to the daemon's [http] listener, instead
+    /// of a command per moment (how the token reaches Claude Code is said on stderr)
+    #[arg(long, requires = "print_settings")]
+    pub http: bool,
+    /// With --http: the listener's port, on 127.0.0.1 [default: from the settings file's [http] listen]
+    #[arg(long, value_name = "PORT", requires = "http")]
+    pub port: Option<u16>,
+    /// With --http: the settings file to read [http] listen from [default: as for serve]
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub config: Option<PathBuf>,
+}
+
+/// `hookd relay` parsed alone, without the other commands: a [`Cli`] builds every command's definition
+/// before it parses anything (about 0.4 ms here), and agents start the relay for every tool call.
+/// `main` takes this path when the first argument is `relay`; the options are [`RelayArgs`], the same.
+#[derive(Debug, Parser)]
+#[command(name = "hookd relay", bin_name = "hookd relay", about = RELAY_ABOUT, max_term_width = 100)]
+pub struct RelayOnly {
+    #[command(flatten)]
+    pub args: RelayArgs,
+}
+
 /// Which records `log` and `watch` show: every filter given must match.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Filter {
@@ -295,6 +312,52 @@ impl Filter {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    /// `hookd relay` parsed alone takes what the relay of the whole command line takes, and reads it the
+    /// same: the fast path can never drift from the definitions.
+    #[test]
+    fn the_relay_alone_is_the_relay_of_the_command_line() {
+        let whole = Cli::command();
+        let relay = whole.find_subcommand("relay").unwrap();
+        let alone = RelayOnly::command();
+        let options = |command: &clap::Command| {
+            command
+                .get_arguments()
+                .map(|a| {
+                    format!(
+                        "{:?} {:?} {:?}",
+                        a.get_id(),
+                        a.get_long(),
+                        a.get_default_values()
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(options(&alone), options(relay));
+        assert_eq!(alone.get_about(), relay.get_about());
+        let argv = [
+            "relay",
+            "--agent",
+            "codex",
+            "--fail-closed",
+            "--timeout",
+            "5",
+            "--socket",
+            "/s",
+        ];
+        let Command::Relay(whole) = Cli::try_parse_from(std::iter::once("hookd").chain(argv))
+            .unwrap()
+            .command
+        else {
+            panic!("not the relay");
+        };
+        let alone = RelayOnly::try_parse_from(argv).unwrap().args;
+        assert_eq!(format!("{whole:?}"), format!("{alone:?}"));
+        assert!(
+            RelayOnly::try_parse_from(["relay", "--http"]).is_err(),
+            "--http needs --print-settings"
+        );
+    }
 
     /// The help names every agent hookd speaks for, wherever it lists them: a new row in the agent
     /// table fails this until the help says it.

@@ -82,7 +82,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         ),
         Command::Install { bin, dir, force } => install::install(bin, dir, force),
         Command::Setup(args) => setup::run(&args),
-        Command::Relay {
+        Command::Relay(cli::RelayArgs {
             agent,
             socket,
             fail_closed,
@@ -92,7 +92,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             http,
             port,
             config,
-        } => match print_settings {
+        }) => match print_settings {
             Some(agent) if http => {
                 let agent = known_agent(&agent)?;
                 crate::agents::snippet::require_http(agent)?;
