@@ -244,6 +244,23 @@ pub enum Outcome {
     Unknown,
 }
 
+impl Outcome {
+    /// The word the response writes the outcome with (`"refused"`), for text that says it too.
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Nothing => "nothing",
+            Outcome::Adds => "adds",
+            Outcome::Rewrote => "rewrote",
+            Outcome::Allowed => "allowed",
+            Outcome::Asked => "asked",
+            Outcome::Refused => "refused",
+            Outcome::Failed => "failed",
+            Outcome::Skipped => "skipped",
+            Outcome::Unknown => "unknown",
+        }
+    }
+}
+
 /// A fire's word on whether the call may go on, short of a refusal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -858,6 +875,24 @@ pub const UNDECIDED: &str = "hookd could not give this hook the event: ";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_outcomes_word_is_the_one_the_response_writes() {
+        for outcome in [
+            Outcome::Nothing,
+            Outcome::Adds,
+            Outcome::Rewrote,
+            Outcome::Allowed,
+            Outcome::Asked,
+            Outcome::Refused,
+            Outcome::Failed,
+            Outcome::Skipped,
+        ] {
+            assert_eq!(serde_json::to_value(outcome).unwrap(), outcome.word());
+        }
+        let unknown: Outcome = serde_json::from_str("\"vetoed\"").unwrap();
+        assert_eq!(unknown.word(), "unknown");
+    }
 
     /// What a client writes is what the daemon reads: each request, written by [`Asking`], decodes to
     /// the [`Request`] it means.

@@ -99,7 +99,7 @@ pub fn relay_answer(agent: &str, answer: &Answer) -> String {
 /// was cut.
 fn hook_line(out: &mut String, hook: &HookReport, width: usize, colour: bool) {
     let name = escaped(&hook.name);
-    let word = outcome_word(hook.outcome);
+    let word = hook.outcome.word();
     let rewrote = match hook.rewrote {
         Some(Rewrote::Input) => " (input)",
         Some(Rewrote::Output) => " (output)",
@@ -189,21 +189,6 @@ fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
     super::printable(text)
 }
 
-/// The word an outcome is said with, as the protocol writes it.
-fn outcome_word(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Nothing => "nothing",
-        Outcome::Adds => "adds",
-        Outcome::Rewrote => "rewrote",
-        Outcome::Allowed => "allowed",
-        Outcome::Asked => "asked",
-        Outcome::Refused => "refused",
-        Outcome::Failed => "failed",
-        Outcome::Skipped => "skipped",
-        Outcome::Unknown => "unknown",
-    }
-}
-
 /// `word` in its colour, when colour is wanted: red for what holds the call back or failed, yellow for
 /// an ask, green for an allow.
 fn paint(word: &str, colour: bool) -> String {
@@ -213,11 +198,7 @@ fn paint(word: &str, colour: bool) -> String {
         "allowed" => "32",
         _ => return word.to_string(),
     };
-    if colour {
-        format!("\x1b[{code}m{word}\x1b[0m")
-    } else {
-        word.to_string()
-    }
+    super::render::painted(word, code, colour)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use toml::Spanned;
 
 use crate::commands::answer_text::verdict_word;
 use crate::commands::test::{INTERRUPTED, Trial, Tried, interrupted, runtime};
-use crate::settings::{ConfigError, ConfigErrors, Settings};
+use crate::settings::{ConfigError, ConfigErrors, LineIndex, Settings};
 
 /// The verdicts a case may expect. `not refused` is any verdict that lets the call go on (allowed
 /// included); the others are exact.
@@ -434,38 +434,24 @@ fn to_json(value: &toml::Value) -> Value {
 /// Lines and columns of byte offsets in the file, for its errors.
 struct Places<'a> {
     label: &'a str,
-    text: &'a str,
-    line_starts: Vec<usize>,
+    lines: LineIndex<'a>,
 }
 
 impl<'a> Places<'a> {
     fn new(label: &'a str, text: &'a str) -> Places<'a> {
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
         Places {
             label,
-            text,
-            line_starts,
+            lines: LineIndex::new(text),
         }
     }
 
     fn line(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|&start| start <= offset)
+        self.lines.line(offset)
     }
 
     fn error(&self, offset: usize, message: String) -> ConfigError {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self.line(offset);
-        let column = self.text[self.line_starts[line - 1]..offset]
-            .chars()
-            .count()
-            + 1;
         let mut error = ConfigError::whole_file(self.label, message);
-        (error.line, error.column) = (line, column);
+        (error.line, error.column) = self.lines.place(offset);
         error
     }
 }

@@ -18,8 +18,8 @@ pub struct Options<'a> {
 }
 
 pub fn fire(options: Options<'_>) -> Result<ExitCode, String> {
-    let input = crate::commands::test::read_event(None)?;
-    let event = crate::commands::test::own_event(&input)?;
+    let input = crate::commands::event_input::read_event(None)?;
+    let event = crate::commands::event_input::own_event(&input)?;
     let request = Asking::Fire {
         id: 1,
         moment: &options.moment,

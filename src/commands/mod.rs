@@ -6,6 +6,7 @@ mod answer_text;
 mod cases;
 pub mod cli;
 pub mod client;
+mod event_input;
 mod files;
 mod fire;
 mod install;

@@ -85,6 +85,41 @@ pub fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     (line, before[line_start..].chars().count() + 1)
 }
 
+/// Where each line of a text starts, found once, to place many offsets in it by a binary search:
+/// placing every name of a file by scanning the text from its start ([`line_and_column`]) made a
+/// 10,000-hook file take 9 s to check. The settings' walker and `hookd test --cases` place with it.
+#[derive(Debug)]
+pub struct LineIndex<'a> {
+    text: &'a str,
+    /// The byte offset where each line starts.
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { text, starts }
+    }
+
+    /// The 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset)
+    }
+
+    /// The 1-based line and column (in characters) of a byte offset.
+    pub fn place(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line(offset);
+        let column = self.text[self.starts[line - 1]..offset].chars().count() + 1;
+        (line, column)
+    }
+}
+
 /// Every error of a file, for printing one per line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigErrors(pub Vec<ConfigError>);

@@ -8,7 +8,7 @@ mod matcher;
 mod parse;
 mod trust;
 
-pub use error::{ConfigError, ConfigErrors, line_and_column};
+pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use matcher::Matcher;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
 pub(crate) use parse::meant_agent;

@@ -11,7 +11,9 @@ use std::time::Duration;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{ConfigError, ConfigErrors, Defaults, Hook, Http, Matcher, OnFailure, Program, Record};
+use super::{
+    ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure, Program, Record,
+};
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
 use crate::moment;
 
@@ -64,7 +66,7 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
     let mut walker = Walker {
         label,
         text,
-        line_starts: line_starts(text),
+        lines: LineIndex::new(text),
         errors: Vec::new(),
     };
     let (root, syntax_errors) = DeTable::parse_recoverable(text);
@@ -128,38 +130,20 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
 struct Walker<'a> {
     label: &'a str,
     text: &'a str,
-    /// Where each line starts, found once: placing every error by scanning the text from its start
-    /// made a file with many errors take time in the square of its size.
-    line_starts: Vec<usize>,
+    /// Where each line starts, found once, to place every error and name.
+    lines: LineIndex<'a>,
     errors: Vec<ConfigError>,
 }
 
-/// The byte offset where each line of `text` starts.
-fn line_starts(text: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
-}
-
 impl Walker<'_> {
-    /// The 1-based line of a byte offset, by a binary search of [`Walker::line_starts`]: placing a name by
-    /// scanning the text from its start made a 10,000-hook file take 9 s to check.
+    /// The 1-based line of a byte offset.
     fn line_of(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|&start| start <= offset)
+        self.lines.line(offset)
     }
 
     /// The 1-based line and column (in characters) of a byte offset.
     fn place(&self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let line = self.line_of(offset);
-        let column = self.text[self.line_starts[line - 1]..offset]
-            .chars()
-            .count()
-            + 1;
-        (line, column)
+        self.lines.place(offset)
     }
 
     fn error_at(&mut self, offset: usize, message: String) {
