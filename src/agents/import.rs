@@ -690,11 +690,15 @@ fn not_fired_by(agent: Agent, moment: &str) -> Option<String> {
 fn timeout_note(agent: Agent) -> [String; 2] {
     let kept =
         "A hook's timeout is kept (converted to seconds) where the file gave one.".to_string();
-    let hookd = "A hook without one gets hookd's default, 60 s unless [defaults] says otherwise";
+    let hookd = format!(
+        "A hook without one gets hookd's default, {} s unless [defaults] says otherwise",
+        crate::limits::DEFAULT_HOOK_TIMEOUT.as_secs()
+    );
     let name = agent.display_name();
+    let relay_waits = crate::limits::RELAY_TIMEOUT_SECS;
     let default = match own_default_timeout(agent) {
-        secs if secs > 60 => format!(
-            "{hookd}, not {name}'s own default of {secs} s: that is longer than hookd relay waits for a verdict (100 s), so such a hook would be cut off there."
+        secs if secs as f64 > relay_waits => format!(
+            "{hookd}, not {name}'s own default of {secs} s: that is longer than hookd relay waits for a verdict ({relay_waits} s), so such a hook would be cut off there."
         ),
         secs => format!("{hookd} ({name}'s own default is {secs} s)."),
     };

@@ -676,17 +676,9 @@ fn places(doc: &DocumentMut, label: &str, hookd: &str) -> Result<Vec<Place>, Str
     Ok(places)
 }
 
-/// Line and column (from 1) of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
-}
-
 fn codex(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, String> {
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
-        let (line, col) = line_col(text, e.span().map_or(0, |s| s.start));
+        let (line, col) = crate::settings::line_and_column(text, e.span().map_or(0, |s| s.start));
         format!("{label}:{line}:{col}: not TOML: {}", e.message().trim())
     })?;
     let before = places(&doc, label, wanted.hookd)?;

@@ -197,11 +197,10 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, Str
     } else {
         without_hookd(before, &shown, wanted)?
     };
+    let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
     if !kept {
-        let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
         write_atomic(&backup, stripped.as_deref().unwrap_or(before), mode)?;
     }
-    let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
     write_atomic(file, &merged, mode)?;
     let moments = agent.moments().len();
     let trust = if agent.row().settings.format == SettingsFormat::CodexToml {
@@ -284,17 +283,10 @@ fn unified_diff(old: &str, new: &str, label: &str, existed: bool) -> String {
     let b: Vec<&str> = new.lines().collect();
     let ops = diff_lines(&a, &b);
     let mut out = format!(
-        "--- {}\n+++ {label}\n",
-        if existed {
-            label.to_string()
-        } else {
-            "/dev/null".to_string()
-        }
+        "--- {}\n+++ {}\n",
+        if existed { label } else { "/dev/null" },
+        if b.is_empty() { "/dev/null" } else { label }
     );
-    if b.is_empty() {
-        out.truncate(out.find("+++").unwrap_or(out.len()));
-        out.push_str("+++ /dev/null\n");
-    }
     const CONTEXT: usize = 3;
     // Indices of the ops that change something; hunks gather the ones within 2 * CONTEXT of each other.
     let changed: Vec<usize> = ops
