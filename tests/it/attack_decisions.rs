@@ -9,26 +9,13 @@ use serde_json::json;
 const T: Duration = Duration::from_secs(20);
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sdk_client.py");
 
-fn prints(json: &str) -> String {
-    format!("cat <<'EOF'\n{json}\nEOF")
-}
-
-fn daemon_with(scripts: &[(&str, &str)], toml: &str) -> Daemon {
-    let sb = Sandbox::new();
-    for (name, body) in scripts {
-        sb.script(name, body);
-    }
-    sb.settings(toml);
-    Daemon::start(sb)
-}
-
 fn hook_toml(moment: &str, name: &str) -> String {
     format!("[[hooks.{moment}]]\nname = \"{name}\"\ncommand = \"@DIR@/{name}.sh\"\n")
 }
 
 #[test]
 fn attack_daemon_deny_beside_a_bad_rewrite_lets_the_call_run() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "guard.sh",
             &prints(r#"{"decision": "deny", "reason": "never rm -rf", "input": "rm -rf /"}"#),
@@ -44,7 +31,7 @@ fn attack_daemon_deny_beside_a_bad_rewrite_lets_the_call_run() {
 
 #[test]
 fn attack_sdk_example_drops_a_rewrite() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "trash.sh",
             &prints(r#"{"input": {"command": "mv x ~/.trash/"}}"#),
@@ -64,7 +51,7 @@ fn attack_sdk_example_drops_a_rewrite() {
 
 #[test]
 fn attack_daemon_post_tool_use_block_drops_the_redaction() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             (
                 "redact.sh",
@@ -155,7 +142,7 @@ fn attack_a_sequential_chain_after_abandon_is_an_empty_allow() {
 
 #[test]
 fn attack_a_redaction_cut_by_the_stdout_cap_fails_open() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "redact.sh",
             "cat >/dev/null; python3 -c 'import json; print(json.dumps({\"output\": {\"stdout\": \"\\u6f22\" * 200000}}))'",

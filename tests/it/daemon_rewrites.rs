@@ -20,21 +20,6 @@ fn bash_with(tool_input: Value) -> Value {
     json!({"session_id": "s1", "tool_name": "Bash", "tool_input": tool_input})
 }
 
-/// A script body that prints `json` (as a here-document, so that no quoting gets in the way) and exits 0.
-fn prints(json: &str) -> String {
-    format!("cat <<'EOF'\n{json}\nEOF")
-}
-
-/// A daemon whose settings are `toml`, with the scripts `(name, body)` written first.
-fn daemon_with(scripts: &[(&str, &str)], toml: &str) -> Daemon {
-    let sb = Sandbox::new();
-    for (name, body) in scripts {
-        sb.script(name, body);
-    }
-    sb.settings(toml);
-    Daemon::start(sb)
-}
-
 /// A hook's table in the settings: `name` on `moment` running the script `name.sh`, with `extra` keys.
 fn hook_toml(moment: &str, name: &str, extra: &str) -> String {
     format!("[[hooks.{moment}]]\nname = \"{name}\"\ncommand = \"@DIR@/{name}.sh\"\n{extra}\n")
@@ -73,7 +58,7 @@ fn an_ask_holds_the_call_back_with_permission_ask_and_its_reason() {
 
 #[test]
 fn an_ask_beside_an_allow_asks_and_a_refusal_beside_both_refuses() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             ("allow.sh", &prints(r#"{"allow": true}"#)),
             ("ask.sh", &prints(r#"{"ask": "sure?"}"#)),
@@ -86,7 +71,7 @@ fn an_ask_beside_an_allow_asks_and_a_refusal_beside_both_refuses() {
         (&json!(true), &json!("ask"), &json!("sure?")),
         "{r}"
     );
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             ("allow.sh", &prints(r#"{"allow": true}"#)),
             ("ask.sh", &prints(r#"{"ask": "sure?"}"#)),
@@ -126,7 +111,7 @@ fn fire_cli(d: &Daemon, event: &Value) -> (i32, Value) {
 
 #[test]
 fn hookd_fire_exits_2_for_an_ask_and_0_for_an_allow() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             ("ask.sh", &prints(r#"{"ask": "sure?"}"#)),
             ("allow.sh", &prints(r#"{"permissionDecision": "allow"}"#)),
@@ -151,7 +136,7 @@ fn hookd_fire_exits_2_for_an_ask_and_0_for_an_allow() {
 #[test]
 fn two_hooks_rewriting_different_fields_compose_into_the_whole_input() {
     // One in hookd's words, one in Claude Code's, which echoes the whole input with its field changed.
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             (
                 "trash.sh",
@@ -187,7 +172,7 @@ fn two_hooks_rewriting_different_fields_compose_into_the_whole_input() {
 fn one_field_rewritten_two_ways_is_refused_naming_both_hooks_in_settings_order() {
     // `first` finishes last: it waits for `second` to be done. The message names them in the settings
     // file's order all the same.
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             (
                 "first.sh",
@@ -231,7 +216,7 @@ fn one_field_rewritten_two_ways_is_refused_naming_both_hooks_in_settings_order()
 
 #[test]
 fn a_refusal_drops_every_rewrite() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             (
                 "trash.sh",
@@ -276,7 +261,7 @@ fn a_pre_tool_use_event_without_tool_input_still_gets_the_rewrite() {
 
 #[test]
 fn an_output_rewrite_at_post_tool_use_is_the_responses_output() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "redact.sh",
             &prints(r#"{"output": {"stdout": "token=[REDACTED]", "stderr": ""}}"#),
@@ -307,7 +292,7 @@ fn an_output_rewrite_at_post_tool_use_is_the_responses_output() {
 fn an_input_rewrite_at_user_prompt_submit_is_a_failed_hook() {
     let body = prints(r#"{"input": {"prompt": "something else"}}"#);
     let event = json!({"session_id": "s1", "prompt": "fix the bug"});
-    let d = daemon_with(&[("h.sh", &body)], &hook_toml("UserPromptSubmit", "h", ""));
+    let d = Daemon::with_scripts(&[("h.sh", &body)], &hook_toml("UserPromptSubmit", "h", ""));
     let r = d.fire("UserPromptSubmit", event.clone());
     assert_eq!(r["refused"], false, "{r}");
     assert!(r.get("input").is_none(), "{r}");
@@ -320,7 +305,7 @@ fn an_input_rewrite_at_user_prompt_submit_is_a_failed_hook() {
             .contains("where there is no tool call to rewrite"),
         "{r}"
     );
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[("h.sh", &body)],
         &hook_toml("UserPromptSubmit", "h", "on_failure = \"refuse\""),
     );
@@ -339,7 +324,7 @@ fn a_rewrite_whose_result_is_over_a_mebibyte_refuses_with_the_reason() {
     // The event's input is large; the hook changes one small field of it: the input to run, whole, is
     // more than an answer carries, and dropping it would run the call unrewritten.
     let content = "x".repeat(1_100_000);
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "h.sh",
             &prints(r#"{"input": {"file_path": "/tmp/elsewhere"}}"#),
@@ -369,7 +354,7 @@ fn a_rewrite_whose_result_is_over_a_mebibyte_refuses_with_the_reason() {
 #[test]
 fn a_rewrite_of_a_large_event_keeps_the_fields_it_did_not_change() {
     let content = "x".repeat(300_000);
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "h.sh",
             &prints(r#"{"input": {"file_path": "/tmp/elsewhere"}}"#),
@@ -398,7 +383,7 @@ fn a_rewrite_of_an_event_just_under_the_large_size_keeps_the_other_fields() {
     // The same rewrite as above, of an event just under OFF_THREAD (64 KiB): what the large one should
     // give.
     let content = "x".repeat(60_000);
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "h.sh",
             &prints(r#"{"input": {"file_path": "/tmp/elsewhere"}}"#),
@@ -430,7 +415,7 @@ fn two_rewrites_that_together_pass_a_mebibyte_refuse() {
             "printf '{{\"input\": {{\"{field}\": \"'\nhead -c 600000 /dev/zero | tr '\\0' y\nprintf '\"}}}}'"
         )
     };
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[("a.sh", &big("content")), ("b.sh", &big("old_string"))],
         &(hook_toml("PreToolUse", "a", "") + &hook_toml("PreToolUse", "b", "")),
     );
@@ -452,7 +437,7 @@ fn two_rewrites_that_together_pass_a_mebibyte_refuse() {
 
 #[test]
 fn in_a_sequential_moment_each_hook_is_given_the_rewrite_before_it() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             ("first.sh", &prints(r#"{"input": {"command": "rm -i x"}}"#)),
             (
@@ -490,7 +475,7 @@ fn in_a_sequential_moment_each_hook_is_given_the_rewrite_before_it() {
 
 #[test]
 fn in_a_sequential_moment_a_refusal_skips_the_hooks_after_it() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             (
                 "trash.sh",
@@ -594,7 +579,7 @@ fn sequential_with_a_misspelt_moment_suggests_the_right_one() {
 
 #[test]
 fn an_ask_keeps_the_rewrite_a_person_would_approve() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             (
                 "trash.sh",
@@ -622,7 +607,7 @@ fn an_ask_keeps_the_rewrite_a_person_would_approve() {
 
 #[test]
 fn a_stop_that_asks_past_the_refusal_cap_is_let_through_without_an_ask() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[("ask.sh", &prints(r#"{"ask": "run the tests first?"}"#))],
         &format!(
             "[defaults]\nstop_refusal_cap = 1\n\n{}",
@@ -656,7 +641,7 @@ fn a_stop_that_asks_past_the_refusal_cap_is_let_through_without_an_ask() {
 
 #[test]
 fn a_permission_request_allowed_with_an_updated_input_in_claude_codes_words() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[(
             "pin.sh",
             &prints(
@@ -679,7 +664,7 @@ fn a_permission_request_allowed_with_an_updated_input_in_claude_codes_words() {
 
 #[test]
 fn gemini_clis_tool_input_and_deny_are_heard() {
-    let d = daemon_with(
+    let d = Daemon::with_scripts(
         &[
             (
                 "pin.sh",

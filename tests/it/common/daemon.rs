@@ -103,6 +103,16 @@ impl Daemon {
         Daemon::start_with(sb, |_| {})
     }
 
+    /// A daemon whose settings are `toml`, with the scripts `(name, body)` written first.
+    pub fn with_scripts(scripts: &[(&str, &str)], toml: &str) -> Daemon {
+        let sb = Sandbox::new();
+        for (name, body) in scripts {
+            sb.script(name, body);
+        }
+        sb.settings(toml);
+        Daemon::start(sb)
+    }
+
     /// As `start`, with a chance to change the command (extra environment, ...).
     pub fn start_with(sb: Sandbox, adjust: impl FnOnce(&mut Command)) -> Daemon {
         let mut cmd = serve_command(&sb, "daemon.log");

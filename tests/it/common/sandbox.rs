@@ -8,6 +8,11 @@ use tempfile::TempDir;
 
 use super::{RESPONSE, wait_until};
 
+/// A script body that prints `json` (as a here-document, so that no quoting gets in the way) and exits 0.
+pub fn prints(json: &str) -> String {
+    format!("cat <<'EOF'\n{json}\nEOF")
+}
+
 /// A fresh temp dir holding everything one test needs. `@DIR@` in settings and scripts is replaced by
 /// its path.
 pub struct Sandbox {
