@@ -173,7 +173,16 @@ fn main() {
     expect_hooks(unrecorded_client.fire(&no_hook_fire), &[]);
     expect_hooks(client.fire(&command_fire), &["command-true"]);
     expect_hooks(client.fire(&no_hook_fire), &[]);
-    run_relay(&daemon.socket);
+    let hookd = Path::new(common::BIN);
+    let other_hookd = other_hookd();
+    for _ in 0..20 {
+        run_relay(hookd, &daemon.socket, ARGV_TOOL);
+        run_relay(hookd, &daemon.socket, NO_HOOK_TOOL);
+        if let Some(other) = &other_hookd {
+            run_relay(other, &daemon.socket, ARGV_TOOL);
+            run_relay(other, &daemon.socket, NO_HOOK_TOOL);
+        }
+    }
     let mut http = HttpClient::connect(&mut client);
     let http_argv = hook_input(ARGV_TOOL);
     let http_no_hook = hook_input(NO_HOOK_TOOL);
@@ -251,7 +260,16 @@ fn main() {
             }));
         }
         for _ in 0..BATCH / 5 {
-            s.relay.push(timed(|| run_relay(&daemon.socket)));
+            s.relay
+                .push(timed(|| run_relay(hookd, &daemon.socket, ARGV_TOOL)));
+            s.relay_no_hook
+                .push(timed(|| run_relay(hookd, &daemon.socket, NO_HOOK_TOOL)));
+            if let Some(other) = &other_hookd {
+                s.other_relay
+                    .push(timed(|| run_relay(other, &daemon.socket, ARGV_TOOL)));
+                s.other_relay_no_hook
+                    .push(timed(|| run_relay(other, &daemon.socket, NO_HOOK_TOOL)));
+            }
         }
         for _ in 0..BATCH * 4 {
             s.http_no_hook.push(timed(|| http.post(&http_no_hook)));
@@ -316,7 +334,7 @@ fn main() {
         "A",
         "spawn `/bin/true` directly (3 pipes, event written, output read, reaped)",
         &direct_true,
-        "1.00 (baseline of B, G)".into(),
+        "1.00 (baseline of B, G0)".into(),
         None,
     );
     table.ratio_row(
@@ -330,7 +348,7 @@ fn main() {
         "C",
         "spawn `sh -c true` directly (as A)",
         &direct_sh,
-        "1.00 (baseline of D)".into(),
+        "1.00 (baseline of D, G)".into(),
         None,
     );
     table.ratio_row(
@@ -370,13 +388,39 @@ fn main() {
         )),
     );
     let relay = Summary::of(&mut s.relay);
-    table.row(
+    table.ratio_row(
         "G",
-        "`hookd relay` process + daemon + one `/bin/true` hook",
+        "`hookd relay` process + daemon + one `/bin/true` hook (an agent's hook call)",
         &relay,
-        format!("{:.2} x A", ratio(relay.p50, direct_true.p50)),
-        None,
+        ("C", &direct_sh),
+        Some(2.2),
     );
+    let relay_no_hook = Summary::of(&mut s.relay_no_hook);
+    table.ratio_row(
+        "G0",
+        "`hookd relay` process + daemon, no matching hook (the relay's own start and round trip)",
+        &relay_no_hook,
+        ("A", &direct_true),
+        Some(1.3),
+    );
+    if let Some(other) = &other_hookd {
+        let other_relay = Summary::of(&mut s.other_relay);
+        table.ratio_row(
+            "G'",
+            &format!("as G, through {} (HOOKD_BENCH_OTHER)", other.display()),
+            &other_relay,
+            ("C", &direct_sh),
+            Some(2.2),
+        );
+        let other_no_hook = Summary::of(&mut s.other_relay_no_hook);
+        table.ratio_row(
+            "G0'",
+            &format!("as G0, through {}", other.display()),
+            &other_no_hook,
+            ("A", &direct_true),
+            Some(1.3),
+        );
+    }
 
     // Rows Q and R (S is with the worker rows).
     let http_no_hook = Summary::of(&mut s.http_no_hook);
@@ -489,7 +533,10 @@ fn main() {
             argv_load.rate() / serial_argv,
             thousands(serial_argv)
         ),
-        None,
+        Some((
+            "at least 0.95 x J".into(),
+            argv_load.rate() >= 0.95 * direct_load.rate(),
+        )),
     );
 
     // Rows L to N.
@@ -594,6 +641,9 @@ struct Samples {
     command: Vec<Duration>,
     no_hook: Vec<Duration>,
     relay: Vec<Duration>,
+    relay_no_hook: Vec<Duration>,
+    other_relay: Vec<Duration>,
+    other_relay_no_hook: Vec<Duration>,
     sleepers: Vec<Duration>,
     http_no_hook: Vec<Duration>,
     http_argv: Vec<Duration>,
@@ -622,9 +672,10 @@ fn spawn_directly(command: &mut Command, event_line: &str) -> Vec<u8> {
     out
 }
 
-/// An agent's hook run: `hookd relay` with Claude Code's PreToolUse input on stdin, to its exit.
-fn run_relay(socket: &Path) {
-    let mut child = Command::new(common::BIN)
+/// An agent's hook run: `hookd relay` (of the binary `hookd`) with Claude Code's PreToolUse input for
+/// `tool` on stdin, to its exit; it must say nothing (a `/bin/true` hook, or none).
+fn run_relay(hookd: &Path, socket: &Path, tool: &str) {
+    let mut child = Command::new(hookd)
         .args(["relay", "--agent", "claude-code", "--socket"])
         .arg(socket)
         .stdin(Stdio::piped())
@@ -632,7 +683,7 @@ fn run_relay(socket: &Path) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn hookd relay");
-    let input = event(ARGV_TOOL).replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
+    let input = event(tool).replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
     let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
     let mut out = Vec::new();
     let _ = child.stdout.take().unwrap().read_to_end(&mut out);
@@ -642,6 +693,26 @@ fn run_relay(socket: &Path) {
         "the relay said something: {}",
         String::from_utf8_lossy(&out)
     );
+}
+
+/// A second hookd whose relay is measured beside this build's (rows G' and G0'): `HOOKD_BENCH_OTHER`,
+/// else the static build `cargo build-static` makes, when it is there. So one run can put the relay of
+/// the static build, or of an older commit, beside this one.
+fn other_hookd() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("HOOKD_BENCH_OTHER").filter(|p| !p.is_empty()) {
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "HOOKD_BENCH_OTHER: no file at {}",
+            path.display()
+        );
+        return Some(path);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let built = target.join("x86_64-unknown-linux-gnu/release/hookd");
+    (built.is_file() && built != Path::new(common::BIN)).then_some(built)
 }
 
 /// A daemon of our own, started as the tests start theirs (`common::serve_command_at`: no `HOOKD_*` or
@@ -1305,8 +1376,12 @@ impl Table {
     ) {
         let r = ratio(summary.p50, base.p50);
         let target = most.map(|most| {
-            let within = (most - 1.0) * 100.0;
-            (format!("p50 within {within:.0} % of {base_id}"), r <= most)
+            let said = if most < 1.5 {
+                format!("p50 within {:.0} % of {base_id}", (most - 1.0) * 100.0)
+            } else {
+                format!("p50 at most {most:.1} x {base_id}")
+            };
+            (said, r <= most)
         });
         self.row(id, measure, summary, format!("{r:.2} x {base_id}"), target);
     }

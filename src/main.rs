@@ -5,13 +5,20 @@ use clap::error::ErrorKind;
 use hookd::commands::cli::{Cli, Command, RelayOnly};
 
 fn main() -> ExitCode {
-    let parsed = if std::env::args_os()
-        .nth(1)
-        .is_some_and(|word| word == "relay")
-    {
-        // Started by an agent for every tool call: parse the relay's options alone, not every command's.
-        RelayOnly::try_parse_from(std::env::args_os().skip(1))
-            .map(|relay| Command::Relay(relay.args))
+    let words: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let parsed = if words.first().is_some_and(|word| word == "relay") {
+        // Started by an agent for every tool call: the plain forms hookd writes are read without clap
+        // (relay_argv), anything else by the relay's options alone, not every command's.
+        if let Some(args) = hookd::commands::relay_argv::parse(&words) {
+            return finish(hookd::commands::relay_for_an_agent(
+                args.agent,
+                args.socket,
+                args.fail_closed,
+                args.event,
+                args.timeout,
+            ));
+        }
+        RelayOnly::try_parse_from(&words).map(|relay| Command::Relay(relay.args))
     } else {
         Cli::try_parse().map(|cli| cli.command)
     };
@@ -26,7 +33,12 @@ fn main() -> ExitCode {
             };
         }
     };
-    match hookd::commands::run(command) {
+    finish(hookd::commands::run(command))
+}
+
+/// A command's outcome as the exit status; its error said on stderr.
+fn finish(outcome: Result<ExitCode, String>) -> ExitCode {
+    match outcome {
         Ok(code) => code,
         Err(message) => {
             eprintln!("hookd: {message}");

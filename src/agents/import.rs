@@ -723,9 +723,12 @@ fn runs_hookd_relay(command: &str) -> bool {
         .split_whitespace()
         .map(|w| w.trim_matches(['\'', '"']))
         .collect();
-    words.windows(2).any(|pair| {
-        Path::new(pair[0]).file_name().is_some_and(|n| n == "hookd") && pair[1] == "relay"
-    })
+    words
+        .iter()
+        .any(|word| crate::agents::snippet::is_relay_program(word))
+        || words.windows(2).any(|pair| {
+            Path::new(pair[0]).file_name().is_some_and(|n| n == "hookd") && pair[1] == "relay"
+        })
 }
 
 /// The moments whose matcher tests the tool name, where an agent's own tool names (Gemini CLI's) differ
@@ -1192,6 +1195,7 @@ mod tests {
         assert_eq!(seconds(1.5), "1.5");
         assert_eq!(seconds(0.001), "0.001");
         assert!(runs_hookd_relay("/usr/local/bin/hookd relay --agent codex"));
+        assert!(runs_hookd_relay("/usr/local/bin/hookd-relay --agent codex"));
         assert!(runs_hookd_relay("'/opt/my tools/hookd' relay"));
         assert!(runs_hookd_relay("hookd relay"));
         assert!(!runs_hookd_relay("hookd check"));

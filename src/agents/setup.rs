@@ -131,15 +131,22 @@ fn edit(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, S
 }
 
 /// Whether a hook's command line runs hookd's relay: its first word (after any `NAME=value`) is this
-/// binary or a file named `hookd`, and its second is `relay`. Not a hook that merely mentions hookd
-/// (`echo hookd relay`, `hookd-guard relay`, `hookd fire Stop`), which is the user's.
+/// binary or a file named `hookd`, and its second is `relay`; or its first word is a file named
+/// `hookd-relay` (the relay as a program of its own). Not a hook that merely mentions hookd (`echo hookd
+/// relay`, `hookd-guard relay`, `hookd fire Stop`), which is the user's.
 pub fn is_hookd_command(command: &str, hookd: &str) -> bool {
     let mut words = shell_words(command).into_iter().skip_while(|word| {
         word.split_once('=').is_some_and(|(name, _)| {
             !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         })
     });
-    let (Some(program), Some(sub)) = (words.next(), words.next()) else {
+    let Some(program) = words.next() else {
+        return false;
+    };
+    if snippet::is_relay_program(&program) {
+        return true;
+    }
+    let Some(sub) = words.next() else {
         return false;
     };
     let named_hookd = program == hookd
@@ -1022,6 +1029,9 @@ mod tests {
             "\"/opt/x/hookd\" relay",
             "HOOKD_SOCKET=/x hookd relay",
             "/usr/local/bin/hookd relay --agent copilot-cli --event preToolUse",
+            "/usr/local/bin/hookd-relay --agent codex",
+            "'/opt/my tools/hookd-relay' --agent gemini-cli --fail-closed",
+            "HOOKD_SOCKET=/x hookd-relay",
         ] {
             assert!(is_hookd_command(yes, HOOKD), "{yes}");
         }
@@ -1038,6 +1048,8 @@ mod tests {
             "./hookd.sh relay",
             "cat hookd; hookd relay",
             "grep 'hookd relay' log",
+            "echo hookd-relay",
+            "./hookd-relay.sh --agent codex",
         ] {
             assert!(!is_hookd_command(no, HOOKD), "{no}");
         }

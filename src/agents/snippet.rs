@@ -38,10 +38,16 @@ pub fn for_agent(agent: Agent, hookd: &str, flags: &RelayFlags) -> Result<String
     })
 }
 
-/// `<hookd> relay --agent <name>`, with the path quoted for the shell when it needs it: every agent runs
-/// the command through a shell (`/bin/sh -c`, `bash -c`, `$SHELL -lc`).
+/// `<hookd> relay --agent <name>`, or `<hookd-relay> --agent <name>` when `hookd` is the relay's own
+/// program ([`RELAY_PROGRAM`]), with the path quoted for the shell when it needs it: every agent runs the
+/// command through a shell (`/bin/sh -c`, `bash -c`, `$SHELL -lc`).
 pub fn relay_command(agent: Agent, hookd: &str, flags: &RelayFlags) -> String {
-    let mut command = format!("{} relay --agent {}", shell_quote(hookd), agent.name());
+    let relay = if is_relay_program(hookd) {
+        ""
+    } else {
+        " relay"
+    };
+    let mut command = format!("{}{relay} --agent {}", shell_quote(hookd), agent.name());
     if let Some(socket) = &flags.socket {
         // Absolute: the agent runs the command in its own project folder, not where this was printed.
         let socket = std::path::absolute(socket).unwrap_or_else(|_| socket.clone());
@@ -52,6 +58,17 @@ pub fn relay_command(agent: Agent, hookd: &str, flags: &RelayFlags) -> String {
         command.push_str(" --fail-closed");
     }
     command
+}
+
+/// The file name of `hookd relay` as a program of its own (`src/bin/hookd-relay.rs`), installed beside
+/// `hookd`.
+pub const RELAY_PROGRAM: &str = "hookd-relay";
+
+/// Whether `program` (a path, or a bare name) is [`RELAY_PROGRAM`].
+pub fn is_relay_program(program: &str) -> bool {
+    std::path::Path::new(program)
+        .file_name()
+        .is_some_and(|name| name == RELAY_PROGRAM)
 }
 
 /// A word as the shell reads it back: as is when it holds only characters the shell leaves alone, else

@@ -13,6 +13,7 @@ mod install;
 pub mod log;
 mod manual;
 pub mod relay;
+pub mod relay_argv;
 mod render;
 pub mod setup;
 mod test;
@@ -103,7 +104,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 let token_file = crate::daemon::http::token::default_path();
                 let relay = crate::agents::snippet::relay_command(
                     agent,
-                    &this_binary()?,
+                    &relay_binary()?,
                     &crate::agents::snippet::RelayFlags {
                         socket: Some(socket),
                         fail_closed,
@@ -125,7 +126,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                     "{}",
                     crate::agents::snippet::for_agent(
                         known_agent(&agent)?,
-                        &this_binary()?,
+                        &relay_binary()?,
                         &crate::agents::snippet::RelayFlags {
                             socket,
                             fail_closed
@@ -134,19 +135,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 );
                 Ok(ExitCode::SUCCESS)
             }
-            None => {
-                let options = crate::commands::relay::Options {
-                    agent: known_agent(&agent)?,
-                    socket: socket.unwrap_or_else(crate::paths::default_socket),
-                    fail_closed,
-                    event,
-                    timeout: std::time::Duration::try_from_secs_f64(timeout)
-                        .ok()
-                        .filter(|t| !t.is_zero())
-                        .ok_or("--timeout must be a positive number of seconds")?,
-                };
-                Ok(crate::commands::relay::run(&options))
-            }
+            None => relay_for_an_agent(agent, socket, fail_closed, event, timeout),
         },
         Command::Log {
             filter,
@@ -226,10 +215,49 @@ fn http_address(port: Option<u16>, config: &Path) -> Result<std::net::SocketAddr
     }
 }
 
+/// `hookd relay` as an agent runs it: one event relayed. Kept out of [`run`], whose every command LTO
+/// inlines into one large function, so that the relay started on every tool call touches (and faults in)
+/// only its own code: `main` calls this directly for the command lines `relay_argv` reads.
+#[inline(never)]
+pub fn relay_for_an_agent(
+    agent: String,
+    socket: Option<std::path::PathBuf>,
+    fail_closed: bool,
+    event: Option<String>,
+    timeout: f64,
+) -> Result<ExitCode, String> {
+    let options = crate::commands::relay::Options {
+        agent: known_agent(&agent)?,
+        socket: socket.unwrap_or_else(crate::paths::default_socket),
+        fail_closed,
+        event,
+        timeout: std::time::Duration::try_from_secs_f64(timeout)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or("--timeout must be a positive number of seconds")?,
+    };
+    Ok(crate::commands::relay::run(&options))
+}
+
 fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
     crate::agents::Agent::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = crate::agents::Agent::ALL.iter().map(|a| a.name()).collect();
         format!("unknown agent \"{name}\" (one of: {})", names.join(", "))
+    })
+}
+
+/// The program to write into agents' settings for the relay: `hookd-relay` where it is installed beside
+/// this binary (it starts faster, see `src/bin/hookd-relay.rs`), else this binary (`hookd relay`).
+fn relay_binary() -> Result<String, String> {
+    let hookd = this_binary()?;
+    let beside = Path::new(&hookd).with_file_name(crate::agents::snippet::RELAY_PROGRAM);
+    let runnable = std::fs::metadata(&beside).is_ok_and(|m| {
+        use std::os::unix::fs::PermissionsExt;
+        m.is_file() && m.permissions().mode() & 0o111 != 0
+    });
+    Ok(match beside.to_str() {
+        Some(beside) if runnable => beside.to_string(),
+        _ => hookd,
     })
 }
 

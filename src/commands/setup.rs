@@ -38,7 +38,7 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         socket: args.socket.clone(),
         fail_closed: args.fail_closed,
     };
-    let command = snippet::relay_command(agent, &hookd, &flags);
+    let command = snippet::relay_command(agent, &super::relay_binary()?, &flags);
     let codex_file = codex_file(agent, &file, args.file.is_some())?;
     let wanted = Wanted {
         agent,

@@ -11,7 +11,7 @@ use hookd::agents::Agent;
 use serde_json::Value;
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_hookd");
+use crate::common::{BIN, RELAY_BIN};
 
 fn hookd(args: &[&str], envs: &[(&str, &Path)]) -> Output {
     let mut command = Command::new(BIN);
@@ -346,9 +346,9 @@ mod print_settings {
         text(&out.stdout)
     }
 
-    /// The relay command, as printed: this very binary.
+    /// The relay command, as printed: the relay's own program, built beside this binary.
     fn relay(agent: Agent) -> String {
-        format!("{BIN} relay --agent {}", agent.name())
+        format!("{RELAY_BIN} --agent {}", agent.name())
     }
 
     #[test]

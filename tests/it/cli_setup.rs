@@ -76,9 +76,9 @@ fn backup(file: &Path) -> PathBuf {
     PathBuf::from(format!("{}.hookd-backup", file.display()))
 }
 
-/// The relay command as written for `agent`: this very binary.
+/// The relay command as written for `agent`: the relay's own program, built beside this binary.
 fn relay(agent: &str) -> String {
-    format!("{BIN} relay --agent {agent}")
+    format!("{RELAY_BIN} --agent {agent}")
 }
 
 #[test]

@@ -76,6 +76,8 @@ mod workers;
 
 /// `hookd relay` end to end with the agents' captured hook inputs.
 mod relay;
+/// `hookd-relay`, the relay as a program of its own: the same answers, and what setup writes.
+mod relay_program;
 
 // ---- faults, security, load ------------------------------------------------------------------------
 

@@ -30,6 +30,9 @@ use std::time::{Duration, Instant};
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_hookd");
 
+/// The relay as a program of its own, built beside [`BIN`]: what `--print-settings` and `setup` write.
+pub const RELAY_BIN: &str = env!("CARGO_BIN_EXE_hookd-relay");
+
 /// How long the daemon may take to accept its first connection.
 pub const READY: Duration = Duration::from_secs(10);
 

@@ -1,0 +1,62 @@
+//! `hookd-relay`: `hookd relay` as a program of its own, the command an agent starts on every tool call.
+//!
+//! It is the same relay (`hookd::commands::relay`), with the same options, reading and answering the
+//! same way; only the program around it is small. A process of the whole `hookd` faults in pages of a
+//! large binary (and, in the default build, loads and relocates it) before it does any work, and on a VM
+//! every first touch of a page costs microseconds: that start was most of what a tool call paid for
+//! the relay (BENCHMARKS.md, "The relay's start"). Linked on its own, the relay's code sits in a binary a
+//! quarter the size and starts about as fast as `/bin/true`.
+//!
+//! `hookd relay --print-settings` and `hookd setup` write this program into the agents' settings when it
+//! is installed beside `hookd` (as `cargo install` puts it); settings that name `hookd relay` keep working.
+//! `--print-settings` itself stays with `hookd relay`, which knows every agent's settings file.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use hookd::commands::cli::RelayOnly;
+
+fn main() -> ExitCode {
+    // Read as `hookd relay` reads its words, so that both take the same command lines.
+    let words: Vec<OsString> = std::iter::once(OsString::from("relay"))
+        .chain(std::env::args_os().skip(1))
+        .collect();
+    let args = match hookd::commands::relay_argv::parse(&words) {
+        Some(args) => args,
+        // Help, a mistake, or a rare spelling: the full parser of the relay's options says what it is.
+        None => match RelayOnly::try_parse_from(
+            std::iter::once(OsString::from("hookd-relay")).chain(words.into_iter().skip(1)),
+        ) {
+            Ok(relay) if relay.args.print_settings.is_some() => {
+                eprintln!(
+                    "hookd-relay: --print-settings is hookd's: run hookd relay --print-settings AGENT"
+                );
+                return ExitCode::FAILURE;
+            }
+            Ok(relay) => relay.args,
+            Err(e) => {
+                let _ = e.print();
+                // As `hookd`: a usage error exits 1, never 2, which an agent may read as a refusal.
+                return match e.kind() {
+                    ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+                    _ => ExitCode::FAILURE,
+                };
+            }
+        },
+    };
+    match hookd::commands::relay_for_an_agent(
+        args.agent,
+        args.socket,
+        args.fail_closed,
+        args.event,
+        args.timeout,
+    ) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("hookd-relay: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
