@@ -9,7 +9,11 @@
 //!   trip from a client on one connection, each against its floor;
 //! - E: a fire that matches no hook: the daemon's own cost;
 //! - F: a fire with 8 `command = "sleep 0.2"` hooks: they run at once, so the wall time is about 0.2 s;
-//! - G: the relay path: `hookd relay` started as an agent starts it, firing at the daemon (one `/bin/true`);
+//! - G, G0: the relay path: `hookd-relay` started as an agent starts it, firing at the daemon, with one
+//!   `/bin/true` hook (against `sh -c true`, C: what the agent would start for a hook anyway) and with no
+//!   matching hook (against `/bin/true`, A: the relay's own start and round trip); Gh, G0h the same
+//!   through `hookd relay` (as settings written before hookd-relay call it); Gs, G0s through a static
+//!   build (`cargo build-static`, or `HOOKD_BENCH_STATIC`), when there is one;
 //! - H: reload latency: a settings file renamed over (as editors save) to the first fire with the new hooks;
 //! - I, J, K: throughput of 32 threads at once, each in a loop: firing with no hook, each on a connection
 //!   of its own (against one client in a loop: the rate of E); spawning `/bin/true` directly, without the
@@ -173,14 +177,11 @@ fn main() {
     expect_hooks(unrecorded_client.fire(&no_hook_fire), &[]);
     expect_hooks(client.fire(&command_fire), &["command-true"]);
     expect_hooks(client.fire(&no_hook_fire), &[]);
-    let hookd = Path::new(common::BIN);
-    let other_hookd = other_hookd();
+    let relays = relays();
     for _ in 0..20 {
-        run_relay(hookd, &daemon.socket, ARGV_TOOL);
-        run_relay(hookd, &daemon.socket, NO_HOOK_TOOL);
-        if let Some(other) = &other_hookd {
-            run_relay(other, &daemon.socket, ARGV_TOOL);
-            run_relay(other, &daemon.socket, NO_HOOK_TOOL);
+        for relay in &relays {
+            run_relay(relay, &daemon.socket, ARGV_TOOL);
+            run_relay(relay, &daemon.socket, NO_HOOK_TOOL);
         }
     }
     let mut http = HttpClient::connect(&mut client);
@@ -260,15 +261,13 @@ fn main() {
             }));
         }
         for _ in 0..BATCH / 5 {
-            s.relay
-                .push(timed(|| run_relay(hookd, &daemon.socket, ARGV_TOOL)));
-            s.relay_no_hook
-                .push(timed(|| run_relay(hookd, &daemon.socket, NO_HOOK_TOOL)));
-            if let Some(other) = &other_hookd {
-                s.other_relay
-                    .push(timed(|| run_relay(other, &daemon.socket, ARGV_TOOL)));
-                s.other_relay_no_hook
-                    .push(timed(|| run_relay(other, &daemon.socket, NO_HOOK_TOOL)));
+            for (relay, samples) in relays.iter().zip(&mut s.relays) {
+                samples
+                    .hook
+                    .push(timed(|| run_relay(relay, &daemon.socket, ARGV_TOOL)));
+                samples
+                    .no_hook
+                    .push(timed(|| run_relay(relay, &daemon.socket, NO_HOOK_TOOL)));
             }
         }
         for _ in 0..BATCH * 4 {
@@ -387,40 +386,33 @@ fn main() {
             sleepers.p50 < Duration::from_millis(250),
         )),
     );
-    let relay = Summary::of(&mut s.relay);
-    table.ratio_row(
-        "G",
-        "`hookd relay` process + daemon + one `/bin/true` hook (an agent's hook call)",
-        &relay,
-        ("C", &direct_sh),
-        Some(2.2),
-    );
-    let relay_no_hook = Summary::of(&mut s.relay_no_hook);
-    table.ratio_row(
-        "G0",
-        "`hookd relay` process + daemon, no matching hook (the relay's own start and round trip)",
-        &relay_no_hook,
-        ("A", &direct_true),
-        Some(1.3),
-    );
-    if let Some(other) = &other_hookd {
-        let other_relay = Summary::of(&mut s.other_relay);
+    let mut relay = None;
+    for (relay_program, samples) in relays.iter().zip(&mut s.relays) {
+        let hook = Summary::of(&mut samples.hook);
+        let no_hook = Summary::of(&mut samples.no_hook);
         table.ratio_row(
-            "G'",
-            &format!("as G, through {} (HOOKD_BENCH_OTHER)", other.display()),
-            &other_relay,
+            &format!("G{}", relay_program.suffix),
+            &format!(
+                "{} process + daemon + one `/bin/true` hook (an agent's hook call)",
+                relay_program.shown
+            ),
+            &hook,
             ("C", &direct_sh),
             Some(2.2),
         );
-        let other_no_hook = Summary::of(&mut s.other_relay_no_hook);
         table.ratio_row(
-            "G0'",
-            &format!("as G0, through {}", other.display()),
-            &other_no_hook,
+            &format!("G0{}", relay_program.suffix),
+            &format!(
+                "{} process + daemon, no matching hook (its own start and round trip)",
+                relay_program.shown
+            ),
+            &no_hook,
             ("A", &direct_true),
             Some(1.3),
         );
+        relay.get_or_insert(hook);
     }
+    let relay = relay.expect("hookd-relay is measured");
 
     // Rows Q and R (S is with the worker rows).
     let http_no_hook = Summary::of(&mut s.http_no_hook);
@@ -640,10 +632,8 @@ struct Samples {
     direct_sh: Vec<Duration>,
     command: Vec<Duration>,
     no_hook: Vec<Duration>,
-    relay: Vec<Duration>,
-    relay_no_hook: Vec<Duration>,
-    other_relay: Vec<Duration>,
-    other_relay_no_hook: Vec<Duration>,
+    /// Rows G and G0 of each of [`relays`], in its order.
+    relays: [RelaySamples; 3],
     sleepers: Vec<Duration>,
     http_no_hook: Vec<Duration>,
     http_argv: Vec<Duration>,
@@ -672,47 +662,90 @@ fn spawn_directly(command: &mut Command, event_line: &str) -> Vec<u8> {
     out
 }
 
-/// An agent's hook run: `hookd relay` (of the binary `hookd`) with Claude Code's PreToolUse input for
-/// `tool` on stdin, to its exit; it must say nothing (a `/bin/true` hook, or none).
-fn run_relay(hookd: &Path, socket: &Path, tool: &str) {
-    let mut child = Command::new(hookd)
-        .args(["relay", "--agent", "claude-code", "--socket"])
+/// A relay program measured by rows G and G0 (with `suffix` after the letters).
+struct Relay {
+    program: PathBuf,
+    /// The first word after the program: `relay` for `hookd`, none for `hookd-relay`.
+    word: Option<&'static str>,
+    suffix: &'static str,
+    shown: String,
+}
+
+/// The relays measured, in the order of their rows: this build's `hookd-relay` (what `setup` writes),
+/// this build's `hookd relay` (what settings written before it call), and a static `hookd-relay`:
+/// `HOOKD_BENCH_STATIC`, else the one `cargo build-static` makes, when it is there (the bench does not
+/// build it: a static build takes minutes).
+fn relays() -> Vec<Relay> {
+    let mut relays = vec![
+        Relay {
+            program: common::RELAY_BIN.into(),
+            word: None,
+            suffix: "",
+            shown: "`hookd-relay`".into(),
+        },
+        Relay {
+            program: common::BIN.into(),
+            word: Some("relay"),
+            suffix: "h",
+            shown: "`hookd relay`".into(),
+        },
+    ];
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let static_relay = match std::env::var_os("HOOKD_BENCH_STATIC").filter(|p| !p.is_empty()) {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            assert!(
+                path.is_file(),
+                "HOOKD_BENCH_STATIC: no file at {}",
+                path.display()
+            );
+            Some(path)
+        }
+        None => Some(target.join("x86_64-unknown-linux-gnu/release/hookd-relay"))
+            .filter(|path| path.is_file()),
+    };
+    if let Some(program) = static_relay {
+        let shown = format!("static `hookd-relay` ({})", program.display());
+        relays.push(Relay {
+            program,
+            word: None,
+            suffix: "s",
+            shown,
+        });
+    }
+    relays
+}
+
+#[derive(Default)]
+struct RelaySamples {
+    hook: Vec<Duration>,
+    no_hook: Vec<Duration>,
+}
+
+/// An agent's hook run: `relay` with Claude Code's PreToolUse input for `tool` on stdin, to its exit;
+/// it must say nothing (a `/bin/true` hook, or none).
+fn run_relay(relay: &Relay, socket: &Path, tool: &str) {
+    let mut child = Command::new(&relay.program)
+        .args(relay.word)
+        .args(["--agent", "claude-code", "--socket"])
         .arg(socket)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn hookd relay");
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", relay.program.display()));
     let input = event(tool).replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
     let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
     let mut out = Vec::new();
     let _ = child.stdout.take().unwrap().read_to_end(&mut out);
-    let status = child.wait().expect("reap hookd relay");
+    let status = child.wait().expect("reap the relay");
     assert!(
         status.success() && out.is_empty(),
         "the relay said something: {}",
         String::from_utf8_lossy(&out)
     );
-}
-
-/// A second hookd whose relay is measured beside this build's (rows G' and G0'): `HOOKD_BENCH_OTHER`,
-/// else the static build `cargo build-static` makes, when it is there. So one run can put the relay of
-/// the static build, or of an older commit, beside this one.
-fn other_hookd() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("HOOKD_BENCH_OTHER").filter(|p| !p.is_empty()) {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "HOOKD_BENCH_OTHER: no file at {}",
-            path.display()
-        );
-        return Some(path);
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let built = target.join("x86_64-unknown-linux-gnu/release/hookd");
-    (built.is_file() && built != Path::new(common::BIN)).then_some(built)
 }
 
 /// A daemon of our own, started as the tests start theirs (`common::serve_command_at`: no `HOOKD_*` or
