@@ -229,8 +229,29 @@ fn http_address(port: Option<u16>, config: &Path) -> Result<std::net::SocketAddr
 fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
     crate::agents::Agent::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = crate::agents::Agent::ALL.iter().map(|a| a.name()).collect();
-        format!("unknown agent \"{name}\" (one of: {})", names.join(", "))
+        let meant = crate::settings::meant_agent(name)
+            .map(|meant| format!("did you mean \"{meant}\"? "))
+            .unwrap_or_default();
+        format!(
+            "unknown agent \"{}\" ({meant}one of: {})",
+            crate::moment::shown(name),
+            names.join(", ")
+        )
     })
+}
+
+/// Refuses an agent named on the command line (`fire --agent`, `test --agent`) that is none hookd knows
+/// but surely means one (`claude`). Any name is a client's own to give, but the hooks scoped to the
+/// agent meant would not run for this one, and the answer would read as that agent's: "not refused"
+/// where the real agent is refused. The settings refuse the same name in `agents`.
+fn misspelt_agent(agent: Option<&str>) -> Result<(), String> {
+    match agent.and_then(crate::settings::meant_agent) {
+        Some(meant) => Err(format!(
+            "unknown agent \"{}\" (did you mean \"{meant}\"?): the hooks of {meant} would not run for it",
+            crate::moment::shown(agent.unwrap_or_default())
+        )),
+        None => Ok(()),
+    }
 }
 
 /// This binary's absolute path, for the commands written into agents' settings.
