@@ -187,8 +187,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         Command::Man { dir } => manual::man(dir.as_deref()),
         Command::Import { file, agent } => {
             let agent = agent.as_deref().map(known_agent).transpose()?;
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let text = files::read_agent_file(&file)?;
             let imported =
                 crate::agents::import::convert(&text, &file.display().to_string(), agent)?;
             print!("{}", imported.toml);
