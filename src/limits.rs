@@ -67,6 +67,11 @@ pub const SETTINGS_SIZE: u64 = 4 * 1024 * 1024;
 /// The most errors reported for one file; past it, one line says how many more there were.
 pub const SETTINGS_ERRORS: usize = 100;
 
+/// The most bytes a file of policy test cases (`hookd test --cases`) may hold: room for a case whose
+/// event is as large as the daemon decodes whole ([`MAX_EVENT`]), and a bound on what a mistaken path
+/// (`/dev/zero`, a log still growing) can make hookd read.
+pub const CASES_SIZE: u64 = MAX_EVENT as u64 + (1 << 20);
+
 // ---- Requests. ----
 
 /// The largest hook input an agent may send (to `hookd relay` or the http listener) and have decoded

@@ -261,7 +261,8 @@ pub fn reloaded(generation: u64, colour: bool) -> String {
 }
 
 /// `hookd reload` for people, when the daemon refused the file or could not reload: said once, every
-/// error on its line.
+/// error on its line. The daemon's message already says that the last good settings stay; a line of
+/// ours saying it again would be the same thing said twice.
 pub fn reload_refused(error: &ErrorResponse, colour: bool) -> String {
     let mut out = format!(
         "{} {}\n",
@@ -270,9 +271,6 @@ pub fn reload_refused(error: &ErrorResponse, colour: bool) -> String {
     );
     for line in &error.error.errors {
         let _ = writeln!(out, "  {}", clean(line));
-    }
-    if !error.error.errors.is_empty() {
-        out.push_str("the daemon keeps its last good settings\n");
     }
     out
 }
@@ -378,12 +376,12 @@ mod tests {
     #[test]
     fn a_refused_reload_says_every_error_once() {
         let error: ErrorResponse = serde_json::from_str(
-            r#"{"id":1,"ok":false,"error":{"kind":"invalid_settings","message":"hooks.toml has 2 errors","errors":["hooks.toml:3:1: a","hooks.toml:9:5: b"]}}"#,
+            r#"{"id":1,"ok":false,"error":{"kind":"invalid_settings","message":"the settings file was not taken (2 errors); the last good settings stay","errors":["hooks.toml:3:1: a","hooks.toml:9:5: b"]}}"#,
         )
         .unwrap();
         assert_eq!(
             reload_refused(&error, false),
-            "reload refused: hooks.toml has 2 errors\n  hooks.toml:3:1: a\n  hooks.toml:9:5: b\nthe daemon keeps its last good settings\n"
+            "reload refused: the settings file was not taken (2 errors); the last good settings stay\n  hooks.toml:3:1: a\n  hooks.toml:9:5: b\n"
         );
     }
 

@@ -16,6 +16,7 @@ use toml::Spanned;
 
 use crate::commands::answer_text::verdict_word;
 use crate::commands::test::{INTERRUPTED, Trial, Tried, interrupted, runtime};
+use crate::limits::CASES_SIZE;
 use crate::settings::{ConfigError, ConfigErrors, LineIndex, Settings};
 
 /// The verdicts a case may expect. `not refused` is any verdict that lets the call go on (allowed
@@ -78,8 +79,7 @@ struct Ready {
 }
 
 pub fn run(settings: Settings, config: &Path, file: &Path, json: bool) -> Result<ExitCode, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let text = read_bounded(file)?;
     let label = file.display().to_string();
     let folder = std::path::absolute(file)
         .ok()
@@ -157,6 +157,33 @@ async fn decide(
 }
 
 /// What differs between what `case` expects and what was decided; empty when the case passed.
+/// The case file's text, read up to [`CASES_SIZE`]: `--cases /dev/zero`, or a file still being
+/// written without end, read whole would take every byte of memory before failing.
+fn read_bounded(file: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", file.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .map_err(cannot)?
+        .take(CASES_SIZE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > CASES_SIZE {
+        return Err(format!(
+            "{} is larger than a case file may be ({} MiB)",
+            file.display(),
+            CASES_SIZE >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let line = e.as_bytes()[..e.utf8_error().valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        format!("{}:{}: not UTF-8 text", file.display(), line + 1)
+    })
+}
+
 fn check(case: &Ready, tried: &Tried) -> Vec<String> {
     let response = &tried.response;
     let mut problems = Vec::new();

@@ -1,7 +1,8 @@
 //! Writing a user's own files (an agent's settings, systemd units) whole or not at all, so that an
-//! interrupted write never leaves a half file for the agent or systemd to read.
+//! interrupted write never leaves a half file for the agent or systemd to read; and reading an agent's
+//! settings file, bounded.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
@@ -36,4 +37,42 @@ pub fn write_atomic(path: &Path, text: &str, mode: u32) -> Result<(), String> {
         let _ = std::fs::remove_file(&tmp);
         format!("cannot write {shown}: {e}")
     })
+}
+
+/// An agent's settings file larger than this is none an agent writes (theirs are a few KiB); `hookd
+/// setup` does not edit it and `hookd import` does not read it.
+pub const MAX_AGENT_FILE: u64 = 16 << 20;
+
+/// The text of an agent's settings file, for `hookd import`: a regular file (a link to one is fine), at
+/// most [`MAX_AGENT_FILE`] bytes, UTF-8. Opened without blocking and read through the same handle that
+/// was checked: a FIFO given by mistake would wait for a writer forever, and `/dev/zero` be read into
+/// memory without end.
+pub fn read_agent_file(path: &Path) -> Result<String, String> {
+    let shown = path.display();
+    let cannot = |e: std::io::Error| format!("cannot read {shown}: {e}");
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)
+        .map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(format!("{shown} is not a regular file"));
+    }
+    if meta.len() > MAX_AGENT_FILE {
+        return Err(format!(
+            "{shown} is {} bytes, more than the {MAX_AGENT_FILE} of any agent's settings file",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_AGENT_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_AGENT_FILE {
+        return Err(format!(
+            "{shown} grew past the {MAX_AGENT_FILE} bytes of any agent's settings file while it was read"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))
 }

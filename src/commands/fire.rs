@@ -18,6 +18,8 @@ pub struct Options<'a> {
 }
 
 pub fn fire(options: Options<'_>) -> Result<ExitCode, String> {
+    // Before the event is read: a misspelt agent is the caller's mistake, whatever the event.
+    crate::commands::misspelt_agent(options.agent.as_deref())?;
     let input = crate::commands::event_input::read_event(None)?;
     let event = crate::commands::event_input::own_event(&input)?;
     let request = Asking::Fire {

@@ -176,8 +176,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         Command::Man { dir } => manual::man(dir.as_deref()),
         Command::Import { file, agent } => {
             let agent = agent.as_deref().map(known_agent).transpose()?;
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let text = files::read_agent_file(&file)?;
             let imported =
                 crate::agents::import::convert(&text, &file.display().to_string(), agent)?;
             print!("{}", imported.toml);
@@ -242,7 +241,14 @@ pub fn relay_for_an_agent(
 fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
     crate::agents::Agent::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = crate::agents::Agent::ALL.iter().map(|a| a.name()).collect();
-        format!("unknown agent \"{name}\" (one of: {})", names.join(", "))
+        let meant = crate::settings::meant_agent(name)
+            .map(|meant| format!("did you mean \"{meant}\"? "))
+            .unwrap_or_default();
+        format!(
+            "unknown agent \"{}\" ({meant}one of: {})",
+            crate::moment::shown(name),
+            names.join(", ")
+        )
     })
 }
 
@@ -259,6 +265,20 @@ fn relay_binary() -> Result<String, String> {
         Some(beside) if runnable => beside.to_string(),
         _ => hookd,
     })
+}
+
+/// Refuses an agent named on the command line (`fire --agent`, `test --agent`) that is none hookd knows
+/// but surely means one (`claude`). Any name is a client's own to give, but the hooks scoped to the
+/// agent meant would not run for this one, and the answer would read as that agent's: "not refused"
+/// where the real agent is refused. The settings refuse the same name in `agents`.
+fn misspelt_agent(agent: Option<&str>) -> Result<(), String> {
+    match agent.and_then(crate::settings::meant_agent) {
+        Some(meant) => Err(format!(
+            "unknown agent \"{}\" (did you mean \"{meant}\"?): the hooks of {meant} would not run for it",
+            crate::moment::shown(agent.unwrap_or_default())
+        )),
+        None => Ok(()),
+    }
 }
 
 /// This binary's absolute path, for the commands written into agents' settings.

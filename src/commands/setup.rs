@@ -16,10 +16,7 @@ use crate::agents::setup::{Wanted, merge, same_apart_from_hookd, warnings, witho
 use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
-use crate::commands::files::write_atomic;
-
-/// A settings file larger than this is not one hookd setup edits (an agent's settings are a few KiB).
-const MAX_FILE_BYTES: u64 = 16 << 20;
+use crate::commands::files::{MAX_AGENT_FILE, write_atomic};
 
 /// The mode of a settings file setup creates: it may hold the user's keys (Codex's config.toml does).
 const NEW_FILE_MODE: u32 = 0o600;
@@ -139,9 +136,9 @@ fn read(path: &Path) -> Result<Option<(String, u32)>, String> {
             meta.uid()
         ));
     }
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > MAX_AGENT_FILE {
         return Err(format!(
-            "{shown} is {} bytes, more than the {MAX_FILE_BYTES} hookd setup edits: not a settings file as agents write them; merge by hand",
+            "{shown} is {} bytes, more than the {MAX_AGENT_FILE} hookd setup edits: not a settings file as agents write them; merge by hand",
             meta.len()
         ));
     }

@@ -137,12 +137,7 @@ impl Trial {
     ) -> Result<Trial, String> {
         // A misspelt agent (`claude`) is no agent a hook's `agents` names: its hooks would not run, and
         // the trial would pass for one that nothing refuses, as the settings refuse the same name.
-        if let Some(meant) = agent.and_then(crate::settings::meant_agent) {
-            return Err(format!(
-                "unknown agent \"{}\" (did you mean \"{meant}\"?): the hooks of {meant} would not run for it",
-                crate::moment::shown(agent.unwrap_or_default())
-            ));
-        }
+        crate::commands::misspelt_agent(agent)?;
         if let Some(moment) = moment {
             if agent_event.is_some() {
                 return Err(

@@ -127,3 +127,64 @@ fn a_misspelt_agent_is_an_error_not_a_pass() {
     assert_eq!(code(&cases.status), 1, "{out}{}", text(&cases.stderr));
     assert!(out.contains("did you mean"), "{out}");
 }
+
+/// Finding: `hookd fire --agent claude` fired as an agent named "claude", so that the guard scoped to
+/// claude-code did not run and the answer was "not refused", exit 0, where Claude Code itself is refused;
+/// `hookd test` and the settings refuse that very name. And `hookd setup claude` (or `import --agent
+/// gemini`) said only "unknown agent", without the name meant.
+#[test]
+fn a_misspelt_agent_on_the_command_line_is_named_by_every_command() {
+    let d = Daemon::start(claude_only_guard());
+    let socket = d.socket.to_str().unwrap();
+    let event = r#"{"tool_name": "Write", "tool_input": {"file_path": "x"}}"#;
+    let fire = |agent: &str| {
+        run_hookd(
+            &["fire", "PreToolUse", "--agent", agent, "--socket", socket],
+            Some(event),
+            TIMEOUT,
+        )
+    };
+    assert_eq!(code(&fire("claude-code").status), 2);
+    let typo = fire("claude");
+    let stderr = text(&typo.stderr);
+    assert_eq!(code(&typo.status), 1, "{}{stderr}", text(&typo.stdout));
+    assert!(stderr.contains("did you mean \"claude-code\""), "{stderr}");
+    assert!(typo.stdout.is_empty(), "{}", text(&typo.stdout));
+    // A client's own agent is still anyone's to name.
+    let own = fire("my-sdk-bot");
+    assert_eq!(code(&own.status), 0, "{}", text(&own.stderr));
+
+    let home = d.sb.p("home");
+    fs::create_dir_all(&home).unwrap();
+    for (args, meant) in [
+        (&["setup", "claude"][..], "claude-code"),
+        (&["setup", "Codex", "--dry-run"][..], "codex"),
+        (&["relay", "--print-settings", "qwen"][..], "qwen-code"),
+    ] {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args).env("HOME", &home);
+        let out = run_with_deadline(cmd, None, TIMEOUT);
+        let stderr = text(&out.stderr);
+        assert_eq!(code(&out.status), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("did you mean \"{meant}\"?")),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+    }
+    let file = d.sb.p("settings.json");
+    fs::write(&file, r#"{"hooks": {}}"#).unwrap();
+    let out = run_hookd(
+        &["import", "--agent", "gemini", file.to_str().unwrap()],
+        None,
+        TIMEOUT,
+    );
+    assert_eq!(code(&out.status), 1);
+    assert!(
+        text(&out.stderr).contains("did you mean \"gemini-cli\"?"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Nothing setup would have written.
+    assert!(!home.join(".claude").exists());
+}

@@ -173,3 +173,30 @@ fn imported_hooks_keep_the_agents_own_timeouts_in_seconds() {
         "{gemini}"
     );
 }
+
+/// Attack (issue 17): `hookd import` of a FIFO (a path given by mistake, or `<(...)` with nothing yet
+/// written) waited for a writer forever, and of `/dev/zero` read it into memory without end. Each is
+/// refused at once; a symbolic link to a settings file (a dotfiles checkout) is read as the file.
+#[test]
+fn import_refuses_what_is_no_settings_file_at_once_and_follows_a_link() {
+    let sb = Sandbox::new();
+    let fifo = sb.p("settings.json");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    for path in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let out = run_hookd(&["import", path, "--agent", "claude-code"], None, T);
+        assert_eq!(code(&out.status), 1, "{path}: {}", text(&out.stdout));
+        assert_eq!(
+            text(&out.stderr),
+            format!("hookd: {path} is not a regular file\n")
+        );
+        assert!(out.stdout.is_empty(), "{path}: {}", text(&out.stdout));
+    }
+    let real = sb.p("dotfiles/claude.json");
+    fs::create_dir_all(real.parent().unwrap()).unwrap();
+    fs::write(&real, CLAUDE).unwrap();
+    let link = sb.p("linked.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = run_hookd(&["import", link.to_str().unwrap()], None, T);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("command = \"guard.sh\""));
+}

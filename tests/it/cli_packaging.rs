@@ -104,3 +104,59 @@ fn man_writes_a_page_per_command_that_man_can_read() {
         );
     }
 }
+
+/// The package's metadata, which `cargo install`, crates.io and distribution packagers read, and the
+/// license it names, in the repository and in what `cargo package` ships.
+#[test]
+fn the_package_names_its_license_and_ships_it() {
+    assert!(!env!("CARGO_PKG_DESCRIPTION").is_empty());
+    assert_eq!(env!("CARGO_PKG_LICENSE"), "MIT");
+    assert!(
+        env!("CARGO_PKG_REPOSITORY").starts_with("https://"),
+        "{}",
+        env!("CARGO_PKG_REPOSITORY")
+    );
+    let license = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/LICENSE"))
+        .expect("a LICENSE at the top of the repository");
+    assert!(license.starts_with("MIT License\n"), "{license}");
+    assert!(license.contains("Permission is hereby granted, free of charge"));
+    // The binary says the package's version, as packagers check it.
+    let version = run_hookd(&["--version"], None, RESPONSE);
+    assert_eq!(
+        text(&version.stdout).trim(),
+        format!("hookd {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+/// Python's bytecode, which a local run of the example scripts leaves in `__pycache__`, is neither in
+/// the repository nor taken into it by a careless `git add`.
+#[test]
+fn no_python_bytecode_is_in_the_repository_or_would_be_added() {
+    let top = env!("CARGO_MANIFEST_DIR");
+    if !require(
+        on_path("git") && std::path::Path::new(top).join(".git").exists(),
+        "git and a git checkout, to list the repository's files",
+    ) {
+        return;
+    }
+    let git = |args: &[&str]| {
+        let mut cmd = Command::new("git");
+        cmd.arg("-C").arg(top).args(args);
+        run_with_deadline(cmd, None, RESPONSE)
+    };
+    let listed = git(&["ls-files"]);
+    assert_eq!(code(&listed.status), 0, "{}", text(&listed.stderr));
+    let bytecode: Vec<String> = text(&listed.stdout)
+        .lines()
+        .filter(|path| path.contains("__pycache__") || path.ends_with(".pyc"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(bytecode, Vec::<String>::new());
+    for path in [
+        "examples/__pycache__/sdk_client.cpython-313.pyc",
+        "config/__pycache__/deny-destructive.cpython-313.pyc",
+    ] {
+        let ignored = git(&["check-ignore", "--no-index", "-q", path]);
+        assert_eq!(code(&ignored.status), 0, "{path} is not ignored");
+    }
+}

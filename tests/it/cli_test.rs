@@ -390,6 +390,30 @@ fn a_bad_case_file_is_an_error_at_its_place_and_runs_nothing() {
     }
 }
 
+/// Attack (issue 17): `--cases /dev/zero`, a mistaken path that never ends, was read whole into memory,
+/// without end; a case file in another encoding failed with no place. Both are refused at once.
+#[test]
+fn a_case_file_without_end_or_not_text_is_refused_at_once() {
+    let sb = policy();
+    let (status, out, err) = run_test(&sb, &["--cases", "/dev/zero"], "");
+    assert_eq!(status, 1, "{out} {err}");
+    assert!(
+        err.contains("/dev/zero is larger than a case file may be (65 MiB)"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "ran something: {out}");
+
+    let file = sb.p("cases.toml");
+    fs::write(&file, b"# cases\n[[case]]\nname = \"caf\xe9\"\n").unwrap();
+    let (status, out, err) = run_test(&sb, &["--cases", file.to_str().unwrap()], "");
+    assert_eq!(status, 1, "{out} {err}");
+    assert!(
+        err.contains(&format!("{}:3: not UTF-8 text", file.display())),
+        "{err}"
+    );
+    assert!(out.is_empty(), "ran something: {out}");
+}
+
 // ---- hookd fire ------------------------------------------------------------------------------------------
 
 #[test]
