@@ -6,7 +6,8 @@
 //! descendant is re-parented to the daemon, not to init. At every SIGCHLD (and every few seconds), the
 //! daemon looks at its children: the ones it started and still tracks (hooks, workers) are left to their
 //! runs; any other child is an escapee. A living escapee is stopped (SIGTERM to it and its group, SIGKILL a
-//! second later); a dead one is reaped.
+//! second later); a dead one is reaped. A sweep follows a SIGCHLD by a few milliseconds, not at once: it
+//! reads /proc, and the SIGCHLD is mostly a hook whose fire is about to answer.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,6 +26,10 @@ use crate::sync::lock;
 /// How often children are looked at even without a SIGCHLD: an escapee re-parented to the daemon while
 /// its hook still runs sends none.
 const SWEEP_EVERY: Duration = Duration::from_secs(2);
+
+/// How long after a SIGCHLD the sweep waits, gathering the SIGCHLDs that follow: at most one sweep in
+/// this time, however many hooks end in it.
+const SWEEP_SETTLE: Duration = Duration::from_millis(20);
 
 /// The children the daemon started itself, whose exit their runs collect.
 #[derive(Debug, Default)]
@@ -81,7 +86,13 @@ impl Reaper {
             };
             loop {
                 tokio::select! {
-                    _ = children.recv() => {}
+                    _ = children.recv() => {
+                        // Not at once: the SIGCHLD is most often a hook's own exit, whose fire is about
+                        // to answer on this same thread, and a sweep reads /proc (a dozen system calls).
+                        // Waiting lets that answer go first, and gathers the SIGCHLDs of a burst of
+                        // hooks into one sweep.
+                        tokio::time::sleep(SWEEP_SETTLE).await;
+                    }
                     _ = tokio::time::sleep(SWEEP_EVERY) => {}
                 }
                 reaper.sweep(&tasks);
