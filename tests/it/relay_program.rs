@@ -250,3 +250,71 @@ fn setup_replaces_hookd_relay_entries_with_the_relays_program_and_twice_is_once(
         "one relay entry at PreToolUse: {pre_tool_use}"
     );
 }
+
+/// The static build (`cargo build-static`), named by `HOOKD_STATIC_RELAY`: CI builds it and sets it.
+fn static_relay() -> Option<String> {
+    std::env::var("HOOKD_STATIC_RELAY")
+        .ok()
+        .filter(|path| !path.is_empty())
+}
+
+#[test]
+fn the_static_build_answers_as_the_default_one() {
+    let relay = static_relay();
+    if !require(
+        relay.is_some(),
+        "HOOKD_STATIC_RELAY names no static hookd-relay (cargo build-static; .ci/run sets it)",
+    ) {
+        return;
+    }
+    let relay = relay.unwrap();
+    let d = guarded_daemon();
+    let socket = d.sb.socket();
+    let socket = socket.to_str().unwrap();
+    let state = d.sb.p("state");
+    let down = d.sb.p("nobody-listens.sock");
+    let down = down.to_str().unwrap();
+    for agent in ["claude-code", "codex", "gemini-cli", "qwen-code"] {
+        for (command, refused) in [("rm -rf /tmp/x", true), ("ls -la", false)] {
+            let input = shell_call(agent, command, d.sb.path());
+            for args in [
+                &["--agent", agent, "--socket", socket][..],
+                &["--agent", agent, "--socket", down],
+                &["--agent", agent, "--socket", down, "--fail-closed"],
+            ] {
+                let dynamic = run(RELAY_BIN, &[], args, &input, &state);
+                let fixed = run(&relay, &[], args, &input, &state);
+                assert_eq!(fixed, dynamic, "{agent}, {command}, {args:?}");
+            }
+            let answered = run(
+                &relay,
+                &[],
+                &["--agent", agent, "--socket", socket],
+                &input,
+                &state,
+            );
+            assert_eq!(
+                format!("{}{}", answered.stdout, answered.stderr).contains("no rm -rf here"),
+                refused,
+                "{agent}, {command}: {answered:?}"
+            );
+        }
+    }
+    // Without $HOME, the relay still answers. (The spool is kept in the test's folder: with neither
+    // variable, a static glibc reads the home folder from the password database, the user's real one.)
+    let mut command = Command::new(&relay);
+    command
+        .args(["--agent", "claude-code", "--socket", down, "--fail-closed"])
+        .env_remove("HOME")
+        .env("XDG_STATE_HOME", &state);
+    let out = run_with_deadline(
+        command,
+        Some(&shell_call("claude-code", "ls", d.sb.path())),
+        T,
+    );
+    assert!(
+        text(&out.stdout).contains("hookd is not running"),
+        "{}",
+        text(&out.stderr)
+    );
+}
