@@ -135,7 +135,13 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 );
                 Ok(ExitCode::SUCCESS)
             }
-            None => relay_for_an_agent(agent, socket, fail_closed, event, timeout),
+            None => Ok(relay_for_an_agent(
+                agent,
+                socket,
+                fail_closed,
+                event,
+                timeout,
+            )),
         },
         Command::Log {
             filter,
@@ -224,18 +230,59 @@ pub fn relay_for_an_agent(
     fail_closed: bool,
     event: Option<String>,
     timeout: f64,
-) -> Result<ExitCode, String> {
-    let options = crate::commands::relay::Options {
-        agent: known_agent(&agent)?,
-        socket: socket.unwrap_or_else(crate::paths::default_socket),
-        fail_closed,
-        event,
-        timeout: std::time::Duration::try_from_secs_f64(timeout)
-            .ok()
-            .filter(|t| !t.is_zero())
-            .ok_or("--timeout must be a positive number of seconds")?,
-    };
-    Ok(crate::commands::relay::run(&options))
+) -> ExitCode {
+    let options = known_agent(&agent).and_then(|known| {
+        Ok(crate::commands::relay::Options {
+            agent: known,
+            socket: socket.unwrap_or_else(crate::paths::default_socket),
+            fail_closed,
+            event: event.clone(),
+            timeout: std::time::Duration::try_from_secs_f64(timeout)
+                .ok()
+                .filter(|t| !t.is_zero())
+                .ok_or("--timeout must be a positive number of seconds")?,
+        })
+    });
+    match options {
+        Ok(options) => crate::commands::relay::run(&options),
+        // Exit 1 would let the agent go on: the refusal asked for must not be lost to a wrong option.
+        Err(why) if fail_closed => crate::commands::relay::refuse_for_its_command_line(
+            crate::agents::Agent::from_name(&agent),
+            event.as_deref(),
+            &why,
+        ),
+        // Said as the relay says everything else, so that `hookd relay` and `hookd-relay` say it alike.
+        Err(why) => {
+            eprintln!("hookd relay: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A relay's command line that clap could not read (`error`), in `hookd relay` and `hookd-relay` alike:
+/// said as clap says it, then help exits 0 and a mistake 1, never clap's 2, which an agent reads as a
+/// refusal; but a mistake in a command line that asks for `--fail-closed` refuses
+/// ([`relay::refuse_for_its_command_line`]): exit 1 would let every tool call through.
+pub fn relay_command_line_error(words: &[std::ffi::OsString], error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let _ = error.print();
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ if relay_argv::asks_fail_closed(words) => {
+            let said = error.render().to_string();
+            let first = said.lines().next().unwrap_or_default();
+            let why = format!(
+                "the relay's command line is wrong: {}",
+                first.strip_prefix("error: ").unwrap_or(first)
+            );
+            crate::commands::relay::refuse_for_its_command_line(
+                relay_argv::value_of(words, "--agent").and_then(crate::agents::Agent::from_name),
+                relay_argv::value_of(words, "--event"),
+                &why,
+            )
+        }
+        _ => ExitCode::FAILURE,
+    }
 }
 
 fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {

@@ -1,0 +1,305 @@
+//! Attacks on issue 18 (`hookd-relay`, the relay's hand-read command line, what setup writes, the
+//! reaper's delay), as a careless user, a buggy agent, a hostile local user and a buggy hook would make
+//! them. Each test names what fell and was fixed, or what held and must go on holding.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::common::*;
+
+/// A safety net for one run (never a speed assertion).
+const T: Duration = Duration::from_secs(30);
+
+/// What a relay printed and how it exited.
+#[derive(Debug, PartialEq, Eq)]
+struct Said {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// `program` (`words` first: `["relay"]` for hookd) with `args`, `input` on stdin, its spool in `state`.
+fn run(program: &str, words: &[&str], args: &[&str], input: &str, state: &Path) -> Said {
+    let mut command = Command::new(program);
+    command
+        .args(words)
+        .args(args)
+        .env("XDG_STATE_HOME", state)
+        .env_remove("HOOKD_SOCKET");
+    let out = run_with_deadline(command, Some(input), T);
+    Said {
+        code: code(&out.status),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+    }
+}
+
+/// The same call through `hookd relay` and `hookd-relay`, which must answer alike: that answer.
+fn alike(args: &[&str], input: &str, state: &Path) -> Said {
+    let hookd = run(BIN, &["relay"], args, input, state);
+    let program = run(RELAY_BIN, &[], args, input, state);
+    assert_eq!(
+        hookd, program,
+        "hookd relay and hookd-relay differ on {args:?}"
+    );
+    program
+}
+
+const RM: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#;
+const STOP: &str =
+    r#"{"hook_event_name":"Stop","session_id":"s","cwd":"/tmp","stop_hook_active":false}"#;
+
+// ---- the command line ------------------------------------------------------------------------------
+
+#[test]
+fn a_wrong_command_line_that_asks_for_fail_closed_still_refuses() {
+    // Fell: every usage error exited 1, which every agent but Copilot reads as a hook that failed, and
+    // goes on. `--socket $SOCKET --fail-closed` with $SOCKET empty, `--agent claude`, `--timeout 0`: a
+    // relay set up to refuse when it cannot decide let every tool call through, in both programs.
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let socket = sb.p("nobody.sock");
+    let socket = socket.to_str().unwrap();
+    for args in [
+        &["--agent", "claude-code", "--socket", "--fail-closed"][..],
+        &["--agent", "claude", "--socket", socket, "--fail-closed"],
+        &[
+            "--agent",
+            "codex",
+            "--socket",
+            socket,
+            "--fail-closed",
+            "--timeout",
+            "0",
+        ],
+        &[
+            "--agent",
+            "codex",
+            "--socket",
+            socket,
+            "--fail-closed",
+            "--timeout",
+            "soon",
+        ],
+        &["--agent", "codex", "--socket", socket, "--fail_closed"],
+        &["--agent", "codex", "--socket", socket, "--fail-closed=yes"],
+        &["--agent", "codex", "--fail-closed", "--fail-closed"],
+        &["--fail-closed", "--", "--agent", "codex"],
+        &["--agent=--x", "--fail-closed"],
+    ] {
+        let refused = alike(args, RM, &state);
+        assert_eq!(refused.code, 2, "{args:?}: {refused:?}");
+        assert!(
+            refused.stderr.contains("hookd could not answer"),
+            "{args:?}: {refused:?}"
+        );
+        // A Stop is let through, as with the daemon down: refusing it would keep the agent working.
+        let stop = alike(args, STOP, &state);
+        assert_eq!(stop.code, 0, "{args:?}: {stop:?}");
+        assert!(
+            stop.stderr.contains("letting the Stop through"),
+            "{args:?}: {stop:?}"
+        );
+    }
+    // Without --fail-closed a mistake is still exit 1: fail-open, said on stderr.
+    let open = alike(&["--agent", "codex", "--socket"], RM, &state);
+    assert_eq!(open.code, 1, "{open:?}");
+    let open = alike(&["--agent", "claude"], RM, &state);
+    assert_eq!(open.code, 1, "{open:?}");
+}
+
+#[test]
+fn odd_command_lines_mean_the_same_to_both_programs() {
+    // Held: the fast path gives up on whatever clap might read otherwise, so the two programs (whose
+    // fast paths are the same code but whose fallbacks were written twice) answer alike.
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let socket = sb.p("nobody.sock");
+    let socket = socket.to_str().unwrap();
+    let long = "a".repeat(100_000);
+    for args in [
+        &["--agent", "codex", "--socket", socket][..],
+        &["--agent=codex", "--socket", socket, "--fail-closed"],
+        &["--socket", socket, "--agent", "codex", "--agent", "codex"],
+        &["--socket", socket, "--agent", "-"],
+        &["--socket", socket, "--agent", "codex", "--"],
+        &["--socket", socket, "--agent", "codex", "stray"],
+        &["--socket", socket, "--agent", "codex", "--timeout", "1e400"],
+        &["--socket", socket, "--agent", "codex", "--timeout", "NaN"],
+        &["--socket", socket, "--agent", "codex", "--timeout", "+3"],
+        &["--socket", socket, "--agent", "codex", "--timeout=-1"],
+        &[
+            "--socket",
+            socket,
+            "--agent",
+            "copilot-cli",
+            "--event",
+            "preToolUse",
+        ],
+        &[
+            "--socket",
+            socket,
+            "--agent",
+            "copilot-cli",
+            "--event=preToolUse",
+            "--fail-closed",
+        ],
+        &["--socket", socket, "--agent", &long],
+        &["--socket", &long, "--agent", "codex", "--fail-closed"],
+        &["--socket", socket, "--agent", "codex", "--http"],
+        &["--socket", socket, "-h"],
+    ] {
+        alike(args, RM, &state);
+    }
+}
+
+// ---- the answers -----------------------------------------------------------------------------------
+
+/// Every captured hook input, as (agent, --event for Copilot's native inputs, text), the file's name
+/// first.
+fn fixtures() -> Vec<(String, String, Option<String>, String)> {
+    let mut found = Vec::new();
+    let roots = [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents"),
+        PathBuf::from("/work/shared/fixtures/agents"),
+    ];
+    for root in roots {
+        let Ok(agents) = fs::read_dir(&root) else {
+            continue;
+        };
+        for agent in agents.flatten() {
+            let name = agent.file_name().to_string_lossy().to_string();
+            let Ok(files) = fs::read_dir(agent.path()) else {
+                continue;
+            };
+            for file in files.flatten() {
+                let file_name = file.file_name().to_string_lossy().to_string();
+                if !file_name.ends_with(".json") {
+                    continue;
+                }
+                let event = file_name
+                    .strip_prefix("native-")
+                    .map(|rest| rest.trim_end_matches(".json").to_string());
+                let input = fs::read_to_string(file.path()).unwrap();
+                found.push((file_name, name.clone(), event, input));
+            }
+        }
+    }
+    assert!(found.len() >= 40, "too few fixtures: {}", found.len());
+    found
+}
+
+/// The relay's arguments for one fixture.
+fn fixture_args<'a>(agent: &'a str, event: &'a Option<String>, socket: &'a str) -> Vec<&'a str> {
+    let mut args = vec!["--agent", agent, "--socket", socket];
+    if let Some(event) = event {
+        args.extend(["--event", event]);
+    }
+    args
+}
+
+#[test]
+fn every_captured_input_is_answered_alike_by_a_daemon_that_refuses() {
+    // Held. Every moment refused, with context added: both programs, every agent's real input.
+    let d = Daemon::with_scripts(
+        &[("no.sh", "cat >/dev/null\necho 'not today' >&2\nexit 2")],
+        "[[hooks.PreToolUse]]\nname = \"no-tool\"\ncommand = \"@DIR@/no.sh\"\n\n\
+         [[hooks.UserPromptSubmit]]\nname = \"no-prompt\"\ncommand = \"@DIR@/no.sh\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"no-permission\"\ncommand = \"@DIR@/no.sh\"\n\n\
+         [[hooks.Stop]]\nname = \"no-stop\"\ncommand = \"@DIR@/no.sh\"\n",
+    );
+    let socket = d.socket.to_str().unwrap().to_string();
+    let state = d.sb.p("state");
+    for (_, agent, event, input) in fixtures() {
+        let args = fixture_args(&agent, &event, &socket);
+        alike(&args, &input, &state);
+        let mut closed = args.clone();
+        closed.push("--fail-closed");
+        alike(&closed, &input, &state);
+    }
+}
+
+#[test]
+fn every_captured_input_is_answered_alike_with_no_daemon_or_a_bad_one() {
+    // Held: the daemon down, answering garbage, answering half a line then closing, and silent past
+    // --timeout; fail-open and --fail-closed; every agent's real input, then empty and huge inputs.
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let down = sb.p("down.sock");
+    // Each agent's tool call, for the stand-ins (every input is tried with the daemon down).
+    let mut cases: Vec<(String, Option<String>, String)> = Vec::new();
+    let mut calls = Vec::new();
+    for (file, agent, event, input) in fixtures() {
+        if ["PreToolUse-1", "BeforeTool", "native-preToolUse"]
+            .iter()
+            .any(|call| file.starts_with(call))
+        {
+            calls.push((agent.clone(), event.clone(), input.clone()));
+        }
+        cases.push((agent, event, input));
+    }
+    cases.push(("claude-code".into(), None, String::new()));
+    cases.push(("codex".into(), None, "{".into()));
+    cases.push((
+        "claude-code".into(),
+        None,
+        format!(
+            r#"{{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{{"command":"{}"}}}}"#,
+            "x".repeat(12 << 20)
+        ),
+    ));
+    for (agent, event, input) in &cases {
+        for closed in [false, true] {
+            let mut args = fixture_args(agent, event, down.to_str().unwrap());
+            if closed {
+                args.push("--fail-closed");
+            }
+            alike(&args, input, &state);
+        }
+    }
+    // Stand-in daemons: each connection answered `answer` (None: never answered) after its line.
+    for answer in [
+        Some("garbage\n"),
+        Some("{\"id\":1,\"ok\":true}\n"),
+        Some("{\"id\":1,\"refu"),
+        Some("\n"),
+        None,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("hookd.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let serving = std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { break };
+                let mut line = String::new();
+                if BufReader::new(&stream).read_line(&mut line).is_err() || line == "stop\n" {
+                    break;
+                }
+                match answer {
+                    Some(answer) => {
+                        let _ = (&stream).write_all(answer.as_bytes());
+                    }
+                    None => held.push(stream),
+                }
+            }
+        });
+        let socket_arg = socket.to_str().unwrap();
+        for (agent, event, input) in &calls {
+            for closed in [false, true] {
+                let mut args = fixture_args(agent, event, socket_arg);
+                args.extend(["--timeout", "0.3"]);
+                if closed {
+                    args.push("--fail-closed");
+                }
+                alike(&args, input, &state);
+            }
+        }
+        let mut stop = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stop.write_all(b"stop\n").unwrap();
+        serving.join().unwrap();
+    }
+}
