@@ -8,7 +8,16 @@ use hookd::commands::cli::{Cli, Command, RelayOnly};
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
     let program = args.next().unwrap_or_default();
-    let words: Vec<OsString> = args.collect();
+    let mut words: Vec<OsString> = args.collect();
+    if std::path::Path::new(&program)
+        .file_name()
+        .is_some_and(|name| name == hookd::agents::snippet::RELAY_PROGRAM)
+    {
+        // Started as `hookd-relay` (a link to this binary, or a copy, where the relay's own program was
+        // to be): what `setup` writes then runs the relay, not a command line hookd cannot read, which
+        // every agent but Copilot would take for a failed hook and go on, each call unwatched.
+        words.insert(0, OsString::from("relay"));
+    }
     let parsed = if words.first().is_some_and(|word| word == "relay") {
         // Started by an agent for every tool call: the plain forms hookd writes are read without clap
         // (relay_argv), anything else by the relay's options alone, not every command's.

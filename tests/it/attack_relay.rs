@@ -303,3 +303,81 @@ fn every_captured_input_is_answered_alike_with_no_daemon_or_a_bad_one() {
         serving.join().unwrap();
     }
 }
+
+// ---- what setup and --print-settings write ----------------------------------------------------------
+
+/// `hookd` copied into `dir` (created), returned as its path.
+fn hookd_in(dir: &Path) -> String {
+    fs::create_dir_all(dir).unwrap();
+    let hookd = dir.join("hookd");
+    fs::copy(BIN, &hookd).unwrap();
+    hookd.to_str().unwrap().to_string()
+}
+
+/// The relay command `hookd` writes for Claude Code with `--fail-closed`.
+fn written_relay(hookd: &str, state: &Path) -> String {
+    let said = run(
+        hookd,
+        &["relay"],
+        &["--print-settings", "claude-code", "--fail-closed"],
+        "",
+        state,
+    );
+    assert_eq!(said.code, 0, "{said:?}");
+    let settings: serde_json::Value = serde_json::from_str(&said.stdout).unwrap();
+    settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Runs a command line as the agent does, through `sh -c`, `input` on stdin.
+fn as_the_agent_runs(command: &str, input: &str, state: &Path) -> Said {
+    run("sh", &["-c", command], &[], input, state)
+}
+
+#[test]
+fn hookd_linked_or_copied_as_hookd_relay_is_the_relay() {
+    // Fell: `ln -s hookd hookd-relay` (or a copy) beside hookd was written into the settings, and ran
+    // hookd with `--agent claude-code --fail-closed`: a usage error, exit 1, on every tool call; the
+    // agent went on unwatched, the refusal asked for lost.
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let socket = sb.p("nobody.sock");
+    for how in ["symlink", "copy", "hard link"] {
+        let dir = sb.p(&how.replace(' ', "-"));
+        let hookd = hookd_in(&dir);
+        let relay = dir.join("hookd-relay");
+        match how {
+            "symlink" => std::os::unix::fs::symlink("hookd", &relay).unwrap(),
+            "copy" => drop(fs::copy(&hookd, &relay).unwrap()),
+            _ => fs::hard_link(&hookd, &relay).unwrap(),
+        }
+        let command = written_relay(&hookd, &state);
+        assert!(
+            command.starts_with(relay.to_str().unwrap()),
+            "{how}: {command}"
+        );
+        let command = format!("{command} --socket {}", socket.display());
+        let said = as_the_agent_runs(&command, RM, &state);
+        assert_eq!(said.code, 0, "{how}: {said:?}");
+        assert!(
+            said.stdout.contains("hookd is not running"),
+            "{how}: {said:?}"
+        );
+        let real = run(
+            RELAY_BIN,
+            &[],
+            &[
+                "--agent",
+                "claude-code",
+                "--fail-closed",
+                "--socket",
+                socket.to_str().unwrap(),
+            ],
+            RM,
+            &state,
+        );
+        assert_eq!(said, real, "{how}");
+    }
+}
