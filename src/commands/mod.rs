@@ -300,18 +300,39 @@ fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
 }
 
 /// The program to write into agents' settings for the relay: `hookd-relay` where it is installed beside
-/// this binary (it starts faster, see `src/bin/hookd-relay.rs`), else this binary (`hookd relay`).
+/// this binary (it starts faster, see `src/bin/hookd-relay.rs`) and may be trusted as hookd is
+/// ([`trusted_beside`]), else this binary (`hookd relay`), which always works.
 fn relay_binary() -> Result<String, String> {
     let hookd = this_binary()?;
     let beside = Path::new(&hookd).with_file_name(crate::agents::snippet::RELAY_PROGRAM);
-    let runnable = std::fs::metadata(&beside).is_ok_and(|m| {
-        use std::os::unix::fs::PermissionsExt;
-        m.is_file() && m.permissions().mode() & 0o111 != 0
-    });
     Ok(match beside.to_str() {
-        Some(beside) if runnable => beside.to_string(),
+        Some(relay) if trusted_beside(Path::new(&hookd), &beside) => relay.to_string(),
         _ => hookd,
     })
+}
+
+/// Whether `relay`, found beside `hookd`, may go into agents' settings in hookd's place: a regular file
+/// (or a link to one) that this user can run, owned, and the link too, by hookd's owner, and writable by
+/// no one else. The agent runs it on every tool call with the call's input (secrets included), so a
+/// file someone else put there or could change must not be written: in a shared folder with the sticky
+/// bit (`/tmp`), another user cannot touch `hookd` but can create `hookd-relay` beside it. Nor one this
+/// user cannot run (executable only by its owner, another user): the agent would fail to start it on
+/// every call and, but for Copilot, go on unwatched. `hookd relay` is the same relay, only slower.
+fn trusted_beside(hookd: &Path, relay: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(hookd), Ok(link), Ok(file)) = (
+        std::fs::metadata(hookd),
+        std::fs::symlink_metadata(relay),
+        std::fs::metadata(relay),
+    ) else {
+        return false;
+    };
+    let owner = hookd.uid();
+    file.is_file()
+        && link.uid() == owner
+        && file.uid() == owner
+        && file.mode() & 0o022 == 0
+        && nix::unistd::access(relay, nix::unistd::AccessFlags::X_OK).is_ok()
 }
 
 /// Refuses an agent named on the command line (`fire --agent`, `test --agent`) that is none hookd knows

@@ -4,6 +4,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -379,5 +380,61 @@ fn hookd_linked_or_copied_as_hookd_relay_is_the_relay() {
             &state,
         );
         assert_eq!(said, real, "{how}");
+    }
+}
+
+#[test]
+fn a_relay_program_someone_else_could_have_put_or_change_is_not_written() {
+    // Fell: any file named hookd-relay with an x bit, beside hookd, went into the agents' settings, to
+    // run on every tool call with its input. In a sticky shared folder another user cannot touch hookd
+    // but can create hookd-relay beside it; a group- or world-writable one anyone could change. Now
+    // those, and a directory, fall back to `hookd relay` (the same relay, only slower).
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    for (name, mode) in [("world", 0o757), ("group", 0o775), ("plain-file", 0o644)] {
+        let dir = sb.p(name);
+        let hookd = hookd_in(&dir);
+        let relay = dir.join("hookd-relay");
+        fs::copy(RELAY_BIN, &relay).unwrap();
+        fs::set_permissions(&relay, fs::Permissions::from_mode(mode)).unwrap();
+        assert_eq!(
+            written_relay(&hookd, &state),
+            format!("{hookd} relay --agent claude-code --fail-closed"),
+            "{name}"
+        );
+    }
+    let dir = sb.p("directory");
+    let hookd = hookd_in(&dir);
+    fs::create_dir(dir.join("hookd-relay")).unwrap();
+    assert!(written_relay(&hookd, &state).starts_with(&format!("{hookd} relay")));
+    // The control: installed as cargo installs it, it is written.
+    let dir = sb.p("installed");
+    let hookd = hookd_in(&dir);
+    fs::copy(RELAY_BIN, dir.join("hookd-relay")).unwrap();
+    fs::set_permissions(dir.join("hookd-relay"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(
+        written_relay(&hookd, &state),
+        format!(
+            "{} --agent claude-code --fail-closed",
+            dir.join("hookd-relay").display()
+        )
+    );
+    // Another user's file, or a link another user made to ours.
+    if require_root("chown to another user") {
+        let dir = sb.p("theirs");
+        let hookd = hookd_in(&dir);
+        let relay = dir.join("hookd-relay");
+        fs::copy(RELAY_BIN, &relay).unwrap();
+        fs::set_permissions(&relay, fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::chown(&relay, Some(NOBODY), Some(NOBODY)).unwrap();
+        assert!(written_relay(&hookd, &state).starts_with(&format!("{hookd} relay")));
+        let dir = sb.p("their-link");
+        let hookd = hookd_in(&dir);
+        fs::copy(RELAY_BIN, dir.join("real-relay")).unwrap();
+        fs::set_permissions(dir.join("real-relay"), fs::Permissions::from_mode(0o755)).unwrap();
+        let link = dir.join("hookd-relay");
+        std::os::unix::fs::symlink("real-relay", &link).unwrap();
+        std::os::unix::fs::lchown(&link, Some(NOBODY), Some(NOBODY)).unwrap();
+        assert!(written_relay(&hookd, &state).starts_with(&format!("{hookd} relay")));
     }
 }
