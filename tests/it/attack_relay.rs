@@ -157,6 +157,28 @@ fn odd_command_lines_mean_the_same_to_both_programs() {
     }
 }
 
+#[test]
+fn a_non_utf8_socket_is_read_alike() {
+    // Held: a word that is not UTF-8 is left to clap, which takes it as a path.
+    use std::os::unix::ffi::OsStrExt;
+    let sb = Sandbox::new();
+    let socket = sb.path().join(std::ffi::OsStr::from_bytes(b"s\xff.sock"));
+    let state = sb.p("state");
+    let mut said = Vec::new();
+    for (program, words) in [(BIN, &["relay"][..]), (RELAY_BIN, &[])] {
+        let mut command = Command::new(program);
+        command
+            .args(words)
+            .args(["--agent", "claude-code", "--fail-closed", "--socket"])
+            .arg(&socket)
+            .env("XDG_STATE_HOME", &state);
+        let out = run_with_deadline(command, Some(RM), T);
+        said.push((code(&out.status), text(&out.stdout)));
+    }
+    assert_eq!(said[0], said[1]);
+    assert!(said[0].1.contains("hookd is not running"), "{said:?}");
+}
+
 // ---- the answers -----------------------------------------------------------------------------------
 
 /// Every captured hook input, as (agent, --event for Copilot's native inputs, text), the file's name
@@ -437,4 +459,167 @@ fn a_relay_program_someone_else_could_have_put_or_change_is_not_written() {
         std::os::unix::fs::lchown(&link, Some(NOBODY), Some(NOBODY)).unwrap();
         assert!(written_relay(&hookd, &state).starts_with(&format!("{hookd} relay")));
     }
+}
+
+/// `hookd setup claude-code --file FILE` (more `args`) with `hookd`; must succeed.
+fn setup(hookd: &str, file: &Path, args: &[&str], state: &Path) -> Said {
+    let mut all = vec!["claude-code", "--file", file.to_str().unwrap()];
+    all.extend(args);
+    let said = run(hookd, &["setup"], &all, "", state);
+    assert_eq!(said.code, 0, "{said:?}");
+    said
+}
+
+/// The commands at each moment of a Claude Code settings file.
+fn commands_at(file: &Path, moment: &str) -> Vec<String> {
+    let settings: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(file).unwrap()).unwrap();
+    settings["hooks"][moment]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|group| group["hooks"].as_array().cloned().unwrap_or_default())
+        .filter_map(|hook| hook["command"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn setup_from_hookd_with_and_without_its_relay_program_replaces_and_undoes() {
+    // Held: setup from a hookd without hookd-relay, then from one with it, then without again: one
+    // relay entry per moment each time, the user's hooks kept, and --undo gives back the user's file.
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let alone = hookd_in(&sb.p("alone"));
+    let with = hookd_in(&sb.p("with"));
+    let relay = sb.p("with/hookd-relay");
+    fs::copy(RELAY_BIN, &relay).unwrap();
+    fs::set_permissions(&relay, fs::Permissions::from_mode(0o755)).unwrap();
+    let file = sb.p("settings.json");
+    let mine = r#"{"theme": "dark", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}]}}"#;
+    fs::write(&file, mine).unwrap();
+    for (hookd, fail_closed) in [
+        (&alone, false),
+        (&with, true),
+        (&alone, true),
+        (&with, false),
+    ] {
+        let args: &[&str] = if fail_closed { &["--fail-closed"] } else { &[] };
+        setup(hookd, &file, args, &state);
+        let commands = commands_at(&file, "PreToolUse");
+        let ours: Vec<&String> = commands.iter().filter(|c| *c != "./mine.sh").collect();
+        assert_eq!(ours.len(), 1, "{hookd}: {commands:?}");
+        assert!(commands.contains(&"./mine.sh".to_string()), "{commands:?}");
+        assert_eq!(ours[0].contains("--fail-closed"), fail_closed, "{ours:?}");
+        let program = if hookd == &with {
+            format!("{} --agent", relay.display())
+        } else {
+            format!("{alone} relay --agent")
+        };
+        assert!(ours[0].starts_with(&program), "{ours:?}");
+        assert_eq!(commands_at(&file, "Stop").len(), 1);
+    }
+    setup(&alone, &file, &["--undo"], &state);
+    assert_eq!(fs::read_to_string(&file).unwrap(), mine);
+}
+
+#[test]
+fn import_leaves_out_hookd_relay_entries_and_keeps_the_users_own() {
+    // Held: a settings file set up with hookd-relay, imported, gives the user's hooks and not hookd's
+    // own relay (which, run as a hookd hook, would fire hookd from inside itself).
+    let sb = Sandbox::new();
+    let file = sb.p("settings.json");
+    fs::write(
+        &file,
+        format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"matcher": "*", "hooks": [{{"type": "command", "command": "'{RELAY_BIN}' --agent claude-code --fail-closed"}}]}}, {{"matcher": "Bash", "hooks": [{{"type": "command", "command": "./mine.sh"}}]}}],
+            "Stop": [{{"hooks": [{{"type": "command", "command": "HOOKD_SOCKET=/x hookd-relay --agent claude-code"}}]}}]}}}}"#
+        ),
+    )
+    .unwrap();
+    let out = run_hookd(
+        &["import", file.to_str().unwrap(), "--agent", "claude-code"],
+        None,
+        T,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("./mine.sh"), "{stdout}");
+    let converted: Vec<&str> = stdout.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(
+        !converted.iter().any(|l| l.contains("hookd-relay")),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("runs `hookd relay` already").count(),
+        2,
+        "{stdout}\n{stderr}"
+    );
+}
+
+// ---- the reaper --------------------------------------------------------------------------------------
+
+#[test]
+fn a_burst_of_hooks_that_leave_escapees_leaves_nothing_behind() {
+    // Held: with the sweep 20 ms after a SIGCHLD, a burst of hooks each leaving a process of its own
+    // session (setsid, double fork), one that lives and one that dies at once, ends with every escapee
+    // stopped and reaped: no process left, no zombie child of the daemon.
+    // Each hook waits until its escapees have written their pids, so that its group's stop (when it
+    // exits) does not catch them before they leave it; the third is a double fork, its parent a
+    // subshell the hook waits for.
+    let d = Daemon::with_scripts(
+        &[(
+            "leave.sh",
+            "cat >/dev/null\n\
+             me=$$\n\
+             setsid sh -c \"echo \\$\\$ > @DIR@/t.$me.a; mv @DIR@/t.$me.a @DIR@/esc.$me.a; exec sleep 300\" >/dev/null 2>&1 &\n\
+             setsid sh -c \"echo \\$\\$ > @DIR@/t.$me.b; mv @DIR@/t.$me.b @DIR@/esc.$me.b; exit 0\" >/dev/null 2>&1 &\n\
+             (setsid sleep 300 >/dev/null 2>&1 & echo $! > @DIR@/t.$me.c; mv @DIR@/t.$me.c @DIR@/esc.$me.c)\n\
+             until [ -e @DIR@/esc.$me.a ] && [ -e @DIR@/esc.$me.b ] && [ -e @DIR@/esc.$me.c ]; do sleep 0.01; done",
+        )],
+        "[[hooks.PreToolUse]]\nname = \"leave\"\ncommand = \"@DIR@/leave.sh\"\n",
+    );
+    let socket = d.socket.to_str().unwrap().to_string();
+    let state = d.sb.p("state");
+    let relays: Vec<_> = (0..24)
+        .map(|_| {
+            let socket = socket.clone();
+            let state = state.clone();
+            std::thread::spawn(move || {
+                run(
+                    RELAY_BIN,
+                    &[],
+                    &["--agent", "claude-code", "--socket", &socket],
+                    RM,
+                    &state,
+                )
+            })
+        })
+        .collect();
+    for relay in relays {
+        let said = relay.join().unwrap();
+        assert_eq!(said.code, 0, "{said:?}");
+    }
+    let pids = |sb: &Sandbox| -> Vec<i32> {
+        fs::read_dir(sb.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("esc."))
+            .filter_map(|e| fs::read_to_string(e.path()).ok()?.trim().parse().ok())
+            .collect()
+    };
+    assert_eq!(
+        pids(&d.sb).len(),
+        24 * 3,
+        "every hook waited for its escapees"
+    );
+    wait_until(RESPONSE, "every escapee gone and reaped", || {
+        pids(&d.sb)
+            .into_iter()
+            .all(|pid| process_gone(pid, d.pid()))
+    });
+    wait_until(RESPONSE, "no zombie child of the daemon", || {
+        !all_pids()
+            .into_iter()
+            .any(|p| matches!(proc_stat(p), Some(('Z', ppid)) if ppid == d.pid() as i32))
+    });
 }
