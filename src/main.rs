@@ -1,3 +1,4 @@
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -5,22 +6,36 @@ use clap::error::ErrorKind;
 use hookd::commands::cli::{Cli, Command, RelayOnly};
 
 fn main() -> ExitCode {
-    let words: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let mut args = std::env::args_os();
+    let program = args.next().unwrap_or_default();
+    let mut words: Vec<OsString> = args.collect();
+    if std::path::Path::new(&program)
+        .file_name()
+        .is_some_and(|name| name == hookd::agents::snippet::RELAY_PROGRAM)
+    {
+        // Started as `hookd-relay` (a link to this binary, or a copy, where the relay's own program was
+        // to be): what `setup` writes then runs the relay, not a command line hookd cannot read, which
+        // every agent but Copilot would take for a failed hook and go on, each call unwatched.
+        words.insert(0, OsString::from("relay"));
+    }
     let parsed = if words.first().is_some_and(|word| word == "relay") {
         // Started by an agent for every tool call: the plain forms hookd writes are read without clap
         // (relay_argv), anything else by the relay's options alone, not every command's.
         if let Some(args) = hookd::commands::relay_argv::parse(&words) {
-            return finish(hookd::commands::relay_for_an_agent(
+            return hookd::commands::relay_for_an_agent(
                 args.agent,
                 args.socket,
                 args.fail_closed,
                 args.event,
                 args.timeout,
-            ));
+            );
         }
-        RelayOnly::try_parse_from(&words).map(|relay| Command::Relay(relay.args))
+        match RelayOnly::try_parse_from(&words) {
+            Ok(relay) => Ok(Command::Relay(relay.args)),
+            Err(e) => return hookd::commands::relay_command_line_error(&words, e),
+        }
     } else {
-        Cli::try_parse().map(|cli| cli.command)
+        Cli::try_parse_from(std::iter::once(program).chain(words)).map(|cli| cli.command)
     };
     let command = match parsed {
         Ok(command) => command,

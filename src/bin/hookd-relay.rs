@@ -15,7 +15,6 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
-use clap::error::ErrorKind;
 use hookd::commands::cli::RelayOnly;
 
 fn main() -> ExitCode {
@@ -27,7 +26,7 @@ fn main() -> ExitCode {
         Some(args) => args,
         // Help, a mistake, or a rare spelling: the full parser of the relay's options says what it is.
         None => match RelayOnly::try_parse_from(
-            std::iter::once(OsString::from("hookd-relay")).chain(words.into_iter().skip(1)),
+            std::iter::once(OsString::from("hookd-relay")).chain(words.iter().skip(1).cloned()),
         ) {
             Ok(relay) if relay.args.print_settings.is_some() => {
                 eprintln!(
@@ -36,27 +35,16 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
             Ok(relay) => relay.args,
-            Err(e) => {
-                let _ = e.print();
-                // As `hookd`: a usage error exits 1, never 2, which an agent may read as a refusal.
-                return match e.kind() {
-                    ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
-                    _ => ExitCode::FAILURE,
-                };
-            }
+            // As `hookd relay`: help exits 0, a mistake 1 (never 2, an agent's refusal), or refuses
+            // when the command line asks for --fail-closed.
+            Err(e) => return hookd::commands::relay_command_line_error(&words, e),
         },
     };
-    match hookd::commands::relay_for_an_agent(
+    hookd::commands::relay_for_an_agent(
         args.agent,
         args.socket,
         args.fail_closed,
         args.event,
         args.timeout,
-    ) {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("hookd-relay: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    )
 }

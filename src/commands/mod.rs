@@ -135,7 +135,13 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 );
                 Ok(ExitCode::SUCCESS)
             }
-            None => relay_for_an_agent(agent, socket, fail_closed, event, timeout),
+            None => Ok(relay_for_an_agent(
+                agent,
+                socket,
+                fail_closed,
+                event,
+                timeout,
+            )),
         },
         Command::Log {
             filter,
@@ -224,18 +230,59 @@ pub fn relay_for_an_agent(
     fail_closed: bool,
     event: Option<String>,
     timeout: f64,
-) -> Result<ExitCode, String> {
-    let options = crate::commands::relay::Options {
-        agent: known_agent(&agent)?,
-        socket: socket.unwrap_or_else(crate::paths::default_socket),
-        fail_closed,
-        event,
-        timeout: std::time::Duration::try_from_secs_f64(timeout)
-            .ok()
-            .filter(|t| !t.is_zero())
-            .ok_or("--timeout must be a positive number of seconds")?,
-    };
-    Ok(crate::commands::relay::run(&options))
+) -> ExitCode {
+    let options = known_agent(&agent).and_then(|known| {
+        Ok(crate::commands::relay::Options {
+            agent: known,
+            socket: socket.unwrap_or_else(crate::paths::default_socket),
+            fail_closed,
+            event: event.clone(),
+            timeout: std::time::Duration::try_from_secs_f64(timeout)
+                .ok()
+                .filter(|t| !t.is_zero())
+                .ok_or("--timeout must be a positive number of seconds")?,
+        })
+    });
+    match options {
+        Ok(options) => crate::commands::relay::run(&options),
+        // Exit 1 would let the agent go on: the refusal asked for must not be lost to a wrong option.
+        Err(why) if fail_closed => crate::commands::relay::refuse_for_its_command_line(
+            crate::agents::Agent::from_name(&agent),
+            event.as_deref(),
+            &why,
+        ),
+        // Said as the relay says everything else, so that `hookd relay` and `hookd-relay` say it alike.
+        Err(why) => {
+            eprintln!("hookd relay: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A relay's command line that clap could not read (`error`), in `hookd relay` and `hookd-relay` alike:
+/// said as clap says it, then help exits 0 and a mistake 1, never clap's 2, which an agent reads as a
+/// refusal; but a mistake in a command line that asks for `--fail-closed` refuses
+/// ([`relay::refuse_for_its_command_line`]): exit 1 would let every tool call through.
+pub fn relay_command_line_error(words: &[std::ffi::OsString], error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let _ = error.print();
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ if relay_argv::asks_fail_closed(words) => {
+            let said = error.render().to_string();
+            let first = said.lines().next().unwrap_or_default();
+            let why = format!(
+                "the relay's command line is wrong: {}",
+                first.strip_prefix("error: ").unwrap_or(first)
+            );
+            crate::commands::relay::refuse_for_its_command_line(
+                relay_argv::value_of(words, "--agent").and_then(crate::agents::Agent::from_name),
+                relay_argv::value_of(words, "--event"),
+                &why,
+            )
+        }
+        _ => ExitCode::FAILURE,
+    }
 }
 
 fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
@@ -253,18 +300,39 @@ fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
 }
 
 /// The program to write into agents' settings for the relay: `hookd-relay` where it is installed beside
-/// this binary (it starts faster, see `src/bin/hookd-relay.rs`), else this binary (`hookd relay`).
+/// this binary (it starts faster, see `src/bin/hookd-relay.rs`) and may be trusted as hookd is
+/// ([`trusted_beside`]), else this binary (`hookd relay`), which always works.
 fn relay_binary() -> Result<String, String> {
     let hookd = this_binary()?;
     let beside = Path::new(&hookd).with_file_name(crate::agents::snippet::RELAY_PROGRAM);
-    let runnable = std::fs::metadata(&beside).is_ok_and(|m| {
-        use std::os::unix::fs::PermissionsExt;
-        m.is_file() && m.permissions().mode() & 0o111 != 0
-    });
     Ok(match beside.to_str() {
-        Some(beside) if runnable => beside.to_string(),
+        Some(relay) if trusted_beside(Path::new(&hookd), &beside) => relay.to_string(),
         _ => hookd,
     })
+}
+
+/// Whether `relay`, found beside `hookd`, may go into agents' settings in hookd's place: a regular file
+/// (or a link to one) that this user can run, owned, and the link too, by hookd's owner, and writable by
+/// no one else. The agent runs it on every tool call with the call's input (secrets included), so a
+/// file someone else put there or could change must not be written: in a shared folder with the sticky
+/// bit (`/tmp`), another user cannot touch `hookd` but can create `hookd-relay` beside it. Nor one this
+/// user cannot run (executable only by its owner, another user): the agent would fail to start it on
+/// every call and, but for Copilot, go on unwatched. `hookd relay` is the same relay, only slower.
+fn trusted_beside(hookd: &Path, relay: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(hookd), Ok(link), Ok(file)) = (
+        std::fs::metadata(hookd),
+        std::fs::symlink_metadata(relay),
+        std::fs::metadata(relay),
+    ) else {
+        return false;
+    };
+    let owner = hookd.uid();
+    file.is_file()
+        && link.uid() == owner
+        && file.uid() == owner
+        && file.mode() & 0o022 == 0
+        && nix::unistd::access(relay, nix::unistd::AccessFlags::X_OK).is_ok()
 }
 
 /// Refuses an agent named on the command line (`fire --agent`, `test --agent`) that is none hookd knows

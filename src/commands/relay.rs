@@ -261,16 +261,16 @@ fn cannot_answer(
     let record = described(moment.map(|(moment, _)| moment), event);
     if !options.fail_closed {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
-        spool(options, record, "fail_open", why);
+        spool(Some(options.agent), record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
     if let Some((moment, _)) = moment
         && let_through_even_fail_closed(moment, why)
     {
-        spool(options, record, "fail_open", why);
+        spool(Some(options.agent), record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
-    spool(options, record, "fail_closed", why);
+    spool(Some(options.agent), record, "fail_closed", why);
     let reason = if down {
         NOT_RUNNING.to_string()
     } else {
@@ -295,6 +295,55 @@ fn cannot_answer(
     }
 }
 
+/// The relay's own command line is wrong (`why`: a word clap cannot read, an unknown `--agent`, a
+/// `--timeout` that is no time) and it asks for `--fail-closed`. Exiting 1, as a usage error does, would
+/// lose the refusal on every call: every agent but Copilot reads exit 1 as a hook that failed and goes
+/// on. One wrong word (`--socket $UNSET --fail-closed`, `--agent claude`) turned a relay meant to refuse
+/// when it cannot decide into one that let everything through. So it refuses as `--fail-closed` does with
+/// the daemon down, with the reason on stderr and exit 2, the one refusal every agent reads alike (its
+/// dialect is not known when `--agent` is what is wrong), except at the moments let through even so.
+/// The moment is read from `told` (`--event`) or the input's `hook_event_name`, as `agent` (when
+/// known) or any agent names it.
+pub fn refuse_for_its_command_line(
+    agent: Option<Agent>,
+    told: Option<&str>,
+    why: &str,
+) -> ExitCode {
+    let mut input = Vec::new();
+    let mut stdin = std::io::stdin().lock();
+    let _ = (&mut stdin)
+        .take(MAX_EVENT as u64 + 1)
+        .read_to_end(&mut input);
+    // The rest unread, so that the agent writing it is not cut off by a broken pipe.
+    let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+    let event = serde_json::from_slice::<Map<String, Value>>(&input).ok();
+    let named = event
+        .as_ref()
+        .and_then(|event| event.get("hook_event_name"))
+        .and_then(Value::as_str);
+    let moment = told.or(named).and_then(|name| {
+        agent
+            .into_iter()
+            .chain(Agent::ALL)
+            .find(|sender| sender.event_names().contains(&name))
+            .map(|sender| sender.moment_of(name))
+    });
+    let record = described(moment.as_deref(), event.as_ref());
+    if let Some(moment) = &moment
+        && let_through_even_fail_closed(moment, why)
+    {
+        spool(agent, record, "fail_open", why);
+        return ExitCode::SUCCESS;
+    }
+    spool(agent, record, "fail_closed", why);
+    Answer {
+        stdout: None,
+        stderr: Some(format!("hookd could not answer: {why}")),
+        exit: 2,
+    }
+    .emit()
+}
+
 /// An event of another agent (a wrong `--agent`): not fired, since its answer would be in a dialect the
 /// real agent does not read. Said on stderr; with `--fail-closed`, refused with the reason on stderr and
 /// exit 2, the one refusal every agent reads alike, except where refusing sends the agent on or comes too
@@ -303,14 +352,14 @@ fn wrong_agent(options: &Options, moment: &str, why: &str, event: &Map<String, V
     let record = described(Some(moment), Some(event));
     if !options.fail_closed {
         eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
-        spool(options, record, "fail_open", why);
+        spool(Some(options.agent), record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
     if let_through_even_fail_closed(moment, why) {
-        spool(options, record, "fail_open", why);
+        spool(Some(options.agent), record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
-    spool(options, record, "fail_closed", why);
+    spool(Some(options.agent), record, "fail_closed", why);
     Answer {
         stdout: None,
         stderr: Some(format!("hookd could not answer: {why}")),
@@ -333,9 +382,9 @@ fn described(moment: Option<&str>, event: Option<&Map<String, Value>>) -> Record
 
 /// Keeps what the relay did alone in its spool, for the daemon to take into the journal when it next
 /// runs (docs/record.md). Never in the agent's way: an error writing it is ignored.
-fn spool(options: &Options, mut record: Record, did: &str, why: &str) {
+fn spool(agent: Option<Agent>, mut record: Record, did: &str, why: &str) {
     record.source = Some(Source::Relay);
-    record.agent = Some(options.agent.name().to_string());
+    record.agent = agent.map(|agent| agent.name().to_string());
     record.relay = Some(did.to_string());
     record.error = Some(crate::record::cut(why, crate::record::STDERR_CHARS));
     let _ = crate::record::spool::append(&crate::paths::state_dir(), &record);

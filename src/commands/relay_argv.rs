@@ -86,6 +86,48 @@ pub fn parse(words: &[OsString]) -> Option<RelayArgs> {
     })
 }
 
+/// Whether a command line the relay cannot use still asks for `--fail-closed`: a word that is
+/// `--fail-closed` however it is misspelt (`--fail_closed`, `-fail-closed`, `--fail-closed=yes`, a
+/// value's place: `--socket --fail-closed` where `$SOCKET` was empty). Refusing then is what the user
+/// asked for when the relay cannot decide; reading it too broadly costs a refusal that says why, reading
+/// it too narrowly lets every tool call through.
+pub fn asks_fail_closed(words: &[OsString]) -> bool {
+    words.iter().any(|word| {
+        let word = word.as_encoded_bytes();
+        let Some(name) = word.strip_prefix(b"-") else {
+            return false;
+        };
+        let name = name.split(|&b| b == b'=').next().unwrap_or_default();
+        let letters: Vec<u8> = name
+            .iter()
+            .filter(|&&b| b != b'-' && b != b'_')
+            .map(u8::to_ascii_lowercase)
+            .collect();
+        letters == b"failclosed"
+    })
+}
+
+/// The first value given to `option` in `words` (`--agent NAME` or `--agent=NAME`), if UTF-8: what a
+/// command line that cannot be read says of its agent and event, for a refusal to place its moment.
+pub fn value_of<'a>(words: &'a [OsString], option: &str) -> Option<&'a str> {
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        let Some(word) = word.to_str() else {
+            continue;
+        };
+        if word == option {
+            return words.next()?.to_str();
+        }
+        if let Some(value) = word
+            .strip_prefix(option)
+            .and_then(|rest| rest.strip_prefix('='))
+        {
+            return Some(value);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +198,42 @@ mod tests {
         ] {
             assert!(parse(&words(argv)).is_none(), "{argv:?}");
         }
+    }
+
+    /// A command line that cannot be used but asks for --fail-closed, however misspelt, refuses; the
+    /// agent and event it names place the refusal.
+    #[test]
+    fn a_wrong_command_line_asks_for_fail_closed_however_it_is_spelt() {
+        for argv in [
+            &["relay", "--fail-closed"][..],
+            &["relay", "--socket", "--fail-closed"],
+            &["relay", "--fail_closed"],
+            &["relay", "-fail-closed"],
+            &["relay", "--Fail-Closed=yes"],
+            &["relay", "--failclosed"],
+        ] {
+            assert!(asks_fail_closed(&words(argv)), "{argv:?}");
+        }
+        for argv in [
+            &["relay"][..],
+            &["relay", "--agent", "codex"],
+            &["relay", "--socket", "/run/fail-closed"],
+            &["relay", "fail-closed"],
+            &["relay", "--fail"],
+        ] {
+            assert!(!asks_fail_closed(&words(argv)), "{argv:?}");
+        }
+        let argv = words(&[
+            "relay",
+            "--agent=codex",
+            "--event",
+            "preToolUse",
+            "--socket",
+        ]);
+        assert_eq!(value_of(&argv, "--agent"), Some("codex"));
+        assert_eq!(value_of(&argv, "--event"), Some("preToolUse"));
+        assert_eq!(value_of(&argv, "--socket"), None);
+        assert_eq!(value_of(&argv, "--timeout"), None);
     }
 
     proptest! {

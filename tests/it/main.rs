@@ -51,6 +51,8 @@ mod examples_hooks;
 mod attack_decisions;
 /// Attacks on setup, test and the text for people (issue 17): findings, each fixed.
 mod attack_everyday;
+/// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper (issue 18).
+mod attack_relay;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
 mod daemon_answers;
 /// The socket's folder and modes, a second daemon, a stale socket, clean shutdowns.
