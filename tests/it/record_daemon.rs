@@ -396,25 +396,47 @@ impl Drop for Second {
 
 fn restart(d: &Daemon) -> Second {
     let log = d.sb.p("daemon2.log");
-    let file = fs::File::create(&log).unwrap();
-    let mut cmd = serve_command_at(&d.config, &d.socket);
-    cmd.stdout(file.try_clone().unwrap()).stderr(file);
-    let child = ChildGuard(cmd.spawn().expect("spawning the second daemon"));
+    let start = || {
+        let file = fs::File::create(&log).unwrap();
+        let mut cmd = serve_command_at(&d.config, &d.socket);
+        cmd.stdout(file.try_clone().unwrap()).stderr(file);
+        ChildGuard(cmd.spawn().expect("spawning the second daemon"))
+    };
+    let mut child = start();
     // Not a bare connect: for a moment after a `kill -9` the dead daemon's listener may still take
     // connections (held by a hook's process between its fork and its exec, seen 1 time in 30 here), and a
     // request sent into it is lost with it. The second daemon is ready once it answers with its own pid.
-    let pid = child.0.id();
-    wait_until(READY, "the second daemon to answer", || {
-        status_pid(&d.socket) == Some(pid)
-    });
+    // Each try waits a second for its answer at most (a live daemon answers `status` at once; a try
+    // that reached the dead one's listener is given up and made again), all of them RESPONSE, with the
+    // second daemon's log said if it never answers. In the same moment the second daemon itself may find
+    // the socket (or its lock) still held and stop, saying a daemon is running: it is started again, as
+    // systemd's Restart= would.
+    let deadline = std::time::Instant::now() + RESPONSE;
+    while status_pid(&d.socket, Duration::from_secs(1)) != Some(child.0.id()) {
+        let said = || fs::read_to_string(&log).unwrap_or_default();
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the second daemon did not answer status within {RESPONSE:?}; its log:\n{}",
+            said()
+        );
+        if let Ok(Some(status)) = child.0.try_wait() {
+            assert!(
+                said().contains("already running"),
+                "the second daemon stopped ({status}); its log:\n{}",
+                said()
+            );
+            child = start();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     Second { _child: child, log }
 }
 
-/// The pid `status` on `socket` answers with, or `None` when nothing answers.
-fn status_pid(socket: &Path) -> Option<u32> {
+/// The pid `status` on `socket` answers with within `wait`, or `None` when nothing answers.
+fn status_pid(socket: &Path, wait: Duration) -> Option<u32> {
     use std::io::{BufRead, Write};
     let mut stream = std::os::unix::net::UnixStream::connect(socket).ok()?;
-    stream.set_read_timeout(Some(RESPONSE)).ok()?;
+    stream.set_read_timeout(Some(wait)).ok()?;
     stream.write_all(b"{\"op\":\"status\",\"id\":1}\n").ok()?;
     let mut line = String::new();
     std::io::BufReader::new(stream).read_line(&mut line).ok()?;
