@@ -5,7 +5,8 @@
 //! large binary (and, in the default build, loads and relocates it) before it does any work, and on a VM
 //! every first touch of a page costs microseconds: that start was most of what a tool call paid for
 //! the relay (BENCHMARKS.md, "The relay's start"). Linked on its own, the relay's code sits in a binary a
-//! quarter the size and starts about as fast as `/bin/true`.
+//! fifth the size, which faults in half the pages; built static (`cargo build-static`), it starts about
+//! as fast as `/bin/true`.
 //!
 //! `hookd relay --print-settings` and `hookd setup` write this program into the agents' settings when it
 //! is installed beside `hookd` (as `cargo install` puts it); settings that name `hookd relay` keep working.
