@@ -3,7 +3,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
-use hookd::commands::cli::{Cli, Command, RelayOnly};
+use hookd::commands::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
@@ -18,25 +18,14 @@ fn main() -> ExitCode {
         // every agent but Copilot would take for a failed hook and go on, each call unwatched.
         words.insert(0, OsString::from("relay"));
     }
-    let parsed = if words.first().is_some_and(|word| word == "relay") {
-        // Started by an agent for every tool call: the plain forms hookd writes are read without clap
-        // (relay_argv), anything else by the relay's options alone, not every command's.
-        if let Some(args) = hookd::commands::relay_argv::parse(&words) {
-            return hookd::commands::relay_for_an_agent(
-                args.agent,
-                args.socket,
-                args.fail_closed,
-                args.event,
-                args.timeout,
-            );
-        }
-        match RelayOnly::try_parse_from(&words) {
-            Ok(relay) => Ok(Command::Relay(relay.args)),
-            Err(e) => return hookd::commands::relay_command_line_error(&words, e),
-        }
-    } else {
-        Cli::try_parse_from(std::iter::once(program).chain(words)).map(|cli| cli.command)
-    };
+    if words.first().is_some_and(|word| word == "relay") {
+        // Started by an agent for every tool call: read and carried out without building every
+        // command's definition first; `--print-settings` comes back here, to `run`.
+        return hookd::commands::relay_main(&words, |args| {
+            finish(hookd::commands::run(Command::Relay(args)))
+        });
+    }
+    let parsed = Cli::try_parse_from(std::iter::once(program).chain(words)).map(|cli| cli.command);
     let command = match parsed {
         Ok(command) => command,
         Err(e) => {

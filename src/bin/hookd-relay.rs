@@ -15,37 +15,15 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
-use hookd::commands::cli::RelayOnly;
-
 fn main() -> ExitCode {
-    // Read as `hookd relay` reads its words, so that both take the same command lines.
+    // Read as `hookd relay` reads its words, by the same code, so that both answer alike.
     let words: Vec<OsString> = std::iter::once(OsString::from("relay"))
         .chain(std::env::args_os().skip(1))
         .collect();
-    let args = match hookd::commands::relay_argv::parse(&words) {
-        Some(args) => args,
-        // Help, a mistake, or a rare spelling: the full parser of the relay's options says what it is.
-        None => match RelayOnly::try_parse_from(
-            std::iter::once(OsString::from("hookd-relay")).chain(words.iter().skip(1).cloned()),
-        ) {
-            Ok(relay) if relay.args.print_settings.is_some() => {
-                eprintln!(
-                    "hookd-relay: --print-settings is hookd's: run hookd relay --print-settings AGENT"
-                );
-                return ExitCode::FAILURE;
-            }
-            Ok(relay) => relay.args,
-            // As `hookd relay`: help exits 0, a mistake 1 (never 2, an agent's refusal), or refuses
-            // when the command line asks for --fail-closed.
-            Err(e) => return hookd::commands::relay_command_line_error(&words, e),
-        },
-    };
-    hookd::commands::relay_for_an_agent(
-        args.agent,
-        args.socket,
-        args.fail_closed,
-        args.event,
-        args.timeout,
-    )
+    hookd::commands::relay_main(&words, |_| {
+        eprintln!(
+            "hookd-relay: --print-settings is hookd's: run hookd relay --print-settings AGENT"
+        );
+        ExitCode::FAILURE
+    })
 }

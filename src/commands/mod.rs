@@ -84,64 +84,9 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         ),
         Command::Install { bin, dir, force } => install::install(bin, dir, force),
         Command::Setup(args) => setup::run(&args),
-        Command::Relay(cli::RelayArgs {
-            agent,
-            socket,
-            fail_closed,
-            event,
-            timeout,
-            print_settings,
-            http,
-            port,
-            config,
-        }) => match print_settings {
-            Some(agent) if http => {
-                let agent = known_agent(&agent)?;
-                crate::agents::snippet::require_http(agent)?;
-                let socket = socket.unwrap_or_else(crate::paths::default_socket);
-                let config = config.unwrap_or_else(crate::paths::default_config);
-                let address = http_address(port, &config)?;
-                let token_file = crate::daemon::http::token::default_path();
-                let relay = crate::agents::snippet::relay_command(
-                    agent,
-                    &relay_binary()?,
-                    &crate::agents::snippet::RelayFlags {
-                        socket: Some(socket),
-                        fail_closed,
-                    },
-                );
-                let (snippet, note) = crate::agents::snippet::http_snippet(
-                    agent,
-                    address,
-                    &token_file,
-                    &relay,
-                    fail_closed,
-                )?;
-                print!("{snippet}");
-                eprint!("{note}");
-                Ok(ExitCode::SUCCESS)
-            }
-            Some(agent) => {
-                print!(
-                    "{}",
-                    crate::agents::snippet::for_agent(
-                        known_agent(&agent)?,
-                        &relay_binary()?,
-                        &crate::agents::snippet::RelayFlags {
-                            socket,
-                            fail_closed
-                        }
-                    )?
-                );
-                Ok(ExitCode::SUCCESS)
-            }
-            None => Ok(relay_for_an_agent(
-                agent,
-                socket,
-                fail_closed,
-                event,
-                timeout,
-            )),
+        Command::Relay(args) => match args.print_settings.as_deref() {
+            Some(agent) => print_settings(agent, &args),
+            None => Ok(relay_for_an_agent(args)),
         },
         Command::Log {
             filter,
@@ -220,50 +165,111 @@ fn http_address(port: Option<u16>, config: &Path) -> Result<std::net::SocketAddr
     }
 }
 
+/// `hookd relay --print-settings AGENT` (with `--http`, Claude Code's http hooks): the snippet for the
+/// agent's own settings, the relay's command in it as `setup` writes it.
+fn print_settings(agent: &str, args: &cli::RelayArgs) -> Result<ExitCode, String> {
+    let agent = known_agent(agent)?;
+    let flags = |socket| crate::agents::snippet::RelayFlags {
+        socket,
+        fail_closed: args.fail_closed,
+    };
+    if !args.http {
+        print!(
+            "{}",
+            crate::agents::snippet::for_agent(
+                agent,
+                &relay_binary()?,
+                &flags(args.socket.clone())
+            )?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    crate::agents::snippet::require_http(agent)?;
+    let socket = args
+        .socket
+        .clone()
+        .unwrap_or_else(crate::paths::default_socket);
+    let config = args
+        .config
+        .clone()
+        .unwrap_or_else(crate::paths::default_config);
+    let address = http_address(args.port, &config)?;
+    let token_file = crate::daemon::http::token::default_path();
+    let relay =
+        crate::agents::snippet::relay_command(agent, &relay_binary()?, &flags(Some(socket)));
+    let (snippet, note) = crate::agents::snippet::http_snippet(
+        agent,
+        address,
+        &token_file,
+        &relay,
+        args.fail_closed,
+    )?;
+    print!("{snippet}");
+    eprint!("{note}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The relay's command line (`words`, the first of them `relay`) carried out, one path for `hookd relay`
+/// and `hookd-relay` so that the two answer alike: the plain forms hookd writes read without clap
+/// ([`relay_argv`]), anything else by the relay's options alone ([`cli::RelayOnly`]), never every
+/// command's. A command line that asks for more than relaying (`--print-settings`) goes to `other`:
+/// `hookd` prints the settings, `hookd-relay` (which leaves that code out, to stay small) says to ask
+/// `hookd`.
+pub fn relay_main(
+    words: &[std::ffi::OsString],
+    other: impl FnOnce(cli::RelayArgs) -> ExitCode,
+) -> ExitCode {
+    use clap::Parser;
+    let args = match relay_argv::parse(words) {
+        Some(args) => args,
+        None => match cli::RelayOnly::try_parse_from(words) {
+            Ok(relay) if relay.args.print_settings.is_some() => return other(relay.args),
+            Ok(relay) => relay.args,
+            Err(e) => return relay_command_line_error(words, e),
+        },
+    };
+    relay_for_an_agent(args)
+}
+
 /// `hookd relay` as an agent runs it: one event relayed. Kept out of [`run`], whose every command LTO
 /// inlines into one large function, so that the relay started on every tool call touches (and faults in)
-/// only its own code: `main` calls this directly for the command lines `relay_argv` reads.
+/// only its own code.
 #[inline(never)]
-pub fn relay_for_an_agent(
-    agent: String,
-    socket: Option<std::path::PathBuf>,
-    fail_closed: bool,
-    event: Option<String>,
-    timeout: f64,
-) -> ExitCode {
-    let options = known_agent(&agent).and_then(|known| {
-        Ok(crate::commands::relay::Options {
-            agent: known,
-            socket: socket.unwrap_or_else(crate::paths::default_socket),
-            fail_closed,
-            event: event.clone(),
-            timeout: std::time::Duration::try_from_secs_f64(timeout)
-                .ok()
-                .filter(|t| !t.is_zero())
-                .ok_or("--timeout must be a positive number of seconds")?,
-        })
-    });
-    match options {
-        Ok(options) => crate::commands::relay::run(&options),
+fn relay_for_an_agent(args: cli::RelayArgs) -> ExitCode {
+    let timeout = std::time::Duration::try_from_secs_f64(args.timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or("--timeout must be a positive number of seconds");
+    let (agent, timeout) = match known_agent(&args.agent).and_then(|agent| Ok((agent, timeout?))) {
+        Ok(known) => known,
         // Exit 1 would let the agent go on: the refusal asked for must not be lost to a wrong option.
-        Err(why) if fail_closed => crate::commands::relay::refuse_for_its_command_line(
-            crate::agents::Agent::from_name(&agent),
-            event.as_deref(),
-            &why,
-        ),
+        Err(why) if args.fail_closed => {
+            return crate::commands::relay::refuse_for_its_command_line(
+                crate::agents::Agent::from_name(&args.agent),
+                args.event.as_deref(),
+                &why,
+            );
+        }
         // Said as the relay says everything else, so that `hookd relay` and `hookd-relay` say it alike.
         Err(why) => {
             eprintln!("hookd relay: {why}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
-    }
+    };
+    crate::commands::relay::run(&crate::commands::relay::Options {
+        agent,
+        socket: args.socket.unwrap_or_else(crate::paths::default_socket),
+        fail_closed: args.fail_closed,
+        event: args.event,
+        timeout,
+    })
 }
 
 /// A relay's command line that clap could not read (`error`), in `hookd relay` and `hookd-relay` alike:
 /// said as clap says it, then help exits 0 and a mistake 1, never clap's 2, which an agent reads as a
 /// refusal; but a mistake in a command line that asks for `--fail-closed` refuses
 /// ([`relay::refuse_for_its_command_line`]): exit 1 would let every tool call through.
-pub fn relay_command_line_error(words: &[std::ffi::OsString], error: clap::Error) -> ExitCode {
+fn relay_command_line_error(words: &[std::ffi::OsString], error: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     let _ = error.print();
     match error.kind() {

@@ -63,10 +63,7 @@ pub fn run(options: &Options) -> ExitCode {
     if let Some(why) = another_agents_event(options.agent, &agent_event_name) {
         // The moment as the agent that sends this name means it (Gemini's AfterAgent is a Stop), so
         // that --fail-closed lets through what refusing would not hold back.
-        let moment = Agent::ALL
-            .into_iter()
-            .find(|sender| sender.event_names().contains(&agent_event_name.as_str()))
-            .map_or(moment, |sender| sender.moment_of(&agent_event_name));
+        let moment = moment_named(None, &agent_event_name).unwrap_or(moment);
         return wrong_agent(options, &moment, &why, &event.fields);
     }
     let undecidable = event.undecidable.clone();
@@ -260,39 +257,79 @@ fn cannot_answer(
 ) -> ExitCode {
     let record = described(moment.map(|(moment, _)| moment), event);
     if !options.fail_closed {
-        eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
-        spool(Some(options.agent), record, "fail_open", why);
+        return fail_open(options.agent, record, why);
+    }
+    closed(
+        Some(options.agent),
+        moment.map(|(moment, _)| moment),
+        record,
+        why,
+        || {
+            let reason = if down {
+                NOT_RUNNING.to_string()
+            } else {
+                format!("hookd could not answer: {why}")
+            };
+            match moment {
+                Some((moment, agent_event_name)) => answer(
+                    options.agent,
+                    moment,
+                    agent_event_name,
+                    Some(&reason),
+                    &[],
+                    Transport::Process,
+                )
+                .emit(),
+                None => refused_on_stderr(reason),
+            }
+        },
+    )
+}
+
+/// Nothing decided and no `--fail-closed`: the agent goes on, told once on stderr, and the spool keeps it.
+fn fail_open(agent: Agent, record: Record, why: &str) -> ExitCode {
+    eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
+    spool(Some(agent), record, "fail_open", why);
+    ExitCode::SUCCESS
+}
+
+/// Nothing decided, with `--fail-closed`: let through at a `moment` where refusing holds nothing back
+/// ([`let_through_even_fail_closed`], which says so), else refused as `refusal` answers; the spool keeps
+/// either. The one place the three ways the relay answers alone (the daemon silent, another agent's
+/// event, its own command line wrong) decide what `--fail-closed` means.
+fn closed(
+    agent: Option<Agent>,
+    moment: Option<&str>,
+    record: Record,
+    why: &str,
+    refusal: impl FnOnce() -> ExitCode,
+) -> ExitCode {
+    if moment.is_some_and(|moment| let_through_even_fail_closed(moment, why)) {
+        spool(agent, record, "fail_open", why);
         return ExitCode::SUCCESS;
     }
-    if let Some((moment, _)) = moment
-        && let_through_even_fail_closed(moment, why)
-    {
-        spool(Some(options.agent), record, "fail_open", why);
-        return ExitCode::SUCCESS;
+    spool(agent, record, "fail_closed", why);
+    refusal()
+}
+
+/// The refusal every agent reads alike, whatever its dialect: the reason on stderr, exit 2.
+fn refused_on_stderr(reason: String) -> ExitCode {
+    Answer {
+        stdout: None,
+        stderr: Some(reason),
+        exit: 2,
     }
-    spool(Some(options.agent), record, "fail_closed", why);
-    let reason = if down {
-        NOT_RUNNING.to_string()
-    } else {
-        format!("hookd could not answer: {why}")
-    };
-    match moment {
-        Some((moment, agent_event_name)) => answer(
-            options.agent,
-            moment,
-            agent_event_name,
-            Some(&reason),
-            &[],
-            Transport::Process,
-        )
-        .emit(),
-        None => Answer {
-            stdout: None,
-            stderr: Some(reason),
-            exit: 2,
-        }
-        .emit(),
-    }
+    .emit()
+}
+
+/// The moment an agent's event `name` is: as `first` names it (when known), else as any agent that
+/// sends that name does (Gemini CLI's AfterAgent is a Stop).
+fn moment_named(first: Option<Agent>, name: &str) -> Option<String> {
+    first
+        .into_iter()
+        .chain(Agent::ALL)
+        .find(|sender| sender.event_names().contains(&name))
+        .map(|sender| sender.moment_of(name))
 }
 
 /// The relay's own command line is wrong (`why`: a word clap cannot read, an unknown `--agent`, a
@@ -321,27 +358,11 @@ pub fn refuse_for_its_command_line(
         .as_ref()
         .and_then(|event| event.get("hook_event_name"))
         .and_then(Value::as_str);
-    let moment = told.or(named).and_then(|name| {
-        agent
-            .into_iter()
-            .chain(Agent::ALL)
-            .find(|sender| sender.event_names().contains(&name))
-            .map(|sender| sender.moment_of(name))
-    });
+    let moment = told.or(named).and_then(|name| moment_named(agent, name));
     let record = described(moment.as_deref(), event.as_ref());
-    if let Some(moment) = &moment
-        && let_through_even_fail_closed(moment, why)
-    {
-        spool(agent, record, "fail_open", why);
-        return ExitCode::SUCCESS;
-    }
-    spool(agent, record, "fail_closed", why);
-    Answer {
-        stdout: None,
-        stderr: Some(format!("hookd could not answer: {why}")),
-        exit: 2,
-    }
-    .emit()
+    closed(agent, moment.as_deref(), record, why, || {
+        refused_on_stderr(format!("hookd could not answer: {why}"))
+    })
 }
 
 /// An event of another agent (a wrong `--agent`): not fired, since its answer would be in a dialect the
@@ -351,21 +372,11 @@ pub fn refuse_for_its_command_line(
 fn wrong_agent(options: &Options, moment: &str, why: &str, event: &Map<String, Value>) -> ExitCode {
     let record = described(Some(moment), Some(event));
     if !options.fail_closed {
-        eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
-        spool(Some(options.agent), record, "fail_open", why);
-        return ExitCode::SUCCESS;
+        return fail_open(options.agent, record, why);
     }
-    if let_through_even_fail_closed(moment, why) {
-        spool(Some(options.agent), record, "fail_open", why);
-        return ExitCode::SUCCESS;
-    }
-    spool(Some(options.agent), record, "fail_closed", why);
-    Answer {
-        stdout: None,
-        stderr: Some(format!("hookd could not answer: {why}")),
-        exit: 2,
-    }
-    .emit()
+    closed(Some(options.agent), Some(moment), record, why, || {
+        refused_on_stderr(format!("hookd could not answer: {why}"))
+    })
 }
 
 /// What the record says of a call the relay answers alone: its moment and, when the input could be

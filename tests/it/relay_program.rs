@@ -14,29 +14,9 @@ use crate::common::*;
 /// A safety net for one run (never a speed assertion).
 const T: Duration = Duration::from_secs(20);
 
-/// What a relay printed and how it exited.
-#[derive(Debug, PartialEq, Eq)]
-struct Said {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `program` (with `words` first: `["relay"]` for hookd) and `args`, `input` on stdin, with the
-/// relay's spool in `state`.
+/// `program` (`words` first: `["relay"]` for hookd) with `args`, `input` on stdin, its spool in `state`.
 fn run(program: &str, words: &[&str], args: &[&str], input: &str, state: &Path) -> Said {
-    let mut command = Command::new(program);
-    command
-        .args(words)
-        .args(args)
-        .env("XDG_STATE_HOME", state)
-        .env_remove("HOOKD_SOCKET");
-    let out = run_with_deadline(command, Some(input), T);
-    Said {
-        code: code(&out.status),
-        stdout: text(&out.stdout),
-        stderr: text(&out.stderr),
-    }
+    relay_said(program, words, args, input, state, T)
 }
 
 /// The same call through `hookd relay` and through `hookd-relay`: both answers, in that order.

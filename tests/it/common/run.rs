@@ -101,3 +101,36 @@ pub fn code(status: &ExitStatus) -> i32 {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// What a relay printed and how it exited, compared whole: `hookd relay`, `hookd-relay` and the static
+/// build must answer alike, byte for byte.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Said {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `program` with `words` then `args` (`["relay"]` first for hookd, none for hookd-relay), `input`
+/// on stdin, its spool in `state` (never the user's) and no `HOOKD_SOCKET`, at most `timeout`.
+pub fn relay_said(
+    program: &str,
+    words: &[&str],
+    args: &[&str],
+    input: &str,
+    state: &std::path::Path,
+    timeout: Duration,
+) -> Said {
+    let mut command = Command::new(program);
+    command
+        .args(words)
+        .args(args)
+        .env("XDG_STATE_HOME", state)
+        .env_remove("HOOKD_SOCKET");
+    let out = run_with_deadline(command, Some(input), timeout);
+    Said {
+        code: code(&out.status),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
+    }
+}
