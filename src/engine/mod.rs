@@ -18,6 +18,7 @@ pub mod fire;
 pub mod reaper;
 mod recording;
 pub mod runner;
+mod spawn;
 pub mod stoploop;
 pub mod verdict;
 pub mod worker;

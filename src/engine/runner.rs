@@ -11,6 +11,8 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
+
+use crate::engine::spawn::{self, HookProcess, STRIPPED_VARS};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -26,17 +28,6 @@ const READ_CHUNK: usize = 64 * 1024;
 /// The first read's room. Most hooks print a line or nothing: allocating (and freeing) 64 KiB per pipe
 /// per hook cost more than the rest of the runner (glibc gives large frees back to the system).
 const FIRST_READ: usize = 4 * 1024;
-
-/// Variables of the daemon's own environment that must not reach hooks: they speak for the daemon to
-/// systemd, and a hook that used them would confuse the service manager.
-const STRIPPED_VARS: &[&str] = &[
-    "NOTIFY_SOCKET",
-    "LISTEN_FDS",
-    "LISTEN_PID",
-    "LISTEN_FDNAMES",
-    "WATCHDOG_USEC",
-    "WATCHDOG_PID",
-];
 
 /// What every hook of one fire is given, computed once per fire.
 #[derive(Debug, Clone)]
@@ -127,26 +118,27 @@ impl Runner {
         };
         let started = Instant::now();
         let running = Running::start(&self.running);
-        let mut command = command(hook, input);
-        let spawned = if running.alone {
-            command.spawn()
-        } else {
-            let reaper = self.reaper.clone();
-            let spawning = reaper.spawning();
-            let spawned = tokio::task::spawn_blocking(move || {
-                let spawned = command.spawn();
-                if let Some(pid) = spawned.as_ref().ok().and_then(Child::id) {
-                    reaper.track(pid);
-                }
-                spawned
-            })
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-            drop(spawning);
-            spawned
+        let spawned = match prepared(hook, input) {
+            Err(e) => Err(e),
+            Ok(prepared) if running.alone => prepared.start(),
+            Ok(prepared) => {
+                let reaper = self.reaper.clone();
+                let spawning = reaper.spawning();
+                let started = tokio::task::spawn_blocking(move || {
+                    let started = prepared.start();
+                    if let Ok(started) = &started {
+                        reaper.track(started.id());
+                    }
+                    started
+                })
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                drop(spawning);
+                started
+            }
         };
         let mut child = match spawned {
-            Ok(child) => child,
+            Ok(spawned) => spawned.into_process(),
             Err(e) => {
                 return Ran::without_process(
                     Exit::CouldNotStart(describe_spawn_error(hook, &e)),
@@ -154,14 +146,7 @@ impl Runner {
                 );
             }
         };
-        let Some(pid) = child.id() else {
-            // Only possible once the child has been reaped, which nothing has done yet.
-            return Ran::without_process(
-                Exit::CouldNotStart("the process vanished".into()),
-                started,
-            );
-        };
-        let group = Group::led_by(pid, &self.reaper);
+        let group = Group::led_by(child.id(), &self.reaper);
 
         let (stdin, out_pipe, err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -209,7 +194,7 @@ impl Runner {
             }
             End::Stopped(exit) => {
                 drop(io);
-                group.stop(child, permit, &self.cleanups);
+                group.stop(Leader::Hook(child), permit, &self.cleanups);
                 exit
             }
         };
@@ -244,7 +229,8 @@ enum End {
 /// Why a run was cut short by its fire's cancellation.
 const ABANDONED: &str = "the fire was abandoned (its client left, or the daemon is stopping)";
 
-fn command(hook: &Hook, input: &Input) -> Command {
+/// A hook's process for this fire, ready to start: see [`hook_vars`] for what it is given.
+fn prepared(hook: &Hook, input: &Input) -> std::io::Result<spawn::Prepared> {
     let mut event_vars = vec![
         ("HOOKD_MOMENT", OsStr::new(&input.moment)),
         (
@@ -256,59 +242,73 @@ fn command(hook: &Hook, input: &Input) -> Command {
     if let Some(project_dir) = &input.project_dir {
         event_vars.push(("CLAUDE_PROJECT_DIR", OsStr::new(project_dir)));
     }
-    hook_command(hook, &input.config_dir, &input.working_dir, event_vars)
+    let (program, args) = program_and_args(hook);
+    spawn::prepare(&spawn::Spec {
+        program,
+        args: &args,
+        vars: &hook_vars(hook, &input.config_dir, event_vars),
+        working_dir: &input.working_dir,
+    })
 }
 
-/// A hook's process, as every hook process is started (a worker too): the daemon's environment without
-/// systemd's variables, then `HOOKD_HOOK`, `HOOKD_CONFIG_DIR`, `vars` and the hook's own `env`; three
-/// pipes; a process group of its own.
-pub(crate) fn hook_command<'a>(
-    hook: &Hook,
-    config_dir: &Path,
-    working_dir: &Path,
-    vars: impl IntoIterator<Item = (&'a str, &'a OsStr)>,
-) -> Command {
-    let (program, args): (&str, Vec<&str>) = match &hook.program {
+/// The program a hook runs and the words after it.
+fn program_and_args(hook: &Hook) -> (&str, Vec<&str>) {
+    match &hook.program {
         Program::Shell { shell, command } => (shell, vec!["-c", command]),
         Program::Argv(argv) | Program::Worker { argv, .. } => {
             (&argv[0], argv[1..].iter().map(String::as_str).collect())
         }
-    };
+    }
+}
+
+/// What every hook process is given on top of the daemon's environment (less systemd's variables), in
+/// order, a later one of a name winning: `HOOKD_HOOK`, `HOOKD_CONFIG_DIR`, `vars`, the hook's own `env`.
+fn hook_vars<'a>(
+    hook: &'a Hook,
+    config_dir: &'a Path,
+    vars: impl IntoIterator<Item = (&'a str, &'a OsStr)>,
+) -> Vec<(&'a str, &'a OsStr)> {
+    let mut all = vec![
+        ("HOOKD_HOOK", OsStr::new(&hook.name)),
+        ("HOOKD_CONFIG_DIR", config_dir.as_os_str()),
+    ];
+    all.extend(vars);
+    all.extend(hook.env.iter().map(|(k, v)| (k.as_str(), OsStr::new(v))));
+    all
+}
+
+/// A worker's process, as a hook's is started ([`prepared`]), through tokio's `Command`: a worker starts
+/// once and lives long, so the cost of `Command` does not matter, and its process is tokio's to reap.
+pub(crate) fn hook_command(hook: &Hook, config_dir: &Path, working_dir: &Path) -> Command {
+    let (program, args) = program_and_args(hook);
     let mut command = Command::new(program);
     command.args(args);
     for var in STRIPPED_VARS {
         command.env_remove(var);
     }
-    command
-        .env("HOOKD_HOOK", &hook.name)
-        .env("HOOKD_CONFIG_DIR", config_dir);
-    command.envs(vars);
-    command.envs(hook.env.iter().map(|(k, v)| (k, v)));
+    command.envs(hook_vars(hook, config_dir, []));
     command
         .current_dir(working_dir)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     // A process group of its own, so the whole group can be signalled. Not `setsid` in a `pre_exec`: that
-    // forces fork instead of posix_spawn, much slower on every hook; the daemon gives up its controlling
-    // terminal at start-up instead (`daemon::detach_from_terminal`), so hooks have none either.
+    // forces fork instead of posix_spawn, much slower; the daemon gives up its controlling terminal at
+    // start-up instead (`daemon::detach_from_terminal`), so workers have none either.
     command.process_group(0);
     command
 }
 
 /// Why a hook's process could not be started, naming the program.
 pub(crate) fn describe_spawn_error(hook: &Hook, error: &std::io::Error) -> String {
-    let program = match &hook.program {
-        Program::Shell { shell, .. } => shell,
-        Program::Argv(argv) | Program::Worker { argv, .. } => &argv[0],
-    };
+    let (program, _) = program_and_args(hook);
     let text = error.to_string();
     let text = text.split(" (os error").next().unwrap_or(&text);
     format!("\"{program}\": {}", text.to_lowercase())
 }
 
 /// Writes the event and closes stdin. A hook that does not read its stdin is normal: EPIPE is no error.
-async fn feed(stdin: Option<tokio::process::ChildStdin>, event: &[u8]) {
+async fn feed(stdin: Option<tokio::net::unix::pipe::Sender>, event: &[u8]) {
     if let Some(mut stdin) = stdin {
         let _ = stdin.write_all(event).await;
     }
@@ -390,20 +390,36 @@ impl Group {
     /// the leader is gone, then reap the leader. The verdict does not wait for this.
     pub(crate) fn stop(
         mut self,
-        mut child: Child,
+        mut leader: Leader,
         permit: Option<tokio::sync::OwnedSemaphorePermit>,
         cleanups: &TaskTracker,
     ) {
         self.armed = false;
-        let (pgid, leader, reaper) = (self.pgid, self.leader(), self.reaper.clone());
+        let (pgid, pid, reaper) = (self.pgid, self.leader(), self.reaper.clone());
         let _ = killpg(pgid, Signal::SIGTERM);
         cleanups.spawn(async move {
-            let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+            let _ = tokio::time::timeout(KILL_GRACE, leader.wait()).await;
             let _ = killpg(pgid, Signal::SIGKILL);
-            let _ = child.wait().await;
-            reaper.untrack(leader);
+            leader.wait().await;
+            reaper.untrack(pid);
             drop(permit);
         });
+    }
+}
+
+/// A group's leader process: a hook's, or a worker's (started by tokio).
+pub(crate) enum Leader {
+    Hook(HookProcess),
+    Worker(Child),
+}
+
+impl Leader {
+    /// Until it has exited and is reaped.
+    async fn wait(&mut self) {
+        let _ = match self {
+            Leader::Hook(process) => process.wait().await,
+            Leader::Worker(child) => child.wait().await,
+        };
     }
 }
 

@@ -36,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::engine::reaper::Reaper;
-use crate::engine::runner::{Group, Ran, Runner, describe_spawn_error, hook_command};
+use crate::engine::runner::{Group, Leader, Ran, Runner, describe_spawn_error, hook_command};
 use crate::engine::verdict::Exit;
 use crate::limits::{HOOK_OUTPUT, WORKER_QUEUE};
 use crate::settings::{Hook, Program};
@@ -429,7 +429,7 @@ impl Slot {
         } else {
             PathBuf::from("/")
         };
-        let mut child = hook_command(hook, &self.spec.config_dir, &working_dir, [])
+        let mut child = hook_command(hook, &self.spec.config_dir, &working_dir)
             .spawn()
             .map_err(|e| format!("could not start: {}", describe_spawn_error(hook, &e)))?;
         let pid = child.id().ok_or("the worker vanished as it started")?;
@@ -503,7 +503,7 @@ impl Slot {
             ..
         }) = worker
         {
-            group.stop(child, None, &self.tasks);
+            group.stop(Leader::Worker(child), None, &self.tasks);
         }
     }
 

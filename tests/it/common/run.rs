@@ -14,6 +14,22 @@ pub fn run_hookd(args: &[&str], stdin: Option<&str>, timeout: Duration) -> Outpu
     run_with_deadline(cmd, stdin, timeout)
 }
 
+/// Spawns `cmd`, trying again while it fails with "text file busy": a program a test has just copied
+/// (an older hookd, a hook script) is busy for as long as any process holds it open for writing, and a
+/// child another test thread forks in that moment holds the copy's descriptor until it execs.
+fn spawn_copied_program(cmd: &mut Command, timeout: Duration) -> std::process::Child {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match cmd.spawn() {
+            Ok(child) => return child,
+            Err(e) if e.raw_os_error() == Some(26) && Instant::now() < deadline => {
+                std::thread::yield_now();
+            }
+            Err(e) => panic!("spawning {cmd:?}: {e}"),
+        }
+    }
+}
+
 /// Runs a command to completion with `stdin`, killing it and panicking if it outlives `timeout`.
 pub fn run_with_deadline(cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
     run_with_stdout(cmd, stdin, Stdio::piped(), timeout)
@@ -44,9 +60,7 @@ pub(super) fn run_with_stdout(
         })
         .stdout(stdout)
         .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
+    let mut child = spawn_copied_program(&mut cmd, timeout);
     let writer = stdin.map(|text| {
         let mut pipe = child.stdin.take().unwrap();
         let text = text.to_string();
