@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 
 use crate::engine::spawn::{self, HookProcess, STRIPPED_VARS};
@@ -308,9 +308,9 @@ pub(crate) fn describe_spawn_error(hook: &Hook, error: &std::io::Error) -> Strin
 }
 
 /// Writes the event and closes stdin. A hook that does not read its stdin is normal: EPIPE is no error.
-async fn feed(stdin: Option<tokio::net::unix::pipe::Sender>, event: &[u8]) {
-    if let Some(mut stdin) = stdin {
-        let _ = stdin.write_all(event).await;
+async fn feed(stdin: Option<spawn::Stdin>, event: &[u8]) {
+    if let Some(stdin) = stdin {
+        let _ = stdin.feed(event).await;
     }
 }
 

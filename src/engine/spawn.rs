@@ -71,7 +71,7 @@ impl Started {
 #[derive(Debug)]
 pub struct HookProcess {
     pid: libc::pid_t,
-    pub stdin: Option<pipe::Sender>,
+    pub stdin: Option<Stdin>,
     pub stdout: Option<pipe::Receiver>,
     pub stderr: Option<pipe::Receiver>,
     /// Readable once the process has exited; `None` where pidfds are not to be had (then SIGCHLD).
@@ -177,7 +177,7 @@ impl Started {
         // The descriptors are non-blocking pipes of the right direction: `non_blocking` made them so.
         // A registration that fails (the runtime out of room) leaves that pipe closed: the hook sees EOF
         // on stdin or EPIPE on its output, and its run reads nothing from it.
-        let stdin = pipe::Sender::from_owned_fd_unchecked(stdin).ok();
+        let stdin = Some(Stdin(stdin));
         let stdout = pipe::Receiver::from_owned_fd_unchecked(stdout).ok();
         let stderr = pipe::Receiver::from_owned_fd_unchecked(stderr).ok();
         HookProcess {
@@ -188,6 +188,38 @@ impl Started {
             pidfd: pidfd_of(pid),
             status: None,
         }
+    }
+}
+
+/// The write end of a hook's stdin, not yet registered with the runtime: most events fit in the pipe at
+/// once, and then are written without it (an epoll registration, its removal and a turn of the loop less
+/// per hook).
+#[derive(Debug)]
+pub struct Stdin(OwnedFd);
+
+impl Stdin {
+    /// Writes all of `bytes`, then closes the pipe (the hook sees the end of its input).
+    pub async fn feed(self, mut bytes: &[u8]) -> io::Result<()> {
+        while !bytes.is_empty() {
+            // SAFETY: write reads `bytes.len()` bytes from a valid slice into a descriptor we own.
+            let written =
+                unsafe { libc::write(self.0.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+            if written >= 0 {
+                bytes = &bytes[written as usize..];
+                continue;
+            }
+            let error = io::Error::last_os_error();
+            match error.kind() {
+                io::ErrorKind::Interrupted => {}
+                io::ErrorKind::WouldBlock => {
+                    // The pipe is full: the rest waits for the hook to read, without blocking the thread.
+                    let mut pipe = pipe::Sender::from_owned_fd_unchecked(self.0)?;
+                    return tokio::io::AsyncWriteExt::write_all(&mut pipe, bytes).await;
+                }
+                _ => return Err(error),
+            }
+        }
+        Ok(())
     }
 }
 
@@ -478,15 +510,13 @@ mod tests {
             .build()
             .unwrap();
         runtime.block_on(async {
-            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            use tokio::io::AsyncReadExt;
             let mut process = prepare(spec)
                 .and_then(Prepared::start)
                 .expect("started")
                 .into_process();
-            let mut stdin = process.stdin.take().unwrap();
             // A program that does not read its stdin may be gone already: EPIPE is no error.
-            let _ = stdin.write_all(b"in\n").await;
-            drop(stdin);
+            let _ = process.stdin.take().unwrap().feed(b"in\n").await;
             let (mut out, mut err) = (String::new(), String::new());
             process
                 .stdout
