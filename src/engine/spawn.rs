@@ -307,7 +307,23 @@ fn pidfd_of(pid: libc::pid_t) -> Option<AsyncFd<OwnedFd>> {
 /// A pipe as (read end, write end), both close-on-exec: the child gets its end through dup2, which
 /// clears the flag on the copy.
 fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(io::Error::from)
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+    Ok((above_stdio(read)?, above_stdio(write)?))
+}
+
+/// `fd` itself, or a copy numbered 3 or more when it is 0, 1 or 2 (a standard descriptor the process had
+/// closed): a dup2 of a descriptor onto its own number leaves it close-on-exec, and the child would lose it.
+fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own returns a new one, or -1.
+    let copy = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the descriptor was just made and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(copy) })
 }
 
 /// The daemon's end of a pipe made non-blocking (the child's end stays blocking, as programs expect).
