@@ -708,12 +708,13 @@ fn input_for(
     }
 }
 
-/// Whether an event's value may be given to hooks in their environment ([`MAX_ENV_VALUE`]): one past
-/// it would keep every hook from starting.
+/// Whether an event's value may be given to hooks in their environment: one past [`MAX_ENV_VALUE`], or
+/// one holding a NUL byte (JSON allows `\u0000`; no C string can), would keep every hook from starting.
+/// A value left out is still in the event on the hook's stdin.
 ///
 /// [`MAX_ENV_VALUE`]: crate::limits::MAX_ENV_VALUE
 fn fits_the_environment(value: &str) -> bool {
-    value.len() <= crate::limits::MAX_ENV_VALUE
+    value.len() <= crate::limits::MAX_ENV_VALUE && !value.contains('\0')
 }
 
 fn log_outcome(

@@ -73,10 +73,11 @@ impl Reaper {
     /// SIGKILLs that follow SIGTERMs are tracked in `tasks`, so shutdown waits for them.
     pub fn start(self: &Arc<Self>, tasks: &TaskTracker) {
         if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
+            // The sweep still runs: the daemon's own children (a hook whose fire was abandoned) are
+            // reaped by it, subreaper or not.
             tracing::warn!(
                 "cannot become the subreaper of hooks' processes ({e}): a process that leaves its hook's group may outlive it"
             );
-            return;
         }
         let reaper = self.clone();
         let tasks = tasks.clone();

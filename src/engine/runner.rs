@@ -120,16 +120,22 @@ impl Runner {
         let running = Running::start(&self.running);
         let spawned = match prepared(hook, input) {
             Err(e) => Err(e),
-            Ok(prepared) if running.alone => prepared.start(),
+            Ok(prepared) if running.alone => prepared.start().map(|started| {
+                let group = Group::led_by(started.id(), &self.reaper);
+                (started, group)
+            }),
             Ok(prepared) => {
                 let reaper = self.reaper.clone();
                 let spawning = reaper.spawning();
+                // The group is made on the blocking thread, with the process: if this run is dropped
+                // while that thread works (its client gone), the result is dropped with it, and the
+                // group's drop kills the hook and leaves it to the sweep rather than running unwatched
+                // and never reaped.
                 let started = tokio::task::spawn_blocking(move || {
-                    let started = prepared.start();
-                    if let Ok(started) = &started {
-                        reaper.track(started.id());
-                    }
-                    started
+                    prepared.start().map(|started| {
+                        let group = Group::led_by(started.id(), &reaper);
+                        (started, group)
+                    })
                 })
                 .await
                 .unwrap_or_else(|e| Err(std::io::Error::other(e)));
@@ -137,8 +143,8 @@ impl Runner {
                 started
             }
         };
-        let mut child = match spawned {
-            Ok(spawned) => spawned.into_process(),
+        let (mut child, group) = match spawned {
+            Ok((spawned, group)) => (spawned.into_process(), group),
             Err(e) => {
                 return Ran::without_process(
                     Exit::CouldNotStart(describe_spawn_error(hook, &e)),
@@ -146,7 +152,6 @@ impl Runner {
                 );
             }
         };
-        let group = Group::led_by(child.id(), &self.reaper);
 
         let (stdin, out_pipe, err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());

@@ -102,7 +102,7 @@ pub fn prepare(spec: &Spec) -> io::Result<Prepared> {
         argv.push(c_string(arg.as_bytes())?);
     }
     let environment = Environment::with(spec.vars)?;
-    let (path, lookup) = match resolved(spec.program, spec.vars)? {
+    let (path, lookup) = match resolved(spec.program, spec.vars, spec.working_dir)? {
         Some(found) => (found, false),
         None => (program, !spec.program.contains('/')),
     };
@@ -224,10 +224,6 @@ impl Stdin {
 }
 
 impl HookProcess {
-    pub fn id(&self) -> u32 {
-        self.pid as u32
-    }
-
     /// Waits for the process to exit and reaps it. Cancel-safe: called again, it goes on waiting.
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
         if let Some(status) = self.status {
@@ -345,28 +341,40 @@ fn c_string(bytes: &[u8]) -> io::Result<CString> {
 }
 
 /// Where a bare program name is found when the hook's own `env` sets `PATH` (a `posix_spawnp` would
-/// look in the daemon's): the first executable file of that name in it. `None`: use the program as given
-/// (a path, or a name for `posix_spawnp` to look up in the daemon's `PATH`, which the hook shares).
-fn resolved(program: &str, vars: &[(&str, &OsStr)]) -> io::Result<Option<CString>> {
+/// look in the daemon's): the first executable file of that name in it, a relative entry (an empty one
+/// is `.`) taken from the hook's working folder, where the hook runs. `None`: use the program as given
+/// (a path, or a name for `posix_spawnp` to look up in the daemon's `PATH`, which the hook shares). Not
+/// found: "permission denied" when a file of that name was there but could not be run, as `execvp` says.
+fn resolved(
+    program: &str,
+    vars: &[(&str, &OsStr)],
+    working_dir: &Path,
+) -> io::Result<Option<CString>> {
     if program.contains('/') {
         return Ok(None);
     }
     let Some((_, path)) = vars.iter().rev().find(|(name, _)| *name == "PATH") else {
         return Ok(None);
     };
+    let mut denied = false;
     for dir in path.as_bytes().split(|&byte| byte == b':') {
-        let dir = if dir.is_empty() { b".".as_slice() } else { dir };
-        let mut candidate = dir.to_vec();
-        candidate.push(b'/');
-        candidate.extend_from_slice(program.as_bytes());
-        let candidate = c_string(&candidate)?;
+        let dir = Path::new(OsStr::from_bytes(if dir.is_empty() { b"." } else { dir }));
+        let candidate = working_dir.join(dir).join(program);
+        let candidate = c_string(candidate.as_os_str().as_bytes())?;
+        if !Path::new(OsStr::from_bytes(candidate.as_bytes())).is_file() {
+            continue;
+        }
         // SAFETY: access reads a NUL-terminated path.
-        let executable = unsafe { libc::access(candidate.as_ptr(), libc::X_OK) } == 0;
-        if executable && Path::new(OsStr::from_bytes(candidate.as_bytes())).is_file() {
+        if unsafe { libc::access(candidate.as_ptr(), libc::X_OK) } == 0 {
             return Ok(Some(candidate));
         }
+        denied = true;
     }
-    Err(io::Error::from_raw_os_error(libc::ENOENT))
+    Err(io::Error::from_raw_os_error(if denied {
+        libc::EACCES
+    } else {
+        libc::ENOENT
+    }))
 }
 
 /// The daemon's own variables less [`STRIPPED_VARS`], as `NAME=value` C strings: made once, on the first
@@ -374,13 +382,17 @@ fn resolved(program: &str, vars: &[(&str, &OsStr)]) -> io::Result<Option<CString
 fn daemon_environment() -> &'static [(OsString, CString)] {
     static VARS: OnceLock<Vec<(OsString, CString)>> = OnceLock::new();
     VARS.get_or_init(|| {
-        std::env::vars_os()
-            .filter(|(name, _)| !STRIPPED_VARS.iter().any(|stripped| name == *stripped))
-            .filter_map(|(name, value)| {
+        let vars: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+        vars.iter()
+            .enumerate()
+            // A name the environment holds twice is given once, its last value, as `Command` gave it.
+            .filter(|(index, (name, _))| !vars[index + 1..].iter().any(|(later, _)| later == name))
+            .filter(|(_, (name, _))| !STRIPPED_VARS.iter().any(|stripped| name == *stripped))
+            .filter_map(|(_, (name, value))| {
                 let mut entry = name.clone().into_vec();
                 entry.push(b'=');
                 entry.extend_from_slice(value.as_bytes());
-                CString::new(entry).ok().map(|entry| (name, entry))
+                CString::new(entry).ok().map(|entry| (name.clone(), entry))
             })
             .collect()
     })
@@ -639,6 +651,35 @@ mod tests {
         });
         assert!(status.success());
         assert_eq!(out, "found\n");
+    }
+
+    #[test]
+    fn a_relative_path_entry_is_the_hooks_folders_and_an_unrunnable_file_is_denied() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("bin")).unwrap();
+        let program = dir.path().join("bin/tool");
+        std::fs::write(&program, "#!/bin/sh\necho project tool\n").unwrap();
+        let mode = |mode| std::os::unix::fs::PermissionsExt::from_mode(mode);
+        std::fs::set_permissions(&program, mode(0o755)).unwrap();
+        let (status, out, _) = run(&Spec {
+            program: "tool",
+            args: &[],
+            vars: &[("PATH", OsStr::new("bin:/usr/bin:/bin"))],
+            working_dir: dir.path(),
+        });
+        assert!(status.success());
+        assert_eq!(out, "project tool\n");
+        std::fs::set_permissions(&program, mode(0o644)).unwrap();
+        // No execute bit for anyone: not runnable, by root either.
+        let denied = prepare(&Spec {
+            program: "tool",
+            args: &[],
+            vars: &[("PATH", OsStr::new("bin"))],
+            working_dir: dir.path(),
+        })
+        .err()
+        .expect("not runnable");
+        assert_eq!(denied.kind(), io::ErrorKind::PermissionDenied);
     }
 
     #[test]
