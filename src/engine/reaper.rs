@@ -64,7 +64,7 @@ impl Reaper {
         Spawning(self.spawning.clone())
     }
 
-    /// Its run has reaped it (or handed it to tokio's orphan queue).
+    /// Its run has reaped it, or left it to the sweep (or, a worker, to tokio's orphan queue).
     pub fn untrack(&self, pid: u32) {
         lock(&self.tracked).remove(&pid);
     }

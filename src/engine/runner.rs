@@ -120,10 +120,7 @@ impl Runner {
         let running = Running::start(&self.running);
         let spawned = match prepared(hook, input) {
             Err(e) => Err(e),
-            Ok(prepared) if running.alone => prepared.start().map(|started| {
-                let group = Group::led_by(started.id(), &self.reaper);
-                (started, group)
-            }),
+            Ok(prepared) if running.alone => started_in_group(prepared, &self.reaper),
             Ok(prepared) => {
                 let reaper = self.reaper.clone();
                 let spawning = reaper.spawning();
@@ -131,27 +128,26 @@ impl Runner {
                 // while that thread works (its client gone), the result is dropped with it, and the
                 // group's drop kills the hook and leaves it to the sweep rather than running unwatched
                 // and never reaped.
-                let started = tokio::task::spawn_blocking(move || {
-                    prepared.start().map(|started| {
-                        let group = Group::led_by(started.id(), &reaper);
-                        (started, group)
-                    })
-                })
-                .await
-                .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                let started =
+                    tokio::task::spawn_blocking(move || started_in_group(prepared, &reaper))
+                        .await
+                        .unwrap_or_else(|e| Err(std::io::Error::other(e)));
                 drop(spawning);
                 started
             }
         };
-        let (mut child, group) = match spawned {
-            Ok((spawned, group)) => (spawned.into_process(), group),
-            Err(e) => {
-                return Ran::without_process(
-                    Exit::CouldNotStart(describe_spawn_error(hook, &e)),
-                    started,
-                );
-            }
-        };
+        // A process whose pipes cannot be registered is stopped by its group's drop, as one whose run
+        // was dropped: its output could not be read, so it is a hook that could not start.
+        let (mut child, group) =
+            match spawned.and_then(|(started, group)| Ok((started.into_process()?, group))) {
+                Ok(process) => process,
+                Err(e) => {
+                    return Ran::without_process(
+                        Exit::CouldNotStart(describe_spawn_error(hook, &e)),
+                        started,
+                    );
+                }
+            };
 
         let (stdin, out_pipe, err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -254,6 +250,16 @@ fn prepared(hook: &Hook, input: &Input) -> std::io::Result<spawn::Prepared> {
         vars: &hook_vars(hook, &input.config_dir, event_vars),
         working_dir: &input.working_dir,
     })
+}
+
+/// Starts a prepared hook and makes its group at once: from then on, dropping the pair stops the process.
+fn started_in_group(
+    prepared: spawn::Prepared,
+    reaper: &Arc<Reaper>,
+) -> std::io::Result<(spawn::Started, Group)> {
+    let started = prepared.start()?;
+    let group = Group::led_by(started.id(), reaper);
+    Ok((started, group))
 }
 
 /// The program a hook runs and the words after it.
@@ -432,7 +438,7 @@ impl Drop for Group {
     fn drop(&mut self) {
         if self.armed {
             // The run was dropped mid-way: nothing will wait for a grace period, so kill outright. The
-            // leader is reaped by tokio's orphan queue once its `Child` is dropped, or by the sweep.
+            // leader is reaped by the sweep once untracked (a worker's also by tokio's orphan queue).
             let _ = killpg(self.pgid, Signal::SIGKILL);
             self.reaper.untrack(self.leader());
         }

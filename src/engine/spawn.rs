@@ -61,12 +61,6 @@ pub struct Started {
     stderr: OwnedFd,
 }
 
-impl Started {
-    pub fn id(&self) -> u32 {
-        self.pid as u32
-    }
-}
-
 /// A hook's process: its pipes, and its exit once waited for.
 #[derive(Debug)]
 pub struct HookProcess {
@@ -118,9 +112,16 @@ pub fn prepare(spec: &Spec) -> io::Result<Prepared> {
 impl Prepared {
     /// Starts it. Blocks the calling thread until the child has exec'd (or failed to).
     pub fn start(self) -> io::Result<Started> {
+        // The daemon's ends are made non-blocking before the spawn, so that nothing can fail once a
+        // process exists that the caller would not hear of.
         let (stdin_child, stdin) = pipe_pair()?;
         let (stdout, stdout_child) = pipe_pair()?;
         let (stderr, stderr_child) = pipe_pair()?;
+        let (stdin, stdout, stderr) = (
+            non_blocking(stdin)?,
+            non_blocking(stdout)?,
+            non_blocking(stderr)?,
+        );
         let mut actions = FileActions::new()?;
         actions.dup2(&stdin_child, 0)?;
         actions.dup2(&stdout_child, 1)?;
@@ -158,36 +159,37 @@ impl Prepared {
         drop((stdin_child, stdout_child, stderr_child));
         Ok(Started {
             pid,
-            stdin: non_blocking(stdin)?,
-            stdout: non_blocking(stdout)?,
-            stderr: non_blocking(stderr)?,
+            stdin,
+            stdout,
+            stderr,
         })
     }
 }
 
 impl Started {
-    /// Its pipes registered with the runtime, and its exit watched. Must run inside the runtime.
-    pub fn into_process(self) -> HookProcess {
+    pub fn id(&self) -> u32 {
+        self.pid as u32
+    }
+
+    /// Its output pipes registered with the runtime, and its exit watched. Must run inside the runtime.
+    /// A registration that fails (the runtime out of room) is an error, not a pipe silently closed: what
+    /// the hook prints there could be its refusal.
+    pub fn into_process(self) -> io::Result<HookProcess> {
         let Started {
             pid,
             stdin,
             stdout,
             stderr,
         } = self;
-        // The descriptors are non-blocking pipes of the right direction: `non_blocking` made them so.
-        // A registration that fails (the runtime out of room) leaves that pipe closed: the hook sees EOF
-        // on stdin or EPIPE on its output, and its run reads nothing from it.
-        let stdin = Some(Stdin(stdin));
-        let stdout = pipe::Receiver::from_owned_fd_unchecked(stdout).ok();
-        let stderr = pipe::Receiver::from_owned_fd_unchecked(stderr).ok();
-        HookProcess {
+        // The descriptors are non-blocking pipes of the right direction: `Prepared::start` made them so.
+        Ok(HookProcess {
             pid,
-            stdin,
-            stdout,
-            stderr,
+            stdin: Some(Stdin(stdin)),
+            stdout: Some(pipe::Receiver::from_owned_fd_unchecked(stdout)?),
+            stderr: Some(pipe::Receiver::from_owned_fd_unchecked(stderr)?),
             pidfd: pidfd_of(pid),
             status: None,
-        }
+        })
     }
 }
 
@@ -539,8 +541,8 @@ mod tests {
             use tokio::io::AsyncReadExt;
             let mut process = prepare(spec)
                 .and_then(Prepared::start)
-                .expect("started")
-                .into_process();
+                .and_then(Started::into_process)
+                .expect("started");
             // A program that does not read its stdin may be gone already: EPIPE is no error.
             let _ = process.stdin.take().unwrap().feed(b"in\n").await;
             let (mut out, mut err) = (String::new(), String::new());
