@@ -3,6 +3,7 @@
 //! that *means* is the business of [`crate::engine::verdict`].
 
 use std::ffi::OsStr;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,6 +22,11 @@ use crate::engine::reaper::Reaper;
 use crate::engine::verdict::Exit;
 use crate::limits::{HOOK_OUTPUT, KILL_GRACE, PIPE_GRACE};
 use crate::settings::{Hook, Program};
+
+/// How long a hook's output is left in its pipes before the daemon watches them: a hook that exits
+/// sooner (most do) is read once, at its exit; one that prints more than a pipe holds (64 KiB) in this
+/// time waits for the rest of it, and no longer.
+const OUTPUT_UNWATCHED: Duration = Duration::from_millis(10);
 
 /// How much is read from a pipe at once, at most.
 const READ_CHUNK: usize = 64 * 1024;
@@ -149,34 +155,84 @@ impl Runner {
                 }
             };
 
-        let (stdin, out_pipe, err_pipe) =
+        let (stdin, mut out_pipe, mut err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (mut stdout, mut stderr) = (Capture::default(), Capture::default());
         let event = input.event_line.clone();
-        let mut io = Box::pin(async {
-            tokio::join!(
-                feed(stdin, &event),
-                stdout.fill(out_pipe),
-                stderr.fill(err_pipe)
-            )
-        });
+        let mut feeding = Box::pin(feed(stdin, &event));
+        let mut fed = false;
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
-        let mut io_done = false;
-        let end = loop {
+        // First the outputs are left in their pipes, unwatched: most hooks exit before they print a
+        // pipe's worth, and then all they printed is read at once (see `HookProcess`).
+        let unwatched = tokio::time::sleep(OUTPUT_UNWATCHED);
+        tokio::pin!(unwatched);
+        let first = loop {
             tokio::select! {
-                _ = &mut io, if !io_done => io_done = true,
-                status = child.wait() => break End::Exited(status),
-                _ = &mut deadline => break End::Stopped(Exit::TimedOut(timeout)),
-                _ = cancel.cancelled() => break End::Stopped(Exit::Cancelled(ABANDONED)),
+                _ = &mut feeding, if !fed => fed = true,
+                status = child.wait() => break Some(End::Exited(status)),
+                _ = &mut unwatched => break None,
+                _ = &mut deadline => break Some(End::Stopped(Exit::TimedOut(timeout))),
+                _ = cancel.cancelled() => break Some(End::Stopped(Exit::Cancelled(ABANDONED))),
             }
         };
+        let end = match first {
+            Some(End::Exited(status)) => {
+                // Whatever is in the pipes now is all the hook printed, unless a process it left
+                // behind holds one open: that one is watched for its end, a grace period at most.
+                let out_open = out_pipe.take().filter(|pipe| !stdout.drain(pipe));
+                let err_open = err_pipe.take().filter(|pipe| !stderr.drain(pipe));
+                if !fed || out_open.is_some() || err_open.is_some() {
+                    match (watch(out_open), watch(err_open)) {
+                        (Ok(out), Ok(err)) => {
+                            let _ = tokio::time::timeout(PIPE_GRACE, async {
+                                tokio::join!(
+                                    rest_of(&mut feeding, fed),
+                                    stdout.fill(out),
+                                    stderr.fill(err)
+                                )
+                            })
+                            .await;
+                        }
+                        // Output that cannot be read to its end is not taken as all it said.
+                        (Err(e), _) | (_, Err(e)) => {
+                            group.finish(&self.cleanups);
+                            return Ran::without_process(Exit::Broken(unreadable(&e)), started);
+                        }
+                    }
+                }
+                End::Exited(status)
+            }
+            Some(stopped) => stopped,
+            None => match (watch(out_pipe.take()), watch(err_pipe.take())) {
+                (Ok(out), Ok(err)) => {
+                    let mut io = Box::pin(async {
+                        tokio::join!(
+                            rest_of(&mut feeding, fed),
+                            stdout.fill(out),
+                            stderr.fill(err)
+                        )
+                    });
+                    let mut io_done = false;
+                    let end = loop {
+                        tokio::select! {
+                            _ = &mut io, if !io_done => io_done = true,
+                            status = child.wait() => break End::Exited(status),
+                            _ = &mut deadline => break End::Stopped(Exit::TimedOut(timeout)),
+                            _ = cancel.cancelled() => break End::Stopped(Exit::Cancelled(ABANDONED)),
+                        }
+                    };
+                    if matches!(end, End::Exited(_)) && !io_done {
+                        let _ = tokio::time::timeout(PIPE_GRACE, &mut io).await;
+                    }
+                    end
+                }
+                (Err(e), _) | (_, Err(e)) => End::Stopped(Exit::Broken(unreadable(&e))),
+            },
+        };
+        drop(feeding);
         let exit = match end {
             End::Exited(status) => {
-                if !io_done {
-                    let _ = tokio::time::timeout(PIPE_GRACE, &mut io).await;
-                }
-                drop(io);
                 let exit = match status {
                     Ok(status) => match (
                         status.code(),
@@ -194,7 +250,6 @@ impl Runner {
                 exit
             }
             End::Stopped(exit) => {
-                drop(io);
                 group.stop(Leader::Hook(child), permit, &self.cleanups);
                 exit
             }
@@ -325,6 +380,22 @@ async fn feed(stdin: Option<spawn::Stdin>, event: &[u8]) {
     }
 }
 
+/// What is left of feeding the event: nothing once it is done (a finished future is not polled again).
+async fn rest_of(feeding: &mut std::pin::Pin<Box<impl Future<Output = ()>>>, fed: bool) {
+    if !fed {
+        feeding.await;
+    }
+}
+
+/// An output pipe still open, made asynchronous to be read to its end.
+fn watch(pipe: Option<OwnedFd>) -> std::io::Result<Option<spawn::OutputPipe>> {
+    pipe.map(spawn::watched).transpose()
+}
+
+fn unreadable(error: &std::io::Error) -> String {
+    format!("its output could not be watched: {error}")
+}
+
 /// One output pipe, read to its end, kept up to [`HOOK_OUTPUT`].
 #[derive(Default)]
 struct Capture {
@@ -333,6 +404,33 @@ struct Capture {
 }
 
 impl Capture {
+    /// Reads what the pipe holds now, without waiting: whether its end was reached (every writer gone,
+    /// or the pipe broken; then it is read no more).
+    fn drain(&mut self, pipe: &OwnedFd) -> bool {
+        let mut scratch = [0u8; 4096];
+        loop {
+            let room = HOOK_OUTPUT - self.bytes.len();
+            let read = if room > 0 {
+                let want = room.min(self.bytes.len().clamp(FIRST_READ, READ_CHUNK));
+                let kept = self.bytes.len();
+                self.bytes.resize(kept + want, 0);
+                let read = nix::unistd::read(pipe, &mut self.bytes[kept..]);
+                self.bytes.truncate(kept + read.unwrap_or(0));
+                read
+            } else {
+                let read = nix::unistd::read(pipe, &mut scratch);
+                self.truncated |= matches!(read, Ok(n) if n > 0);
+                read
+            };
+            match read {
+                Ok(0) => return true,
+                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                Err(nix::errno::Errno::EAGAIN) => return false,
+                Err(_) => return true,
+            }
+        }
+    }
+
     async fn fill(&mut self, pipe: Option<impl AsyncRead + Unpin>) {
         let Some(mut pipe) = pipe else { return };
         // Read straight into the kept bytes while there is room (most hooks print little: no big buffer
@@ -387,7 +485,9 @@ impl Group {
     /// After the leader exited: SIGTERM to what is left of the group, SIGKILL a second later.
     fn finish(mut self, cleanups: &TaskTracker) {
         self.armed = false;
-        self.reaper.untrack(self.leader()); // tokio has reaped it
+        self.reaper.untrack(self.leader()); // its run has reaped it
+        // What the hook left outside its group, re-parented to the daemon, is found by the sweep.
+        self.reaper.look_soon();
         if killpg(self.pgid, Signal::SIGTERM).is_ok() {
             let pgid = self.pgid;
             cleanups.spawn(async move {
@@ -413,6 +513,7 @@ impl Group {
             let _ = killpg(pgid, Signal::SIGKILL);
             leader.wait().await;
             reaper.untrack(pid);
+            reaper.look_soon();
             drop(permit);
         });
     }
@@ -441,6 +542,7 @@ impl Drop for Group {
             // leader is reaped by the sweep once untracked (a worker's also by tokio's orphan queue).
             let _ = killpg(self.pgid, Signal::SIGKILL);
             self.reaper.untrack(self.leader());
+            self.reaper.look_soon();
         }
     }
 }

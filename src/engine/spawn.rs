@@ -62,12 +62,17 @@ pub struct Started {
 }
 
 /// A hook's process: its pipes, and its exit once waited for.
+///
+/// Its output pipes start unwatched (non-blocking descriptors the runtime does not poll): a hook that
+/// exits soon, as most do, has all it printed in them, read once its exit is seen. Watched from the
+/// start, each pipe's close woke the daemon in the middle of the hook's exit, two wake-ups more per hook,
+/// and cost four `epoll_ctl`. [`watched`] makes one asynchronous when the hook runs longer.
 #[derive(Debug)]
 pub struct HookProcess {
     pid: libc::pid_t,
     pub stdin: Option<Stdin>,
-    pub stdout: Option<pipe::Receiver>,
-    pub stderr: Option<pipe::Receiver>,
+    pub stdout: Option<OwnedFd>,
+    pub stderr: Option<OwnedFd>,
     /// Readable once the process has exited; `None` where pidfds are not to be had (then SIGCHLD).
     pidfd: Option<AsyncFd<OwnedFd>>,
     status: Option<ExitStatus>,
@@ -171,9 +176,7 @@ impl Started {
         self.pid as u32
     }
 
-    /// Its output pipes registered with the runtime, and its exit watched. Must run inside the runtime.
-    /// A registration that fails (the runtime out of room) is an error, not a pipe silently closed: what
-    /// the hook prints there could be its refusal.
+    /// Its exit watched. Must run inside the runtime.
     pub fn into_process(self) -> io::Result<HookProcess> {
         let Started {
             pid,
@@ -185,12 +188,23 @@ impl Started {
         Ok(HookProcess {
             pid,
             stdin: Some(Stdin(stdin)),
-            stdout: Some(pipe::Receiver::from_owned_fd_unchecked(stdout)?),
-            stderr: Some(pipe::Receiver::from_owned_fd_unchecked(stderr)?),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
             pidfd: pidfd_of(pid),
             status: None,
         })
     }
+}
+
+/// A hook's output pipe, watched by the runtime.
+pub type OutputPipe = pipe::Receiver;
+
+/// One of a hook's output pipes registered with the runtime, to be read as the hook prints. A
+/// registration that fails (the runtime out of room) is an error, not a pipe given up: what the hook
+/// prints there could be its refusal. Must run inside the runtime.
+pub fn watched(pipe: OwnedFd) -> io::Result<OutputPipe> {
+    // The descriptor is a non-blocking read end: `Prepared::start` made it so.
+    pipe::Receiver::from_owned_fd_unchecked(pipe)
 }
 
 /// The write end of a hook's stdin, not yet registered with the runtime: most events fit in the pipe at
@@ -546,16 +560,12 @@ mod tests {
             // A program that does not read its stdin may be gone already: EPIPE is no error.
             let _ = process.stdin.take().unwrap().feed(b"in\n").await;
             let (mut out, mut err) = (String::new(), String::new());
-            process
-                .stdout
-                .take()
+            watched(process.stdout.take().unwrap())
                 .unwrap()
                 .read_to_string(&mut out)
                 .await
                 .unwrap();
-            process
-                .stderr
-                .take()
+            watched(process.stderr.take().unwrap())
                 .unwrap()
                 .read_to_string(&mut err)
                 .await

@@ -214,6 +214,51 @@ fn stdout_flood_is_truncated_and_answered() {
     );
 }
 
+/// A hook's output is left in its pipes for its first milliseconds, and read at its exit: one that prints
+/// more than a pipe holds and then refuses is blocked on the full pipe until the daemon reads, and its
+/// refusal is still heard. At another moment, a hook that prints past a pipe's worth on both pipes at
+/// once, and one that prints a line and exits at once (read only at its exit): both heard whole.
+#[test]
+fn a_hook_that_prints_more_than_a_pipe_holds_then_refuses_is_heard_whole() {
+    let sb = Sandbox::new();
+    sb.script(
+        "long.sh",
+        "head -c 300000 /dev/zero | tr '\\0' a\necho 'too long to read' >&2\nexit 2",
+    );
+    sb.script(
+        "both.sh",
+        "head -c 200000 /dev/zero | tr '\\0' e >&2 &\nhead -c 200000 /dev/zero | tr '\\0' o\nwait",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"long\"\ncommand = \"@DIR@/long.sh\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"both\"\ncommand = \"@DIR@/both.sh\"\n\n\
+         [[hooks.PostToolUse]]\nname = \"line\"\nargv = [\"/bin/echo\", \"a line\"]\n",
+    );
+    let d = Daemon::start(sb);
+    for _ in 0..3 {
+        let r = d.fire("PreToolUse", bash_event());
+        let text = r.to_string();
+        assert_eq!(r["refused"], true, "{}", &text[..300.min(text.len())]);
+        assert_eq!(
+            r["reason"],
+            "too long to read",
+            "{}",
+            &text[..300.min(text.len())]
+        );
+        assert_eq!(hook(&r, "long")["exit"], 2, "{}", hook(&r, "long"));
+
+        let r = d.fire("PostToolUse", bash_event());
+        assert_eq!(hook(&r, "both")["exit"], 0, "{}", hook(&r, "both"));
+        assert_eq!(hook(&r, "line")["outcome"], "adds", "{}", hook(&r, "line"));
+        let lengths: Vec<usize> = adds(&r).iter().map(String::len).collect();
+        assert_eq!(
+            lengths,
+            vec![200_000, "a line".len()],
+            "the adds of both and line, whole"
+        );
+    }
+}
+
 #[test]
 fn event_reaches_stdin_as_one_line_with_hook_event_name() {
     let sb = Sandbox::new();
