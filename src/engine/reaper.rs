@@ -3,15 +3,11 @@
 //! A hook's group is stopped as a whole, but a process can leave the group (`setsid`, a double fork that
 //! daemonizes). Such a process would outlive its hook, and once it exits, stay a zombie under whatever
 //! adopts it. So the daemon makes itself the child subreaper of everything it starts: an orphaned
-//! descendant is re-parented to the daemon, not to init. The daemon looks at its children a few
-//! milliseconds after a hook ends (when what a hook leaves behind turns up), after an escapee it stopped
-//! had its grace period, and every few seconds: the ones it started and still tracks (hooks, workers) are
-//! left to their runs; any other child is an escapee. A living escapee is stopped (SIGTERM to it and its
-//! group, SIGKILL a second later); a dead one is reaped.
-//!
-//! The daemon does not listen for SIGCHLD: each hook's exit is seen through its pidfd, and a signal
-//! handler run at every exit (its frame, its write to the runtime's pipe, the runtime's read of it) cost
-//! a few microseconds of every hook for what a sweep after the hook's end does as well.
+//! descendant is re-parented to the daemon, not to init. At every SIGCHLD (and every few seconds), the
+//! daemon looks at its children: the ones it started and still tracks (hooks, workers) are left to their
+//! runs; any other child is an escapee. A living escapee is stopped (SIGTERM to it and its group, SIGKILL a
+//! second later); a dead one is reaped. A sweep follows a SIGCHLD by a few milliseconds, not at once: it
+//! reads /proc, and the SIGCHLD is mostly a hook whose fire is about to answer.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,17 +17,17 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
-use tokio::sync::Notify;
+use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::task::TaskTracker;
 
 use crate::limits::KILL_GRACE;
 use crate::sync::lock;
 
-/// How often children are looked at when nothing asks: an escapee re-parented to the daemon while its
-/// hook still runs, or one that exits on its own, is found by this.
+/// How often children are looked at even without a SIGCHLD: an escapee re-parented to the daemon while
+/// its hook still runs sends none.
 const SWEEP_EVERY: Duration = Duration::from_secs(2);
 
-/// How long after a hook's end the sweep waits, gathering the ends that follow: at most one sweep in
+/// How long after a SIGCHLD the sweep waits, gathering the SIGCHLDs that follow: at most one sweep in
 /// this time, however many hooks end in it.
 const SWEEP_SETTLE: Duration = Duration::from_millis(20);
 
@@ -45,8 +41,6 @@ pub struct Reaper {
     /// Spawns in progress on other threads: their children exist before they are tracked, so no sweep
     /// happens meanwhile (it would take them for escapees).
     spawning: Arc<AtomicUsize>,
-    /// Asks for a sweep soon (see [`Reaper::look_soon`]).
-    soon: Arc<Notify>,
 }
 
 /// A spawn in progress off the runtime's thread; dropping it ends it.
@@ -75,12 +69,6 @@ impl Reaper {
         lock(&self.tracked).remove(&pid);
     }
 
-    /// A hook has ended, or was killed and left to the sweep: children are looked at in a few
-    /// milliseconds, gathered with the ends that follow.
-    pub fn look_soon(&self) {
-        self.soon.notify_one();
-    }
-
     /// Becomes the subreaper of every descendant, and sweeps for as long as the daemon runs. The
     /// SIGKILLs that follow SIGTERMs are tracked in `tasks`, so shutdown waits for them.
     pub fn start(self: &Arc<Self>, tasks: &TaskTracker) {
@@ -94,12 +82,16 @@ impl Reaper {
         let reaper = self.clone();
         let tasks = tasks.clone();
         tokio::spawn(async move {
+            let Ok(mut children) = signal(SignalKind::child()) else {
+                return;
+            };
             loop {
                 tokio::select! {
-                    _ = reaper.soon.notified() => {
-                        // Not at once: the end is a hook's, whose fire is about to answer on this same
-                        // thread, and a sweep reads /proc (a dozen system calls). Waiting lets that
-                        // answer go first, and gathers the ends of a burst of hooks into one sweep.
+                    _ = children.recv() => {
+                        // Not at once: the SIGCHLD is most often a hook's own exit, whose fire is about
+                        // to answer on this same thread, and a sweep reads /proc (a dozen system calls).
+                        // Waiting lets that answer go first, and gathers the SIGCHLDs of a burst of
+                        // hooks into one sweep.
                         tokio::time::sleep(SWEEP_SETTLE).await;
                     }
                     _ = tokio::time::sleep(SWEEP_EVERY) => {}
@@ -112,7 +104,7 @@ impl Reaper {
     /// Reaps dead escapees and stops living ones.
     pub fn sweep(&self, tasks: &TaskTracker) {
         if self.spawning.load(Ordering::SeqCst) > 0 {
-            return; // the next hook's end or tick sweeps
+            return; // the next SIGCHLD or tick sweeps
         }
         for pid in children() {
             if lock(&self.tracked).contains(&pid) {
@@ -132,7 +124,6 @@ impl Reaper {
                     );
                     let _ = killpg(target, Signal::SIGTERM);
                     let _ = kill(target, Signal::SIGTERM);
-                    let soon = self.soon.clone();
                     tasks.spawn(async move {
                         tokio::time::sleep(KILL_GRACE).await;
                         // Still ours (a child of this daemon, not reaped, so not a reused pid)?
@@ -140,8 +131,6 @@ impl Reaper {
                             let _ = killpg(target, Signal::SIGKILL);
                             let _ = kill(target, Signal::SIGKILL);
                         }
-                        // Dead of the SIGTERM or of the SIGKILL: reaped by the next sweep.
-                        soon.notify_one();
                     });
                 }
                 None => {

@@ -20,6 +20,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::engine::reaper::Reaper;
 use crate::engine::verdict::Exit;
+use crate::sync::lock;
 use crate::limits::{HOOK_OUTPUT, KILL_GRACE, PIPE_GRACE};
 use crate::settings::{Hook, Program};
 
@@ -27,6 +28,10 @@ use crate::settings::{Hook, Program};
 /// sooner (most do) is read once, at its exit; one that prints more than a pipe holds (64 KiB) in this
 /// time waits for the rest of it, and no longer.
 const OUTPUT_UNWATCHED: Duration = Duration::from_millis(10);
+
+/// The most read from a pipe at a hook's exit before the rest is left to the runtime: more than any
+/// pipe holds (1 MiB for a user who enlarges it), so a writer still at it is all that reaches it.
+const DRAIN_AT_ONCE: usize = 2 * 1024 * 1024;
 
 /// How much is read from a pipe at once, at most.
 const READ_CHUNK: usize = 64 * 1024;
@@ -134,10 +139,26 @@ impl Runner {
                 // while that thread works (its client gone), the result is dropped with it, and the
                 // group's drop kills the hook and leaves it to the sweep rather than running unwatched
                 // and never reaped.
-                let started =
-                    tokio::task::spawn_blocking(move || started_in_group(prepared, &reaper))
+                let job = Arc::new(std::sync::Mutex::new(Some(prepared)));
+                let (for_thread, thread_reaper) = (job.clone(), reaper.clone());
+                let on_thread = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    tokio::task::spawn_blocking(move || match lock(&for_thread).take() {
+                        Some(prepared) => started_in_group(prepared, &thread_reaper),
+                        None => Err(std::io::Error::other("the spawn was taken back")),
+                    })
+                }));
+                let started = match on_thread {
+                    Ok(handle) => handle
                         .await
-                        .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+                        .unwrap_or_else(|e| Err(std::io::Error::other(e))),
+                    // Tokio panics when it has no thread and cannot start one (the user's process
+                    // limit reached): the hook is started here instead, or fails to start, rather
+                    // than the whole fire ending in an internal error.
+                    Err(_) => match lock(&job).take() {
+                        Some(prepared) => started_in_group(prepared, &reaper),
+                        None => Err(std::io::Error::other("no thread to start it on")),
+                    },
+                };
                 drop(spawning);
                 started
             }
@@ -183,23 +204,19 @@ impl Runner {
                 let out_open = out_pipe.take().filter(|pipe| !stdout.drain(pipe));
                 let err_open = err_pipe.take().filter(|pipe| !stderr.drain(pipe));
                 if !fed || out_open.is_some() || err_open.is_some() {
-                    match (watch(out_open), watch(err_open)) {
-                        (Ok(out), Ok(err)) => {
-                            let _ = tokio::time::timeout(PIPE_GRACE, async {
-                                tokio::join!(
-                                    rest_of(&mut feeding, fed),
-                                    stdout.fill(out),
-                                    stderr.fill(err)
-                                )
-                            })
-                            .await;
-                        }
-                        // Output that cannot be read to its end is not taken as all it said.
-                        (Err(e), _) | (_, Err(e)) => {
-                            group.finish(&self.cleanups);
-                            return Ran::without_process(Exit::Broken(unreadable(&e)), started);
-                        }
-                    }
+                    // A pipe the runtime cannot watch is read no further: what it held is kept, and
+                    // marked cut, so that a JSON answer in it fails closed rather than reading as
+                    // whole (a refusal already read on the other pipe is still heard).
+                    let out = watch(out_open).unwrap_or_else(|e| stdout.given_up(hook, &e));
+                    let err = watch(err_open).unwrap_or_else(|e| stderr.given_up(hook, &e));
+                    let _ = tokio::time::timeout(PIPE_GRACE, async {
+                        tokio::join!(
+                            rest_of(&mut feeding, fed),
+                            stdout.fill(out),
+                            stderr.fill(err)
+                        )
+                    })
+                    .await;
                 }
                 End::Exited(status)
             }
@@ -405,9 +422,11 @@ struct Capture {
 
 impl Capture {
     /// Reads what the pipe holds now, without waiting: whether its end was reached (every writer gone,
-    /// or the pipe broken; then it is read no more).
+    /// or the pipe broken; then it is read no more). At most [`DRAIN_AT_ONCE`]: a process the hook left
+    /// behind that keeps writing cannot hold the daemon's thread here; the rest is read asynchronously.
     fn drain(&mut self, pipe: &OwnedFd) -> bool {
         let mut scratch = [0u8; 4096];
+        let mut budget = DRAIN_AT_ONCE;
         loop {
             let room = HOOK_OUTPUT - self.bytes.len();
             let read = if room > 0 {
@@ -424,11 +443,20 @@ impl Capture {
             };
             match read {
                 Ok(0) => return true,
-                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                Ok(n) if n >= budget => return false,
+                Ok(n) => budget -= n,
+                Err(nix::errno::Errno::EINTR) => {}
                 Err(nix::errno::Errno::EAGAIN) => return false,
                 Err(_) => return true,
             }
         }
+    }
+
+    /// The pipe could not be watched: read no further, and marked cut.
+    fn given_up(&mut self, hook: &Hook, error: &std::io::Error) -> Option<spawn::OutputPipe> {
+        tracing::warn!(hook = %hook.name, "{}; what it printed after it exited is not read", unreadable(error));
+        self.truncated = true;
+        None
     }
 
     async fn fill(&mut self, pipe: Option<impl AsyncRead + Unpin>) {
@@ -486,8 +514,6 @@ impl Group {
     fn finish(mut self, cleanups: &TaskTracker) {
         self.armed = false;
         self.reaper.untrack(self.leader()); // its run has reaped it
-        // What the hook left outside its group, re-parented to the daemon, is found by the sweep.
-        self.reaper.look_soon();
         if killpg(self.pgid, Signal::SIGTERM).is_ok() {
             let pgid = self.pgid;
             cleanups.spawn(async move {
@@ -513,7 +539,6 @@ impl Group {
             let _ = killpg(pgid, Signal::SIGKILL);
             leader.wait().await;
             reaper.untrack(pid);
-            reaper.look_soon();
             drop(permit);
         });
     }
@@ -542,7 +567,6 @@ impl Drop for Group {
             // leader is reaped by the sweep once untracked (a worker's also by tokio's orphan queue).
             let _ = killpg(self.pgid, Signal::SIGKILL);
             self.reaper.untrack(self.leader());
-            self.reaper.look_soon();
         }
     }
 }
