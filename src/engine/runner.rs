@@ -20,9 +20,9 @@ use tokio_util::task::TaskTracker;
 
 use crate::engine::reaper::Reaper;
 use crate::engine::verdict::Exit;
-use crate::sync::lock;
 use crate::limits::{HOOK_OUTPUT, KILL_GRACE, PIPE_GRACE};
 use crate::settings::{Hook, Program};
+use crate::sync::lock;
 
 /// How long a hook's output is left in its pipes before the daemon watches them: a hook that exits
 /// sooner (most do) is read once, at its exit; one that prints more than a pipe holds (64 KiB) in this
@@ -67,36 +67,33 @@ pub struct Input {
 pub struct Runner {
     /// The hook processes started and not yet reaped, told apart from escapees (see [`crate::engine::reaper`]).
     pub reaper: Arc<Reaper>,
-    /// Runs in progress. Starting a process blocks the calling thread until the child has exec'd (a
-    /// vfork): alone, a hook is spawned right on the runtime's thread (fastest); beside others, on a
-    /// blocking thread, so that many hooks start in parallel rather than queue behind one thread.
-    running: Arc<std::sync::atomic::AtomicUsize>,
     /// Cleanups that outlive a fire (SIGKILL one second after SIGTERM): tracked so that shutdown waits for
     /// them and leaves no process behind.
     pub cleanups: TaskTracker,
 }
 
-/// Counts a run in progress until dropped.
+/// Counts a run in progress, with the reaper (which sweeps often while runs are in progress), until
+/// dropped. Starting a process blocks the calling thread until the child has exec'd (a vfork): alone, a
+/// hook is spawned right on the runtime's thread (fastest); beside others, on a blocking thread, so that
+/// many hooks start in parallel rather than queue behind one thread.
 struct Running {
-    counter: Arc<std::sync::atomic::AtomicUsize>,
+    reaper: Arc<Reaper>,
     /// Whether no other run was in progress when this one started.
     alone: bool,
 }
 
 impl Running {
-    fn start(counter: &Arc<std::sync::atomic::AtomicUsize>) -> Running {
-        let before = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    fn start(reaper: &Arc<Reaper>) -> Running {
         Running {
-            counter: counter.clone(),
-            alone: before == 0,
+            reaper: reaper.clone(),
+            alone: reaper.run_started(),
         }
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.counter
-            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        self.reaper.run_ended();
     }
 }
 
@@ -128,7 +125,7 @@ impl Runner {
             _ = cancel.cancelled() => return Ran::without_process(Exit::Cancelled(ABANDONED), Instant::now()),
         };
         let started = Instant::now();
-        let running = Running::start(&self.running);
+        let running = Running::start(&self.reaper);
         let spawned = match prepared(hook, input) {
             Err(e) => Err(e),
             Ok(prepared) if running.alone => started_in_group(prepared, &self.reaper),
