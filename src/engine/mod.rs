@@ -89,6 +89,7 @@ pub struct Engine {
 impl Engine {
     /// An engine on `settings` (generation 1), with their worker hooks started. Needs a tokio runtime.
     pub fn new(settings: Settings) -> Arc<Engine> {
+        spawn::keep_exits_waitable();
         let runner = Runner::default();
         let workers_stop = CancellationToken::new();
         let workers = start_workers(&settings, &HashMap::new(), &runner, &workers_stop);

@@ -4,10 +4,11 @@
 //! daemonizes). Such a process would outlive its hook, and once it exits, stay a zombie under whatever
 //! adopts it. So the daemon makes itself the child subreaper of everything it starts: an orphaned
 //! descendant is re-parented to the daemon, not to init. While hooks run, and for a moment after the
-//! last one ends, the daemon looks at its children every few milliseconds; otherwise every few seconds,
-//! and soon after an escapee it stopped had its grace period. The children it started and still tracks
-//! (hooks, workers) are left to their runs; any other child is an escapee. A living escapee is stopped
-//! (SIGTERM to it and its group, SIGKILL a second later); a dead one is reaped.
+//! last one ends, the daemon looks at its children every few milliseconds; soon after it killed what a
+//! hook or an escapee left once their grace period was over; otherwise every few seconds. The children
+//! it started and still tracks (hooks, workers) are left to their runs; any other child is an escapee.
+//! A living escapee is stopped (SIGTERM to it and its group, SIGKILL a second later); a dead one is
+//! reaped.
 //!
 //! The daemon does not listen for SIGCHLD: each hook's exit is seen through its pidfd, and a handler run
 //! at every exit cost every hook a signal's delivery, often to a thread asleep in the blocking pool, and
@@ -49,7 +50,7 @@ pub struct Reaper {
     spawning: Arc<AtomicUsize>,
     /// Hook runs in progress: while there are any, the sweep runs every [`SWEEP_WHILE_RUNNING`].
     runs: AtomicUsize,
-    /// Asks for a sweep soon: a first run started, or an escapee was stopped.
+    /// Asks for a sweep soon: a first run started, or processes were killed after their run.
     soon: Arc<Notify>,
 }
 
@@ -91,6 +92,12 @@ impl Reaper {
     /// A hook run has ended (its process reaped, or killed and left to the sweep).
     pub fn run_ended(&self) {
         self.runs.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Processes were just killed after their run ended (a group's SIGKILL after its grace): a sweep in
+    /// a moment reaps what they leave.
+    pub fn look_soon(&self) {
+        self.soon.notify_one();
     }
 
     /// Becomes the subreaper of every descendant, and sweeps for as long as the daemon runs. The

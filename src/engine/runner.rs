@@ -512,10 +512,13 @@ impl Group {
         self.armed = false;
         self.reaper.untrack(self.leader()); // its run has reaped it
         if killpg(self.pgid, Signal::SIGTERM).is_ok() {
-            let pgid = self.pgid;
+            let (pgid, reaper) = (self.pgid, self.reaper.clone());
             cleanups.spawn(async move {
                 tokio::time::sleep(KILL_GRACE).await;
                 let _ = killpg(pgid, Signal::SIGKILL);
+                // The group's members were the leader's children: dead, they are the daemon's zombies
+                // now, and the run that would have had them swept is over.
+                reaper.look_soon();
             });
         }
     }
@@ -536,6 +539,8 @@ impl Group {
             let _ = killpg(pgid, Signal::SIGKILL);
             leader.wait().await;
             reaper.untrack(pid);
+            // What the group's members left, re-parented to the daemon once the leader died.
+            reaper.look_soon();
             drop(permit);
         });
     }
@@ -564,6 +569,7 @@ impl Drop for Group {
             // leader is reaped by the sweep once untracked (a worker's also by tokio's orphan queue).
             let _ = killpg(self.pgid, Signal::SIGKILL);
             self.reaper.untrack(self.leader());
+            self.reaper.look_soon();
         }
     }
 }

@@ -283,6 +283,30 @@ impl Drop for HookProcess {
     }
 }
 
+/// Makes sure the kernel leaves a child's exit status for `waitpid`: a daemon started with SIGCHLD
+/// ignored (`SIG_IGN` is inherited across exec, and `SA_NOCLDWAIT` with it) would have every hook reaped
+/// by the kernel, its exit read as an error, and an exit 2 (a refusal) lost. Resets such a disposition to
+/// the default; a handler someone installed is left as it is. Process-wide; idempotent.
+pub fn keep_exits_waitable() {
+    // SAFETY: a zeroed sigaction is a valid value to be overwritten; with no new action given, sigaction
+    // only reads the current one into it.
+    let mut current: libc::sigaction = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sigaction(libc::SIGCHLD, std::ptr::null(), &mut current) } != 0 {
+        return;
+    }
+    let unwaitable =
+        current.sa_sigaction == libc::SIG_IGN || current.sa_flags & libc::SA_NOCLDWAIT != 0;
+    if unwaitable {
+        let default = nix::sys::signal::SigAction::new(
+            nix::sys::signal::SigHandler::SigDfl,
+            nix::sys::signal::SaFlags::empty(),
+            nix::sys::signal::SigSet::empty(),
+        );
+        // SAFETY: SIG_DFL installs no code of ours.
+        let _ = unsafe { nix::sys::signal::sigaction(nix::sys::signal::Signal::SIGCHLD, &default) };
+    }
+}
+
 /// The exit status of `pid` if it has exited (and is now reaped), without blocking.
 fn reap(pid: libc::pid_t) -> io::Result<Option<ExitStatus>> {
     let mut status: libc::c_int = 0;

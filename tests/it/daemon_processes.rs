@@ -595,3 +595,72 @@ fn an_escapee_that_ignores_sigterm_is_stopped_and_reported_once() {
         "the escapee was reported {reports} times:\n{log}"
     );
 }
+
+/// A timed-out hook whose leader takes its time to die (a TERM trap) and whose member ignores SIGTERM:
+/// the member dies of the group's SIGKILL after the run has ended, a zombie re-parented to the daemon,
+/// and is reaped by the sweep that SIGKILL asks for, not left for the slow tick (seconds).
+#[test]
+fn a_timed_out_hooks_member_killed_after_its_run_is_reaped_soon() {
+    let sb = Sandbox::new();
+    sb.script(
+        "trap.sh",
+        "trap 'sleep 0.5; exit 0' TERM\n\
+         sh -c 'trap \"\" TERM; echo $$ > @DIR@/child.pid.tmp; mv @DIR@/child.pid.tmp @DIR@/child.pid; exec sleep 30' &\n\
+         wait",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"t\"\ncommand = \"exec @DIR@/trap.sh\"\ntimeout = 0.3\n",
+    );
+    let d = Daemon::start(sb);
+    let r = d.fire("PreToolUse", bash_event());
+    assert_eq!(hook(&r, "t")["outcome"], "failed", "{r}");
+    let child = d.sb.wait_pid("child.pid");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut zombie_since: Option<Instant> = None;
+    loop {
+        match proc_stat(child) {
+            Some(('Z', parent)) if parent == d.pid() as i32 => {
+                let since = *zombie_since.get_or_insert_with(Instant::now);
+                assert!(
+                    since.elapsed() < Duration::from_secs(1),
+                    "the member stayed a zombie of the daemon for a second"
+                );
+            }
+            None => break,
+            _ => {}
+        }
+        assert!(Instant::now() < deadline, "the member still exists");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A daemon started by a parent that ignores SIGCHLD (which exec keeps) still reads each hook's exit:
+/// otherwise the kernel reaps hooks itself, and an exit 2 reads as a hook that could not be waited for
+/// (with `on_failure = "ignore"`, the refusal lost).
+#[test]
+fn a_daemon_started_with_sigchld_ignored_still_hears_an_exit_2() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"no\"\ncommand = \"echo 'stderr says no' >&2; exit 2\"\non_failure = \"ignore\"\n",
+    );
+    let d = Daemon::start_with(sb, |command| {
+        // SAFETY: signal() with SIG_IGN is async-signal-safe and installs no code.
+        unsafe {
+            command.pre_exec(|| {
+                nix::sys::signal::signal(
+                    nix::sys::signal::Signal::SIGCHLD,
+                    nix::sys::signal::SigHandler::SigIgn,
+                )
+                .map(|_| ())
+                .map_err(std::io::Error::from)
+            });
+        }
+    });
+    for _ in 0..3 {
+        let r = d.fire("PreToolUse", bash_event());
+        assert_eq!(r["refused"], true, "{r}");
+        assert_eq!(r["reason"], "stderr says no", "{r}");
+        assert_eq!(hook(&r, "no")["exit"], 2, "{r}");
+    }
+}
