@@ -160,18 +160,15 @@ impl Runner {
                 started
             }
         };
-        // A process whose pipes cannot be registered is stopped by its group's drop, as one whose run
-        // was dropped: its output could not be read, so it is a hook that could not start.
-        let (mut child, group) =
-            match spawned.and_then(|(started, group)| Ok((started.into_process()?, group))) {
-                Ok(process) => process,
-                Err(e) => {
-                    return Ran::without_process(
-                        Exit::CouldNotStart(describe_spawn_error(hook, &e)),
-                        started,
-                    );
-                }
-            };
+        let (mut child, group) = match spawned {
+            Ok((process, group)) => (process.into_process(), group),
+            Err(e) => {
+                return Ran::without_process(
+                    Exit::CouldNotStart(describe_spawn_error(hook, &e)),
+                    started,
+                );
+            }
+        };
 
         let (stdin, mut out_pipe, mut err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -206,27 +203,21 @@ impl Runner {
                     // whole (a refusal already read on the other pipe is still heard).
                     let out = watch(out_open).unwrap_or_else(|e| stdout.given_up(hook, &e));
                     let err = watch(err_open).unwrap_or_else(|e| stderr.given_up(hook, &e));
-                    let _ = tokio::time::timeout(PIPE_GRACE, async {
-                        tokio::join!(
-                            rest_of(&mut feeding, fed),
-                            stdout.fill(out),
-                            stderr.fill(err)
-                        )
-                    })
-                    .await;
+                    let rest =
+                        rest_of_io(&mut feeding, fed, (&mut stdout, out), (&mut stderr, err));
+                    let _ = tokio::time::timeout(PIPE_GRACE, rest).await;
                 }
                 End::Exited(status)
             }
             Some(stopped) => stopped,
             None => match (watch(out_pipe.take()), watch(err_pipe.take())) {
                 (Ok(out), Ok(err)) => {
-                    let mut io = Box::pin(async {
-                        tokio::join!(
-                            rest_of(&mut feeding, fed),
-                            stdout.fill(out),
-                            stderr.fill(err)
-                        )
-                    });
+                    let mut io = Box::pin(rest_of_io(
+                        &mut feeding,
+                        fed,
+                        (&mut stdout, out),
+                        (&mut stderr, err),
+                    ));
                     let mut io_done = false;
                     let end = loop {
                         tokio::select! {
@@ -394,11 +385,20 @@ async fn feed(stdin: Option<spawn::Stdin>, event: &[u8]) {
     }
 }
 
-/// What is left of feeding the event: nothing once it is done (a finished future is not polled again).
-async fn rest_of(feeding: &mut std::pin::Pin<Box<impl Future<Output = ()>>>, fed: bool) {
-    if !fed {
-        feeding.await;
-    }
+/// What is left of a hook's I/O: the event's feed unless it is done (a finished future is not polled
+/// again), and each output pipe still open read to its end.
+async fn rest_of_io(
+    feeding: &mut std::pin::Pin<Box<impl Future<Output = ()>>>,
+    fed: bool,
+    (stdout, out): (&mut Capture, Option<spawn::OutputPipe>),
+    (stderr, err): (&mut Capture, Option<spawn::OutputPipe>),
+) {
+    let feed_rest = async {
+        if !fed {
+            feeding.await;
+        }
+    };
+    tokio::join!(feed_rest, stdout.fill(out), stderr.fill(err));
 }
 
 /// An output pipe still open, made asynchronous to be read to its end.

@@ -51,8 +51,8 @@ pub struct Spec<'a> {
     pub working_dir: &'a Path,
 }
 
-/// A process just started, its pipes still plain descriptors: made on any thread (a spawn may run on a
-/// blocking one), made asynchronous on the runtime's by [`Started::into_process`].
+/// A process just started: made on any thread (a spawn may run on a blocking one), its exit watched on
+/// the runtime's by [`Started::into_process`].
 #[derive(Debug)]
 pub struct Started {
     pid: libc::pid_t,
@@ -177,7 +177,7 @@ impl Started {
     }
 
     /// Its exit watched. Must run inside the runtime.
-    pub fn into_process(self) -> io::Result<HookProcess> {
+    pub fn into_process(self) -> HookProcess {
         let Started {
             pid,
             stdin,
@@ -185,14 +185,14 @@ impl Started {
             stderr,
         } = self;
         // The descriptors are non-blocking pipes of the right direction: `Prepared::start` made them so.
-        Ok(HookProcess {
+        HookProcess {
             pid,
             stdin: Some(Stdin(stdin)),
             stdout: Some(stdout),
             stderr: Some(stderr),
             pidfd: pidfd_of(pid),
             status: None,
-        })
+        }
     }
 }
 
@@ -579,7 +579,7 @@ mod tests {
             use tokio::io::AsyncReadExt;
             let mut process = prepare(spec)
                 .and_then(Prepared::start)
-                .and_then(Started::into_process)
+                .map(Started::into_process)
                 .expect("started");
             // A program that does not read its stdin may be gone already: EPIPE is no error.
             let _ = process.stdin.take().unwrap().feed(b"in\n").await;
