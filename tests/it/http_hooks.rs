@@ -104,19 +104,28 @@ fn exchange(port: u16, head: &str, body: &[u8]) -> Reply {
     let mut request = format!("{head}\r\nConnection: close\r\n\r\n").into_bytes();
     request.extend_from_slice(body);
     // The daemon may answer (401, 403) and close before taking the whole body: a failed write is fine.
-    let _ = stream.write_all(&request);
+    if let Err(e) = stream.write_all(&request) {
+        eprintln!("writing the request stopped: {e}"); // shown only if the test fails
+    }
     read_reply(&mut stream)
 }
 
 fn read_reply(stream: &mut TcpStream) -> Reply {
     let mut raw = Vec::new();
     let mut chunk = [0u8; 8192];
+    let began = std::time::Instant::now();
     loop {
         match stream.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => raw.extend_from_slice(&chunk[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && !raw.is_empty() => break,
-            Err(e) => panic!("reading the response: {e} (read so far: {:?})", text(&raw)),
+            // A signal caught while the read waits (a socket with a read timeout is never restarted).
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => panic!(
+                "reading the response: {e} ({:?} after the read began; read so far: {:?})",
+                began.elapsed(),
+                text(&raw)
+            ),
         }
     }
     let raw = text(&raw);

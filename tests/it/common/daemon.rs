@@ -115,6 +115,7 @@ impl Daemon {
 
     /// As `start`, with a chance to change the command (extra environment, ...).
     pub fn start_with(sb: Sandbox, adjust: impl FnOnce(&mut Command)) -> Daemon {
+        remember_panics();
         let mut cmd = serve_command(&sb, "daemon.log");
         adjust(&mut cmd);
         let child = cmd.spawn().expect("spawning hookd serve");
@@ -245,6 +246,11 @@ impl Drop for Daemon {
                 self.log.display(),
                 self.log_text()
             );
+            // Said again after the log and the backtrace: where a failure's output is shown cut in the
+            // middle (CI's summary), its cause stays in sight.
+            if let Some(panic) = this_threads_panic() {
+                eprintln!("----- the test failed: {panic}");
+            }
         }
     }
 }
@@ -285,4 +291,28 @@ pub fn fire_one(moment: &str, body: &str, extra: &str) -> Value {
     ));
     let d = Daemon::start(sb);
     d.fire(moment, bash_event())
+}
+
+thread_local! {
+    static THIS_THREADS_PANIC: std::cell::RefCell<Option<String>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps each thread's panic (where and what), for [`Daemon`]'s drop to say again after the log; the
+/// default hook still prints it first. Installed once, by the first daemon a test starts.
+fn remember_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let said = info.to_string();
+            THIS_THREADS_PANIC.with(|panic| *panic.borrow_mut() = Some(said));
+            default(info);
+        }));
+    });
+}
+
+/// What this thread panicked with, if it did since [`remember_panics`].
+fn this_threads_panic() -> Option<String> {
+    THIS_THREADS_PANIC.with(|panic| panic.borrow_mut().take())
 }
