@@ -12,7 +12,8 @@
 //! waits until the child has exec'd), `POSIX_SPAWN_SETPGROUP` with group 0, an empty signal mask, SIGPIPE
 //! (ignored by Rust programs) put back to its default (SIGTTIN and SIGTTOU stay ignored, as
 //! docs/settings.md says), and a bare program name looked up in `PATH` (the hook's own `PATH` when its
-//! `env` sets one). Its exit is watched through a pidfd; the daemon's reaper reaps a process whose handle
+//! `env` sets one), and a file that is neither a binary nor a `#!` script run by `/bin/sh`, as `execvp`
+//! runs it. Its exit is watched through a pidfd; the daemon's reaper reaps a process whose handle
 //! was dropped unwaited (see [`crate::engine::reaper`]).
 
 use std::ffi::{CString, OsStr, OsString};
@@ -133,33 +134,44 @@ impl Prepared {
         actions.dup2(&stderr_child, 2)?;
         actions.chdir(&self.working_dir)?;
         let attributes = Attributes::new()?;
-        let mut argv: Vec<*mut libc::c_char> = self
-            .argv
-            .iter()
-            .map(|arg| arg.as_ptr().cast_mut())
-            .collect();
-        argv.push(std::ptr::null_mut());
-        let spawn = if self.lookup {
-            libc::posix_spawnp
-        } else {
-            libc::posix_spawn
+        let spawn = |path: &CString, lookup: bool, argv: &[&CString]| {
+            let mut pointers: Vec<*mut libc::c_char> =
+                argv.iter().map(|arg| arg.as_ptr().cast_mut()).collect();
+            pointers.push(std::ptr::null_mut());
+            let spawn = if lookup {
+                libc::posix_spawnp
+            } else {
+                libc::posix_spawn
+            };
+            let mut pid: libc::pid_t = 0;
+            // SAFETY: every pointer is to a NUL-terminated string or a NULL-terminated array that
+            // outlives the call; the file actions and attributes are initialised.
+            let code = unsafe {
+                spawn(
+                    &mut pid,
+                    path.as_ptr(),
+                    &actions.0,
+                    &attributes.0,
+                    pointers.as_ptr(),
+                    self.environment.pointers.as_ptr(),
+                )
+            };
+            check(code).map(|()| pid)
         };
-        let mut pid: libc::pid_t = 0;
-        // SAFETY: every pointer is to a NUL-terminated string or a NULL-terminated array that outlives
-        // the call; the file actions and attributes are initialised.
-        let code = unsafe {
-            spawn(
-                &mut pid,
-                self.path.as_ptr(),
-                &actions.0,
-                &attributes.0,
-                argv.as_ptr(),
-                self.environment.pointers.as_ptr(),
-            )
+        let words: Vec<&CString> = self.argv.iter().collect();
+        let pid = match spawn(&self.path, self.lookup, &words) {
+            // A file that is executable but neither a binary nor a `#!` script: run by `sh`, as
+            // `execvp` and every shell run it (a `command` hook's script already is, by its `sh -c`).
+            // glibc's posix_spawn does not, and such a hook would never run, only fail to start.
+            Err(error) if error.raw_os_error() == Some(libc::ENOEXEC) => {
+                let script = self.script_path()?;
+                let shell = c"/bin/sh".to_owned();
+                let mut words = vec![&shell, &script];
+                words.extend(self.argv.iter().skip(1));
+                spawn(&shell, false, &words).map_err(|_| error)?
+            }
+            started => started?,
         };
-        if code != 0 {
-            return Err(io::Error::from_raw_os_error(code));
-        }
         // The child's ends close here, in the daemon: the child has its copies.
         drop((stdin_child, stdout_child, stderr_child));
         Ok(Started {
@@ -168,6 +180,26 @@ impl Prepared {
             stdout,
             stderr,
         })
+    }
+}
+
+impl Prepared {
+    /// The file a spawn that failed with `ENOEXEC` tried to run: the path given, or the bare name as
+    /// `posix_spawnp` found it in the daemon's `PATH` (which the hook shares), a relative entry taken
+    /// from the hook's working folder, where the lookup ran.
+    fn script_path(&self) -> io::Result<CString> {
+        if !self.lookup {
+            return Ok(self.path.clone());
+        }
+        let path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
+        let working_dir = Path::new(OsStr::from_bytes(self.working_dir.as_bytes()));
+        let name = OsStr::from_bytes(self.path.as_bytes());
+        let program = name
+            .to_str()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOEXEC))?;
+        let vars = [("PATH", path.as_os_str())];
+        resolved(program, &vars, working_dir)?
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOEXEC))
     }
 }
 
@@ -687,6 +719,37 @@ mod tests {
         });
         assert!(status.success());
         assert_eq!(out, "found\n");
+    }
+
+    #[test]
+    fn a_script_without_a_hash_bang_is_run_by_sh_with_its_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("plain");
+        std::fs::write(&script, "read line; echo \"$0 $1 $line\"; exit 2\n").unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let by_path = script.to_str().unwrap();
+        let (status, out, _) = run(&Spec {
+            program: by_path,
+            args: &["word"],
+            vars: &[],
+            working_dir: Path::new("/"),
+        });
+        assert_eq!(
+            (status.code(), out),
+            (Some(2), format!("{by_path} word in\n"))
+        );
+        // Found by name in the hook's own PATH: the file found is what sh runs.
+        let (status, out, _) = run(&Spec {
+            program: "plain",
+            args: &["word"],
+            vars: &[("PATH", dir.path().as_os_str())],
+            working_dir: Path::new("/"),
+        });
+        assert_eq!(
+            (status.code(), out),
+            (Some(2), format!("{by_path} word in\n"))
+        );
     }
 
     #[test]

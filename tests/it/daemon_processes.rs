@@ -664,3 +664,33 @@ fn a_daemon_started_with_sigchld_ignored_still_hears_an_exit_2() {
         assert_eq!(hook(&r, "no")["exit"], 2, "{r}");
     }
 }
+
+/// An `argv` hook whose script has no `#!` line is run by `/bin/sh`, as `execvp` and every shell run
+/// it, whether named by its path or found by name in the daemon's `PATH`: its refusal is heard, where
+/// the hook used to fail to start ("exec format error") and be let through under `on_failure = "ignore"`.
+#[test]
+fn an_argv_script_without_a_hash_bang_runs_and_its_refusal_is_heard() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    fs::create_dir(sb.p("bin")).unwrap();
+    let script = sb.p("bin/plain-guard");
+    fs::write(&script, "echo \"$1 is not allowed\" >&2\nexit 2\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    sb.settings(&format!(
+        "[[hooks.PreToolUse]]\nname = \"by-path\"\nargv = [\"{}\", \"path\"]\n\n\
+         [[hooks.PreToolUse]]\nname = \"by-name\"\nargv = [\"plain-guard\", \"name\"]\n",
+        script.display()
+    ));
+    let bin = sb.p("bin");
+    let d = Daemon::start_with(sb, move |command| {
+        let path = std::env::var("PATH").unwrap_or_default();
+        command.env("PATH", format!("{}:{path}", bin.display()));
+    });
+    let r = d.fire("PreToolUse", bash_event());
+    assert_eq!(r["refused"], true, "{r}");
+    assert_eq!(r["reason"], "path is not allowed", "{r}");
+    for name in ["by-path", "by-name"] {
+        assert_eq!(hook(&r, name)["outcome"], "refused", "{r}");
+        assert_eq!(hook(&r, name)["exit"], 2, "{r}");
+    }
+}
