@@ -10,13 +10,15 @@
 //! above, and there is no import cycle:
 //!
 //! 5. [`commands`]: the command line ([`commands::cli`]) and what each command does; the client side of
-//!    the protocol ([`commands::client`]) and `hookd relay` ([`commands::relay`]).
+//!    the protocol ([`commands::client`]) and `hookd relay` as a process ([`commands::relay`]).
 //! 4. [`daemon`]: `hookd serve`: the socket server, the HTTP listener, reload and the file watch,
 //!    systemd, the budgets (memory, descriptors). It owns an engine and translates its decisions.
 //! 3. [`engine`]: decides a fire from the settings in force: the generations, the runner, the workers,
 //!    the reaper, the stop loops, the verdict. Knows nothing of sockets: a test can hold one in its hand.
-//! 3. [`agents`]: the code that speaks each agent's dialect in and out, prints its hook settings
-//!    (`--print-settings`) and imports its existing hooks, reading the rows of [`agent`] and [`moment`].
+//! 3. [`agents`]: the code that speaks each agent's dialect in and out, relays an agent's hook input
+//!    ([`agents::relay`]: the relay's logic, given its input and a way to ask the daemon), prints its
+//!    hook settings (`--print-settings`) and imports its existing hooks, reading the rows of [`agent`]
+//!    and [`moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
 //!    the clients. [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs.

@@ -1,5 +1,5 @@
-//! The code that speaks to each agent: its dialect (reading its hook input, writing the answer),
-//! `--print-settings` ([`snippet`]) and `hookd import` ([`import`]). What is data about an agent (its
+//! The code that speaks to each agent: its dialect (reading its hook input, writing the answer), the
+//! relay's logic ([`relay`]), `--print-settings` ([`snippet`]) and `hookd import` ([`import`]). What is data about an agent (its
 //! names, tools, dialect, settings file) is its row in [`crate::agent::AGENTS`]; which moments it fires,
 //! and as what, is in the moment rows of [`crate::moment::KNOWN`]. Re-exported here for the floors above.
 
@@ -7,6 +7,7 @@ use crate::limits::{HOOK_LIMIT_MARGIN, RELAY_TIMEOUT_SECS};
 
 pub mod dialect;
 pub mod import;
+pub mod relay;
 pub mod setup;
 pub mod snippet;
 

@@ -1,335 +1,57 @@
-//! `hookd relay`: hookd inside an agent's own hook settings (docs/agents.md, "The relay").
-//!
-//! The agent starts the relay for every hook moment (so for every tool call): it reads the agent's hook
-//! input on stdin, fires it at the daemon over a blocking socket (no async runtime, nothing done before it
-//! is needed), and answers in the agent's dialect. When the daemon cannot answer, it fails open with one
-//! line on stderr, or refuses with `--fail-closed`.
+//! `hookd relay` as a process (docs/agents.md, "The relay"): the agent starts it for every hook moment
+//! (so for every tool call). It reads the agent's hook input on stdin, fires it at the daemon over a
+//! blocking socket (no async runtime, nothing done before it is needed), and writes the answer the
+//! relay's logic ([`crate::agents::relay`]) gives: stdout, stderr, exit status, and the spool.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use crate::agents::Agent;
-use crate::agents::dialect::{
-    Answer, CarryBack, Said, Translated, Transport, another_agents_event, answer, answer_verdict,
-    translate_as, translate_head_as, unknown_event,
+use crate::agents::relay::{
+    Relayed, Unanswered, closed, described, moment_named, refused_on_stderr,
 };
 use crate::commands::client::ClientError;
-use crate::head::EVENT_FIELDS;
-use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
-use crate::moment::Refusal;
-use crate::protocol::{Asking, ErrorKind, Event, FireResponse, too_large};
-use crate::record::{Kind, Record, Source};
+use crate::limits::MAX_EVENT;
 
-/// What the relay was told on its command line.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub agent: Agent,
-    pub socket: PathBuf,
-    pub fail_closed: bool,
-    /// `--event`: the agent's name for the event served, for an agent whose hook input names none
-    /// (Copilot CLI's).
-    pub event: Option<String>,
-    pub timeout: Duration,
-}
+pub use crate::agents::relay::{
+    NOT_RUNNING, Options, answer_for, read_translated, undecided_warning, wait_for,
+};
 
-/// The reason given to the agent when `--fail-closed` refuses because the daemon is down or silent past
-/// the relay's timeout (docs/agents.md, "The timeout chain").
-pub const NOT_RUNNING: &str = "hookd is not running";
-
+/// Relays the hook input on stdin through the daemon on `options.socket`.
 pub fn run(options: &Options) -> ExitCode {
-    let Translated {
-        moment,
-        event_name: agent_event_name,
-        event,
-        carry_back,
-    } = match read_input(options.agent, options.event.as_deref()) {
-        Ok(translated) => translated,
-        Err(why) => {
-            // An input that cannot be read is still placed by the event the relay was told, so that a
-            // Stop (or a moment past refusing) is let through even with --fail-closed, as elsewhere.
-            let told = options
-                .event
-                .as_deref()
-                .filter(|event| options.agent.event_names().contains(event));
-            let moment = told.map(|event| options.agent.moment_of(event));
-            let placed = moment.as_deref().zip(told);
-            return cannot_answer(options, placed, &why, false, None);
-        }
-    };
-    if let Some(why) = another_agents_event(options.agent, &agent_event_name) {
-        // The moment as the agent that sends this name means it (Gemini's AfterAgent is a Stop), so
-        // that --fail-closed lets through what refusing would not hold back.
-        let moment = moment_named(None, &agent_event_name).unwrap_or(moment);
-        return wrong_agent(options, &moment, &why, &event.fields);
-    }
-    let undecidable = event.undecidable.clone();
-    let line = request_line(options.agent, &moment, &event);
-    let shown = Some((moment.as_str(), agent_event_name.as_str()));
-    let wait = wait_for(options.agent, &moment, options.timeout);
-    let answered = crate::commands::client::request_line(&options.socket, line, Some(wait))
-        .and_then(|response| response.read_fire());
-    let response = match answered {
-        Ok(Ok(response)) => response,
-        Ok(Err(error)) if error.error.kind == ErrorKind::UnknownMoment => {
-            // A real event of this agent that nobody hangs hooks on: nothing to say. Anything else (a
-            // wrong --agent, a misspelt name) would let every such event through unwatched: said, and
-            // refused with --fail-closed.
-            let Some(why) = unknown_event(options.agent, &agent_event_name) else {
-                return ExitCode::SUCCESS;
-            };
-            return cannot_answer(options, shown, &why, false, Some(&event.fields));
-        }
-        Ok(Err(error)) => {
-            let message = format!("hookd answered: {}", error.error.message);
-            return cannot_answer(options, shown, &message, false, Some(&event.fields));
-        }
-        Err(error) => {
-            let down = matches!(error, ClientError::NotRunning(_) | ClientError::TimedOut(_));
-            let mut why = error.to_string();
-            if let (ClientError::TimedOut(_), Some(limit)) =
-                (&error, options.agent.time_limit(&moment))
-                && wait < options.timeout
-            {
-                // Cut short by the agent's own limit, not by --timeout: say so, or it reads as a bug.
-                why.push_str(&format!(
-                    " (within {}s: {} waits at most {}s for its hooks at {moment})",
-                    wait.as_secs_f64(),
-                    options.agent.display_name(),
-                    limit.as_secs_f64()
-                ));
-            }
-            return cannot_answer(options, shown, &why, down, Some(&event.fields));
-        }
-    };
-    if let Some(warning) = undecided_warning(undecidable.as_deref(), &response) {
-        eprintln!("hookd relay: {warning}");
-    }
-    answer_for(
-        options.agent,
-        &moment,
-        &agent_event_name,
-        &response,
-        carry_back.as_ref(),
-    )
-    .emit()
+    let relayed = crate::agents::relay::relay(options, std::io::stdin().lock(), |line, wait| {
+        crate::commands::client::request_line(&options.socket, line, Some(wait))
+            .and_then(|response| response.read_fire())
+            .map_err(|error| match error {
+                ClientError::NotRunning(why) => Unanswered::NotRunning(why),
+                ClientError::TimedOut(why) => Unanswered::TimedOut(why),
+                ClientError::Other(why) => Unanswered::Other(why),
+            })
+    });
+    emit(relayed)
 }
 
-/// What the relay says on stderr when the event reached its hooks undecidable (too large or too deep
-/// as the relay sent it, `undecidable`, or as the daemon found it) and nothing refused: every hook that
-/// would have seen it was read as failed, none refusing on failure, and the agent goes on, but not
-/// silently. `None` otherwise.
-pub fn undecided_warning(undecidable: Option<&str>, response: &FireResponse) -> Option<String> {
-    let found = response
-        .hooks
-        .iter()
-        .filter_map(|hook| hook.error.as_deref())
-        .find_map(|error| error.strip_prefix(crate::protocol::UNDECIDED));
-    let why = undecidable.or(found)?;
-    (!response.refused && !response.hooks.is_empty()).then(|| {
-        format!(
-            "{why}: {} hook(s) could not be given it and were read as failed (none has on_failure = \"refuse\"); letting the agent go on",
-            response.hooks.len()
-        )
-    })
-}
-
-/// The daemon's verdict as the relay answers `agent` in a process hook: its rewritten input carried
-/// back into the agent's terms, in the agent's dialect. `hookd test --agent` shows the same answer.
-pub fn answer_for(
-    agent: Agent,
-    moment: &str,
-    agent_event_name: &str,
-    response: &FireResponse,
-    carry_back: Option<&CarryBack>,
-) -> Answer {
-    let said = match Said::of(response, carry_back) {
-        Ok(said) => said,
-        // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
-        Err(why) => Said::refusal_owned(why),
-    };
-    answer_verdict(agent, moment, agent_event_name, &said, Transport::Process)
-}
-
-/// How long to wait for the verdict at `moment`: `--timeout`, or less where the agent itself waits less
-/// (its limit there, less [`AGENT_LIMIT_MARGIN`]), so that the relay answers in the agent's dialect as
-/// when the daemon is late (fail-open, or `--fail-closed`) before the agent stops listening.
-pub fn wait_for(agent: Agent, moment: &str, timeout: Duration) -> Duration {
-    match agent.time_limit(moment) {
-        Some(limit) => timeout.min(limit.saturating_sub(AGENT_LIMIT_MARGIN)),
-        None => timeout,
+/// Writes what the relay answers out as a process does: its notes and the answer's stderr on stderr,
+/// the answer on stdout, what it did alone in the spool, and the exit status. The spool is never in the
+/// agent's way: an error writing it is ignored.
+pub fn emit(relayed: Relayed) -> ExitCode {
+    for note in &relayed.notes {
+        eprintln!("{note}");
     }
-}
-
-/// Reads the hook input from stdin and translates it. Up to [`MAX_EVENT`] bytes are read whole; past
-/// that, the input is undecidable: the rest is read as it streams by, only for its head and its size, so
-/// that a huge input costs no more memory than the limit.
-fn read_input(agent: Agent, told: Option<&str>) -> Result<Translated, String> {
-    read_translated(std::io::stdin().lock(), agent, told)
-}
-
-/// As [`read_input`] reads stdin, from any reader: `hookd test --agent` reads an agent's hook input so.
-pub fn read_translated(
-    mut stdin: impl Read,
-    agent: Agent,
-    told: Option<&str>,
-) -> Result<Translated, String> {
-    let mut input = Vec::new();
-    let cannot_read = |e: std::io::Error| format!("cannot read the hook input: {e}");
-    (&mut stdin)
-        .take(MAX_EVENT as u64 + 1)
-        .read_to_end(&mut input)
-        .map_err(cannot_read)?;
-    if input.len() <= MAX_EVENT {
-        return translate_as(agent, &input, told);
+    if let Some(record) = &relayed.spooled {
+        let _ = crate::record::spool::append(&crate::paths::state_dir(), record);
     }
-    let mut scanner = crate::agents::dialect::head_scanner();
-    scanner.feed(&input);
-    let mut size = input.len() as u64;
-    drop(input);
-    let mut chunk = vec![0u8; 1 << 16];
-    loop {
-        match stdin.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => {
-                size += n as u64;
-                scanner.feed(&chunk[..n]);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(cannot_read(e)),
-        }
+    if let Some(out) = relayed.stdout {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{out}");
+        let _ = stdout.flush();
     }
-    translate_head_as(agent, scanner.finish(), too_large(size), told)
-}
-
-/// The fire request, as the line sent. The event re-serialized is never larger than the agent's input
-/// (serde_json writes no more than it read, numbers being kept as written), so it fits the daemon's line
-/// limit; should it not, the head is sent as undecidable rather than a line the daemon would refuse.
-fn request_line(agent: Agent, moment: &str, event: &Event) -> Vec<u8> {
-    let line = Asking::Fire {
-        id: 1,
-        moment,
-        agent: Some(agent.name()),
-        event: &event.fields,
-        undecidable: event.undecidable.as_deref(),
-        source: Some("relay"),
+    if let Some(err) = relayed.stderr {
+        eprintln!("{err}");
     }
-    .to_line();
-    if line.len() <= MAX_LINE {
-        return line;
-    }
-    let why = too_large(line.len() as u64);
-    let head: Map<String, Value> = event
-        .fields
-        .iter()
-        .filter(|(key, value)| EVENT_FIELDS.contains(&key.as_str()) && !value.is_object())
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    Asking::Fire {
-        id: 1,
-        moment,
-        agent: Some(agent.name()),
-        event: &head,
-        undecidable: Some(&why),
-        source: Some("relay"),
-    }
-    .to_line()
-}
-
-/// The daemon could not give a verdict: let the agent go on, saying so once on stderr, or with
-/// `--fail-closed` refuse in the agent's dialect. `moment` is `None` when the input itself was unreadable;
-/// `down` when the daemon is not running or did not answer in time.
-///
-/// A Stop is let through even with `--fail-closed`: refusing a Stop does not stop anything, it sends the
-/// agent on working, and with no daemon there is no stop cap either. Seen with the real Codex: a daemon
-/// gone mid-session made every Stop a refusal, 64 model calls in 3 s and no end (tests/it/e2e_codex.rs).
-/// A SessionEnd too: the session is over, there is nothing left to hold back, and the agents only show
-/// the refusal as a failed hook.
-fn cannot_answer(
-    options: &Options,
-    moment: Option<(&str, &str)>,
-    why: &str,
-    down: bool,
-    event: Option<&Map<String, Value>>,
-) -> ExitCode {
-    let record = described(moment.map(|(moment, _)| moment), event);
-    if !options.fail_closed {
-        return fail_open(options.agent, record, why);
-    }
-    closed(
-        Some(options.agent),
-        moment.map(|(moment, _)| moment),
-        record,
-        why,
-        || {
-            let reason = if down {
-                NOT_RUNNING.to_string()
-            } else {
-                format!("hookd could not answer: {why}")
-            };
-            match moment {
-                Some((moment, agent_event_name)) => answer(
-                    options.agent,
-                    moment,
-                    agent_event_name,
-                    Some(&reason),
-                    &[],
-                    Transport::Process,
-                )
-                .emit(),
-                None => refused_on_stderr(reason),
-            }
-        },
-    )
-}
-
-/// Nothing decided and no `--fail-closed`: the agent goes on, told once on stderr, and the spool keeps it.
-fn fail_open(agent: Agent, record: Record, why: &str) -> ExitCode {
-    eprintln!("hookd relay: {why}; letting the agent go on (fail-open)");
-    spool(Some(agent), record, "fail_open", why);
-    ExitCode::SUCCESS
-}
-
-/// Nothing decided, with `--fail-closed`: let through at a `moment` where refusing holds nothing back
-/// ([`let_through_even_fail_closed`], which says so), else refused as `refusal` answers; the spool keeps
-/// either. The one place the three ways the relay answers alone (the daemon silent, another agent's
-/// event, its own command line wrong) decide what `--fail-closed` means.
-fn closed(
-    agent: Option<Agent>,
-    moment: Option<&str>,
-    record: Record,
-    why: &str,
-    refusal: impl FnOnce() -> ExitCode,
-) -> ExitCode {
-    if moment.is_some_and(|moment| let_through_even_fail_closed(moment, why)) {
-        spool(agent, record, "fail_open", why);
-        return ExitCode::SUCCESS;
-    }
-    spool(agent, record, "fail_closed", why);
-    refusal()
-}
-
-/// The refusal every agent reads alike, whatever its dialect: the reason on stderr, exit 2.
-fn refused_on_stderr(reason: String) -> ExitCode {
-    Answer {
-        stdout: None,
-        stderr: Some(reason),
-        exit: 2,
-    }
-    .emit()
-}
-
-/// The moment an agent's event `name` is: as `first` names it (when known), else as any agent that
-/// sends that name does (Gemini CLI's AfterAgent is a Stop).
-fn moment_named(first: Option<Agent>, name: &str) -> Option<String> {
-    first
-        .into_iter()
-        .chain(Agent::ALL)
-        .find(|sender| sender.event_names().contains(&name))
-        .map(|sender| sender.moment_of(name))
+    ExitCode::from(relayed.exit)
 }
 
 /// The relay's own command line is wrong (`why`: a word clap cannot read, an unknown `--agent`, a
@@ -360,107 +82,7 @@ pub fn refuse_for_its_command_line(
         .and_then(Value::as_str);
     let moment = told.or(named).and_then(|name| moment_named(agent, name));
     let record = described(moment.as_deref(), event.as_ref());
-    closed(agent, moment.as_deref(), record, why, || {
+    emit(closed(agent, moment.as_deref(), record, why, || {
         refused_on_stderr(format!("hookd could not answer: {why}"))
-    })
-}
-
-/// An event of another agent (a wrong `--agent`): not fired, since its answer would be in a dialect the
-/// real agent does not read. Said on stderr; with `--fail-closed`, refused with the reason on stderr and
-/// exit 2, the one refusal every agent reads alike, except where refusing sends the agent on or comes too
-/// late (as in [`cannot_answer`]).
-fn wrong_agent(options: &Options, moment: &str, why: &str, event: &Map<String, Value>) -> ExitCode {
-    let record = described(Some(moment), Some(event));
-    if !options.fail_closed {
-        return fail_open(options.agent, record, why);
-    }
-    closed(Some(options.agent), Some(moment), record, why, || {
-        refused_on_stderr(format!("hookd could not answer: {why}"))
-    })
-}
-
-/// What the record says of a call the relay answers alone: its moment and, when the input could be
-/// read, what it asked. Made only then: a call the daemon answers costs the relay nothing for the record.
-fn described(moment: Option<&str>, event: Option<&Map<String, Value>>) -> Record {
-    let mut record = Record::new(Kind::Relay);
-    match (moment, event) {
-        (Some(moment), Some(event)) => record.describe(moment, event, false),
-        (Some(moment), None) => record.moment = Some(moment.to_string()),
-        _ => {}
-    }
-    record
-}
-
-/// Keeps what the relay did alone in its spool, for the daemon to take into the journal when it next
-/// runs (docs/record.md). Never in the agent's way: an error writing it is ignored.
-fn spool(agent: Option<Agent>, mut record: Record, did: &str, why: &str) {
-    record.source = Some(Source::Relay);
-    record.agent = agent.map(|agent| agent.name().to_string());
-    record.relay = Some(did.to_string());
-    record.error = Some(crate::record::cut(why, crate::record::STDERR_CHARS));
-    let _ = crate::record::spool::append(&crate::paths::state_dir(), &record);
-}
-
-/// Whether `moment` is let through even with `--fail-closed`, said on stderr with why: where a refusal
-/// holds nothing back (it sends the agent on with no stop cap, comes when the session or turn is over,
-/// or ends the turn with nothing said).
-fn let_through_even_fail_closed(moment: &str, why: &str) -> bool {
-    let because = match crate::moment::refusal(moment) {
-        Refusal::HoldsBack => return false,
-        Refusal::SendsOn => "refusing it would keep the agent working, with no stop cap",
-        Refusal::TooLate => "the session or the turn is over, nothing to refuse",
-        Refusal::EndsTurn => {
-            "refusing it would end the turn with nothing said; each tool call is refused before it runs"
-        }
-    };
-    eprintln!(
-        "hookd relay: {why}; letting the {moment} through even with --fail-closed ({because})"
-    );
-    true
-}
-
-/// Writing an answer out as a process does: stdout, stderr, exit status.
-trait Emit {
-    fn emit(self) -> ExitCode;
-}
-
-impl Emit for Answer {
-    fn emit(self) -> ExitCode {
-        if let Some(out) = self.stdout {
-            let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{out}");
-            let _ = stdout.flush();
-        }
-        if let Some(err) = self.stderr {
-            eprintln!("{err}");
-        }
-        ExitCode::from(self.exit)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_relay_waits_less_where_the_agent_does() {
-        let timeout = Duration::from_secs(100);
-        assert_eq!(
-            wait_for(Agent::ClaudeCode, crate::moment::SESSION_END, timeout),
-            Duration::from_millis(59_500)
-        );
-        assert_eq!(
-            wait_for(
-                Agent::ClaudeCode,
-                crate::moment::SESSION_END,
-                Duration::from_secs(2)
-            ),
-            Duration::from_secs(2)
-        );
-        assert_eq!(
-            wait_for(Agent::ClaudeCode, crate::moment::PRE_TOOL_USE, timeout),
-            timeout
-        );
-        assert_eq!(wait_for(Agent::GeminiCli, "MyMoment", timeout), timeout);
-    }
+    }))
 }
