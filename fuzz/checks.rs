@@ -207,6 +207,18 @@ fn request_line(line: &[u8]) {
                         "an empty agent is no agent"
                     );
                 }
+                Request::Relay(relay) => {
+                    assert_eq!(object.get("op"), Some(&Value::from("relay")));
+                    assert!(!relay.agent.is_empty(), "a relay names its agent");
+                    assert!(
+                        relay.timeout > 0.0 && relay.timeout.is_finite(),
+                        "a relay's timeout is a positive time"
+                    );
+                    assert!(
+                        relay.input.len() <= hookd::limits::RELAY_INPUT_MAX,
+                        "a relay's input is within its limit"
+                    );
+                }
                 Request::Status => assert_eq!(object.get("op"), Some(&Value::from("status"))),
                 Request::Reload => assert_eq!(object.get("op"), Some(&Value::from("reload"))),
                 Request::Watch(filter) => {

@@ -17,6 +17,14 @@ pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
 /// `--fail-closed`) before the agent kills it.
 pub const RELAY_TIMEOUT_SECS: f64 = 100.0;
 
+/// The longest `--timeout` a `relay` request may ask for (a day): past it, a typo, not a wait.
+pub const RELAY_TIMEOUT_MAX_SECS: f64 = 86_400.0;
+
+/// The largest hook input a `relay` request carries: a small client sends it whole in one line, and one
+/// larger goes through `hookd relay`, which reads any size (up to [`MAX_EVENT`] whole, past it by its
+/// head). A tool call's input is a few hundred bytes to a few kilobytes; a big file written is more.
+pub const RELAY_INPUT_MAX: usize = 1 << 20;
+
 /// Seconds the agent is told to let the relay run, in the settings `--print-settings` writes for it.
 /// Above [`RELAY_TIMEOUT_SECS`]: the relay always gives up first, never killed mid-way.
 pub const AGENT_TIMEOUT_SECS: u64 = 120;

@@ -41,6 +41,40 @@ pub enum Request {
     Reload,
     /// Stream the record, a line per record that passes the filter, until the client closes.
     Watch(WatchFilter),
+    /// An agent's raw hook input, answered as `hookd relay` would answer it (docs/protocol.md, "relay").
+    Relay(RelayRequest),
+}
+
+/// A `relay` request: what `hookd relay` is told on its command line, and the agent's hook input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RelayRequest {
+    /// `--agent`.
+    pub agent: String,
+    /// `--fail-closed`.
+    pub fail_closed: bool,
+    /// `--event`.
+    pub event: Option<String>,
+    /// `--timeout`, in seconds: positive and finite.
+    pub timeout: f64,
+    /// The socket the client reached the daemon on, as it names it: the relay's messages name it.
+    pub socket: String,
+    /// The agent's hook input, as it wrote it.
+    pub input: String,
+}
+
+/// `relay`'s response: what `hookd relay` would write and exit with, to be written as they are.
+///
+/// ```json
+/// {"id":1,"ok":true,"exit":2,"stdout":"","stderr":"rm -rf is not allowed\n"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RelayResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub exit: u8,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// Which records a watcher (or `hookd log`) is shown: every field given must match.
@@ -609,7 +643,7 @@ pub fn read_response<T: DeserializeOwned>(line: &str) -> Result<Result<T, ErrorR
     }
 }
 
-const OPS: &[&str] = &["fire", "hello", "status", "reload", "watch"];
+const OPS: &[&str] = &["fire", "relay", "hello", "status", "reload", "watch"];
 
 /// The top-level members of a request read from a line that cannot be decoded whole.
 const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source"];
@@ -710,6 +744,63 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                 Some(_) => return Err(bad("hello: \"moments\" must be a list of strings".into())),
             };
             Request::Hello { agent, moments }
+        }
+        "relay" => {
+            let bad = |m: &str| bad(format!("relay: {m}"));
+            let agent = match object.get("agent") {
+                Some(Value::String(agent)) if !agent.is_empty() => agent.clone(),
+                _ => return Err(bad("\"agent\" must be a non-empty string (--agent)")),
+            };
+            let fail_closed = match object.get("fail_closed") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(bad("\"fail_closed\" must be true or false")),
+            };
+            let event = optional_string(&object, "event").map_err(|m| bad(&m))?;
+            let timeout = match object.get("timeout") {
+                None | Some(Value::Null) => crate::limits::RELAY_TIMEOUT_SECS,
+                Some(Value::Number(n)) => match n.as_f64() {
+                    Some(t)
+                        if t > 0.0
+                            && t.is_finite()
+                            && t <= crate::limits::RELAY_TIMEOUT_MAX_SECS =>
+                    {
+                        t
+                    }
+                    _ => {
+                        return Err(bad(
+                            "\"timeout\" must be a positive number of seconds, at most a day",
+                        ));
+                    }
+                },
+                Some(_) => return Err(bad("\"timeout\" must be a number of seconds")),
+            };
+            let socket = match object.get("socket") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(socket)) if socket.len() <= 4096 => socket.clone(),
+                Some(_) => return Err(bad("\"socket\" must be a path of at most 4096 bytes")),
+            };
+            let input = match object.remove("input") {
+                Some(Value::String(input)) if input.len() <= crate::limits::RELAY_INPUT_MAX => {
+                    input
+                }
+                Some(Value::String(input)) => {
+                    return Err(bad(&format!(
+                        "\"input\" is {} bytes; at most {} (run hookd relay with larger ones)",
+                        input.len(),
+                        crate::limits::RELAY_INPUT_MAX
+                    )));
+                }
+                _ => return Err(bad("\"input\" must be a string (the agent's hook input)")),
+            };
+            Request::Relay(RelayRequest {
+                agent,
+                fail_closed,
+                event,
+                timeout,
+                socket,
+                input,
+            })
         }
         "status" => Request::Status,
         "reload" => Request::Reload,

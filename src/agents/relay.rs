@@ -95,6 +95,37 @@ pub fn relay(
     input: impl Read,
     ask: impl FnOnce(Vec<u8>, Duration) -> Asked,
 ) -> Relayed {
+    match begin(options, input) {
+        Begun::Answered(relayed) => *relayed,
+        Begun::Asking(mut asking) => {
+            let line = std::mem::take(&mut asking.line);
+            let asked = ask(line, asking.wait);
+            finish(options, asking, asked)
+        }
+    }
+}
+
+/// A relay's first half: answered already (the input unreadable, another agent's), or a fire to ask.
+pub enum Begun {
+    Answered(Box<Relayed>),
+    Asking(Pending),
+}
+
+/// A fire the relay asks the daemon for, and what it needs to answer once it has the verdict.
+pub struct Pending {
+    /// The fire request line.
+    pub line: Vec<u8>,
+    /// How long to wait for its answer ([`wait_for`]).
+    pub wait: Duration,
+    moment: String,
+    agent_event_name: String,
+    fields: Map<String, Value>,
+    undecidable: Option<String>,
+    carry_back: Option<CarryBack>,
+}
+
+/// Reads and translates the hook input, and says what to ask the daemon, if anything.
+pub fn begin(options: &Options, input: impl Read) -> Begun {
     let Translated {
         moment,
         event_name: agent_event_name,
@@ -111,20 +142,39 @@ pub fn relay(
                 .filter(|event| options.agent.event_names().contains(event));
             let moment = told.map(|event| options.agent.moment_of(event));
             let placed = moment.as_deref().zip(told);
-            return cannot_answer(options, placed, &why, false, None);
+            return Begun::Answered(Box::new(cannot_answer(options, placed, &why, false, None)));
         }
     };
     if let Some(why) = another_agents_event(options.agent, &agent_event_name) {
         // The moment as the agent that sends this name means it (Gemini's AfterAgent is a Stop), so
         // that --fail-closed lets through what refusing would not hold back.
         let moment = moment_named(None, &agent_event_name).unwrap_or(moment);
-        return wrong_agent(options, &moment, &why, &event.fields);
+        return Begun::Answered(Box::new(wrong_agent(options, &moment, &why, &event.fields)));
     }
-    let undecidable = event.undecidable.clone();
-    let line = request_line(options.agent, &moment, &event);
+    Begun::Asking(Pending {
+        line: request_line(options.agent, &moment, &event),
+        wait: wait_for(options.agent, &moment, options.timeout),
+        moment,
+        agent_event_name,
+        undecidable: event.undecidable,
+        fields: event.fields,
+        carry_back,
+    })
+}
+
+/// A relay's second half: the agent answered from the daemon's verdict, or from why there is none.
+pub fn finish(options: &Options, asking: Pending, asked: Asked) -> Relayed {
+    let Pending {
+        wait,
+        moment,
+        agent_event_name,
+        fields,
+        undecidable,
+        carry_back,
+        ..
+    } = asking;
     let shown = Some((moment.as_str(), agent_event_name.as_str()));
-    let wait = wait_for(options.agent, &moment, options.timeout);
-    let response = match ask(line, wait) {
+    let response = match asked {
         Ok(Ok(response)) => response,
         Ok(Err(error)) if error.error.kind == ErrorKind::UnknownMoment => {
             // A real event of this agent that nobody hangs hooks on: nothing to say. Anything else (a
@@ -133,11 +183,11 @@ pub fn relay(
             let Some(why) = unknown_event(options.agent, &agent_event_name) else {
                 return Relayed::default();
             };
-            return cannot_answer(options, shown, &why, false, Some(&event.fields));
+            return cannot_answer(options, shown, &why, false, Some(&fields));
         }
         Ok(Err(error)) => {
             let message = format!("hookd answered: {}", error.error.message);
-            return cannot_answer(options, shown, &message, false, Some(&event.fields));
+            return cannot_answer(options, shown, &message, false, Some(&fields));
         }
         Err(error) => {
             let down = matches!(error, Unanswered::NotRunning(_) | Unanswered::TimedOut(_));
@@ -154,7 +204,7 @@ pub fn relay(
                     limit.as_secs_f64()
                 ));
             }
-            return cannot_answer(options, shown, &why, down, Some(&event.fields));
+            return cannot_answer(options, shown, &why, down, Some(&fields));
         }
     };
     let mut relayed = Relayed::default();

@@ -7,6 +7,7 @@ pub mod descriptors;
 pub mod http;
 pub mod journal;
 pub mod memory;
+pub mod relay;
 pub mod reload;
 pub mod server;
 pub mod socket;

@@ -142,6 +142,8 @@ enum Action {
     ),
     /// The connection becomes a stream of the record, once its pending fires are answered.
     Watch(Box<crate::daemon::tail::Watch>),
+    /// An agent's hook input to answer as the relay would: run as a task, and charged, as a fire is.
+    Relay(Option<Value>, crate::protocol::RelayRequest, usize),
 }
 
 /// One client connection.
@@ -259,6 +261,12 @@ impl Connection {
                         Action::Later(id, work) => {
                             let task = pending.spawn(work);
                             pending_fires.insert(task.id(), (id, 0));
+                        }
+                        Action::Relay(id, relay, cost) => {
+                            account.charge(cost);
+                            let (engine, cancel, answered) = (self.daemon.engine.clone(), cancel.clone(), id.clone());
+                            let task = pending.spawn(crate::daemon::relay::answer(engine, answered, relay, cancel));
+                            pending_fires.insert(task.id(), (id, cost));
                         }
                         Action::Watch(watch) => {
                             lines.set_permit_aside();
@@ -404,6 +412,7 @@ impl Connection {
                 self.agent = agent;
                 Action::Respond(to_line(&self.hello(id, moments)))
             }
+            Request::Relay(relay) => Action::Relay(id, relay, cost),
             Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
             Request::Watch(filter) => match &self.daemon.journal {
                 Some(journal) => Action::Watch(Box::new(crate::daemon::tail::Watch {

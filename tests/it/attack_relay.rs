@@ -164,7 +164,7 @@ fn a_non_utf8_socket_is_read_alike() {
 
 /// Every captured hook input, as (agent, --event for Copilot's native inputs, text), the file's name
 /// first.
-fn fixtures() -> Vec<(String, String, Option<String>, String)> {
+pub(crate) fn fixtures() -> Vec<(String, String, Option<String>, String)> {
     let mut found = Vec::new();
     let roots = [
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents"),
@@ -197,7 +197,11 @@ fn fixtures() -> Vec<(String, String, Option<String>, String)> {
 }
 
 /// The relay's arguments for one fixture.
-fn fixture_args<'a>(agent: &'a str, event: &'a Option<String>, socket: &'a str) -> Vec<&'a str> {
+pub(crate) fn fixture_args<'a>(
+    agent: &'a str,
+    event: &'a Option<String>,
+    socket: &'a str,
+) -> Vec<&'a str> {
     let mut args = vec!["--agent", agent, "--socket", socket];
     if let Some(event) = event {
         args.extend(["--event", event]);

@@ -80,6 +80,8 @@ mod workers;
 mod relay;
 /// `hookd-relay`, the relay as a program of its own: the same answers, and what setup writes.
 mod relay_program;
+/// The socket's `relay` request: an agent's raw hook input answered as `hookd relay` answers it.
+mod relay_request;
 
 // ---- faults, security, load ------------------------------------------------------------------------
 
