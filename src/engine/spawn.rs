@@ -165,7 +165,16 @@ impl Prepared {
             // glibc's posix_spawn does not, and such a hook would never run, only fail to start.
             Err(error) if error.raw_os_error() == Some(libc::ENOEXEC) => {
                 let script = self.script_path()?;
+                if !reads_as_a_shell_script(&script) {
+                    return Err(error);
+                }
                 let shell = c"/bin/sh".to_owned();
+                // A path sh would take for an option (`-x/guard`) is given as `./-x/guard`.
+                let script = if script.as_bytes().starts_with(b"-") {
+                    c_string(&[b"./", script.as_bytes()].concat())?
+                } else {
+                    script
+                };
                 let mut words = vec![&shell, &script];
                 words.extend(self.argv.iter().skip(1));
                 spawn(&shell, false, &words).map_err(|_| error)?
@@ -201,6 +210,27 @@ impl Prepared {
         resolved(program, &vars, working_dir)?
             .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOEXEC))
     }
+}
+
+/// Whether a file that failed to start with `ENOEXEC` is a script for `sh`: not empty (a half-written
+/// or truncated hook would otherwise run as nothing, and say nothing), not a binary (an ELF for another
+/// machine, or a NUL byte before its first line ends, as bash tells a binary), and not text for
+/// something else (a byte-order mark, before which a `#!` line goes unread, and bash syntax would run
+/// under dash). Such files keep failing to start, and their hook's `on_failure` decides.
+fn reads_as_a_shell_script(path: &CString) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(OsStr::from_bytes(path.as_bytes())) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(256);
+    if file.take(256).read_to_end(&mut head).is_err() || head.is_empty() {
+        return false;
+    }
+    let marked = [&b"\x7fELF"[..], b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe"]
+        .iter()
+        .any(|mark| head.starts_with(mark));
+    let first_line = head.split(|&byte| byte == b'\n').next().unwrap_or_default();
+    !marked && !first_line.contains(&0)
 }
 
 impl Started {
@@ -750,6 +780,31 @@ mod tests {
             (status.code(), out),
             (Some(2), format!("{by_path} word in\n"))
         );
+    }
+
+    #[test]
+    fn an_empty_file_a_binary_or_a_marked_text_still_fails_to_start() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, body) in [
+            ("empty", &b""[..]),
+            ("elf", b"\x7fELF\x02\x01\x01\0\0\0\nexit 2\n"),
+            ("nul", b"exit\x002\nexit 2\n"),
+            ("bom", b"\xef\xbb\xbf#!/bin/bash\nexit 2\n"),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            let started = prepare(&Spec {
+                program: path.to_str().unwrap(),
+                args: &[],
+                vars: &[],
+                working_dir: Path::new("/"),
+            })
+            .and_then(Prepared::start);
+            let error = started.map(|_| ()).expect_err(name);
+            assert_eq!(error.raw_os_error(), Some(libc::ENOEXEC), "{name}: {error}");
+        }
     }
 
     #[test]

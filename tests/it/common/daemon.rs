@@ -306,7 +306,8 @@ fn remember_panics() {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let said = info.to_string();
-            THIS_THREADS_PANIC.with(|panic| *panic.borrow_mut() = Some(said));
+            // `try_with`: a panic while the thread's locals are torn down has nowhere to be kept.
+            let _ = THIS_THREADS_PANIC.try_with(|panic| *panic.borrow_mut() = Some(said));
             default(info);
         }));
     });
