@@ -12,7 +12,8 @@
 //! - G, G0: the relay path: `hookd-relay` started as an agent starts it, firing at the daemon, with one
 //!   `/bin/true` hook (against `sh -c true`, C: what the agent would start for a hook anyway) and with no
 //!   matching hook (against `/bin/true`, A: the relay's own start and round trip); Gh, G0h the same
-//!   through `hookd relay` (as settings written before hookd-relay call it); Gs, G0s through a static
+//!   through `hookd relay` (as settings written before hookd-relay call it); Gl, G0l through
+//!   `hookd-relay-lite` (no libc, `lite/`, built by the bench); Gs, G0s through a static
 //!   build (`cargo build-static`, or `HOOKD_BENCH_STATIC`), when there is one;
 //! - H: reload latency: a settings file renamed over (as editors save) to the first fire with the new hooks;
 //! - I, J, K: throughput of 32 threads at once, each in a loop: firing with no hook, each on a connection
@@ -715,7 +716,28 @@ fn relays() -> Vec<Relay> {
             shown,
         });
     }
+    relays.push(Relay {
+        program: lite_relay(&target),
+        word: None,
+        suffix: "l",
+        shown: "`hookd-relay-lite` (no libc)".into(),
+    });
     relays
+}
+
+/// `hookd-relay-lite` (`lite/`), built here: a package of its own with no dependencies, seconds to build.
+fn lite_relay(target: &Path) -> PathBuf {
+    let target = target.join("lite");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--manifest-path"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("lite/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .expect("running cargo to build hookd-relay-lite");
+    assert!(status.success(), "building hookd-relay-lite failed");
+    target.join("release/hookd-relay-lite")
 }
 
 #[derive(Default)]

@@ -64,11 +64,17 @@ pub fn relay_command(agent: Agent, hookd: &str, flags: &RelayFlags) -> String {
 /// `hookd`.
 pub const RELAY_PROGRAM: &str = "hookd-relay";
 
-/// Whether `program` (a path, or a bare name) is [`RELAY_PROGRAM`].
+/// The file name of the relay with no libc (`lite/`), which pipes the call to the daemon's `relay`
+/// request and hands anything else to [`RELAY_PROGRAM`]; installed beside `hookd` with
+/// `cargo install --path lite`.
+pub const LITE_RELAY_PROGRAM: &str = "hookd-relay-lite";
+
+/// Whether `program` (a path, or a bare name) is [`RELAY_PROGRAM`] or [`LITE_RELAY_PROGRAM`]: the relay,
+/// with the same command line, and no `relay` word before it.
 pub fn is_relay_program(program: &str) -> bool {
     std::path::Path::new(program)
         .file_name()
-        .is_some_and(|name| name == RELAY_PROGRAM)
+        .is_some_and(|name| name == RELAY_PROGRAM || name == LITE_RELAY_PROGRAM)
 }
 
 /// A word as the shell reads it back: as is when it holds only characters the shell leaves alone, else

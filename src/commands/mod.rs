@@ -305,16 +305,23 @@ fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
     })
 }
 
-/// The program to write into agents' settings for the relay: `hookd-relay` where it is installed beside
-/// this binary (it starts faster, see `src/bin/hookd-relay.rs`) and may be trusted as hookd is
-/// ([`trusted_beside`]), else this binary (`hookd relay`), which always works.
+/// The program to write into agents' settings for the relay, the fastest to start that is installed
+/// beside this binary and may be trusted as hookd is ([`trusted_beside`]): `hookd-relay-lite` (no libc,
+/// `lite/`), which hands what it cannot carry to `hookd-relay` beside it, so only with that one there
+/// too; else `hookd-relay` (see `src/bin/hookd-relay.rs`); else this binary (`hookd relay`), which always
+/// works.
 fn relay_binary() -> Result<String, String> {
+    use crate::agents::snippet::{LITE_RELAY_PROGRAM, RELAY_PROGRAM};
     let hookd = this_binary()?;
-    let beside = Path::new(&hookd).with_file_name(crate::agents::snippet::RELAY_PROGRAM);
-    Ok(match beside.to_str() {
-        Some(relay) if trusted_beside(Path::new(&hookd), &beside) => relay.to_string(),
-        _ => hookd,
-    })
+    let trusted = |name: &str| {
+        let beside = Path::new(&hookd).with_file_name(name);
+        trusted_beside(Path::new(&hookd), &beside)
+            .then(|| beside.to_str().map(str::to_string))
+            .flatten()
+    };
+    let relay = trusted(RELAY_PROGRAM);
+    let lite = relay.as_ref().and_then(|_| trusted(LITE_RELAY_PROGRAM));
+    Ok(lite.or(relay).unwrap_or(hookd))
 }
 
 /// Whether `relay`, found beside `hookd`, may go into agents' settings in hookd's place: a regular file

@@ -19,9 +19,21 @@ pub use crate::agents::relay::{
     NOT_RUNNING, Options, answer_for, read_translated, undecided_warning, wait_for,
 };
 
+/// Set by `hookd-relay-lite` when it hands a call over because the daemon took its request and gave no
+/// answer within the relay's wait: the daemon is not asked again (its hooks may have run), and the call
+/// is answered as one the daemon was silent on. Not for people to set.
+pub const DAEMON_SILENT_VAR: &str = "HOOKD_RELAY_DAEMON_SILENT";
+
 /// Relays the hook input on stdin through the daemon on `options.socket`.
 pub fn run(options: &Options) -> ExitCode {
+    let silent = std::env::var_os(DAEMON_SILENT_VAR).is_some_and(|v| v == "1");
     let relayed = crate::agents::relay::relay(options, std::io::stdin().lock(), |line, wait| {
+        if silent {
+            return Err(Unanswered::TimedOut(format!(
+                "hookd on {} did not answer in time",
+                options.socket.display()
+            )));
+        }
         crate::commands::client::request_line(&options.socket, line, Some(wait))
             .and_then(|response| response.read_fire())
             .map_err(|error| match error {

@@ -78,6 +78,8 @@ mod workers;
 
 /// `hookd relay` end to end with the agents' captured hook inputs.
 mod relay;
+/// `hookd-relay-lite`, the relay with no libc: the same answers as `hookd relay`, whatever happens.
+mod relay_lite;
 /// `hookd-relay`, the relay as a program of its own: the same answers, and what setup writes.
 mod relay_program;
 /// The socket's `relay` request: an agent's raw hook input answered as `hookd relay` answers it.

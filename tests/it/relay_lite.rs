@@ -1,0 +1,325 @@
+//! `hookd-relay-lite` (`lite/`), the relay with no libc, which pipes the call to the daemon's `relay`
+//! request and hands anything else to `hookd-relay` beside it: held to `hookd relay`'s answers, byte for
+//! byte, for every captured input of every agent, a daemon that refuses, none at all, one that hangs,
+//! and the inputs and command lines it does not carry itself.
+
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::attack_relay::{fixture_args, fixtures};
+use crate::common::*;
+
+/// A safety net for one run (never a speed assertion).
+const T: Duration = Duration::from_secs(30);
+
+/// `hookd-relay-lite`, built (release: its `panic = "abort"` and no libc hold in both profiles, and the
+/// release build is the one installed) into `target/lite`, in a folder of its own with `hookd` and
+/// `hookd-relay` beside it, as `cargo install` puts them. Built once per test run.
+fn lite() -> &'static str {
+    static LITE: OnceLock<String> = OnceLock::new();
+    LITE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = Path::new(BIN)
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .join("lite");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut build = std::process::Command::new(cargo);
+        build
+            .args(["build", "--release", "--quiet", "--manifest-path"])
+            .arg(root.join("lite/Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target);
+        let built = run_with_deadline(build, None, Duration::from_secs(300));
+        assert!(
+            built.status.success(),
+            "building hookd-relay-lite: {}",
+            text(&built.stderr)
+        );
+        let folder = target.join("beside");
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        let lite = folder.join("hookd-relay-lite");
+        std::fs::copy(target.join("release/hookd-relay-lite"), &lite).unwrap();
+        std::os::unix::fs::symlink(BIN, folder.join("hookd")).unwrap();
+        std::os::unix::fs::symlink(RELAY_BIN, folder.join("hookd-relay")).unwrap();
+        lite.to_str().unwrap().to_string()
+    })
+}
+
+/// `hookd relay` and `hookd-relay-lite` answer `args` and `input` alike; the lite one's answer.
+fn alike(args: &[&str], input: &str, state: &Path) -> Said {
+    let relay = relay_said(BIN, &["relay"], args, input, state, T);
+    let lite = relay_said(lite(), &[], args, input, state, T);
+    assert_eq!(relay, lite, "{args:?}, {}", cut(input));
+    lite
+}
+
+fn cut(input: &str) -> &str {
+    &input[..input.floor_char_boundary(300)]
+}
+
+/// A daemon whose hooks refuse at every moment that can be refused, and add at the others.
+fn refusing_daemon() -> Daemon {
+    Daemon::with_scripts(
+        &[
+            ("no.sh", "cat >/dev/null\necho 'not today' >&2\nexit 2"),
+            ("context.sh", "cat >/dev/null\necho 'branch: main'"),
+        ],
+        // The Stop cap out of the way: each input is asked several times, in one session.
+        "[defaults]\nstop_refusal_cap = 1000\n\n\
+         [[hooks.PreToolUse]]\nname = \"no-tool\"\ncommand = \"@DIR@/no.sh\"\n\n\
+         [[hooks.UserPromptSubmit]]\nname = \"context\"\ncommand = \"@DIR@/context.sh\"\n\n\
+         [[hooks.SessionStart]]\nname = \"context-start\"\ncommand = \"@DIR@/context.sh\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"no-permission\"\ncommand = \"@DIR@/no.sh\"\n\n\
+         [[hooks.Stop]]\nname = \"no-stop\"\ncommand = \"@DIR@/no.sh\"\n",
+    )
+}
+
+#[test]
+fn every_captured_input_is_answered_as_hookd_relay_answers_it() {
+    let d = refusing_daemon();
+    let socket = d.socket.to_str().unwrap().to_string();
+    let state = d.sb.p("state");
+    let mut refused = 0;
+    for (_, agent, event, input) in fixtures() {
+        let args = fixture_args(&agent, &event, &socket);
+        let said = alike(&args, &input, &state);
+        refused += usize::from(format!("{}{}", said.stdout, said.stderr).contains("not today"));
+        let mut closed = args.clone();
+        closed.push("--fail-closed");
+        alike(&closed, &input, &state);
+    }
+    assert!(refused >= 10, "only {refused} inputs were refused");
+}
+
+#[test]
+fn the_call_is_carried_by_the_daemons_relay_request() {
+    // Not handed over: the daemon's record says the fire came through the relay request, and the lite
+    // relay never started hookd-relay (which would have fired it again).
+    let d = refusing_daemon();
+    let socket = d.socket.to_str().unwrap().to_string();
+    let state = d.sb.p("state");
+    let input = fixture("claude-code", "PreToolUse-1.json");
+    let folder = Path::new(lite()).parent().unwrap().to_path_buf();
+    // A folder with the lite relay and nothing beside it: a hand-over would fail, and say so.
+    let alone = d.sb.p("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    let lone = alone.join("hookd-relay-lite");
+    std::fs::copy(folder.join("hookd-relay-lite"), &lone).unwrap();
+    let args = [
+        "--agent",
+        "claude-code",
+        "--socket",
+        socket.as_str(),
+        "--fail-closed",
+    ];
+    let relay = relay_said(BIN, &["relay"], &args, &input, &state, T);
+    let lone_said = relay_said(lone.to_str().unwrap(), &[], &args, &input, &state, T);
+    assert_eq!(relay, lone_said);
+    assert!(lone_said.stdout.contains("not today"), "{lone_said:?}");
+}
+
+#[test]
+fn with_no_daemon_a_hung_one_or_an_old_one_the_relay_answers() {
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let input = fixture("claude-code", "PreToolUse-1.json");
+    let down = sb.p("down.sock");
+    for closed in [false, true] {
+        let mut args = vec!["--agent", "claude-code", "--socket", down.to_str().unwrap()];
+        if closed {
+            args.push("--fail-closed");
+        }
+        alike(&args, &input, &state);
+    }
+    // A daemon that takes the request and never answers: both answer as for a silent daemon, the
+    // relay after its wait, the lite one a grace later; neither asks it twice.
+    let hung = refusing_daemon();
+    let socket = hung.socket.to_str().unwrap().to_string();
+    hung.signal(nix::sys::signal::Signal::SIGSTOP);
+    for closed in [false, true] {
+        let mut args = vec![
+            "--agent",
+            "claude-code",
+            "--socket",
+            &socket,
+            "--timeout",
+            "0.3",
+        ];
+        if closed {
+            args.push("--fail-closed");
+        }
+        let said = alike(&args, &input, &state);
+        let told = format!("{}{}", said.stdout, said.stderr);
+        let expected = if closed {
+            "hookd is not running"
+        } else {
+            "did not answer in time"
+        };
+        assert!(told.contains(expected), "{said:?}");
+    }
+    hung.signal(nix::sys::signal::Signal::SIGCONT);
+    // A daemon that knows no `relay` request (an older one, here a stand-in that refuses it and
+    // refuses every fire): the lite relay hands the call over, and the relay's fire is answered.
+    let old = sb.p("old.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&old).unwrap();
+    let serving = std::thread::spawn(move || {
+        use std::io::{BufRead, BufReader, Write};
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { break };
+            let mut line = String::new();
+            if BufReader::new(&stream).read_line(&mut line).is_err() || line == "stop\n" {
+                break;
+            }
+            let answer = if line.contains("\"op\":\"relay\"") {
+                "{\"id\":1,\"ok\":false,\"error\":{\"kind\":\"bad_request\",\"message\":\"unknown op \\\"relay\\\"\"}}\n"
+            } else {
+                "{\"id\":1,\"ok\":true,\"refused\":true,\"reason\":\"old says no\",\"adds\":[],\"hooks\":[]}\n"
+            };
+            let _ = (&stream).write_all(answer.as_bytes());
+        }
+    });
+    let args = ["--agent", "claude-code", "--socket", old.to_str().unwrap()];
+    let said = alike(&args, &input, &state);
+    assert!(said.stdout.contains("old says no"), "{said:?}");
+    let mut stop = std::os::unix::net::UnixStream::connect(&old).unwrap();
+    std::io::Write::write_all(&mut stop, b"stop\n").unwrap();
+    serving.join().unwrap();
+}
+
+#[test]
+fn inputs_and_command_lines_it_does_not_carry_are_the_relays() {
+    let d = refusing_daemon();
+    let socket = d.socket.to_str().unwrap().to_string();
+    let state = d.sb.p("state");
+    let rm = |padding: usize| {
+        format!(
+            r#"{{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{{"command":"rm -rf / {}"}}}}"#,
+            "x".repeat(padding)
+        )
+    };
+    // Past the request's 1 MiB, and past the relay's 64 MiB: the relay reads them from the memfd.
+    for size in [(1 << 20) + 10, 65 << 20] {
+        let said = alike(
+            &["--agent", "claude-code", "--socket", &socket],
+            &rm(size),
+            &state,
+        );
+        assert!(
+            !said.stdout.is_empty() || !said.stderr.is_empty(),
+            "{said:?}"
+        );
+    }
+    // Control characters, quotes and backslashes, and text past ASCII, carried in the request.
+    let awkward = r#"{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf \"/tmp/a b\" \\ \u0001\u001f é 🦀 \t"}}"#;
+    alike(
+        &["--agent", "claude-code", "--socket", &socket],
+        awkward,
+        &state,
+    );
+    // Words it leaves to the relay, and the ones it reads itself in another spelling.
+    for args in [
+        vec!["--help"],
+        vec!["--agent", "claude", "--socket", &socket],
+        vec!["--agent=codex", "--socket", &socket],
+        vec!["--agent", "codex", "--socket", &socket, "--timeout", "1e1"],
+        vec![
+            "--agent",
+            "codex",
+            "--socket",
+            &socket,
+            "--timeout=2.5",
+            "--fail-closed",
+        ],
+        vec!["--agent", "codex", "--socket", &socket, "--timeout", "0"],
+        vec!["--agent", "codex", "--agent", "codex", "--socket", &socket],
+        vec![
+            "--agent",
+            "codex",
+            "--socket",
+            &socket,
+            "--fail-closed",
+            "--bogus",
+        ],
+        vec![
+            "--agent",
+            "copilot-cli",
+            "--event",
+            "preToolUse",
+            "--socket",
+            &socket,
+        ],
+    ] {
+        alike(&args, &rm(0), &state);
+    }
+    // The socket from the environment, as the relay finds it ($HOOKD_SOCKET is left out by the tests'
+    // runner): $XDG_RUNTIME_DIR/hookd/hookd.sock (a link to the daemon's, then nobody there: both say
+    // so, naming the same path), then /tmp/hookd-$UID.
+    let runtime = d.sb.p("xdg");
+    std::fs::create_dir_all(runtime.join("hookd")).unwrap();
+    std::os::unix::fs::symlink(&d.socket, runtime.join("hookd/hookd.sock")).unwrap();
+    let elsewhere = d.sb.p("elsewhere");
+    for (variable, value, carried) in [
+        ("XDG_RUNTIME_DIR", runtime.to_str().unwrap(), true),
+        ("XDG_RUNTIME_DIR", elsewhere.to_str().unwrap(), false),
+        ("XDG_RUNTIME_DIR", "", false),
+    ] {
+        let mut said = Vec::new();
+        for (program, words) in [(BIN, &["relay"][..]), (lite(), &[][..])] {
+            let mut command = std::process::Command::new(program);
+            command
+                .args(words)
+                .args(["--agent", "claude-code"])
+                .env("XDG_STATE_HOME", &state)
+                .env_remove("HOOKD_SOCKET")
+                .env_remove("XDG_RUNTIME_DIR")
+                .env(variable, value);
+            let out = run_with_deadline(command, Some(&rm(0)), T);
+            said.push((code(&out.status), text(&out.stdout), text(&out.stderr)));
+        }
+        assert_eq!(said[0], said[1], "{variable}={value}");
+        assert_eq!(said[1].1.contains("not today"), carried, "{said:?}");
+    }
+}
+
+#[test]
+fn print_settings_writes_the_lite_relay_where_it_and_hookd_relay_are_installed() {
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let printed = |dir: &Path, with_relay: bool| {
+        std::fs::create_dir_all(dir).unwrap();
+        let hookd = dir.join("hookd");
+        std::fs::copy(BIN, &hookd).unwrap();
+        std::fs::copy(lite(), dir.join("hookd-relay-lite")).unwrap();
+        if with_relay {
+            std::fs::copy(RELAY_BIN, dir.join("hookd-relay")).unwrap();
+        }
+        let said = relay_said(
+            hookd.to_str().unwrap(),
+            &["relay"],
+            &["--print-settings", "claude-code"],
+            "",
+            &state,
+            T,
+        );
+        assert_eq!(said.code, 0, "{said:?}");
+        (hookd, said.stdout)
+    };
+    let both = sb.p("both");
+    let (_, written) = printed(&both, true);
+    let lite_command = format!(
+        "{} --agent claude-code",
+        both.join("hookd-relay-lite").display()
+    );
+    assert!(written.contains(&lite_command), "{written}");
+    // Without hookd-relay beside it, the lite relay could hand nothing over: hookd relay is written.
+    let (hookd, written) = printed(&sb.p("alone"), false);
+    assert!(
+        written.contains(&format!("{} relay --agent claude-code", hookd.display())),
+        "{written}"
+    );
+}
