@@ -634,7 +634,7 @@ struct Samples {
     command: Vec<Duration>,
     no_hook: Vec<Duration>,
     /// Rows G and G0 of each of [`relays`], in its order.
-    relays: [RelaySamples; 3],
+    relays: [RelaySamples; 4],
     sleepers: Vec<Duration>,
     http_no_hook: Vec<Duration>,
     http_argv: Vec<Duration>,
