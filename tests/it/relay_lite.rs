@@ -4,7 +4,6 @@
 //! and the inputs and command lines it does not carry itself.
 
 use std::path::Path;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::attack_relay::{fixture_args, fixtures};
@@ -13,41 +12,9 @@ use crate::common::*;
 /// A safety net for one run (never a speed assertion).
 const T: Duration = Duration::from_secs(30);
 
-/// `hookd-relay-lite`, built (release: its `panic = "abort"` and no libc hold in both profiles, and the
-/// release build is the one installed) into `target/lite`, in a folder of its own with `hookd` and
-/// `hookd-relay` beside it, as `cargo install` puts them. Built once per test run.
+/// The lite relay, installed beside `hookd` and `hookd-relay` (`common::hookd_installed_with_lite`).
 fn lite() -> &'static str {
-    static LITE: OnceLock<String> = OnceLock::new();
-    LITE.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let target = Path::new(BIN)
-            .parent()
-            .unwrap()
-            .parent()
-            .unwrap()
-            .join("lite");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut build = std::process::Command::new(cargo);
-        build
-            .args(["build", "--release", "--quiet", "--manifest-path"])
-            .arg(root.join("lite/Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target);
-        let built = run_with_deadline(build, None, Duration::from_secs(300));
-        assert!(
-            built.status.success(),
-            "building hookd-relay-lite: {}",
-            text(&built.stderr)
-        );
-        let folder = target.join("beside");
-        let _ = std::fs::remove_dir_all(&folder);
-        std::fs::create_dir_all(&folder).unwrap();
-        let lite = folder.join("hookd-relay-lite");
-        std::fs::copy(target.join("release/hookd-relay-lite"), &lite).unwrap();
-        std::os::unix::fs::symlink(BIN, folder.join("hookd")).unwrap();
-        std::os::unix::fs::symlink(RELAY_BIN, folder.join("hookd-relay")).unwrap();
-        lite.to_str().unwrap().to_string()
-    })
+    lite_relay()
 }
 
 /// `hookd relay` and `hookd-relay-lite` answer `args` and `input` alike; the lite one's answer.

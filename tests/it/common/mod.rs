@@ -10,6 +10,7 @@
 mod client;
 mod daemon;
 mod events;
+mod lite;
 mod procs;
 mod pty;
 mod require;
@@ -19,6 +20,7 @@ mod sandbox;
 pub use client::*;
 pub use daemon::*;
 pub use events::*;
+pub use lite::*;
 pub use procs::*;
 pub use pty::*;
 pub use require::*;

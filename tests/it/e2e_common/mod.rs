@@ -242,9 +242,12 @@ impl Drop for ModelServer {
 }
 
 /// What `hookd relay --print-settings AGENT` prints, with `extra` flags (`--socket P`,
-/// `--fail-closed`), in the environment `env` (Codex's snippet names `$CODEX_HOME/config.toml`).
+/// `--fail-closed`), in the environment `env` (Codex's snippet names `$CODEX_HOME/config.toml`). Run from
+/// a folder where hookd is installed with `hookd-relay` and `hookd-relay-lite` beside it
+/// (`common::hookd_installed_with_lite`), as a user who installed all three has it: the agents run the lite relay, and
+/// the lite relay hands what it does not carry to `hookd-relay`.
 pub fn print_settings(agent: &str, extra: &[&str], env: &[(&str, &Path)]) -> String {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(hookd_installed_with_lite().join("hookd"));
     cmd.args(["relay", "--print-settings", agent]).args(extra);
     for (k, v) in env {
         cmd.env(k, v);
