@@ -37,6 +37,24 @@ pub fn string(out: &mut Buf, text: &[u8]) {
     out.push_byte(b'"');
 }
 
+/// Whether `line` is the daemon's error for a request it refused before firing anything: a request it
+/// could not read or take (`bad_request`, `bad_json`, `too_large`) or one that came while it stops
+/// (`shutting_down`). In a JSON text, `"kind":"..."` with bare quotes can only be a member, never text
+/// inside a string (whose quotes are escaped).
+pub fn refused_before_firing(line: &[u8]) -> bool {
+    let has = |needle: &[u8]| line.windows(needle.len()).any(|window| window == needle);
+    line.starts_with(b"{")
+        && has(b"\"ok\":false")
+        && [
+            &b"\"kind\":\"bad_request\""[..],
+            b"\"kind\":\"bad_json\"",
+            b"\"kind\":\"too_large\"",
+            b"\"kind\":\"shutting_down\"",
+        ]
+        .iter()
+        .any(|kind| has(kind))
+}
+
 /// The daemon's answer to a `relay` request.
 pub struct Answer<'a> {
     pub exit: i32,

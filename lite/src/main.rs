@@ -9,15 +9,18 @@
 //! exit with, made by `hookd relay`'s own code, and writes that out.
 //!
 //! Everything else it hands to `hookd relay` (`hookd-relay` beside it, else `hookd relay`), giving it
-//! the input it read through a memfd, so that the answer is always the relay's:
+//! the input it read through a memfd, so that the answer is always the relay's. Before anything reached
+//! the daemon, or when the daemon refused the request before firing anything, the relay asks the daemon
+//! itself:
 //! - a command line other than the plain forms `--print-settings` writes;
 //! - an input over 1 MiB or not UTF-8;
 //! - no daemon on the socket, or one that is not the user's;
-//! - a daemon that refuses the request (an older one, an agent it does not know).
+//! - a daemon that refuses the request (an older one, an agent it does not know, one stopping).
 //!
-//! Nothing has been fired then, and the relay asks the daemon itself. When the daemon took the request
-//! and gave no answer within the relay's wait, the relay is told so (`HOOKD_RELAY_DAEMON_SILENT`): it
-//! answers as for a silent daemon, fail-open or `--fail-closed`, without asking again.
+//! Once the daemon may have the request, it is never asked again (its hooks may have run). If it gives
+//! no answer within the relay's wait, or the connection closes first, or the answer cannot be read, the
+//! relay is told so (`HOOKD_RELAY_UNANSWERED`) and answers as for a daemon that could not answer,
+//! fail-open or `--fail-closed`.
 //!
 //! Linux on x86_64 only; elsewhere, `hookd-relay` is the relay.
 
@@ -66,28 +69,48 @@ unsafe extern "C" fn start(stack: *const usize) -> ! {
     sys::exit(run(args, env))
 }
 
+/// Why the call goes to `hookd relay`.
+#[derive(Clone, Copy)]
+enum HandOver {
+    /// Nothing reached the daemon, or it refused the request before firing anything: the relay asks it.
+    Ask,
+    /// The daemon has the request, and its hooks may have run: the relay answers as for a daemon that
+    /// could not answer, without asking again. The `HOOKD_RELAY_UNANSWERED` entry that says why.
+    Unanswered(&'static [u8]),
+}
+
+const SILENT: HandOver = HandOver::Unanswered(b"HOOKD_RELAY_UNANSWERED=silent\0");
+const CLOSED: HandOver = HandOver::Unanswered(b"HOOKD_RELAY_UNANSWERED=closed\0");
+const UNREADABLE: HandOver = HandOver::Unanswered(b"HOOKD_RELAY_UNANSWERED=unreadable\0");
+
 fn run(args: &[*const u8], env: &[*const u8]) -> i32 {
+    sys::set_up();
     let words: &[*const u8] = args.get(1..).unwrap_or(&[]);
     let mut input = Buf::new(INPUT_MAX + 1);
     let whole = input.read_all_from(Fd::STDIN, INPUT_MAX + 1);
+    let hand_over = |input: &mut Buf, why: HandOver| hand_over(args, env, input, whole, why);
+    // Told already that the daemon did not answer (by a lite relay before this one): the relay's to say.
+    if sys::env_var(env, sys::UNANSWERED).is_some() {
+        return hand_over(&mut input, HandOver::Ask);
+    }
     let Some(told) = read_words(words) else {
-        return hand_over(args, env, &mut input, false);
+        return hand_over(&mut input, HandOver::Ask);
     };
     if !whole || input.len() > INPUT_MAX || core::str::from_utf8(input.bytes()).is_err() {
-        return hand_over(args, env, &mut input, false);
+        return hand_over(&mut input, HandOver::Ask);
     }
     let Some(timeout_ms) = timeout_ms(told.timeout) else {
-        return hand_over(args, env, &mut input, false);
+        return hand_over(&mut input, HandOver::Ask);
     };
     let mut socket_path = Buf::new(256);
     if !default_socket(&told, env, &mut socket_path) {
-        return hand_over(args, env, &mut input, false);
+        return hand_over(&mut input, HandOver::Ask);
     }
     let Some(connection) = sys::connect_unix(socket_path.bytes()) else {
-        return hand_over(args, env, &mut input, false);
+        return hand_over(&mut input, HandOver::Ask);
     };
     if !sys::peer_is(connection, sys::getuid()) {
-        return hand_over(args, env, &mut input, false);
+        return hand_over(&mut input, HandOver::Ask);
     }
     let mut request = Buf::new(input.len() + input.len() / 8 + 4096);
     request.push(b"{\"op\":\"relay\",\"id\":1,\"agent\":");
@@ -109,28 +132,33 @@ fn run(args: &[*const u8], env: &[*const u8]) -> i32 {
     json::string(&mut request, input.bytes());
     request.push(b"}\n");
     let deadline = sys::now_ms() + timeout_ms + GRACE_MS;
-    if !sys::write_all(connection, request.bytes(), deadline) {
-        // Not all of it sent: the daemon may still have read a whole line (it cannot, without the line
-        // end, which comes last), so nothing was fired.
-        return hand_over(args, env, &mut input, false);
+    match sys::send(connection, request.bytes(), deadline) {
+        sys::Sent::All => {}
+        // Nothing of it reached the daemon: it is asked again.
+        sys::Sent::Broken(0) => return hand_over(&mut input, HandOver::Ask),
+        // Part of it did, and the daemon reads a last line without its line end as a request: it may
+        // have been fired.
+        sys::Sent::Broken(_) => return hand_over(&mut input, CLOSED),
+        sys::Sent::Late(_) => return hand_over(&mut input, SILENT),
     }
     let mut response = Buf::new(64 << 10);
     match sys::read_line(connection, &mut response, deadline) {
         sys::Line::Whole => {}
-        // Asked and not answered in time: the relay answers as for a silent daemon.
-        sys::Line::Late => return hand_over(args, env, &mut input, true),
-        // Closed or broken before a whole line: the relay asks again, and says what it finds.
-        sys::Line::Broken => return hand_over(args, env, &mut input, false),
+        sys::Line::Late => return hand_over(&mut input, SILENT),
+        sys::Line::Broken => return hand_over(&mut input, CLOSED),
+    }
+    if json::refused_before_firing(response.bytes()) {
+        // An older daemon, an agent it does not know, a daemon stopping: nothing was fired.
+        return hand_over(&mut input, HandOver::Ask);
     }
     match json::relay_response(response.bytes_mut()) {
         Some(answer) => {
+            // Written as the relay writes them: an error writing (the agent gone) changes nothing.
             sys::write_all(Fd::STDOUT, answer.stdout, u64::MAX);
             sys::write_all(Fd::STDERR, answer.stderr, u64::MAX);
             answer.exit
         }
-        // An error (an older daemon, an agent it does not know), or a response this program cannot
-        // read: nothing of this call is known to have run, and the relay asks again.
-        None => hand_over(args, env, &mut input, false),
+        None => hand_over(&mut input, UNREADABLE),
     }
 }
 
@@ -252,8 +280,12 @@ fn default_socket(told: &Words, env: &[*const u8], path: &mut Buf) -> bool {
         }
         (Ok(None), Err(())) => false,
         (Ok(None), Ok(Some(runtime))) => {
+            // Joined as a path is joined: no second slash after one the folder ends with.
             path.push(runtime);
-            path.push(b"/hookd/hookd.sock");
+            if !runtime.ends_with(b"/") {
+                path.push_byte(b'/');
+            }
+            path.push(b"hookd/hookd.sock");
             true
         }
         (Ok(None), Ok(None)) => {
@@ -266,36 +298,40 @@ fn default_socket(told: &Words, env: &[*const u8], path: &mut Buf) -> bool {
 }
 
 /// Hands the call to `hookd relay`: `hookd-relay` beside this program, else `hookd relay`, with the same
-/// words and the input read so far (and the rest of stdin) on its stdin. `silent`: the daemon took the
-/// request and did not answer within the relay's wait. Returns only when neither can be started: then it
-/// answers as the relay does when it cannot answer, fail-open or, with `--fail-closed`, refused.
-fn hand_over(args: &[*const u8], env: &[*const u8], input: &mut Buf, silent: bool) -> i32 {
+/// words and the input (read whole, or what was read and the rest of stdin) on its stdin. Returns only
+/// when neither can be started: then it answers as the relay does when it cannot answer, fail-open or,
+/// with `--fail-closed` (spelt as the relay reads it), refused with the reason on stderr and exit 2.
+fn hand_over(
+    args: &[*const u8],
+    env: &[*const u8],
+    input: &mut Buf,
+    whole: bool,
+    why: HandOver,
+) -> i32 {
     let given = sys::memfd_with(input.bytes()).and_then(|fd| {
-        // The rest of the input, if it was not read whole: the relay reads it from the same file.
-        sys::copy_rest(Fd::STDIN, fd).then_some(fd)
+        // Read again past its end, a terminal would wait for a second end of input.
+        (whole || sys::copy_rest(Fd::STDIN, fd)).then_some(fd)
     });
     if let Some(fd) = given {
         sys::rewind_onto_stdin(fd);
     }
+    let unanswered = match why {
+        HandOver::Ask => None,
+        HandOver::Unanswered(entry) => Some(entry),
+    };
     let mut folder = Buf::new(4096);
     if sys::own_folder(&mut folder) {
         let mut relay = Buf::new(4096);
         relay.push(folder.bytes());
         relay.push(b"/hookd-relay\0");
-        sys::exec(relay.bytes(), None, args, env, silent);
+        sys::exec(relay.bytes(), None, args, env, unanswered);
         let mut hookd = Buf::new(4096);
         hookd.push(folder.bytes());
         hookd.push(b"/hookd\0");
-        sys::exec(hookd.bytes(), Some(b"relay\0"), args, env, silent);
+        sys::exec(hookd.bytes(), Some(b"relay\0"), args, env, unanswered);
     }
-    let fail_closed = read_words(args.get(1..).unwrap_or(&[])).is_some_and(|told| told.fail_closed)
-        || args.iter().skip(1).any(|&arg| {
-            // SAFETY: as in `read_words`.
-            let word = unsafe { sys::c_str(arg) };
-            word == b"--fail-closed"
-        });
     let mut said = Buf::new(256);
-    if fail_closed {
+    if asks_fail_closed(args.get(1..).unwrap_or(&[])) {
         said.push(b"hookd could not answer: ");
         said.push(NAME);
         said.push(b" cannot start hookd-relay or hookd beside it\n");
@@ -309,6 +345,28 @@ fn hand_over(args: &[*const u8], env: &[*const u8], input: &mut Buf, silent: boo
         sys::write_all(Fd::STDERR, said.bytes(), u64::MAX);
         0
     }
+}
+
+/// Whether a word asks for `--fail-closed`, however it is spelt, as the relay reads a command line it
+/// cannot parse (`relay_argv::asks_fail_closed`): `-`, then `failclosed` in any case, with `-` and `_`
+/// anywhere, and any `=value`.
+fn asks_fail_closed(words: &[*const u8]) -> bool {
+    words.iter().any(|&word| {
+        // SAFETY: the arguments are NUL-terminated strings the kernel placed.
+        let word = unsafe { sys::c_str(word) };
+        let Some(name) = word.strip_prefix(b"-") else {
+            return false;
+        };
+        let name = name.split(|&b| b == b'=').next().unwrap_or_default();
+        let mut letters = name
+            .iter()
+            .filter(|&&b| b != b'-' && b != b'_')
+            .map(u8::to_ascii_lowercase);
+        b"failclosed"
+            .iter()
+            .all(|&want| letters.next() == Some(want))
+            && letters.next().is_none()
+    })
 }
 
 #[panic_handler]

@@ -15,9 +15,11 @@ global_asm!(
 
 const READ: usize = 0;
 const WRITE: usize = 1;
+const OPEN: usize = 2;
 const CLOSE: usize = 3;
 const POLL: usize = 7;
 const LSEEK: usize = 8;
+const RT_SIGACTION: usize = 13;
 const MMAP: usize = 9;
 const MREMAP: usize = 25;
 const DUP2: usize = 33;
@@ -25,6 +27,7 @@ const SOCKET: usize = 41;
 const CONNECT: usize = 42;
 const GETSOCKOPT: usize = 55;
 const EXECVE: usize = 59;
+const FCNTL: usize = 72;
 const READLINK: usize = 89;
 const GETUID: usize = 102;
 const CLOCK_GETTIME: usize = 228;
@@ -33,6 +36,7 @@ const MEMFD_CREATE: usize = 319;
 
 const EINTR: isize = -4;
 const EAGAIN: isize = -11;
+const EBADF: isize = -9;
 
 /// A raw system call with up to six arguments; a negative result is `-errno`.
 ///
@@ -63,6 +67,26 @@ pub fn exit(code: i32) -> ! {
         // exit_group does not return; the loop only tells the compiler so.
         call3(EXIT_GROUP, code as usize, 0, 0);
     }
+}
+
+/// Makes the process safe to run in whatever state it was started: stdin, stdout and stderr open (on
+/// `/dev/null` where they were closed, so that the socket never takes their place and an answer is never
+/// written to it), and SIGPIPE ignored (a peer that hangs up is an error to handle, not the end of the
+/// process: a relay killed by it would answer nothing).
+pub fn set_up() {
+    for fd in 0..3 {
+        if call3(FCNTL, fd, 1, 0) == EBADF {
+            let null = call3(OPEN, c"/dev/null".as_ptr() as usize, 2, 0);
+            if null >= 0 && null as usize != fd {
+                call3(DUP2, null as usize, fd, 0);
+                call3(CLOSE, null as usize, 0, 0);
+            }
+        }
+    }
+    // struct sigaction: handler SIG_IGN (1), flags, restorer, mask.
+    let ignore = [1usize, 0, 0, 0];
+    // SAFETY: rt_sigaction reads one kernel sigaction and a mask size of 8 bytes.
+    unsafe { call(RT_SIGACTION, [13, ignore.as_ptr() as usize, 0, 8, 0, 0]) };
 }
 
 /// A file descriptor.
@@ -113,7 +137,8 @@ pub unsafe fn c_str(s: *const u8) -> &'static [u8] {
 
 /// `name`'s value in the environment, if it is there.
 pub fn env_var(env: &[*const u8], name: &[u8]) -> Option<&'static [u8]> {
-    env.iter().rev().find_map(|&entry| {
+    // The first entry of that name, as the relay's `std::env::var` finds it.
+    env.iter().find_map(|&entry| {
         // SAFETY: the environment's entries are NUL-terminated strings the kernel placed.
         let entry = unsafe { c_str(entry) };
         let rest = entry.strip_prefix(name)?;
@@ -307,22 +332,39 @@ fn ready(fd: Fd, events: i16, deadline: u64) -> bool {
     }
 }
 
-/// Writes all of `bytes` to `fd` by `deadline` (ms); whether it did.
-pub fn write_all(fd: Fd, mut bytes: &[u8], deadline: u64) -> bool {
-    while !bytes.is_empty() {
-        let n = call3(WRITE, fd.0 as usize, bytes.as_ptr() as usize, bytes.len());
+/// How writing ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    All,
+    /// The deadline passed first, after this many bytes.
+    Late(usize),
+    /// The file closed or broke first, after this many bytes.
+    Broken(usize),
+}
+
+/// Writes all of `bytes` to `fd` by `deadline` (ms).
+pub fn send(fd: Fd, bytes: &[u8], deadline: u64) -> Sent {
+    let mut sent = 0;
+    while sent < bytes.len() {
+        let rest = &bytes[sent..];
+        let n = call3(WRITE, fd.0 as usize, rest.as_ptr() as usize, rest.len());
         match n {
             EINTR => continue,
             EAGAIN => {
                 if !ready(fd, 4, deadline) {
-                    return false;
+                    return Sent::Late(sent);
                 }
             }
-            n if n <= 0 => return false,
-            n => bytes = &bytes[n as usize..],
+            n if n <= 0 => return Sent::Broken(sent),
+            n => sent += n as usize,
         }
     }
-    true
+    Sent::All
+}
+
+/// Writes all of `bytes` to `fd` by `deadline` (ms); whether it did.
+pub fn write_all(fd: Fd, bytes: &[u8], deadline: u64) -> bool {
+    send(fd, bytes, deadline) == Sent::All
 }
 
 /// How reading a response line ended.
@@ -433,14 +475,18 @@ pub fn own_folder(into: &mut Buf) -> bool {
     }
 }
 
+/// The variable that tells `hookd relay` why the daemon gave no answer (its `UNANSWERED_VAR`).
+pub const UNANSWERED: &[u8] = b"HOOKD_RELAY_UNANSWERED";
+
 /// Runs `program` (NUL-terminated) with `first` (NUL-terminated) before `args[1..]`, and the environment
-/// with, when `silent`, `HOOKD_RELAY_DAEMON_SILENT=1`. Returns only if it cannot.
+/// with, when given, `unanswered` (a whole NUL-terminated `NAME=value` entry) in place of any
+/// [`UNANSWERED`] it holds. Returns only if it cannot.
 pub fn exec(
     program: &[u8],
     first: Option<&[u8]>,
     args: &[*const u8],
     env: &[*const u8],
-    silent: bool,
+    unanswered: Option<&[u8]>,
 ) {
     let mut argv = Buf::new((args.len() + 3) * 8);
     let mut pointer = |p: *const u8| argv.push(&(p as usize).to_ne_bytes());
@@ -454,12 +500,15 @@ pub fn exec(
     pointer(core::ptr::null());
     let mut envp = Buf::new((env.len() + 2) * 8);
     let mut entry = |p: *const u8| envp.push(&(p as usize).to_ne_bytes());
-    if silent {
-        entry(c"HOOKD_RELAY_DAEMON_SILENT=1".as_ptr().cast());
+    if let Some(unanswered) = unanswered {
+        entry(unanswered.as_ptr());
     }
     for &variable in env {
         // SAFETY: the environment's entries are NUL-terminated strings.
-        if silent && unsafe { c_str(variable) }.starts_with(b"HOOKD_RELAY_DAEMON_SILENT=") {
+        let named = unsafe { c_str(variable) }
+            .strip_prefix(UNANSWERED)
+            .is_some_and(|rest| rest.starts_with(b"="));
+        if unanswered.is_some() && named {
             continue;
         }
         entry(variable);

@@ -320,7 +320,16 @@ fn relay_binary() -> Result<String, String> {
             .flatten()
     };
     let relay = trusted(RELAY_PROGRAM);
-    let lite = relay.as_ref().and_then(|_| trusted(LITE_RELAY_PROGRAM));
+    // The lite relay looks for hookd-relay beside its own file, links resolved (/proc/self/exe): a
+    // link to a lite relay elsewhere must find one there too, or it could hand nothing over.
+    let lite = relay
+        .as_ref()
+        .and_then(|_| trusted(LITE_RELAY_PROGRAM))
+        .filter(|lite| {
+            std::fs::canonicalize(lite).is_ok_and(|file| {
+                trusted_beside(Path::new(&hookd), &file.with_file_name(RELAY_PROGRAM))
+            })
+        });
     Ok(lite.or(relay).unwrap_or(hookd))
 }
 

@@ -19,20 +19,33 @@ pub use crate::agents::relay::{
     NOT_RUNNING, Options, answer_for, read_translated, undecided_warning, wait_for,
 };
 
-/// Set by `hookd-relay-lite` when it hands a call over because the daemon took its request and gave no
-/// answer within the relay's wait: the daemon is not asked again (its hooks may have run), and the call
-/// is answered as one the daemon was silent on. Not for people to set.
-pub const DAEMON_SILENT_VAR: &str = "HOOKD_RELAY_DAEMON_SILENT";
+/// Set by `hookd-relay-lite` when it hands a call over after the daemon took its request and gave no
+/// answer it could use: `silent` (none within the relay's wait), `closed` (the connection closed or broke
+/// first) or `unreadable` (an answer it could not read). The daemon is not asked again, since its hooks
+/// may have run: the call is answered as one the daemon could not answer. Not for people to set.
+pub const UNANSWERED_VAR: &str = "HOOKD_RELAY_UNANSWERED";
+
+/// Why the daemon gave no answer, as `hookd-relay-lite` found it ([`UNANSWERED_VAR`]).
+fn unanswered_by_the_lite_relay(options: &Options) -> Option<Unanswered> {
+    let found = std::env::var_os(UNANSWERED_VAR)?;
+    let socket = options.socket.display();
+    Some(match found.to_str() {
+        Some("silent") => Unanswered::TimedOut(format!("hookd on {socket} did not answer in time")),
+        Some("closed") => Unanswered::Other(format!(
+            "hookd on {socket} closed the connection without answering"
+        )),
+        _ => Unanswered::Other(format!(
+            "hookd on {socket} sent an answer hookd-relay-lite could not read"
+        )),
+    })
+}
 
 /// Relays the hook input on stdin through the daemon on `options.socket`.
 pub fn run(options: &Options) -> ExitCode {
-    let silent = std::env::var_os(DAEMON_SILENT_VAR).is_some_and(|v| v == "1");
+    let unanswered = unanswered_by_the_lite_relay(options);
     let relayed = crate::agents::relay::relay(options, std::io::stdin().lock(), |line, wait| {
-        if silent {
-            return Err(Unanswered::TimedOut(format!(
-                "hookd on {} did not answer in time",
-                options.socket.display()
-            )));
+        if let Some(unanswered) = unanswered {
+            return Err(unanswered);
         }
         crate::commands::client::request_line(&options.socket, line, Some(wait))
             .and_then(|response| response.read_fire())

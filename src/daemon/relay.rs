@@ -79,7 +79,16 @@ async fn ask(
 ) -> Asked {
     let unreadable =
         |why: String| Unanswered::Other(format!("hookd could not read its own fire: {why}"));
-    let fire = match crate::protocol::decode(&line) {
+    // A large fire line is decoded off the thread every client shares, as a large request line is.
+    let decoded = if line.len() <= OFF_THREAD {
+        Ok(crate::protocol::decode(&line))
+    } else {
+        tokio::task::spawn_blocking(move || crate::protocol::decode(&line)).await
+    };
+    let Ok(decoded) = decoded else {
+        return Err(unreadable("its decoding ended abnormally".into()));
+    };
+    let fire = match decoded {
         Ok((
             _,
             Request::Fire {

@@ -412,7 +412,12 @@ impl Connection {
                 self.agent = agent;
                 Action::Respond(to_line(&self.hello(id, moments)))
             }
-            Request::Relay(relay) => Action::Relay(id, relay, cost),
+            Request::Relay(relay) => {
+                // Charged as a fire is, and for its input too: the relay decodes it (a megabyte of
+                // `[0,0,...]` takes tens of megabytes decoded), which the line's own cost does not count.
+                let cost = cost.saturating_add(memory::request_cost(relay.input.as_bytes()));
+                Action::Relay(id, relay, cost)
+            }
             Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
             Request::Watch(filter) => match &self.daemon.journal {
                 Some(journal) => Action::Watch(Box::new(crate::daemon::tail::Watch {

@@ -129,6 +129,23 @@ fn with_no_daemon_a_hung_one_or_an_old_one_the_relay_answers() {
         };
         assert!(told.contains(expected), "{said:?}");
     }
+    // A large request the hung daemon does not read: the lite relay gives up on sending it by the same
+    // deadline, and the relay answers as for a silent daemon.
+    let large = format!(
+        r#"{{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{{"command":"ls {}"}}}}"#,
+        "x".repeat(900 << 10)
+    );
+    let args = [
+        "--agent",
+        "claude-code",
+        "--socket",
+        socket.as_str(),
+        "--timeout",
+        "0.3",
+        "--fail-closed",
+    ];
+    let said = alike(&args, &large, &state);
+    assert!(said.stdout.contains("hookd is not running"), "{said:?}");
     hung.signal(nix::sys::signal::Signal::SIGCONT);
     // A daemon that knows no `relay` request (an older one, here a stand-in that refuses it and
     // refuses every fire): the lite relay hands the call over, and the relay's fire is answered.
@@ -156,6 +173,152 @@ fn with_no_daemon_a_hung_one_or_an_old_one_the_relay_answers() {
     let mut stop = std::os::unix::net::UnixStream::connect(&old).unwrap();
     std::io::Write::write_all(&mut stop, b"stop\n").unwrap();
     serving.join().unwrap();
+}
+
+/// A stand-in daemon on `socket` that reads each connection's request line and answers `answer` (or
+/// closes without a word when `None`), counting the requests it was sent; `stop` ends it.
+fn stand_in(
+    socket: &Path,
+    answer: Option<&'static str>,
+) -> (std::thread::JoinHandle<usize>, std::path::PathBuf) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::os::unix::net::UnixListener::bind(socket).unwrap();
+    let serving = std::thread::spawn(move || {
+        let mut requests = 0;
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { break };
+            let mut line = String::new();
+            if BufReader::new(&stream).read_line(&mut line).is_err() || line == "stop\n" {
+                break;
+            }
+            requests += 1;
+            if let Some(answer) = answer {
+                let _ = (&stream).write_all(answer.as_bytes());
+            }
+        }
+        requests
+    });
+    (serving, socket.to_path_buf())
+}
+
+fn stop(stand_in: (std::thread::JoinHandle<usize>, std::path::PathBuf)) -> usize {
+    let mut stop = std::os::unix::net::UnixStream::connect(&stand_in.1).unwrap();
+    std::io::Write::write_all(&mut stop, b"stop\n").unwrap();
+    stand_in.0.join().unwrap()
+}
+
+#[test]
+fn a_daemon_that_took_the_request_is_never_asked_twice() {
+    // It may have fired the hooks: closed without an answer, an answer past reading, or one cut short,
+    // the lite relay hands the call over as unanswered, and the relay answers without asking again.
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let input = fixture("claude-code", "PreToolUse-1.json");
+    for (name, answer) in [
+        ("closed", None),
+        ("garbage", Some("garbage\n")),
+        (
+            "internal",
+            Some("{\"id\":1,\"ok\":false,\"error\":{\"kind\":\"internal\",\"message\":\"x\"}}\n"),
+        ),
+        (
+            "cut",
+            Some("{\"id\":1,\"ok\":true,\"exit\":2,\"stdout\":\"\",\"std"),
+        ),
+    ] {
+        let socket = sb.p(&format!("{name}.sock"));
+        let daemon = stand_in(&socket, answer);
+        for closed in [false, true] {
+            let mut args = vec![
+                "--agent",
+                "claude-code",
+                "--socket",
+                socket.to_str().unwrap(),
+            ];
+            if closed {
+                args.push("--fail-closed");
+            }
+            let said = relay_said(lite(), &[], &args, &input, &state, T);
+            // Refused with --fail-closed (the reason on stderr or in the agent's JSON), let through
+            // otherwise, as the relay answers a daemon that could not answer.
+            let told = format!("{}{}", said.stdout, said.stderr);
+            assert_eq!(
+                told.contains("hookd could not answer"),
+                closed,
+                "{name}: {said:?}"
+            );
+            assert!(
+                told.contains("letting the agent go on") != closed,
+                "{name}: {said:?}"
+            );
+        }
+        assert_eq!(stop(daemon), 2, "{name}: each call asked the daemon once");
+    }
+}
+
+#[test]
+fn a_daemon_that_hangs_up_mid_request_or_an_agent_that_closed_stdout_do_not_kill_it() {
+    // A peer that closes while a large request is being sent: no SIGPIPE, the call answered.
+    let sb = Sandbox::new();
+    let state = sb.p("state");
+    let socket = sb.p("hangs-up.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let serving = std::thread::spawn(move || {
+        use std::io::Read;
+        for stream in listener.incoming().take(2) {
+            let mut stream = stream.unwrap();
+            let mut head = [0u8; 10];
+            let _ = stream.read_exact(&mut head);
+        }
+    });
+    let big = format!(
+        r#"{{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{{"command":"rm -rf / {}"}}}}"#,
+        "x".repeat(900 << 10)
+    );
+    for closed in [false, true] {
+        let mut args = vec![
+            "--agent",
+            "claude-code",
+            "--socket",
+            socket.to_str().unwrap(),
+        ];
+        if closed {
+            args.push("--fail-closed");
+        }
+        let said = relay_said(lite(), &[], &args, &big, &state, T);
+        assert_eq!(said.code, 0, "{said:?}");
+        let told = format!("{}{}", said.stdout, said.stderr);
+        assert_eq!(told.contains("hookd could not answer"), closed, "{said:?}");
+    }
+    serving.join().unwrap();
+    // stdout closed by the agent: the answer is not sent to the daemon in its place, and the exit status
+    // is the relay's.
+    let d = refusing_daemon();
+    let mut statuses = Vec::new();
+    for (program, words) in [(BIN, &["relay"][..]), (lite(), &[][..])] {
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new(program);
+        command
+            .args(words)
+            .args([
+                "--agent",
+                "claude-code",
+                "--fail-closed",
+                "--socket",
+                d.socket.to_str().unwrap(),
+            ])
+            .env("XDG_STATE_HOME", &state);
+        // SAFETY: close is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                nix::libc::close(1);
+                Ok(())
+            });
+        }
+        let out = run_with_deadline(command, Some(&fixture("codex", "PreToolUse-1.json")), T);
+        statuses.push((code(&out.status), text(&out.stderr)));
+    }
+    assert_eq!(statuses[0], statuses[1]);
 }
 
 #[test]
@@ -283,6 +446,33 @@ fn print_settings_writes_the_lite_relay_where_it_and_hookd_relay_are_installed()
         both.join("hookd-relay-lite").display()
     );
     assert!(written.contains(&lite_command), "{written}");
+    // A lite relay that is a link to one with no hookd-relay beside it could hand nothing over either
+    // (it looks beside its own file): hookd-relay is written.
+    let linked = sb.p("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    let lone = sb.p("lone");
+    std::fs::create_dir_all(&lone).unwrap();
+    std::fs::copy(lite(), lone.join("hookd-relay-lite")).unwrap();
+    std::fs::copy(BIN, linked.join("hookd")).unwrap();
+    std::fs::copy(RELAY_BIN, linked.join("hookd-relay")).unwrap();
+    std::os::unix::fs::symlink(
+        lone.join("hookd-relay-lite"),
+        linked.join("hookd-relay-lite"),
+    )
+    .unwrap();
+    let said = relay_said(
+        linked.join("hookd").to_str().unwrap(),
+        &["relay"],
+        &["--print-settings", "claude-code"],
+        "",
+        &state,
+        T,
+    );
+    let relay_command = format!(
+        "{} --agent claude-code",
+        linked.join("hookd-relay").display()
+    );
+    assert!(said.stdout.contains(&relay_command), "{said:?}");
     // Without hookd-relay beside it, the lite relay could hand nothing over: hookd relay is written.
     let (hookd, written) = printed(&sb.p("alone"), false);
     assert!(
