@@ -122,13 +122,36 @@ fn send(socket: &Path, line: &[u8], deadline: Option<Instant>) -> Result<UnixStr
         _ => other(format!("cannot connect to hookd on {shown}: {e}")),
     })?;
     check_daemon_is_ours(&stream, socket)?;
-    stream
-        .set_write_timeout(left(deadline))
-        .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
-    stream.write_all(line).map_err(|e| match e.kind() {
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => late(),
-        _ => other(format!("cannot send the request to {shown}: {e}")),
-    })?;
+    // Each write waits at most what is left of the deadline: a write timeout counts per call, and a
+    // daemon that takes part of a large request and then stops reading would otherwise make every later
+    // write wait a whole timeout again, past the agent's own limit.
+    let mut rest = line;
+    while !rest.is_empty() {
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            return Err(late());
+        }
+        stream
+            .set_write_timeout(left(deadline))
+            .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
+        match stream.write(rest) {
+            Ok(0) => {
+                return Err(other(format!(
+                    "cannot send the request to {shown}: the connection closed"
+                )));
+            }
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(late());
+            }
+            Err(e) => return Err(other(format!("cannot send the request to {shown}: {e}"))),
+        }
+    }
     stream
         .set_read_timeout(left(deadline))
         .map_err(|e| other(format!("cannot set up the connection: {e}")))?;
