@@ -97,10 +97,7 @@ fn with_no_daemon_a_hung_one_or_an_old_one_the_relay_answers() {
     let input = fixture("claude-code", "PreToolUse-1.json");
     let down = sb.p("down.sock");
     for closed in [false, true] {
-        let mut args = vec!["--agent", "claude-code", "--socket", down.to_str().unwrap()];
-        if closed {
-            args.push("--fail-closed");
-        }
+        let args = relay_words("claude-code", down.to_str().unwrap(), &[], closed);
         alike(&args, &input, &state);
     }
     // A daemon that takes the request and never answers: both answer as for a silent daemon, the
@@ -109,17 +106,7 @@ fn with_no_daemon_a_hung_one_or_an_old_one_the_relay_answers() {
     let socket = hung.socket.to_str().unwrap().to_string();
     hung.signal(nix::sys::signal::Signal::SIGSTOP);
     for closed in [false, true] {
-        let mut args = vec![
-            "--agent",
-            "claude-code",
-            "--socket",
-            &socket,
-            "--timeout",
-            "0.3",
-        ];
-        if closed {
-            args.push("--fail-closed");
-        }
+        let args = relay_words("claude-code", &socket, &["--timeout", "0.3"], closed);
         let said = alike(&args, &input, &state);
         let told = format!("{}{}", said.stdout, said.stderr);
         let expected = if closed {
@@ -229,15 +216,7 @@ fn a_daemon_that_took_the_request_is_never_asked_twice() {
         let socket = sb.p(&format!("{name}.sock"));
         let daemon = stand_in(&socket, answer);
         for closed in [false, true] {
-            let mut args = vec![
-                "--agent",
-                "claude-code",
-                "--socket",
-                socket.to_str().unwrap(),
-            ];
-            if closed {
-                args.push("--fail-closed");
-            }
+            let args = relay_words("claude-code", socket.to_str().unwrap(), &[], closed);
             let said = relay_said(lite(), &[], &args, &input, &state, T);
             // Refused with --fail-closed (the reason on stderr or in the agent's JSON), let through
             // otherwise, as the relay answers a daemon that could not answer.
@@ -276,15 +255,7 @@ fn a_daemon_that_hangs_up_mid_request_or_an_agent_that_closed_stdout_do_not_kill
         "x".repeat(900 << 10)
     );
     for closed in [false, true] {
-        let mut args = vec![
-            "--agent",
-            "claude-code",
-            "--socket",
-            socket.to_str().unwrap(),
-        ];
-        if closed {
-            args.push("--fail-closed");
-        }
+        let args = relay_words("claude-code", socket.to_str().unwrap(), &[], closed);
         let said = relay_said(lite(), &[], &args, &big, &state, T);
         assert_eq!(said.code, 0, "{said:?}");
         let told = format!("{}{}", said.stdout, said.stderr);

@@ -112,10 +112,7 @@ fn every_captured_input_is_answered_as_hookd_relay_answers_it() {
         ("claude-code", r#"{"hook_event_name":"NoSuchMoment"}"#),
     ] {
         for closed in [false, true] {
-            let mut args = vec!["--agent", agent, "--socket", &socket];
-            if closed {
-                args.push("--fail-closed");
-            }
+            let args = relay_words(agent, &socket, &[], closed);
             alike(&d, &args, input, &state);
         }
     }
@@ -131,17 +128,7 @@ fn a_fire_past_the_relays_timeout_is_answered_as_the_relay_answers_it() {
     let state = d.sb.p("state");
     let input = fixture("claude-code", "PreToolUse-1.json");
     for closed in [false, true] {
-        let mut args = vec![
-            "--agent",
-            "claude-code",
-            "--socket",
-            &socket,
-            "--timeout",
-            "0.3",
-        ];
-        if closed {
-            args.push("--fail-closed");
-        }
+        let args = relay_words("claude-code", &socket, &["--timeout", "0.3"], closed);
         let relay = relay_said(BIN, &["relay"], &args, &input, &state, T);
         let request = asked(&d, &args, &input);
         assert_eq!(relay, request);

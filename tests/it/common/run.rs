@@ -148,3 +148,18 @@ pub fn relay_said(
         stderr: text(&out.stderr),
     }
 }
+
+/// The relay's words for `agent` on `socket`, then `extra`, and `--fail-closed` when `closed`.
+pub fn relay_words<'a>(
+    agent: &'a str,
+    socket: &'a str,
+    extra: &[&'a str],
+    closed: bool,
+) -> Vec<&'a str> {
+    let mut words = vec!["--agent", agent, "--socket", socket];
+    words.extend_from_slice(extra);
+    if closed {
+        words.push("--fail-closed");
+    }
+    words
+}
