@@ -90,7 +90,10 @@ fn run(args: &[*const u8], env: &[*const u8]) -> i32 {
     let whole = input.read_all_from(Fd::STDIN, INPUT_MAX + 1);
     let hand_over = |input: &mut Buf, why: HandOver| hand_over(args, env, input, whole, why);
     // Told already that the daemon did not answer (by a lite relay before this one): the relay's to say.
-    if sys::env_var(env, sys::UNANSWERED).is_some() {
+    // Only the values the relay acts on count, as it reads them.
+    let told_unanswered = sys::env_var(env, sys::UNANSWERED)
+        .is_some_and(|value| [&b"silent"[..], b"closed", b"unreadable"].contains(&value));
+    if told_unanswered {
         return hand_over(&mut input, HandOver::Ask);
     }
     let Some(told) = read_words(words) else {

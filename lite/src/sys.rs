@@ -77,7 +77,11 @@ pub fn set_up() {
     for fd in 0..3 {
         if call3(FCNTL, fd, 1, 0) == EBADF {
             let null = call3(OPEN, c"/dev/null".as_ptr() as usize, 2, 0);
-            if null >= 0 && null as usize != fd {
+            if null < 0 {
+                // Left closed, a descriptor opened later would take its place: better no answer.
+                exit(70);
+            }
+            if null as usize != fd {
                 call3(DUP2, null as usize, fd, 0);
                 call3(CLOSE, null as usize, 0, 0);
             }

@@ -25,19 +25,24 @@ pub use crate::agents::relay::{
 /// may have run: the call is answered as one the daemon could not answer. Not for people to set.
 pub const UNANSWERED_VAR: &str = "HOOKD_RELAY_UNANSWERED";
 
-/// Why the daemon gave no answer, as `hookd-relay-lite` found it ([`UNANSWERED_VAR`]).
+/// Why the daemon gave no answer, as `hookd-relay-lite` found it ([`UNANSWERED_VAR`]). Only its three
+/// values count: anything else (an empty or stray export) is no word from the lite relay, and the daemon
+/// is asked as always. `hookd-relay-lite` reads the variable the same way.
 fn unanswered_by_the_lite_relay(options: &Options) -> Option<Unanswered> {
     let found = std::env::var_os(UNANSWERED_VAR)?;
     let socket = options.socket.display();
-    Some(match found.to_str() {
-        Some("silent") => Unanswered::TimedOut(format!("hookd on {socket} did not answer in time")),
-        Some("closed") => Unanswered::Other(format!(
+    match found.to_str()? {
+        "silent" => Some(Unanswered::TimedOut(format!(
+            "hookd on {socket} did not answer in time"
+        ))),
+        "closed" => Some(Unanswered::Other(format!(
             "hookd on {socket} closed the connection without answering"
-        )),
-        _ => Unanswered::Other(format!(
+        ))),
+        "unreadable" => Some(Unanswered::Other(format!(
             "hookd on {socket} sent an answer hookd-relay-lite could not read"
-        )),
-    })
+        ))),
+        _ => None,
+    }
 }
 
 /// Relays the hook input on stdin through the daemon on `options.socket`.

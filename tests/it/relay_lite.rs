@@ -451,3 +451,30 @@ fn print_settings_writes_the_lite_relay_where_it_and_hookd_relay_are_installed()
         "{written}"
     );
 }
+
+#[test]
+fn a_stray_unanswered_variable_changes_nothing() {
+    // Only the three values the lite relay sets count: an empty or stray export of the variable must not
+    // make every call read as unanswered (let through, fail-open).
+    let d = refusing_daemon();
+    let state = d.sb.p("state");
+    let input = fixture("claude-code", "PreToolUse-1.json");
+    let socket = d.socket.to_str().unwrap();
+    for value in ["", "0", "1", "Silent"] {
+        for (program, words) in [(BIN, &["relay"][..]), (lite(), &[][..])] {
+            let mut command = std::process::Command::new(program);
+            command
+                .args(words)
+                .args(relay_words("claude-code", socket, &[], false))
+                .env("XDG_STATE_HOME", &state)
+                .env("HOOKD_RELAY_UNANSWERED", value);
+            let out = run_with_deadline(command, Some(&input), T);
+            assert!(
+                text(&out.stdout).contains("not today"),
+                "{program} with HOOKD_RELAY_UNANSWERED={value:?}: {}{}",
+                text(&out.stdout),
+                text(&out.stderr)
+            );
+        }
+    }
+}
