@@ -239,30 +239,38 @@ impl Buf {
         unsafe { core::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 
+    /// One `read` of at most `most` bytes from `fd` onto the end of the buffer, kept; what it returned
+    /// (a count, 0 at the end, or `-errno`).
+    fn read_once(&mut self, fd: Fd, most: usize) -> isize {
+        self.reserve(most);
+        // SAFETY: `reserve` made room for `most` bytes past `len`; the kernel writes at most that many.
+        let n = unsafe {
+            call(
+                READ,
+                [
+                    fd.0 as usize,
+                    self.ptr.add(self.len) as usize,
+                    most,
+                    0,
+                    0,
+                    0,
+                ],
+            )
+        };
+        if n > 0 {
+            self.len += n as usize;
+        }
+        n
+    }
+
     /// Reads `fd` to its end, or until `most` bytes are in; whether it reached the end.
     pub fn read_all_from(&mut self, fd: Fd, most: usize) -> bool {
         while self.len < most {
-            self.reserve((most - self.len).min(64 << 10));
-            let room = self.cap - self.len;
-            // SAFETY: reads at most `room` bytes into this buffer's free part.
-            let n = unsafe {
-                call(
-                    READ,
-                    [
-                        fd.0 as usize,
-                        self.ptr.add(self.len) as usize,
-                        room.min(most - self.len),
-                        0,
-                        0,
-                        0,
-                    ],
-                )
-            };
-            match n {
+            match self.read_once(fd, (most - self.len).min(64 << 10)) {
                 0 => return true,
                 EINTR => continue,
                 n if n < 0 => return false,
-                n => self.len += n as usize,
+                _ => {}
             }
         }
         false
@@ -383,23 +391,8 @@ pub enum Line {
 /// Reads up to and including the first line end into `into`, by `deadline` (ms).
 pub fn read_line(fd: Fd, into: &mut Buf, deadline: u64) -> Line {
     loop {
-        into.reserve(64 << 10);
-        let room = into.cap - into.len;
-        // SAFETY: reads at most `room` bytes into the buffer's free part.
-        let n = unsafe {
-            call(
-                READ,
-                [
-                    fd.0 as usize,
-                    into.ptr.add(into.len) as usize,
-                    room,
-                    0,
-                    0,
-                    0,
-                ],
-            )
-        };
-        match n {
+        let start = into.len;
+        match into.read_once(fd, 64 << 10) {
             EINTR => continue,
             EAGAIN => {
                 if !ready(fd, 1, deadline) {
@@ -407,9 +400,7 @@ pub fn read_line(fd: Fd, into: &mut Buf, deadline: u64) -> Line {
                 }
             }
             n if n <= 0 => return Line::Broken,
-            n => {
-                let start = into.len;
-                into.len += n as usize;
+            _ => {
                 if into.bytes()[start..].contains(&b'\n') {
                     return Line::Whole;
                 }

@@ -118,11 +118,12 @@ async fn ask(
     crate::protocol::read_fire_response(response.trim_end()).map_err(unreadable)
 }
 
-/// What the relay answers, as the response says it; what it did alone is kept in the spool, as
-/// `hookd relay` keeps it (the journal takes it in from there).
+/// What the relay answers, as the response says it. What it did alone (the record `hookd relay` keeps in
+/// its spool for a daemon to take in later) goes straight to this daemon's journal, without waiting and
+/// with no file written on the thread every client shares.
 fn response(id: Option<Value>, relayed: Relayed) -> RelayResponse {
-    if let Some(record) = &relayed.spooled {
-        let _ = crate::record::spool::append(&crate::paths::state_dir(), record);
+    if let Some(record) = relayed.spooled {
+        crate::record::note(record);
     }
     let mut stderr = String::new();
     for note in &relayed.notes {

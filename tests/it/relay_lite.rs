@@ -29,23 +29,6 @@ fn cut(input: &str) -> &str {
     &input[..input.floor_char_boundary(300)]
 }
 
-/// A daemon whose hooks refuse at every moment that can be refused, and add at the others.
-fn refusing_daemon() -> Daemon {
-    Daemon::with_scripts(
-        &[
-            ("no.sh", "cat >/dev/null\necho 'not today' >&2\nexit 2"),
-            ("context.sh", "cat >/dev/null\necho 'branch: main'"),
-        ],
-        // The Stop cap out of the way: each input is asked several times, in one session.
-        "[defaults]\nstop_refusal_cap = 1000\n\n\
-         [[hooks.PreToolUse]]\nname = \"no-tool\"\ncommand = \"@DIR@/no.sh\"\n\n\
-         [[hooks.UserPromptSubmit]]\nname = \"context\"\ncommand = \"@DIR@/context.sh\"\n\n\
-         [[hooks.SessionStart]]\nname = \"context-start\"\ncommand = \"@DIR@/context.sh\"\n\n\
-         [[hooks.PermissionRequest]]\nname = \"no-permission\"\ncommand = \"@DIR@/no.sh\"\n\n\
-         [[hooks.Stop]]\nname = \"no-stop\"\ncommand = \"@DIR@/no.sh\"\n",
-    )
-}
-
 #[test]
 fn every_captured_input_is_answered_as_hookd_relay_answers_it() {
     let d = refusing_daemon();

@@ -63,19 +63,7 @@ fn alike(d: &Daemon, args: &[&str], input: &str, state: &Path) {
 
 #[test]
 fn every_captured_input_is_answered_as_hookd_relay_answers_it() {
-    let d = Daemon::with_scripts(
-        &[
-            ("no.sh", "cat >/dev/null\necho 'not today' >&2\nexit 2"),
-            ("context.sh", "cat >/dev/null\necho 'branch: main'"),
-        ],
-        // The Stop cap out of the way: each input is asked several times, in one session.
-        "[defaults]\nstop_refusal_cap = 1000\n\n\
-         [[hooks.PreToolUse]]\nname = \"no-tool\"\ncommand = \"@DIR@/no.sh\"\n\n\
-         [[hooks.UserPromptSubmit]]\nname = \"context\"\ncommand = \"@DIR@/context.sh\"\n\n\
-         [[hooks.SessionStart]]\nname = \"context-start\"\ncommand = \"@DIR@/context.sh\"\n\n\
-         [[hooks.PermissionRequest]]\nname = \"no-permission\"\ncommand = \"@DIR@/no.sh\"\n\n\
-         [[hooks.Stop]]\nname = \"no-stop\"\ncommand = \"@DIR@/no.sh\"\n",
-    );
+    let d = refusing_daemon();
     let socket = d.socket.to_str().unwrap().to_string();
     let state = d.sb.p("state");
     let mut refused = 0;

@@ -317,3 +317,21 @@ fn remember_panics() {
 fn this_threads_panic() -> Option<String> {
     THIS_THREADS_PANIC.with(|panic| panic.borrow_mut().take())
 }
+
+/// A daemon whose hooks refuse at the moments an agent's relay call can be refused (a tool call, a
+/// permission, a Stop) and add a line at a prompt and a session's start: the relay tests' daemon.
+pub fn refusing_daemon() -> Daemon {
+    Daemon::with_scripts(
+        &[
+            ("no.sh", "cat >/dev/null\necho 'not today' >&2\nexit 2"),
+            ("context.sh", "cat >/dev/null\necho 'branch: main'"),
+        ],
+        // The Stop cap out of the way: each input is asked several times, in one session.
+        "[defaults]\nstop_refusal_cap = 1000\n\n\
+         [[hooks.PreToolUse]]\nname = \"no-tool\"\ncommand = \"@DIR@/no.sh\"\n\n\
+         [[hooks.UserPromptSubmit]]\nname = \"context\"\ncommand = \"@DIR@/context.sh\"\n\n\
+         [[hooks.SessionStart]]\nname = \"context-start\"\ncommand = \"@DIR@/context.sh\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"no-permission\"\ncommand = \"@DIR@/no.sh\"\n\n\
+         [[hooks.Stop]]\nname = \"no-stop\"\ncommand = \"@DIR@/no.sh\"\n",
+    )
+}
