@@ -14,6 +14,7 @@
 //! # }
 //! ```
 
+mod clone_exec;
 pub mod fire;
 pub mod reaper;
 mod recording;

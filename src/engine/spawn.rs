@@ -1,5 +1,6 @@
-//! Starts a hook's process: `posix_spawn` with three pipes, in a process group of its own, in its working
-//! folder, with an environment assembled from pieces made once.
+//! Starts a hook's process: with three pipes, in a process group of its own, in its working folder, with
+//! an environment assembled from pieces made once; by hand ([`super::clone_exec`]) where that can be had,
+//! else by `posix_spawn`.
 //!
 //! Why not `std::process::Command`: a `Command` given any variable copies the daemon's whole environment
 //! into a sorted map and every entry into a new C string, on every spawn. Measured, that was 35 to 40 µs of
@@ -8,11 +9,11 @@
 //! variables are turned into C strings once; a spawn makes only the few it sets (`HOOKD_*`, the hook's
 //! `env`) and an array of pointers.
 //!
-//! The process is started as `Command` starts it: the same `posix_spawn` (a vfork: the caller's thread
-//! waits until the child has exec'd), `POSIX_SPAWN_SETPGROUP` with group 0, an empty signal mask, SIGPIPE
-//! (ignored by Rust programs) put back to its default (SIGTTIN and SIGTTOU stay ignored, as
-//! docs/settings.md says), and a bare program name looked up in `PATH` (the hook's own `PATH` when its
-//! `env` sets one), and a file that is neither a binary nor a `#!` script run by `/bin/sh`, as `execvp`
+//! The process is started as `Command` starts it: a vfork (the caller's thread waits until the child has
+//! exec'd), a process group of its own, an empty signal mask, every handler and SIGPIPE (ignored by Rust
+//! programs) put back to the default (SIGTTIN and SIGTTOU stay ignored, as docs/settings.md says), a
+//! bare program name looked up in `PATH` here, before the spawn (the hook's own `PATH` when its `env`
+//! sets one, else the daemon's), and a file that is neither a binary nor a `#!` script run by `/bin/sh`, as `execvp`
 //! runs it. Its exit is watched through a pidfd; the daemon's reaper reaps a process whose handle
 //! was dropped unwaited (see [`crate::engine::reaper`]).
 
@@ -29,6 +30,8 @@ use nix::libc;
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::net::unix::pipe;
+
+use super::clone_exec;
 
 /// Variables of the daemon's own environment that must not reach hooks: they speak for the daemon to
 /// systemd, and a hook that used them would confuse the service manager.
@@ -57,6 +60,8 @@ pub struct Spec<'a> {
 #[derive(Debug)]
 pub struct Started {
     pid: libc::pid_t,
+    /// Made with the process where it was started by hand ([`clone_exec`]).
+    pidfd: Option<OwnedFd>,
     stdin: OwnedFd,
     stdout: OwnedFd,
     stderr: OwnedFd,
@@ -118,6 +123,10 @@ pub fn prepare(spec: &Spec) -> io::Result<Prepared> {
 impl Prepared {
     /// Starts it. Blocks the calling thread until the child has exec'd (or failed to).
     pub fn start(self) -> io::Result<Started> {
+        self.start_by(Way::Fastest)
+    }
+
+    fn start_by(self, way: Way) -> io::Result<Started> {
         // The daemon's ends are made non-blocking before the spawn, so that nothing can fail once a
         // process exists that the caller would not hear of.
         let (stdin_child, stdin) = pipe_pair()?;
@@ -128,38 +137,9 @@ impl Prepared {
             non_blocking(stdout)?,
             non_blocking(stderr)?,
         );
-        let mut actions = FileActions::new()?;
-        actions.dup2(&stdin_child, 0)?;
-        actions.dup2(&stdout_child, 1)?;
-        actions.dup2(&stderr_child, 2)?;
-        actions.chdir(&self.working_dir)?;
-        let attributes = Attributes::new()?;
-        let spawn = |path: &CString, lookup: bool, argv: &[&CString]| {
-            let mut pointers: Vec<*mut libc::c_char> =
-                argv.iter().map(|arg| arg.as_ptr().cast_mut()).collect();
-            pointers.push(std::ptr::null_mut());
-            let spawn = if lookup {
-                libc::posix_spawnp
-            } else {
-                libc::posix_spawn
-            };
-            let mut pid: libc::pid_t = 0;
-            // SAFETY: every pointer is to a NUL-terminated string or a NULL-terminated array that
-            // outlives the call; the file actions and attributes are initialised.
-            let code = unsafe {
-                spawn(
-                    &mut pid,
-                    path.as_ptr(),
-                    &actions.0,
-                    &attributes.0,
-                    pointers.as_ptr(),
-                    self.environment.pointers.as_ptr(),
-                )
-            };
-            check(code).map(|()| pid)
-        };
+        let stdio = [&stdin_child, &stdout_child, &stderr_child];
         let words: Vec<&CString> = self.argv.iter().collect();
-        let pid = match spawn(&self.path, self.lookup, &words) {
+        let (pid, pidfd) = match self.spawn(way, &self.path, self.lookup, &words, stdio) {
             // A file that is executable but neither a binary nor a `#!` script: run by `sh`, as
             // `execvp` and every shell run it (a `command` hook's script already is, by its `sh -c`).
             // glibc's posix_spawn does not, and such a hook would never run, only fail to start.
@@ -177,7 +157,8 @@ impl Prepared {
                 };
                 let mut words = vec![&shell, &script];
                 words.extend(self.argv.iter().skip(1));
-                spawn(&shell, false, &words).map_err(|_| error)?
+                self.spawn(way, &shell, false, &words, stdio)
+                    .map_err(|_| error)?
             }
             started => started?,
         };
@@ -185,11 +166,94 @@ impl Prepared {
         drop((stdin_child, stdout_child, stderr_child));
         Ok(Started {
             pid,
+            pidfd,
             stdin,
             stdout,
             stderr,
         })
     }
+
+    /// One try at starting `path` with `words`: by hand ([`clone_exec`]) where that can be had, else by
+    /// `posix_spawn` (`posix_spawnp` when `lookup`). The pidfd comes with the first.
+    fn spawn(
+        &self,
+        way: Way,
+        path: &CString,
+        lookup: bool,
+        words: &[&CString],
+        stdio: [&OwnedFd; 3],
+    ) -> io::Result<(libc::pid_t, Option<OwnedFd>)> {
+        let mut pointers: Vec<*mut libc::c_char> =
+            words.iter().map(|word| word.as_ptr().cast_mut()).collect();
+        pointers.push(std::ptr::null_mut());
+        let found;
+        let path = if lookup {
+            // By hand, a bare name is looked up here, in the daemon's `PATH` (which the hook shares),
+            // as the hook's own `PATH` is in `prepare`.
+            let daemon_path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
+            let working_dir = Path::new(OsStr::from_bytes(self.working_dir.as_bytes()));
+            let name = path
+                .to_str()
+                .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+            found = resolved(name, &[("PATH", daemon_path.as_os_str())], working_dir)?
+                .unwrap_or_else(|| path.clone());
+            &found
+        } else {
+            path
+        };
+        let launch = clone_exec::Launch {
+            path,
+            argv: &pointers,
+            envp: &self.environment.pointers,
+            stdio: stdio.map(AsRawFd::as_raw_fd),
+            working_dir: &self.working_dir,
+        };
+        if way == Way::Fastest
+            && let Some(launched) = clone_exec::launch(&launch)?
+        {
+            return Ok((launched.pid, Some(launched.pidfd)));
+        }
+        self.posix_spawn(path, &pointers, stdio)
+            .map(|pid| (pid, None))
+    }
+
+    /// `posix_spawn`, where [`clone_exec`] cannot be had: the same steps, by glibc.
+    fn posix_spawn(
+        &self,
+        path: &CString,
+        pointers: &[*mut libc::c_char],
+        stdio: [&OwnedFd; 3],
+    ) -> io::Result<libc::pid_t> {
+        let mut actions = FileActions::new()?;
+        actions.dup2(stdio[0], 0)?;
+        actions.dup2(stdio[1], 1)?;
+        actions.dup2(stdio[2], 2)?;
+        actions.chdir(&self.working_dir)?;
+        let attributes = Attributes::new()?;
+        let mut pid: libc::pid_t = 0;
+        // SAFETY: every pointer is to a NUL-terminated string or a NULL-terminated array that outlives
+        // the call; the file actions and attributes are initialised.
+        let code = unsafe {
+            libc::posix_spawn(
+                &mut pid,
+                path.as_ptr(),
+                &actions.0,
+                &attributes.0,
+                pointers.as_ptr(),
+                self.environment.pointers.as_ptr(),
+            )
+        };
+        check(code).map(|()| pid)
+    }
+}
+
+/// How a process is started: by hand where that can be had, else by `posix_spawn`; or (the tests' way of
+/// comparing the two) by `posix_spawn` only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Fastest,
+    #[cfg_attr(not(test), allow(dead_code))]
+    PosixSpawn,
 }
 
 impl Prepared {
@@ -242,6 +306,7 @@ impl Started {
     pub fn into_process(self) -> HookProcess {
         let Started {
             pid,
+            pidfd,
             stdin,
             stdout,
             stderr,
@@ -252,7 +317,7 @@ impl Started {
             stdin: Some(Stdin(stdin)),
             stdout: Some(stdout),
             stderr: Some(stderr),
-            pidfd: pidfd_of(pid),
+            pidfd: watched_pidfd(pidfd, pid),
             status: None,
         }
     }
@@ -389,15 +454,21 @@ fn reap(pid: libc::pid_t) -> io::Result<Option<ExitStatus>> {
     }
 }
 
-/// A pidfd for `pid` registered with the runtime, readable once it exits; `None` if that cannot be had.
-fn pidfd_of(pid: libc::pid_t) -> Option<AsyncFd<OwnedFd>> {
-    // SAFETY: pidfd_open takes a pid and flags, and returns a new descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: the descriptor was just returned by the kernel and is owned by nobody else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
+/// `pidfd` (or, without one, a pidfd opened for `pid`) registered with the runtime, readable once the
+/// process exits; `None` if that cannot be had.
+fn watched_pidfd(pidfd: Option<OwnedFd>, pid: libc::pid_t) -> Option<AsyncFd<OwnedFd>> {
+    let fd = match pidfd {
+        Some(fd) => fd,
+        None => {
+            // SAFETY: pidfd_open takes a pid and flags, and returns a new descriptor or -1.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+            if fd < 0 {
+                return None;
+            }
+            // SAFETY: the descriptor was just returned by the kernel and is owned by nobody else.
+            unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) }
+        }
+    };
     // SAFETY: `fd` is an `OwnedFd` the `AsyncFd` owns: open, the same pidfd, for its lifetime.
     unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.ok()
 }
@@ -633,6 +704,10 @@ mod tests {
     use super::*;
 
     fn run(spec: &Spec) -> (ExitStatus, String, String) {
+        run_by(spec, Way::Fastest)
+    }
+
+    fn run_by(spec: &Spec, way: Way) -> (ExitStatus, String, String) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -640,7 +715,7 @@ mod tests {
         runtime.block_on(async {
             use tokio::io::AsyncReadExt;
             let mut process = prepare(spec)
-                .and_then(Prepared::start)
+                .and_then(|prepared| prepared.start_by(way))
                 .map(Started::into_process)
                 .expect("started");
             // A program that does not read its stdin may be gone already: EPIPE is no error.
@@ -852,5 +927,117 @@ mod tests {
             0,
             "SIGPIPE is ignored: {out}"
         );
+    }
+
+    #[test]
+    fn by_hand_and_by_posix_spawn_a_hook_starts_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        // Its words, variables, folder, group and descriptors, then the signal state of a program that
+        // installs no handler of its own.
+        let script = "read line; echo \"$line $1 $A $(pwd -P)\"; \
+             [ \"$(cut -d' ' -f5 /proc/$$/stat)\" = \"$$\" ] && echo own group; \
+             ls /proc/$$/fd | sort -n | tr '\\n' ' '; echo; \
+             exec cat /proc/self/status";
+        let spec = Spec {
+            program: "sh",
+            args: &["-c", script, "sh", "word"],
+            vars: &[("A", OsStr::new("a"))],
+            working_dir: dir.path(),
+        };
+        let mask = |out: &str, name: &str| -> u64 {
+            let line = out
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .unwrap_or_else(|| panic!("no {name} in {out}"));
+            u64::from_str_radix(line.trim_start_matches(':').trim(), 16).unwrap()
+        };
+        let [by_hand, by_glibc] = [Way::Fastest, Way::PosixSpawn].map(|way| {
+            let (status, out, err) = run_by(&spec, way);
+            assert!(status.success(), "{way:?}: {out} {err}");
+            let words = out.lines().take(3).collect::<Vec<_>>().join("\n");
+            (
+                words,
+                mask(&out, "SigBlk"),
+                mask(&out, "SigIgn"),
+                mask(&out, "SigCgt"),
+            )
+        });
+        let here = dir.path().canonicalize().unwrap();
+        assert!(
+            by_hand
+                .0
+                .starts_with(&format!("in word a {}\nown group\n0 1 2 ", here.display())),
+            "{}",
+            by_hand.0
+        );
+        assert_eq!(
+            by_hand.0, by_glibc.0,
+            "the words, folder, group and descriptors"
+        );
+        assert_eq!((by_hand.1, by_glibc.1), (0, 0), "an empty signal mask");
+        assert_eq!((by_hand.3, by_glibc.3), (0, 0), "no handler caught");
+        // glibc's child also ignores its own two internal signals (32, 33), and exec keeps them ignored;
+        // by hand they are left as the daemon has them, a handler of its put back to the default.
+        let internal = (1 << 31) | (1 << 32);
+        assert_eq!(
+            by_hand.2 & !internal,
+            by_glibc.2 & !internal,
+            "ignored signals"
+        );
+        assert_eq!(by_hand.2 & (1 << (libc::SIGPIPE - 1)), 0, "SIGPIPE ignored");
+    }
+
+    #[test]
+    fn by_hand_and_by_posix_spawn_a_start_fails_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            ("/no/such/program", dir.path().to_path_buf()),
+            ("sh", dir.path().join("no-such-folder")),
+            ("no-such-program-hookd", dir.path().to_path_buf()),
+        ];
+        for (program, working_dir) in &cases {
+            let spec = Spec {
+                program,
+                args: &[],
+                vars: &[],
+                working_dir,
+            };
+            let errors = [Way::Fastest, Way::PosixSpawn].map(|way| {
+                prepare(&spec)
+                    .and_then(|prepared| prepared.start_by(way))
+                    .map(|_| ())
+                    .expect_err(program)
+                    .raw_os_error()
+            });
+            assert_eq!(
+                errors,
+                [Some(libc::ENOENT); 2],
+                "{program} in {working_dir:?}"
+            );
+        }
+    }
+
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn by_hand_the_pidfd_comes_with_the_process() {
+        let started = prepare(&Spec {
+            program: "/bin/true",
+            args: &[],
+            vars: &[],
+            working_dir: Path::new("/"),
+        })
+        .and_then(Prepared::start)
+        .unwrap();
+        assert!(
+            started.pidfd.is_some(),
+            "started by posix_spawn, not by hand"
+        );
+        let mut status = 0;
+        // SAFETY: waits for our own child.
+        assert_eq!(
+            unsafe { libc::waitpid(started.pid, &mut status, 0) },
+            started.pid
+        );
+        assert_eq!(status, 0);
     }
 }
