@@ -15,8 +15,10 @@
 //! kernel: no allocation, no libc (whose `errno` is the daemon thread's), no panic. A step that fails
 //! leaves its error number where the parent reads it, and the child exits.
 //!
-//! Only on x86-64 Linux; elsewhere, and where the kernel refuses the clone (before 5.2, no
-//! `CLONE_PIDFD`; a filter that forbids it), [`launch`] says so and the caller uses `posix_spawn`.
+//! Only on x86-64 Linux; elsewhere, and where the kernel refuses the clone (a filter that forbids it),
+//! [`launch`] says so and the caller uses `posix_spawn`. A kernel before 5.2 does not know
+//! `CLONE_PIDFD` and ignores it (the old `clone` ignores flags it does not know): the child is started
+//! all the same, with no pidfd, and the caller opens one, or watches SIGCHLD.
 
 use std::ffi::CStr;
 use std::io;
@@ -26,7 +28,10 @@ use nix::libc;
 
 /// What the child needs, all in memory the caller keeps until [`launch`] returns.
 pub struct Launch<'a> {
-    pub path: &'a CStr,
+    /// The files to try, in order, as `execvp` tries a bare name's places in `PATH`: on to the next
+    /// while a try finds nothing there (`ENOENT`, `ENOTDIR`, ...) or may not run it (`EACCES`, which is
+    /// the error if nothing runs); any other error ends the search. NULL-terminated; one path, mostly.
+    pub paths: &'a [*const libc::c_char],
     /// NULL-terminated.
     pub argv: &'a [*mut libc::c_char],
     /// NULL-terminated.
@@ -36,30 +41,41 @@ pub struct Launch<'a> {
     pub working_dir: &'a CStr,
 }
 
-/// A child that has exec'd: its pid and a pidfd for it.
+/// A child that has exec'd: its pid and a pidfd for it (none from a kernel before 5.2).
 pub struct Launched {
     pub pid: libc::pid_t,
-    pub pidfd: OwnedFd,
+    pub pidfd: Option<OwnedFd>,
+}
+
+/// Why a child could not become the program: the error of the step that failed, and for an exec, which
+/// of [`Launch::paths`] gave it.
+pub struct Failed {
+    pub error: io::Error,
+    pub path: Option<usize>,
 }
 
 /// Starts `launch`, blocking the calling thread until the child has exec'd or failed to. `Ok(None)`:
 /// this way is not to be had here, use `posix_spawn`. `Err`: the child could not become the program
-/// (the error of the step that failed; the child is reaped).
-pub fn launch(launch: &Launch) -> io::Result<Option<Launched>> {
+/// (it is reaped).
+pub fn launch(launch: &Launch) -> Result<Option<Launched>, Failed> {
     imp::launch(launch)
 }
 
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[cfg(all(
+    target_os = "linux",
+    target_arch = "x86_64",
+    target_pointer_width = "64"
+))]
 mod imp {
     use std::arch::asm;
     use std::cell::Cell;
     use std::io;
     use std::os::fd::{FromRawFd, OwnedFd};
-    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 
     use nix::libc;
 
-    use super::{Launch, Launched};
+    use super::{Failed, Launch, Launched};
 
     /// The child's stack: its frames are small (a few `sigaction` structures), a guard page below.
     const STACK_SIZE: usize = 64 * 1024;
@@ -71,13 +87,15 @@ mod imp {
     /// What the child reads, and where it leaves an error.
     #[repr(C)]
     struct ChildArgs {
-        path: *const libc::c_char,
+        paths: *const *const libc::c_char,
         argv: *const *mut libc::c_char,
         envp: *const *mut libc::c_char,
         stdio: [libc::c_int; 3],
         working_dir: *const libc::c_char,
         /// The error number of the step that failed; 0 while none has.
         error: AtomicI32,
+        /// Which of `paths` gave it, when it was an exec; `usize::MAX` otherwise.
+        failed_path: AtomicUsize,
     }
 
     /// The kernel's `struct sigaction` on x86-64 (not libc's: its mask is 64 bits, no more).
@@ -180,18 +198,45 @@ mod imp {
                     8,
                 );
             }
+            let mut error = if result < 0 { -result } else { 0 };
             if result >= 0 {
-                result = syscall4(
-                    libc::SYS_execve,
-                    args.path as usize,
-                    args.argv as usize,
-                    args.envp as usize,
-                    0,
-                );
+                // As glibc's execvp: on past a place with nothing to run, EACCES remembered.
+                let (mut index, mut denied) = (0, false);
+                error = libc::ENOENT as isize;
+                loop {
+                    let path = *args.paths.add(index);
+                    if path.is_null() {
+                        if denied {
+                            error = libc::EACCES as isize;
+                        }
+                        break;
+                    }
+                    let tried = syscall4(
+                        libc::SYS_execve,
+                        path as usize,
+                        args.argv as usize,
+                        args.envp as usize,
+                        0,
+                    );
+                    let tried = -tried;
+                    if tried == libc::EACCES as isize {
+                        denied = true;
+                    } else if !(tried == libc::ENOENT as isize
+                        || tried == libc::ENOTDIR as isize
+                        || tried == libc::ESTALE as isize
+                        || tried == libc::ENODEV as isize
+                        || tried == libc::ETIMEDOUT as isize)
+                    {
+                        error = tried;
+                        args.failed_path.store(index, Ordering::SeqCst);
+                        break;
+                    }
+                    index += 1;
+                }
             }
-            // Only a failure gets here; -4095..-1 is an error number.
-            let error = if (-4095..0).contains(&result) {
-                -result as i32
+            // Only a failure gets here; an error number is 1 to 4095.
+            let error = if error > 0 && error < 4096 {
+                error as i32
             } else {
                 libc::EINVAL
             };
@@ -250,7 +295,7 @@ mod imp {
         static STACK: Cell<Option<ChildStack>> = const { Cell::new(None) };
     }
 
-    pub fn launch(launch: &Launch) -> io::Result<Option<Launched>> {
+    pub fn launch(launch: &Launch) -> Result<Option<Launched>, Failed> {
         if REFUSED.load(Ordering::Relaxed) {
             return Ok(None);
         }
@@ -262,17 +307,19 @@ mod imp {
         result
     }
 
-    fn launch_on(stack: &ChildStack, launch: &Launch) -> io::Result<Option<Launched>> {
+    fn launch_on(stack: &ChildStack, launch: &Launch) -> Result<Option<Launched>, Failed> {
+        debug_assert!(launch.paths.last().is_some_and(|last| last.is_null()));
         debug_assert!(launch.argv.last().is_some_and(|last| last.is_null()));
         debug_assert!(launch.envp.last().is_some_and(|last| last.is_null()));
         debug_assert!(launch.stdio.iter().all(|&fd| fd > 2));
         let args = ChildArgs {
-            path: launch.path.as_ptr(),
+            paths: launch.paths.as_ptr(),
             argv: launch.argv.as_ptr(),
             envp: launch.envp.as_ptr(),
             stdio: launch.stdio,
             working_dir: launch.working_dir.as_ptr(),
             error: AtomicI32::new(0),
+            failed_path: AtomicUsize::new(usize::MAX),
         };
         let mut pidfd: libc::c_int = -1;
         let flags =
@@ -327,17 +374,21 @@ mod imp {
         if pid < 0 {
             let error = -pid as i32;
             return match error {
-                // No CLONE_PIDFD (before Linux 5.2), no clone (a seccomp filter): posix_spawn's way.
+                // No such clone (a seccomp filter, an emulator): posix_spawn's way.
                 libc::EINVAL | libc::ENOSYS | libc::EPERM => {
                     REFUSED.store(true, Ordering::Relaxed);
                     Ok(None)
                 }
-                _ => Err(io::Error::from_raw_os_error(error)),
+                _ => Err(Failed {
+                    error: io::Error::from_raw_os_error(error),
+                    path: None,
+                }),
             };
         }
         let pid = pid as libc::pid_t;
-        // SAFETY: the kernel wrote a new descriptor of ours there (CLONE_PIDFD).
-        let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+        // SAFETY: the kernel wrote a new descriptor of ours there (CLONE_PIDFD), or left the -1 (a
+        // kernel that does not know the flag).
+        let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
         match args.error.load(Ordering::SeqCst) {
             0 => Ok(Some(Launched { pid, pidfd })),
             error => {
@@ -348,17 +399,119 @@ mod imp {
                     && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
                 {
                 }
-                Err(io::Error::from_raw_os_error(error))
+                let path = args.failed_path.load(Ordering::SeqCst);
+                Err(Failed {
+                    error: io::Error::from_raw_os_error(error),
+                    path: (path != usize::MAX).then_some(path),
+                })
             }
         }
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+#[cfg(not(all(
+    target_os = "linux",
+    target_arch = "x86_64",
+    target_pointer_width = "64"
+)))]
 mod imp {
-    use super::{Launch, Launched};
+    use super::{Failed, Launch, Launched};
 
-    pub fn launch(_: &Launch) -> std::io::Result<Option<Launched>> {
+    pub fn launch(_: &Launch) -> Result<Option<Launched>, Failed> {
         Ok(None)
+    }
+}
+
+#[cfg(all(
+    test,
+    target_os = "linux",
+    target_arch = "x86_64",
+    target_pointer_width = "64"
+))]
+mod tests {
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    use super::*;
+
+    /// Starts the first of `places` that runs, with /dev/null for its stdio; its exit code, or the
+    /// error and which place gave it.
+    fn run(places: &[&Path]) -> Result<i32, (Option<i32>, Option<usize>)> {
+        let null = std::fs::File::open("/dev/null").unwrap();
+        let copies: Vec<OwnedFd> = (0..3)
+            .map(|_| {
+                // SAFETY: F_DUPFD_CLOEXEC on an open descriptor returns a new one above 2.
+                let fd = unsafe { libc::fcntl(null.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+                assert!(fd > 2);
+                // SAFETY: just made, owned by nobody else.
+                unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) }
+            })
+            .collect();
+        let places: Vec<CString> = places
+            .iter()
+            .map(|place| CString::new(place.as_os_str().as_bytes()).unwrap())
+            .collect();
+        let mut paths: Vec<*const libc::c_char> = places.iter().map(|p| p.as_ptr()).collect();
+        paths.push(std::ptr::null());
+        let argv = [places[0].as_ptr().cast_mut(), std::ptr::null_mut()];
+        let envp = [std::ptr::null_mut()];
+        let launched = launch(&Launch {
+            paths: &paths,
+            argv: &argv,
+            envp: &envp,
+            stdio: [0, 1, 2].map(|i| copies[i].as_raw_fd()),
+            working_dir: c"/",
+        });
+        match launched {
+            Ok(Some(launched)) => {
+                assert!(
+                    launched.pidfd.is_some(),
+                    "a kernel of 5.2 or later gives a pidfd"
+                );
+                let mut status = 0;
+                // SAFETY: waits for our own child.
+                assert_eq!(
+                    unsafe { libc::waitpid(launched.pid, &mut status, 0) },
+                    launched.pid
+                );
+                Ok(libc::WEXITSTATUS(status))
+            }
+            Ok(None) => panic!("the clone was refused here"),
+            Err(failed) => Err((failed.error.raw_os_error(), failed.path)),
+        }
+    }
+
+    #[test]
+    fn the_places_of_a_bare_name_are_tried_as_execvp_tries_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, body: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let folder = dir.path().join("a-folder");
+        std::fs::create_dir(&folder).unwrap();
+        let missing = dir.path().join("missing");
+        let no_interpreter = file("no-interpreter", "#!/no/such/interpreter\n");
+        let runs = file("runs", "#!/bin/sh\nexit 7\n");
+        let plain = file("plain", "exit 7\n");
+
+        // Past a folder (EACCES), a missing file and a missing interpreter (ENOENT), to the one that runs.
+        assert_eq!(run(&[&folder, &missing, &no_interpreter, &runs]), Ok(7));
+        // Nothing runs: EACCES when a try was denied, else ENOENT; no one place is to blame.
+        assert_eq!(run(&[&missing, &folder]), Err((Some(libc::EACCES), None)));
+        assert_eq!(
+            run(&[&missing, &no_interpreter]),
+            Err((Some(libc::ENOENT), None))
+        );
+        // Any other error ends the search, and names the place: a script with no `#!` line.
+        assert_eq!(
+            run(&[&missing, &plain, &runs]),
+            Err((Some(libc::ENOEXEC), Some(1)))
+        );
     }
 }

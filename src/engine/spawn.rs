@@ -143,9 +143,12 @@ impl Prepared {
             // A file that is executable but neither a binary nor a `#!` script: run by `sh`, as
             // `execvp` and every shell run it (a `command` hook's script already is, by its `sh -c`).
             // glibc's posix_spawn does not, and such a hook would never run, only fail to start.
-            Err(error) if error.raw_os_error() == Some(libc::ENOEXEC) => {
-                let script = self.script_path()?;
-                if !reads_as_a_shell_script(&script) {
+            Err(SpawnFailed { error, file }) if error.raw_os_error() == Some(libc::ENOEXEC) => {
+                let script = match file {
+                    Some(file) => file,
+                    None => self.script_path()?,
+                };
+                if !reads_as_a_shell_script(&script, &self.working_dir) {
                     return Err(error);
                 }
                 let shell = c"/bin/sh".to_owned();
@@ -160,7 +163,7 @@ impl Prepared {
                 self.spawn(way, &shell, false, &words, stdio)
                     .map_err(|_| error)?
             }
-            started => started?,
+            started => started.map_err(|failed| failed.error)?,
         };
         // The child's ends close here, in the daemon: the child has its copies.
         drop((stdin_child, stdout_child, stderr_child));
@@ -174,7 +177,8 @@ impl Prepared {
     }
 
     /// One try at starting `path` with `words`: by hand ([`clone_exec`]) where that can be had, else by
-    /// `posix_spawn` (`posix_spawnp` when `lookup`). The pidfd comes with the first.
+    /// `posix_spawn` (`posix_spawnp` when `lookup`). The pidfd comes with the first. A failure to run
+    /// the file found carries that file (by hand, a bare name's place in `PATH`).
     fn spawn(
         &self,
         way: Way,
@@ -182,45 +186,49 @@ impl Prepared {
         lookup: bool,
         words: &[&CString],
         stdio: [&OwnedFd; 3],
-    ) -> io::Result<(libc::pid_t, Option<OwnedFd>)> {
+    ) -> Result<(libc::pid_t, Option<OwnedFd>), SpawnFailed> {
         let mut pointers: Vec<*mut libc::c_char> =
             words.iter().map(|word| word.as_ptr().cast_mut()).collect();
         pointers.push(std::ptr::null_mut());
-        let found;
-        let path = if lookup {
-            // By hand, a bare name is looked up here, in the daemon's `PATH` (which the hook shares),
-            // as the hook's own `PATH` is in `prepare`.
-            let daemon_path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
-            let working_dir = Path::new(OsStr::from_bytes(self.working_dir.as_bytes()));
-            let name = path
-                .to_str()
-                .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
-            found = resolved(name, &[("PATH", daemon_path.as_os_str())], working_dir)?
-                .unwrap_or_else(|| path.clone());
-            &found
-        } else {
-            path
-        };
-        let launch = clone_exec::Launch {
-            path,
-            argv: &pointers,
-            envp: &self.environment.pointers,
-            stdio: stdio.map(AsRawFd::as_raw_fd),
-            working_dir: &self.working_dir,
-        };
-        if way == Way::Fastest
-            && let Some(launched) = clone_exec::launch(&launch)?
-        {
-            return Ok((launched.pid, Some(launched.pidfd)));
+        if way == Way::Fastest {
+            // A bare name: every place in the daemon's `PATH` (which the hook shares), tried in the
+            // child as `execvp` tries them.
+            let places = if lookup {
+                places_in_path(path).map_err(SpawnFailed::from)?
+            } else {
+                vec![path.clone()]
+            };
+            let mut paths: Vec<*const libc::c_char> =
+                places.iter().map(|place| place.as_ptr()).collect();
+            paths.push(std::ptr::null());
+            let launch = clone_exec::Launch {
+                paths: &paths,
+                argv: &pointers,
+                envp: &self.environment.pointers,
+                stdio: stdio.map(AsRawFd::as_raw_fd),
+                working_dir: &self.working_dir,
+            };
+            match clone_exec::launch(&launch) {
+                Ok(Some(launched)) => return Ok((launched.pid, launched.pidfd)),
+                Ok(None) => {}
+                Err(failed) => {
+                    return Err(SpawnFailed {
+                        error: failed.error,
+                        file: failed.path.and_then(|index| places.get(index).cloned()),
+                    });
+                }
+            }
         }
-        self.posix_spawn(path, &pointers, stdio)
+        self.posix_spawn(path, lookup, &pointers, stdio)
             .map(|pid| (pid, None))
+            .map_err(SpawnFailed::from)
     }
 
     /// `posix_spawn`, where [`clone_exec`] cannot be had: the same steps, by glibc.
     fn posix_spawn(
         &self,
         path: &CString,
+        lookup: bool,
         pointers: &[*mut libc::c_char],
         stdio: [&OwnedFd; 3],
     ) -> io::Result<libc::pid_t> {
@@ -233,8 +241,13 @@ impl Prepared {
         let mut pid: libc::pid_t = 0;
         // SAFETY: every pointer is to a NUL-terminated string or a NULL-terminated array that outlives
         // the call; the file actions and attributes are initialised.
+        let spawn = if lookup {
+            libc::posix_spawnp
+        } else {
+            libc::posix_spawn
+        };
         let code = unsafe {
-            libc::posix_spawn(
+            spawn(
                 &mut pid,
                 path.as_ptr(),
                 &actions.0,
@@ -245,6 +258,33 @@ impl Prepared {
         };
         check(code).map(|()| pid)
     }
+}
+
+/// A spawn that failed, and for a file that could not be run, the file (by hand, where a bare name was
+/// found in `PATH`).
+struct SpawnFailed {
+    error: io::Error,
+    file: Option<CString>,
+}
+
+impl From<io::Error> for SpawnFailed {
+    fn from(error: io::Error) -> SpawnFailed {
+        SpawnFailed { error, file: None }
+    }
+}
+
+/// Where `execvp` looks for a bare `name`: each entry of the daemon's `PATH` (glibc's default when it
+/// has none) with the name after it; an empty entry is the working folder (`./name`). A relative entry
+/// stays relative: the child looks from the hook's working folder, as the hook itself would.
+fn places_in_path(name: &CString) -> io::Result<Vec<CString>> {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
+    path.as_bytes()
+        .split(|&byte| byte == b':')
+        .map(|dir| {
+            let dir = if dir.is_empty() { &b"."[..] } else { dir };
+            c_string(&[dir, b"/", name.as_bytes()].concat())
+        })
+        .collect()
 }
 
 /// How a process is started: by hand where that can be had, else by `posix_spawn`; or (the tests' way of
@@ -281,9 +321,12 @@ impl Prepared {
 /// machine, or a NUL byte before its first line ends, as bash tells a binary), and not text for
 /// something else (a byte-order mark, before which a `#!` line goes unread, and bash syntax would run
 /// under dash). Such files keep failing to start, and their hook's `on_failure` decides.
-fn reads_as_a_shell_script(path: &CString) -> bool {
+fn reads_as_a_shell_script(path: &CString, working_dir: &CString) -> bool {
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(OsStr::from_bytes(path.as_bytes())) else {
+    // A relative path (a relative `PATH` entry's) is from the hook's working folder, where it was run.
+    let path = Path::new(OsStr::from_bytes(working_dir.as_bytes()))
+        .join(OsStr::from_bytes(path.as_bytes()));
+    let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
     let mut head = Vec::with_capacity(256);
@@ -936,7 +979,7 @@ mod tests {
         // installs no handler of its own.
         let script = "read line; echo \"$line $1 $A $(pwd -P)\"; \
              [ \"$(cut -d' ' -f5 /proc/$$/stat)\" = \"$$\" ] && echo own group; \
-             ls /proc/$$/fd | sort -n | tr '\\n' ' '; echo; \
+             ls /proc/self/fd | sort -n | tr '\\n' ' '; echo; \
              exec cat /proc/self/status";
         let spec = Spec {
             program: "sh",
@@ -964,9 +1007,10 @@ mod tests {
         });
         let here = dir.path().canonicalize().unwrap();
         assert!(
-            by_hand
-                .0
-                .starts_with(&format!("in word a {}\nown group\n0 1 2 ", here.display())),
+            by_hand.0.starts_with(&format!(
+                "in word a {}\nown group\n0 1 2 3 ",
+                here.display()
+            )),
             "{}",
             by_hand.0
         );
