@@ -53,7 +53,11 @@ pub fn spawn(daemon: Arc<Daemon>, stop: CancellationToken) -> tokio::task::JoinH
 }
 
 async fn watch(daemon: Arc<Daemon>, force_poll: bool) {
-    let mut seen = Fingerprint::of(&Chain::resolve(&daemon.config_path));
+    // Not the file as it is now: as it was when the daemon read it, which this task cannot know. An edit
+    // saved between that read and this task's start (the socket already answering) would otherwise be
+    // taken for the settings in force, and never loaded. So the first arm always reloads; a file that
+    // reads as the settings in force makes no new generation.
+    let mut seen = Fingerprint::unknown();
     loop {
         let chain = Chain::resolve(&daemon.config_path);
         let armed = if force_poll {
@@ -332,6 +336,11 @@ struct Fingerprint(Vec<Option<FileStamp>>);
 type FileStamp = (u64, u64, u64, i64, i64, u32, u32);
 
 impl Fingerprint {
+    /// Equal to no chain's (a chain has one path at least).
+    fn unknown() -> Fingerprint {
+        Fingerprint(Vec::new())
+    }
+
     fn of(chain: &Chain) -> Fingerprint {
         Fingerprint(
             chain

@@ -991,3 +991,31 @@ fn reloads_asked_at_once_make_generations_without_gaps() {
     );
     assert_eq!(generation(&d), before + 8);
 }
+
+#[test]
+fn an_edit_saved_while_the_daemon_starts_is_picked_up() {
+    // The daemon reads its settings, then listens, then watches the file: an edit saved in between was
+    // taken for the settings read, and never loaded. An editor saving over and over until the socket
+    // answers makes its last edit in that window most times; a few starts, each must end on it.
+    for _ in 0..4 {
+        let sb = Sandbox::new();
+        sb.settings(&says("v0"));
+        let (config, socket) = (sb.config(), sb.socket());
+        let editor = std::thread::spawn(move || {
+            let deadline = Instant::now() + SHOWS;
+            let mut n = 0;
+            loop {
+                n += 1;
+                rename_over(&config, &says(&format!("v{n}")));
+                if std::os::unix::net::UnixStream::connect(&socket).is_ok()
+                    || Instant::now() > deadline
+                {
+                    return n;
+                }
+            }
+        });
+        let d = Daemon::start(sb);
+        let last = format!("v{}", editor.join().expect("the editor"));
+        wait_adds(&d, &[last.as_str()]);
+    }
+}
