@@ -35,6 +35,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
     let activated = crate::daemon::systemd::take_listener()?;
     raise_file_limit();
     let config = std::path::absolute(config).unwrap_or_else(|_| config.to_path_buf());
+    let read_as = crate::daemon::watch::SeenAtStart::before_reading(&config);
     let (settings, loaded_text) = initial_settings(&config)?;
     detach_from_terminal();
     // One thread: a hook's exit wakes its fire on the same thread, where a multi-threaded runtime paid a
@@ -88,7 +89,7 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
                 let _ = crate::daemon::reload::reload(&reloader, Trigger::Request).await;
             }
         });
-        crate::daemon::watch::spawn(daemon.clone(), daemon.draining.clone());
+        crate::daemon::watch::spawn(daemon.clone(), daemon.draining.clone(), read_as);
         daemon.engine.start_reaper();
         let stopping = daemon.clone();
         let shutdown = async move {

@@ -42,22 +42,34 @@ const MAX_LINKS: usize = 16;
 
 /// Watches until `stop` is cancelled. `HOOKD_WATCH=poll` forces polling (for tests, and for filesystems
 /// where inotify sees nothing, such as some network mounts).
-pub fn spawn(daemon: Arc<Daemon>, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
+pub fn spawn(
+    daemon: Arc<Daemon>,
+    stop: CancellationToken,
+    read_as: SeenAtStart,
+) -> tokio::task::JoinHandle<()> {
     let force_poll = std::env::var("HOOKD_WATCH").is_ok_and(|v| v == "poll");
     tokio::spawn(async move {
         tokio::select! {
             _ = stop.cancelled() => {}
-            _ = watch(daemon, force_poll) => {}
+            _ = watch(daemon, force_poll, read_as) => {}
         }
     })
 }
 
-async fn watch(daemon: Arc<Daemon>, force_poll: bool) {
-    // Not the file as it is now: as it was when the daemon read it, which this task cannot know. An edit
-    // saved between that read and this task's start (the socket already answering) would otherwise be
-    // taken for the settings in force, and never loaded. So the first arm always reloads; a file that
-    // reads as the settings in force makes no new generation.
-    let mut seen = Fingerprint::unknown();
+/// The settings file as it was just before the daemon read it at start-up. The watcher starts from it,
+/// not from the file as it finds it: an edit saved between that read and the watcher's start (the socket
+/// already answering) would otherwise be taken for the settings in force, and never loaded.
+pub struct SeenAtStart(Fingerprint);
+
+impl SeenAtStart {
+    /// To be taken before the file is read.
+    pub fn before_reading(config: &Path) -> SeenAtStart {
+        SeenAtStart(Fingerprint::of(&Chain::resolve(config)))
+    }
+}
+
+async fn watch(daemon: Arc<Daemon>, force_poll: bool, read_as: SeenAtStart) {
+    let mut seen = read_as.0;
     loop {
         let chain = Chain::resolve(&daemon.config_path);
         let armed = if force_poll {
@@ -336,11 +348,6 @@ struct Fingerprint(Vec<Option<FileStamp>>);
 type FileStamp = (u64, u64, u64, i64, i64, u32, u32);
 
 impl Fingerprint {
-    /// Equal to no chain's (a chain has one path at least).
-    fn unknown() -> Fingerprint {
-        Fingerprint(Vec::new())
-    }
-
     fn of(chain: &Chain) -> Fingerprint {
         Fingerprint(
             chain

@@ -41,6 +41,16 @@ pub struct Launch<'a> {
     pub working_dir: &'a CStr,
 }
 
+/// The exec errors after which `execvp` goes on to the next place in `PATH` (beside `EACCES`, which it
+/// goes past too but remembers): nothing there to run.
+pub const LOOK_FURTHER: [i32; 5] = [
+    libc::ENOENT,
+    libc::ENOTDIR,
+    libc::ESTALE,
+    libc::ENODEV,
+    libc::ETIMEDOUT,
+];
+
 /// A child that has exec'd: its pid and a pidfd for it (none from a kernel before 5.2).
 pub struct Launched {
     pub pid: libc::pid_t,
@@ -75,7 +85,7 @@ mod imp {
 
     use nix::libc;
 
-    use super::{Failed, Launch, Launched};
+    use super::{Failed, LOOK_FURTHER, Launch, Launched};
 
     /// The child's stack: its frames are small (a few `sigaction` structures), a guard page below.
     const STACK_SIZE: usize = 64 * 1024;
@@ -219,14 +229,18 @@ mod imp {
                         0,
                     );
                     let tried = -tried;
-                    if tried == libc::EACCES as isize {
-                        denied = true;
-                    } else if !(tried == libc::ENOENT as isize
-                        || tried == libc::ENOTDIR as isize
-                        || tried == libc::ESTALE as isize
-                        || tried == libc::ENODEV as isize
-                        || tried == libc::ETIMEDOUT as isize)
-                    {
+                    let mut further = tried == libc::EACCES as isize;
+                    denied |= further;
+                    let mut each = 0;
+                    while each < LOOK_FURTHER.len() {
+                        if tried == LOOK_FURTHER[each] as isize {
+                            further = true;
+                            // The last of these is the error when nothing runs (and none denied).
+                            error = tried;
+                        }
+                        each += 1;
+                    }
+                    if !further {
                         error = tried;
                         args.failed_path.store(index, Ordering::SeqCst);
                         break;

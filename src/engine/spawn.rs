@@ -86,9 +86,10 @@ pub struct HookProcess {
 
 /// What a spawn needs, made into C strings: built on the runtime's thread, started on any.
 pub struct Prepared {
-    /// The program as found: a path, or a bare name for `posix_spawnp`.
+    /// The program as found: a path, or a bare name to look for in `search`.
     path: CString,
-    lookup: bool,
+    /// The daemon's `PATH` (which the hook shares), for a bare name not found in the hook's own.
+    search: Option<OsString>,
     argv: Vec<CString>,
     environment: Environment,
     working_dir: CString,
@@ -107,13 +108,17 @@ pub fn prepare(spec: &Spec) -> io::Result<Prepared> {
         argv.push(c_string(arg.as_bytes())?);
     }
     let environment = Environment::with(spec.vars)?;
-    let (path, lookup) = match resolved(spec.program, spec.vars, spec.working_dir)? {
-        Some(found) => (found, false),
-        None => (program, !spec.program.contains('/')),
+    let (path, search) = match resolved(spec.program, spec.vars, spec.working_dir)? {
+        Some(found) => (found, None),
+        None if spec.program.contains('/') => (program, None),
+        None => (
+            program,
+            Some(std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into())),
+        ),
     };
     Ok(Prepared {
         path,
-        lookup,
+        search,
         argv,
         environment,
         working_dir: c_string(spec.working_dir.as_os_str().as_bytes())?,
@@ -139,14 +144,14 @@ impl Prepared {
         );
         let stdio = [&stdin_child, &stdout_child, &stderr_child];
         let words: Vec<&CString> = self.argv.iter().collect();
-        let (pid, pidfd) = match self.spawn(way, &self.path, self.lookup, &words, stdio) {
+        let (pid, pidfd) = match self.spawn(way, &self.path, self.search.as_deref(), &words, stdio)
+        {
             // A file that is executable but neither a binary nor a `#!` script: run by `sh`, as
             // `execvp` and every shell run it (a `command` hook's script already is, by its `sh -c`).
             // glibc's posix_spawn does not, and such a hook would never run, only fail to start.
             Err(SpawnFailed { error, file }) if error.raw_os_error() == Some(libc::ENOEXEC) => {
-                let script = match file {
-                    Some(file) => file,
-                    None => self.script_path()?,
+                let Some(script) = file else {
+                    return Err(error);
                 };
                 if !reads_as_a_shell_script(&script, &self.working_dir) {
                     return Err(error);
@@ -160,7 +165,7 @@ impl Prepared {
                 };
                 let mut words = vec![&shell, &script];
                 words.extend(self.argv.iter().skip(1));
-                self.spawn(way, &shell, false, &words, stdio)
+                self.spawn(way, &shell, None, &words, stdio)
                     .map_err(|_| error)?
             }
             started => started.map_err(|failed| failed.error)?,
@@ -176,28 +181,26 @@ impl Prepared {
         })
     }
 
-    /// One try at starting `path` with `words`: by hand ([`clone_exec`]) where that can be had, else by
-    /// `posix_spawn` (`posix_spawnp` when `lookup`). The pidfd comes with the first. A failure to run
-    /// the file found carries that file (by hand, a bare name's place in `PATH`).
+    /// Starts `path` with `words`: by hand ([`clone_exec`]) where that can be had, else by `posix_spawn`.
+    /// A bare name (with a `search` path) is tried at every place in the daemon's `PATH` (which the hook shares) as
+    /// `execvp` tries them, both ways. The pidfd comes with the first way. A failure to run a file found
+    /// carries that file.
     fn spawn(
         &self,
         way: Way,
         path: &CString,
-        lookup: bool,
+        search: Option<&OsStr>,
         words: &[&CString],
         stdio: [&OwnedFd; 3],
     ) -> Result<(libc::pid_t, Option<OwnedFd>), SpawnFailed> {
         let mut pointers: Vec<*mut libc::c_char> =
             words.iter().map(|word| word.as_ptr().cast_mut()).collect();
         pointers.push(std::ptr::null_mut());
+        let places = match search {
+            Some(search) => places_in_path(path, search).map_err(SpawnFailed::from)?,
+            None => vec![path.clone()],
+        };
         if way == Way::Fastest {
-            // A bare name: every place in the daemon's `PATH` (which the hook shares), tried in the
-            // child as `execvp` tries them.
-            let places = if lookup {
-                places_in_path(path).map_err(SpawnFailed::from)?
-            } else {
-                vec![path.clone()]
-            };
             let mut paths: Vec<*const libc::c_char> =
                 places.iter().map(|place| place.as_ptr()).collect();
             paths.push(std::ptr::null());
@@ -219,16 +222,35 @@ impl Prepared {
                 }
             }
         }
-        self.posix_spawn(path, lookup, &pointers, stdio)
-            .map(|pid| (pid, None))
-            .map_err(SpawnFailed::from)
+        // By glibc, a place at a time, on past one as the child by hand goes on (not `posix_spawnp`,
+        // which does not say which place failed to run).
+        let (mut denied, mut last) = (false, io::Error::from_raw_os_error(libc::ENOENT));
+        for place in &places {
+            match self.posix_spawn(place, &pointers, stdio) {
+                Ok(pid) => return Ok((pid, None)),
+                Err(error) => match error.raw_os_error() {
+                    Some(libc::EACCES) => denied = true,
+                    Some(code) if clone_exec::LOOK_FURTHER.contains(&code) => last = error,
+                    _ => {
+                        return Err(SpawnFailed {
+                            error,
+                            file: Some(place.clone()),
+                        });
+                    }
+                },
+            }
+        }
+        Err(SpawnFailed::from(if denied {
+            io::Error::from_raw_os_error(libc::EACCES)
+        } else {
+            last
+        }))
     }
 
     /// `posix_spawn`, where [`clone_exec`] cannot be had: the same steps, by glibc.
     fn posix_spawn(
         &self,
         path: &CString,
-        lookup: bool,
         pointers: &[*mut libc::c_char],
         stdio: [&OwnedFd; 3],
     ) -> io::Result<libc::pid_t> {
@@ -241,13 +263,8 @@ impl Prepared {
         let mut pid: libc::pid_t = 0;
         // SAFETY: every pointer is to a NUL-terminated string or a NULL-terminated array that outlives
         // the call; the file actions and attributes are initialised.
-        let spawn = if lookup {
-            libc::posix_spawnp
-        } else {
-            libc::posix_spawn
-        };
         let code = unsafe {
-            spawn(
+            libc::posix_spawn(
                 &mut pid,
                 path.as_ptr(),
                 &actions.0,
@@ -273,11 +290,10 @@ impl From<io::Error> for SpawnFailed {
     }
 }
 
-/// Where `execvp` looks for a bare `name`: each entry of the daemon's `PATH` (glibc's default when it
-/// has none) with the name after it; an empty entry is the working folder (`./name`). A relative entry
-/// stays relative: the child looks from the hook's working folder, as the hook itself would.
-fn places_in_path(name: &CString) -> io::Result<Vec<CString>> {
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
+/// Where `execvp` looks for a bare `name` in `path`: each entry with the name after it; an empty entry is
+/// the working folder (`./name`). A relative entry stays relative: the child looks from the hook's
+/// working folder, as the hook itself would.
+fn places_in_path(name: &CString, path: &OsStr) -> io::Result<Vec<CString>> {
     path.as_bytes()
         .split(|&byte| byte == b':')
         .map(|dir| {
@@ -294,26 +310,6 @@ enum Way {
     Fastest,
     #[cfg_attr(not(test), allow(dead_code))]
     PosixSpawn,
-}
-
-impl Prepared {
-    /// The file a spawn that failed with `ENOEXEC` tried to run: the path given, or the bare name as
-    /// `posix_spawnp` found it in the daemon's `PATH` (which the hook shares), a relative entry taken
-    /// from the hook's working folder, where the lookup ran.
-    fn script_path(&self) -> io::Result<CString> {
-        if !self.lookup {
-            return Ok(self.path.clone());
-        }
-        let path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
-        let working_dir = Path::new(OsStr::from_bytes(self.working_dir.as_bytes()));
-        let name = OsStr::from_bytes(self.path.as_bytes());
-        let program = name
-            .to_str()
-            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOEXEC))?;
-        let vars = [("PATH", path.as_os_str())];
-        resolved(program, &vars, working_dir)?
-            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOEXEC))
-    }
 }
 
 /// Whether a file that failed to start with `ENOEXEC` is a script for `sh`: not empty (a half-written
@@ -750,18 +746,15 @@ mod tests {
         run_by(spec, Way::Fastest)
     }
 
-    fn run_by(spec: &Spec, way: Way) -> (ExitStatus, String, String) {
+    /// Feeds, reads and waits for a started process, as `run_by` does.
+    fn finish(started: Started) -> (ExitStatus, String, String) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         runtime.block_on(async {
             use tokio::io::AsyncReadExt;
-            let mut process = prepare(spec)
-                .and_then(|prepared| prepared.start_by(way))
-                .map(Started::into_process)
-                .expect("started");
-            // A program that does not read its stdin may be gone already: EPIPE is no error.
+            let mut process = started.into_process();
             let _ = process.stdin.take().unwrap().feed(b"in\n").await;
             let (mut out, mut err) = (String::new(), String::new());
             watched(process.stdout.take().unwrap())
@@ -776,6 +769,14 @@ mod tests {
                 .unwrap();
             (process.wait().await.unwrap(), out, err)
         })
+    }
+
+    fn run_by(spec: &Spec, way: Way) -> (ExitStatus, String, String) {
+        finish(
+            prepare(spec)
+                .and_then(|prepared| prepared.start_by(way))
+                .expect("started"),
+        )
     }
 
     #[test]
@@ -1083,5 +1084,58 @@ mod tests {
             started.pid
         );
         assert_eq!(status, 0);
+    }
+
+    #[test]
+    fn by_hand_and_by_posix_spawn_a_bare_name_is_looked_for_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = |name: &str| {
+            let folder = dir.path().join(name);
+            std::fs::create_dir(&folder).unwrap();
+            folder
+        };
+        let executable = |path: std::path::PathBuf, body: &str| {
+            std::fs::write(&path, body).unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+        };
+        // In the daemon's PATH, in order: a folder named like the program, a script whose interpreter
+        // is missing, a script with no `#!` line (run by sh), and one that would run too.
+        let (folder, broken, plain, later) = (place("a"), place("b"), place("c"), place("d"));
+        std::fs::create_dir(folder.join("zzhook")).unwrap();
+        executable(
+            broken.join("zzhook"),
+            "#!/no/such/interpreter\necho wrong\n",
+        );
+        executable(plain.join("zzhook"), "echo \"plain $1\"\n");
+        executable(later.join("zzhook"), "#!/bin/sh\necho later\n");
+        let search = |dirs: &[&Path]| {
+            let joined: Vec<&OsStr> = dirs.iter().map(|dir| dir.as_os_str()).collect();
+            joined.join(OsStr::new(":"))
+        };
+        let started = |path: OsString, way: Way| {
+            let mut prepared = prepare(&Spec {
+                program: "zzhook",
+                args: &["word"],
+                vars: &[],
+                working_dir: dir.path(),
+            })
+            .unwrap();
+            prepared.search = Some(path);
+            prepared.start_by(way).map(|started| {
+                let (status, out, _) = finish(started);
+                (status.code(), out)
+            })
+        };
+        for way in [Way::Fastest, Way::PosixSpawn] {
+            let ran = started(search(&[&folder, &broken, &plain, &later]), way).unwrap();
+            assert_eq!(ran, (Some(0), "plain word\n".to_string()), "{way:?}");
+            let ran = started(search(&[&folder, &broken, &later]), way).unwrap();
+            assert_eq!(ran, (Some(0), "later\n".to_string()), "{way:?}");
+            let denied = started(search(&[&broken, &folder]), way).unwrap_err();
+            assert_eq!(denied.raw_os_error(), Some(libc::EACCES), "{way:?}");
+            let missing = started(search(&[&broken]), way).unwrap_err();
+            assert_eq!(missing.raw_os_error(), Some(libc::ENOENT), "{way:?}");
+        }
     }
 }

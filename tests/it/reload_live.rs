@@ -1019,3 +1019,36 @@ fn an_edit_saved_while_the_daemon_starts_is_picked_up() {
         wait_adds(&d, &[last.as_str()]);
     }
 }
+
+#[test]
+fn a_daemon_started_with_no_file_or_an_empty_one_counts_no_refused_edit() {
+    // Both are normal starts ("serving with no hooks until it appears"): the watcher's first look must
+    // not take them for a refused edit (a reload_refused record, `status` in trouble).
+    for text in [None, Some("")] {
+        let sb = Sandbox::new();
+        if let Some(text) = text {
+            sb.settings(text);
+        }
+        let d = Daemon::start(sb);
+        rename_over(&d.config, &says("v1"));
+        wait_adds(&d, &["v1"]);
+        let journal = state_home_for(&d.socket).join("hookd/journal.jsonl");
+        let mut kinds = Vec::new();
+        let deadline = Instant::now() + SHOWS;
+        while !kinds.iter().any(|kind| kind == "reload") {
+            assert!(Instant::now() < deadline, "no reload record in {kinds:?}");
+            std::thread::sleep(POLL);
+            kinds = fs::read_to_string(&journal)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .filter_map(|record| record["kind"].as_str().map(str::to_owned))
+                .collect();
+        }
+        assert!(
+            !kinds.iter().any(|kind| kind == "reload_refused"),
+            "{text:?}: {kinds:?}"
+        );
+        assert_eq!(d.status()["last_reload"]["ok"], true);
+    }
+}
