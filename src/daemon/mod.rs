@@ -197,8 +197,8 @@ extern "C" fn only_when_sent(
     }
 }
 
-/// Marks every descriptor from 3 up close-on-exec. A hook's exec closes only what is marked; a descriptor the daemon inherited unmarked (a shell's stray one, a parent's pipe) would
-/// otherwise reach every hook.
+/// Marks every descriptor from 3 up close-on-exec. A hook's exec closes only what is marked; a descriptor
+/// the daemon inherited unmarked (a shell's stray one, a parent's pipe) would otherwise reach every hook.
 fn close_inherited_on_exec() {
     // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets a flag on open descriptors; it closes nothing.
     let result =

@@ -12,10 +12,10 @@
 //! The process is started as `Command` starts it: a vfork (the caller's thread waits until the child has
 //! exec'd), a process group of its own, an empty signal mask, every handler and SIGPIPE (ignored by Rust
 //! programs) put back to the default (SIGTTIN and SIGTTOU stay ignored, as docs/settings.md says), a
-//! bare program name looked up in `PATH` here, before the spawn (the hook's own `PATH` when its `env`
-//! sets one, else the daemon's), and a file that is neither a binary nor a `#!` script run by `/bin/sh`, as `execvp`
-//! runs it. Its exit is watched through a pidfd; the daemon's reaper reaps a process whose handle
-//! was dropped unwaited (see [`crate::engine::reaper`]).
+//! bare program name looked up in `PATH` (in the hook's own here, before the spawn, when its `env` sets
+//! one; else in the daemon's, place by place, as `execvp` looks), and a file that is neither a binary
+//! nor a `#!` script run by `/bin/sh`, as `execvp` runs it. Its exit is watched through a pidfd; the
+//! daemon's reaper reaps a process whose handle was dropped unwaited (see [`crate::engine::reaper`]).
 
 use std::ffi::{CString, OsStr, OsString};
 use std::io;
@@ -89,7 +89,7 @@ pub struct Prepared {
     /// The program as found: a path, or a bare name to look for in `search`.
     path: CString,
     /// The daemon's `PATH` (which the hook shares), for a bare name not found in the hook's own.
-    search: Option<OsString>,
+    search: Option<&'static OsStr>,
     argv: Vec<CString>,
     environment: Environment,
     working_dir: CString,
@@ -111,10 +111,7 @@ pub fn prepare(spec: &Spec) -> io::Result<Prepared> {
     let (path, search) = match resolved(spec.program, spec.vars, spec.working_dir)? {
         Some(found) => (found, None),
         None if spec.program.contains('/') => (program, None),
-        None => (
-            program,
-            Some(std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into())),
-        ),
+        None => (program, Some(daemon_path())),
     };
     Ok(Prepared {
         path,
@@ -144,8 +141,7 @@ impl Prepared {
         );
         let stdio = [&stdin_child, &stdout_child, &stderr_child];
         let words: Vec<&CString> = self.argv.iter().collect();
-        let (pid, pidfd) = match self.spawn(way, &self.path, self.search.as_deref(), &words, stdio)
-        {
+        let (pid, pidfd) = match self.spawn(way, &self.path, self.search, &words, stdio) {
             // A file that is executable but neither a binary nor a `#!` script: run by `sh`, as
             // `execvp` and every shell run it (a `command` hook's script already is, by its `sh -c`).
             // glibc's posix_spawn does not, and such a hook would never run, only fail to start.
@@ -182,9 +178,8 @@ impl Prepared {
     }
 
     /// Starts `path` with `words`: by hand ([`clone_exec`]) where that can be had, else by `posix_spawn`.
-    /// A bare name (with a `search` path) is tried at every place in the daemon's `PATH` (which the hook shares) as
-    /// `execvp` tries them, both ways. The pidfd comes with the first way. A failure to run a file found
-    /// carries that file.
+    /// A bare name (with a `search` path) is tried at every place in it as `execvp` tries them, both
+    /// ways. The pidfd comes with the first way. A failure to run a file found carries that file.
     fn spawn(
         &self,
         way: Way,
@@ -288,6 +283,13 @@ impl From<io::Error> for SpawnFailed {
     fn from(error: io::Error) -> SpawnFailed {
         SpawnFailed { error, file: None }
     }
+}
+
+/// The daemon's `PATH` (glibc's default when it has none), read once: the daemon does not change its
+/// environment once started (as [`daemon_environment`]).
+fn daemon_path() -> &'static OsStr {
+    static PATH: OnceLock<OsString> = OnceLock::new();
+    PATH.get_or_init(|| std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into()))
 }
 
 /// Where `execvp` looks for a bare `name` in `path`: each entry with the name after it; an empty entry is
@@ -1121,7 +1123,7 @@ mod tests {
                 working_dir: dir.path(),
             })
             .unwrap();
-            prepared.search = Some(path);
+            prepared.search = Some(Box::leak(path.into_boxed_os_str()));
             prepared.start_by(way).map(|started| {
                 let (status, out, _) = finish(started);
                 (status.code(), out)
