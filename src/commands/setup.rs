@@ -35,7 +35,8 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         socket: args.socket.clone(),
         fail_closed: args.fail_closed,
     };
-    let command = snippet::relay_command(agent, &super::relay_binary()?, &flags);
+    let relay = super::relay_binary()?;
+    let command = snippet::relay_command(agent, &relay, &flags);
     let codex_file = codex_file(agent, &file, args.file.is_some())?;
     let wanted = Wanted {
         agent,
@@ -44,10 +45,40 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         codex_file: &codex_file,
     };
     if args.undo {
-        undo(&file, &wanted, args)
-    } else {
-        setup(&file, &wanted, args)
+        return undo(&file, &wanted, args);
     }
+    let done = setup(&file, &wanted, args)?;
+    if let Some(hint) = lite_relay_hint(agent, &relay, &hookd).filter(|_| !args.dry_run) {
+        eprintln!("{hint}");
+    }
+    Ok(done)
+}
+
+/// What setup says when the relay it wrote is not `hookd-relay-lite` on a machine the lite relay runs
+/// on: the agent starts the relay on every tool call, and there glibc's start-up alone is most of what a
+/// call costs (BENCHMARKS.md, "The relay's start"). `cargo install --path .` does not install the lite
+/// relay (a package of its own, `lite/`), so a user who installed hookd alone would never learn of it.
+fn lite_relay_hint(agent: Agent, relay: &str, hookd: &str) -> Option<String> {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        return None;
+    }
+    let program = Path::new(relay).file_name()?.to_str()?;
+    if program == snippet::LITE_RELAY_PROGRAM {
+        return None;
+    }
+    let started = if relay == hookd {
+        format!("{program} relay")
+    } else {
+        program.to_string()
+    };
+    let folder = Path::new(hookd).parent()?.display();
+    Some(format!(
+        "hint: {} will start {started} on every tool call; {}, the relay with no libc, starts in a fraction of the time. It is written when it and {} are installed in {folder} beside hookd, yours and writable by no one else: from hookd's source, cargo install --path lite, then hookd setup {} again",
+        agent.display_name(),
+        snippet::LITE_RELAY_PROGRAM,
+        snippet::RELAY_PROGRAM,
+        agent.name()
+    ))
 }
 
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).

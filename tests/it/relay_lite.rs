@@ -435,6 +435,60 @@ fn print_settings_writes_the_lite_relay_where_it_and_hookd_relay_are_installed()
     );
 }
 
+/// `hookd setup` hints at the lite relay where it writes another, and says nothing of it where it
+/// writes the lite one: `cargo install --path .` does not install it, and the hint is how a user learns.
+#[test]
+fn setup_hints_at_the_lite_relay_where_it_writes_another() {
+    let sb = Sandbox::new();
+    let setup = |dir: &Path, programs: &[(&str, &str)]| {
+        std::fs::create_dir_all(dir).unwrap();
+        let hookd = dir.join("hookd");
+        std::fs::copy(BIN, &hookd).unwrap();
+        for (name, from) in programs {
+            std::fs::copy(from, dir.join(name)).unwrap();
+        }
+        let home = dir.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let mut command = std::process::Command::new(&hookd);
+        command.args(["setup", "claude-code"]).env("HOME", &home);
+        command.env_remove("CLAUDE_CONFIG_DIR");
+        let out = run_with_deadline(command, None, T);
+        assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+        let settings = std::fs::read_to_string(home.join(".claude/settings.json")).unwrap();
+        (text(&out.stderr), settings)
+    };
+    let all = sb.p("all");
+    let (stderr, settings) = setup(
+        &all,
+        &[("hookd-relay", RELAY_BIN), ("hookd-relay-lite", lite())],
+    );
+    assert!(
+        settings.contains("hookd-relay-lite --agent claude-code"),
+        "{settings}"
+    );
+    assert_eq!(stderr, "");
+    for (folder, programs, started) in [
+        ("relay", &[("hookd-relay", RELAY_BIN)][..], "hookd-relay"),
+        ("alone", &[][..], "hookd relay"),
+    ] {
+        let dir = sb.p(folder);
+        let (stderr, settings) = setup(&dir, programs);
+        assert!(!settings.contains("hookd-relay-lite"), "{settings}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "hint: Claude Code will start {started} on every tool call; hookd-relay-lite"
+            )),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("installed in {} beside hookd", dir.display()))
+                && stderr.contains("cargo install --path lite"),
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn a_stray_unanswered_variable_changes_nothing() {
     // Only the three values the lite relay sets count: an empty or stray export of the variable must not
