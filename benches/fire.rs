@@ -40,7 +40,8 @@
 //! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
 //! other row).
 //!
-//! Rows that are compared alternate in small batches, so that drift on a busy machine hits both alike.
+//! Rows that are compared alternate in small batches (the throughput rows I and X, J and K in turns of a
+//! quarter each), so that drift on a busy machine hits both alike.
 //! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
 //! on two cores.
 
@@ -307,20 +308,43 @@ fn main() {
     let serial_argv = rate(&s.argv);
     let serial_direct = rate(&s.direct_true);
     drop(unrecorded_client);
-    let no_hook_load = load(&daemon, rounds * 150, firing(&daemon, &no_hook_fire));
-    let unrecorded_load = load(
-        &unrecorded,
-        rounds * 150,
-        firing(&unrecorded, &no_hook_fire),
+    // The rows compared as throughputs (I against X, K against J) are measured in turns, as the serial
+    // rows alternate in batches: one long load after the other moved K against J from 0.69 to 0.98 run to
+    // run, the machine's drift rather than the daemon's.
+    let (no_hook_load, unrecorded_load) = in_turns(
+        || {
+            load(
+                &daemon,
+                rounds * 150 / TURNS,
+                firing(&daemon, &no_hook_fire),
+            )
+        },
+        || {
+            load(
+                &unrecorded,
+                rounds * 150 / TURNS,
+                firing(&unrecorded, &no_hook_fire),
+            )
+        },
     );
     drop(unrecorded);
-    let direct_load = load(&daemon, rounds * 4, || -> Work {
-        let event_line = event_line.as_str();
-        Box::new(move || {
-            spawn_directly(&mut Command::new("/bin/true"), event_line);
-        })
-    });
-    let argv_load = load(&daemon, rounds * 4, firing(&daemon, &argv_fire));
+    let (direct_load, argv_load) = in_turns(
+        || {
+            load(&daemon, (rounds * 4 / TURNS).max(1), || -> Work {
+                let event_line = event_line.as_str();
+                Box::new(move || {
+                    spawn_directly(&mut Command::new("/bin/true"), event_line);
+                })
+            })
+        },
+        || {
+            load(
+                &daemon,
+                (rounds * 4 / TURNS).max(1),
+                firing(&daemon, &argv_fire),
+            )
+        },
+    );
     let after_rss = rss_kib(daemon.pid());
     drop(daemon);
 
@@ -848,12 +872,37 @@ struct Load {
     fires: usize,
     wall: Duration,
     latency: Summary,
+    /// Every fire's latency, for [`in_turns`] to join turns by.
+    latencies: Vec<Duration>,
     max_rss_kib: u64,
     /// The daemon's CPU time (user and system) over the load.
     daemon_cpu: Duration,
 }
 
 impl Load {
+    /// The turns of one row as one load: fires, wall and CPU time added, latencies pooled, the most
+    /// memory seen.
+    fn joined(turns: Vec<Load>) -> Load {
+        let mut latencies: Vec<Duration> = Vec::new();
+        let (mut fires, mut wall, mut max_rss_kib, mut daemon_cpu) =
+            (0, Duration::ZERO, 0, Duration::ZERO);
+        for turn in turns {
+            fires += turn.fires;
+            wall += turn.wall;
+            max_rss_kib = max_rss_kib.max(turn.max_rss_kib);
+            daemon_cpu += turn.daemon_cpu;
+            latencies.extend(turn.latencies);
+        }
+        Load {
+            fires,
+            wall,
+            latency: Summary::of(&mut latencies),
+            latencies,
+            max_rss_kib,
+            daemon_cpu,
+        }
+    }
+
     fn rate(&self) -> f64 {
         self.fires as f64 / self.wall.as_secs_f64()
     }
@@ -866,6 +915,20 @@ impl Load {
             self.daemon_cpu.as_secs_f64() * 1e6 / self.fires as f64
         )
     }
+}
+
+/// How many turns each of two compared throughput rows is measured in, see [`in_turns`].
+const TURNS: usize = 4;
+
+/// Two loads measured in [`TURNS`] turns, `first` then `second` each time, each turn's figures added to
+/// its row's: drift on the machine (another tenant, a clock change) then hits both rows alike.
+fn in_turns(mut first: impl FnMut() -> Load, mut second: impl FnMut() -> Load) -> (Load, Load) {
+    let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
+    for _ in 0..TURNS {
+        firsts.push(first());
+        seconds.push(second());
+    }
+    (Load::joined(firsts), Load::joined(seconds))
 }
 
 /// A client of [`load`] firing `request` on a connection of its own.
@@ -923,6 +986,7 @@ fn load<'a>(daemon: &Daemon, each: usize, client: impl Fn() -> Work<'a>) -> Load
         fires: latencies.len(),
         wall,
         latency: Summary::of(&mut latencies),
+        latencies,
         max_rss_kib,
         daemon_cpu: cpu_time(pid).saturating_sub(cpu_before),
     }
