@@ -446,10 +446,10 @@ mod tests {
     use std::ffi::CString;
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::PermissionsExt;
     use std::path::Path;
 
     use super::*;
+    use crate::engine::test_program::write_program;
 
     /// Starts the first of `places` that runs, with /dev/null for its stdio; its exit code, or the
     /// error and which place gave it.
@@ -503,8 +503,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = |name: &str, body: &str| {
             let path = dir.path().join(name);
-            std::fs::write(&path, body).unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            write_program(&path, body.as_bytes());
             path
         };
         let folder = dir.path().join("a-folder");

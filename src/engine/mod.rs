@@ -21,6 +21,8 @@ mod recording;
 pub mod runner;
 mod spawn;
 pub mod stoploop;
+#[cfg(test)]
+mod test_program;
 pub mod verdict;
 pub mod worker;
 

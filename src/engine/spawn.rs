@@ -743,6 +743,7 @@ fn check(code: libc::c_int) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::test_program::write_program;
 
     fn run(spec: &Spec) -> (ExitStatus, String, String) {
         run_by(spec, Way::Fastest)
@@ -856,12 +857,7 @@ mod tests {
     fn a_hooks_own_path_finds_its_program() {
         let dir = tempfile::tempdir().unwrap();
         let program = dir.path().join("only-here");
-        std::fs::write(&program, "#!/bin/sh\necho found\n").unwrap();
-        std::fs::set_permissions(
-            &program,
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
+        write_program(&program, b"#!/bin/sh\necho found\n");
         let (status, out, _) = run(&Spec {
             program: "only-here",
             args: &[],
@@ -876,9 +872,7 @@ mod tests {
     fn a_script_without_a_hash_bang_is_run_by_sh_with_its_words() {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("plain");
-        std::fs::write(&script, "read line; echo \"$0 $1 $line\"; exit 2\n").unwrap();
-        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
+        write_program(&script, b"read line; echo \"$0 $1 $line\"; exit 2\n");
         let by_path = script.to_str().unwrap();
         let (status, out, _) = run(&Spec {
             program: by_path,
@@ -913,9 +907,7 @@ mod tests {
             ("bom", b"\xef\xbb\xbf#!/bin/bash\nexit 2\n"),
         ] {
             let path = dir.path().join(name);
-            std::fs::write(&path, body).unwrap();
-            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-                .unwrap();
+            write_program(&path, body);
             let started = prepare(&Spec {
                 program: path.to_str().unwrap(),
                 args: &[],
@@ -933,9 +925,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("bin")).unwrap();
         let program = dir.path().join("bin/tool");
-        std::fs::write(&program, "#!/bin/sh\necho project tool\n").unwrap();
+        write_program(&program, b"#!/bin/sh\necho project tool\n");
         let mode = |mode| std::os::unix::fs::PermissionsExt::from_mode(mode);
-        std::fs::set_permissions(&program, mode(0o755)).unwrap();
         let (status, out, _) = run(&Spec {
             program: "tool",
             args: &[],
@@ -1096,11 +1087,8 @@ mod tests {
             std::fs::create_dir(&folder).unwrap();
             folder
         };
-        let executable = |path: std::path::PathBuf, body: &str| {
-            std::fs::write(&path, body).unwrap();
-            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-                .unwrap();
-        };
+        let executable =
+            |path: std::path::PathBuf, body: &str| write_program(&path, body.as_bytes());
         // In the daemon's PATH, in order: a folder named like the program, a script whose interpreter
         // is missing, a script with no `#!` line (run by sh), and one that would run too.
         let (folder, broken, plain, later) = (place("a"), place("b"), place("c"), place("d"));
