@@ -41,7 +41,7 @@
 //! other row).
 //!
 //! Rows that are compared alternate in small batches (the throughput rows I and X, J and K in turns of a
-//! quarter each), so that drift on a busy machine hits both alike.
+//! quarter each, ABBA), so that drift on a busy machine hits both alike.
 //! `HOOKD_BENCH_ROUNDS` (default 40) scales every sample count; at 40 the run takes about half a minute
 //! on two cores.
 
@@ -920,13 +920,20 @@ impl Load {
 /// How many turns each of two compared throughput rows is measured in, see [`in_turns`].
 const TURNS: usize = 4;
 
-/// Two loads measured in [`TURNS`] turns, `first` then `second` each time, each turn's figures added to
-/// its row's: drift on the machine (another tenant, a clock change) then hits both rows alike.
+/// Two loads measured in [`TURNS`] turns, in the order first, second, second, first, ..., each turn's
+/// figures added to its row's: drift on the machine (another tenant, a clock change) then hits both
+/// rows alike, and a steady one cancels out. The daemon's CPU time is read in ticks of 10 ms at each
+/// turn's ends, so the CPU per fire of a short run is rough (at the default rounds, K's to about 5 %).
 fn in_turns(mut first: impl FnMut() -> Load, mut second: impl FnMut() -> Load) -> (Load, Load) {
     let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
-    for _ in 0..TURNS {
-        firsts.push(first());
-        seconds.push(second());
+    for turn in 0..TURNS {
+        if turn % 2 == 0 {
+            firsts.push(first());
+            seconds.push(second());
+        } else {
+            seconds.push(second());
+            firsts.push(first());
+        }
     }
     (Load::joined(firsts), Load::joined(seconds))
 }

@@ -79,7 +79,7 @@ pub fn is_relay_program(program: &str) -> bool {
 
 /// A word as the shell reads it back: as is when it holds only characters the shell leaves alone, else
 /// in single quotes.
-fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

@@ -48,7 +48,9 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         return undo(&file, &wanted, args);
     }
     let done = setup(&file, &wanted, args)?;
-    if let Some(hint) = lite_relay_hint(agent, &relay, &hookd).filter(|_| !args.dry_run) {
+    if !args.dry_run
+        && let Some(hint) = lite_relay_hint(agent, &relay, &hookd, &setup_again(args, &file))
+    {
         eprintln!("{hint}");
     }
     Ok(done)
@@ -58,7 +60,8 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
 /// on: the agent starts the relay on every tool call, and there glibc's start-up alone is most of what a
 /// call costs (BENCHMARKS.md, "The relay's start"). `cargo install --path .` does not install the lite
 /// relay (a package of its own, `lite/`), so a user who installed hookd alone would never learn of it.
-fn lite_relay_hint(agent: Agent, relay: &str, hookd: &str) -> Option<String> {
+/// `again` is the setup to run once it is there.
+fn lite_relay_hint(agent: Agent, relay: &str, hookd: &str, again: &str) -> Option<String> {
     if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
         return None;
     }
@@ -66,19 +69,104 @@ fn lite_relay_hint(agent: Agent, relay: &str, hookd: &str) -> Option<String> {
     if program == snippet::LITE_RELAY_PROGRAM {
         return None;
     }
-    let started = if relay == hookd {
+    // `hookd relay` is written when hookd-relay is not beside hookd: the lite relay, which hands what it
+    // does not carry to hookd-relay, is written only with it.
+    let alone = relay == hookd;
+    let started = if alone {
         format!("{program} relay")
     } else {
         program.to_string()
     };
-    let folder = Path::new(hookd).parent()?.display();
+    let missing = if alone {
+        format!(
+            "{} and {}",
+            snippet::RELAY_PROGRAM,
+            snippet::LITE_RELAY_PROGRAM
+        )
+    } else {
+        snippet::LITE_RELAY_PROGRAM.to_string()
+    };
+    let folder = Path::new(hookd).parent()?;
     Some(format!(
-        "hint: {} will start {started} on every tool call; {}, the relay with no libc, starts in a fraction of the time. It is written when it and {} are installed in {folder} beside hookd, yours and writable by no one else: from hookd's source, cargo install --path lite, then hookd setup {} again",
+        "hint: {} will start {started} on every tool call; {}, the relay with no libc, starts in a fraction of the time. Setup writes it when it and {} are in {}, beside hookd, yours and writable by no one else. To put {missing} there, from hookd's source: {}; then run {again} again",
         agent.display_name(),
         snippet::LITE_RELAY_PROGRAM,
         snippet::RELAY_PROGRAM,
-        agent.name()
+        folder.display(),
+        install_steps(folder, alone),
     ))
+}
+
+/// How to put the relays into `folder` from hookd's source (`with_relay`: hookd-relay too, which
+/// `cargo install --path .` installs with hookd): `cargo install` into the root whose `bin` folder it is,
+/// naming the root unless it is cargo's own; for any other folder (a checkout's `target/release`), a
+/// build copied in.
+fn install_steps(folder: &Path, with_relay: bool) -> String {
+    let mut steps = Vec::new();
+    match folder
+        .parent()
+        .filter(|_| folder.file_name() == Some("bin".as_ref()))
+    {
+        Some(root) => {
+            let root_option = if same_folder(root, cargo_install_root().as_deref()) {
+                String::new()
+            } else {
+                format!(" --root {}", snippet::shell_quote(&root.to_string_lossy()))
+            };
+            if with_relay {
+                steps.push(format!("cargo install --path .{root_option}"));
+            }
+            steps.push(format!("cargo install --path lite{root_option}"));
+        }
+        None => {
+            let folder = snippet::shell_quote(&folder.to_string_lossy());
+            if with_relay {
+                steps.push(format!(
+                    "cargo build --release && cp target/release/{} {folder}",
+                    snippet::RELAY_PROGRAM
+                ));
+            }
+            steps.push(format!(
+                "cargo build --release --manifest-path lite/Cargo.toml && cp lite/target/release/{} {folder}",
+                snippet::LITE_RELAY_PROGRAM
+            ));
+        }
+    }
+    steps.join(" and ")
+}
+
+/// Where `cargo install` puts programs without `--root`: `CARGO_INSTALL_ROOT`, else `CARGO_HOME`, else
+/// `~/.cargo` (its `bin` folder).
+fn cargo_install_root() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    set("CARGO_INSTALL_ROOT")
+        .or_else(|| set("CARGO_HOME"))
+        .map(PathBuf::from)
+        .or_else(|| set("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+}
+
+/// Whether `a` and `b` are one folder, links resolved where they can be.
+fn same_folder(a: &Path, b: Option<&Path>) -> bool {
+    let resolved = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    b.is_some_and(|b| resolved(a) == resolved(b))
+}
+
+/// The setup command line given, to run again: the same agent, file, socket and `--fail-closed`, so
+/// that following the hint never rewrites the hooks without them (a plain setup would turn a
+/// fail-closed relay fail-open, or point it at another socket).
+fn setup_again(args: &SetupArgs, file: &Path) -> String {
+    let quote = |path: &Path| snippet::shell_quote(&path.to_string_lossy());
+    let mut words = vec!["hookd setup".to_string(), snippet::shell_quote(&args.agent)];
+    if args.file.is_some() {
+        words.push(format!("--file {}", quote(file)));
+    }
+    if let Some(socket) = &args.socket {
+        words.push(format!("--socket {}", quote(socket)));
+    }
+    if args.fail_closed {
+        words.push("--fail-closed".to_string());
+    }
+    words.join(" ")
 }
 
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).

@@ -440,39 +440,66 @@ fn print_settings_writes_the_lite_relay_where_it_and_hookd_relay_are_installed()
 #[test]
 fn setup_hints_at_the_lite_relay_where_it_writes_another() {
     let sb = Sandbox::new();
-    let setup = |dir: &Path, programs: &[(&str, &str)]| {
+    // hookd copied into `dir` with `programs` beside it, then `hookd setup claude-code ARGS` run with a
+    // home of its own and `env`: what it said on stderr, and the settings it wrote.
+    let setup = |dir: &Path, programs: &[(&str, &str)], args: &[&str], env: &[(&str, &Path)]| {
         std::fs::create_dir_all(dir).unwrap();
         let hookd = dir.join("hookd");
-        std::fs::copy(BIN, &hookd).unwrap();
-        for (name, from) in programs {
-            std::fs::copy(from, dir.join(name)).unwrap();
+        if !hookd.exists() {
+            std::fs::copy(BIN, &hookd).unwrap();
+            for (name, from) in programs {
+                std::fs::copy(from, dir.join(name)).unwrap();
+            }
         }
-        let home = dir.join("home");
+        let home = sb.p(&format!("home-{}", dir.display()).replace('/', "_"));
         std::fs::create_dir_all(&home).unwrap();
         let mut command = std::process::Command::new(&hookd);
-        command.args(["setup", "claude-code"]).env("HOME", &home);
-        command.env_remove("CLAUDE_CONFIG_DIR");
+        command
+            .args(["setup", "claude-code"])
+            .args(args)
+            .env("HOME", &home);
+        for name in ["CLAUDE_CONFIG_DIR", "CARGO_HOME", "CARGO_INSTALL_ROOT"] {
+            command.env_remove(name);
+        }
+        for (name, value) in env {
+            command.env(name, value);
+        }
         let out = run_with_deadline(command, None, T);
         assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
-        let settings = std::fs::read_to_string(home.join(".claude/settings.json")).unwrap();
+        let settings =
+            std::fs::read_to_string(home.join(".claude/settings.json")).unwrap_or_default();
         (text(&out.stderr), settings)
     };
     let all = sb.p("all");
     let (stderr, settings) = setup(
         &all,
         &[("hookd-relay", RELAY_BIN), ("hookd-relay-lite", lite())],
+        &[],
+        &[],
     );
     assert!(
         settings.contains("hookd-relay-lite --agent claude-code"),
         "{settings}"
     );
     assert_eq!(stderr, "");
-    for (folder, programs, started) in [
-        ("relay", &[("hookd-relay", RELAY_BIN)][..], "hookd-relay"),
-        ("alone", &[][..], "hookd relay"),
+
+    // A checkout's build folder: the programs missing are built and copied in, then setup run again.
+    for (folder, programs, started, steps) in [
+        (
+            "relay",
+            &[("hookd-relay", RELAY_BIN)][..],
+            "hookd-relay",
+            "To put hookd-relay-lite there, from hookd's source: cargo build --release --manifest-path lite/Cargo.toml && cp lite/target/release/hookd-relay-lite DIR; then run hookd setup claude-code again",
+        ),
+        (
+            "alone",
+            &[][..],
+            "hookd relay",
+            "To put hookd-relay and hookd-relay-lite there, from hookd's source: cargo build --release && cp target/release/hookd-relay DIR and cargo build --release --manifest-path lite/Cargo.toml && cp lite/target/release/hookd-relay-lite DIR; then run hookd setup claude-code again",
+        ),
     ] {
         let dir = sb.p(folder);
-        let (stderr, settings) = setup(&dir, programs);
+        let (stderr, settings) = setup(&dir, programs, &[], &[]);
         assert!(!settings.contains("hookd-relay-lite"), "{settings}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(
@@ -482,11 +509,50 @@ fn setup_hints_at_the_lite_relay_where_it_writes_another() {
             "{stderr}"
         );
         assert!(
-            stderr.contains(&format!("installed in {} beside hookd", dir.display()))
-                && stderr.contains("cargo install --path lite"),
+            stderr.contains(&format!("are in {}, beside hookd", dir.display())),
             "{stderr}"
         );
+        assert!(
+            stderr.ends_with(&format!(
+                "{}\n",
+                steps.replace("DIR", &dir.display().to_string())
+            )),
+            "{stderr}"
+        );
+        // Neither a dry run nor an undo says it.
+        let (stderr, _) = setup(&dir, programs, &["--dry-run"], &[]);
+        assert!(!stderr.contains("hint:"), "{stderr}");
+        let (stderr, settings) = setup(&dir, programs, &["--undo"], &[]);
+        assert_eq!((stderr.as_str(), settings.contains("hookd")), ("", false));
     }
+
+    // A bin folder: cargo install into its root, named unless it is cargo's own; and the setup to run
+    // again is the one given, its socket and --fail-closed kept (a plain one would fail open).
+    let root = sb.p("prefix");
+    let bin = root.join("bin");
+    let socket = sb.p("my socket");
+    let (stderr, settings) = setup(
+        &bin,
+        &[("hookd-relay", RELAY_BIN)],
+        &["--socket", socket.to_str().unwrap(), "--fail-closed"],
+        &[],
+    );
+    assert!(settings.contains("--fail-closed"), "{settings}");
+    assert!(
+        stderr.ends_with(&format!(
+            "from hookd's source: cargo install --path lite --root {}; then run hookd setup claude-code --socket '{}' --fail-closed again\n",
+            root.display(),
+            socket.display()
+        )),
+        "{stderr}"
+    );
+    let (stderr, _) = setup(&bin, &[], &[], &[("CARGO_INSTALL_ROOT", &root)]);
+    assert!(
+        stderr.ends_with(
+            "from hookd's source: cargo install --path lite; then run hookd setup claude-code again\n"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]
