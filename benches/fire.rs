@@ -872,32 +872,27 @@ struct Load {
     fires: usize,
     wall: Duration,
     latency: Summary,
-    /// Every fire's latency, for [`in_turns`] to join turns by.
-    latencies: Vec<Duration>,
     max_rss_kib: u64,
     /// The daemon's CPU time (user and system) over the load.
     daemon_cpu: Duration,
 }
 
 impl Load {
-    /// The turns of one row as one load: fires, wall and CPU time added, latencies pooled, the most
-    /// memory seen.
-    fn joined(turns: Vec<Load>) -> Load {
+    /// The turns of one row as one load: wall and CPU time added, latencies pooled (one a fire), the
+    /// most memory seen.
+    fn joined(turns: Vec<Turn>) -> Load {
         let mut latencies: Vec<Duration> = Vec::new();
-        let (mut fires, mut wall, mut max_rss_kib, mut daemon_cpu) =
-            (0, Duration::ZERO, 0, Duration::ZERO);
+        let (mut wall, mut max_rss_kib, mut daemon_cpu) = (Duration::ZERO, 0, Duration::ZERO);
         for turn in turns {
-            fires += turn.fires;
             wall += turn.wall;
             max_rss_kib = max_rss_kib.max(turn.max_rss_kib);
             daemon_cpu += turn.daemon_cpu;
             latencies.extend(turn.latencies);
         }
         Load {
-            fires,
+            fires: latencies.len(),
             wall,
             latency: Summary::of(&mut latencies),
-            latencies,
             max_rss_kib,
             daemon_cpu,
         }
@@ -917,6 +912,16 @@ impl Load {
     }
 }
 
+/// One turn of a throughput row, as [`load`] measured it; [`Load::joined`] adds up a row's turns.
+struct Turn {
+    wall: Duration,
+    /// One a fire (or a spawn).
+    latencies: Vec<Duration>,
+    max_rss_kib: u64,
+    /// The daemon's CPU time (user and system) over the turn.
+    daemon_cpu: Duration,
+}
+
 /// How many turns each of two compared throughput rows is measured in, see [`in_turns`].
 const TURNS: usize = 4;
 
@@ -924,7 +929,7 @@ const TURNS: usize = 4;
 /// figures added to its row's: drift on the machine (another tenant, a clock change) then hits both
 /// rows alike, and a steady one cancels out. The daemon's CPU time is read in ticks of 10 ms at each
 /// turn's ends, so the CPU per fire of a short run is rough (at the default rounds, K's to about 5 %).
-fn in_turns(mut first: impl FnMut() -> Load, mut second: impl FnMut() -> Load) -> (Load, Load) {
+fn in_turns(mut first: impl FnMut() -> Turn, mut second: impl FnMut() -> Turn) -> (Load, Load) {
     let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
     for turn in 0..TURNS {
         if turn % 2 == 0 {
@@ -954,12 +959,12 @@ type Work<'a> = Box<dyn FnMut() + Send + 'a>;
 /// [`CLIENTS`] threads, each doing `each` times the work `client` makes for it (a connection of its own
 /// to fire on, or a hook to spawn directly), started together; the daemon's resident memory is read from
 /// another thread meanwhile, and its CPU time before and after.
-fn load<'a>(daemon: &Daemon, each: usize, client: impl Fn() -> Work<'a>) -> Load {
+fn load<'a>(daemon: &Daemon, each: usize, client: impl Fn() -> Work<'a>) -> Turn {
     let start = Barrier::new(CLIENTS + 1);
     let running = AtomicBool::new(true);
     let pid = daemon.pid();
     let cpu_before = cpu_time(pid);
-    let (wall, mut latencies, max_rss_kib) = std::thread::scope(|scope| {
+    let (wall, latencies, max_rss_kib) = std::thread::scope(|scope| {
         let sampler = scope.spawn(|| {
             // Bounded: the load ends long before this deadline, and then `running` is cleared.
             let deadline = Instant::now() + Duration::from_secs(600);
@@ -989,10 +994,8 @@ fn load<'a>(daemon: &Daemon, each: usize, client: impl Fn() -> Work<'a>) -> Load
         running.store(false, Ordering::Relaxed);
         (wall, latencies, sampler.join().expect("the memory sampler"))
     });
-    Load {
-        fires: latencies.len(),
+    Turn {
         wall,
-        latency: Summary::of(&mut latencies),
         latencies,
         max_rss_kib,
         daemon_cpu: cpu_time(pid).saturating_sub(cpu_before),

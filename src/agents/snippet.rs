@@ -47,17 +47,28 @@ pub fn relay_command(agent: Agent, hookd: &str, flags: &RelayFlags) -> String {
     } else {
         " relay"
     };
-    let mut command = format!("{}{relay} --agent {}", shell_quote(hookd), agent.name());
+    format!(
+        "{}{relay} --agent {}{}",
+        shell_quote(hookd),
+        agent.name(),
+        flag_words(flags)
+    )
+}
+
+/// `flags` as command-line words, each after a space: for the relay's command, and for a setup to run
+/// again with the same ones.
+pub fn flag_words(flags: &RelayFlags) -> String {
+    let mut words = String::new();
     if let Some(socket) = &flags.socket {
         // Absolute: the agent runs the command in its own project folder, not where this was printed.
         let socket = std::path::absolute(socket).unwrap_or_else(|_| socket.clone());
-        command.push_str(" --socket ");
-        command.push_str(&shell_quote(&socket.to_string_lossy()));
+        words.push_str(" --socket ");
+        words.push_str(&shell_quote(&socket.to_string_lossy()));
     }
     if flags.fail_closed {
-        command.push_str(" --fail-closed");
+        words.push_str(" --fail-closed");
     }
-    command
+    words
 }
 
 /// The file name of `hookd relay` as a program of its own (`src/bin/hookd-relay.rs`), installed beside

@@ -49,7 +49,8 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
     }
     let done = setup(&file, &wanted, args)?;
     if !args.dry_run
-        && let Some(hint) = lite_relay_hint(agent, &relay, &hookd, &setup_again(args, &file))
+        && let Some(hint) =
+            lite_relay_hint(agent, &relay, &hookd, &setup_again(args, &file, &flags))
     {
         eprintln!("{hint}");
     }
@@ -108,7 +109,7 @@ fn install_steps(folder: &Path, with_relay: bool) -> String {
         .filter(|_| folder.file_name() == Some("bin".as_ref()))
     {
         Some(root) => {
-            let root_option = if same_folder(root, cargo_install_root().as_deref()) {
+            let root_option = if cargo_install_root().is_some_and(|own| same_folder(root, &own)) {
                 String::new()
             } else {
                 format!(" --root {}", snippet::shell_quote(&root.to_string_lossy()))
@@ -146,27 +147,24 @@ fn cargo_install_root() -> Option<PathBuf> {
 }
 
 /// Whether `a` and `b` are one folder, links resolved where they can be.
-fn same_folder(a: &Path, b: Option<&Path>) -> bool {
+fn same_folder(a: &Path, b: &Path) -> bool {
     let resolved = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    b.is_some_and(|b| resolved(a) == resolved(b))
+    resolved(a) == resolved(b)
 }
 
-/// The setup command line given, to run again: the same agent, file, socket and `--fail-closed`, so
-/// that following the hint never rewrites the hooks without them (a plain setup would turn a
-/// fail-closed relay fail-open, or point it at another socket).
-fn setup_again(args: &SetupArgs, file: &Path) -> String {
-    let quote = |path: &Path| snippet::shell_quote(&path.to_string_lossy());
-    let mut words = vec!["hookd setup".to_string(), snippet::shell_quote(&args.agent)];
-    if args.file.is_some() {
-        words.push(format!("--file {}", quote(file)));
-    }
-    if let Some(socket) = &args.socket {
-        words.push(format!("--socket {}", quote(socket)));
-    }
-    if args.fail_closed {
-        words.push("--fail-closed".to_string());
-    }
-    words.join(" ")
+/// The setup command line given, to run again: the same agent and file, and the relay's flags as they
+/// were written into the relay's command, so that following the hint never rewrites the hooks without
+/// them (a plain setup would turn a fail-closed relay fail-open, or point it at another socket).
+fn setup_again(args: &SetupArgs, file: &Path, flags: &RelayFlags) -> String {
+    let file = match args.file {
+        Some(_) => format!(" --file {}", snippet::shell_quote(&file.to_string_lossy())),
+        None => String::new(),
+    };
+    format!(
+        "hookd setup {}{file}{}",
+        snippet::shell_quote(&args.agent),
+        snippet::flag_words(flags)
+    )
 }
 
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).
