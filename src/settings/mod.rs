@@ -92,6 +92,51 @@ impl Default for Record {
     }
 }
 
+/// The `[protect]` table: hookd's own guard of itself (docs/security.md). On by default, with no hook
+/// needed: at every moment before a tool runs, a call that would write, move, delete or change the mode
+/// of the settings, the programs its hooks run, hookd's state, socket and units, or an agent's settings
+/// that hold the relay, or would stop or kill the daemon, is refused by the engine itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Protect {
+    /// Whether the guard of hookd itself is on (`enabled = false` turns it off: only by hand, in this
+    /// file, which the guard keeps the agent from editing).
+    pub enabled: bool,
+    /// More paths to guard as hookd's own files are guarded (a file, or a folder and all below it):
+    /// `~/` and `$HOME/` expanded, a relative path taken from the settings file's folder.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Protect {
+    /// The paths made absolute: `~/` and `$HOME/` from the user's home, the rest from `dir`.
+    fn resolved(mut self, dir: &Path) -> Protect {
+        self.paths = self
+            .paths
+            .iter()
+            .map(|path| {
+                let text = path.to_string_lossy();
+                let home = ["~/", "$HOME/", "${HOME}/"]
+                    .iter()
+                    .find_map(|prefix| text.strip_prefix(prefix));
+                match home {
+                    Some(rest) => crate::paths::home().join(rest),
+                    None if text == "~" => crate::paths::home(),
+                    None => dir.join(path),
+                }
+            })
+            .collect();
+        self
+    }
+}
+
+impl Default for Protect {
+    fn default() -> Self {
+        Protect {
+            enabled: true,
+            paths: Vec::new(),
+        }
+    }
+}
+
 /// How a hook is started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Program {
@@ -159,6 +204,8 @@ pub struct Settings {
     pub http: Http,
     /// The journal's settings.
     pub record: Record,
+    /// hookd's guard of itself.
+    pub protect: Protect,
 }
 
 /// Why a settings file could not be loaded.
@@ -192,6 +239,7 @@ impl Settings {
             hooks: Vec::new(),
             http: Http::default(),
             record: Record::default(),
+            protect: Protect::default(),
         }
     }
 
@@ -290,8 +338,10 @@ impl Settings {
     pub fn parse(path: &Path, label: &str, text: &str) -> Result<Settings, ConfigErrors> {
         let parsed = parse::parse(label, text)?;
         let path = absolute(path);
+        let dir = folder_of(&path);
         Ok(Settings {
-            dir: folder_of(&path),
+            protect: parsed.protect.resolved(&dir),
+            dir,
             path,
             defaults: parsed.defaults,
             extra_moments: parsed.extra_moments,

@@ -12,7 +12,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{
-    ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure, Program, Record,
+    ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure, Program, Protect,
+    Record,
 };
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
 use crate::moment;
@@ -24,9 +25,13 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "sequential",
     "http",
     "record",
+    "protect",
 ];
 const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
 const RECORD_KEYS: &[&str] = &["enabled", "file_size_mib", "files", "full_inputs"];
+/// Hook names hookd keeps for itself, so that a record naming one was hookd's own doing.
+pub const RESERVED_NAME_PREFIX: &str = "hookd:";
+const PROTECT_KEYS: &[&str] = &["enabled", "paths"];
 const DEFAULTS_KEYS: &[&str] = &[
     "timeout",
     "on_failure",
@@ -58,6 +63,7 @@ pub(super) struct Parsed {
     pub hooks: Vec<(String, Vec<Arc<Hook>>)>,
     pub http: Http,
     pub record: Record,
+    pub protect: Protect,
 }
 
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -112,6 +118,10 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
         .get("record")
         .map(|v| walker.record(v))
         .unwrap_or_default();
+    let protect = root
+        .get("protect")
+        .map(|v| walker.protect(v))
+        .unwrap_or_default();
     if walker.errors.is_empty() {
         Ok(Parsed {
             defaults,
@@ -120,6 +130,7 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
             hooks,
             http,
             record,
+            protect,
         })
     } else {
         Err(walker.finish())
@@ -365,6 +376,34 @@ impl Walker<'_> {
         record
     }
 
+    /// `[protect]`: hookd's guard of itself, on by default (docs/security.md).
+    fn protect(&mut self, value: &Value<'_>) -> Protect {
+        let mut protect = Protect::default();
+        let Some(table) = self.table(value, "protect") else {
+            return protect;
+        };
+        for (key, value) in table.iter() {
+            match key.get_ref().as_ref() {
+                "enabled" => match value.get_ref().as_bool() {
+                    Some(b) => protect.enabled = b,
+                    None => self.type_error(value, "protect.enabled", "true or false"),
+                },
+                "paths" => {
+                    let expected = "a list of paths";
+                    if let Some(paths) = self.strings(value, "protect.paths", expected) {
+                        if paths.iter().any(|p| p.trim().is_empty()) {
+                            self.error(value.span(), "protect.paths must not hold an empty path".into());
+                        } else {
+                            protect.paths = paths.into_iter().map(std::path::PathBuf::from).collect();
+                        }
+                    }
+                }
+                _ => self.unknown_key(key, "in [protect]", PROTECT_KEYS),
+            }
+        }
+        protect
+    }
+
     fn hooks(
         &mut self,
         value: &Value<'_>,
@@ -476,7 +515,17 @@ impl Walker<'_> {
         let errors_before = self.errors.len();
         let default_name = format!("{moment_name}#{}", index + 1);
         let name = match table.get("name") {
-            Some(value) => self.non_empty_string(value, "name").unwrap_or(default_name),
+            Some(value) => match self.non_empty_string(value, "name") {
+                Some(name) if name.starts_with(RESERVED_NAME_PREFIX) => {
+                    self.error(
+                        value.span(),
+                        format!("hook name \"{name}\": names beginning \"{RESERVED_NAME_PREFIX}\" are hookd's own (its record names its guard of itself \"hookd:protect\"); choose another"),
+                    );
+                    name
+                }
+                Some(name) => name,
+                None => default_name,
+            },
             None => default_name,
         };
         let what = format!("hook \"{name}\"");
@@ -919,6 +968,7 @@ mod tests {
             ("in [defaults]", DEFAULTS_KEYS),
             ("in [http]", HTTP_KEYS),
             ("in [record]", RECORD_KEYS),
+            ("in [protect]", PROTECT_KEYS),
             ("in a hook", HOOK_KEYS),
         ] {
             let at = listed
