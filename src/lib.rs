@@ -26,7 +26,7 @@
 //!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
 //!    under which names), [`agent`] (every agent, one row each: names, tools, dialect, settings file,
 //!    import), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
-//!    to decode), [`lines`] (bounded lines), [`logging`], [`paths`], [`sync`], [`time`].
+//!    to decode), [`lines`] (bounded lines), [`shell`] (a shell command line read as a shell splits it, for judging), [`logging`], [`paths`], [`sync`], [`time`].
 //!
 //! The reference for users is in `docs/` (the protocol, the settings, the agents, the limits).
 
@@ -44,6 +44,7 @@ pub mod paths;
 pub mod protocol;
 pub mod record;
 pub mod settings;
+pub mod shell;
 pub mod sync;
 pub mod time;
 

@@ -39,10 +39,19 @@ const EXIT_REFUSED: u8 = 2;
 
 pub fn run(command: Command) -> Result<ExitCode, String> {
     match command {
-        Command::Serve { config, socket } => crate::daemon::run(
-            &config.unwrap_or_else(crate::paths::default_config),
-            &socket.unwrap_or_else(crate::paths::default_socket),
-        ),
+        Command::Serve { config, socket } => {
+            let socket = socket.unwrap_or_else(crate::paths::default_socket);
+            let places = crate::engine::protect::Places {
+                socket: Some(std::path::absolute(&socket).unwrap_or_else(|_| socket.clone())),
+                agent_files: setup::agent_files(),
+                ..crate::engine::protect::Places::of_this_user()
+            };
+            crate::daemon::run(
+                &config.unwrap_or_else(crate::paths::default_config),
+                &socket,
+                places,
+            )
+        }
         Command::Check { config, json } => {
             check(&config.unwrap_or_else(crate::paths::default_config), json)
         }

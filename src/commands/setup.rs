@@ -167,6 +167,20 @@ fn setup_again(args: &SetupArgs, file: &Path, flags: &RelayFlags) -> String {
     )
 }
 
+/// Every agent's user settings file, as setup writes it by default: what hookd's guard of itself keeps
+/// (an agent rewriting its own hook settings takes the relay out).
+pub(crate) fn agent_files() -> Vec<(String, PathBuf)> {
+    Agent::ALL
+        .iter()
+        .filter_map(|agent| {
+            Some((
+                agent.row().display_name.to_string(),
+                default_file(*agent).ok()?,
+            ))
+        })
+        .collect()
+}
+
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).
 fn default_file(agent: Agent) -> Result<PathBuf, String> {
     let home = crate::paths::home();

@@ -27,7 +27,13 @@ use crate::daemon::state::Daemon;
 use crate::daemon::systemd::Notifier;
 use crate::settings::{LoadError, Settings};
 
-pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
+/// `hookd serve`: the daemon on the settings at `config`, listening at `socket` (unless systemd passes a
+/// socket); `places` says what its guard of itself keeps beyond the settings (engine::protect).
+pub fn run(
+    config: &Path,
+    socket: &Path,
+    mut places: crate::engine::protect::Places,
+) -> Result<ExitCode, String> {
     crate::logging::init();
     // Descriptors inherited from whoever started the daemon must not reach hooks.
     close_inherited_on_exec();
@@ -69,6 +75,13 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
                 listener
             }
         };
+        if let Some(path) = listener
+            .local_addr()
+            .ok()
+            .and_then(|address| address.as_pathname().map(Path::to_path_buf))
+        {
+            places.socket = Some(path);
+        }
         let listener = tokio::net::UnixListener::from_std(listener)
             .map_err(|e| format!("cannot listen: {e}"))?;
         let daemon = Daemon::new(
@@ -90,6 +103,16 @@ pub fn run(config: &Path, socket: &Path) -> Result<ExitCode, String> {
             }
         });
         crate::daemon::watch::spawn(daemon.clone(), daemon.draining.clone(), read_as);
+        places.daemon_pid = i32::try_from(std::process::id()).ok();
+        places.daemon_command_line = std::fs::read("/proc/self/cmdline")
+            .map(|line| {
+                String::from_utf8_lossy(&line)
+                    .replace('\0', " ")
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
+        daemon.engine.guard_places(places);
         daemon.engine.start_reaper();
         let stopping = daemon.clone();
         let shutdown = async move {

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::engine::recording::FireRecord;
 use crate::engine::runner::{Input, Ran};
 use crate::engine::verdict::{self, Exit, Kind, Outcome, Permission, Rewrites, Rewritten};
-use crate::engine::{Engine, Generation};
+use crate::engine::{Engine, Generation, protect};
 use crate::moment;
 use crate::protocol::Event;
 use crate::settings::{Hook, Program};
@@ -152,6 +152,12 @@ impl Engine {
         // The number a worker's event carries is the engine's to give (worker.rs): a client's own is
         // dropped, so the line can be numbered without being read again.
         event.remove(crate::engine::worker::ID_FIELD);
+        // Judged on the call as the agent made it, before any hook rewrites it (a rewrite that keeps a
+        // write to hookd's files is no less one), and folded in after the hooks: their refusal, more
+        // particular, is kept; anything short of one becomes hookd's.
+        // An event too large or too deep to decode whole is judged on its head, what of it could be
+        // read (docs/security.md says what that leaves: its hooks' `on_failure` decides the rest).
+        let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
         let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
@@ -236,6 +242,28 @@ impl Engine {
         if let Some(stop_loop) = stop_loop {
             stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
         }
+        let mut runs = runs;
+        // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
+        let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
+        if let Some(reason) = protected {
+            tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
+            let report = HookReport {
+                name: protect::PROTECT_HOOK.to_string(),
+                outcome: Kind::Refused,
+                rewrote: None,
+                exit: None,
+                elapsed: Duration::ZERO,
+                error: None,
+                truncated: false,
+            };
+            record.hooks(std::slice::from_ref(&report), &[None]);
+            reports.push(report);
+            runs.push(None);
+            verdict.reason = Some(reason);
+            verdict.refused = true;
+            verdict.permission = None;
+            verdict.input = None;
+        }
         tracing::debug!(
             moment = %moment,
             agent = agent.as_deref().unwrap_or(""),
@@ -250,11 +278,7 @@ impl Engine {
             let event = std::mem::take(&mut event);
             tokio::task::spawn_blocking(move || drop(event));
         }
-        let advisory = verdict.refused
-            && agent
-                .as_deref()
-                .and_then(crate::agent::Agent::from_name)
-                .is_some_and(|agent| agent.advisory(&moment));
+        let advisory = advisory(agent.as_deref(), &moment, verdict.refused);
         if advisory {
             tracing::info!(
                 moment = %moment,
@@ -275,6 +299,14 @@ impl Engine {
         record.decided(&decision);
         Ok((decision, runs))
     }
+}
+
+/// Refused where the fire's agent only takes advice at `moment`: it will not stop for it.
+fn advisory(agent: Option<&str>, moment: &str, refused: bool) -> bool {
+    refused
+        && agent
+            .and_then(crate::agent::Agent::from_name)
+            .is_some_and(|agent| agent.advisory(moment))
 }
 
 /// What the rewrites of a fire at `moment` rewrite: the event's `tool_input` where the call has not run

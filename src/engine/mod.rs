@@ -16,6 +16,7 @@
 
 mod clone_exec;
 pub mod fire;
+pub mod protect;
 pub mod reaper;
 mod recording;
 pub mod runner;
@@ -56,6 +57,8 @@ pub struct Generation {
     /// (its processes keep running); the others stop when the last fire that started on this generation
     /// ends, so that a fire is answered by the workers it started with (the pool stops when dropped).
     pub workers: HashMap<String, Arc<Pool>>,
+    /// hookd's guard of itself for these settings (`protect`): the paths it keeps, made once.
+    pub shield: Arc<protect::Shield>,
 }
 
 /// What installing new settings changed.
@@ -87,6 +90,9 @@ pub struct Engine {
     /// Cancelled at shutdown: stops every worker, of the generation in force and of any older one a fire
     /// still holds.
     workers_stop: CancellationToken,
+    /// Where hookd lives beyond its settings, which its guard of itself keeps (the daemon says them
+    /// with [`Engine::guard_places`]).
+    places: std::sync::Mutex<Arc<protect::Places>>,
 }
 
 impl Engine {
@@ -96,13 +102,16 @@ impl Engine {
         let runner = Runner::default();
         let workers_stop = CancellationToken::new();
         let workers = start_workers(&settings, &HashMap::new(), &runner, &workers_stop);
+        let places = Arc::new(protect::Places::of_this_user());
         Arc::new(Engine {
             current: ArcSwap::from_pointee(Generation {
                 number: 1,
                 slots: Arc::new(Semaphore::new(settings.defaults.max_processes)),
+                shield: Arc::new(protect::Shield::new(&settings, &places)),
                 settings,
                 workers,
             }),
+            places: std::sync::Mutex::new(places),
             runner,
             stop_loops: StopLoops::default(),
             in_flight: AtomicUsize::new(0),
@@ -142,8 +151,10 @@ impl Engine {
             &self.runner,
             &self.workers_stop,
         );
+        let places = crate::sync::lock(&self.places).clone();
         self.current.store(Arc::new(Generation {
             number: generation,
+            shield: Arc::new(protect::Shield::new(&settings, &places)),
             settings,
             slots,
             workers,
@@ -152,6 +163,23 @@ impl Engine {
             generation,
             dropped,
         }
+    }
+
+    /// Says where hookd lives beyond its settings (the socket it serves, its pid, the agents' settings
+    /// that hold its relay), for its guard of itself: the generation in force is guarded by them at
+    /// once, and every later one.
+    pub fn guard_places(&self, places: protect::Places) {
+        let _installing = crate::sync::lock(&self.installing);
+        let places = Arc::new(places);
+        *crate::sync::lock(&self.places) = places.clone();
+        let current = self.current();
+        self.current.store(Arc::new(Generation {
+            number: current.number,
+            settings: current.settings.clone(),
+            slots: current.slots.clone(),
+            workers: current.workers.clone(),
+            shield: Arc::new(protect::Shield::new(&current.settings, &places)),
+        }));
     }
 
     /// Fires being worked on right now.

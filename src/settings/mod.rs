@@ -390,6 +390,49 @@ impl Settings {
         }
     }
 
+    /// The files the hooks run, as far as they can be told without running them: each program that is
+    /// a path (as [`Settings::check_programs`] finds them), and each word of an `argv`, a `worker` or a
+    /// `command` that names a file that exists (`python3 guard.py`, `"$HOOKD_CONFIG_DIR/x.sh"`), a
+    /// relative one taken from the settings' folder. What hookd's guard of itself keeps the agent from
+    /// changing (docs/security.md).
+    pub fn program_files(&self) -> Vec<PathBuf> {
+        let mut env = crate::shell::Env {
+            home: Some(crate::paths::home().to_string_lossy().into_owned()),
+            ..crate::shell::Env::default()
+        };
+        if let Some(dir) = self.dir.to_str() {
+            env.vars.insert("HOOKD_CONFIG_DIR".into(), dir.to_string());
+        }
+        let mut files = Vec::new();
+        let mut add = |path: PathBuf| {
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        };
+        for hook in self.hooks.iter().flat_map(|(_, hooks)| hooks) {
+            for program in programs_of(&hook.program, &self.dir) {
+                add(program);
+            }
+            let words: Vec<String> = match &hook.program {
+                Program::Argv(argv) | Program::Worker { argv, .. } => argv.clone(),
+                Program::Shell { command, .. } => crate::shell::read(command, &env)
+                    .into_iter()
+                    .flat_map(|c| c.words.into_iter().filter(|w| w.known).map(|w| w.text))
+                    .collect(),
+            };
+            for word in words {
+                if word.starts_with('-') || word.is_empty() {
+                    continue;
+                }
+                let path = self.dir.join(&word);
+                if path.is_file() {
+                    add(path);
+                }
+            }
+        }
+        files
+    }
+
     /// The hooks hung on `moment`, in the file's order (disabled ones included).
     pub fn hooks_for(&self, moment: &str) -> &[Arc<Hook>] {
         self.hooks

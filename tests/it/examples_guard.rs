@@ -305,7 +305,9 @@ fn the_guard_still_refuses_what_it_refused_as_a_script() {
             "dd if=x of=./disk.img",
             "cat x > /dev/null",
             "chmod -R 755 build",
-            "chmod 777 /",
+            // Not `chmod 777 /`: the guard lets it through, but hookd's guard of itself refuses it (a
+            // folder above the settings that others may write makes hookd refuse its settings).
+            "chmod 755 /",
             "git commit -m \"never git reset --hard\"",
             "grep -r \"git push --force\" .",
             "cat <<EOF\nrm -rf /\nEOF",

@@ -14,6 +14,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("logging", 1),
     ("moment", 1),
     ("paths", 1),
+    ("shell", 1),
     ("sync", 1),
     ("time", 1),
     ("protocol", 2),

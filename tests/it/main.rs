@@ -65,6 +65,8 @@ mod daemon_protocol;
 mod daemon_rewrites;
 /// The HTTP listener for agents' http hooks.
 mod http_hooks;
+/// hookd's guard of itself: every agent's call that would switch the guard off refused, reads not.
+mod protect;
 /// Live reload of the settings file, edited the ways editors and tools edit it.
 mod reload_live;
 /// Stop loops: refused Stops counted per session, and the cap.

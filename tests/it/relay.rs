@@ -398,7 +398,9 @@ fn inputs(agent: &str) -> Vec<(String, Value)> {
         .collect();
     let rm = |base: &Value| {
         let mut v = base.clone();
-        v["tool_input"]["command"] = json!("rm -rf /");
+        // Not `rm -rf /`, which hookd's guard of itself refuses whatever the hooks say (it would delete
+        // the settings): what the hooks say is what these rows are of.
+        v["tool_input"]["command"] = json!("rm -rf /scratch/build");
         v
     };
     match agent {
