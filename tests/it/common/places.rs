@@ -101,6 +101,29 @@ pub fn keep_home(cmd: &mut Command, folder: &Path) {
     }
 }
 
+/// The variables a toolchain finds the user's own setup through: its home, its caches, rustup's and
+/// cargo's folders, npm's settings.
+const TOOLCHAINS_PLACES: [&str; 6] = [
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "NPM_CONFIG_USERCONFIG",
+];
+
+/// Gives `cmd`, a toolchain a test needs (cargo building the lite relay, npm installing an agent), the
+/// user's own home and caches as this process has them, which [`keep_home`] then leaves as they are: it
+/// needs the user's setup (rustup's toolchains, npm's registry), and it starts no hookd program.
+pub fn the_users_toolchain(cmd: &mut Command) {
+    for name in TOOLCHAINS_PLACES {
+        match std::env::var_os(name) {
+            Some(value) => cmd.env(name, value),
+            None => cmd.env_remove(name),
+        };
+    }
+}
+
 /// Whether `cmd` is a hookd program (`hookd`, `hookd-relay`, `hookd-relay-lite`, or a copy of one).
 fn is_hookd(cmd: &Command) -> bool {
     Path::new(cmd.get_program())
