@@ -773,13 +773,17 @@ struct RelaySamples {
 /// An agent's hook run: `relay` with Claude Code's PreToolUse input for `tool` on stdin, to its exit;
 /// it must say nothing (a `/bin/true` hook, or none).
 fn run_relay(relay: &Relay, socket: &Path, tool: &str) {
-    let mut child = Command::new(&relay.program)
+    let mut command = Command::new(&relay.program);
+    command
         .args(relay.word)
         .args(["--agent", "claude-code", "--socket"])
         .arg(socket)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    // The relay's places (its spool above all) beside the daemon's, never the user's.
+    common::keep_home(&mut command, socket.parent().unwrap());
+    let mut child = command
         .spawn()
         .unwrap_or_else(|e| panic!("spawn {}: {e}", relay.program.display()));
     let input = event(tool).replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
@@ -1124,11 +1128,10 @@ fn worker_support(dir: &Path, python: &str) -> Support {
             dir.join("rewriter.py").display()
         ),
     );
-    let output = Command::new(common::BIN)
-        .args(["check", "--config"])
-        .arg(&config)
-        .output()
-        .expect("run hookd check");
+    let mut check = Command::new(common::BIN);
+    check.args(["check", "--config"]).arg(&config);
+    common::keep_home(&mut check, dir);
+    let output = check.output().expect("run hookd check");
     match output.status.code() {
         Some(0) => Support::Yes(config),
         Some(1) => Support::No,

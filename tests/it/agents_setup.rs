@@ -11,7 +11,7 @@ use hookd::agents::Agent;
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::common::{BIN, RELAY_BIN};
+use crate::common::{BIN, RELAY_BIN, keep_home, this_tests_folder};
 
 fn hookd(args: &[&str], envs: &[(&str, &Path)]) -> Output {
     let mut command = Command::new(BIN);
@@ -19,6 +19,7 @@ fn hookd(args: &[&str], envs: &[(&str, &Path)]) -> Output {
     for (name, value) in envs {
         command.env(name, value);
     }
+    keep_home(&mut command, &this_tests_folder());
     command.output().expect("running hookd")
 }
 

@@ -487,6 +487,7 @@ fn ctrl_c_stops_the_cases_and_their_hooks() {
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
+    keep_home(&mut cmd, &this_tests_folder());
     let mut child = cmd.spawn().unwrap();
     let pid = child.id();
     let hook = sb.wait_pid("hang.pid");

@@ -374,13 +374,14 @@ fn why_shows_the_refusing_hooks_stderr() {
 #[test]
 fn watch_sees_a_fire_made_by_another_client() {
     let d = policy_daemon();
-    let mut child = Command::new(BIN)
+    let mut watch = Command::new(BIN);
+    watch
         .args(["watch", "--refused", "--socket", d.socket.to_str().unwrap()])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawning hookd watch");
+        .stderr(Stdio::piped());
+    keep_home(&mut watch, &this_tests_folder());
+    let mut child = watch.spawn().expect("spawning hookd watch");
     let stdout = child.stdout.take().unwrap();
     let stderr = child.stderr.take().unwrap();
     let watch = ChildGuard(child);
@@ -439,14 +440,15 @@ fn on_a_terminal_watch_prints_rows() {
     }
     let mut d = policy_daemon();
     let line = format!("{BIN} watch --socket '{}'", d.socket.display());
-    let mut child = Command::new("script")
+    let mut script = Command::new("script");
+    script
         .args(["-qec", &line, "/dev/null"])
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawning script");
+        .stderr(Stdio::null());
+    keep_home(&mut script, &this_tests_folder());
+    let mut child = script.spawn().expect("spawning script");
     let received = lines_of(child.stdout.take().unwrap());
     let mut watch = ChildGuard(child);
     wait_until(T, "the watcher to be counted in status", || {

@@ -24,14 +24,11 @@ fn policy_daemon() -> Daemon {
     Daemon::start(sb)
 }
 
-/// Runs the example with `args`, with `env` set (through `env`, since the runner clears HOOKD_SOCKET);
+/// Runs the example with `args`, with `env` set over the places the runner gives it (`keep_home`);
 /// returns (exit, stdout, stderr).
 fn example(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new("env");
-    for (k, v) in env {
-        cmd.arg(format!("{k}={v}"));
-    }
-    cmd.arg("python3").arg(EXAMPLE).args(args);
+    let mut cmd = Command::new("python3");
+    cmd.arg(EXAMPLE).args(args).envs(env.iter().copied());
     let out = run_with_deadline(cmd, None, T);
     (code(&out.status), text(&out.stdout), text(&out.stderr))
 }

@@ -43,8 +43,24 @@ impl Activated {
         let mut cmd = Command::new("systemd-socket-activate");
         cmd.arg("--listen").arg(&socket).arg("--fdname=hookd");
         cmd.arg("--setenv=HOOKD_LOG=debug");
+        // systemd-socket-activate passes on PATH, TERM, USER and HOME of its own environment and what
+        // --setenv says, nothing else: the daemon's places (its journal above all) are given that way,
+        // in the folder of the socket it serves on, as `serve_command_at` gives them, the test's own
+        // `env` first; and its HOME is set on systemd-socket-activate too, which would pass on its own.
+        let mut places = Command::new(BIN);
         for (name, value) in env {
-            cmd.arg(format!("--setenv={name}={value}"));
+            places.env(name, value);
+        }
+        daemons_places(&mut places, &sb.config(), &socket);
+        for (name, value) in places.get_envs() {
+            let (name, value) = (name.to_str().unwrap(), value.map(|v| v.to_str().unwrap()));
+            match value {
+                Some(value) => cmd.arg(format!("--setenv={name}={value}")),
+                None => cmd.env_remove(name),
+            };
+            if name == "HOME" {
+                cmd.env("HOME", value.unwrap());
+            }
         }
         // --socket names a path the daemon must not bind: it serves on the socket it is given.
         cmd.arg(BIN)
@@ -190,6 +206,11 @@ fn socket_activation_serves_on_the_passed_socket_and_leaves_it_to_systemd() {
     assert_eq!(status["generation"], 1, "{status}");
     let resp = d.fire();
     assert_eq!(adds(&resp), ["activated"], "{resp}");
+    // Its record is the test's own, beside the socket it serves on, never the user's journal.
+    let journal = state_home_for(&d.socket).join("hookd/journal.jsonl");
+    wait_until(DEADLINE, "the fire in the test's own journal", || {
+        fs::read_to_string(&journal).is_ok_and(|text| text.contains("\"kind\":\"fire\""))
+    });
     assert!(
         d.log_text().contains("socket activation"),
         "the log says where it serves: {}",
@@ -230,6 +251,20 @@ fn hooks_see_no_systemd_variables_and_no_systemd_socket() {
 
     let env = d.sb.read("env.txt");
     assert!(env.contains("HOOKD_MOMENT=PreToolUse"), "{env}");
+    // The daemon's places, which its hooks inherit, are the test's own.
+    for (var, _) in PLACES
+        .iter()
+        .chain(&[("HOOKD_SOCKET", ""), ("HOOKD_CONFIG", "")])
+    {
+        let value = env
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{var}=")))
+            .unwrap_or_else(|| panic!("a hook has no {var}:\n{env}"));
+        assert!(
+            Path::new(value).starts_with(d.sb.path()),
+            "{var}={value} is not the test's:\n{env}"
+        );
+    }
     for var in SYSTEMD_VARS {
         assert!(
             !env.lines().any(|l| l.starts_with(&format!("{var}="))),

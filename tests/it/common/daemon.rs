@@ -11,7 +11,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
-use super::{BIN, Client, READY, Sandbox, bash_event, check_fire_shape, wait_until};
+use super::{BIN, Client, READY, Sandbox, bash_event, check_fire_shape, keep_home, wait_until};
 
 /// A running `hookd serve`, killed (SIGTERM, then SIGKILL) and reaped on drop. On a failing test the
 /// daemon's log is printed.
@@ -35,8 +35,8 @@ pub fn serve_command(sb: &Sandbox, log_name: &str) -> Command {
 }
 
 /// `hookd serve --config CONFIG --socket SOCKET` at log level `debug`, stdin from /dev/null, not yet
-/// spawned, in an environment without the variables that would point it elsewhere (`HOOKD_*`) or make
-/// it think systemd started it ([`SYSTEMD_VARS`], `JOURNAL_STREAM`). Inherited descriptors other than 0, 1
+/// spawned, in an environment of the test's own ([`daemons_places`]) without the variables that would
+/// make it think systemd started it ([`SYSTEMD_VARS`], `JOURNAL_STREAM`). Inherited descriptors other than 0, 1
 /// and 2 are marked close-on-exec in the child, so that the daemon starts with only its standard streams
 /// (the test harness may itself have inherited stray descriptors, and the other tests of this binary open
 /// their own) and whatever a hook sees beyond 0, 1, 2 is the daemon's own.
@@ -48,14 +48,11 @@ pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
         .arg("--socket")
         .arg(socket)
         .env("HOOKD_LOG", "debug")
-        // The record (the journal, the relay's spool) beside the socket, never in the user's home.
-        .env("XDG_STATE_HOME", state_home_for(socket))
-        .env_remove("HOOKD_SOCKET")
-        .env_remove("HOOKD_CONFIG")
         .env_remove("JOURNAL_STREAM");
     for var in SYSTEMD_VARS {
         cmd.env_remove(var);
     }
+    daemons_places(&mut cmd, config, socket);
     cmd.stdin(Stdio::null());
     unsafe {
         // Safety: only fcntl, which is async-signal-safe, runs between fork and exec.
@@ -65,6 +62,18 @@ pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
         });
     }
     cmd
+}
+
+/// The places of a daemon on `socket` with the settings `config`, and of the hooks it starts (they
+/// inherit its environment): `$HOOKD_SOCKET` and `$HOOKD_CONFIG` its own, its record in
+/// [`state_home_for`], and the other places in the socket's folder ([`keep_home`]): `home/`,
+/// `runtime/`, `config/`, `cache/` beside the socket, which nothing makes until something writes there.
+pub fn daemons_places(cmd: &mut Command, config: &Path, socket: &Path) {
+    cmd.env("HOOKD_SOCKET", socket)
+        .env("HOOKD_CONFIG", config)
+        .env("XDG_STATE_HOME", state_home_for(socket));
+    let folder = socket.parent().unwrap_or(Path::new("."));
+    keep_home(cmd, folder);
 }
 
 /// Where a daemon on `socket` keeps its record in a test: `state/` beside the socket (the journal is

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::{BIN, RELAY_BIN, run_with_deadline, text};
+use super::{BIN, RELAY_BIN, run_with_deadline, text, the_users_toolchain};
 
 /// The folder: `target/lite/installed`, made anew on first use in each test run.
 pub fn hookd_installed_with_lite() -> &'static Path {
@@ -27,6 +27,7 @@ pub fn hookd_installed_with_lite() -> &'static Path {
             .arg(root.join("lite/Cargo.toml"))
             .arg("--target-dir")
             .arg(&target);
+        the_users_toolchain(&mut build);
         let built = run_with_deadline(build, None, Duration::from_secs(300));
         assert!(
             built.status.success(),

@@ -1,8 +1,9 @@
 //! Shared helpers for the integration tests, each once: a sandbox (a fresh temp dir holding the settings
 //! file, the hook scripts and the socket), a guard that runs the real `hookd serve` and kills it on drop, a
 //! line client for the socket protocol, processes seen through /proc, programs run with a deadline,
-//! agents' events, prerequisites (a test that cannot run says so), and polling helpers (tests never sleep
-//! to wait for something). Everything is re-exported here: a test module says `use crate::common::*;`.
+//! agents' events, prerequisites (a test that cannot run says so), polling helpers (tests never sleep
+//! to wait for something), and the places every program they start is kept to (`places`: never the
+//! user's own daemon, settings or journal). Everything is re-exported here: a test module says `use crate::common::*;`.
 //!
 //! `benches/fire.rs` includes this module too, to start and stop its daemons as the tests do, and uses
 //! only part of it, hence the `dead_code` allowance there (not here: every helper has a test using it).
@@ -11,6 +12,7 @@ mod client;
 mod daemon;
 mod events;
 mod lite;
+mod places;
 mod procs;
 mod pty;
 mod require;
@@ -21,6 +23,7 @@ pub use client::*;
 pub use daemon::*;
 pub use events::*;
 pub use lite::*;
+pub use places::*;
 pub use procs::*;
 pub use pty::*;
 pub use require::*;

@@ -5,7 +5,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::BIN;
+use super::{BIN, keep_home, this_tests_folder};
 
 /// Runs `hookd ARGS` with `stdin`, waiting at most `timeout`; returns its output.
 pub fn run_hookd(args: &[&str], stdin: Option<&str>, timeout: Duration) -> Output {
@@ -43,23 +43,15 @@ pub(super) fn run_with_stdout(
     stdout: Stdio,
     timeout: Duration,
 ) -> Output {
-    // A relay's spool never in the user's home: in the test's own folder when it gave one, else in
-    // one folder for this test binary.
-    if !cmd.get_envs().any(|(key, _)| key == "XDG_STATE_HOME") {
-        cmd.env(
-            "XDG_STATE_HOME",
-            std::env::temp_dir().join(format!("hookd-tests-state-{}", std::process::id())),
-        );
-    }
-    cmd.env_remove("HOOKD_SOCKET")
-        .env_remove("HOOKD_CONFIG")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(stdout)
-        .stderr(Stdio::piped());
+    // Never the user's daemon, settings or record: the places the test did not name are its own.
+    keep_home(&mut cmd, &this_tests_folder());
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(stdout)
+    .stderr(Stdio::piped());
     let mut child = spawn_copied_program(&mut cmd, timeout);
     let writer = stdin.map(|text| {
         let mut pipe = child.stdin.take().unwrap();

@@ -124,6 +124,7 @@ pub fn installed(pkg: &AgentPackage) -> PathBuf {
             "--loglevel=error",
             &format!("{}@{}", pkg.package, pkg.version),
         ]);
+        the_users_toolchain(&mut npm);
         let out = run_with_deadline(npm, None, INSTALL);
         assert!(
             out.status.success(),
