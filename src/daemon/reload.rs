@@ -125,18 +125,19 @@ fn note_weakened(daemon: &Daemon, generation: u64, weakened: Vec<Weakening>) {
         file = %file,
         "the settings reloaded guard less than before: {words}"
     );
-    let mut record = Record::new(Kind::Weakened);
-    record.generation = Some(generation);
-    record.file = Some(file.clone());
-    record.summary = Some(crate::record::cut(&words, crate::record::SUMMARY_CHARS));
-    record.weakened = changes.clone();
-    crate::record::note(record);
+    // `status` first: whoever reads the record in the journal finds `status` saying it too.
     *lock(&daemon.last_weakened) = Some(LastWeakened {
         generation,
         at: crate::time::now_rfc3339(),
-        file,
-        changes,
+        file: file.clone(),
+        changes: changes.clone(),
     });
+    let mut record = Record::new(Kind::Weakened);
+    record.generation = Some(generation);
+    record.file = Some(file);
+    record.summary = Some(crate::record::cut(&words, crate::record::SUMMARY_CHARS));
+    record.weakened = changes;
+    crate::record::note(record);
 }
 
 /// The blocking part of a reload: read, check and validate the file.
