@@ -70,19 +70,25 @@ pub fn status(status: &StatusResponse, socket: &str, colour: bool) -> String {
         );
     }
     if let Some(weakened) = &status.last_weakened {
-        field(
-            "weakened",
-            painted(
-                &format!(
-                    "generation {}, {}: {}",
-                    weakened.generation,
-                    clean(&weakened.at.replace('T', " ").replace('Z', " UTC")),
-                    clean(&crate::record::weakened_words(&weakened.changes))
-                ),
-                YELLOW,
-                colour,
+        // The generation and when on the field's line, then each change on a line of its own beneath.
+        let mut value = painted(
+            &format!(
+                "generation {}, {}",
+                weakened.generation,
+                clean(&weakened.at.replace('T', " ").replace('Z', " UTC"))
             ),
+            YELLOW,
+            colour,
         );
+        for change in &weakened.changes {
+            let _ = write!(
+                value,
+                "\n{:15}{}",
+                "",
+                painted(&clean(&change.words()), YELLOW, colour)
+            );
+        }
+        field("weakened", value);
     }
     if let Some(protect) = &status.protect {
         field("protect", protection(protect, colour));
@@ -424,7 +430,7 @@ mod tests {
         });
         let shown = status(&weakened, "/s", false);
         for part in [
-            "     weakened: generation 4, 2026-12-02 01:20:00 UTC: PreToolUse deny [2J: removed; [protect] enabled turned off",
+            "     weakened: generation 4, 2026-12-02 01:20:00 UTC\n               PreToolUse deny [2J: removed\n               [protect] enabled turned off: hookd no longer guards its own files and process\n",
             "      protect: off ([protect] enabled = false)",
         ] {
             assert!(shown.contains(part), "{part:?} not in\n{shown}");
@@ -436,6 +442,10 @@ mod tests {
             "{coloured:?}"
         );
         assert!(coloured.contains("\x1b[1;33mgeneration 4"), "{coloured:?}");
+        assert!(
+            coloured.contains("\x1b[1;33mPreToolUse deny [2J: removed\x1b[0m"),
+            "{coloured:?}"
+        );
         for (paths, words) in [(0, "protect: on\n"), (2, "protect: on, 2 extra paths\n")] {
             weakened.protect = Some(ProtectStatus {
                 enabled: true,
