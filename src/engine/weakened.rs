@@ -8,20 +8,38 @@
 //! done to it weakens anything. Where a change may or may not guard less (a matcher rewritten), it is
 //! counted as weakening: the record costs a line, a weakening missed costs a guard.
 
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use crate::record::Weakening;
 use crate::settings::{Hook, Matcher, OnFailure, Program, Settings};
 
 /// Every way `new` guards less than `old`, hooks first (in `old`'s order), then the whole file's.
+/// Linear in the hooks (it runs on the daemon's thread at every reload, and a file may hold ten thousand).
 pub fn weakened(old: &Settings, new: &Settings) -> Vec<Weakening> {
     let mut changes = Vec::new();
     for (moment, hooks) in &old.hooks {
+        let now = new.hooks_for(moment);
+        let by_name: HashMap<&str, &Hook> = now.iter().map(|h| (h.name.as_str(), &**h)).collect();
+        // Made only when the old settings have a hook without a name of its own: the identities of the
+        // hooks at the moment, new and old.
+        let mut twins: Option<(HashSet<String>, HashSet<String>)> = None;
         for before in hooks.iter().filter(|hook| hook.enabled) {
-            let after = new
-                .hooks_for(moment)
-                .iter()
-                .find(|hook| hook.name == before.name);
+            let mut after = by_name.get(before.name.as_str()).copied();
+            if unnamed(moment, &before.name) {
+                // Its name is its place (`PreToolUse#2`): a hook added or taken out above it renames it.
+                // Kept when the new settings hold the same hook at the moment, whatever its place; and the
+                // hook now at its place is not it when that one is an old hook moved (this one is gone).
+                let (in_new, in_old) =
+                    twins.get_or_insert_with(|| (identities(now), identities(hooks)));
+                if in_new.contains(&identity(before)) {
+                    continue;
+                }
+                if after.is_some_and(|h| unnamed(moment, &h.name) && in_old.contains(&identity(h)))
+                {
+                    after = None;
+                }
+            }
             let of = |change: String| Weakening::of_hook(moment, &before.name, change);
             match after {
                 None => changes.push(of("removed".to_string())),
@@ -58,6 +76,40 @@ pub fn weakened(old: &Settings, new: &Settings) -> Vec<Weakening> {
         ));
     }
     changes
+}
+
+/// Whether `name` is the one a hook without a `name` is given: `Moment#N`, its place at the moment.
+fn unnamed(moment: &str, name: &str) -> bool {
+    name.strip_prefix(moment)
+        .and_then(|rest| rest.strip_prefix('#'))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The identities of the enabled hooks among `hooks`.
+fn identities(hooks: &[std::sync::Arc<Hook>]) -> HashSet<String> {
+    hooks
+        .iter()
+        .filter(|hook| hook.enabled)
+        .map(|hook| identity(hook))
+        .collect()
+}
+
+/// What a hook guards with, in one comparable text: two hooks of one moment with the same identity
+/// guard alike.
+fn identity(hook: &Hook) -> String {
+    let program = match &hook.program {
+        Program::Worker { argv, .. } => format!("worker {argv:?}"),
+        other => format!("{other:?}"),
+    };
+    format!(
+        "{program}\n{:?}\n{:?}\n{:?}\n{:?}",
+        hook.matcher_source
+            .as_deref()
+            .filter(|m| !m.is_empty() && *m != "*"),
+        hook.on_failure,
+        hook.agents,
+        hook.timeout
+    )
 }
 
 /// How one enabled hook, still enabled, guards less than it did, a change a line.
@@ -320,6 +372,51 @@ mod tests {
             ["PreToolUse guard: program changed"],
             "another shell runs it"
         );
+    }
+
+    #[test]
+    fn a_hook_without_a_name_is_kept_wherever_a_hook_above_it_puts_it() {
+        let unnamed = |command: &str| format!("[[hooks.PreToolUse]]\ncommand = \"{command}\"\n");
+        let one = unnamed("/bin/guard");
+        let two = format!("{}{one}", unnamed("/bin/new"));
+        assert!(
+            words(&one, &two).is_empty(),
+            "PreToolUse#1 is PreToolUse#2 now"
+        );
+        assert_eq!(
+            words(&format!("{}{one}", unnamed("/bin/a")), &two),
+            ["PreToolUse PreToolUse#1: program changed"]
+        );
+        assert_eq!(
+            words(&two, &one),
+            ["PreToolUse PreToolUse#1: removed"],
+            "the first of two taken out: said by the name it had, not as the second changed"
+        );
+        assert_eq!(
+            words(&one, "# none\n"),
+            ["PreToolUse PreToolUse#1: removed"]
+        );
+        assert!(super::unnamed("PreToolUse", "PreToolUse#12"));
+        for name in ["PreToolUse#", "PreToolUse#1a", "Stop#1", "guard"] {
+            assert!(!super::unnamed("PreToolUse", name), "{name}");
+        }
+    }
+
+    #[test]
+    fn ten_thousand_hooks_removed_are_each_said_and_ten_thousand_kept_none() {
+        let many = |prefix: &str| {
+            (0..10_000)
+                .map(|i| {
+                    format!("[[hooks.PreToolUse]]\nname = \"{prefix}{i}\"\ncommand = \"true\"\n")
+                })
+                .collect::<String>()
+        };
+        let unnamed = "[[hooks.PreToolUse]]\ncommand = \"true\"\n".repeat(10_000);
+        let (old, new) = (settings(&many("a")), settings(&many("b")));
+        let (all_unnamed, none) = (settings(&unnamed), settings("# none\n"));
+        assert_eq!(weakened(&old, &new).len(), 10_000);
+        assert!(weakened(&all_unnamed, &all_unnamed).is_empty());
+        assert_eq!(weakened(&all_unnamed, &none).len(), 10_000);
     }
 
     #[test]
