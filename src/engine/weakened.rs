@@ -56,11 +56,12 @@ pub fn weakened(old: &Settings, new: &Settings) -> Vec<Weakening> {
         ));
     }
     if old.protect.enabled && new.protect.enabled {
+        let kept: HashSet<&std::path::PathBuf> = new.protect.paths.iter().collect();
         let gone: Vec<String> = old
             .protect
             .paths
             .iter()
-            .filter(|path| !new.protect.paths.contains(path))
+            .filter(|path| !kept.contains(path))
             .map(|path| path.display().to_string())
             .collect();
         if !gone.is_empty() {
