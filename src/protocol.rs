@@ -344,7 +344,8 @@ pub struct Unreachable {
 ///
 /// ```json
 /// {"id":3,"ok":true,"version":"0.1.0","pid":4242,"config":"/home/me/.config/hookd/hooks.toml","generation":3,
-///  "hooks":{"PreToolUse":2},"last_reload":{"at":"2026-11-30T08:00:00Z","ok":true},"in_flight":0,"uptime_s":12}
+///  "hooks":{"PreToolUse":2},"last_reload":{"at":"2026-11-30T08:00:00Z","ok":true},"last_weakened":null,
+///  "protect":{"enabled":true,"paths":0},"in_flight":0,"uptime_s":12}
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusResponse {
@@ -357,6 +358,14 @@ pub struct StatusResponse {
     pub generation: u64,
     pub hooks: Map<String, Value>,
     pub last_reload: LastReload,
+    /// The last reload since the daemon started that made the settings guard less (a hook removed,
+    /// disabled, relaxed or narrowed, protection turned off); `null` when none did. Read as `null` from a
+    /// daemon older than the field.
+    #[serde(default)]
+    pub last_weakened: Option<LastWeakened>,
+    /// hookd's guard of itself in the settings in force; absent only from a daemon older than the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protect: Option<ProtectStatus>,
     pub in_flight: usize,
     pub uptime_s: u64,
     /// Each worker hook's processes: state, pid, restarts, answers out of step, last error.
@@ -475,6 +484,29 @@ impl LastReload {
             error,
         }
     }
+}
+
+/// The last reload that weakened the settings, in `status`: the generation it installed, when, the file
+/// it read, and every change (as the journal's `weakened` record has them).
+///
+/// ```json
+/// {"generation":4,"at":"2026-11-30T08:00:00Z","file":"/home/me/.config/hookd/hooks.toml",
+///  "changes":[{"moment":"PreToolUse","hook":"deny-destructive","change":"removed"}]}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LastWeakened {
+    pub generation: u64,
+    pub at: String,
+    pub file: String,
+    pub changes: Vec<crate::record::Weakening>,
+}
+
+/// `[protect]` in force, in `status`: `{"enabled":true,"paths":2}`, `paths` counting the extra paths the
+/// settings guard (hookd's own files are guarded whatever it says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtectStatus {
+    pub enabled: bool,
+    pub paths: usize,
 }
 
 /// `reload`'s response when the new settings were taken.

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use crate::commands::render::{clean, ms, painted};
-use crate::protocol::{ErrorResponse, HttpState, StatusResponse};
+use crate::protocol::{ErrorResponse, HttpState, ProtectStatus, StatusResponse};
 
 const GREEN: &str = "1;32";
 const YELLOW: &str = "1;33";
@@ -68,6 +68,30 @@ pub fn status(status: &StatusResponse, socket: &str, colour: bool) -> String {
                 colour,
             ),
         );
+    }
+    if let Some(weakened) = &status.last_weakened {
+        // The generation and when on the field's line, then each change on a line of its own beneath.
+        let mut value = painted(
+            &format!(
+                "generation {}, {}",
+                weakened.generation,
+                clean(&weakened.at.replace('T', " ").replace('Z', " UTC"))
+            ),
+            YELLOW,
+            colour,
+        );
+        for change in &weakened.changes {
+            let _ = write!(
+                value,
+                "\n{:15}{}",
+                "",
+                painted(&clean(&change.words()), YELLOW, colour)
+            );
+        }
+        field("weakened", value);
+    }
+    if let Some(protect) = &status.protect {
+        field("protect", protection(protect, colour));
     }
     field(
         "hooks",
@@ -222,6 +246,19 @@ fn troubles(status: &StatusResponse) -> Vec<String> {
     troubles
 }
 
+/// hookd's guard of itself: `on`, `on, 2 extra paths`, or `off` in red.
+fn protection(protect: &ProtectStatus, colour: bool) -> String {
+    match (protect.enabled, protect.paths) {
+        (false, _) => painted(
+            "off ([protect] enabled = false): agents may edit hookd's settings and stop it",
+            RED,
+            colour,
+        ),
+        (true, 0) => "on".to_string(),
+        (true, n) => format!("on, {n} extra path{}", plural(n as u64)),
+    }
+}
+
 /// A worker hook's processes on one line: `policy: running (pid 4243), 0 restarts`.
 fn worker(hook: &str, processes: &Value, colour: bool) -> String {
     let shown: Vec<String> = processes
@@ -371,6 +408,52 @@ mod tests {
             !shown.contains("\x1b[2J"),
             "the error's escape made harmless"
         );
+    }
+
+    #[test]
+    fn status_shows_the_last_weakening_and_protection() {
+        let plain = status(&sample(), "/s", false);
+        assert!(
+            !plain.contains("weakened") && !plain.contains("protect"),
+            "an older daemon says neither: {plain}"
+        );
+        let mut weakened = sample();
+        weakened.last_weakened = serde_json::from_str(
+            r#"{"generation":4,"at":"2026-12-02T01:20:00Z","file":"/h/hooks.toml","changes":[
+            {"moment":"PreToolUse","hook":"deny\u001b[2J","change":"removed"},
+            {"change":"[protect] enabled turned off: hookd no longer guards its own files and process"}]}"#,
+        )
+        .unwrap();
+        weakened.protect = Some(ProtectStatus {
+            enabled: false,
+            paths: 0,
+        });
+        let shown = status(&weakened, "/s", false);
+        for part in [
+            "     weakened: generation 4, 2026-12-02 01:20:00 UTC\n               PreToolUse deny [2J: removed\n               [protect] enabled turned off: hookd no longer guards its own files and process\n",
+            "      protect: off ([protect] enabled = false)",
+        ] {
+            assert!(shown.contains(part), "{part:?} not in\n{shown}");
+        }
+        assert!(!shown.contains('\x1b'), "{shown:?}");
+        let coloured = status(&weakened, "/s", true);
+        assert!(
+            coloured.contains("\x1b[1;31moff ([protect]"),
+            "{coloured:?}"
+        );
+        assert!(coloured.contains("\x1b[1;33mgeneration 4"), "{coloured:?}");
+        assert!(
+            coloured.contains("\x1b[1;33mPreToolUse deny [2J: removed\x1b[0m"),
+            "{coloured:?}"
+        );
+        for (paths, words) in [(0, "protect: on\n"), (2, "protect: on, 2 extra paths\n")] {
+            weakened.protect = Some(ProtectStatus {
+                enabled: true,
+                paths,
+            });
+            let shown = status(&weakened, "/s", false);
+            assert!(shown.contains(words), "{words:?} not in\n{shown}");
+        }
     }
 
     #[test]

@@ -76,7 +76,7 @@ fn paint(verdict: &str, colour: bool) -> Option<&'static str> {
     }
     match verdict {
         "refused" | "fail_closed" | "bad reload" => Some("1;31"),
-        "asked" => Some("1;33"),
+        "asked" | "weakened" => Some("1;33"),
         _ => None,
     }
 }
@@ -109,6 +109,7 @@ fn describe(record: &Record) -> (String, String, String) {
         Kind::WorkerRestart => "restart".into(),
         Kind::StopCap => "stop cap".into(),
         Kind::Dropped => "dropped".into(),
+        Kind::Weakened => "weakened".into(),
         Kind::Other => "?".into(),
     };
     let asked = match record.kind {

@@ -190,13 +190,19 @@ impl Writer {
         for mut record in batch {
             record.bound();
             let line = record.to_line();
-            lines.extend_from_slice(&line);
+            // With the journal off, a reload that weakened the guard is written all the same: turning
+            // the journal off in the same edit must not hide it.
+            if settings.enabled || record.kind == Kind::Weakened {
+                lines.extend_from_slice(&line);
+            }
             if self.journal.hub.receiver_count() > 0 {
                 let _ = self.journal.hub.send(Arc::new(Entry { record, line }));
             }
         }
-        if !settings.enabled {
-            self.file = None;
+        if lines.is_empty() {
+            if !settings.enabled {
+                self.file = None;
+            }
             return;
         }
         let max = settings.file_size_mib << 20;

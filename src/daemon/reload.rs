@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use crate::daemon::state::Daemon;
 use crate::engine::Installed;
-use crate::protocol::LastReload;
+use crate::protocol::{LastReload, LastWeakened};
+use crate::record::{Kind, Record, Weakening};
 use crate::settings::{ConfigError, ConfigErrors, LoadError, Settings};
 use crate::sync::lock;
 
@@ -88,6 +89,7 @@ fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> 
     let Installed {
         generation,
         dropped,
+        weakened,
     } = daemon.engine.install(settings);
     // Its error is logged and shown by `status`; the hooks of the new settings are in force.
     let _ = crate::daemon::http::apply(daemon);
@@ -104,8 +106,38 @@ fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> 
         // Said in so many words: a generation with fewer guards is what a half-written file looked like.
         tracing::info!(generation, hooks = %summary, %dropped, "settings reloaded; hooks dropped");
     }
+    if !weakened.is_empty() {
+        note_weakened(daemon, generation, weakened);
+    }
     daemon.notifier.ready();
     Ok(generation)
+}
+
+/// A reload that made the settings guard less: one `weakened` record in the journal, a WARN line in the
+/// log, and `status`'s `last_weakened`. An agent that edits the settings to get past a guard leaves this
+/// trace, whichever way the reload came (the file watch, `hookd reload`, SIGHUP).
+fn note_weakened(daemon: &Daemon, generation: u64, weakened: Vec<Weakening>) {
+    let changes = Weakening::bounded(weakened);
+    let file = daemon.config_path.display().to_string();
+    let words = crate::record::weakened_words(&changes);
+    tracing::warn!(
+        generation,
+        file = %file,
+        "the settings reloaded guard less than before: {words}"
+    );
+    // `status` first: whoever reads the record in the journal finds `status` saying it too.
+    *lock(&daemon.last_weakened) = Some(LastWeakened {
+        generation,
+        at: crate::time::now_rfc3339(),
+        file: file.clone(),
+        changes: changes.clone(),
+    });
+    let mut record = Record::new(Kind::Weakened);
+    record.generation = Some(generation);
+    record.file = Some(file);
+    record.summary = Some(crate::record::cut(&words, crate::record::SUMMARY_CHARS));
+    record.weakened = changes;
+    crate::record::note(record);
 }
 
 /// The blocking part of a reload: read, check and validate the file.

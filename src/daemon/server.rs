@@ -543,6 +543,11 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
         generation: generation.number,
         hooks,
         last_reload: daemon.last_reload(),
+        last_weakened: daemon.last_weakened(),
+        protect: Some(crate::protocol::ProtectStatus {
+            enabled: generation.settings.protect.enabled,
+            paths: generation.settings.protect.paths.len(),
+        }),
         in_flight: daemon.engine.in_flight(),
         uptime_s: daemon.started.elapsed().as_secs(),
         workers: generation

@@ -12,7 +12,7 @@ use crate::daemon::journal::Journal;
 use crate::daemon::memory::Memory;
 use crate::daemon::systemd::Notifier;
 use crate::engine::Engine;
-use crate::protocol::LastReload;
+use crate::protocol::{LastReload, LastWeakened};
 use crate::settings::Settings;
 use crate::sync::lock;
 
@@ -24,6 +24,8 @@ pub struct Daemon {
     /// The settings file, as the daemon was told it (absolute).
     pub config_path: PathBuf,
     pub(crate) last_reload: Mutex<LastReload>,
+    /// The last reload that made the settings guard less, for `status`.
+    pub(crate) last_weakened: Mutex<Option<LastWeakened>>,
     /// A hash of the text the settings in force were read from: a change event that leaves the file as it
     /// was (a `touch`, an editor saving unchanged) does not make a new generation.
     pub(crate) loaded_text: Mutex<Option<u64>>,
@@ -58,6 +60,7 @@ impl Daemon {
             engine,
             config_path,
             last_reload: Mutex::new(LastReload::now(None)),
+            last_weakened: Mutex::new(None),
             loaded_text: Mutex::new(loaded_text),
             notifier,
             started: Instant::now(),
@@ -71,5 +74,9 @@ impl Daemon {
 
     pub fn last_reload(&self) -> LastReload {
         lock(&self.last_reload).clone()
+    }
+
+    pub fn last_weakened(&self) -> Option<LastWeakened> {
+        lock(&self.last_weakened).clone()
     }
 }

@@ -25,6 +25,7 @@ pub mod stoploop;
 #[cfg(test)]
 mod test_program;
 pub mod verdict;
+pub mod weakened;
 pub mod worker;
 
 use std::collections::HashMap;
@@ -37,6 +38,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 pub use fire::{Decision, Fire, HookReport, NotDecided, Printed};
+pub use weakened::weakened;
 
 use crate::settings::{Program, Settings};
 use runner::Runner;
@@ -70,6 +72,11 @@ pub struct Installed {
     /// when none was dropped. Said in the log: a generation with fewer guards is what a half-written
     /// file looks like.
     pub dropped: String,
+    /// Every way the new settings guard less than the old ones ([`weakened()`]): removed, disabled,
+    /// relaxed or narrowed hooks, hookd's guard of itself turned off. Empty when they guard as much or
+    /// more. The daemon journals it and `status` shows it: an agent that edits the settings weakens them
+    /// in these ways.
+    pub weakened: Vec<crate::record::Weakening>,
 }
 
 /// The settings in force, the processes running for them, and what fires share (the stop loops).
@@ -144,6 +151,7 @@ impl Engine {
             Arc::new(Semaphore::new(settings.defaults.max_processes))
         };
         let dropped = dropped_hooks(&previous.settings, &settings);
+        let weakened = weakened(&previous.settings, &settings);
         let generation = previous.number + 1;
         let workers = start_workers(
             &settings,
@@ -162,6 +170,7 @@ impl Engine {
         Installed {
             generation,
             dropped,
+            weakened,
         }
     }
 

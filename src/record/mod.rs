@@ -49,6 +49,10 @@ pub enum Kind {
     Dropped,
     /// The relay answered an agent without the daemon (it was down or silent): taken from its spool.
     Relay,
+    /// A reload took settings that guard less than the ones before (a hook removed, disabled, relaxed or
+    /// narrowed, hookd's guard of itself turned off or narrowed): what changed, in `weakened`. Written
+    /// even with `[record] enabled = false`, so that turning the journal off cannot hide it.
+    Weakened,
     /// Anything a newer hookd writes that this one does not know.
     #[serde(other)]
     Other,
@@ -130,6 +134,91 @@ pub struct Record {
     /// What the relay did without the daemon: `fail_open` or `fail_closed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relay: Option<String>,
+    /// The settings file a reload read (a `weakened` record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// What a reload weakened, one entry per change (a `weakened` record), at most
+    /// [`MAX_WEAKENINGS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weakened: Vec<Weakening>,
+}
+
+/// The most changes a `weakened` record (and `status`'s `last_weakened`) lists; past it, a last entry
+/// says how many more there were. A file of ten thousand hooks emptied stays one short line.
+pub const MAX_WEAKENINGS: usize = 100;
+
+/// One way a reload made the settings guard less: a hook's change (with its moment and name), or a
+/// change of the whole file's (`[protect]`, `[record]`: no moment, no hook).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Weakening {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hook: Option<String>,
+    /// What changed, in words: `removed`, `disabled`, `matcher changed from "Bash" to "Edit"`...
+    pub change: String,
+}
+
+impl Weakening {
+    /// A change of the hook `hook` at `moment`.
+    pub fn of_hook(moment: &str, hook: &str, change: impl Into<String>) -> Weakening {
+        Weakening {
+            moment: Some(moment.to_string()),
+            hook: Some(hook.to_string()),
+            change: change.into(),
+        }
+    }
+
+    /// A change of the whole settings file's.
+    pub fn of_settings(change: impl Into<String>) -> Weakening {
+        Weakening {
+            moment: None,
+            hook: None,
+            change: change.into(),
+        }
+    }
+
+    /// `changes` kept to [`MAX_WEAKENINGS`], each text cut to [`SUMMARY_CHARS`]; a last entry says how
+    /// many were left out.
+    pub fn bounded(mut changes: Vec<Weakening>) -> Vec<Weakening> {
+        let more = changes.len().saturating_sub(MAX_WEAKENINGS);
+        changes.truncate(MAX_WEAKENINGS);
+        for change in &mut changes {
+            for text in [&mut change.moment, &mut change.hook].into_iter().flatten() {
+                if text.len() > SUMMARY_CHARS {
+                    *text = cut(text, SUMMARY_CHARS);
+                }
+            }
+            if change.change.len() > SUMMARY_CHARS {
+                change.change = cut(&change.change, SUMMARY_CHARS);
+            }
+        }
+        if more > 0 {
+            changes.push(Weakening::of_settings(format!(
+                "and {more} more change{}",
+                if more == 1 { "" } else { "s" }
+            )));
+        }
+        changes
+    }
+
+    /// `PreToolUse deny: removed`, or the change alone for a change of the whole file's.
+    pub fn words(&self) -> String {
+        match (&self.moment, &self.hook) {
+            (Some(moment), Some(hook)) => format!("{moment} {hook}: {}", self.change),
+            (None, Some(hook)) => format!("{hook}: {}", self.change),
+            _ => self.change.clone(),
+        }
+    }
+}
+
+/// A whole list of changes on one line, `; ` between them.
+pub fn weakened_words(changes: &[Weakening]) -> String {
+    changes
+        .iter()
+        .map(Weakening::words)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The verdict of a fire, as the agent was told it.
@@ -196,6 +285,8 @@ impl Record {
             hook: None,
             count: None,
             relay: None,
+            file: None,
+            weakened: Vec::new(),
         }
     }
 
@@ -253,7 +344,19 @@ impl Record {
         short(&mut self.hook, SUMMARY_CHARS);
         short(&mut self.relay, SUMMARY_CHARS);
         short(&mut self.cut, SUMMARY_CHARS);
+        short(&mut self.file, SUMMARY_CHARS);
         short(&mut self.error, ERROR_CHARS);
+        if self.weakened.len() > MAX_WEAKENINGS + 1
+            || self.weakened.iter().any(|w| {
+                [&w.moment, &w.hook]
+                    .into_iter()
+                    .flatten()
+                    .chain([&w.change])
+                    .any(|t| t.len() > SUMMARY_CHARS)
+            })
+        {
+            self.weakened = Weakening::bounded(std::mem::take(&mut self.weakened));
+        }
         if self.time.len() > SUMMARY_CHARS {
             self.time = cut(&self.time, SUMMARY_CHARS);
         }
@@ -473,6 +576,49 @@ mod tests {
         let before = small.clone();
         small.bound();
         assert_eq!(small, before, "what is within its bound is left alone");
+    }
+
+    #[test]
+    fn a_weakened_record_reads_back_and_says_what_changed() {
+        let mut record = Record::at(Kind::Weakened, SystemTime::UNIX_EPOCH);
+        record.generation = Some(4);
+        record.file = Some("/h/hooks.toml".into());
+        record.weakened = vec![
+            Weakening::of_hook("PreToolUse", "deny", "removed"),
+            Weakening::of_settings("[protect] enabled turned off"),
+        ];
+        let line = record.clone().to_line();
+        let text = std::str::from_utf8(&line).unwrap();
+        assert!(
+            text.contains(r#""kind":"weakened","generation":4,"#)
+                && text.contains(r#""file":"/h/hooks.toml","weakened":[{"moment":"PreToolUse","hook":"deny","change":"removed"},{"change":"[protect] enabled turned off"}]"#),
+            "{text}"
+        );
+        let back: Record = serde_json::from_str(text).unwrap();
+        assert_eq!(back, record);
+        assert_eq!(
+            weakened_words(&back.weakened),
+            "PreToolUse deny: removed; [protect] enabled turned off"
+        );
+    }
+
+    #[test]
+    fn a_long_list_of_weakenings_is_bounded_and_says_how_many_more() {
+        let many: Vec<Weakening> = (0..10_000)
+            .map(|i| Weakening::of_hook("PreToolUse", &format!("h{i}"), "removed"))
+            .collect();
+        let kept = Weakening::bounded(many.clone());
+        assert_eq!(kept.len(), MAX_WEAKENINGS + 1);
+        assert_eq!(kept.last().unwrap().change, "and 9900 more changes");
+        let mut record = Record::new(Kind::Weakened);
+        record.weakened = many;
+        record.weakened[0].hook = Some("é".repeat(10_000));
+        record.bound();
+        assert_eq!(record.weakened.len(), MAX_WEAKENINGS + 1);
+        assert_eq!(
+            record.weakened[0].hook.as_ref().unwrap().chars().count(),
+            SUMMARY_CHARS + 1
+        );
     }
 
     #[test]

@@ -69,6 +69,8 @@ mod http_hooks;
 mod protect;
 /// Live reload of the settings file, edited the ways editors and tools edit it.
 mod reload_live;
+/// A reload that weakens the guard: journaled with what changed, shown by `status`; one that strengthens it is not.
+mod reload_weakened;
 /// Stop loops: refused Stops counted per session, and the cap.
 mod stop_loops;
 /// Socket activation, sd_notify and the units `hookd install` writes.
