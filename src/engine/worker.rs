@@ -10,8 +10,8 @@
 //! What a new worker writes before it has read its first event (a banner) is no answer: the first event
 //! is written but for its newline, and what the worker wrote by the time it read the rest is dropped
 //! (logged, counted in `status`), the worker kept. Past its first event, a worker is *out of step* when it
-//! wrote anything before the event was sent (the rest of an earlier answer, a stray line), when it answers
-//! with a blank line, when its answer echoes another `hookd_id`, or when
+//! wrote anything before the event was sent (the rest of an earlier answer, a stray line), when a line
+//! comes while some of the event is still unread in the pipe to it, when it answers with a blank line, when its answer echoes another `hookd_id`, or when
 //! more follows its answer line. The worker is replaced, and the event whose answer cannot be trusted
 //! fails (its `on_failure` decides); an event not sent because white space was waiting goes to the next
 //! worker instead.
@@ -576,6 +576,24 @@ async fn exchange(
         Err(fault) => return (broken(started, fault.why()), Some(fault)),
     };
     note_echo(&answer, echoes);
+    // An answer comes after its event was read, all of it: a line that came while some of the event was
+    // still waiting in the pipe to the worker was written before it (a heartbeat, a stray line), whatever
+    // it says. (A line written just after the worker read the event is not told apart this way; the echo
+    // of `hookd_id` tells it.)
+    match unread_by_worker(&worker.stdin) {
+        Ok(0) => {}
+        Ok(unread) => {
+            let fault = Fault::out_of_step(format!(
+                "it wrote {} while {unread} bytes of the event were still unread",
+                shown(&answer)
+            ));
+            return (broken(started, fault.why()), Some(fault));
+        }
+        Err(e) => {
+            let fault = Fault::Died(format!("the worker's stdin could not be looked at: {e}"));
+            return (broken(started, fault.why()), Some(fault));
+        }
+    }
     let (ran, echoed) = match read_answer(answer, id, started) {
         Ok(read) => read,
         Err(fault) => return (broken(started, fault.why()), Some(fault)),

@@ -690,6 +690,37 @@ for line in sys.stdin:
     }
 
     #[test]
+    fn a_line_written_before_the_worker_read_the_event_is_not_its_answer() {
+        // A heartbeat (`{}`, which says nothing) written a while after each answer, and the next event
+        // read only later still: the event fired just after an answer is sent before the heartbeat comes,
+        // and the heartbeat comes while the event still waits unread in the pipe to the worker. It was
+        // taken as that event's answer, and `rm -rf /` went through.
+        let d = guarded(
+            r#"
+import time
+ready()
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    print(json.dumps(policy(json.loads(line))), flush=True)
+    time.sleep(0.3)
+    print(json.dumps({}), flush=True)   # a heartbeat, before the next event is read
+    time.sleep(0.5)
+"#,
+        );
+        for _ in 0..3 {
+            assert!(!fire_checked(&d, RM), "the first event failed");
+            assert!(
+                fire_checked(&d, RM),
+                "the heartbeat was taken for an answer"
+            );
+        }
+        let s = slots(&d, "guard");
+        assert!(s[0]["out_of_step"].as_u64() >= Some(3), "{s:?}");
+    }
+
+    #[test]
     fn blank_line_after_each_answer() {
         let d = guarded(
             r#"
