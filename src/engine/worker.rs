@@ -11,8 +11,8 @@
 //! is written but for its newline, and what the worker wrote by the time it read the rest is dropped
 //! (logged, counted in `status`), the worker kept. Past its first event, a worker is *out of step* when it
 //! wrote anything before the event was sent (the rest of an earlier answer, a stray line), when a line
-//! comes while some of the event is still unread in the pipe to it, when it answers with a blank line, when its answer echoes another `hookd_id`, or when
-//! more follows its answer line. The worker is replaced, and the event whose answer cannot be trusted
+//! comes while some of the event is still unread in the pipe to it, when it answers with a blank line,
+//! when its answer echoes another `hookd_id`, or when more follows its answer line. The worker is replaced, and the event whose answer cannot be trusted
 //! fails (its `on_failure` decides); an event not sent because white space was waiting goes to the next
 //! worker instead.
 //!
@@ -82,6 +82,7 @@ struct Request {
     answer: oneshot::Sender<Ran>,
 }
 
+/// A count `status` leaves out while it is 0 (serde's `skip_serializing_if`).
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
