@@ -461,19 +461,19 @@ fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    // The patch tool called through the shell (`apply_patch <<'EOF'` ... in a `Bash` command, which
-    // Codex also accepts): seen as the edit it is, and, its own name kept in `agent_tool_name`, still
-    // as `Bash`, so that the guards of both fire.
-    let through_shell = tool == "Bash"
-        && event
+    // The patch tool called through the shell (`apply_patch <<'EOF'` ... in a `Bash` command, or
+    // `cd DIR && apply_patch <<'EOF'` ..., which Codex also accepts, the patch's paths then from DIR):
+    // seen as the edit it is, and, its own name kept in `agent_tool_name`, still as `Bash`, so that the
+    // guards of both fire.
+    let from = match tool.as_str() {
+        "Bash" => event
             .get("tool_input")
             .and_then(|input| input.get("command"))
             .and_then(Value::as_str)
-            .is_some_and(|command| {
-                let command = command.trim_start();
-                (command.starts_with(patch_tool) || command.starts_with("applypatch"))
-                    && command.contains("*** Begin Patch")
-            });
+            .and_then(|command| shell_patch_call(command, patch_tool)),
+        _ => None,
+    };
+    let through_shell = from.is_some();
     if tool != patch_tool && !through_shell {
         return;
     }
@@ -500,7 +500,15 @@ fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
         })
     });
     let patch = patch.as_deref().map(read_patch);
-    let cwd = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
+    let mut cwd = event.get("cwd").and_then(Value::as_str).map(PathBuf::from);
+    for folder in from.unwrap_or_default() {
+        cwd = Some(match folder {
+            Folder::Known(folder) => PathBuf::from(absolute_in(cwd.as_deref(), &folder)),
+            // `cd $HOME/x`, `cd ~`: where that is, the shell knows; the paths are given from it as
+            // written, which a hook can still match by name.
+            Folder::AsWritten(folder) => PathBuf::from(folder),
+        });
+    }
     let name = match &patch {
         Some(patch) if !patch.files.is_empty() && patch.only_adds => "Write",
         _ => "Edit",
@@ -529,6 +537,115 @@ fn patch_as_edit(event: &mut Map<String, Value>, patch_tool: &str) {
         input.insert("file_path".into(), first.clone());
     }
     input.insert("file_paths".into(), Value::Array(paths));
+}
+
+/// A folder a shell command goes to (`cd DIR`) before it runs the patch tool.
+#[derive(Debug, PartialEq)]
+enum Folder {
+    /// Its path, quotes and escapes taken out as the shell takes them.
+    Known(String),
+    /// Where the shell alone knows (a `$` expansion, a command's output, `~`): the word as written, but
+    /// for its quotes.
+    AsWritten(String),
+}
+
+/// Whether a shell command is a call of the patch tool (`patch_tool` or `applypatch`, given its patch in
+/// a heredoc, `*** Begin Patch` ...), run as it stands or after `cd DIR &&`, as Codex runs
+/// `cd DIR && apply_patch <<'EOF'` (DIR a word, `"DIR"` or `'DIR'`): `Some` of the folders it goes to
+/// first, in order (none for the plain form). Also after `cd DIR;` and more than one `cd`, which Codex
+/// leaves to the shell, where the patch tool on its `PATH` applies the patch all the same: an edit seen
+/// where there is none only makes an `Edit` guard look at it; one missed lets it through unseen.
+fn shell_patch_call(command: &str, patch_tool: &str) -> Option<Vec<Folder>> {
+    let blank = [' ', '\t'];
+    let mut rest = command.trim_start();
+    let mut folders = Vec::new();
+    loop {
+        if [patch_tool, "applypatch"]
+            .iter()
+            .any(|name| rest.starts_with(name))
+        {
+            return rest.contains("*** Begin Patch").then_some(folders);
+        }
+        let after_cd = rest.strip_prefix("cd")?;
+        let after_cd = after_cd.strip_prefix(blank)?.trim_start_matches(blank);
+        let (folder, after) = shell_word(after_cd)?;
+        let after = after.trim_start_matches(blank);
+        let after = after
+            .strip_prefix("&&")
+            .or_else(|| after.strip_prefix(';'))?;
+        folders.push(folder);
+        rest = after.trim_start();
+    }
+}
+
+/// The shell word at the start of `text` (up to a blank or an operator), read as the shell reads it:
+/// `'...'` as it stands, `"..."` with its escapes, `\x` as `x`. `None` for no word. A word the shell
+/// would expand (`$`, a backquote, a leading `~`) keeps its expansions as written.
+fn shell_word(text: &str) -> Option<(Folder, &str)> {
+    let mut word = String::new();
+    let mut expands = text.starts_with('~');
+    let mut chars = text.char_indices().peekable();
+    let end = loop {
+        let Some((at, c)) = chars.next() else {
+            break text.len();
+        };
+        match c {
+            ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')' => break at,
+            '\'' => loop {
+                match chars.next()?.1 {
+                    '\'' => break,
+                    c => word.push(c),
+                }
+            },
+            '"' => loop {
+                match chars.next()?.1 {
+                    '"' => break,
+                    '\\' => match chars.next()?.1 {
+                        c @ ('"' | '\\' | '$' | '`') => word.push(c),
+                        '\n' => {}
+                        c => word.extend(['\\', c]),
+                    },
+                    c @ ('$' | '`') => {
+                        expands = true;
+                        word.push(c);
+                    }
+                    c => word.push(c),
+                }
+            },
+            '\\' => match chars.next()?.1 {
+                '\n' => {}
+                c => word.push(c),
+            },
+            '$' | '`' => {
+                expands = true;
+                word.push(c);
+                // A command's output, `$(...)`, is one word, blanks and all.
+                if c == '$' && chars.next_if(|&(_, c)| c == '(').is_some() {
+                    word.push('(');
+                    let mut depth = 1;
+                    while depth > 0 {
+                        let c = chars.next()?.1;
+                        match c {
+                            '(' => depth += 1,
+                            ')' => depth -= 1,
+                            _ => {}
+                        }
+                        word.push(c);
+                    }
+                }
+            }
+            c => word.push(c),
+        }
+    };
+    if end == 0 {
+        return None;
+    }
+    let folder = if expands {
+        Folder::AsWritten(word)
+    } else {
+        Folder::Known(word)
+    };
+    Some((folder, &text[end..]))
 }
 
 /// What a patch in Codex's format does to files.
@@ -2138,6 +2255,99 @@ mod tests {
             .event
             .fields;
         assert_eq!(fields["tool_name"], "Bash");
+    }
+
+    /// Found in the second outside attack (issue 29): Codex applies `cd DIR && apply_patch <<'EOF'` as a
+    /// patch whose paths are from DIR, and hookd left it `Bash`, so an `Edit|Write` guard never ran.
+    #[test]
+    fn a_patch_through_the_shell_after_cd_is_an_edit_with_its_paths_from_there() {
+        let body = "<<'EOF'\n*** Begin Patch\n*** Update File: hooks.toml\n@@\n-a\n+b\n*** Add File: ../x/new.txt\n+x\n*** End Patch\nEOF";
+        let codex = |command: &str, cwd: Option<&str>| {
+            let mut input = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}});
+            if let Some(cwd) = cwd {
+                input["cwd"] = json!(cwd);
+            }
+            translate(Agent::Codex, input.to_string().as_bytes())
+                .unwrap()
+                .event
+                .fields
+        };
+        for (prefix, cwd, folder) in [
+            // What Codex itself reads as a patch: a word, a "string" or a 'raw string', then &&.
+            (
+                "cd /home/u/.config/hookd && ",
+                Some("/p"),
+                "/home/u/.config/hookd",
+            ),
+            (
+                "cd .config/hookd && ",
+                Some("/home/u"),
+                "/home/u/.config/hookd",
+            ),
+            ("cd \"/home/u/my conf\" && ", Some("/p"), "/home/u/my conf"),
+            ("cd '/home/u/my conf' &&  ", Some("/p"), "/home/u/my conf"),
+            (
+                "  cd\t../u/.config/hookd&&",
+                Some("/home/x"),
+                "/home/u/.config/hookd",
+            ),
+            // What the shell runs all the same: `;`, a line of its own, several `cd`s, escapes.
+            ("cd /home/u; ", Some("/p"), "/home/u"),
+            ("cd /home/u &&\n", Some("/p"), "/home/u"),
+            (
+                "cd /home && cd u/.config && ",
+                Some("/p"),
+                "/home/u/.config",
+            ),
+            ("cd /home/u/my\\ conf && ", Some("/p"), "/home/u/my conf"),
+            ("cd \"/home/u/a\\\"b\" && ", Some("/p"), "/home/u/a\"b"),
+            // Relative, without a cwd: relative still.
+            ("cd conf && ", None, "conf"),
+            // Where the shell alone knows: as written.
+            ("cd ~/.config/hookd && ", Some("/p"), "~/.config/hookd"),
+            (
+                "cd \"$HOME/.config/hookd\" && ",
+                Some("/p"),
+                "$HOME/.config/hookd",
+            ),
+            ("cd $(dirname \"$F\") && ", Some("/p"), "$(dirname \"$F\")"),
+        ] {
+            for tool in ["apply_patch", "applypatch"] {
+                let command = format!("{prefix}{tool} {body}");
+                let fields = codex(&command, cwd);
+                assert_eq!(fields["tool_name"], "Edit", "{command:?}");
+                assert_eq!(fields["agent_tool_name"], "Bash", "{command:?}");
+                assert_eq!(fields["tool_input"]["command"], command);
+                let parent = Path::new(folder).parent().unwrap();
+                let expected = [
+                    format!("{folder}/hooks.toml"),
+                    parent.join("x/new.txt").to_str().unwrap().to_string(),
+                ];
+                assert_eq!(
+                    fields["tool_input"]["file_path"], expected[0],
+                    "{command:?}"
+                );
+                assert_eq!(
+                    fields["tool_input"]["file_paths"],
+                    json!(expected),
+                    "{command:?}"
+                );
+            }
+        }
+        // A shell command that goes somewhere and does something else is the shell it is.
+        for command in [
+            "cd /tmp && echo apply_patch",
+            "cd /tmp || apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
+            "cd && apply_patch",
+            "cd /tmp && apply_patch_notes.sh",
+            "cdx /tmp && apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF",
+        ] {
+            assert_eq!(
+                codex(command, Some("/p"))["tool_name"],
+                "Bash",
+                "{command:?}"
+            );
+        }
     }
 
     /// The head of an input too large or too deep to decode keeps every field an event is placed and

@@ -276,6 +276,9 @@ fn worker(hook: &str, processes: &Value, colour: bool) -> String {
             if let Some(n) = process["out_of_step"].as_u64().filter(|n| *n > 0) {
                 let _ = write!(text, ", {n} out of step");
             }
+            if let Some(n) = process["banners"].as_u64().filter(|n| *n > 0) {
+                let _ = write!(text, ", {n} banner{} dropped", plural(n));
+            }
             if let Some(error) = process["last_error"].as_str() {
                 let _ = write!(text, ", last error: {}", clean(error));
             }
@@ -388,6 +391,16 @@ mod tests {
         }
         assert!(!shown.contains('!'), "no trouble: {shown}");
         assert!(!shown.contains('\x1b'));
+    }
+
+    #[test]
+    fn a_workers_dropped_banners_are_counted() {
+        let processes = serde_json::json!([{"state": "running", "pid": 7, "restarts": 0, "out_of_step": 0, "banners": 2}]);
+        let shown = worker("policy", &processes, false);
+        assert!(
+            shown.contains("running (pid 7), 0 restarts, 2 banners dropped"),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -373,9 +373,13 @@ pub(crate) fn hook_command(hook: &Hook, config_dir: &Path, working_dir: &Path) -
 /// Why a hook's process could not be started, naming the program.
 pub(crate) fn describe_spawn_error(hook: &Hook, error: &std::io::Error) -> String {
     let (program, _) = program_and_args(hook);
-    let text = error.to_string();
+    // The system's words are lowercased; hookd's own (which may name a file) are kept as they are.
+    let text = match error.raw_os_error() {
+        Some(_) => error.to_string().to_lowercase(),
+        None => error.to_string(),
+    };
     let text = text.split(" (os error").next().unwrap_or(&text);
-    format!("\"{program}\": {}", text.to_lowercase())
+    format!("\"{program}\": {text}")
 }
 
 /// Writes the event and closes stdin. A hook that does not read its stdin is normal: EPIPE is no error.

@@ -14,7 +14,8 @@
 //! programs) put back to the default (SIGTTIN and SIGTTOU stay ignored, as docs/settings.md says), a
 //! bare program name looked up in `PATH` (in the hook's own here, before the spawn, when its `env` sets
 //! one; else in the daemon's, place by place, as `execvp` looks), and a file that is neither a binary
-//! nor a `#!` script run by `/bin/sh`, as `execvp` runs it. Its exit is watched through a pidfd; the
+//! nor a `#!` script run by `/bin/sh`, as `execvp` runs it (but never a `#!` script whose interpreter
+//! could not run: that fails to start, naming the interpreter). Its exit is watched through a pidfd; the
 //! daemon's reaper reaps a process whose handle was dropped unwaited (see [`crate::engine::reaper`]).
 
 use std::ffi::{CString, OsStr, OsString};
@@ -149,6 +150,12 @@ impl Prepared {
                 let Some(script) = file else {
                     return Err(error);
                 };
+                // A `#!` script: the kernel read its line, and it is the interpreter that could not run.
+                // Run by sh, the line a comment, the script would run as something it was never meant
+                // to be, and say nothing.
+                if let Some(why) = interpreter_fails(&script, &self.working_dir) {
+                    return Err(why);
+                }
                 if !reads_as_a_shell_script(&script, &self.working_dir) {
                     return Err(error);
                 }
@@ -314,23 +321,66 @@ enum Way {
     PosixSpawn,
 }
 
+/// For a file that failed to start with `ENOEXEC` and starts with `#!`: why its interpreter could not run
+/// (the kernel says only "exec format error"), as the error to fail the hook with. `None` for a file
+/// without a `#!` line (or one that cannot be read).
+fn interpreter_fails(path: &CString, working_dir: &CString) -> Option<io::Error> {
+    let head = head_of(path, working_dir)?;
+    let line = head.strip_prefix(b"#!")?;
+    let line = line.split(|&byte| byte == b'\n').next().unwrap_or_default();
+    // As the kernel reads it: past blanks, the interpreter runs to the next blank.
+    let blank = |byte: &u8| *byte == b' ' || *byte == b'\t';
+    let start = line
+        .iter()
+        .position(|byte| !blank(byte))
+        .unwrap_or(line.len());
+    let interpreter = &line[start..];
+    let interpreter = &interpreter[..interpreter
+        .iter()
+        .position(blank)
+        .unwrap_or(interpreter.len())];
+    let shown = String::from_utf8_lossy(interpreter);
+    let why = match c_string(interpreter)
+        .ok()
+        .and_then(|it| head_of(&it, working_dir))
+    {
+        _ if interpreter.is_empty() => "its #! line names no interpreter".to_string(),
+        Some(its) if its.starts_with(b"\x7fELF") => format!(
+            "its interpreter {shown:?} is not a program the kernel can run: a binary for another machine"
+        ),
+        Some(its) if its.starts_with(b"#!") => format!(
+            "its interpreter {shown:?} is not a program the kernel can run: a script whose own \
+             interpreter cannot run"
+        ),
+        Some(_) => format!(
+            "its interpreter {shown:?} is not a program the kernel can run: it has no #! line"
+        ),
+        None => format!("its interpreter {shown:?} is not a program the kernel can run"),
+    };
+    Some(io::Error::new(io::ErrorKind::InvalidInput, why))
+}
+
+/// The first 256 bytes of a file, a relative path from the hook's working folder (where it was run, as a
+/// relative `PATH` entry's or a relative `#!` interpreter is); `None` when it cannot be read.
+fn head_of(path: &CString, working_dir: &CString) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let path = Path::new(OsStr::from_bytes(working_dir.as_bytes()))
+        .join(OsStr::from_bytes(path.as_bytes()));
+    let file = std::fs::File::open(path).ok()?;
+    let mut head = Vec::with_capacity(256);
+    file.take(256).read_to_end(&mut head).ok()?;
+    Some(head)
+}
+
 /// Whether a file that failed to start with `ENOEXEC` is a script for `sh`: not empty (a half-written
 /// or truncated hook would otherwise run as nothing, and say nothing), not a binary (an ELF for another
 /// machine, or a NUL byte before its first line ends, as bash tells a binary), and not text for
 /// something else (a byte-order mark, before which a `#!` line goes unread, and bash syntax would run
 /// under dash). Such files keep failing to start, and their hook's `on_failure` decides.
 fn reads_as_a_shell_script(path: &CString, working_dir: &CString) -> bool {
-    use std::io::Read;
-    // A relative path (a relative `PATH` entry's) is from the hook's working folder, where it was run.
-    let path = Path::new(OsStr::from_bytes(working_dir.as_bytes()))
-        .join(OsStr::from_bytes(path.as_bytes()));
-    let Ok(file) = std::fs::File::open(path) else {
+    let Some(head) = head_of(path, working_dir).filter(|head| !head.is_empty()) else {
         return false;
     };
-    let mut head = Vec::with_capacity(256);
-    if file.take(256).read_to_end(&mut head).is_err() || head.is_empty() {
-        return false;
-    }
     let marked = [&b"\x7fELF"[..], b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe"]
         .iter()
         .any(|mark| head.starts_with(mark));
@@ -918,6 +968,46 @@ mod tests {
             let error = started.map(|_| ()).expect_err(name);
             assert_eq!(error.raw_os_error(), Some(libc::ENOEXEC), "{name}: {error}");
         }
+    }
+
+    #[test]
+    fn a_hash_bang_script_whose_interpreter_has_no_hash_bang_fails_to_start_both_ways() {
+        // The kernel says ENOEXEC for the script: its interpreter is no program. Run by sh, the `#!` line
+        // a comment, the script would run and exit 0 (issue 29): it must fail to start, saying why.
+        let dir = tempfile::tempdir().unwrap();
+        let interpreter = dir.path().join("Interp");
+        write_program(&interpreter, b"exit 0\n");
+        let ran = dir.path().join("ran");
+        let script = dir.path().join("guard");
+        write_program(
+            &script,
+            format!("#!{} -x\ntouch {}\n", interpreter.display(), ran.display()).as_bytes(),
+        );
+        let search = dir.path().as_os_str().to_owned();
+        for way in [Way::Fastest, Way::PosixSpawn] {
+            for (program, search) in [(script.to_str().unwrap(), None), ("guard", Some(&search))] {
+                let mut prepared = prepare(&Spec {
+                    program,
+                    args: &[],
+                    vars: &[],
+                    working_dir: Path::new("/"),
+                })
+                .unwrap();
+                if let Some(search) = search {
+                    prepared.search = Some(Box::leak(search.clone().into_boxed_os_str()));
+                }
+                let error = prepared.start_by(way).map(|_| ()).expect_err(program);
+                assert_eq!(
+                    error.to_string(),
+                    format!(
+                        "its interpreter {:?} is not a program the kernel can run: it has no #! line",
+                        interpreter.display().to_string()
+                    ),
+                    "{way:?} {program}"
+                );
+            }
+        }
+        assert!(!ran.exists(), "the script ran");
     }
 
     #[test]

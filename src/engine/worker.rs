@@ -7,9 +7,12 @@
 //! daemon's log with the hook's name.
 //!
 //! An answer must belong to its event: a refusal read as the answer to another event is a refusal lost.
-//! So a worker is *out of step* when it wrote anything before the event was sent (a banner, the rest of an
-//! earlier answer), when it answers with a blank line, when its answer echoes another `hookd_id`, or when
-//! more follows its answer line. The worker is replaced, and the event whose answer cannot be trusted
+//! What a new worker writes before it has read its first event (a banner) is no answer: the first event
+//! is written but for its newline, and what the worker wrote by the time it read the rest is dropped
+//! (logged, counted in `status`), the worker kept. Past its first event, a worker is *out of step* when it
+//! wrote anything before the event was sent (the rest of an earlier answer, a stray line), when a line
+//! comes while some of the event is still unread in the pipe to it, when it answers with a blank line,
+//! when its answer echoes another `hookd_id`, or when more follows its answer line. The worker is replaced, and the event whose answer cannot be trusted
 //! fails (its `on_failure` decides); an event not sent because white space was waiting goes to the next
 //! worker instead.
 //!
@@ -79,6 +82,11 @@ struct Request {
     answer: oneshot::Sender<Ran>,
 }
 
+/// A count `status` leaves out while it is 0 (serde's `skip_serializing_if`).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// What `status` shows of one worker process.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct SlotStatus {
@@ -90,6 +98,10 @@ pub struct SlotStatus {
     pub restarts: u64,
     /// How many times a worker of this slot was found out of step (and replaced).
     pub out_of_step: u64,
+    /// How many times a worker of this slot wrote something as it started, before it read its first
+    /// event (a banner): dropped, never taken for an answer.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub banners: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
 }
@@ -280,6 +292,8 @@ struct Process {
     group: Option<Group>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
+    /// Whether an event was written to it yet: what a worker writes before its first event is a banner.
+    asked: bool,
 }
 
 impl Slot {
@@ -308,7 +322,11 @@ impl Slot {
                     Idle::Stop => break,
                 },
             };
-            if let Some(stray) = stray(worker) {
+            // A worker never asked anything yet may have written a banner as it started: its first exchange
+            // drops it (see `settle`). Past its first event, anything waiting is out of step.
+            if worker.asked
+                && let Some(stray) = stray(worker)
+            {
                 note_echo(&stray, &self.spec.echoes);
                 // Written before the event is sent: not its answer, but whatever the worker answers next
                 // may be the answer to something else, so the event is not sent to it. White space (the
@@ -390,7 +408,14 @@ impl Slot {
         let started = Instant::now();
         let asked = tokio::time::timeout(
             request.timeout,
-            exchange(worker, &request.line, id, &self.spec.echoes, started),
+            exchange(
+                worker,
+                &request.line,
+                id,
+                &self.spec.echoes,
+                started,
+                |banner| self.dropped(banner),
+            ),
         );
         tokio::select! {
             biased;
@@ -444,6 +469,7 @@ impl Slot {
             group: Some(Group::led_by(pid, &self.reaper)),
             stdin,
             stdout: BufReader::new(stdout),
+            asked: false,
         };
         if let Err(e) = keep_nonblocking(process.stdout.get_ref()) {
             self.retire(Some(process));
@@ -457,6 +483,17 @@ impl Slot {
         });
         tracing::info!(hook = %hook.name, pid, slot = self.index, "worker started");
         Ok(process)
+    }
+
+    /// What a worker wrote as it started, before it read its first event: no answer to anything. Logged,
+    /// counted in `status`, and dropped; the worker is kept.
+    fn dropped(&self, banner: &[u8]) {
+        tracing::warn!(
+            hook = %self.spec.hook.name,
+            "worker wrote {} as it started, before reading its first event: not an answer, dropped",
+            shown(banner)
+        );
+        self.update(|slot| slot.banners += 1);
     }
 
     /// Counts a fault, logs it, shows it in `status`, and sets the pause before the next worker.
@@ -533,12 +570,31 @@ async fn exchange(
     id: u64,
     echoes: &std::sync::atomic::AtomicBool,
     started: Instant,
+    dropped: impl FnOnce(&[u8]),
 ) -> (Ran, Option<Fault>) {
-    let answer = match talk(worker, line, id).await {
+    let answer = match talk(worker, line, id, dropped).await {
         Ok(answer) => answer,
-        Err(why) => return (broken(started, &why), Some(Fault::Died(why))),
+        Err(fault) => return (broken(started, fault.why()), Some(fault)),
     };
     note_echo(&answer, echoes);
+    // An answer comes after its event was read, all of it: a line that came while some of the event was
+    // still waiting in the pipe to the worker was written before it (a heartbeat, a stray line), whatever
+    // it says. (A line written just after the worker read the event is not told apart this way; the echo
+    // of `hookd_id` tells it.)
+    match unread_by_worker(&worker.stdin) {
+        Ok(0) => {}
+        Ok(unread) => {
+            let fault = Fault::out_of_step(format!(
+                "it wrote {} while {unread} bytes of the event were still unread",
+                shown(&answer)
+            ));
+            return (broken(started, fault.why()), Some(fault));
+        }
+        Err(e) => {
+            let fault = Fault::Died(format!("the worker's stdin could not be looked at: {e}"));
+            return (broken(started, fault.why()), Some(fault));
+        }
+    }
     let (ran, echoed) = match read_answer(answer, id, started) {
         Ok(read) => read,
         Err(fault) => return (broken(started, fault.why()), Some(fault)),
@@ -612,33 +668,127 @@ fn shown(bytes: &[u8]) -> String {
     format!("{text:?}")
 }
 
-/// Writes one event line numbered `id` and reads one answer line (at most [`HOOK_OUTPUT`] bytes).
-async fn talk(worker: &mut Process, line: &[u8], id: u64) -> Result<Vec<u8>, String> {
-    let unread = |e: std::io::Error| format!("the worker does not read its stdin: {e}");
+/// Writes one event line numbered `id` and reads one answer line (at most [`HOOK_OUTPUT`] bytes). To a
+/// worker never asked anything, the line is written but for its newline until the worker has read the rest
+/// ([`settle`]): what it wrote before then is no answer, and goes to `dropped`.
+async fn talk(
+    worker: &mut Process,
+    line: &[u8],
+    id: u64,
+    dropped: impl FnOnce(&[u8]),
+) -> Result<Vec<u8>, Fault> {
     let (head, rest) = numbered(line, id);
-    // One write of both parts (writev), as the line was written whole before it was numbered.
-    let mut event = bytes::Buf::chain(head.as_slice(), rest);
-    worker
-        .stdin
-        .write_all_buf(&mut event)
-        .await
-        .map_err(unread)?;
-    worker.stdin.flush().await.map_err(unread)?;
+    if worker.asked {
+        send(worker, &head, rest).await?;
+    } else {
+        worker.asked = true;
+        // The line ends with its newline, in `rest` or, for an event that is no object, in `head`.
+        let (head, rest, newline) = match rest.split_last() {
+            Some((_, body)) => (&head[..], body, &rest[body.len()..]),
+            None => (&head[..head.len() - 1], rest, &head[head.len() - 1..]),
+        };
+        send(worker, head, rest).await?;
+        let banner = settle(worker).await?;
+        if !banner.is_empty() {
+            if banner.last() != Some(&b'\n') {
+                return Err(Fault::out_of_step(format!(
+                    "it wrote {} as it started, not ending the line",
+                    shown(&banner)
+                )));
+            }
+            dropped(&banner);
+        }
+        send(worker, newline, &[]).await?;
+    }
     let mut answer = Vec::new();
     let read = (&mut worker.stdout)
         .take(HOOK_OUTPUT as u64 + 1)
         .read_until(b'\n', &mut answer)
         .await;
+    let died = |why: String| Err(Fault::Died(why));
     match read {
-        Ok(0) => Err("the worker exited without answering".into()),
-        Ok(_) if answer.last() != Some(&b'\n') && answer.len() > HOOK_OUTPUT => Err(format!(
+        Ok(0) => died("the worker exited without answering".into()),
+        Ok(_) if answer.last() != Some(&b'\n') && answer.len() > HOOK_OUTPUT => died(format!(
             "the worker's answer is longer than {HOOK_OUTPUT} bytes"
         )),
         Ok(_) if answer.last() != Some(&b'\n') => {
-            Err("the worker exited in the middle of an answer".into())
+            died("the worker exited in the middle of an answer".into())
         }
         Ok(_) => Ok(answer),
-        Err(e) => Err(format!("reading the worker's answer failed: {e}")),
+        Err(e) => died(format!("reading the worker's answer failed: {e}")),
+    }
+}
+
+/// Writes `head` then `rest` to the worker, in one write (writev) as far as the pipe takes it.
+async fn send(worker: &mut Process, head: &[u8], rest: &[u8]) -> Result<(), Fault> {
+    let unread =
+        |e: std::io::Error| Fault::Died(format!("the worker does not read its stdin: {e}"));
+    let mut event = bytes::Buf::chain(head, rest);
+    worker
+        .stdin
+        .write_all_buf(&mut event)
+        .await
+        .map_err(unread)?;
+    worker.stdin.flush().await.map_err(unread)
+}
+
+/// Waits until a new worker has read all that was written to its stdin (its first event but the newline
+/// that ends it), and returns what it wrote on stdout meanwhile: a banner, never an answer, since the
+/// worker cannot have read the whole event yet.
+///
+/// Timing alone cannot tell a banner from an answer: one written just after the event was sent looks like
+/// its answer, and a worker that does not echo `hookd_id` is taken at its word. But the worker writes its
+/// banner before it reads its stdin, so once the pipe to it is empty (it read the event), the banner is
+/// already in the pipe from it, and is read here; the newline, and so the event, comes after.
+async fn settle(worker: &mut Process) -> Result<Vec<u8>, Fault> {
+    let mut wrote = Vec::new();
+    let mut pause = Duration::from_micros(100);
+    loop {
+        // In this order: once the worker has read its stdin, all it wrote before is waiting.
+        let unread = unread_by_worker(&worker.stdin)
+            .map_err(|e| Fault::Died(format!("the worker's stdin could not be looked at: {e}")))?;
+        drain(worker, &mut wrote)?;
+        if unread == 0 {
+            return Ok(wrote);
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(5));
+    }
+}
+
+/// How many bytes written to the worker's stdin it has not read yet (FIONREAD, which a pipe answers at
+/// either end).
+fn unread_by_worker(stdin: &ChildStdin) -> nix::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let mut unread: nix::libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, to a local that outlives the call; the
+    // descriptor is the worker's stdin, open while `stdin` is borrowed.
+    let done = unsafe { nix::libc::ioctl(stdin.as_raw_fd(), nix::libc::FIONREAD, &mut unread) };
+    nix::errno::Errno::result(done)?;
+    Ok(usize::try_from(unread).unwrap_or(0))
+}
+
+/// Reads all the worker's stdout holds right now into `wrote`, without waiting (its stdout is
+/// non-blocking), up to [`HOOK_OUTPUT`] bytes.
+fn drain(worker: &mut Process, wrote: &mut Vec<u8>) -> Result<(), Fault> {
+    let mut chunk = [0u8; 4096];
+    loop {
+        match nix::unistd::read(worker.stdout.get_ref(), &mut chunk) {
+            Ok(0) => return Err(Fault::Died("the worker exited without answering".into())),
+            Ok(n) => wrote.extend_from_slice(&chunk[..n]),
+            Err(nix::errno::Errno::EAGAIN) => return Ok(()),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => {
+                return Err(Fault::Died(format!(
+                    "reading the worker's stdout failed: {e}"
+                )));
+            }
+        }
+        if wrote.len() > HOOK_OUTPUT {
+            return Err(Fault::Died(format!(
+                "the worker wrote more than {HOOK_OUTPUT} bytes before reading its first event"
+            )));
+        }
     }
 }
 

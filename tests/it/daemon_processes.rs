@@ -694,3 +694,47 @@ fn an_argv_script_without_a_hash_bang_runs_and_its_refusal_is_heard() {
         assert_eq!(hook(&r, name)["exit"], 2, "{r}");
     }
 }
+
+/// Found in the second outside attack (issue 29): an `argv` hook whose `#!` interpreter is itself a script
+/// without `#!`. The kernel cannot run the interpreter (ENOEXEC), and the script was run by `/bin/sh` as a
+/// script without `#!` is, its `#!` line a comment: the guard meant for its interpreter ran as a shell
+/// script that said nothing, under `on_failure = "refuse"` too. Now it fails to start, saying why, and
+/// `on_failure` decides.
+#[test]
+fn an_argv_script_whose_interpreter_is_a_script_without_a_hash_bang_fails_to_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let interpreter = sb.p("policy-interp");
+    fs::write(&interpreter, "echo \"$@\" >&2\nexit 2\n").unwrap();
+    fs::set_permissions(&interpreter, fs::Permissions::from_mode(0o755)).unwrap();
+    let script = sb.p("guard");
+    fs::write(
+        &script,
+        format!(
+            "#!{}\n# the policy, for its interpreter\nexit 0\n",
+            interpreter.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    sb.settings(&format!(
+        "[[hooks.PreToolUse]]\nname = \"guard\"\nargv = [\"{}\"]\non_failure = \"refuse\"\n",
+        script.display()
+    ));
+    let d = Daemon::start(sb);
+    let r = d.fire("PreToolUse", bash_event());
+    assert_eq!(r["refused"], true, "a refusal lost: {r}");
+    let reason = r["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("hook guard failed: could not start: "),
+        "{r}"
+    );
+    let error = hook(&r, "guard")["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains(&format!(
+            "its interpreter {:?} is not a program the kernel can run: it has no #! line",
+            interpreter.display().to_string()
+        )),
+        "{r}"
+    );
+}

@@ -1984,6 +1984,36 @@ fn a_codex_patch_through_the_shell_reaches_edit_and_bash_guards() {
     );
 }
 
+/// Found in the second outside attack (issue 29): Codex applies `cd DIR && apply_patch <<'EOF'` as a
+/// patch whose paths are from DIR; it reached only the `Bash` guard. Now the `Edit|Write` guard sees the
+/// edit, its paths made absolute from DIR, and refuses it; the `Bash` guard still sees it too.
+#[test]
+fn a_codex_patch_after_cd_reaches_edit_and_bash_guards_with_its_paths() {
+    let sb = Sandbox::new();
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"bash-seen\"\nmatcher = \"Bash\"\ncommand = \"cat > @DIR@/bash.json\"\n\n\
+         [[hooks.PreToolUse]]\nname = \"no-edits\"\nmatcher = \"Edit|Write\"\ncommand = \"cat > @DIR@/edit.json; echo 'no edits here' >&2; exit 2\"\n",
+    );
+    let d = Daemon::start(sb);
+    let command = "cd \"../me/.config/hookd\" && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: hooks.toml\n@@\n-[[hooks.PreToolUse]]\n+\n*** End Patch\nEOF";
+    let event = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/home/project", "tool_name": "Bash",
+                       "tool_input": {"command": command}});
+    let got = relay_event(&d.socket, "codex", &[], &event);
+    assert_eq!(deny_reason(&got), "no edits here", "{got:?}");
+    let seen: Value = serde_json::from_str(&d.sb.read("edit.json")).unwrap();
+    assert_eq!(
+        (&seen["tool_name"], &seen["agent_tool_name"]),
+        (&json!("Edit"), &json!("Bash"))
+    );
+    assert_eq!(
+        seen["tool_input"]["file_path"],
+        "/home/me/.config/hookd/hooks.toml"
+    );
+    assert_eq!(seen["tool_input"]["command"], command);
+    let bash: Value = serde_json::from_str(&d.sb.read("bash.json")).unwrap();
+    assert_eq!(bash["tool_input"]["command"], command);
+}
+
 /// Found reviewing issue 14: with `--fail-closed`, a Stop the relay could not fire (another agent's
 /// name for it, or an input it could not read, placed by `--event`) was refused, sending the agent on
 /// with no stop cap; it is let through, as every Stop the daemon cannot answer is.

@@ -615,13 +615,109 @@ for line in sys.stdin:
     print(json.dumps(policy(json.loads(line))), flush=True)
 "#,
         );
-        // Every worker writes its banner before its first event: every event finds it out of step.
-        assert_eq!(interleave(&d), 6);
-        let error = slots(&d, "guard")[0]["last_error"].clone();
-        assert!(
-            error.as_str().unwrap_or_default().contains("ready"),
-            "the banner is not quoted: {error}"
+        // Written before the worker read its first event: no answer to anything, dropped, and the worker
+        // kept (restarting it would only write the banner again). Every event gets its own answer.
+        for command in [RM, LS, RM, LS] {
+            assert!(!fire_checked(&d, command), "{command:?} failed");
+        }
+        let s = slots(&d, "guard");
+        assert_eq!(s[0]["banners"], 1, "{s:?}");
+        assert_eq!(s[0]["out_of_step"], 0, "{s:?}");
+        assert_eq!(restarts(&s[0]), 0, "{s:?}");
+        wait_until(SHOWS, "a warning quoting the banner", || {
+            d.log_text()
+                .lines()
+                .any(|l| l.contains("WARN") && l.contains("as it started") && l.contains("ready"))
+        });
+    }
+
+    /// What `banner.sh` answers: a refusal, without `hookd_id`.
+    const REFUSE: &str = r#"echo '{"refused": "banner worker says no"}'"#;
+
+    /// A `sh` worker hook `banner` that runs `before`, writes `{}` (a banner), then `answers`; never
+    /// echoing `hookd_id`. `on_failure` is left as it is (`allow`), so that a failed event would be let
+    /// through too.
+    fn banner_worker(before: &str, answers: &str) -> Daemon {
+        let sb = Sandbox::new();
+        fs::write(
+            sb.p("banner.sh"),
+            format!("{before}\necho '{{}}'\n{answers}\n"),
+        )
+        .expect("writing banner.sh");
+        sb.settings(
+            "[[hooks.PreToolUse]]\nname = \"banner\"\nworker = [\"sh\", \"@DIR@/banner.sh\"]\ntimeout = 10\n",
         );
+        Daemon::start(sb)
+    }
+
+    fn refused_by_the_worker(r: &Value) {
+        assert_eq!(r["refused"], true, "a refusal lost: {r}");
+        assert_eq!(r["reason"], "banner worker says no", "{r}");
+    }
+
+    #[test]
+    fn a_banner_worker_that_does_not_echo_refuses_every_event() {
+        // Found in the second outside attack (issue 29): a worker that writes a banner and does not echo
+        // hookd_id lost 10 of 10 refusals, each restart writing the banner again. Fired at once, without
+        // waiting for the worker: the banner may come before the event is sent, or as it is sent.
+        let d = banner_worker("", &format!("while read -r line; do {REFUSE}; done"));
+        for _ in 0..10 {
+            refused_by_the_worker(&d.fire("PreToolUse", ev(RM)));
+        }
+        let s = slots(&d, "banner");
+        assert_eq!(s[0]["banners"], 1, "{s:?}");
+        assert_eq!(restarts(&s[0]), 0, "{s:?}");
+    }
+
+    #[test]
+    fn a_banner_written_as_the_first_event_is_sent_is_not_its_answer() {
+        // Each worker writes its banner (`{}`, which says nothing) a while after it starts, when its first
+        // event has been sent, then answers that one event and exits: every event goes to a new worker,
+        // and meets its banner. It is the answer only by the time it came.
+        let d = banner_worker("sleep 0.2", &format!("read -r line; {REFUSE}"));
+        let mut last = None;
+        for _ in 0..10 {
+            let s = wait_slots(&d, "banner", "running a new worker", |s| {
+                running(&s[0]) && pid_of(&s[0]) != last
+            });
+            last = pid_of(&s[0]);
+            refused_by_the_worker(&d.fire("PreToolUse", ev(RM)));
+        }
+        let s = wait_slots(&d, "banner", "counting 10 banners", |s| {
+            s[0]["banners"] == 10
+        });
+        assert_eq!(s[0]["out_of_step"], 0, "{s:?}");
+    }
+
+    #[test]
+    fn a_line_written_before_the_worker_read_the_event_is_not_its_answer() {
+        // A heartbeat (`{}`, which says nothing) written a while after each answer, and the next event
+        // read only later still: the event fired just after an answer is sent before the heartbeat comes,
+        // and the heartbeat comes while the event still waits unread in the pipe to the worker. It was
+        // taken as that event's answer, and `rm -rf /` went through.
+        let d = guarded(
+            r#"
+import time
+ready()
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    print(json.dumps(policy(json.loads(line))), flush=True)
+    time.sleep(0.3)
+    print(json.dumps({}), flush=True)   # a heartbeat, before the next event is read
+    time.sleep(0.5)
+"#,
+        );
+        for _ in 0..3 {
+            assert!(!fire_checked(&d, RM), "the first event failed");
+            assert!(
+                fire_checked(&d, RM),
+                "the heartbeat was taken for an answer"
+            );
+        }
+        let s = slots(&d, "guard");
+        assert!(s[0]["out_of_step"].as_u64() >= Some(3), "{s:?}");
     }
 
     #[test]

@@ -95,8 +95,15 @@ pub(super) fn guarded(settings: &Settings, places: &Places) -> Vec<Guarded> {
         add(dir.clone(), true, "hookd's state (its journal and spool)");
     }
     if let Some(socket) = &places.socket {
-        if let Some(dir) = socket.parent() {
-            add(dir.to_path_buf(), true, "hookd's runtime folder and socket");
+        // The socket's folder whole only where it is hookd's own (`$XDG_RUNTIME_DIR/hookd`,
+        // `/tmp/hookd-UID`): a socket put in a folder of the user's (`--socket ./hookd.sock`) guards
+        // only itself, not the work beside it.
+        if let Some(dir) = socket.parent()
+            && dir
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("hookd"))
+        {
+            add(dir.to_path_buf(), true, "hookd's runtime folder");
         }
         add(socket.clone(), false, "hookd's socket");
     }
