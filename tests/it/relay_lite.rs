@@ -246,7 +246,7 @@ fn a_daemon_that_hangs_up_mid_request_or_an_agent_that_closed_stdout_do_not_kill
     }
     serving.join().unwrap();
     // stdout closed by the agent: the answer is not sent to the daemon in its place, and the exit status
-    // is the relay's.
+    // and what is said are the relay's (the refusal on stderr, exit 2).
     let d = refusing_daemon();
     let mut statuses = Vec::new();
     for (program, words) in [(BIN, &["relay"][..]), (lite(), &[][..])] {
