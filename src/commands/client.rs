@@ -145,6 +145,7 @@ fn open_first(
     let started = Instant::now();
     let give_up = deadline.map_or(started + patience, |d| d.min(started + patience));
     let mut pause = FIRST_PAUSE;
+    let mut waited = false;
     loop {
         // What a place said other than "nothing listens" (a daemon of another user's, a folder that
         // cannot be entered): said when no place answers.
@@ -162,9 +163,11 @@ fn open_first(
         let now = Instant::now();
         let coming_back = || places.iter().any(|place| served_at(place));
         if now >= give_up || !coming_back() {
-            return Err(other.unwrap_or_else(|| not_running(places, now - started)));
+            let waited = waited.then(|| now - started);
+            return Err(other.unwrap_or_else(|| not_running(places, waited)));
         }
         std::thread::sleep(pause.min(give_up - now));
+        waited = true;
         pause = (pause * 2).min(LONGEST_PAUSE);
     }
 }
@@ -183,8 +186,8 @@ fn served_at(socket: &Path) -> bool {
     })
 }
 
-/// Nothing listens at any of `places`, looked at for `waited`.
-fn not_running(places: &[PathBuf], waited: Duration) -> ClientError {
+/// Nothing listens at any of `places`, waited for so long, if at all.
+fn not_running(places: &[PathBuf], waited: Option<Duration>) -> ClientError {
     let shown: Vec<String> = places.iter().map(|p| p.display().to_string()).collect();
     let mut said = match shown.as_slice() {
         [one] => format!("hookd is not running on {one} ("),
@@ -194,7 +197,7 @@ fn not_running(places: &[PathBuf], waited: Duration) -> ClientError {
         ),
         [] => "hookd is not running (".to_string(),
     };
-    if waited >= FIRST_PAUSE {
+    if let Some(waited) = waited {
         said.push_str(&format!(
             "waited {:.1}s for it to come back; ",
             waited.as_secs_f64()
@@ -237,7 +240,7 @@ fn open(socket: &Path, deadline: Option<Instant>) -> Result<UnixStream, ClientEr
     let shown = socket.display();
     let stream = connect(socket, deadline).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
-            not_running(&[socket.to_path_buf()], Duration::ZERO)
+            not_running(&[socket.to_path_buf()], None)
         }
         std::io::ErrorKind::TimedOut => {
             ClientError::TimedOut(format!("hookd on {shown} did not answer in time"))
@@ -394,4 +397,57 @@ fn check_daemon_is_ours(stream: &UnixStream, socket: &Path) -> Result<(), Client
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::net::UnixListener;
+
+    #[test]
+    fn the_first_place_where_a_daemon_listens_is_the_one_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let nothing = dir.path().join("nothing/hookd.sock");
+        let there = dir.path().join("there.sock");
+        let _listener = UnixListener::bind(&there).unwrap();
+        let places = [nothing, there.clone()];
+        let (_, found) = open_first(&places, None, Duration::ZERO).unwrap();
+        assert_eq!(found, there);
+    }
+
+    #[test]
+    fn where_no_daemon_ever_served_the_client_does_not_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let places = [dir.path().join("a.sock"), dir.path().join("b.sock")];
+        let error = open_first(&places, None, Duration::from_secs(600)).unwrap_err();
+        let ClientError::NotRunning(said) = error else {
+            panic!("{error:?}");
+        };
+        assert!(
+            said.starts_with("hookd is not running (looked on "),
+            "{said}"
+        );
+        assert!(!said.contains("waited"), "{said}");
+    }
+
+    #[test]
+    fn where_a_daemon_served_the_client_waits_for_it_to_come_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("hookd.sock");
+        // What a daemon that stopped leaves: its lock file, and (killed) its socket, refusing.
+        std::fs::write(dir.path().join("hookd.sock.lock"), "").unwrap();
+        drop(UnixListener::bind(&socket).unwrap());
+        let places = [socket.clone()];
+        let error = open_first(&places, None, Duration::from_millis(50)).unwrap_err();
+        assert!(error.to_string().contains("waited"), "{error}");
+        // Back while the client waits: taken.
+        let back = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            std::fs::remove_file(&socket).unwrap();
+            UnixListener::bind(&socket).unwrap()
+        });
+        let found = open_first(&places, None, Duration::from_secs(30));
+        let _listener = back.join().unwrap();
+        assert!(found.is_ok(), "{:?}", found.err());
+    }
 }

@@ -138,7 +138,7 @@ fn the_relay_waits_for_a_daemon_that_is_restarting() {
         kill(Pid::from_raw(daemon.0.id() as i32), signal).unwrap();
         daemon.0.wait().unwrap();
         assert_eq!(socket.exists(), signal == Signal::SIGKILL, "{signal}");
-        let relay = spawn_relay(
+        let mut relay = spawn_relay(
             program,
             words,
             &[
@@ -149,9 +149,17 @@ fn the_relay_waits_for_a_daemon_that_is_restarting() {
             ],
             &state,
         );
-        // It found no daemon and waits for one (without the wait, it had answered fail-open by now).
+        // It found no daemon and waits for one (without the wait, it answered fail-open at once).
         let pid = relay.id();
-        wait_until(T, "the relay to wait for the daemon", || sleeping(pid));
+        wait_until(T, "the relay to wait for the daemon, or answer", || {
+            sleeping(pid) || relay.try_wait().unwrap().is_some()
+        });
+        if relay.try_wait().unwrap().is_some() {
+            panic!(
+                "{program} answered without waiting for the daemon: {:?}",
+                said_by(relay)
+            );
+        }
         daemon = ChildGuard(
             serve_command(&sb, &format!("daemon-{}.log", n + 1))
                 .spawn()
