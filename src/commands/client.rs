@@ -374,9 +374,9 @@ fn connect(socket: &Path, deadline: Option<Instant>) -> std::io::Result<UnixStre
 }
 
 /// The process listening on the socket must be this user's (or root's). Where the socket's folder is not
-/// private (`/tmp/hookd-$UID` when `XDG_RUNTIME_DIR` is unset, a folder another user made first), another
-/// user could bind a socket of their own there and answer every fire "go ahead": the refusals of the real
-/// daemon would be lost.
+/// private (`/tmp/hookd-$UID`, one of the places every client looks, a folder another user may have
+/// made first), another user could bind a socket of their own there and answer every fire "go ahead":
+/// the refusals of the real daemon would be lost. Such a place is passed over ([`open_first`]).
 fn check_daemon_is_ours(stream: &UnixStream, socket: &Path) -> Result<(), ClientError> {
     let credentials =
         nix::sys::socket::getsockopt(stream, nix::sys::socket::sockopt::PeerCredentials).map_err(

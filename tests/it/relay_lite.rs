@@ -341,17 +341,13 @@ fn inputs_and_command_lines_it_does_not_carry_are_the_relays() {
         alike(&args, &rm(0), &state);
     }
     // The socket from the environment, as the relay finds it ($HOOKD_SOCKET is left out by the tests'
-    // runner): $XDG_RUNTIME_DIR/hookd/hookd.sock (a link to the daemon's, then nobody there: both say
-    // so, naming the same path), then /tmp/hookd-$UID.
+    // runner): $XDG_RUNTIME_DIR/hookd/hookd.sock, a link to the daemon's. With nobody there, both would
+    // look on in /run/user/$UID and /tmp/hookd-$UID, the user's own: that is tested in a mount namespace
+    // of the test's own (relay_reach::without_xdg_runtime_dir_every_client_finds_the_daemon).
     let runtime = d.sb.p("xdg");
     std::fs::create_dir_all(runtime.join("hookd")).unwrap();
     std::os::unix::fs::symlink(&d.socket, runtime.join("hookd/hookd.sock")).unwrap();
-    let elsewhere = d.sb.p("elsewhere");
-    for (variable, value, carried) in [
-        ("XDG_RUNTIME_DIR", runtime.to_str().unwrap(), true),
-        ("XDG_RUNTIME_DIR", elsewhere.to_str().unwrap(), false),
-        ("XDG_RUNTIME_DIR", "", false),
-    ] {
+    for (variable, value, carried) in [("XDG_RUNTIME_DIR", runtime.to_str().unwrap(), true)] {
         let mut said = Vec::new();
         for (program, words) in [(BIN, &["relay"][..]), (lite(), &[][..])] {
             let mut command = std::process::Command::new(program);

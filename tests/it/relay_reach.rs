@@ -334,6 +334,7 @@ serve /tmp/hookd-$uid/hookd.sock -u XDG_RUNTIME_DIR
 ask b XDG_RUNTIME_DIR=/run/sb/elsewhere
 kill $pid
 wait $pid || true
+ask c -u XDG_RUNTIME_DIR
 "#;
 
 #[test]
@@ -383,5 +384,23 @@ fn without_xdg_runtime_dir_every_client_finds_the_daemon() {
             });
         assert_eq!(sb.read(&format!("{phase}-status.code")).trim(), "0");
         assert!(status["generation"].is_number(), "{status}");
+    }
+    // Phase c: both daemons stopped. Each relay looked everywhere, waited for them to come back (each
+    // served there), and lets the agent go on, saying so alike.
+    let said: Vec<(String, String, String)> = (1..=3)
+        .map(|n| {
+            (
+                sb.read(&format!("c-{n}.code")),
+                sb.read(&format!("c-{n}.out")),
+                sb.read(&format!("c-{n}.err")),
+            )
+        })
+        .collect();
+    assert_eq!(said[0], said[1], "hookd relay and hookd-relay");
+    assert_eq!(said[1], said[2], "hookd-relay and hookd-relay-lite");
+    let (code, stdout, stderr) = &said[0];
+    assert_eq!((code.trim(), stdout.as_str()), ("0", ""), "{said:?}");
+    for told in ["/run/user/", "/tmp/hookd-", "waited", "fail-open"] {
+        assert!(stderr.contains(told), "{told}: {stderr}");
     }
 }
