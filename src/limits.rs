@@ -26,7 +26,8 @@ pub const RELAY_TIMEOUT_MAX_SECS: f64 = 86_400.0;
 /// `RestartSec` (1 s) and the daemon listens within milliseconds of starting: 3 s covers a restart with
 /// room to spare, well within every agent's limit (the wait never outlasts the relay's own for the
 /// moment, [`AGENT_LIMIT_MARGIN`] short of the agent's). Under socket activation there is nothing to wait
-/// for: the socket stays, and a connection queues there until the daemon is back.
+/// for: the socket stays, and a connection queues there until the daemon is back. `hookd-relay-lite` does
+/// not wait itself: finding no daemon, it hands the call to the relay, which waits.
 pub const RELAY_DAEMON_PATIENCE: Duration = Duration::from_secs(3);
 
 /// The largest hook input a `relay` request carries: a small client sends it whole in one line, and one

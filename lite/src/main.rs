@@ -42,6 +42,9 @@ const INPUT_MAX: usize = 1 << 20;
 const DEFAULT_TIMEOUT_MS: u64 = 100_000;
 /// The longest `--timeout` a `relay` request takes (`RELAY_TIMEOUT_MAX_SECS`), in milliseconds.
 const TIMEOUT_MAX_MS: u64 = 86_400_000;
+// No wait of its own for a daemon that is restarting (`RELAY_DAEMON_PATIENCE`): finding none at any
+// place, it hands the call to the relay, which looks again and waits, so that the wait is one wait.
+
 /// How long past the relay's wait this program waits for the daemon's answer: the daemon answers at the
 /// wait itself (a fire not decided by then is answered as the relay answers a silent daemon), so this
 /// only tells a daemon that hangs.
@@ -300,9 +303,9 @@ fn connect_to_daemon(told: &Words, env: &[*const u8], path: &mut Buf) -> Option<
             _ => Ok(None),
         }
     };
-    let only = match (told.socket, var(b"HOOKD_SOCKET").ok()?) {
-        (Some(socket), _) | (None, Some(socket)) => Some(socket),
-        (None, None) => None,
+    let only = match told.socket {
+        Some(socket) => Some(socket),
+        None => var(b"HOOKD_SOCKET").ok()?,
     };
     if let Some(socket) = only {
         path.push(socket);

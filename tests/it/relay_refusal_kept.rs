@@ -144,6 +144,26 @@ fn a_misspelt_fail_closed_refuses_instead_of_letting_every_call_through() {
         );
         assert_refused(&said, "cannot print settings", program);
     }
+    // The lite relay alone, with nothing beside it to hand over to: it reads the words itself.
+    let alone = d.sb.p("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    let lone = alone.join("hookd-relay-lite");
+    std::fs::copy(lite_relay(), &lone).unwrap();
+    for spelling in ["--fail-close", "\u{2014}fail-closed", "--fail-closd"] {
+        let said = relay_said(
+            lone.to_str().unwrap(),
+            &[],
+            &["--agent", "claude-code", "--socket", socket, spelling],
+            RM,
+            &state,
+            T,
+        );
+        assert_refused(
+            &said,
+            "cannot start hookd-relay",
+            &format!("the lite relay alone, {spelling}"),
+        );
+    }
     // hookd prints them, as asked: a person setting an agent up.
     let said = relay_said(
         BIN,
