@@ -20,6 +20,16 @@ pub const RELAY_TIMEOUT_SECS: f64 = 100.0;
 /// The longest `--timeout` a `relay` request may ask for (a day): past it, a typo, not a wait.
 pub const RELAY_TIMEOUT_MAX_SECS: f64 = 86_400.0;
 
+/// How long the relay waits for a daemon that is not there, where one has served (its socket refusing
+/// connections, or missing while its lock file is there: a daemon stopped or killed), before it answers
+/// without it (fail-open, or `--fail-closed`). systemd restarts a failed `hookd.service` after its
+/// `RestartSec` (1 s) and the daemon listens within milliseconds of starting: 3 s covers a restart with
+/// room to spare, well within every agent's limit (the wait never outlasts the relay's own for the
+/// moment, [`AGENT_LIMIT_MARGIN`] short of the agent's). Under socket activation there is nothing to wait
+/// for: the socket stays, and a connection queues there until the daemon is back. `hookd-relay-lite` does
+/// not wait itself: finding no daemon, it hands the call to the relay, which waits.
+pub const RELAY_DAEMON_PATIENCE: Duration = Duration::from_secs(3);
+
 /// The largest hook input a `relay` request carries: a small client sends it whole in one line, and one
 /// larger goes through `hookd relay`, which reads any size (up to [`MAX_EVENT`] whole, past it by its
 /// head). A tool call's input is a few hundred bytes to a few kilobytes; a big file written is more.
@@ -201,6 +211,7 @@ pub const CLOSE_DEADLINE: Duration = Duration::from_secs(3);
 // request could never be read.
 const _: () = assert!(DEFAULT_HOOK_TIMEOUT.as_secs() < RELAY_TIMEOUT_SECS as u64);
 const _: () = assert!((RELAY_TIMEOUT_SECS as u64) < AGENT_TIMEOUT_SECS);
+const _: () = assert!(RELAY_DAEMON_PATIENCE.as_secs() < RELAY_TIMEOUT_SECS as u64);
 const _: () = assert!(MAX_LINE + ANSWER_RESERVE < CONNECTION_BUDGET);
 const _: () = assert!(CONNECTION_BUDGET < TOTAL_BUDGET);
 const _: () = assert!(HOOK_LIMIT_MARGIN.as_millis() > AGENT_LIMIT_MARGIN.as_millis());

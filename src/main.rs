@@ -22,7 +22,7 @@ fn main() -> ExitCode {
         // Started by an agent for every tool call: read and carried out without building every
         // command's definition first; `--print-settings` comes back here, to `run`.
         return hookd::commands::relay_main(&words, |args| {
-            finish(hookd::commands::run(Command::Relay(args)))
+            hookd::commands::run(Command::Relay(args))
         });
     }
     let parsed = Cli::try_parse_from(std::iter::once(program).chain(words)).map(|cli| cli.command);

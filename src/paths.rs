@@ -14,7 +14,8 @@ pub fn default_config() -> PathBuf {
     home().join(".config/hookd/hooks.toml")
 }
 
-/// `$HOOKD_SOCKET`, else `$XDG_RUNTIME_DIR/hookd/hookd.sock`, else `/tmp/hookd-$UID/hookd.sock`.
+/// Where the daemon binds its socket: `$HOOKD_SOCKET`, else `$XDG_RUNTIME_DIR/hookd/hookd.sock`, else
+/// `/tmp/hookd-$UID/hookd.sock`. Clients look in more places ([`socket_places`]).
 pub fn default_socket() -> PathBuf {
     if let Some(path) = non_empty_var("HOOKD_SOCKET") {
         return path.into();
@@ -23,6 +24,44 @@ pub fn default_socket() -> PathBuf {
         return PathBuf::from(dir).join("hookd/hookd.sock");
     }
     PathBuf::from(format!("/tmp/hookd-{}/hookd.sock", nix::unistd::getuid()))
+}
+
+/// Every place a daemon of this user may listen, in the order a client tries them (docs/commands.md,
+/// "Where things are"): `$HOOKD_SOCKET` alone when it is set; else `$XDG_RUNTIME_DIR/hookd/hookd.sock`,
+/// then `/run/user/$UID/hookd/hookd.sock`, then `/tmp/hookd-$UID/hookd.sock`. The daemon binds the first
+/// of those its own environment gives ([`default_socket`]), and a client's environment may differ from
+/// the daemon's: an agent started by `su -`, `sudo -u`, cron or an ssh without a login session has no
+/// `XDG_RUNTIME_DIR`, and looking in `/tmp` alone it found no daemon where the daemon served
+/// (`/run/user/$UID`) and let every call through.
+pub fn socket_places() -> Vec<PathBuf> {
+    places_for(
+        non_empty_var("HOOKD_SOCKET"),
+        non_empty_var("XDG_RUNTIME_DIR"),
+        nix::unistd::getuid().as_raw(),
+    )
+}
+
+/// [`socket_places`] for the given `$HOOKD_SOCKET`, `$XDG_RUNTIME_DIR` (unset or empty: `None`) and uid,
+/// each place once.
+pub fn places_for(
+    hookd_socket: Option<String>,
+    runtime_dir: Option<String>,
+    uid: u32,
+) -> Vec<PathBuf> {
+    if let Some(path) = hookd_socket {
+        return vec![path.into()];
+    }
+    let mut places: Vec<PathBuf> = Vec::with_capacity(3);
+    let runtime = runtime_dir.map(|dir| PathBuf::from(dir).join("hookd/hookd.sock"));
+    for place in runtime.into_iter().chain([
+        PathBuf::from(format!("/run/user/{uid}/hookd/hookd.sock")),
+        PathBuf::from(format!("/tmp/hookd-{uid}/hookd.sock")),
+    ]) {
+        if !places.contains(&place) {
+            places.push(place);
+        }
+    }
+    places
 }
 
 /// Where systemd looks for the user's own units: `$XDG_CONFIG_HOME/systemd/user`, else
@@ -55,5 +94,47 @@ pub fn state_dir() -> PathBuf {
     match non_empty_var("XDG_STATE_HOME") {
         Some(dir) => PathBuf::from(dir).join("hookd"),
         None => home().join(".local/state/hookd"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(places: Vec<PathBuf>) -> Vec<String> {
+        places.iter().map(|p| p.display().to_string()).collect()
+    }
+
+    #[test]
+    fn hookd_socket_is_the_only_place_when_set() {
+        let places = places_for(Some("/s/x.sock".into()), Some("/run/user/7".into()), 7);
+        assert_eq!(shown(places), ["/s/x.sock"]);
+    }
+
+    #[test]
+    fn without_xdg_runtime_dir_the_client_still_looks_where_a_login_session_puts_it() {
+        assert_eq!(
+            shown(places_for(None, None, 1000)),
+            [
+                "/run/user/1000/hookd/hookd.sock",
+                "/tmp/hookd-1000/hookd.sock"
+            ]
+        );
+    }
+
+    #[test]
+    fn xdg_runtime_dir_comes_first_and_each_place_is_tried_once() {
+        assert_eq!(
+            shown(places_for(None, Some("/var/rt".into()), 5)),
+            [
+                "/var/rt/hookd/hookd.sock",
+                "/run/user/5/hookd/hookd.sock",
+                "/tmp/hookd-5/hookd.sock"
+            ]
+        );
+        assert_eq!(
+            shown(places_for(None, Some("/run/user/5".into()), 5)),
+            ["/run/user/5/hookd/hookd.sock", "/tmp/hookd-5/hookd.sock"]
+        );
     }
 }

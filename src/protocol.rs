@@ -75,6 +75,11 @@ pub struct RelayResponse {
     pub exit: u8,
     pub stdout: String,
     pub stderr: String,
+    /// What the answer on `stdout` holds back (a refusal, an ask, a rewrite), as the reason a client that
+    /// cannot write `stdout` (closed, `/dev/null`, a write that fails) refuses with instead: on stderr,
+    /// exit 2. Absent when it holds nothing back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
 }
 
 /// Which records a watcher (or `hookd log`) is shown: every field given must match.

@@ -1,6 +1,6 @@
 //! The JSON this program writes (strings) and the one response it reads, in the exact shape the daemon
-//! writes it: `{"id":1,"ok":true,"exit":N,"stdout":"...","stderr":"..."}` (the fields of
-//! `RelayResponse`, in order). Anything else is not read, and the call goes to the relay.
+//! writes it: `{"id":1,"ok":true,"exit":N,"stdout":"...","stderr":"..."}`, then `"refusal":"..."` when
+//! there is one (the fields of `RelayResponse`, in order). Anything else is not read, and the call goes to the relay.
 
 use crate::sys::Buf;
 
@@ -60,6 +60,9 @@ pub struct Answer<'a> {
     pub exit: i32,
     pub stdout: &'a [u8],
     pub stderr: &'a [u8],
+    /// What `stdout` holds back, as the reason to refuse with on stderr (exit 2) should `stdout` not
+    /// reach the agent (`RelayResponse::refusal`).
+    pub refusal: Option<&'a [u8]>,
 }
 
 /// Reads `line` (the response, its line end included), decoding the two strings in place.
@@ -79,16 +82,21 @@ pub fn relay_response(line: &mut [u8]) -> Option<Answer<'_>> {
     let start = line.len() - rest.len() + digits;
     let (stdout, after) = field(line, start, b",\"stdout\":\"")?;
     let (stderr, after) = field(line, after, b",\"stderr\":\"")?;
+    let (refusal, after) = match field(line, after, b",\"refusal\":\"") {
+        Some((refusal, after)) => (Some(refusal), after),
+        None => (None, after),
+    };
     if &line[after..] != b"}\n" {
         return None;
     }
-    let (head, tail) = line.split_at(stderr.0);
-    let stdout = &head[stdout.0..stdout.0 + stdout.1];
-    let stderr = &tail[..stderr.1];
+    // Each string was decoded within its own place: the three never overlap.
+    let line: &[u8] = line;
+    let at = |(start, len): (usize, usize)| &line[start..start + len];
     Some(Answer {
         exit,
-        stdout,
-        stderr,
+        stdout: at(stdout),
+        stderr: at(stderr),
+        refusal: refusal.map(at),
     })
 }
 

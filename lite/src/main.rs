@@ -14,7 +14,8 @@
 //! itself:
 //! - a command line other than the plain forms `--print-settings` writes;
 //! - an input over 1 MiB or not UTF-8;
-//! - no daemon on the socket, or one that is not the user's;
+//! - no daemon of the user's at any place it may listen (the relay looks again, and waits for one that is
+//!   restarting);
 //! - a daemon that refuses the request (an older one, an agent it does not know, one stopping).
 //!
 //! Once the daemon may have the request, it is never asked again (its hooks may have run). If it gives
@@ -41,6 +42,9 @@ const INPUT_MAX: usize = 1 << 20;
 const DEFAULT_TIMEOUT_MS: u64 = 100_000;
 /// The longest `--timeout` a `relay` request takes (`RELAY_TIMEOUT_MAX_SECS`), in milliseconds.
 const TIMEOUT_MAX_MS: u64 = 86_400_000;
+// No wait of its own for a daemon that is restarting (`RELAY_DAEMON_PATIENCE`): finding none at any
+// place, it hands the call to the relay, which looks again and waits, so that the wait is one wait.
+
 /// How long past the relay's wait this program waits for the daemon's answer: the daemon answers at the
 /// wait itself (a fire not decided by then is answered as the relay answers a silent daemon), so this
 /// only tells a daemon that hangs.
@@ -99,6 +103,10 @@ fn run(args: &[*const u8], env: &[*const u8]) -> i32 {
     let Some(told) = read_words(words) else {
         return hand_over(&mut input, HandOver::Ask);
     };
+    // A word that asks for fail-closed, read as a value (`--event —fail-closed`): the relay refuses.
+    if !told.fail_closed && asks_fail_closed(words) {
+        return hand_over(&mut input, HandOver::Ask);
+    }
     if !whole || input.len() > INPUT_MAX || core::str::from_utf8(input.bytes()).is_err() {
         return hand_over(&mut input, HandOver::Ask);
     }
@@ -106,15 +114,10 @@ fn run(args: &[*const u8], env: &[*const u8]) -> i32 {
         return hand_over(&mut input, HandOver::Ask);
     };
     let mut socket_path = Buf::new(256);
-    if !default_socket(&told, env, &mut socket_path) {
-        return hand_over(&mut input, HandOver::Ask);
-    }
-    let Some(connection) = sys::connect_unix(socket_path.bytes()) else {
+    // None there: the relay looks again, and waits for a daemon that is restarting.
+    let Some(connection) = connect_to_daemon(&told, env, &mut socket_path) else {
         return hand_over(&mut input, HandOver::Ask);
     };
-    if !sys::peer_is(connection, sys::getuid()) {
-        return hand_over(&mut input, HandOver::Ask);
-    }
     let mut request = Buf::new(input.len() + input.len() / 8 + 4096);
     request.push(b"{\"op\":\"relay\",\"id\":1,\"agent\":");
     json::string(&mut request, told.agent);
@@ -155,13 +158,39 @@ fn run(args: &[*const u8], env: &[*const u8]) -> i32 {
         return hand_over(&mut input, HandOver::Ask);
     }
     match json::relay_response(response.bytes_mut()) {
-        Some(answer) => {
-            // Written as the relay writes them: an error writing (the agent gone) changes nothing.
-            sys::write_all(Fd::STDOUT, answer.stdout, u64::MAX);
-            sys::write_all(Fd::STDERR, answer.stderr, u64::MAX);
+        Some(answer) => write_answer(&answer),
+        None => hand_over(&mut input, UNREADABLE),
+    }
+}
+
+/// Writes the daemon's answer out as the relay does (`emit` in src/commands/relay.rs): an answer that
+/// cannot reach the agent on stdout (closed, `/dev/null`, a write that fails) and holds the call back is
+/// refused on stderr with exit 2 instead; written to nowhere with exit 0, it let the call go on.
+fn write_answer(answer: &json::Answer) -> i32 {
+    let lost = !answer.stdout.is_empty()
+        && (sys::is_dev_null(Fd::STDOUT) || !sys::write_all(Fd::STDOUT, answer.stdout, u64::MAX));
+    sys::write_all(Fd::STDERR, answer.stderr, u64::MAX);
+    if !lost {
+        return answer.exit;
+    }
+    // Said as the relay says it (its `LOST`), since the answer is the relay's.
+    const LOST: &[u8] = b"hookd relay: the answer could not reach the agent on stdout (closed, /dev/null, or a write that failed)";
+    let mut said = Buf::new(4096);
+    match answer.refusal {
+        Some(reason) => {
+            said.push(reason);
+            said.push(b"\n");
+            said.push(LOST);
+            said.push(b": refused here instead (exit 2)\n");
+            sys::write_all(Fd::STDERR, said.bytes(), u64::MAX);
+            2
+        }
+        None => {
+            said.push(LOST);
+            said.push(b"; it held nothing back\n");
+            sys::write_all(Fd::STDERR, said.bytes(), u64::MAX);
             answer.exit
         }
-        None => hand_over(&mut input, UNREADABLE),
     }
 }
 
@@ -260,14 +289,13 @@ fn timeout_ms(timeout: Option<&[u8]>) -> Option<u64> {
     (!zero && ms <= TIMEOUT_MAX_MS).then_some(ms)
 }
 
-/// The socket as `hookd relay` finds it: `--socket`, else `$HOOKD_SOCKET`, else
-/// `$XDG_RUNTIME_DIR/hookd/hookd.sock`, else `/tmp/hookd-$UID/hookd.sock`. A variable that is set but
-/// not UTF-8 (which the relay reads as unset) hands the call over.
-fn default_socket(told: &Words, env: &[*const u8], path: &mut Buf) -> bool {
-    if let Some(socket) = told.socket {
-        path.push(socket);
-        return true;
-    }
+/// Connects to the daemon where `hookd relay` finds it (`paths::socket_places`): `--socket`, else
+/// `$HOOKD_SOCKET` alone, else the first of `$XDG_RUNTIME_DIR/hookd/hookd.sock`,
+/// `/run/user/$UID/hookd/hookd.sock` and `/tmp/hookd-$UID/hookd.sock` where a daemon of this user (or
+/// root's) accepts; `path` is left holding where. `None` when none does, or a variable is set but not
+/// UTF-8 (which the relay reads as unset): the relay then looks again itself, waiting for a daemon
+/// that is restarting.
+fn connect_to_daemon(told: &Words, env: &[*const u8], path: &mut Buf) -> Option<Fd> {
     let var = |name: &[u8]| -> Result<Option<&[u8]>, ()> {
         match sys::env_var(env, name) {
             Some(value) if core::str::from_utf8(value).is_err() => Err(()),
@@ -275,29 +303,55 @@ fn default_socket(told: &Words, env: &[*const u8], path: &mut Buf) -> bool {
             _ => Ok(None),
         }
     };
-    match (var(b"HOOKD_SOCKET"), var(b"XDG_RUNTIME_DIR")) {
-        (Err(()), _) => false,
-        (Ok(Some(socket)), _) => {
-            path.push(socket);
-            true
+    let only = match told.socket {
+        Some(socket) => Some(socket),
+        None => var(b"HOOKD_SOCKET").ok()?,
+    };
+    if let Some(socket) = only {
+        path.push(socket);
+        return ours(path);
+    }
+    if let Some(runtime) = var(b"XDG_RUNTIME_DIR").ok()? {
+        // Joined as a path is joined: no second slash after one the folder ends with.
+        path.push(runtime);
+        if !runtime.ends_with(b"/") {
+            path.push_byte(b'/');
         }
-        (Ok(None), Err(())) => false,
-        (Ok(None), Ok(Some(runtime))) => {
-            // Joined as a path is joined: no second slash after one the folder ends with.
-            path.push(runtime);
-            if !runtime.ends_with(b"/") {
-                path.push_byte(b'/');
-            }
-            path.push(b"hookd/hookd.sock");
-            true
-        }
-        (Ok(None), Ok(None)) => {
-            path.push(b"/tmp/hookd-");
-            path.push_decimal(u64::from(sys::getuid()));
-            path.push(b"/hookd.sock");
-            true
+        path.push(b"hookd/hookd.sock");
+        if let Some(connection) = ours(path) {
+            return Some(connection);
         }
     }
+    let uid = u64::from(sys::getuid());
+    let mut place = Buf::new(256);
+    for (before, after) in [
+        (&b"/run/user/"[..], &b"/hookd/hookd.sock"[..]),
+        (b"/tmp/hookd-", b"/hookd.sock"),
+    ] {
+        place.clear();
+        place.push(before);
+        place.push_decimal(uid);
+        place.push(after);
+        if place.bytes() == path.bytes() {
+            continue;
+        }
+        path.clear();
+        path.push(place.bytes());
+        if let Some(connection) = ours(path) {
+            return Some(connection);
+        }
+    }
+    None
+}
+
+/// A connection to the daemon at `path`, if one of this user's, or root's, accepts there.
+fn ours(path: &Buf) -> Option<Fd> {
+    let connection = sys::connect_unix(path.bytes())?;
+    if sys::peer_is(connection, sys::getuid()) {
+        return Some(connection);
+    }
+    sys::close(connection);
+    None
 }
 
 /// Hands the call to `hookd relay`: `hookd-relay` beside this program, else `hookd relay`, with the same
@@ -350,26 +404,73 @@ fn hand_over(
     }
 }
 
-/// Whether a word asks for `--fail-closed`, however it is spelt, as the relay reads a command line it
-/// cannot parse (`relay_argv::asks_fail_closed`): `-`, then `failclosed` in any case, with `-` and `_`
-/// anywhere, and any `=value`.
+/// Whether a word asks for fail-closed, however it is spelt, as the relay reads its words
+/// (`relay_argv::word_asks_fail_closed`): its name (before any `=`), its dashes of every kind,
+/// underscores and spaces left out and read without case, is `failclosed` but for at most two letters,
+/// or holds both `fail` and `clos`; a word with a `/` (a path) never does. Names of more than 64
+/// letters are not read (none is within two letters of `failclosed`).
 fn asks_fail_closed(words: &[*const u8]) -> bool {
     words.iter().any(|&word| {
         // SAFETY: the arguments are NUL-terminated strings the kernel placed.
-        let word = unsafe { sys::c_str(word) };
-        let Some(name) = word.strip_prefix(b"-") else {
-            return false;
-        };
-        let name = name.split(|&b| b == b'=').next().unwrap_or_default();
-        let mut letters = name
-            .iter()
-            .filter(|&&b| b != b'-' && b != b'_')
-            .map(u8::to_ascii_lowercase);
-        b"failclosed"
-            .iter()
-            .all(|&want| letters.next() == Some(want))
-            && letters.next().is_none()
+        word_asks_fail_closed(unsafe { sys::c_str(word) })
     })
+}
+
+fn word_asks_fail_closed(word: &[u8]) -> bool {
+    if word.contains(&b'/') {
+        return false;
+    }
+    let name = word.split(|&b| b == b'=').next().unwrap_or_default();
+    let mut letters = ['\0'; 64];
+    let mut count = 0;
+    for chunk in name.utf8_chunks() {
+        let invalid = (!chunk.invalid().is_empty()).then_some(char::REPLACEMENT_CHARACTER);
+        for c in chunk.valid().chars().chain(invalid) {
+            if is_dash(c) || c == '_' || c.is_whitespace() {
+                continue;
+            }
+            if count == letters.len() {
+                return false;
+            }
+            letters[count] = c.to_ascii_lowercase();
+            count += 1;
+        }
+    }
+    let letters = &letters[..count];
+    let holds = |part: &str| {
+        let part: [char; 4] = core::array::from_fn(|i| part.as_bytes()[i] as char);
+        letters.windows(4).any(|window| window == part)
+    };
+    (holds("fail") && holds("clos")) || edit_distance(letters, "failclosed") <= 2
+}
+
+/// A hyphen, a dash or a minus, as a web page or a word processor may put for `-`.
+fn is_dash(c: char) -> bool {
+    matches!(
+        c,
+        '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{fe58}' | '\u{fe63}' | '\u{ff0d}'
+    )
+}
+
+/// The number of letters to add, remove or change to make `a` into `b` (at most 15 letters).
+fn edit_distance(a: &[char], b: &str) -> usize {
+    let mut row = [0usize; 16];
+    let b = b.as_bytes();
+    for (j, slot) in row.iter_mut().enumerate().take(b.len() + 1) {
+        *slot = j;
+    }
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb as char))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 #[panic_handler]

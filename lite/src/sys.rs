@@ -17,6 +17,7 @@ const READ: usize = 0;
 const WRITE: usize = 1;
 const OPEN: usize = 2;
 const CLOSE: usize = 3;
+const FSTAT: usize = 5;
 const POLL: usize = 7;
 const LSEEK: usize = 8;
 const RT_SIGACTION: usize = 13;
@@ -91,6 +92,25 @@ pub fn set_up() {
     let ignore = [1usize, 0, 0, 0];
     // SAFETY: rt_sigaction reads one kernel sigaction and a mask size of 8 bytes.
     unsafe { call(RT_SIGACTION, [13, ignore.as_ptr() as usize, 0, 8, 0, 0]) };
+}
+
+/// Whether `fd` is `/dev/null` (the character device 1:3), where an answer reaches no one: a stdout
+/// closed at the start is `/dev/null` too ([`set_up`]).
+pub fn is_dev_null(fd: Fd) -> bool {
+    // struct stat on x86_64: st_mode (u32) at byte 24, st_rdev (u64) at byte 40; 144 bytes in all.
+    let mut stat = [0u64; 18];
+    // SAFETY: fstat writes one struct stat (144 bytes) to `stat`.
+    if call3(FSTAT, fd.0 as usize, stat.as_mut_ptr() as usize, 0) != 0 {
+        return false;
+    }
+    let mode = (stat[3] & 0xffff_ffff) as u32;
+    let rdev = stat[5];
+    mode & 0o170000 == 0o020000 && rdev == (1 << 8 | 3)
+}
+
+/// Closes `fd`.
+pub fn close(fd: Fd) {
+    call3(CLOSE, fd.0 as usize, 0, 0);
 }
 
 /// A file descriptor.
@@ -223,6 +243,10 @@ impl Buf {
             }
         }
         self.push(&digits[at..]);
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
     }
 
     pub fn len(&self) -> usize {

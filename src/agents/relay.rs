@@ -73,10 +73,16 @@ pub struct Relayed {
     pub stderr: Option<String>,
     pub exit: u8,
     pub spooled: Option<Record>,
+    /// What the answer on stdout holds back (a refusal, an ask, a rewrite), as the reason to refuse with
+    /// on stderr, exit 2, should stdout not reach the agent (closed, `/dev/null`, a write that fails):
+    /// written to nowhere, the refusal would be lost and the call would go on. `None` when the answer
+    /// holds nothing back, or says it on stderr already.
+    pub refusal: Option<String>,
 }
 
 impl Relayed {
-    fn answered(mut self, answer: Answer) -> Relayed {
+    fn answered(mut self, answer: Answer, refusal: Option<String>) -> Relayed {
+        self.refusal = refusal.filter(|_| answer.stdout.is_some());
         self.stdout = answer.stdout;
         self.stderr = answer.stderr;
         self.exit = answer.exit;
@@ -211,13 +217,37 @@ pub fn finish(options: &Options, asking: Pending, asked: Asked) -> Relayed {
     if let Some(warning) = undecided_warning(undecidable.as_deref(), &response) {
         relayed.note(format!("hookd relay: {warning}"));
     }
-    relayed.answered(answer_for(
-        options.agent,
-        &moment,
-        &agent_event_name,
-        &response,
-        carry_back.as_ref(),
-    ))
+    let refusal = held_back(&response);
+    relayed.answered(
+        answer_for(
+            options.agent,
+            &moment,
+            &agent_event_name,
+            &response,
+            carry_back.as_ref(),
+        ),
+        refusal,
+    )
+}
+
+/// What the daemon's verdict holds back, as the reason to refuse with should the answer not reach the
+/// agent ([`Relayed::refusal`]): a refusal's reason; an ask, which no one can be asked by exit 2; a
+/// rewritten input, which lost would run the call as it was.
+fn held_back(response: &FireResponse) -> Option<String> {
+    if response.refused {
+        let reason = crate::agents::dialect::refusal(true, response.reason.as_deref())
+            .unwrap_or_default()
+            .to_string();
+        return Some(match response.permission {
+            Some(crate::protocol::Permission::Ask) => format!(
+                "{reason} (hookd's hooks ask before this call, and the answer that asks could not reach the agent)"
+            ),
+            _ => reason,
+        });
+    }
+    response.input.is_some().then(|| {
+        "hookd rewrote this call's input, and the rewrite could not reach the agent: refused rather than run as it was".to_string()
+    })
 }
 
 /// What the relay says on stderr when the event reached its hooks undecidable (too large or too deep
@@ -356,28 +386,27 @@ fn cannot_answer(
     if !options.fail_closed {
         return fail_open(options.agent, record, why);
     }
+    let reason = if down {
+        NOT_RUNNING.to_string()
+    } else {
+        format!("hookd could not answer: {why}")
+    };
     closed(
         Some(options.agent),
         moment.map(|(moment, _)| moment),
         record,
         why,
-        || {
-            let reason = if down {
-                NOT_RUNNING.to_string()
-            } else {
-                format!("hookd could not answer: {why}")
-            };
-            match moment {
-                Some((moment, agent_event_name)) => answer(
-                    options.agent,
-                    moment,
-                    agent_event_name,
-                    Some(&reason),
-                    &[],
-                    Transport::Process,
-                ),
-                None => refused_on_stderr(reason),
-            }
+        reason,
+        |reason| match moment {
+            Some((moment, agent_event_name)) => answer(
+                options.agent,
+                moment,
+                agent_event_name,
+                Some(reason),
+                &[],
+                Transport::Process,
+            ),
+            None => refused_on_stderr(reason.to_string()),
         },
     )
 }
@@ -393,15 +422,16 @@ fn fail_open(agent: Agent, record: Record, why: &str) -> Relayed {
 }
 
 /// Nothing decided, with `--fail-closed`: let through at a `moment` where refusing holds nothing back
-/// (`let_through_even_fail_closed`, which says so), else refused as `refusal` answers; the spool keeps
-/// either. The one place the three ways the relay answers alone (the daemon silent, another agent's
-/// event, its own command line wrong) decide what `--fail-closed` means.
+/// (`let_through_even_fail_closed`, which says so), else refused with `reason` as `refusal` answers;
+/// the spool keeps either. The one place the three ways the relay answers alone (the daemon silent,
+/// another agent's event, its own command line wrong) decide what `--fail-closed` means.
 pub fn closed(
     agent: Option<Agent>,
     moment: Option<&str>,
     record: Record,
     why: &str,
-    refusal: impl FnOnce() -> Answer,
+    reason: String,
+    refusal: impl FnOnce(&str) -> Answer,
 ) -> Relayed {
     let mut relayed = Relayed::default();
     if let Some(note) = moment.and_then(|moment| let_through_even_fail_closed(moment, why)) {
@@ -410,7 +440,8 @@ pub fn closed(
         return relayed;
     }
     relayed.spooled = Some(spooled(agent, record, "fail_closed", why));
-    relayed.answered(refusal())
+    let answer = refusal(&reason);
+    relayed.answered(answer, Some(reason))
 }
 
 /// The refusal every agent reads alike, whatever its dialect: the reason on stderr, exit 2.
@@ -441,9 +472,15 @@ fn wrong_agent(options: &Options, moment: &str, why: &str, event: &Map<String, V
     if !options.fail_closed {
         return fail_open(options.agent, record, why);
     }
-    closed(Some(options.agent), Some(moment), record, why, || {
-        refused_on_stderr(format!("hookd could not answer: {why}"))
-    })
+    let reason = format!("hookd could not answer: {why}");
+    closed(
+        Some(options.agent),
+        Some(moment),
+        record,
+        why,
+        reason,
+        |reason| refused_on_stderr(reason.to_string()),
+    )
 }
 
 /// What the record says of a call the relay answers alone: its moment and, when the input could be

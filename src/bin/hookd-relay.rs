@@ -21,9 +21,6 @@ fn main() -> ExitCode {
         .chain(std::env::args_os().skip(1))
         .collect();
     hookd::commands::relay_main(&words, |_| {
-        eprintln!(
-            "hookd-relay: --print-settings is hookd's: run hookd relay --print-settings AGENT"
-        );
-        ExitCode::FAILURE
+        Err("hookd-relay cannot print settings: --print-settings is hookd's: run hookd relay --print-settings AGENT".into())
     })
 }

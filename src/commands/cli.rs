@@ -42,7 +42,7 @@ pub enum Command {
         /// The agent firing, e.g. claude-code (hooks with `agents` fire only for theirs)
         #[arg(long, value_name = "AGENT")]
         agent: Option<String>,
-        /// The daemon's socket [default: as for serve]
+        /// The daemon's socket [default: the first where yours listens: $HOOKD_SOCKET alone, else $XDG_RUNTIME_DIR/hookd/hookd.sock, /run/user/$UID/hookd/hookd.sock, /tmp/hookd-$UID/hookd.sock]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
         /// Print the daemon's response line as JSON, also on a terminal (as it is printed when piped)
@@ -88,7 +88,7 @@ pub enum Command {
     /// Print the daemon's status: for people on a terminal, the status line as JSON when piped or with
     /// --json (exit 1 when it is not running)
     Status {
-        /// The daemon's socket [default: as for serve]
+        /// The daemon's socket [default: the first where yours listens: $HOOKD_SOCKET alone, else $XDG_RUNTIME_DIR/hookd/hookd.sock, /run/user/$UID/hookd/hookd.sock, /tmp/hookd-$UID/hookd.sock]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
         /// The status line as JSON, also on a terminal
@@ -151,7 +151,7 @@ pub enum Command {
         /// JSON lines, as the journal holds them, also on a terminal
         #[arg(long)]
         json: bool,
-        /// The daemon's socket [default: as for serve]
+        /// The daemon's socket [default: the first where yours listens: $HOOKD_SOCKET alone, else $XDG_RUNTIME_DIR/hookd/hookd.sock, /run/user/$UID/hookd/hookd.sock, /tmp/hookd-$UID/hookd.sock]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
     },
@@ -177,7 +177,7 @@ pub enum Command {
     /// Ask the daemon to reload its settings now (exit 1 and the errors when the file is invalid); the
     /// answer as JSON when piped or with --json
     Reload {
-        /// The daemon's socket [default: as for serve]
+        /// The daemon's socket [default: the first where yours listens: $HOOKD_SOCKET alone, else $XDG_RUNTIME_DIR/hookd/hookd.sock, /run/user/$UID/hookd/hookd.sock, /tmp/hookd-$UID/hookd.sock]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
         /// The answer line as JSON, also on a terminal
@@ -236,7 +236,7 @@ pub struct RelayArgs {
     /// The agent calling: claude-code, codex, gemini-cli, qwen-code or copilot-cli
     #[arg(long, value_name = "AGENT", default_value = "claude-code")]
     pub agent: String,
-    /// The daemon's socket [default: as for serve]
+    /// The daemon's socket [default: the first where yours listens: $HOOKD_SOCKET alone, else $XDG_RUNTIME_DIR/hookd/hookd.sock, /run/user/$UID/hookd/hookd.sock, /tmp/hookd-$UID/hookd.sock]
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
     /// Refuse (with the reason "hookd is not running") when the daemon cannot answer, instead of

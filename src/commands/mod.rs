@@ -61,7 +61,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             socket,
             json,
         } => fire::fire(fire::Options {
-            socket: &socket.unwrap_or_else(crate::paths::default_socket),
+            socket: &client::daemon_socket(socket),
             moment,
             agent,
             json,
@@ -83,14 +83,12 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             cases,
             json,
         }),
-        Command::Status { socket, json } => status(
-            &socket.unwrap_or_else(crate::paths::default_socket),
-            for_people(json),
-        ),
-        Command::Reload { socket, json } => reload(
-            &socket.unwrap_or_else(crate::paths::default_socket),
-            for_people(json),
-        ),
+        Command::Status { socket, json } => {
+            status(&client::daemon_socket(socket), for_people(json))
+        }
+        Command::Reload { socket, json } => {
+            reload(&client::daemon_socket(socket), for_people(json))
+        }
         Command::Install { bin, dir, force } => install::install(bin, dir, force),
         Command::Setup(args) => setup::run(&args),
         Command::Relay(args) => match args.print_settings.as_deref() {
@@ -114,11 +112,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             filter,
             json,
             socket,
-        } => watch::watch(
-            &socket.unwrap_or_else(crate::paths::default_socket),
-            &filter,
-            json,
-        ),
+        } => watch::watch(&client::daemon_socket(socket), &filter, json),
         Command::Why {
             agent,
             session,
@@ -224,20 +218,55 @@ fn print_settings(agent: &str, args: &cli::RelayArgs) -> Result<ExitCode, String
 /// command's. A command line that asks for more than relaying (`--print-settings`) goes to `other`:
 /// `hookd` prints the settings, `hookd-relay` (which leaves that code out, to stay small) says to ask
 /// `hookd`.
+///
+/// A command line that asks for fail-closed in any spelling ([`relay_argv::asks_fail_closed_as`]) and
+/// cannot relay as asked (help, `--print-settings` that fails, a misspelt `--fail-closed`) refuses the
+/// call ([`relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call through.
 pub fn relay_main(
     words: &[std::ffi::OsString],
-    other: impl FnOnce(cli::RelayArgs) -> ExitCode,
+    other: impl FnOnce(cli::RelayArgs) -> Result<ExitCode, String>,
 ) -> ExitCode {
     use clap::Parser;
     let args = match relay_argv::parse(words) {
         Some(args) => args,
         None => match cli::RelayOnly::try_parse_from(words) {
-            Ok(relay) if relay.args.print_settings.is_some() => return other(relay.args),
+            Ok(relay) if relay.args.print_settings.is_some() => {
+                return match other(relay.args) {
+                    Ok(code) => code,
+                    Err(why) if relay_argv::asks_fail_closed(words) => {
+                        refuse_for_the_relays_words(words, &why)
+                    }
+                    Err(why) => {
+                        eprintln!("hookd: {why}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
             Ok(relay) => relay.args,
             Err(e) => return relay_command_line_error(words, e),
         },
     };
+    if !args.fail_closed
+        && let Some(word) = relay_argv::asks_fail_closed_as(words)
+    {
+        // Read as a value (`--event —fail-closed`), the word left the relay fail-open.
+        let why = format!(
+            "the relay's command line asks for fail-closed as {:?}, which it does not read as --fail-closed; write --fail-closed",
+            word.to_string_lossy()
+        );
+        return refuse_for_the_relays_words(words, &why);
+    }
     relay_for_an_agent(args)
+}
+
+/// The relay's command line asks for fail-closed and cannot relay as asked (`why`): refused, placed by
+/// the agent and event its words name.
+fn refuse_for_the_relays_words(words: &[std::ffi::OsString], why: &str) -> ExitCode {
+    crate::commands::relay::refuse_for_its_command_line(
+        relay_argv::value_of(words, "--agent").and_then(crate::agents::Agent::from_name),
+        relay_argv::value_of(words, "--event"),
+        why,
+    )
 }
 
 /// `hookd relay` as an agent runs it: one event relayed. Kept out of [`run`], whose every command LTO
@@ -265,38 +294,59 @@ fn relay_for_an_agent(args: cli::RelayArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    crate::commands::relay::run(&crate::commands::relay::Options {
-        agent,
-        socket: args.socket.unwrap_or_else(crate::paths::default_socket),
-        fail_closed: args.fail_closed,
-        event: args.event,
-        timeout,
-    })
+    // Told a socket, only there; else every place the daemon may listen, whatever this process's
+    // environment (an agent started without XDG_RUNTIME_DIR still finds the daemon).
+    let places = match args.socket {
+        Some(socket) => vec![socket],
+        None => crate::paths::socket_places(),
+    };
+    crate::commands::relay::run(
+        &crate::commands::relay::Options {
+            agent,
+            socket: places[0].clone(),
+            fail_closed: args.fail_closed,
+            event: args.event,
+            timeout,
+        },
+        &places,
+    )
 }
 
 /// A relay's command line that clap could not read (`error`), in `hookd relay` and `hookd-relay` alike:
 /// said as clap says it, then help exits 0 and a mistake 1, never clap's 2, which an agent reads as a
-/// refusal; but a mistake in a command line that asks for `--fail-closed` refuses
-/// ([`relay::refuse_for_its_command_line`]): exit 1 would let every tool call through.
+/// refusal; but a command line that asks for `--fail-closed` in any spelling refuses, help included
+/// (said on stderr) ([`relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call
+/// through.
 fn relay_command_line_error(words: &[std::ffi::OsString], error: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    let _ = error.print();
+    let asks_fail_closed = relay_argv::asks_fail_closed(words);
     match error.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
-        _ if relay_argv::asks_fail_closed(words) => {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion if asks_fail_closed => {
+            // The help on stderr, where a person still sees it and no agent reads it as an answer.
+            eprint!("{}", error.render());
+            refuse_for_the_relays_words(
+                words,
+                "the relay was asked for its help or version (-h, --help, -V, --version), not to relay",
+            )
+        }
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = error.print();
+            ExitCode::SUCCESS
+        }
+        _ if asks_fail_closed => {
+            let _ = error.print();
             let said = error.render().to_string();
             let first = said.lines().next().unwrap_or_default();
             let why = format!(
                 "the relay's command line is wrong: {}",
                 first.strip_prefix("error: ").unwrap_or(first)
             );
-            crate::commands::relay::refuse_for_its_command_line(
-                relay_argv::value_of(words, "--agent").and_then(crate::agents::Agent::from_name),
-                relay_argv::value_of(words, "--event"),
-                &why,
-            )
+            refuse_for_the_relays_words(words, &why)
         }
-        _ => ExitCode::FAILURE,
+        _ => {
+            let _ = error.print();
+            ExitCode::FAILURE
+        }
     }
 }
 

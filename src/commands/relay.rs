@@ -4,6 +4,7 @@
 //! relay's logic ([`crate::agents::relay`]) gives: stdout, stderr, exit status, and the spool.
 
 use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{Map, Value};
@@ -13,7 +14,7 @@ use crate::agents::relay::{
     Relayed, Unanswered, closed, described, moment_named, refused_on_stderr,
 };
 use crate::commands::client::ClientError;
-use crate::limits::MAX_EVENT;
+use crate::limits::{MAX_EVENT, RELAY_DAEMON_PATIENCE};
 
 pub use crate::agents::relay::{
     NOT_RUNNING, Options, answer_for, read_translated, undecided_warning, wait_for,
@@ -45,14 +46,16 @@ fn unanswered_by_the_lite_relay(options: &Options) -> Option<Unanswered> {
     }
 }
 
-/// Relays the hook input on stdin through the daemon on `options.socket`.
-pub fn run(options: &Options) -> ExitCode {
+/// Relays the hook input on stdin through the daemon at the first of `places` that answers (waiting a
+/// little for one that is restarting: [`RELAY_DAEMON_PATIENCE`]); `options.socket` is the one named in
+/// what the relay says.
+pub fn run(options: &Options, places: &[PathBuf]) -> ExitCode {
     let unanswered = unanswered_by_the_lite_relay(options);
     let relayed = crate::agents::relay::relay(options, std::io::stdin().lock(), |line, wait| {
         if let Some(unanswered) = unanswered {
             return Err(unanswered);
         }
-        crate::commands::client::request_line(&options.socket, line, Some(wait))
+        crate::commands::client::request_line_from(places, line, wait, RELAY_DAEMON_PATIENCE)
             .and_then(|response| response.read_fire())
             .map_err(|error| match error {
                 ClientError::NotRunning(why) => Unanswered::NotRunning(why),
@@ -66,6 +69,10 @@ pub fn run(options: &Options) -> ExitCode {
 /// Writes what the relay answers out as a process does: its notes and the answer's stderr on stderr,
 /// the answer on stdout, what it did alone in the spool, and the exit status. The spool is never in the
 /// agent's way: an error writing it is ignored.
+///
+/// An answer that cannot reach the agent on stdout (stdout closed, `/dev/null`, `/dev/full`, a write
+/// that fails) and holds the call back ([`Relayed::refusal`]) is refused on stderr with exit 2 instead,
+/// which every agent reads as a refusal: written to nowhere and exit 0, it let the call go on.
 pub fn emit(relayed: Relayed) -> ExitCode {
     for note in &relayed.notes {
         eprintln!("{note}");
@@ -73,15 +80,45 @@ pub fn emit(relayed: Relayed) -> ExitCode {
     if let Some(record) = &relayed.spooled {
         let _ = crate::record::spool::append(&crate::paths::state_dir(), record);
     }
-    if let Some(out) = relayed.stdout {
-        let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{out}");
-        let _ = stdout.flush();
-    }
+    let lost = relayed.stdout.is_some_and(|out| !written(&out));
     if let Some(err) = relayed.stderr {
         eprintln!("{err}");
     }
-    ExitCode::from(relayed.exit)
+    match (lost, relayed.refusal) {
+        (true, Some(reason)) => {
+            eprintln!("{reason}\n{LOST}: refused here instead (exit 2)");
+            ExitCode::from(2)
+        }
+        (true, None) => {
+            eprintln!("{LOST}; it held nothing back");
+            ExitCode::from(relayed.exit)
+        }
+        (false, _) => ExitCode::from(relayed.exit),
+    }
+}
+
+/// What the relay says when its answer cannot reach the agent; `hookd-relay-lite` says the same.
+const LOST: &str = "hookd relay: the answer could not reach the agent on stdout (closed, /dev/null, or a write that failed)";
+
+/// Writes the answer on stdout; whether it could reach the agent.
+fn written(out: &str) -> bool {
+    if stdout_leads_nowhere() {
+        return false;
+    }
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{out}")
+        .and_then(|()| stdout.flush())
+        .is_ok()
+}
+
+/// Whether stdout is `/dev/null`: what a closed stdout becomes before `main` (Rust's start-up opens
+/// `/dev/null` on a standard descriptor found closed), and where no agent reads an answer.
+fn stdout_leads_nowhere() -> bool {
+    use nix::sys::stat::{SFlag, fstat, major, minor};
+    fstat(std::io::stdout()).is_ok_and(|stat| {
+        SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFCHR
+            && (major(stat.st_rdev), minor(stat.st_rdev)) == (1, 3)
+    })
 }
 
 /// The relay's own command line is wrong (`why`: a word clap cannot read, an unknown `--agent`, a
@@ -100,11 +137,14 @@ pub fn refuse_for_its_command_line(
 ) -> ExitCode {
     let mut input = Vec::new();
     let mut stdin = std::io::stdin().lock();
-    let _ = (&mut stdin)
-        .take(MAX_EVENT as u64 + 1)
-        .read_to_end(&mut input);
-    // The rest unread, so that the agent writing it is not cut off by a broken pipe.
-    let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+    // A terminal is a person (`hookd relay --fail-closed --help`), never an agent: not waited on.
+    if !std::io::IsTerminal::is_terminal(&stdin) {
+        let _ = (&mut stdin)
+            .take(MAX_EVENT as u64 + 1)
+            .read_to_end(&mut input);
+        // The rest unread, so that the agent writing it is not cut off by a broken pipe.
+        let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+    }
     let event = serde_json::from_slice::<Map<String, Value>>(&input).ok();
     let named = event
         .as_ref()
@@ -112,7 +152,13 @@ pub fn refuse_for_its_command_line(
         .and_then(Value::as_str);
     let moment = told.or(named).and_then(|name| moment_named(agent, name));
     let record = described(moment.as_deref(), event.as_ref());
-    emit(closed(agent, moment.as_deref(), record, why, || {
-        refused_on_stderr(format!("hookd could not answer: {why}"))
-    }))
+    let reason = format!("hookd could not answer: {why}");
+    emit(closed(
+        agent,
+        moment.as_deref(),
+        record,
+        why,
+        reason,
+        |reason| refused_on_stderr(reason.to_string()),
+    ))
 }

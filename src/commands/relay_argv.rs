@@ -86,25 +86,65 @@ pub fn parse(words: &[OsString]) -> Option<RelayArgs> {
     })
 }
 
-/// Whether a command line the relay cannot use still asks for `--fail-closed`: a word that is
-/// `--fail-closed` however it is misspelt (`--fail_closed`, `-fail-closed`, `--fail-closed=yes`, a
-/// value's place: `--socket --fail-closed` where `$SOCKET` was empty). Refusing then is what the user
-/// asked for when the relay cannot decide; reading it too broadly costs a refusal that says why, reading
-/// it too narrowly lets every tool call through.
+/// Whether a command line asks for `--fail-closed` in any spelling: [`asks_fail_closed_as`].
 pub fn asks_fail_closed(words: &[OsString]) -> bool {
-    words.iter().any(|word| {
-        let word = word.as_encoded_bytes();
-        let Some(name) = word.strip_prefix(b"-") else {
-            return false;
-        };
-        let name = name.split(|&b| b == b'=').next().unwrap_or_default();
-        let letters: Vec<u8> = name
-            .iter()
-            .filter(|&&b| b != b'-' && b != b'_')
-            .map(u8::to_ascii_lowercase)
-            .collect();
-        letters == b"failclosed"
-    })
+    asks_fail_closed_as(words).is_some()
+}
+
+/// The first word of `words` that asks for `--fail-closed`, however it is spelt: `--fail-closed` itself,
+/// or misspelt (`--fail-close`, `--fail-closd`, `--fail_closed`, `-fail-closed`, `--Fail-Closed=yes`), with
+/// a dash pasted from a web page (`—fail-closed`, `–fail-closed`), or in a value's place
+/// (`--socket --fail-closed` where `$SOCKET` was empty). A relay whose command line it cannot run as
+/// written (help, a word it does not know, a value it cannot take) refuses when one of its words asks
+/// for fail-closed: the user asked it to refuse when it cannot decide. Reading a word too broadly costs a
+/// refusal that says why; too narrowly, every tool call went through.
+pub fn asks_fail_closed_as(words: &[OsString]) -> Option<&OsString> {
+    words
+        .iter()
+        .find(|word| word_asks_fail_closed(&word.to_string_lossy()))
+}
+
+/// Whether one word asks for fail-closed ([`asks_fail_closed_as`]): its name (before any `=`), its dashes
+/// of every kind, underscores and spaces left out and read without case, is `failclosed` but for at most
+/// two letters, or holds both `fail` and `clos`. A path (a word with a `/`) is a value, never an option.
+pub fn word_asks_fail_closed(word: &str) -> bool {
+    if word.contains('/') {
+        return false;
+    }
+    let name = word.split('=').next().unwrap_or_default();
+    let letters: String = name
+        .chars()
+        .filter(|&c| !is_dash(c) && c != '_' && !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    (letters.contains("fail") && letters.contains("clos"))
+        || edit_distance(&letters, "failclosed") <= 2
+}
+
+/// A hyphen, a dash or a minus, as a web page or a word processor may put for `-`.
+fn is_dash(c: char) -> bool {
+    matches!(
+        c,
+        '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{fe58}' | '\u{fe63}' | '\u{ff0d}'
+    )
+}
+
+/// The number of letters to add, remove or change to make `a` into `b` (Levenshtein's distance).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// The first value given to `option` in `words` (`--agent NAME` or `--agent=NAME`), if UTF-8: what a
@@ -211,6 +251,23 @@ mod tests {
             &["relay", "-fail-closed"],
             &["relay", "--Fail-Closed=yes"],
             &["relay", "--failclosed"],
+            &["relay", "--fail-close"],
+            &["relay", "--fail-closd"],
+            &["relay", "--fial-closed"],
+            &["relay", "--FAIL-CLOSE"],
+            &["relay", "\u{2014}fail-closed"],
+            &["relay", "\u{2013}fail-closed"],
+            &["relay", "\u{2013}\u{2013}fail\u{2010}closed"],
+            &["relay", "\u{2212}\u{2212}fail-closed"],
+            &["relay", "--failing-closed"],
+            &["relay", "fail-closed"],
+            &[
+                "relay",
+                "--agent",
+                "codex",
+                "--event",
+                "\u{2014}fail-closed",
+            ],
         ] {
             assert!(asks_fail_closed(&words(argv)), "{argv:?}");
         }
@@ -218,11 +275,17 @@ mod tests {
             &["relay"][..],
             &["relay", "--agent", "codex"],
             &["relay", "--socket", "/run/fail-closed"],
-            &["relay", "fail-closed"],
             &["relay", "--fail"],
+            &["relay", "--fail-open"],
+            &["relay", "--closed"],
+            &["relay", "--event", "PostToolUseFailure"],
+            &["relay", "--timeout", "5", "--agent", "copilot-cli"],
         ] {
             assert!(!asks_fail_closed(&words(argv)), "{argv:?}");
         }
+        assert_eq!(edit_distance("failclosd", "failclosed"), 1);
+        assert_eq!(edit_distance("fialclosed", "failclosed"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
         let argv = words(&[
             "relay",
             "--agent=codex",

@@ -140,5 +140,6 @@ fn response(id: Option<Value>, relayed: Relayed) -> RelayResponse {
         exit: relayed.exit,
         stdout: relayed.stdout.map(|out| out + "\n").unwrap_or_default(),
         stderr,
+        refusal: relayed.refusal,
     }
 }

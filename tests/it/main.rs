@@ -86,6 +86,11 @@ mod relay;
 mod relay_lite;
 /// `hookd-relay`, the relay as a program of its own: the same answers, and what setup writes.
 mod relay_program;
+/// Where every relay and client finds the daemon, waiting for one that restarts, and kill -9 under
+/// socket activation.
+mod relay_reach;
+/// A refusal kept: a misspelt --fail-closed refuses, an answer stdout cannot carry is refused on stderr.
+mod relay_refusal_kept;
 /// The socket's `relay` request: an agent's raw hook input answered as `hookd relay` answers it.
 mod relay_request;
 

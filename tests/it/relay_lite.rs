@@ -246,7 +246,7 @@ fn a_daemon_that_hangs_up_mid_request_or_an_agent_that_closed_stdout_do_not_kill
     }
     serving.join().unwrap();
     // stdout closed by the agent: the answer is not sent to the daemon in its place, and the exit status
-    // is the relay's.
+    // and what is said are the relay's (the refusal on stderr, exit 2).
     let d = refusing_daemon();
     let mut statuses = Vec::new();
     for (program, words) in [(BIN, &["relay"][..]), (lite(), &[][..])] {
@@ -340,20 +340,14 @@ fn inputs_and_command_lines_it_does_not_carry_are_the_relays() {
     ] {
         alike(&args, &rm(0), &state);
     }
-    // The socket from the environment, as the relay finds it ($HOOKD_SOCKET left out):
-    // $XDG_RUNTIME_DIR/hookd/hookd.sock (a link to the daemon's, then nobody there: both say so, naming
-    // the same path), then the fixed fallback: only where /tmp and /run/user are the test's own (a mount
-    // namespace of its own), for there the user's own daemon listens (issue 29, item 6: this test fired
-    // into it).
+    // The socket from the environment, as the relay finds it ($HOOKD_SOCKET is left out by the tests'
+    // runner): $XDG_RUNTIME_DIR/hookd/hookd.sock, a link to the daemon's. With nobody there, both would
+    // look on in /run/user/$UID and /tmp/hookd-$UID, the user's own: that is tested in a mount namespace
+    // of the test's own (relay_reach::without_xdg_runtime_dir_every_client_finds_the_daemon).
     let runtime = d.sb.p("xdg");
     std::fs::create_dir_all(runtime.join("hookd")).unwrap();
     std::os::unix::fs::symlink(&d.socket, runtime.join("hookd/hookd.sock")).unwrap();
-    let elsewhere = d.sb.p("elsewhere");
-    for (variable, value, carried) in [
-        ("XDG_RUNTIME_DIR", runtime.to_str().unwrap(), true),
-        ("XDG_RUNTIME_DIR", elsewhere.to_str().unwrap(), false),
-        ("XDG_RUNTIME_DIR", "", false),
-    ] {
+    for (variable, value, carried) in [("XDG_RUNTIME_DIR", runtime.to_str().unwrap(), true)] {
         let mut said = Vec::new();
         for (program, words) in [(BIN, &["relay"][..]), (lite(), &[][..])] {
             let mut command = std::process::Command::new(program);
