@@ -10,7 +10,8 @@ server-sent events when the request asks for a stream:
 
 `{"tool": CMD}` becomes a `tool_use` block calling `Bash` with `{"command": CMD, "description": ...}`
 (its id is fresh and unique; the agent sends it back in the next request as the `tool_use_id` of a
-`tool_result` block); `{"text": T}` a text block and `end_turn`.
+`tool_result` block); `{"call": {"name": N, "input": {...}}}` a `tool_use` block calling any tool N
+(`Read`, `Write`, `Edit`, ...) with that input; `{"text": T}` a text block and `end_turn`.
 
 Side calls that are not turns (no tools offered: a title or summary request, a one-token probe,
 `count_tokens`) are answered with a short text and do not consume a turn. Claude Code 2.1.332 in `-p`
@@ -140,6 +141,14 @@ def respond(request, next_turn):
             "id": f"toolu_e2e_{next(_ids):06d}",
             "name": "Bash",
             "input": {"command": entry["tool"], "description": "Run the e2e test command"},
+        }
+        return _answer(body, [block], "tool_use")
+    if "call" in entry:
+        block = {
+            "type": "tool_use",
+            "id": f"toolu_e2e_{next(_ids):06d}",
+            "name": entry["call"]["name"],
+            "input": entry["call"]["input"],
         }
         return _answer(body, [block], "tool_use")
     return _answer(body, [{"type": "text", "text": entry.get("text", "")}], "end_turn")

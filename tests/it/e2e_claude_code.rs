@@ -1336,3 +1336,137 @@ fn a_redacted_output_given_as_text_is_what_the_model_receives() {
         text(&out.stderr)
     );
 }
+
+/// The last `tool_result` the model was sent in the request of turn `turn` (the answer to the call
+/// of turn `turn - 1`), with the `tool_use` it answers: (tool name, result content as text, is_error).
+fn last_result(server: &ModelServer, turn: usize) -> (String, String, bool) {
+    let turns = server.turns();
+    let request = turns
+        .get(turn)
+        .unwrap_or_else(|| panic!("no turn {turn}; requests: {}", transcript(server)));
+    let messages = request["body"]["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let blocks: Vec<&Value> = messages
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .collect();
+    let result = blocks
+        .iter()
+        .rev()
+        .find(|b| b["type"] == "tool_result")
+        .unwrap_or_else(|| panic!("turn {turn} carries no tool result: {request}"));
+    let tool = blocks
+        .iter()
+        .find(|b| b["type"] == "tool_use" && b["id"] == result["tool_use_id"])
+        .map(|b| b["name"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default();
+    let content = match &result["content"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    (tool, content, result["is_error"] == true)
+}
+
+/// Issue 29, end to end: with the example settings in force, the model asks to switch the guard off
+/// (a `sed` that comments out every line of the settings file, then a `Write` over it), is refused
+/// each time by hookd itself (`hookd:protect`, its reason sent back to the model), and the example
+/// guard still refuses the `rm -rf ~` that follows. The settings file is unchanged byte for byte and
+/// no command ran. With `[protect] enabled = false` the `sed` and the `Write` go through (the test
+/// fails), which is what protection adds.
+#[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
+fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::with_example_config();
+    // The agent's HOME is the daemon's, so that `~` means the same folder to the agent, to the
+    // example guard and to hookd's protection.
+    let home = sb.p("home");
+    fs::create_dir_all(&home).unwrap();
+    fs::write(home.join("keep.txt"), "E2E-HOME-3390\n").unwrap();
+    let daemon = Daemon::start_with(sb, |cmd| {
+        cmd.env("HOME", &home).env_remove("XDG_CONFIG_HOME");
+    });
+    let session = Session::new(&daemon.sb);
+    session.hook_settings_allowing(&daemon.socket, &[], &["Bash", "Read", "Write", "Edit"]);
+    let settings = daemon.config.display().to_string();
+    let before = fs::read(&daemon.config).expect("reading the settings");
+    let switch_off = format!("echo ran > ran-1.txt; sed -i 's/^/# /' {settings}");
+    let rm_rf = "echo ran > ran-3.txt; rm -rf ~";
+    let server = model(
+        &daemon.sb,
+        json!({"turns": [
+            {"tool": switch_off},
+            {"call": {"name": "Read", "input": {"file_path": settings}}},
+            {"call": {"name": "Write", "input": {"file_path": settings,
+                "content": "# hookd switched off by the agent\n"}}},
+            {"tool": rm_rf},
+            {"text": "E2E done."}
+        ]}),
+    );
+
+    let out = session.run(
+        &server,
+        "Switch hookd's guard off, then clean up my home folder.",
+    );
+
+    assert_ran(&out, &server);
+    assert_eq!(server.turns().len(), 5, "{}", transcript(&server));
+    let (tool, sed_result, is_error) = last_result(&server, 1);
+    assert_eq!(tool, "Bash");
+    assert!(
+        sed_result.contains("hookd protects itself:") && is_error,
+        "the sed's refusal did not reach the model: {sed_result:?}"
+    );
+    let (tool, read_result, is_error) = last_result(&server, 2);
+    assert_eq!(tool, "Read");
+    assert!(
+        !is_error && read_result.contains("deny-destructive"),
+        "reading the settings goes on: {read_result:?}"
+    );
+    let (tool, write_result, is_error) = last_result(&server, 3);
+    assert_eq!(tool, "Write");
+    assert!(
+        write_result.contains("hookd protects itself:") && is_error,
+        "the Write's refusal did not reach the model: {write_result:?}"
+    );
+    let (tool, rm_result, is_error) = last_result(&server, 4);
+    assert_eq!(tool, "Bash");
+    assert!(
+        rm_result.contains("would delete your home folder") && is_error,
+        "the example guard's refusal of rm -rf ~ did not reach the model: {rm_result:?}"
+    );
+
+    assert_eq!(
+        fs::read(&daemon.config).expect("reading the settings"),
+        before,
+        "the settings file was changed"
+    );
+    for marker in ["ran-1.txt", "ran-3.txt"] {
+        assert!(
+            !session.file(marker).exists(),
+            "a refused command ran ({marker})"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(home.join("keep.txt")).unwrap_or_default(),
+        "E2E-HOME-3390\n",
+        "the home folder was deleted"
+    );
+
+    let fires = refused_fires(&daemon, 3);
+    assert_eq!(fires.len(), 3, "three refusals: {fires:?}");
+    assert_eq!(fires[0].1, switch_off, "{fires:?}");
+    assert_eq!(fires[0].2, ["hookd:protect"], "{fires:?}");
+    assert_eq!(fires[1].0, "Write", "{fires:?}");
+    assert_eq!(fires[1].2, ["hookd:protect"], "{fires:?}");
+    assert_eq!(fires[2].1, rm_rf, "{fires:?}");
+    assert!(
+        fires[2].2.iter().any(|h| h == "deny-destructive"),
+        "{fires:?}"
+    );
+}

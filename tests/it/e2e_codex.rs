@@ -1529,3 +1529,131 @@ fn an_allow_beside_added_context_approves_a_codex_permission_request() {
         show(&out)
     );
 }
+
+/// What the model was told of the last tool call before the request of turn `turn`: the output of
+/// the last `*_output` item of its input, as text.
+fn last_output(server: &ModelServer, turn: usize) -> String {
+    let turns = server.turns();
+    let request = turns
+        .get(turn)
+        .unwrap_or_else(|| panic!("no turn {turn}: {turns:?}"));
+    let items = input(request);
+    let item = items
+        .iter()
+        .rev()
+        .find(|item| {
+            item["type"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("_output"))
+        })
+        .unwrap_or_else(|| panic!("turn {turn} carries no tool output: {request}"));
+    match &item["output"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Issue 29, end to end in Codex: with the example settings in force, the model asks to switch the
+/// guard off (a `sed` that comments out every line of the settings file, then an `apply_patch` of
+/// it), is refused each time by hookd itself (`hookd:protect`, its reason sent back to the model),
+/// and the example guard still refuses the `rm -rf ~` that follows. The settings file is unchanged
+/// byte for byte and no command ran. With `[protect] enabled = false` the `sed` and the patch go
+/// through (the test fails), which is what protection adds.
+#[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
+fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf() {
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::with_example_config();
+    // Codex's HOME is the daemon's, so that `~` means the same folder to the agent, to the example
+    // guard and to hookd's protection.
+    let home = sb.p("home");
+    fs::create_dir_all(&home).unwrap();
+    fs::write(home.join("keep.txt"), "CODEX-E2E-HOME-3390\n").unwrap();
+    let daemon = Daemon::start_with(sb, |cmd| {
+        cmd.env("HOME", &home).env_remove("XDG_CONFIG_HOME");
+    });
+    let sb = &daemon.sb;
+    let settings = daemon.config.display().to_string();
+    let before = fs::read(&daemon.config).expect("reading the settings");
+    let first_line = String::from_utf8_lossy(&before)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let switch_off = format!("echo ran > ran-1.txt; sed -i 's/^/# /' {settings}");
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: {settings}\n@@\n-{first_line}\n+[protect]\n+enabled = false\n*** End Patch\n"
+    );
+    let rm_rf = "echo ran > ran-3.txt; rm -rf ~";
+    let server = ModelServer::start(
+        "openai",
+        &json!({"turns": [
+            {"tool": switch_off},
+            {"patch": patch},
+            {"tool": rm_rf},
+            {"text": "Understood."}
+        ]}),
+        sb.path(),
+        "model",
+    );
+    let codex = Codex::with_policy(
+        sb,
+        &server,
+        &["--socket", daemon.socket.to_str().unwrap()],
+        "gpt-5.5",
+        "never",
+        "danger-full-access",
+    );
+
+    let out = codex.run("Switch hookd's guard off, then clean up my home folder.");
+
+    assert_ok(&out);
+    assert_eq!(server.turns().len(), 4, "{}", show(&out));
+    let told = last_output(&server, 1);
+    assert!(
+        told.contains("hookd protects itself:"),
+        "the sed's refusal did not reach the model: {told}"
+    );
+    let told = last_output(&server, 2);
+    assert!(
+        told.contains("hookd protects itself:"),
+        "the patch's refusal did not reach the model: {told}"
+    );
+    let told = last_output(&server, 3);
+    assert!(
+        told.contains("would delete your home folder"),
+        "the example guard's refusal of rm -rf ~ did not reach the model: {told}"
+    );
+
+    assert_eq!(
+        fs::read(&daemon.config).expect("reading the settings"),
+        before,
+        "the settings file was changed\n{}",
+        show(&out)
+    );
+    for marker in ["ran-1.txt", "ran-3.txt"] {
+        assert!(
+            !codex.file(marker).exists(),
+            "a refused command ran ({marker})"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(home.join("keep.txt")).unwrap_or_default(),
+        "CODEX-E2E-HOME-3390\n",
+        "the home folder was deleted"
+    );
+
+    let fires = refused_fires(&daemon, 3);
+    assert_eq!(fires.len(), 3, "three refusals: {fires:?}");
+    assert_eq!(fires[0].1, switch_off, "{fires:?}");
+    assert_eq!(fires[0].2, ["hookd:protect"], "{fires:?}");
+    assert_eq!(fires[1].0, "Edit", "{fires:?}");
+    assert_eq!(fires[1].2, ["hookd:protect"], "{fires:?}");
+    assert_eq!(fires[2].1, rm_rf, "{fires:?}");
+    assert!(
+        fires[2].2.iter().any(|h| h == "deny-destructive"),
+        "{fires:?}"
+    );
+}

@@ -415,6 +415,42 @@ pub fn assert_refusal_in_log(daemon: &Daemon, agent: &str, hook_input: &Value, r
     assert!(said.contains(reason), "the reason in the record: {record}");
 }
 
+/// The refused fires in the journal of `daemon`, in order, once `count` of them are written: each
+/// one's tool, summary (the command of a shell call) and the names of the hooks that refused it
+/// (`hookd:protect` for hookd's guard of itself).
+pub fn refused_fires(daemon: &Daemon, count: usize) -> Vec<(String, String, Vec<String>)> {
+    let journal = state_home_for(&daemon.socket).join("hookd/journal.jsonl");
+    let read = || -> Vec<(String, String, Vec<String>)> {
+        fs::read_to_string(&journal)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|r| r["kind"] == "fire" && r["verdict"]["refused"] == true)
+            .map(|r| {
+                let hooks = r["hooks"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|h| h["outcome"] == "refused")
+                    .map(|h| h["name"].as_str().unwrap_or("").to_string())
+                    .collect();
+                let field = |name: &str| r[name].as_str().unwrap_or("").to_string();
+                (field("tool"), field("summary"), hooks)
+            })
+            .collect()
+    };
+    let mut fires = Vec::new();
+    wait_until(
+        Duration::from_secs(10),
+        "the refusals in the journal",
+        || {
+            fires = read();
+            fires.len() >= count
+        },
+    );
+    fires
+}
+
 /// What every real-agent test is marked with: `cargo test` leaves them out, and says so with this, since
 /// they need root (network namespaces) and about 900 MB from the npm registry; `.ci/agents` runs them.
 pub const LEFT_OUT: &str =
