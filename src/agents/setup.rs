@@ -123,6 +123,168 @@ pub fn warnings(text: &str, wanted: &Wanted) -> Vec<String> {
     warnings
 }
 
+/// One of hookd's hooks as an agent's settings file holds it: what `hookd doctor` compares with what
+/// setup wrote, and what the registry's digest is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundHook {
+    /// The agent's name for the event.
+    pub event: String,
+    /// The command it runs (an http hook's url).
+    pub command: String,
+    /// The hook as written, with its group's matcher, as canonical text (keys sorted).
+    pub written: String,
+    /// Codex only: whether the trust record at the hook's place holds the hash Codex computes for the
+    /// hook as it is (Codex skips a hook whose record does not match, without a word).
+    pub trusted: Option<bool>,
+}
+
+/// hookd's hooks in `text`, in the order of the file; an error for a file that is not the agent's
+/// settings (not JSON, not TOML, a `hooks` of another shape).
+pub fn found_hooks(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<FoundHook>, String> {
+    match wanted.agent.row().settings.format {
+        SettingsFormat::CodexToml => found_codex_hooks(text, label, wanted),
+        SettingsFormat::Json | SettingsFormat::CopilotJson => found_json_hooks(text, label, wanted),
+    }
+}
+
+/// The digest of hookd's hooks (`sha256:` and hex), as the registry of setups keeps it: the same
+/// hooks, written the same way, give the same digest wherever they are in the file.
+pub fn hooks_digest(hooks: &[FoundHook]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for hook in hooks {
+        hasher.update(hook.written.as_bytes());
+        hasher.update(b"\n");
+    }
+    let hex: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+/// The command of hookd's first hook in `text`, when it holds one: the relay as written there.
+pub fn relay_written(text: &str, label: &str, wanted: &Wanted) -> Option<String> {
+    found_hooks(text, label, wanted)
+        .ok()?
+        .into_iter()
+        .map(|hook| hook.command)
+        .next()
+}
+
+fn canonical_text(value: Json) -> String {
+    let mut out = String::new();
+    write_json(&mut out, &canonical(value), "", 0);
+    out.replace('\n', "")
+}
+
+fn found_json_hooks(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<FoundHook>, String> {
+    let root = parse_json(text, label)?;
+    let mut found = Vec::new();
+    let Some(Json::Object(events)) = root.get("hooks") else {
+        return Ok(found);
+    };
+    let flat = wanted.agent.row().settings.format == SettingsFormat::CopilotJson;
+    let setting_keys = wanted.agent.row().import.setting_keys;
+    let command_of = |hook: &Json| {
+        ["command", "bash", "url"]
+            .iter()
+            .find_map(|key| hook.get(key).and_then(Json::as_str))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (event, list) in events {
+        if setting_keys.contains(&event.as_str()) {
+            continue;
+        }
+        let Json::Array(items) = list else { continue };
+        for item in items {
+            let (matcher, hooks) = if flat {
+                (None, std::slice::from_ref(item))
+            } else {
+                match item.get("hooks") {
+                    Some(Json::Array(hooks)) => (item.get("matcher"), hooks.as_slice()),
+                    _ => continue,
+                }
+            };
+            for hook in hooks.iter().filter(|h| is_hookd_json_hook(h, wanted.hookd)) {
+                let mut entry = vec![
+                    ("event".to_string(), Json::Str(event.clone())),
+                    ("hook".to_string(), hook.clone()),
+                ];
+                if let Some(matcher) = matcher {
+                    entry.push(("matcher".to_string(), matcher.clone()));
+                }
+                found.push(FoundHook {
+                    event: event.clone(),
+                    command: command_of(hook),
+                    written: canonical_text(Json::Object(entry)),
+                    trusted: None,
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn found_codex_hooks(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<FoundHook>, String> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("{label}: not TOML: {}", e.message().trim()))?;
+    let mut found = Vec::new();
+    let Some(toml::Value::Table(hooks)) = table.get("hooks") else {
+        return Ok(found);
+    };
+    let state = hooks.get("state").and_then(toml::Value::as_table);
+    for (event, groups) in hooks {
+        if event == "state" {
+            continue;
+        }
+        let Some(groups) = groups.as_array() else {
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let matcher = group.get("matcher").and_then(toml::Value::as_str);
+            let Some(list) = group.get("hooks").and_then(toml::Value::as_array) else {
+                continue;
+            };
+            for (h, hook) in list.iter().enumerate() {
+                let Some(command) = hook.get("command").and_then(toml::Value::as_str) else {
+                    continue;
+                };
+                if !is_hookd_command(command, wanted.hookd) {
+                    continue;
+                }
+                let event_label = snippet::codex_event_label(event);
+                let timeout = hook
+                    .get("timeout")
+                    .and_then(toml::Value::as_integer)
+                    .and_then(|t| u64::try_from(t).ok())
+                    .unwrap_or_else(|| snippet::codex_timeout(event));
+                let key = format!("{}:{event_label}:{g}:{h}", wanted.codex_file);
+                let record = state
+                    .and_then(|state| state.get(&key))
+                    .and_then(|record| record.get("trusted_hash"))
+                    .and_then(toml::Value::as_str);
+                let hash = snippet::codex_trusted_hash(&event_label, matcher, command, timeout);
+                let mut entry =
+                    serde_json::json!({ "event": event, "hook": hook, "trusted_hash": record });
+                if let Some(matcher) = matcher {
+                    entry["matcher"] = Value::from(matcher);
+                }
+                found.push(FoundHook {
+                    event: event.clone(),
+                    command: command.to_string(),
+                    written: entry.to_string(),
+                    trusted: Some(record == Some(hash.as_str())),
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
 fn edit(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, String> {
     match wanted.agent.row().settings.format {
         SettingsFormat::CodexToml => codex(text, label, wanted, add),

@@ -12,8 +12,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{
-    ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure, Program, Protect,
-    Record,
+    ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure, Program,
+    Protect, Record,
 };
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
 use crate::moment;
@@ -392,9 +392,13 @@ impl Walker<'_> {
                     let expected = "a list of paths";
                     if let Some(paths) = self.strings(value, "protect.paths", expected) {
                         if paths.iter().any(|p| p.trim().is_empty()) {
-                            self.error(value.span(), "protect.paths must not hold an empty path".into());
+                            self.error(
+                                value.span(),
+                                "protect.paths must not hold an empty path".into(),
+                            );
                         } else {
-                            protect.paths = paths.into_iter().map(std::path::PathBuf::from).collect();
+                            protect.paths =
+                                paths.into_iter().map(std::path::PathBuf::from).collect();
                         }
                     }
                 }
