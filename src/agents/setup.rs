@@ -148,12 +148,15 @@ pub fn found_hooks(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<Found
 }
 
 /// The digest of hookd's hooks (`sha256:` and hex), as the registry of setups keeps it: the same
-/// hooks, written the same way, give the same digest wherever they are in the file.
+/// hooks, written the same way, give the same digest in whatever order the file holds them (for Codex,
+/// each with the trust record at its place).
 pub fn hooks_digest(hooks: &[FoundHook]) -> String {
     use sha2::{Digest, Sha256};
+    let mut written: Vec<&str> = hooks.iter().map(|hook| hook.written.as_str()).collect();
+    written.sort_unstable();
     let mut hasher = Sha256::new();
-    for hook in hooks {
-        hasher.update(hook.written.as_bytes());
+    for hook in written {
+        hasher.update(hook.as_bytes());
         hasher.update(b"\n");
     }
     let hex: String = hasher
@@ -162,6 +165,59 @@ pub fn hooks_digest(hooks: &[FoundHook]) -> String {
         .map(|b| format!("{b:02x}"))
         .collect();
     format!("sha256:{hex}")
+}
+
+/// How hookd's hooks in a file differ from what `hookd setup` would write there now, event by event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drift {
+    /// The event has none of hookd's hooks where setup writes one (taken out).
+    Missing { event: String },
+    /// The event's hookd hooks are not the ones setup writes (another command, matcher or timeout, or
+    /// one too many); `command` is the one found.
+    Changed { event: String, command: String },
+}
+
+/// How hookd's hooks in `text` differ from what [`merge`] would make of it (none: they are as setup
+/// writes them), compared as hooks, not as text: the user's own edits and the file's layout are no drift.
+pub fn drift(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<Drift>, String> {
+    let now = found_hooks(text, label, wanted)?;
+    let want = found_hooks(&merge(text, label, wanted)?, label, wanted)?;
+    let mut events: Vec<&str> = Vec::new();
+    for hook in want.iter().chain(&now) {
+        if !events.contains(&hook.event.as_str()) {
+            events.push(&hook.event);
+        }
+    }
+    let at = |hooks: &[FoundHook], event: &str| {
+        let mut written: Vec<(String, String)> = hooks
+            .iter()
+            .filter(|h| h.event == event)
+            .map(|h| (h.written.clone(), h.command.clone()))
+            .collect();
+        written.sort();
+        written
+    };
+    let mut drift = Vec::new();
+    for event in events {
+        let (now, want) = (at(&now, event), at(&want, event));
+        if now == want {
+            continue;
+        }
+        drift.push(match now.iter().find(|found| !want.contains(found)) {
+            Some((_, command)) => Drift::Changed {
+                event: event.to_string(),
+                command: command.clone(),
+            },
+            None if now.is_empty() => Drift::Missing {
+                event: event.to_string(),
+            },
+            None => Drift::Changed {
+                event: event.to_string(),
+                command: now[0].1.clone(),
+            },
+        });
+    }
+    Ok(drift)
 }
 
 /// The command of hookd's first hook in `text`, when it holds one: the relay as written there.
@@ -321,6 +377,27 @@ pub fn is_hookd_command(command: &str, hookd: &str) -> bool {
 /// The first words of a command line as the shell reads them: quotes and backslashes undone, stopping at
 /// the first character that ends a simple command (`;`, `|`, `&`, a redirection, a newline).
 fn shell_words(command: &str) -> Vec<String> {
+    words_of(command, 8)
+}
+
+/// Every word of a hook's command line as the shell reads it, up to the first character that ends a
+/// simple command: what tells which program a relay hook runs, and with which flags (`--fail-closed`,
+/// `--socket`).
+pub fn command_words(command: &str) -> Vec<String> {
+    words_of(command, usize::MAX)
+}
+
+/// The program a hook's command line runs: its first word after any `NAME=value`.
+pub fn command_program(command: &str) -> Option<String> {
+    command_words(command).into_iter().find(|word| {
+        !word.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    })
+}
+
+/// The first `most` words of a command line (see [`shell_words`]).
+fn words_of(command: &str, most: usize) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -364,7 +441,7 @@ fn shell_words(command: &str) -> Vec<String> {
                     words.push(std::mem::take(&mut word));
                     in_word = false;
                 }
-                if words.len() >= 8 {
+                if words.len() >= most {
                     return words;
                 }
             }

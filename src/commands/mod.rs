@@ -6,6 +6,7 @@ mod answer_text;
 mod cases;
 pub mod cli;
 pub mod client;
+mod doctor;
 mod event_input;
 mod files;
 mod fire;
@@ -84,6 +85,15 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         ),
         Command::Install { bin, dir, force } => install::install(bin, dir, force),
         Command::Setup(args) => setup::run(&args),
+        Command::Doctor {
+            socket,
+            config,
+            json,
+        } => doctor::doctor(doctor::Options {
+            socket,
+            config,
+            json,
+        }),
         Command::Relay(args) => match args.print_settings.as_deref() {
             Some(agent) => print_settings(agent, &args),
             None => Ok(relay_for_an_agent(args)),

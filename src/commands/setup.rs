@@ -136,10 +136,10 @@ fn ask_reload(socket: &Path, set_up: Option<(Agent, bool)>) {
             let meanwhile = if fail_closed {
                 "refuses every call"
             } else {
-                "lets every call through unguarded"
+                "lets every call through, unguarded"
             };
             eprintln!(
-                "warning: no hookd answers on {shown}: until one does, the relay {meanwhile} of {}; start it with systemctl --user enable --now hookd.socket (after hookd install), or hookd serve; hookd doctor checks the whole chain",
+                "warning: no hookd answers on {shown}: until one does, {}'s relay {meanwhile}; start it with systemctl --user enable --now hookd.socket (after hookd install), or hookd serve; hookd doctor checks the whole chain",
                 agent.display_name()
             );
         }
@@ -258,7 +258,7 @@ fn setup_again(args: &SetupArgs, file: &Path, flags: &RelayFlags) -> String {
 }
 
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).
-fn default_file(agent: Agent) -> Result<PathBuf, String> {
+pub(super) fn default_file(agent: Agent) -> Result<PathBuf, String> {
     let home = crate::paths::home();
     let var = |name: &str| {
         std::env::var_os(name)
@@ -290,7 +290,7 @@ fn default_file(agent: Agent) -> Result<PathBuf, String> {
 
 /// The name Codex gives the file in its trust records: as `--print-settings codex` names its default,
 /// and a file given by `--file` by its real folder (Codex resolves the folders it reads).
-fn codex_file(agent: Agent, file: &Path, given: bool) -> Result<String, String> {
+pub(super) fn codex_file(agent: Agent, file: &Path, given: bool) -> Result<String, String> {
     if agent.row().settings.format != SettingsFormat::CodexToml {
         return Ok(String::new());
     }

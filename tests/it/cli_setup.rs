@@ -753,7 +753,7 @@ fn setup_registers_the_file_and_asks_the_daemon_to_reload() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains(&format!(
-            "warning: no hookd answers on {}: until one does, the relay lets every call through unguarded of Gemini CLI",
+            "warning: no hookd answers on {}: until one does, Gemini CLI's relay lets every call through, unguarded",
             home.join(".run/hookd/hookd.sock").display()
         )),
         "{stderr}"
