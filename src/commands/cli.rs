@@ -125,7 +125,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write the systemd user units (hookd.service, hookd.socket) for this binary
+    /// Write the systemd user units (hookd.service, hookd.socket) for this binary, and enable the socket
+    /// (systemctl --user enable --now hookd.socket) when they go where systemd reads them
     Install {
         /// The hookd binary the service runs [default: this one]
         #[arg(long, value_name = "PATH")]
@@ -137,6 +138,10 @@ pub enum Command {
         /// left as they are
         #[arg(long)]
         force: bool,
+        /// Write the units only: do not run systemctl --user enable --now hookd.socket (never run with
+        /// --dir, whose units systemd does not read)
+        #[arg(long)]
+        no_enable: bool,
     },
     /// Print the record: what the hooks decided, from the journal (rotated files too, oldest first); a
     /// table on a terminal, the records as JSON lines as stored when piped or with --json

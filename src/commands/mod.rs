@@ -83,7 +83,12 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             &socket.unwrap_or_else(crate::paths::default_socket),
             for_people(json),
         ),
-        Command::Install { bin, dir, force } => install::install(bin, dir, force),
+        Command::Install {
+            bin,
+            dir,
+            force,
+            no_enable,
+        } => install::install(bin, dir, force, no_enable),
         Command::Setup(args) => setup::run(&args),
         Command::Doctor {
             socket,
