@@ -56,6 +56,8 @@ fn writer(file: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u32> 
         libc::inotify_add_watch(inotify.as_raw_fd(), path.as_ptr(), libc::IN_CLOSE_NOWRITE)
     };
     assert!(watch >= 0, "inotify_add_watch");
+    // Made before: each save is then a write and a rename, done long before setup has merged.
+    let edits: Vec<String> = (1..=EDITS).map(large_settings).collect();
     std::thread::spawn(move || {
         let mut edit = 0;
         let mut buf = [0u8; 4096];
@@ -83,8 +85,8 @@ fn writer(file: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u32> 
                 at += 16 + len;
             }
             if closed {
+                save(&file, &edits[edit as usize]);
                 edit += 1;
-                save(&file, &large_settings(edit));
             }
         }
         edit
