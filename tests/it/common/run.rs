@@ -51,6 +51,14 @@ pub(super) fn run_with_stdout(
             std::env::temp_dir().join(format!("hookd-tests-state-{}", std::process::id())),
         );
     }
+    // Nor the user's daemon on the default socket (`hookd setup` asks it to reload): a runtime folder
+    // of this test binary's, where no daemon listens, unless the test gave one.
+    if !cmd.get_envs().any(|(key, _)| key == "XDG_RUNTIME_DIR") {
+        cmd.env(
+            "XDG_RUNTIME_DIR",
+            std::env::temp_dir().join(format!("hookd-tests-run-{}", std::process::id())),
+        );
+    }
     cmd.env_remove("HOOKD_SOCKET")
         .env_remove("HOOKD_CONFIG")
         .stdin(if stdin.is_some() {
