@@ -765,6 +765,18 @@ mod tests {
     }
 
     #[test]
+    fn protection_is_read_from_status_where_it_is() {
+        let on = json!({"protect": {"enabled": true, "paths": []}});
+        assert_eq!(protect_check(&on).status, Status::Ok);
+        let off = json!({"protect": {"enabled": false}});
+        assert_eq!(protect_check(&off).status, Status::Fail);
+        let unknown = json!({"ok": true});
+        let check = protect_check(&unknown);
+        assert_eq!(check.status, Status::Warn);
+        assert!(check.message.contains("unknown"), "{}", check.message);
+    }
+
+    #[test]
     fn drift_is_said_event_by_event() {
         let said = said_drift(&[
             Drift::Missing {

@@ -764,6 +764,34 @@ fn diff_lines(a: &[&str], b: &[&str]) -> Vec<Op> {
 mod tests {
     use super::*;
 
+    /// What tells setup the file changed since it read it: another file renamed over it (even with the
+    /// same bytes), a rewrite in place (even of the same size), a file taken away or put there.
+    #[test]
+    fn a_change_since_the_read_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        std::fs::write(&file, "{\"a\": 1}\n").unwrap();
+        let before = seen(&file).unwrap();
+        assert_eq!(before.text(), "{\"a\": 1}\n");
+        assert_eq!(changed_since(&file, &before).unwrap(), None);
+
+        let other = dir.path().join("new");
+        std::fs::write(&other, "{\"a\": 1}\n").unwrap();
+        std::fs::rename(&other, &file).unwrap();
+        assert!(changed_since(&file, &before).unwrap().is_some());
+
+        let before = seen(&file).unwrap();
+        std::fs::write(&file, "{\"a\": 2}\n").unwrap();
+        let now = changed_since(&file, &before).unwrap().unwrap();
+        assert_eq!(now.text(), "{\"a\": 2}\n");
+
+        std::fs::remove_file(&file).unwrap();
+        let gone = changed_since(&file, &now).unwrap().unwrap();
+        assert_eq!(gone.content, None);
+        std::fs::write(&file, "").unwrap();
+        assert!(changed_since(&file, &gone).unwrap().is_some());
+    }
+
     #[test]
     fn the_diff_is_diff_u() {
         let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n";
