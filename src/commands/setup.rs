@@ -7,6 +7,11 @@
 //! setup keeps it as long as the file holds nothing new but hookd's hooks, so that `--undo` goes back to
 //! the user's own file, not to an earlier hookd setup. An empty backup stands for a file that was not
 //! there. `--undo` restores it only when the file holds nothing the user wrote since (else `--force`).
+//!
+//! The agent, or an editor, may save the file while setup merges it: just before the new file is
+//! renamed over it, the file is read again (`changed_since`), and an edit found there is merged in turn
+//! (a few times, then setup stops with nothing written), never written over. Once written, the file is
+//! listed in the registry of setups ([`crate::agents::setups`]) and the daemon asked to reload.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
