@@ -627,6 +627,20 @@ fn relay_program_check(program: &str, fix: &str) -> Check {
         )
         .fix(format!("install hookd there again, or {fix}"));
     }
+    // Run on every call with the call's input: it must be the user's (or root's), and no one else's to
+    // change. Not started by doctor otherwise.
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        let me = nix::unistd::getuid().as_raw();
+        if (meta.uid() != me && meta.uid() != 0) || meta.mode() & 0o022 != 0 {
+            return Check::new(
+                "relay",
+                Status::Fail,
+                format!("the relay program {shown} belongs to uid {} or is writable by others: whoever can change it sees and answers every call", meta.uid()),
+            )
+            .fix(format!("install hookd yourself, writable by you alone, then {fix}"));
+        }
+    }
     let version = version_of(path).or_else(|| {
         crate::agents::snippet::is_relay_program(program)
             .then(|| version_of(&path.with_file_name("hookd")))
