@@ -9,6 +9,7 @@ pub mod dialect;
 pub mod import;
 pub mod relay;
 pub mod setup;
+pub mod setups;
 pub mod snippet;
 
 pub use crate::agent::{AGENTS, Agent, AgentRow, Dialect, SettingsFormat};

@@ -123,6 +123,224 @@ pub fn warnings(text: &str, wanted: &Wanted) -> Vec<String> {
     warnings
 }
 
+/// One of hookd's hooks as an agent's settings file holds it: what `hookd doctor` compares with what
+/// setup wrote, and what the registry's digest is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundHook {
+    /// The agent's name for the event.
+    pub event: String,
+    /// The command it runs (an http hook's url).
+    pub command: String,
+    /// The hook as written, with its group's matcher, as canonical text (keys sorted).
+    pub written: String,
+    /// Codex only: whether the trust record at the hook's place holds the hash Codex computes for the
+    /// hook as it is (Codex skips a hook whose record does not match, without a word).
+    pub trusted: Option<bool>,
+}
+
+/// hookd's hooks in `text`, in the order of the file; an error for a file that is not the agent's
+/// settings (not JSON, not TOML, a `hooks` of another shape).
+pub fn found_hooks(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<FoundHook>, String> {
+    match wanted.agent.row().settings.format {
+        SettingsFormat::CodexToml => found_codex_hooks(text, label, wanted),
+        SettingsFormat::Json | SettingsFormat::CopilotJson => found_json_hooks(text, label, wanted),
+    }
+}
+
+/// The digest of hookd's hooks (`sha256:` and hex), as the registry of setups keeps it: the same
+/// hooks, written the same way, give the same digest in whatever order the file holds them (for Codex,
+/// each with the trust record at its place).
+pub fn hooks_digest(hooks: &[FoundHook]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut written: Vec<&str> = hooks.iter().map(|hook| hook.written.as_str()).collect();
+    written.sort_unstable();
+    let mut hasher = Sha256::new();
+    for hook in written {
+        hasher.update(hook.as_bytes());
+        hasher.update(b"\n");
+    }
+    let hex: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+/// How hookd's hooks in a file differ from what `hookd setup` would write there now, event by event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drift {
+    /// The event has none of hookd's hooks where setup writes one (taken out).
+    Missing { event: String },
+    /// The event's hookd hooks are not the ones setup writes (another command, matcher or timeout, or
+    /// one too many); `command` is the one found.
+    Changed { event: String, command: String },
+}
+
+/// How hookd's hooks in `text` differ from what [`merge`] would make of it (none: they are as setup
+/// writes them), compared as hooks, not as text: the user's own edits and the file's layout are no drift.
+pub fn drift(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<Drift>, String> {
+    let now = found_hooks(text, label, wanted)?;
+    let want = found_hooks(&merge(text, label, wanted)?, label, wanted)?;
+    let mut events: Vec<&str> = Vec::new();
+    for hook in want.iter().chain(&now) {
+        if !events.contains(&hook.event.as_str()) {
+            events.push(&hook.event);
+        }
+    }
+    let at = |hooks: &[FoundHook], event: &str| {
+        let mut written: Vec<(String, String)> = hooks
+            .iter()
+            .filter(|h| h.event == event)
+            .map(|h| (h.written.clone(), h.command.clone()))
+            .collect();
+        written.sort();
+        written
+    };
+    let mut drift = Vec::new();
+    for event in events {
+        let (now, want) = (at(&now, event), at(&want, event));
+        if now == want {
+            continue;
+        }
+        drift.push(match now.iter().find(|found| !want.contains(found)) {
+            Some((_, command)) => Drift::Changed {
+                event: event.to_string(),
+                command: command.clone(),
+            },
+            None if now.is_empty() => Drift::Missing {
+                event: event.to_string(),
+            },
+            None => Drift::Changed {
+                event: event.to_string(),
+                command: now[0].1.clone(),
+            },
+        });
+    }
+    Ok(drift)
+}
+
+/// The command of hookd's first hook in `text`, when it holds one: the relay as written there.
+pub fn relay_written(text: &str, label: &str, wanted: &Wanted) -> Option<String> {
+    found_hooks(text, label, wanted)
+        .ok()?
+        .into_iter()
+        .map(|hook| hook.command)
+        .next()
+}
+
+fn canonical_text(value: Json) -> String {
+    let mut out = String::new();
+    write_json(&mut out, &canonical(value), "", 0);
+    out.replace('\n', "")
+}
+
+fn found_json_hooks(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<FoundHook>, String> {
+    let root = parse_json(text, label)?;
+    let mut found = Vec::new();
+    let Some(Json::Object(events)) = root.get("hooks") else {
+        return Ok(found);
+    };
+    let flat = wanted.agent.row().settings.format == SettingsFormat::CopilotJson;
+    let setting_keys = wanted.agent.row().import.setting_keys;
+    let command_of = |hook: &Json| {
+        ["command", "bash", "url"]
+            .iter()
+            .find_map(|key| hook.get(key).and_then(Json::as_str))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (event, list) in events {
+        if setting_keys.contains(&event.as_str()) {
+            continue;
+        }
+        let Json::Array(items) = list else { continue };
+        for item in items {
+            let (matcher, hooks) = if flat {
+                (None, std::slice::from_ref(item))
+            } else {
+                match item.get("hooks") {
+                    Some(Json::Array(hooks)) => (item.get("matcher"), hooks.as_slice()),
+                    _ => continue,
+                }
+            };
+            for hook in hooks.iter().filter(|h| is_hookd_json_hook(h, wanted.hookd)) {
+                let mut entry = vec![
+                    ("event".to_string(), Json::Str(event.clone())),
+                    ("hook".to_string(), hook.clone()),
+                ];
+                if let Some(matcher) = matcher {
+                    entry.push(("matcher".to_string(), matcher.clone()));
+                }
+                found.push(FoundHook {
+                    event: event.clone(),
+                    command: command_of(hook),
+                    written: canonical_text(Json::Object(entry)),
+                    trusted: None,
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn found_codex_hooks(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<FoundHook>, String> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("{label}: not TOML: {}", e.message().trim()))?;
+    let mut found = Vec::new();
+    let Some(toml::Value::Table(hooks)) = table.get("hooks") else {
+        return Ok(found);
+    };
+    let state = hooks.get("state").and_then(toml::Value::as_table);
+    for (event, groups) in hooks {
+        if event == "state" {
+            continue;
+        }
+        let Some(groups) = groups.as_array() else {
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let matcher = group.get("matcher").and_then(toml::Value::as_str);
+            let Some(list) = group.get("hooks").and_then(toml::Value::as_array) else {
+                continue;
+            };
+            for (h, hook) in list.iter().enumerate() {
+                let Some(command) = hook.get("command").and_then(toml::Value::as_str) else {
+                    continue;
+                };
+                if !is_hookd_command(command, wanted.hookd) {
+                    continue;
+                }
+                let event_label = snippet::codex_event_label(event);
+                let timeout = hook
+                    .get("timeout")
+                    .and_then(toml::Value::as_integer)
+                    .and_then(|t| u64::try_from(t).ok())
+                    .unwrap_or_else(|| snippet::codex_timeout(event));
+                let key = format!("{}:{event_label}:{g}:{h}", wanted.codex_file);
+                let record = state
+                    .and_then(|state| state.get(&key))
+                    .and_then(|record| record.get("trusted_hash"))
+                    .and_then(toml::Value::as_str);
+                let hash = snippet::codex_trusted_hash(&event_label, matcher, command, timeout);
+                let mut entry =
+                    serde_json::json!({ "event": event, "hook": hook, "trusted_hash": record });
+                if let Some(matcher) = matcher {
+                    entry["matcher"] = Value::from(matcher);
+                }
+                found.push(FoundHook {
+                    event: event.clone(),
+                    command: command.to_string(),
+                    written: entry.to_string(),
+                    trusted: Some(record == Some(hash.as_str())),
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
 fn edit(text: &str, label: &str, wanted: &Wanted, add: bool) -> Result<String, String> {
     match wanted.agent.row().settings.format {
         SettingsFormat::CodexToml => codex(text, label, wanted, add),
@@ -159,6 +377,27 @@ pub fn is_hookd_command(command: &str, hookd: &str) -> bool {
 /// The first words of a command line as the shell reads them: quotes and backslashes undone, stopping at
 /// the first character that ends a simple command (`;`, `|`, `&`, a redirection, a newline).
 fn shell_words(command: &str) -> Vec<String> {
+    words_of(command, 8)
+}
+
+/// Every word of a hook's command line as the shell reads it, up to the first character that ends a
+/// simple command: what tells which program a relay hook runs, and with which flags (`--fail-closed`,
+/// `--socket`).
+pub fn command_words(command: &str) -> Vec<String> {
+    words_of(command, usize::MAX)
+}
+
+/// The program a hook's command line runs: its first word after any `NAME=value`.
+pub fn command_program(command: &str) -> Option<String> {
+    command_words(command).into_iter().find(|word| {
+        !word.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    })
+}
+
+/// The first `most` words of a command line (see [`shell_words`]).
+fn words_of(command: &str, most: usize) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -202,7 +441,7 @@ fn shell_words(command: &str) -> Vec<String> {
                     words.push(std::mem::take(&mut word));
                     in_word = false;
                 }
-                if words.len() >= 8 {
+                if words.len() >= most {
                     return words;
                 }
             }

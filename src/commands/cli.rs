@@ -111,7 +111,22 @@ pub enum Command {
     /// Write hookd's relay hooks into an agent's own settings file, merged with what is there (a backup
     /// first; --dry-run shows the diff, --undo restores the backup)
     Setup(SetupArgs),
-    /// Write the systemd user units (hookd.service, hookd.socket) for this binary
+    /// Check the whole chain an agent's call goes through, a line each with what to fix: the daemon, the
+    /// settings, protection, each agent's relay hooks (drift), the relay program, Codex's trust,
+    /// fail-closed (exit 1 when a call could go through unguarded)
+    Doctor {
+        /// The daemon's socket [default: as for serve]
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// The settings file to check when no daemon answers [default: as for serve]
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// One JSON object on stdout: {"ok":…,"socket":…,"version":…,"checks":[…]}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the systemd user units (hookd.service, hookd.socket) for this binary, and enable the socket
+    /// (systemctl --user enable --now hookd.socket) when they go where systemd reads them
     Install {
         /// The hookd binary the service runs [default: this one]
         #[arg(long, value_name = "PATH")]
@@ -123,6 +138,10 @@ pub enum Command {
         /// left as they are
         #[arg(long)]
         force: bool,
+        /// Write the units only: do not run systemctl --user enable --now hookd.socket (never run with
+        /// --dir, whose units systemd does not read)
+        #[arg(long)]
+        no_enable: bool,
     },
     /// Print the record: what the hooks decided, from the journal (rotated files too, oldest first); a
     /// table on a terminal, the records as JSON lines as stored when piped or with --json

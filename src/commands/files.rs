@@ -9,34 +9,67 @@ use std::path::Path;
 /// Writes `text` to `path` whole or not at all: a new file in the same folder, synced, renamed over it.
 /// A symlink at `path` is replaced, not followed.
 pub fn write_atomic(path: &Path, text: &str, mode: u32) -> Result<(), String> {
-    let shown = path.display();
-    let dir = path.parent().ok_or_else(|| format!("{shown}: no folder"))?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{shown}: no file name"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".hookd-{}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut out = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(&tmp)?;
-        out.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        out.write_all(text.as_bytes())?;
-        out.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        if let Ok(dir) = std::fs::File::open(dir) {
+    Staged::new(path, text, mode)?.commit()
+}
+
+/// A file's new text written beside it and synced, not yet in its place: [`Staged::commit`] renames it
+/// over the file, in one step; dropped uncommitted, it is removed. What lets `hookd setup` write
+/// everything first and look at the file once more just before it replaces it.
+pub struct Staged {
+    path: std::path::PathBuf,
+    tmp: Option<std::path::PathBuf>,
+}
+
+impl Staged {
+    pub fn new(path: &Path, text: &str, mode: u32) -> Result<Staged, String> {
+        let shown = path.display();
+        let dir = path.parent().ok_or_else(|| format!("{shown}: no folder"))?;
+        let name = path
+            .file_name()
+            .ok_or_else(|| format!("{shown}: no file name"))?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".hookd-{}.tmp", std::process::id()));
+        let tmp = dir.join(tmp_name);
+        let written = (|| {
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .open(&tmp)?;
+            out.set_permissions(std::fs::Permissions::from_mode(mode))?;
+            out.write_all(text.as_bytes())?;
+            out.sync_all()
+        })();
+        let staged = Staged {
+            path: path.to_path_buf(),
+            tmp: Some(tmp),
+        };
+        written.map_err(|e| format!("cannot write {shown}: {e}"))?;
+        Ok(staged)
+    }
+
+    /// The new file renamed over the old one, and the folder synced.
+    pub fn commit(mut self) -> Result<(), String> {
+        let tmp = self.tmp.take().expect("committed once");
+        let renamed = std::fs::rename(&tmp, &self.path);
+        if let Err(e) = renamed {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(format!("cannot write {}: {e}", self.path.display()));
+        }
+        if let Some(Ok(dir)) = self.path.parent().map(std::fs::File::open) {
             let _ = dir.sync_all();
         }
-        Ok::<(), std::io::Error>(())
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {shown}: {e}")
-    })
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
 }
 
 /// An agent's settings file larger than this is none an agent writes (theirs are a few KiB); `hookd

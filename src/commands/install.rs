@@ -4,19 +4,31 @@
 //! and the difference shown, unless `--force` says to replace it. A unit that is what this hookd would
 //! write, or differs from it only in the binary `ExecStart` runs (a reinstall with another `--bin`), is
 //! hookd's own, and is written.
+//!
+//! Units written where systemd reads the user's own (no `--dir`) are then enabled, `systemctl --user
+//! enable --now hookd.socket` (unless `--no-enable`): systemd keeps the socket and queues connections
+//! while it starts or restarts the service, so a killed daemon is back before the agent's next call is
+//! lost. Without a user manager (a container, no systemd) it says so and prints the steps, as before.
+//! Either way install then asks the socket for the daemon's status and warns when nothing answers.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// The units as shipped in `systemd/`, compiled in so that `install` needs no source tree.
 const SERVICE_UNIT: &str = include_str!("../../systemd/hookd.service");
 const SOCKET_UNIT: &str = include_str!("../../systemd/hookd.socket");
 
+/// The service units earlier hookds wrote (`systemd/previous/`): hookd's own, replaced by an upgrade
+/// without `--force`, never taken for the user's edits.
+const PREVIOUS_SERVICE_UNITS: &[&str] = &[include_str!("../../systemd/previous/hookd.service.1")];
+
 pub fn install(
     bin: Option<PathBuf>,
     dir: Option<PathBuf>,
     force: bool,
+    no_enable: bool,
 ) -> Result<ExitCode, String> {
     let bin = match bin {
         Some(bin) => {
@@ -41,6 +53,9 @@ pub fn install(
             "{bin_text}: a path with spaces or % cannot go in ExecStart as is; pass --bin"
         ));
     }
+    // Units written where systemd reads the user's own are enabled; elsewhere (--dir) they are not.
+    let enable = dir.is_none() && !no_enable;
+    let own_dir = dir.is_none();
     let dir = dir.unwrap_or_else(crate::paths::systemd_user_dir);
     let service = service_unit(bin_text);
     let units = [
@@ -62,6 +77,7 @@ pub fn install(
             Some(existing) if without_exec_start(&existing) == without_exec_start(text) => {
                 State::OtherBinary
             }
+            Some(existing) if is_previous(&existing) => State::OtherBinary,
             Some(existing) => {
                 if !force {
                     eprintln!("{}", difference(path, &existing, text));
@@ -91,10 +107,114 @@ pub fn install(
             _ => println!("wrote {}", path.display()),
         }
     }
-    println!(
-        "now run: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket"
-    );
+    let enabled = if enable {
+        match enable_socket() {
+            Ok(()) => {
+                println!(
+                    "enabled hookd.socket: systemd holds the socket, starts hookd at the first connection, and again whenever it stops (connections wait meanwhile)"
+                );
+                true
+            }
+            Err(why) => {
+                eprintln!("warning: hookd.socket not enabled: {why}");
+                false
+            }
+        }
+    } else {
+        false
+    };
+    if !enabled {
+        println!("now run: {ENABLE_STEPS}");
+    }
+    if own_dir {
+        say_if_nothing_answers(enabled);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What starts hookd under systemd once the units are written.
+const ENABLE_STEPS: &str =
+    "systemctl --user daemon-reload && systemctl --user enable --now hookd.socket";
+
+/// How long install waits for `systemctl`, and for the daemon to answer once the socket is enabled.
+const SYSTEMCTL_WAIT: Duration = Duration::from_secs(30);
+const ANSWER_WAIT: Duration = Duration::from_secs(10);
+
+/// `systemctl --user daemon-reload`, then `systemctl --user enable --now hookd.socket`: the socket kept by
+/// systemd, which queues connections while it (re)starts the service. An error says why (no systemctl,
+/// no user manager: a container, a session without one).
+fn enable_socket() -> Result<(), String> {
+    systemctl(&["--user", "daemon-reload"])?;
+    systemctl(&["--user", "enable", "--now", "hookd.socket"])
+}
+
+/// `systemctl ARGS`, at most [`SYSTEMCTL_WAIT`]; its first line of stderr as the error.
+fn systemctl(args: &[&str]) -> Result<(), String> {
+    let shown = format!("systemctl {}", args.join(" "));
+    let mut child = std::process::Command::new("systemctl")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let deadline = Instant::now() + SYSTEMCTL_WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| format!("{shown}: {e}"))? {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{shown} did not finish within {SYSTEMCTL_WAIT:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if status.success() {
+        return Ok(());
+    }
+    let mut said = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        use std::io::Read;
+        let _ = (&mut stderr).take(4096).read_to_string(&mut said);
+    }
+    let first = said.lines().next().unwrap_or_default().trim().to_string();
+    Err(format!(
+        "{shown} failed ({status}){}",
+        if first.is_empty() {
+            String::new()
+        } else {
+            format!(": {first}")
+        }
+    ))
+}
+
+/// Asks for the daemon's status on the default socket (which starts it, under socket activation);
+/// says on stderr when nothing answers, and how to start it.
+fn say_if_nothing_answers(enabled: bool) {
+    use crate::protocol::Asking;
+    let socket = crate::paths::default_socket();
+    let deadline = Instant::now() + if enabled { ANSWER_WAIT } else { Duration::ZERO };
+    loop {
+        let asked =
+            crate::commands::client::request(&socket, &Asking::Status { id: 1 }, Some(ANSWER_WAIT));
+        if asked.is_ok() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let start = if enabled {
+        "systemctl --user status hookd.socket hookd says why; journalctl --user -u hookd shows its log"
+    } else {
+        "start it with the line above, or run hookd serve"
+    };
+    eprintln!(
+        "warning: nothing answers on {} yet: the agents' relays find no hookd there; {start}; hookd doctor checks the whole chain",
+        socket.display()
+    );
 }
 
 /// What is found where a unit goes.
@@ -135,6 +255,13 @@ pub(super) fn service_unit(bin: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"
+}
+
+/// Whether `unit` is a service unit an earlier hookd wrote, for any binary.
+fn is_previous(unit: &str) -> bool {
+    PREVIOUS_SERVICE_UNITS
+        .iter()
+        .any(|previous| without_exec_start(unit) == without_exec_start(previous))
 }
 
 /// A unit's lines but the `ExecStart` that runs `... serve`, the one line `install` fills in.
@@ -231,11 +358,25 @@ mod tests {
         let ours = service_unit("/usr/bin/hookd");
         let other = service_unit("/opt/hookd");
         assert_eq!(without_exec_start(&ours), without_exec_start(&other));
-        let edited = other.replace("RestartSec=1s", "RestartSec=5s");
+        let edited = other.replace("RestartSec=500ms", "RestartSec=5s");
         assert_ne!(without_exec_start(&ours), without_exec_start(&edited));
         // An ExecStart with more than the binary (a flag added) is an edit too.
         let flagged = other.replace("/opt/hookd serve", "/opt/hookd serve --config /x");
         assert_ne!(without_exec_start(&ours), without_exec_start(&flagged));
+    }
+
+    #[test]
+    fn an_earlier_hookds_unit_is_hookds_own() {
+        let earlier = PREVIOUS_SERVICE_UNITS[0].replace(
+            "ExecStart=%h/.cargo/bin/hookd serve",
+            "ExecStart=/opt/hookd serve",
+        );
+        assert!(earlier.contains("Restart=on-failure"), "{earlier}");
+        assert!(is_previous(&earlier));
+        assert!(!is_previous(
+            &earlier.replace("RestartSec=1s", "RestartSec=5s")
+        ));
+        assert!(!is_previous(&service_unit("/opt/hookd")));
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod answer_text;
 mod cases;
 pub mod cli;
 pub mod client;
+mod doctor;
 mod event_input;
 mod files;
 mod fire;
@@ -44,6 +45,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             let places = crate::engine::protect::Places {
                 socket: Some(std::path::absolute(&socket).unwrap_or_else(|_| socket.clone())),
                 agent_files: setup::agent_files(),
+                set_up_files: crate::agents::setups::setup_files(),
                 ..crate::engine::protect::Places::of_this_user()
             };
             crate::daemon::run(
@@ -89,8 +91,22 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
         Command::Reload { socket, json } => {
             reload(&client::daemon_socket(socket), for_people(json))
         }
-        Command::Install { bin, dir, force } => install::install(bin, dir, force),
+        Command::Install {
+            bin,
+            dir,
+            force,
+            no_enable,
+        } => install::install(bin, dir, force, no_enable),
         Command::Setup(args) => setup::run(&args),
+        Command::Doctor {
+            socket,
+            config,
+            json,
+        } => doctor::doctor(doctor::Options {
+            socket,
+            config,
+            json,
+        }),
         Command::Relay(args) => match args.print_settings.as_deref() {
             Some(agent) => print_settings(agent, &args),
             None => Ok(relay_for_an_agent(args)),

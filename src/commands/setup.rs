@@ -7,16 +7,24 @@
 //! setup keeps it as long as the file holds nothing new but hookd's hooks, so that `--undo` goes back to
 //! the user's own file, not to an earlier hookd setup. An empty backup stands for a file that was not
 //! there. `--undo` restores it only when the file holds nothing the user wrote since (else `--force`).
+//!
+//! The agent, or an editor, may save the file while setup merges it: just before the new file is
+//! renamed over it, the file is read again (`changed_since`), and an edit found there is merged in turn
+//! (a few times, then setup stops with nothing written), never written over. Once written, the file is
+//! listed in the registry of setups ([`crate::agents::setups`]) and the daemon asked to reload.
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::agents::setup::{Wanted, merge, same_apart_from_hookd, warnings, without_hookd};
+use crate::agents::setup::{
+    Wanted, found_hooks, hooks_digest, merge, same_apart_from_hookd, warnings, without_hookd,
+};
+use crate::agents::setups;
 use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
-use crate::commands::files::{MAX_AGENT_FILE, write_atomic};
+use crate::commands::files::{MAX_AGENT_FILE, Staged};
 
 /// The mode of a settings file setup creates: it may hold the user's keys (Codex's config.toml does).
 const NEW_FILE_MODE: u32 = 0o600;
@@ -44,17 +52,104 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         hookd: &hookd,
         codex_file: &codex_file,
     };
+    let socket = args
+        .socket
+        .clone()
+        .unwrap_or_else(crate::paths::default_socket);
     if args.undo {
-        return undo(&file, &wanted, args);
+        if undo(&file, &wanted, args)? {
+            let file_text = registry_name(&file);
+            if let Err(e) = setups::update(|r| {
+                r.forget(agent.name(), &file_text);
+            }) {
+                eprintln!("warning: {e}: {} is still listed as set up", file.display());
+            }
+            ask_reload(&socket, None);
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let done = setup(&file, &wanted, args)?;
+    if let Done::SetUp(text) = &done {
+        register(&file, &wanted, args.fail_closed, text);
+        ask_reload(&socket, Some((agent, args.fail_closed)));
+    }
     if !args.dry_run
         && let Some(hint) =
             lite_relay_hint(agent, &relay, &hookd, &setup_again(args, &file, &flags))
     {
         eprintln!("{hint}");
     }
-    Ok(done)
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The file as the registry names it: its absolute path, as text.
+fn registry_name(file: &Path) -> String {
+    file.to_string_lossy().into_owned()
+}
+
+/// The setup written into the registry of setups ([`setups`]): the file, the relay as written, and the
+/// digest of hookd's hooks in `text` (the file as it now is). A registry that cannot be written is said,
+/// not fatal: the agent's file is set up.
+fn register(file: &Path, wanted: &Wanted, fail_closed: bool, text: &str) {
+    let shown = file.display().to_string();
+    let digest = match found_hooks(text, &shown, wanted) {
+        Ok(hooks) => hooks_digest(&hooks),
+        Err(e) => {
+            eprintln!("warning: {e}");
+            return;
+        }
+    };
+    let setup = setups::Setup {
+        agent: wanted.agent.name().to_string(),
+        file: registry_name(file),
+        relay: wanted.command.to_string(),
+        fail_closed,
+        hooks_sha256: digest,
+        at: crate::time::now_rfc3339(),
+    };
+    if let Err(e) = setups::update(|r| r.record(setup)) {
+        eprintln!(
+            "warning: {e}: hookd doctor and the daemon's guard will not know of {shown} until it is written"
+        );
+    }
+}
+
+/// How long setup waits for the daemon's answer to its reload.
+const RELOAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Asks the daemon on `socket` to reload, so that it reads the registry again and its guard covers the
+/// file just set up at once. Silent when it does; for a setup (`set_up`: the agent, and whether its relay
+/// fails closed), a warning when no daemon answers, saying what the relay does meanwhile and how to
+/// start one; after `--undo`, silent either way.
+fn ask_reload(socket: &Path, set_up: Option<(Agent, bool)>) {
+    use crate::commands::client::{self, ClientError};
+    use crate::protocol::{Asking, ReloadResponse};
+    let shown = socket.display();
+    match client::request(socket, &Asking::Reload { id: 1 }, Some(RELOAD_TIMEOUT)) {
+        Ok(response) => match response.read::<ReloadResponse>() {
+            Ok(Ok(_)) => {}
+            Ok(Err(refused)) if set_up.is_some() => eprintln!(
+                "warning: hookd on {shown} did not reload ({}): it guards as before until its settings reload",
+                refused.error.message
+            ),
+            Ok(Err(_)) => {}
+            Err(e) => eprintln!("warning: hookd on {shown}: {e}"),
+        },
+        Err(_) if set_up.is_none() => {}
+        Err(ClientError::NotRunning(_)) => {
+            let (agent, fail_closed) = set_up.expect("a setup");
+            let meanwhile = if fail_closed {
+                "refuses every call"
+            } else {
+                "lets every call through, unguarded"
+            };
+            eprintln!(
+                "warning: no hookd answers on {shown}: until one does, {}'s relay {meanwhile}; start it with systemctl --user enable --now hookd.socket (after hookd install), or hookd serve; hookd doctor checks the whole chain",
+                agent.display_name()
+            );
+        }
+        Err(e) => eprintln!("warning: hookd on {shown} did not answer: {e}"),
+    }
 }
 
 /// What setup says when the relay it wrote is not `hookd-relay-lite` on a machine the lite relay runs
@@ -182,7 +277,7 @@ pub(crate) fn agent_files() -> Vec<(String, PathBuf)> {
 }
 
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).
-fn default_file(agent: Agent) -> Result<PathBuf, String> {
+pub(super) fn default_file(agent: Agent) -> Result<PathBuf, String> {
     let home = crate::paths::home();
     let var = |name: &str| {
         std::env::var_os(name)
@@ -214,7 +309,7 @@ fn default_file(agent: Agent) -> Result<PathBuf, String> {
 
 /// The name Codex gives the file in its trust records: as `--print-settings codex` names its default,
 /// and a file given by `--file` by its real folder (Codex resolves the folders it reads).
-fn codex_file(agent: Agent, file: &Path, given: bool) -> Result<String, String> {
+pub(super) fn codex_file(agent: Agent, file: &Path, given: bool) -> Result<String, String> {
     if agent.row().settings.format != SettingsFormat::CodexToml {
         return Ok(String::new());
     }
@@ -243,93 +338,227 @@ fn backup_of(file: &Path) -> PathBuf {
 /// (writing would replace the link, or the file it points to, neither of which the user asked for),
 /// anything but a regular file, a file of another user, one too large, one that is not UTF-8.
 fn read(path: &Path) -> Result<Option<(String, u32)>, String> {
-    let shown = path.display();
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {shown}: {e}")),
-    };
-    if meta.file_type().is_symlink() {
-        let target = std::fs::read_link(path)
-            .map(|t| t.display().to_string())
-            .unwrap_or_default();
-        return Err(format!(
-            "{shown} is a symbolic link (to {target}): hookd setup edits only a regular file; pass --file with the file it points to, if that is the one"
-        ));
-    }
-    if !meta.is_file() {
-        return Err(format!("{shown} is not a regular file"));
-    }
-    let me = nix::unistd::getuid().as_raw();
-    if meta.uid() != me {
-        return Err(format!(
-            "{shown} belongs to uid {}, not to you (uid {me}): hookd setup edits only your own files",
-            meta.uid()
-        ));
-    }
-    if meta.len() > MAX_AGENT_FILE {
-        return Err(format!(
-            "{shown} is {} bytes, more than the {MAX_AGENT_FILE} hookd setup edits: not a settings file as agents write them; merge by hand",
-            meta.len()
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))?;
-    Ok(Some((text, meta.permissions().mode() & 0o7777)))
+    Ok(seen(path)?.content)
 }
 
-fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, String> {
+/// How many times setup merges again a file that changed while it merged it, before it stops.
+const MERGE_TRIES: usize = 8;
+
+/// A file as setup read it: its text and mode, and what tells whether it changed since ([`Identity`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Seen {
+    content: Option<(String, u32)>,
+    identity: Option<Identity>,
+}
+
+impl Seen {
+    fn text(&self) -> &str {
+        self.content.as_ref().map_or("", |(text, _)| text.as_str())
+    }
+}
+
+/// What the file system says of a file besides its bytes: which file it is (device, inode) and when it
+/// was last written or changed (size, mtime, ctime, to the nanosecond). A file an editor saved by
+/// renaming a new one over it is another inode; one rewritten in place has another mtime and ctime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// The file at `path` now, read through one handle whose identity is taken after the read, and checked
+/// to be still the file at `path`: a file replaced while it was read is read again (a few times).
+fn seen(path: &Path) -> Result<Seen, String> {
+    use std::io::Read;
+    let shown = path.display();
+    for _ in 0..MERGE_TRIES {
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Seen {
+                    content: None,
+                    identity: None,
+                });
+            }
+            Err(e) => return Err(format!("cannot read {shown}: {e}")),
+        };
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            return Err(format!(
+                "{shown} is a symbolic link (to {target}): hookd setup edits only a regular file; pass --file with the file it points to, if that is the one"
+            ));
+        }
+        if !meta.is_file() {
+            return Err(format!("{shown} is not a regular file"));
+        }
+        let me = nix::unistd::getuid().as_raw();
+        if meta.uid() != me {
+            return Err(format!(
+                "{shown} belongs to uid {}, not to you (uid {me}): hookd setup edits only your own files",
+                meta.uid()
+            ));
+        }
+        if meta.len() > MAX_AGENT_FILE {
+            return Err(format!(
+                "{shown} is {} bytes, more than the {MAX_AGENT_FILE} hookd setup edits: not a settings file as agents write them; merge by hand",
+                meta.len()
+            ));
+        }
+        let cannot = |e: std::io::Error| format!("cannot read {shown}: {e}");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY | nix::libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(cannot)?;
+        let mut bytes = Vec::new();
+        (&file)
+            .take(MAX_AGENT_FILE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+        let read = Identity::of(&file.metadata().map_err(cannot)?);
+        let now = std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| Identity::of(&m));
+        if now != Some(read) || bytes.len() as u64 != read.size {
+            // Replaced or written while it was read: read it again.
+            continue;
+        }
+        let text = String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))?;
+        return Ok(Seen {
+            content: Some((text, meta.permissions().mode() & 0o7777)),
+            identity: Some(read),
+        });
+    }
+    Err(changing(path))
+}
+
+/// `None` when the file at `path` is still what was `seen` (the same file, unchanged, the same
+/// bytes); else the file as it is now.
+fn changed_since(path: &Path, before: &Seen) -> Result<Option<Seen>, String> {
+    let now = seen(path)?;
+    Ok((now != *before).then_some(now))
+}
+
+/// Why setup stopped with nothing written: the file kept changing while it merged it.
+fn changing(path: &Path) -> String {
+    format!(
+        "{} kept changing while hookd setup merged it ({MERGE_TRIES} times): nothing written, so that no edit is lost; run hookd setup again once the agent or editor saving it is done",
+        path.display()
+    )
+}
+
+/// What setup did to the file, for the registry.
+enum Done {
+    /// The file holds hookd's hooks (written now, or already there): its text.
+    SetUp(String),
+    /// Nothing was written (`--dry-run`).
+    Nothing,
+}
+
+fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<Done, String> {
     let shown = file.display().to_string();
     let agent = wanted.agent;
-    let current = read(file)?;
-    let before = current.as_ref().map_or("", |(text, _)| text.as_str());
-    let merged = merge(before, &shown, wanted)?;
-    for warning in warnings(&merged, wanted) {
+    let mut current = seen(file)?;
+    // The file is read, merged and written; just before the new file is renamed over it, it is read
+    // again: an edit saved meanwhile (the agent, an editor) is merged in turn, never written over.
+    for _ in 0..MERGE_TRIES {
+        let before = current.text();
+        let existed = current.content.is_some();
+        let merged = merge(before, &shown, wanted)?;
+        if existed && merged == before {
+            warn(&merged, &shown, wanted);
+            println!(
+                "{shown}: already set up for {} (nothing changed)",
+                agent.display_name()
+            );
+            return Ok(Done::SetUp(merged));
+        }
+        if args.dry_run {
+            warn(&merged, &shown, wanted);
+            print!("{}", unified_diff(before, &merged, &shown, existed));
+            eprintln!("dry run: nothing written");
+            return Ok(Done::Nothing);
+        }
+        let dir = file.parent().ok_or_else(|| format!("{shown}: no folder"))?;
+        if !dir.exists() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let backup = backup_of(file);
+        // The backup already there is kept while it is the user's file apart from hookd's hooks.
+        let kept = match read(&backup) {
+            Ok(Some((old, _))) => same_apart_from_hookd(&old, before, wanted),
+            Ok(None) => false,
+            Err(e) => return Err(format!("{e} (the backup of {shown})")),
+        };
+        // A file that holds hookd hooks already (an earlier setup of another hookd, or one the backup
+        // could not be kept for) is backed up without them: --undo must not put hookd's hooks back.
+        let stripped = if kept {
+            None
+        } else {
+            without_hookd(before, &shown, wanted)?
+        };
+        let mode = current
+            .content
+            .as_ref()
+            .map_or(NEW_FILE_MODE, |(_, mode)| *mode);
+        let staged_backup = if kept {
+            None
+        } else {
+            Some(Staged::new(
+                &backup,
+                stripped.as_deref().unwrap_or(before),
+                mode,
+            )?)
+        };
+        let staged = Staged::new(file, &merged, mode)?;
+        if let Some(now) = changed_since(file, &current)? {
+            // Saved by someone else while this merged: merge again from what is there now. The staged
+            // files are removed as they are dropped.
+            current = now;
+            continue;
+        }
+        if let Some(staged_backup) = staged_backup {
+            staged_backup.commit()?;
+        }
+        staged.commit()?;
+        warn(&merged, &shown, wanted);
+        said_written(file, agent, existed, kept, stripped.is_some());
+        return Ok(Done::SetUp(merged));
+    }
+    Err(changing(file))
+}
+
+/// The warnings of the merged file, on stderr.
+fn warn(merged: &str, shown: &str, wanted: &Wanted) {
+    for warning in warnings(merged, wanted) {
         eprintln!("warning: {shown}: {warning}");
     }
-    if current.is_some() && merged == before {
-        println!(
-            "{shown}: already set up for {} (nothing changed)",
-            agent.display_name()
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.dry_run {
-        print!(
-            "{}",
-            unified_diff(before, &merged, &shown, current.is_some())
-        );
-        eprintln!("dry run: nothing written");
-        return Ok(ExitCode::SUCCESS);
-    }
-    let dir = file.parent().ok_or_else(|| format!("{shown}: no folder"))?;
-    if !dir.exists() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    let backup = backup_of(file);
-    let backup_shown = backup.display();
-    // The backup already there is kept while it is the user's file apart from hookd's hooks.
-    let kept = match read(&backup) {
-        Ok(Some((old, _))) => same_apart_from_hookd(&old, before, wanted),
-        Ok(None) => false,
-        Err(e) => return Err(format!("{e} (the backup of {shown})")),
-    };
-    // A file that holds hookd hooks already (an earlier setup of another hookd, or one the backup could
-    // not be kept for) is backed up without them: --undo must not put hookd's hooks back.
-    let stripped = if kept {
-        None
-    } else {
-        without_hookd(before, &shown, wanted)?
-    };
-    let mode = current.as_ref().map_or(NEW_FILE_MODE, |(_, mode)| *mode);
-    if !kept {
-        write_atomic(&backup, stripped.as_deref().unwrap_or(before), mode)?;
-    }
-    write_atomic(file, &merged, mode)?;
+}
+
+/// What setup says once it wrote the file and its backup.
+fn said_written(file: &Path, agent: Agent, existed: bool, kept: bool, stripped: bool) {
+    let shown = file.display();
     let moments = agent.moments().len();
     let trust = if agent.row().settings.format == SettingsFormat::CodexToml {
         ", with a trust record each (Codex runs only the hooks it trusts)".to_string()
@@ -338,22 +567,19 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, Str
     };
     println!(
         "{} {shown}: hookd relay on {moments} events of {}{trust}",
-        if current.is_some() {
-            "wrote"
-        } else {
-            "created"
-        },
+        if existed { "wrote" } else { "created" },
         agent.display_name()
     );
-    let then = if stripped.is_some() {
+    let then = if stripped {
         "the file as it was, with the hookd hooks it held taken out"
-    } else if current.is_some() {
+    } else if existed {
         "the file as it was before hookd setup"
     } else {
         "empty: there was no file before hookd setup"
     };
     println!(
-        "backup: {backup_shown} ({then}{}); hookd setup {} --undo restores it",
+        "backup: {} ({then}{}); hookd setup {} --undo restores it",
+        backup_of(file).display(),
         if kept {
             ", kept from the first setup"
         } else {
@@ -361,10 +587,9 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, Str
         },
         agent.name()
     );
-    Ok(ExitCode::SUCCESS)
 }
 
-fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, String> {
+fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> {
     let shown = file.display().to_string();
     let backup = backup_of(file);
     let backup_shown = backup.display().to_string();
@@ -374,35 +599,51 @@ fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<ExitCode, Stri
             wanted.agent.name()
         ));
     };
-    let current = read(file)?;
-    let now = current.as_ref().map_or("", |(text, _)| text.as_str());
-    if !args.force && !same_apart_from_hookd(now, &old, wanted) {
-        return Err(format!(
-            "{shown} was changed since hookd setup wrote it (not only hookd's hooks): --undo would lose those changes; see what it would do with --undo --dry-run, and restore the backup anyway with --undo --force"
-        ));
-    }
     let remove = old.is_empty();
-    if args.dry_run {
-        print!("{}", unified_diff(now, &old, &shown, current.is_some()));
-        eprintln!("dry run: nothing written");
-        return Ok(ExitCode::SUCCESS);
-    }
-    if remove {
-        if current.is_some() {
-            std::fs::remove_file(file).map_err(|e| format!("cannot remove {shown}: {e}"))?;
+    let mut current = seen(file)?;
+    for _ in 0..MERGE_TRIES {
+        let now = current.text();
+        if !args.force && !same_apart_from_hookd(now, &old, wanted) {
+            return Err(format!(
+                "{shown} was changed since hookd setup wrote it (not only hookd's hooks): --undo would lose those changes; see what it would do with --undo --dry-run, and restore the backup anyway with --undo --force"
+            ));
         }
-    } else {
-        write_atomic(file, &old, mode)?;
+        if args.dry_run {
+            print!(
+                "{}",
+                unified_diff(now, &old, &shown, current.content.is_some())
+            );
+            eprintln!("dry run: nothing written");
+            return Ok(false);
+        }
+        let staged = if remove {
+            None
+        } else {
+            Some(Staged::new(file, &old, mode)?)
+        };
+        // As in setup: an edit saved while this ran is looked at again, not written over.
+        if let Some(changed) = changed_since(file, &current)? {
+            current = changed;
+            continue;
+        }
+        match staged {
+            Some(staged) => staged.commit()?,
+            None if current.content.is_some() => {
+                std::fs::remove_file(file).map_err(|e| format!("cannot remove {shown}: {e}"))?
+            }
+            None => {}
+        }
+        std::fs::remove_file(&backup).map_err(|e| format!("cannot remove {backup_shown}: {e}"))?;
+        if remove {
+            println!("removed {shown}, which hookd setup had created; removed {backup_shown}");
+        } else {
+            println!(
+                "restored {shown} from {backup_shown} (as it was before hookd setup); removed {backup_shown}"
+            );
+        }
+        return Ok(true);
     }
-    std::fs::remove_file(&backup).map_err(|e| format!("cannot remove {backup_shown}: {e}"))?;
-    if remove {
-        println!("removed {shown}, which hookd setup had created; removed {backup_shown}");
-    } else {
-        println!(
-            "restored {shown} from {backup_shown} (as it was before hookd setup); removed {backup_shown}"
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Err(changing(file))
 }
 
 /// `old` to `new` as a unified diff (`diff -u`, three lines of context), `label` naming the file.
@@ -541,6 +782,34 @@ fn diff_lines(a: &[&str], b: &[&str]) -> Vec<Op> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What tells setup the file changed since it read it: another file renamed over it (even with the
+    /// same bytes), a rewrite in place (even of the same size), a file taken away or put there.
+    #[test]
+    fn a_change_since_the_read_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        std::fs::write(&file, "{\"a\": 1}\n").unwrap();
+        let before = seen(&file).unwrap();
+        assert_eq!(before.text(), "{\"a\": 1}\n");
+        assert_eq!(changed_since(&file, &before).unwrap(), None);
+
+        let other = dir.path().join("new");
+        std::fs::write(&other, "{\"a\": 1}\n").unwrap();
+        std::fs::rename(&other, &file).unwrap();
+        assert!(changed_since(&file, &before).unwrap().is_some());
+
+        let before = seen(&file).unwrap();
+        std::fs::write(&file, "{\"a\": 2}\n").unwrap();
+        let now = changed_since(&file, &before).unwrap().unwrap();
+        assert_eq!(now.text(), "{\"a\": 2}\n");
+
+        std::fs::remove_file(&file).unwrap();
+        let gone = changed_since(&file, &now).unwrap().unwrap();
+        assert_eq!(gone.content, None);
+        std::fs::write(&file, "").unwrap();
+        assert!(changed_since(&file, &gone).unwrap().is_some());
+    }
 
     #[test]
     fn the_diff_is_diff_u() {

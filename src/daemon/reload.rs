@@ -47,15 +47,28 @@ pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, Confi
     let _serialized = SERIAL.lock().await;
     let in_force = *lock(&daemon.loaded_text);
     let path = daemon.config_path.clone();
-    let prepared = tokio::task::spawn_blocking(move || prepare(&path, trigger, in_force))
-        .await
-        .unwrap_or_else(|e| {
+    // The files `hookd setup` wrote the relay into are read again too (setup asks for a reload once it
+    // wrote one), so that hookd's guard of itself keeps a file set up while the daemon runs.
+    let read = tokio::task::spawn_blocking(move || {
+        (
+            prepare(&path, trigger, in_force),
+            crate::agents::setups::setup_files(),
+        )
+    })
+    .await;
+    let prepared = match read {
+        Ok((prepared, set_up)) => {
+            daemon.engine.guard_set_up_files(set_up);
+            prepared
+        }
+        Err(e) => {
             tracing::error!("reading the settings file failed abnormally: {e}");
             Prepared::Invalid(whole_file(
                 &daemon.config_path,
                 "reading the file failed abnormally; keeping the last good settings (see the daemon's log)",
             ))
-        });
+        }
+    };
     apply(daemon, prepared)
 }
 

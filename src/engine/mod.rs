@@ -191,6 +191,18 @@ impl Engine {
         }));
     }
 
+    /// The files `hookd setup` wrote the relay into (its registry), for the guard of itself: taken in at
+    /// once when they changed.
+    pub fn guard_set_up_files(&self, files: Vec<std::path::PathBuf>) {
+        let places = crate::sync::lock(&self.places).clone();
+        if places.set_up_files == files {
+            return;
+        }
+        let mut places = (*places).clone();
+        places.set_up_files = files;
+        self.guard_places(places);
+    }
+
     /// Fires being worked on right now.
     pub fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Relaxed)

@@ -44,7 +44,7 @@ fn an_edited_unit_is_kept_and_its_difference_shown_unless_forced() {
     let service = units.join("hookd.service");
     let edited = fs::read_to_string(&service)
         .unwrap()
-        .replace("RestartSec=1s", "RestartSec=5s");
+        .replace("RestartSec=500ms", "RestartSec=5s");
     fs::write(&service, &edited).unwrap();
     fs::remove_file(units.join("hookd.socket")).unwrap();
 
@@ -57,7 +57,7 @@ fn an_edited_unit_is_kept_and_its_difference_shown_unless_forced() {
     );
     let lines: Vec<&str> = stderr.lines().collect();
     assert!(
-        lines.contains(&"-RestartSec=5s") && lines.contains(&"+RestartSec=1s"),
+        lines.contains(&"-RestartSec=5s") && lines.contains(&"+RestartSec=500ms"),
         "{stderr}"
     );
     assert!(
@@ -81,7 +81,7 @@ fn an_edited_unit_is_kept_and_its_difference_shown_unless_forced() {
     assert!(
         fs::read_to_string(&service)
             .unwrap()
-            .contains("\nRestartSec=1s\n")
+            .contains("\nRestartSec=500ms\n")
     );
     assert!(units.join("hookd.socket").is_file());
     assert!(

@@ -27,10 +27,15 @@ const AGENT_VARS: &[&str] = &[
     "XDG_CONFIG_HOME",
 ];
 
-/// `hookd ARGS` with HOME `home` and the variables `envs`, no other agent variable.
+/// `hookd ARGS` with HOME `home` and the variables `envs`, no other agent variable; hookd's state (the
+/// registry of setups) and runtime folder (the socket setup asks to reload) in `home` too, never the
+/// user's.
 fn hookd_in(home: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new(BIN);
-    cmd.args(args).env("HOME", home);
+    cmd.args(args)
+        .env("HOME", home)
+        .env("XDG_STATE_HOME", home.join(".state"))
+        .env("XDG_RUNTIME_DIR", home.join(".run"));
     for var in AGENT_VARS {
         cmd.env_remove(var);
     }
@@ -682,7 +687,9 @@ fn hooks_switched_off_in_the_agent_are_warned_of() {
     let stderr = text(&out.stderr);
     let warnings: String = stderr
         .lines()
-        .filter(|line| !line.starts_with("hint: "))
+        .filter(|line| {
+            !line.starts_with("hint: ") && !line.starts_with("warning: no hookd answers")
+        })
         .map(|line| format!("{line}\n"))
         .collect();
     assert_eq!(
@@ -694,4 +701,77 @@ fn hooks_switched_off_in_the_agent_are_warned_of() {
     );
     assert!(json(&file)["hooks"]["PreToolUse"].is_array());
     assert_eq!(json(&file)["disableAllHooks"], true);
+}
+
+/// Setup lists what it wrote in the registry of setups (`$XDG_STATE_HOME/hookd/setup.json`: the file,
+/// the relay as written, fail-closed, the digest of the hooks) and asks the daemon on the relay's socket
+/// to reload, so that its guard covers the file at once; with no daemon it says so. `--undo` takes the
+/// entry out.
+#[test]
+fn setup_registers_the_file_and_asks_the_daemon_to_reload() {
+    let d = Daemon::with_scripts(&[], "# no hooks\n");
+    let home = d.sb.p("home");
+    fs::create_dir(&home).unwrap();
+    let file = home.join(".qwen/settings.json");
+    let socket = d.socket.to_str().unwrap();
+    let generation = d.status()["generation"].as_u64().unwrap();
+    let out = hookd_in(
+        &home,
+        &["setup", "qwen-code", "--socket", socket, "--fail-closed"],
+        &[],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(code(&out.status), 0, "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert_eq!(
+        d.status()["generation"].as_u64().unwrap(),
+        generation + 1,
+        "the daemon was not asked to reload"
+    );
+    let registry = json(&home.join(".state/hookd/setup.json"));
+    assert_eq!(registry["version"], 1, "{registry}");
+    let entry = &registry["setups"][0];
+    assert_eq!(entry["agent"], "qwen-code");
+    assert_eq!(entry["file"], file.to_str().unwrap());
+    assert_eq!(
+        entry["relay"],
+        format!("{} --socket {socket} --fail-closed", relay("qwen-code"))
+    );
+    assert_eq!(entry["fail_closed"], true);
+    assert!(
+        entry["hooks_sha256"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:"),
+        "{entry}"
+    );
+    assert!(entry["at"].as_str().unwrap().ends_with('Z'), "{entry}");
+
+    // A second agent's file joins it; no daemon on the default socket is said.
+    let out = hookd_in(&home, &["setup", "gemini-cli"], &[]);
+    assert_eq!(code(&out.status), 0);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "warning: no hookd answers on {}: until one does, Gemini CLI's relay lets every call through, unguarded",
+            home.join(".run/hookd/hookd.sock").display()
+        )),
+        "{stderr}"
+    );
+    let registry = json(&home.join(".state/hookd/setup.json"));
+    assert_eq!(
+        registry["setups"].as_array().unwrap().len(),
+        2,
+        "{registry}"
+    );
+
+    ok(&home, &["setup", "qwen-code", "--undo"], &[]);
+    let registry = json(&home.join(".state/hookd/setup.json"));
+    let agents: Vec<&str> = registry["setups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["agent"].as_str().unwrap())
+        .collect();
+    assert_eq!(agents, ["gemini-cli"], "{registry}");
 }

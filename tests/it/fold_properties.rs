@@ -1117,7 +1117,9 @@ fn settings_for(dir: &Path, moment: &str, hooks: &[ShellHook]) -> Settings {
             hook.code
         ));
     }
-    let path = dir.join("hooks.toml");
+    // The settings in a folder of their own: the call's `rm x` in the hooks' folder is ordinary work,
+    // where in the settings' folder hookd's guard of itself would refuse it.
+    let path = dir.join("conf/hooks.toml");
     Settings::parse(&path, "hooks.toml", &toml).expect("valid settings")
 }
 

@@ -33,10 +33,14 @@ mod cli_packaging;
 mod cli_setup;
 /// `hookd test`: one event decided without a daemon, and policy tests (`--cases`); `fire` on a terminal.
 mod cli_test;
+/// `hookd doctor`: the whole chain checked against a real daemon, drift in each agent's file.
+mod doctor;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.
 mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.
 mod sdk_example;
+/// `hookd setup` against a real concurrent writer: an edit saved while it merges is never lost.
+mod setup_race;
 
 // ---- the example hooks ---------------------------------------------------------------------------------
 

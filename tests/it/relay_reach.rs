@@ -198,6 +198,7 @@ fn activated(sb: &Sandbox, listener: &UnixListener, log: &str) -> ChildGuard {
     for var in SYSTEMD_VARS {
         command.env_remove(var);
     }
+    keep_home(&mut command, sb.path());
     // SAFETY: only fcntl and dup2, which are async-signal-safe, run between fork and exec.
     unsafe {
         command.pre_exec(move || {

@@ -13,7 +13,9 @@ use crate::common::*;
 const T: Duration = Duration::from_secs(60);
 
 /// A Claude Code tool call that a guard would refuse.
-const RM: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}"#;
+/// A call only a hook refuses (not `rm -rf ~`, which hookd's guard of itself refuses whatever the hooks
+/// say: the home folder holds the agents' settings).
+const RM: &str = r#"{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#;
 
 /// The three relays, each as its program and the words before its options.
 fn relays() -> [(&'static str, &'static [&'static str]); 3] {

@@ -431,7 +431,10 @@ fn install_writes_units_that_systemd_analyze_verifies() {
         format!("ExecStart={BIN} serve"),
         "Type=notify".into(),
         "ExecReload=kill -HUP $MAINPID".into(),
-        "Restart=on-failure".into(),
+        // Back after any exit, a kill -9 included, at once, and never given up on.
+        "Restart=always".into(),
+        "RestartSec=500ms".into(),
+        "StartLimitIntervalSec=0".into(),
     ] {
         assert!(
             lines.contains(&want.as_str()),
@@ -492,8 +495,12 @@ fn install_writes_units_that_systemd_analyze_verifies() {
 fn install_defaults_to_this_binary_and_the_xdg_config_folder() {
     let sb = Sandbox::new();
     let config_home = sb.p("xdg");
+    let runtime = sb.p("runtime");
     let mut cmd = Command::new(BIN);
-    cmd.arg("install").env("XDG_CONFIG_HOME", &config_home);
+    // --no-enable: no systemctl is run (the user's own manager is never touched by a test).
+    cmd.args(["install", "--no-enable"])
+        .env("XDG_CONFIG_HOME", &config_home)
+        .env("XDG_RUNTIME_DIR", &runtime);
     let out = run_with_deadline(cmd, None, DEADLINE);
     assert_eq!(code(&out.status), 0, "install: {}", text(&out.stderr));
     let units = config_home.join("systemd/user");
@@ -513,4 +520,123 @@ fn install_defaults_to_this_binary_and_the_xdg_config_folder() {
         stdout.contains(&units.join("hookd.service").display().to_string()),
         "{stdout}"
     );
+    assert!(
+        stdout.ends_with(
+            "now run: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "warning: nothing answers on {} yet",
+            runtime.join("hookd/hookd.sock").display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `hookd install` (no `--dir`) with a `systemctl` of the test's own first on PATH, which logs what it
+/// is asked and, by `mode`, fails as it does with no user manager (`fail`), succeeds (`quiet`), or
+/// succeeds and starts the daemon on the socket as socket activation would (`start`). Returns install's
+/// output, what systemctl was asked, and the pid of a daemon it started.
+fn install_with_systemctl(sb: &Sandbox, mode: &str) -> (std::process::Output, String, Option<i32>) {
+    let bin_dir = sb.p("fake-bin");
+    fs::create_dir_all(&bin_dir).unwrap();
+    let log = sb.p("systemctl.log");
+    let pid_file = sb.p("daemon.pid");
+    let runtime = sb.p("runtime");
+    let config_home = sb.p("xdg");
+    fs::create_dir_all(config_home.join("hookd")).unwrap();
+    fs::write(config_home.join("hookd/hooks.toml"), "# no hooks\n").unwrap();
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{log}'\ncase '{mode}' in\n  fail) echo 'Failed to connect to bus: No medium found' >&2; exit 1 ;;\n  start) case \"$*\" in *'enable --now hookd.socket'*) '{bin}' serve >'{daemon_log}' 2>&1 </dev/null & echo $! > '{pid}' ;; esac ;;\nesac\nexit 0\n",
+        log = log.display(),
+        bin = BIN,
+        daemon_log = sb.p("daemon.log").display(),
+        pid = pid_file.display(),
+    );
+    let fake = bin_dir.join("systemctl");
+    fs::write(&fake, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new(BIN);
+    cmd.arg("install")
+        .env("PATH", path)
+        .env("HOME", sb.path())
+        .env("XDG_CONFIG_HOME", &config_home)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("XDG_STATE_HOME", sb.p("state"));
+    let out = run_with_deadline(cmd, None, Duration::from_secs(60));
+    let asked = fs::read_to_string(&log).unwrap_or_default();
+    let pid = fs::read_to_string(&pid_file)
+        .ok()
+        .and_then(|p| p.trim().parse().ok());
+    (out, asked, pid)
+}
+
+/// A daemon a test's systemctl started, stopped and reaped... by pid, on drop.
+struct StartedBySystemctl(Option<i32>);
+
+impl Drop for StartedBySystemctl {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
+#[test]
+fn install_enables_the_socket_unit_and_says_when_nothing_answers() {
+    // The socket enabled, and the daemon answering on it: nothing to say.
+    let sb = Sandbox::new();
+    let (out, asked, pid) = install_with_systemctl(&sb, "start");
+    let _daemon = StartedBySystemctl(pid);
+    let stderr = text(&out.stderr);
+    assert_eq!(code(&out.status), 0, "{stderr}");
+    assert_eq!(
+        asked, "--user daemon-reload\n--user enable --now hookd.socket\n",
+        "what systemctl was asked"
+    );
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("enabled hookd.socket"), "{stdout}");
+    assert!(!stdout.contains("now run"), "{stdout}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+
+    // Enabled, but nothing answers: said, with where to look.
+    let sb = Sandbox::new();
+    let (out, _, _) = install_with_systemctl(&sb, "quiet");
+    let stderr = text(&out.stderr);
+    assert_eq!(code(&out.status), 0, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "warning: nothing answers on {} yet",
+            sb.p("runtime/hookd/hookd.sock").display()
+        )) && stderr.contains("systemctl --user status hookd.socket hookd says why"),
+        "{stderr}"
+    );
+
+    // No user manager: said, and the steps printed as before.
+    let sb = Sandbox::new();
+    let (out, asked, _) = install_with_systemctl(&sb, "fail");
+    let stderr = text(&out.stderr);
+    assert_eq!(code(&out.status), 0, "{stderr}");
+    assert_eq!(asked, "--user daemon-reload\n");
+    assert!(
+        stderr.contains("warning: hookd.socket not enabled: systemctl --user daemon-reload failed (exit status: 1): Failed to connect to bus: No medium found"),
+        "{stderr}"
+    );
+    assert!(
+        text(&out.stdout).ends_with(
+            "now run: systemctl --user daemon-reload && systemctl --user enable --now hookd.socket\n"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(stderr.contains("warning: nothing answers on"), "{stderr}");
 }

@@ -45,6 +45,9 @@ pub struct Places {
     pub units_dir: Option<PathBuf>,
     /// The agents' settings files that hold (or may hold) the relay, each with its agent's name.
     pub agent_files: Vec<(String, PathBuf)>,
+    /// The files `hookd setup` wrote the relay into, from its registry (`agents::setups`): a project's
+    /// `.github/hooks/hookd.json`, a file given by `--file`.
+    pub set_up_files: Vec<PathBuf>,
     /// hookd's own programs: the daemon and the relays beside it.
     pub programs: Vec<PathBuf>,
     /// The daemon's process, which no call may signal.
@@ -100,6 +103,7 @@ impl Places {
             state_dir: Some(crate::paths::state_dir()),
             units_dir: Some(crate::paths::systemd_user_dir()),
             agent_files: Vec::new(),
+            set_up_files: Vec::new(),
             programs,
             daemon_pid: None,
             daemon_command_line: String::new(),

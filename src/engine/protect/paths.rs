@@ -138,6 +138,13 @@ pub(super) fn guarded(settings: &Settings, places: &Places) -> Vec<Guarded> {
             &format!("the backup hookd setup keeps of {agent}'s settings"),
         );
     }
+    for file in &places.set_up_files {
+        add(
+            file.clone(),
+            false,
+            "an agent's settings that hookd setup wrote the relay into",
+        );
+    }
     for program in &places.programs {
         add(
             program.clone(),

@@ -39,6 +39,7 @@ fn world(protect: &str) -> World {
             ("Claude Code".into(), home.join(".claude/settings.json")),
             ("Codex".into(), home.join(".codex/config.toml")),
         ],
+        set_up_files: vec![home.join("project/.github/hooks/hookd.json")],
         programs: vec![home.join(".cargo/bin/hookd-relay-lite")],
         daemon_pid: Some(4242),
         daemon_command_line: "/home/u/.cargo/bin/hookd serve --config x".into(),
@@ -127,6 +128,7 @@ fn every_way_of_switching_the_guard_off_by_shell_is_refused() {
         "trap 'rm -f ~/.config/hookd/hooks.toml' EXIT",
         "git checkout -- ~/.config/hookd/hooks.toml",
         "rm -rf ~/../*/.config",
+        "rm .github/hooks/hookd.json",
         "rm -rf ~/*",
     ] {
         assert!(bash(&w, command).is_some(), "let through: {command}");
