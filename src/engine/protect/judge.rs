@@ -445,9 +445,32 @@ impl Judge<'_> {
         if program == "find" {
             let deletes = args.iter().any(|a| a.text == "-delete");
             if deletes {
+                // `-name PATTERN`: only what the pattern names is deleted; a guarded file whose name
+                // it does not match is safe (a guarded folder's files cannot be told, and count).
+                let names: Vec<&str> = args
+                    .windows(2)
+                    .filter(|pair| pair[0].text == "-name")
+                    .map(|pair| pair[1].text.as_str())
+                    .collect();
+                let named = |guarded: &Guarded| {
+                    names.is_empty()
+                        || guarded.folder
+                        || guarded.path.file_name().is_some_and(|name| {
+                            names
+                                .iter()
+                                .any(|pattern| paths::pattern_matches(pattern, Path::new(name)))
+                        })
+                };
                 for start in args.iter().take_while(|a| !a.text.starts_with('-')) {
-                    if let Some(found) = self.target(start, cwd, true) {
-                        return Some(format!("delete {found}"));
+                    if !start.known {
+                        continue;
+                    }
+                    let start = paths::absolute(cwd, &start.text);
+                    let hit = self.shield.guarded.iter().find(|guarded| {
+                        (guarded.covers(&start) || guarded.is_below(&start)) && named(guarded)
+                    });
+                    if let Some(guarded) = hit {
+                        return Some(format!("delete {}", describe(guarded)));
                     }
                 }
             }
