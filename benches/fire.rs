@@ -1490,10 +1490,17 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
         socket: Some(on.socket.clone()),
         state_dir: Some(common::state_home_for(&on.socket).join("hookd")),
         units_dir: Some(home.join(".config/systemd/user")),
-        agent_files: vec![(
-            "claude-code".to_string(),
-            home.join(".claude/settings.json"),
-        )],
+        // As the daemon finds them (`setup::agent_files`): each agent's settings under the home folder.
+        agent_files: [
+            ("Claude Code", ".claude/settings.json"),
+            ("Codex", ".codex/hooks.json"),
+            ("Gemini CLI", ".gemini/settings.json"),
+            ("Qwen Code", ".qwen/settings.json"),
+            ("Copilot CLI", ".copilot/settings.json"),
+        ]
+        .iter()
+        .map(|(agent, file)| (agent.to_string(), home.join(file)))
+        .collect(),
         programs: vec![common::BIN.into(), common::RELAY_BIN.into()],
         daemon_pid: Some(on.pid() as i32),
         daemon_command_line: format!("{} serve --config {}", common::BIN, on_config.display()),
@@ -1549,7 +1556,15 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
         engine: [Vec<Duration>; 2],
         engine_rounds: Vec<f64>,
         judge: Vec<Duration>,
+        /// The shell reader alone (`shell::read`), the first part of the judge's work.
+        read: Vec<Duration>,
     }
+    // The reader's variables as the guard gives them (`Shield::new`).
+    let mut env = hookd::shell::Env {
+        home: places.home.to_str().map(str::to_string),
+        ..hookd::shell::Env::default()
+    };
+    env.vars.extend(places.vars.iter().cloned());
     let mut pairs: Vec<Pair> = PROTECT_COMMANDS.iter().map(|_| Pair::default()).collect();
     for round in 0..rounds {
         // ABBA, and BAAB the next round.
@@ -1558,7 +1573,12 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
         } else {
             [1, 0, 0, 1]
         };
-        for ((request, fields), pair) in requests.iter().zip(&events).zip(&mut pairs) {
+        for (((request, fields), pair), (_, command)) in requests
+            .iter()
+            .zip(&events)
+            .zip(&mut pairs)
+            .zip(PROTECT_COMMANDS)
+        {
             let mut fires: [Vec<Duration>; 2] = Default::default();
             let mut decisions: [Vec<Duration>; 2] = Default::default();
             for which in order {
@@ -1581,6 +1601,9 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
             for _ in 0..BATCH * 2 {
                 pair.judge
                     .push(timed(|| shield.judge("PreToolUse", fields)));
+            }
+            for _ in 0..BATCH * 2 {
+                pair.read.push(timed(|| hookd::shell::read(command, &env)));
             }
             pair.fire_rounds.push(ratio(
                 Summary::of(&mut fires[0]).p50,
@@ -1652,13 +1675,15 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
             None,
         );
         let judge = Summary::of(&mut pair.judge);
+        let read = Summary::of(&mut pair.read);
         table.row(
             &format!("J{letter}"),
             &format!("the guard's judge alone (`Shield::judge`), Bash `{command}`"),
             &judge,
             format!(
-                "{:.1} % of {off_id}",
-                ratio(judge.p50, fire_off.p50) * 100.0
+                "{:.1} % of {off_id}; of it the shell reader (`shell::read`) {} at p50",
+                ratio(judge.p50, fire_off.p50) * 100.0,
+                duration(read.p50)
             ),
             None,
         );
