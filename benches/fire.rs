@@ -1320,10 +1320,14 @@ fn guard_rows(table: &mut Table, dir: &Path, rounds: usize) {
     );
     let daemon = Daemon::start(&config, dir.join("run/hookd.sock"));
     let mut client = daemon.connect();
+    // The agent's project, beside the settings' folder: inside it, hookd's guard of itself (issue 29)
+    // refuses the command (it would give a path in the settings' folder to `cargo`).
+    let project = dir.with_file_name("guard-project");
+    std::fs::create_dir_all(project.join("src")).expect("create the guard's project folder");
     let fire = |tool: &str, command: &str| {
         format!(
             "{{\"op\":\"fire\",\"moment\":\"PreToolUse\",\"event\":{}}}\n",
-            serde_json::json!({"session_id": "bench", "cwd": dir, "tool_name": tool,
+            serde_json::json!({"session_id": "bench", "cwd": project, "tool_name": tool,
                                "tool_input": {"command": command}})
         )
     };
