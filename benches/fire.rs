@@ -37,8 +37,14 @@
 //!   a one-shot `command` hook, Python per call (as the guard ran before it became a worker), against
 //!   the same script as the example settings run it, a `worker` (see [`guard_rows`]).
 //!
+//! - Ec, E0c, Ew, E0w (issue 29): E again, but a Bash call (`cargo test && git status`, and `echo x >
+//!   out.txt`, a write in the project) that matches no hook, with hookd's guard of itself judging it
+//!   (on, as by default) against the same fire with `[protect] enabled = false`, two daemons of their
+//!   own fired in turns ABBA; Uc, U0c, Uw, U0w the same decision by the engine in this process, and Jc,
+//!   Jw the guard's judge alone (see [`protect_rows`]). Target: Ec and Ew within 5 % of E0c and E0w.
+//!
 //! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
-//! other row).
+//! other row); `cargo bench --bench fire -- protect` only the guard of itself's rows, Ec to Jw.
 //!
 //! Rows that are compared alternate in small batches (the throughput rows I and X, J and K in turns of a
 //! quarter each, ABBA), so that drift on a busy machine hits both alike.
@@ -127,6 +133,15 @@ fn main() {
         .collect();
     match filters.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => {}
+        ["protect"] => {
+            println!(
+                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the guard of itself only (rows Ec to Jw)",
+                cores()
+            );
+            protect_rows(&mut table, &dir.path().join("protect"), rounds);
+            table.print();
+            return;
+        }
         ["guard"] => {
             println!(
                 "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
@@ -137,7 +152,10 @@ fn main() {
             return;
         }
         _ => {
-            panic!("unknown rows {filters:?}: give no filter (every row) or `guard` (rows Y and Z)")
+            panic!(
+                "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z) or \
+                 `protect` (the guard of itself, rows Ec to Jw)"
+            )
         }
     }
 
@@ -611,6 +629,9 @@ fn main() {
 
     eprintln!("fire: the example guard, as a worker and as a command hook");
     guard_rows(&mut table, &dir.path().join("guard"), rounds);
+
+    eprintln!("fire: hookd's guard of itself, on and off");
+    protect_rows(&mut table, &dir.path().join("protect"), rounds);
 
     println!(
         "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}: {} samples per spawning row (A to D), {} for E, {} for F, {} for G; \
@@ -1299,10 +1320,14 @@ fn guard_rows(table: &mut Table, dir: &Path, rounds: usize) {
     );
     let daemon = Daemon::start(&config, dir.join("run/hookd.sock"));
     let mut client = daemon.connect();
+    // The agent's project, beside the settings' folder: inside it, hookd's guard of itself (issue 29)
+    // refuses the command (it would give a path in the settings' folder to `cargo`).
+    let project = dir.with_file_name("guard-project");
+    std::fs::create_dir_all(project.join("src")).expect("create the guard's project folder");
     let fire = |tool: &str, command: &str| {
         format!(
             "{{\"op\":\"fire\",\"moment\":\"PreToolUse\",\"event\":{}}}\n",
-            serde_json::json!({"session_id": "bench", "cwd": dir, "tool_name": tool,
+            serde_json::json!({"session_id": "bench", "cwd": project, "tool_name": tool,
                                "tool_input": {"command": command}})
         )
     };
@@ -1360,6 +1385,313 @@ fn guard_rows(table: &mut Table, dir: &Path, rounds: usize) {
         format!("Y is {:.0} x Z", ratio(once.p50, worker.p50)),
         Some(("p50 < 1 ms".into(), worker.p50 < Duration::from_millis(1))),
     );
+}
+
+/// The settings of the guard's rows: hooks as a user has them (a script beside the settings, which the
+/// guard then keeps too, and commands), none of them matching `Bash`, so that a Bash call is a no-hook
+/// fire and what it costs beyond E is the guard's judging.
+const PROTECT_SETTINGS: &str = r#"[defaults]
+shell = "/bin/sh"
+
+[[hooks.PreToolUse]]
+name = "check-write"
+matcher = "Write|Edit|MultiEdit"
+argv = ["./check-write.sh"]
+
+[[hooks.PreToolUse]]
+name = "command-true"
+matcher = "Task"
+command = "true"
+
+[[hooks.Stop]]
+argv = ["/bin/true"]
+"#;
+
+/// The Bash commands of the guard's rows, by the letter after their row's: one an agent runs every few
+/// seconds (`cargo` is no program the guard knows, so each of its words is looked up as a path it may
+/// name; `git status` only reads), and one that writes a file in the project (the redirection's path is
+/// made absolute against the call's folder and its links followed, then set against every guarded path).
+const PROTECT_COMMANDS: [(&str, &str); 2] =
+    [("c", "cargo test && git status"), ("w", "echo x > out.txt")];
+
+/// Rows Ec to Jw (issue 29: "the protection check costs a no-hook fire under 5 %"): hookd's guard of
+/// itself (`engine::protect`) judging a Bash call that matches no hook, for each of
+/// [`PROTECT_COMMANDS`]:
+/// - Ec against E0c (and Ew against E0w): the fire through a daemon of its own with the guard on (as by
+///   default) against one on the same settings with `[protect] enabled = false`, in turns ABBA within
+///   every round (batches of `2 x BATCH` fires, the order flipped each round), so that a busy machine's
+///   drift hits both alike; the ratio of the pooled p50s, and the median of the rounds' own ratios;
+/// - Uc against U0c (Uw, U0w): the same decision by the engine held in this process, guard on and off;
+/// - Jc, Jw: the guard's judge alone (`Shield::judge`) on the same call, against E0c's p50.
+fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).expect("create the project folder");
+    let start = |name: &str, extra: &str| -> (Daemon, PathBuf) {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).expect("create a daemon's folder");
+        let script = folder.join("check-write.sh");
+        std::fs::write(&script, "#!/bin/sh\nexit 0\n").expect("write the hook's script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod 0755");
+        let config = folder.join("hooks.toml");
+        write_settings(&config, &format!("{PROTECT_SETTINGS}{extra}"));
+        (
+            Daemon::start(&config, folder.join("run/hookd.sock")),
+            config,
+        )
+    };
+    let (on, on_config) = start("on", "");
+    let (off, off_config) = start("off", "\n[protect]\nenabled = false\n");
+    let (mut on_client, mut off_client) = (on.connect(), off.connect());
+    let event = |command: &str| {
+        serde_json::json!({"session_id": "bench", "cwd": project, "tool_name": "Bash",
+                           "tool_input": {"command": command}})
+    };
+    let fire = |command: &str| {
+        format!(
+            "{{\"op\":\"fire\",\"moment\":\"PreToolUse\",\"event\":{}}}\n",
+            event(command)
+        )
+    };
+
+    // The guard is on in the one and off in the other: a write to each one's own settings.
+    let refused = on_client
+        .fire(&fire(&format!("echo x > {}", on_config.display())))
+        .to_string();
+    assert!(
+        refused.contains("\"refused\":true") && refused.contains("hookd protects itself"),
+        "the guard did not refuse a write to its settings: {refused}"
+    );
+    let let_through = off_client
+        .fire(&fire(&format!("echo x > {}", off_config.display())))
+        .to_string();
+    assert!(
+        !let_through.contains("\"refused\":true"),
+        "[protect] enabled = false refused: {let_through}"
+    );
+
+    let requests: Vec<String> = PROTECT_COMMANDS.iter().map(|(_, c)| fire(c)).collect();
+    for request in &requests {
+        for _ in 0..200 {
+            on_client.fire(request);
+            off_client.fire(request);
+        }
+        expect_hooks(on_client.fire(request), &[]);
+        expect_hooks(off_client.fire(request), &[]);
+    }
+
+    // The engine in this process, guard on and off, guarding the places of the daemon `on`.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let settings_of = |config: &Path| {
+        let text = std::fs::read_to_string(config).expect("read the settings");
+        hookd::settings::Settings::parse(config, "hooks.toml", &text).expect("the bench's settings")
+    };
+    let home = on.socket.parent().unwrap().join("home");
+    let places = hookd::engine::protect::Places {
+        socket: Some(on.socket.clone()),
+        state_dir: Some(common::state_home_for(&on.socket).join("hookd")),
+        units_dir: Some(home.join(".config/systemd/user")),
+        // As the daemon finds them (`setup::agent_files`): each agent's settings under the home folder.
+        agent_files: [
+            ("Claude Code", ".claude/settings.json"),
+            ("Codex", ".codex/hooks.json"),
+            ("Gemini CLI", ".gemini/settings.json"),
+            ("Qwen Code", ".qwen/settings.json"),
+            ("Copilot CLI", ".copilot/settings.json"),
+        ]
+        .iter()
+        .map(|(agent, file)| (agent.to_string(), home.join(file)))
+        .collect(),
+        programs: vec![common::BIN.into(), common::RELAY_BIN.into()],
+        daemon_pid: Some(on.pid() as i32),
+        daemon_command_line: format!("{} serve --config {}", common::BIN, on_config.display()),
+        vars: vec![("HOME".into(), home.to_string_lossy().into_owned())],
+        home,
+    };
+    let shield = hookd::engine::protect::Shield::new(&settings_of(&on_config), &places);
+    let engines = runtime.block_on(async {
+        [&on_config, &off_config].map(|config| {
+            let engine = hookd::engine::Engine::new(settings_of(config));
+            engine.guard_places(places.clone());
+            engine
+        })
+    });
+    let decide = |engine: &std::sync::Arc<hookd::engine::Engine>,
+                  fields: &serde_json::Map<String, serde_json::Value>| {
+        let fire = hookd::engine::Fire {
+            moment: "PreToolUse".into(),
+            agent: None,
+            event: fields.clone().into(),
+        };
+        runtime
+            .block_on(engine.decide(fire, &engine.abandoned().child_token()))
+            .expect("decided")
+    };
+    let events: Vec<serde_json::Map<String, serde_json::Value>> = PROTECT_COMMANDS
+        .iter()
+        .map(|(_, c)| match event(c) {
+            serde_json::Value::Object(fields) => fields,
+            _ => unreachable!("an object"),
+        })
+        .collect();
+    let settings_write = match event(&format!("echo x > {}", on_config.display())) {
+        serde_json::Value::Object(fields) => fields,
+        _ => unreachable!("an object"),
+    };
+    assert!(shield.judge("PreToolUse", &settings_write).is_some());
+    for fields in &events {
+        assert_eq!(shield.judge("PreToolUse", fields), None);
+        for engine in &engines {
+            for _ in 0..200 {
+                decide(engine, fields);
+            }
+            assert!(decide(engine, fields).hooks.is_empty());
+        }
+    }
+
+    /// One command's samples: over the socket, in this process, the judge alone; guard on, then off.
+    #[derive(Default)]
+    struct Pair {
+        fire: [Vec<Duration>; 2],
+        fire_rounds: Vec<f64>,
+        engine: [Vec<Duration>; 2],
+        engine_rounds: Vec<f64>,
+        judge: Vec<Duration>,
+        /// The shell reader alone (`shell::read`), the first part of the judge's work.
+        read: Vec<Duration>,
+    }
+    // The reader's variables as the guard gives them (`Shield::new`).
+    let mut env = hookd::shell::Env {
+        home: places.home.to_str().map(str::to_string),
+        ..hookd::shell::Env::default()
+    };
+    env.vars.extend(places.vars.iter().cloned());
+    let mut pairs: Vec<Pair> = PROTECT_COMMANDS.iter().map(|_| Pair::default()).collect();
+    for round in 0..rounds {
+        // ABBA, and BAAB the next round.
+        let order = if round % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
+        for (((request, fields), pair), (_, command)) in requests
+            .iter()
+            .zip(&events)
+            .zip(&mut pairs)
+            .zip(PROTECT_COMMANDS)
+        {
+            let mut fires: [Vec<Duration>; 2] = Default::default();
+            let mut decisions: [Vec<Duration>; 2] = Default::default();
+            for which in order {
+                let client = if which == 0 {
+                    &mut on_client
+                } else {
+                    &mut off_client
+                };
+                for _ in 0..BATCH * 2 {
+                    fires[which].push(timed(|| {
+                        client.fire(request);
+                    }));
+                }
+            }
+            for which in order {
+                for _ in 0..BATCH * 2 {
+                    decisions[which].push(timed(|| decide(&engines[which], fields)));
+                }
+            }
+            for _ in 0..BATCH * 2 {
+                pair.judge
+                    .push(timed(|| shield.judge("PreToolUse", fields)));
+            }
+            for _ in 0..BATCH * 2 {
+                pair.read.push(timed(|| hookd::shell::read(command, &env)));
+            }
+            pair.fire_rounds.push(ratio(
+                Summary::of(&mut fires[0]).p50,
+                Summary::of(&mut fires[1]).p50,
+            ));
+            pair.engine_rounds.push(ratio(
+                Summary::of(&mut decisions[0]).p50,
+                Summary::of(&mut decisions[1]).p50,
+            ));
+            for which in 0..2 {
+                pair.fire[which].append(&mut fires[which]);
+                pair.engine[which].append(&mut decisions[which]);
+            }
+        }
+    }
+    drop((on, off));
+
+    let median = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    for ((letter, command), pair) in PROTECT_COMMANDS.iter().zip(&mut pairs) {
+        let [fire_on, fire_off] = &mut pair.fire;
+        let (fire_on, fire_off) = (Summary::of(fire_on), Summary::of(fire_off));
+        let fire_ratio = ratio(fire_on.p50, fire_off.p50);
+        let off_id = format!("E0{letter}");
+        table.row(
+            &off_id,
+            &format!(
+                "fire, Bash `{command}`, no matching hook, `[protect] enabled = false` (a daemon of its own; {} samples)",
+                fire_off.count
+            ),
+            &fire_off,
+            format!("1.00 (baseline of E{letter})"),
+            None,
+        );
+        table.row(
+            &format!("E{letter}"),
+            &format!(
+                "the same with the guard of itself judging (on, as by default; a daemon of its own, fired in turns with {off_id})"
+            ),
+            &fire_on,
+            format!(
+                "{fire_ratio:.3} x {off_id}; median of {} rounds' ratios {:.3}",
+                pair.fire_rounds.len(),
+                median(&mut pair.fire_rounds)
+            ),
+            Some((format!("p50 within 5 % of {off_id}"), fire_ratio <= 1.05)),
+        );
+        let [engine_on, engine_off] = &mut pair.engine;
+        let (engine_on, engine_off) = (Summary::of(engine_on), Summary::of(engine_off));
+        table.row(
+            &format!("U0{letter}"),
+            &format!("engine in this process, Bash `{command}`, no matching hook, guard off"),
+            &engine_off,
+            format!("1.00 (baseline of U{letter})"),
+            None,
+        );
+        table.row(
+            &format!("U{letter}"),
+            "the same, guard on (in turns with the guard off)",
+            &engine_on,
+            format!(
+                "{:.2} x U0{letter} (+{:.1} us); median of rounds' ratios {:.2}",
+                ratio(engine_on.p50, engine_off.p50),
+                engine_on.p50.saturating_sub(engine_off.p50).as_secs_f64() * 1e6,
+                median(&mut pair.engine_rounds)
+            ),
+            None,
+        );
+        let judge = Summary::of(&mut pair.judge);
+        let read = Summary::of(&mut pair.read);
+        table.row(
+            &format!("J{letter}"),
+            &format!("the guard's judge alone (`Shield::judge`), Bash `{command}`"),
+            &judge,
+            format!(
+                "{:.1} % of {off_id}; of it the shell reader (`shell::read`) {} at p50",
+                ratio(judge.p50, fire_off.p50) * 100.0,
+                duration(read.p50)
+            ),
+            None,
+        );
+    }
 }
 
 /// Claude Code's hook input for a PreToolUse of `tool`: what an http hook POSTs.
