@@ -59,7 +59,10 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
         .and_then(Value::as_str)
         .filter(|cwd| cwd.starts_with('/'))
         .map_or_else(|| shield.home.clone(), PathBuf::from);
-    let judge = Judge { shield };
+    let judge = Judge {
+        shield,
+        real_folder: std::cell::RefCell::new(None),
+    };
     if tool == "Bash" || tool == "PowerShell" {
         let command = input.and_then(|i| i.get("command")).map(command_text)?;
         return judge.shell(&command, &cwd);
@@ -361,6 +364,9 @@ const INTERPRETERS: &[&str] = &[
 
 struct Judge<'s> {
     shield: &'s Shield,
+    /// The last folder a path was resolved in, with its links followed: a call's words are mostly in
+    /// one folder, which is resolved once, not once per word.
+    real_folder: std::cell::RefCell<Option<(PathBuf, Option<PathBuf>)>>,
 }
 
 impl Judge<'_> {
@@ -523,8 +529,10 @@ impl Judge<'_> {
                 }
             }
         }
-        // A program hookd cannot tell: whatever path of hookd's its words name.
-        for word in &command.words {
+        // A program hookd cannot tell: whatever path of hookd's its words name (its own name only when
+        // it is a path: `cargo` is found on PATH, not in the call's folder).
+        let named = command.words.iter().enumerate();
+        for (_, word) in named.filter(|(at, word)| *at > 0 || word.text.contains('/')) {
             if let Some(found) = self.mentions(&word.text, cwd) {
                 return Some(format!("give {found} to {program}, which may change it"));
             }
@@ -642,6 +650,18 @@ impl Judge<'_> {
     /// The guarded path `word` names as a path changed (a folder above one counts when `whole`), as
     /// "PATH (what it is)".
     fn target(&self, word: &Word, cwd: &Path, whole: bool) -> Option<String> {
+        self.target_resolved(word, cwd, whole, true)
+    }
+
+    /// As [`Judge::target`]; with `resolve` false, the path as written only, its links not followed
+    /// (no look at the filesystem).
+    fn target_resolved(
+        &self,
+        word: &Word,
+        cwd: &Path,
+        whole: bool,
+        resolve: bool,
+    ) -> Option<String> {
         if !word.known || word.text.is_empty() {
             // An unknown path (`$X/f`) cannot be told; the text may still name a guarded path whole.
             return self.named_in(&word.text).map(describe);
@@ -662,7 +682,7 @@ impl Judge<'_> {
             });
         }
         let path = paths::absolute(cwd, &word.text);
-        let real = paths::real(&path);
+        let real = resolve.then(|| self.real(&path, cwd)).flatten();
         for form in std::iter::once(&path).chain(real.as_ref()) {
             for guarded in &self.shield.guarded {
                 if guarded.covers(form) {
@@ -686,7 +706,14 @@ impl Judge<'_> {
         if let Some(found) = self.named_in(text) {
             return Some(describe(found));
         }
+        // A file's name, or a path: a plain word (`test`, `-la`, `.`) names nothing of hookd's, even
+        // in its folder.
+        let file_name = |t: &str| {
+            t.rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && !ext.is_empty())
+        };
         let looks_like_path = !text.is_empty()
+            && (text.contains('/') || file_name(text))
             && text.len() < 4096
             && !text.contains([
                 '\n', ' ', '\'', '"', '(', ')', '$', '`', ';', '|', '&', '<', '>',
@@ -697,20 +724,61 @@ impl Judge<'_> {
                 known: true,
                 glob: text.contains(['*', '?', '[']),
             };
-            return self.target(&word, cwd, false);
+            // As written: a word handed to a program hookd cannot tell is not a path it is known to
+            // change, and a link to a guarded file could only have been made by a call refused already
+            // (`ln` naming it) or one hookd cannot see anyway (docs/security.md).
+            return self.target_resolved(&word, cwd, false, false);
         }
         None
+    }
+
+    /// `path` (absolute, lexical) with its links followed, or `None` where that is `path` itself. A path
+    /// in the call's folder costs one look per name below the folder (usually one), the folder itself
+    /// being resolved once per call.
+    fn real(&self, path: &Path, cwd: &Path) -> Option<PathBuf> {
+        let Ok(rest) = path.strip_prefix(cwd) else {
+            return paths::real(path).filter(|real| real != path);
+        };
+        let folder = {
+            let mut cached = self.real_folder.borrow_mut();
+            match cached.as_ref() {
+                Some((known, real)) if known == cwd => real.clone(),
+                _ => {
+                    let real = paths::real(cwd);
+                    *cached = Some((cwd.to_path_buf(), real.clone()));
+                    real
+                }
+            }
+        };
+        let mut resolved = folder.unwrap_or_else(|| cwd.to_path_buf());
+        let mut names = rest.components();
+        for name in names.by_ref() {
+            resolved.push(name);
+            match std::fs::symlink_metadata(&resolved) {
+                Ok(meta) if meta.file_type().is_symlink() => return paths::real(path),
+                Ok(_) => {}
+                // Not there (yet): nothing below it can be a link.
+                Err(_) => break,
+            }
+        }
+        resolved.extend(names);
+        (resolved != path).then_some(resolved)
     }
 
     /// The guarded path one of whose names appears in `text`, ending there (not a longer name that
     /// only begins the same: `hookd.off`).
     fn named_in(&self, text: &str) -> Option<&Guarded> {
+        // Every name is a path with a `/` in it: most words (`cargo`, `test`, `-la`) are none.
+        if !text.contains('/') {
+            return None;
+        }
         self.shield.guarded.iter().find(|guarded| {
             guarded.names.iter().any(|name| {
-                text.match_indices(name.as_str()).any(|(at, _)| {
-                    let next = text[at + name.len()..].chars().next();
-                    next.is_none_or(|c| !(c.is_alphanumeric() || "._-".contains(c)))
-                })
+                name.len() <= text.len()
+                    && text.match_indices(name.as_str()).any(|(at, _)| {
+                        let next = text[at + name.len()..].chars().next();
+                        next.is_none_or(|c| !(c.is_alphanumeric() || "._-".contains(c)))
+                    })
             })
         })
     }
