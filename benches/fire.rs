@@ -1494,6 +1494,7 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
         socket: Some(on.socket.clone()),
         state_dir: Some(common::state_home_for(&on.socket).join("hookd")),
         units_dir: Some(home.join(".config/systemd/user")),
+        set_up_files: Vec::new(),
         // As the daemon finds them (`setup::agent_files`): each agent's settings under the home folder.
         agent_files: [
             ("Claude Code", ".claude/settings.json"),
