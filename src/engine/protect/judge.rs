@@ -744,7 +744,7 @@ impl Judge<'_> {
             match cached.as_ref() {
                 Some((known, real)) if known == cwd => real.clone(),
                 _ => {
-                    let real = paths::real(cwd);
+                    let real = self.shield.folders.real(cwd);
                     *cached = Some((cwd.to_path_buf(), real.clone()));
                     real
                 }

@@ -125,6 +125,8 @@ pub struct Shield {
     daemon_command_line: String,
     env: crate::shell::Env,
     home: PathBuf,
+    /// The agents' working folders, resolved a moment ago.
+    folders: paths::Folders,
 }
 
 impl Shield {
@@ -151,6 +153,7 @@ impl Shield {
             daemon_command_line: places.daemon_command_line.clone(),
             env,
             home: places.home.clone(),
+            folders: paths::Folders::default(),
         }
     }
 

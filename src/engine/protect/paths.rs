@@ -267,3 +267,36 @@ fn name_matches(pattern: &[u8], name: &[u8]) -> bool {
         Some((&c, rest)) => name.first() == Some(&c) && name_matches(rest, &name[1..]),
     }
 }
+
+/// The agents' working folders with their links followed, kept a moment: an agent makes its calls from
+/// one folder, which need not be resolved again on every call. An entry older than [`FOLDER_KEPT`] is
+/// resolved again, so that a folder re-pointed (a link changed) is seen within that time.
+#[derive(Debug, Default)]
+pub struct Folders(std::sync::Mutex<Vec<(PathBuf, Option<PathBuf>, std::time::Instant)>>);
+
+/// How long a resolved folder is kept.
+pub const FOLDER_KEPT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How many folders are kept (agents' sessions at once).
+const FOLDERS: usize = 16;
+
+impl Folders {
+    /// `folder` with its links followed (`None`: as it is, or not there).
+    pub fn real(&self, folder: &Path) -> Option<PathBuf> {
+        let now = std::time::Instant::now();
+        let mut kept = crate::sync::lock(&self.0);
+        if let Some((_, real, _)) = kept
+            .iter()
+            .find(|(known, _, at)| known == folder && now.duration_since(*at) < FOLDER_KEPT)
+        {
+            return real.clone();
+        }
+        let real = self::real(folder);
+        kept.retain(|(known, _, at)| known != folder && now.duration_since(*at) < FOLDER_KEPT);
+        if kept.len() >= FOLDERS {
+            kept.remove(0);
+        }
+        kept.push((folder.to_path_buf(), real.clone(), now));
+        real
+    }
+}
