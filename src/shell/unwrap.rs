@@ -113,6 +113,7 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
     match program.as_str() {
         "env" => {
             let mut rest = Vec::new();
+            let mut chdir = None;
             let mut i = 0;
             while i < args.len() {
                 let text = args[i].text.as_str();
@@ -136,7 +137,20 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
                     i += 1;
                     continue;
                 }
-                if ["-u", "-C", "--unset", "--chdir"].contains(&text) {
+                if ["-C", "--chdir"].contains(&text) {
+                    chdir = args.get(i + 1).cloned();
+                    i += 2;
+                    continue;
+                }
+                if let Some(dir) = text.strip_prefix("--chdir=") {
+                    chdir = Some(Word {
+                        text: dir.to_string(),
+                        ..args[i].clone()
+                    });
+                    i += 1;
+                    continue;
+                }
+                if ["-u", "--unset"].contains(&text) {
                     i += 2;
                     continue;
                 }
@@ -147,7 +161,23 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
                 break;
             }
             rest.extend_from_slice(args.get(i..).unwrap_or(&[]));
+            // `env -C DIR CMD`: CMD runs in DIR, read between a `pushd DIR` and a `popd` so that its
+            // relative paths are judged from there (found attacking issue 29).
+            if let Some(dir) = &chdir {
+                out.push(Command {
+                    words: vec![plain_word("pushd"), dir.clone()],
+                    depth: depth + 1,
+                    ..Command::default()
+                });
+            }
             rerun(&command, rest, env, out);
+            if chdir.is_some() {
+                out.push(Command {
+                    words: vec![plain_word("popd")],
+                    depth: depth + 1,
+                    ..Command::default()
+                });
+            }
             out.push(command);
         }
         "xargs" | "parallel" => {

@@ -59,7 +59,10 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
         .and_then(Value::as_str)
         .filter(|cwd| cwd.starts_with('/'))
         .map_or_else(|| shield.home.clone(), PathBuf::from);
-    let judge = Judge { shield };
+    let judge = Judge {
+        shield,
+        resolved: std::cell::Cell::new(0),
+    };
     if tool == "Bash" || tool == "PowerShell" {
         let command = input.and_then(|i| i.get("command")).map(command_text)?;
         return judge.shell(&command, &cwd);
@@ -68,40 +71,70 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
         return None;
     }
     let input = input?;
-    if matches!(tool, "Write" | "Edit" | "MultiEdit" | "NotebookEdit") {
-        let mut named = Vec::new();
-        for field in PATH_FIELDS {
-            match input.get(*field) {
-                Some(Value::String(path)) => named.push(path.clone()),
-                Some(Value::Array(paths)) => {
-                    named.extend(paths.iter().filter_map(Value::as_str).map(str::to_string));
-                }
-                _ => {}
+    // The paths a file tool names, `~/` and `$HOME/` as the agent's tool would expand them (found
+    // attacking issue 29: a `Write` of `~/.config/hookd/hooks.toml` was judged relative to the folder).
+    let mut named = Vec::new();
+    for field in PATH_FIELDS {
+        match input.get(*field) {
+            Some(Value::String(path)) => named.push(path.clone()),
+            Some(Value::Array(paths)) => {
+                named.extend(paths.iter().filter_map(Value::as_str).map(str::to_string));
             }
-        }
-        for path in &named {
-            let word = Word {
-                text: path.clone(),
-                known: true,
-                glob: false,
-            };
-            if let Some(found) = judge.target(&word, &cwd, false) {
-                return Some(format!("write {found}"));
-            }
-        }
-        if !named.is_empty() {
-            return None;
+            _ => {}
         }
     }
-    // Any other tool (an MCP server's, a new one): whatever path of hookd's it names.
+    for path in &named {
+        let text = ["~/", "$HOME/", "${HOME}/"]
+            .iter()
+            .find_map(|prefix| path.strip_prefix(prefix))
+            .map_or_else(
+                || path.clone(),
+                |rest| shield.home.join(rest).to_string_lossy().into_owned(),
+            );
+        let word = Word {
+            text,
+            known: true,
+            glob: false,
+        };
+        if let Some(found) = judge.target(&word, &cwd, false) {
+            return Some(format!("write {found}"));
+        }
+    }
+    if !named.is_empty() && matches!(tool, "Write" | "Edit" | "MultiEdit" | "NotebookEdit") {
+        return None;
+    }
+    // Any other tool (an MCP server's, a new one): whatever path of hookd's it names, outside what
+    // it writes into a file (a README that names the settings is no change to them).
     let mut strings = Vec::new();
-    collect_strings(input, 0, &mut strings);
+    match input {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(key, _)| named.is_empty() || !CONTENT_FIELDS.contains(&key.as_str()))
+            .for_each(|(_, value)| collect_strings(value, 1, &mut strings)),
+        other => collect_strings(other, 0, &mut strings),
+    }
     strings.iter().find_map(|text| {
         judge
             .mentions(text, &cwd)
             .map(|found| format!("name {found}, which a {tool} call may change"))
     })
 }
+
+/// The fields a file tool gives the text it writes in: what the file will say, not where it goes.
+const CONTENT_FIELDS: &[&str] = &[
+    "content",
+    "contents",
+    "text",
+    "new_string",
+    "old_string",
+    "new_str",
+    "old_str",
+    "file_text",
+    "new_source",
+    "edits",
+    "insert_text",
+    "body",
+];
 
 /// A shell command as text: a list of words (as some agents send it) joined back into a line.
 fn command_text(value: &Value) -> String {
@@ -264,6 +297,7 @@ const READERS: &[&str] = &[
     "let",
     "hash",
     "getent",
+    "shellcheck",
 ];
 
 /// Programs that change the files they are given.
@@ -361,15 +395,24 @@ const INTERPRETERS: &[&str] = &[
 
 struct Judge<'s> {
     shield: &'s Shield,
+    /// How many paths of this call had their links followed ([`MAX_RESOLVED`]).
+    resolved: std::cell::Cell<usize>,
 }
+
+/// How many paths of one call are looked up on the file system (links followed, hard links compared).
+const MAX_RESOLVED: usize = 256;
 
 impl Judge<'_> {
     /// A shell command line: every command it could run, in order, with the folder `cd` leaves.
     fn shell(&self, line: &str, cwd: &Path) -> Option<String> {
         let commands = shell::read(line, &self.shield.env);
-        let mut cwd = cwd.to_path_buf();
+        let mut folders = Folders {
+            now: cwd.to_path_buf(),
+            before: None,
+            stack: Vec::new(),
+        };
         for (at, command) in commands.iter().enumerate() {
-            if let Some(found) = self.command(command, &commands[..at], &mut cwd) {
+            if let Some(found) = self.command(command, &commands[..at], &mut folders) {
                 return Some(found);
             }
         }
@@ -377,29 +420,33 @@ impl Judge<'_> {
     }
 
     /// One command, after the ones before it on the line (`before`).
-    fn command(&self, command: &Command, before: &[Command], cwd: &mut PathBuf) -> Option<String> {
+    fn command(
+        &self,
+        command: &Command,
+        before: &[Command],
+        folders: &mut Folders,
+    ) -> Option<String> {
+        let program = command.program();
+        let args = command.args();
+        if matches!(program, "cd" | "pushd" | "popd" | "chdir") {
+            folders.change(program, args, &self.shield.home, &self.shield.guarded);
+        }
+        let cwd = folders.now.clone();
+        let cwd = &cwd;
         for redirect in command.redirects.iter().filter(|r| r.writes) {
             if let Some(found) = self.target(&redirect.target, cwd, false) {
                 return Some(format!("write {found}"));
             }
         }
-        let program = command.program();
-        let args = command.args();
-        if program == "cd" || program == "pushd" {
-            if let Some(dir) = args.iter().find(|a| !a.text.starts_with('-'))
-                && dir.known
-            {
-                *cwd = paths::absolute(cwd, &dir.text);
-            } else if args.is_empty() {
-                *cwd = self.shield.home.clone();
-            }
+        if matches!(program, "cd" | "pushd" | "popd" | "chdir") {
             return None;
         }
         if let Some(found) = self.signals(command) {
             return Some(found);
         }
-        if command.fed {
-            // `... | xargs rm`: what it is given comes from the commands before it.
+        if command.fed && !READERS.contains(&program) && !matches!(program, "sed" | "awk") {
+            // `... | xargs rm`: what it is given comes from the commands before it (`xargs grep`
+            // only reads what it is given).
             let everything = before.iter().chain(std::iter::once(command));
             for word in everything.flat_map(|c| c.words.iter()) {
                 if let Some(found) = self.mentions(&word.text, cwd) {
@@ -417,8 +464,7 @@ impl Judge<'_> {
                     || a.text.starts_with("--in-place=")
                     || (a.text.starts_with('-')
                         && !a.text.starts_with("--")
-                        && a.text.contains('i')
-                        && program != "sed")
+                        && a.text.contains('i'))
             })
         {
             for arg in args.iter().filter(|a| !a.text.starts_with('-')) {
@@ -478,27 +524,76 @@ impl Judge<'_> {
         if program == "git" && git_only_reads(args) {
             return None;
         }
+        if program == "git"
+            && let Some(dir) = git_folder(args, cwd)
+        {
+            // `git -C ~ checkout -- .config/hookd/hooks.toml`: its paths are from the folder it goes to.
+            for word in args {
+                if let Some(found) = self.mentions(&word.text, &dir) {
+                    return Some(format!("give {found} to git, which may change it"));
+                }
+            }
+        }
         if program == "hookd" {
             return self.hookd(args);
         }
         if READERS.contains(&program) {
             return None;
         }
-        let runs_input = (shell::unwrap::SHELLS.contains(&program)
-            || INTERPRETERS.contains(&program))
-            && before.last().is_some_and(|c| c.piped);
+        if matches!(program, "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk") {
+            return self.filter(program, args, cwd);
+        }
+        if let Some(found) = self.archive(program, args, cwd) {
+            return Some(found);
+        }
+        let interpreter =
+            shell::unwrap::SHELLS.contains(&program) || INTERPRETERS.contains(&program);
+        let runs_input =
+            interpreter && before.last().is_some_and(|c| c.piped) && reads_its_input(program, args);
         if runs_input {
             // `echo 'rm ~/.config/hookd/hooks.toml' | sh`: what comes down the pipe is code.
-            for word in before
-                .iter()
-                .rev()
-                .take_while(|c| c.piped)
-                .flat_map(|c| c.words.iter())
-            {
+            let feeders: Vec<&Command> = before.iter().rev().take_while(|c| c.piped).collect();
+            for word in feeders.iter().flat_map(|c| c.words.iter()) {
                 if let Some(found) = self.mentions(&word.text, cwd) {
                     return Some(format!("run code that names {found}"));
                 }
             }
+            // `echo pkill hookd | sh`: what `echo` or `printf` prints is read as the script.
+            if shell::unwrap::SHELLS.contains(&program) {
+                for feeder in feeders
+                    .iter()
+                    .filter(|c| matches!(c.program(), "echo" | "printf"))
+                {
+                    let script = feeder
+                        .args()
+                        .iter()
+                        .filter(|w| !w.text.starts_with('-'))
+                        .map(|w| w.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    if let Some(found) = self.nested_line(&script, cwd) {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        if interpreter
+            && !args
+                .iter()
+                .any(|a| a.text.starts_with("-c") || a.text == "-e")
+        {
+            // `python3 ~/.config/hookd/deny.py`, `bash -n guard.sh`: the script is read, not changed;
+            // the words after it are judged as any program's.
+            let script = args.iter().position(|a| !a.text.starts_with('-'));
+            for (at, word) in args.iter().enumerate() {
+                if Some(at) == script {
+                    continue;
+                }
+                if let Some(found) = self.mentions(&word.text, cwd) {
+                    return Some(format!("give {found} to {program}, which may change it"));
+                }
+            }
+            return self.here_names(command, program, cwd);
         }
         // A program hookd cannot tell: whatever path of hookd's its words name.
         for word in &command.words {
@@ -506,12 +601,156 @@ impl Judge<'_> {
                 return Some(format!("give {found} to {program}, which may change it"));
             }
         }
-        if let Some(here) = &command.here
-            && let Some(found) = self.mentions(here, cwd)
-        {
-            return Some(format!("give {found} to {program}, which may change it"));
+        self.here_names(command, program, cwd)
+    }
+
+    /// A here-document or here-string that names a guarded path, given to `program`.
+    fn here_names(&self, command: &Command, program: &str, cwd: &Path) -> Option<String> {
+        let here = command.here.as_deref()?;
+        let found = self.mentions(here, cwd)?;
+        Some(format!("give {found} to {program}, which may change it"))
+    }
+
+    /// A line of shell found inside another command (a script piped to a shell), judged from `cwd`.
+    fn nested_line(&self, line: &str, cwd: &Path) -> Option<String> {
+        if line.len() > 64 * 1024 {
+            return None;
+        }
+        self.shell(line, cwd)
+    }
+
+    /// `sed` and `awk` without `-i`: they read their files, but a script may write one (`sed 'w
+    /// FILE'`, `awk '{print > FILE}'`, `system(...)`): a script that can write has all its words judged
+    /// as any program's; else only a path named inside it (found attacking issue 29: `sed -n 1,20p
+    /// hooks.toml`, a read, was refused).
+    fn filter(&self, program: &str, args: &[Word], cwd: &Path) -> Option<String> {
+        let awk = program.ends_with("awk");
+        // The script: `-e SCRIPT` (sed), or the first word that is not an option; the rest are files.
+        let mut scripts = Vec::new();
+        let mut files = Vec::new();
+        let mut at = 0;
+        while let Some(arg) = args.get(at) {
+            at += 1;
+            let text = arg.text.as_str();
+            if (!awk && (text == "-e" || text == "--expression")) || (awk && text == "-v") {
+                if let Some(value) = args.get(at) {
+                    scripts.push(value);
+                }
+                at += 1;
+            } else if text == "-f" || text == "--file" {
+                at += 1;
+            } else if text.starts_with('-') && text != "-" {
+                continue;
+            } else {
+                files.push(arg);
+            }
+        }
+        if scripts.is_empty() && !files.is_empty() {
+            scripts.push(files.remove(0));
+        }
+        for script in &scripts {
+            if let Some(found) = self.named_in(&script.text) {
+                return Some(format!(
+                    "give {} to {program}, which may change it",
+                    describe(found)
+                ));
+            }
+        }
+        let writes = scripts.iter().any(|s| {
+            if awk {
+                s.text.contains(['>', '|']) || s.text.contains("system")
+            } else {
+                s.text.contains("w ") || s.text.contains("W ") || s.text.contains('e')
+            }
+        });
+        if !writes {
+            return None;
+        }
+        for file in &files {
+            if let Some(found) = self.mentions(&file.text, cwd) {
+                return Some(format!("give {found} to {program}, which may change it"));
+            }
+        }
+        if !awk {
+            // `sed 'w FILE'`: the file a `w` command writes, relative to the folder.
+            for script in &scripts {
+                for (at, _) in script.text.match_indices(['w', 'W']) {
+                    let Some(rest) = script.text[at + 1..].strip_prefix(' ') else {
+                        continue;
+                    };
+                    let file = rest.split(['\n', ';']).next().unwrap_or("").trim();
+                    let word = Word {
+                        text: file.to_string(),
+                        known: script.known,
+                        glob: false,
+                    };
+                    if let Some(found) = self.target(&word, cwd, false) {
+                        return Some(format!("write {found}"));
+                    }
+                }
+            }
         }
         None
+    }
+
+    /// `tar -x`, `unzip`, `bsdtar -x`, `7z x`, `cpio -i`: an archive unpacked into a folder that is
+    /// guarded or holds a guarded path, whose names cannot be told from the line (found attacking
+    /// issue 29: `tar -xf evil.tar -C ~` could unpack `.config/hookd/hooks.toml`).
+    fn archive(&self, program: &str, args: &[Word], cwd: &Path) -> Option<String> {
+        let valued = |names: &[&str]| {
+            args.iter().enumerate().find_map(|(at, a)| {
+                names.iter().find_map(|name| {
+                    if a.text == *name {
+                        args.get(at + 1).cloned()
+                    } else {
+                        a.text.strip_prefix(&format!("{name}=")).map(|dir| Word {
+                            text: dir.into(),
+                            ..a.clone()
+                        })
+                    }
+                })
+            })
+        };
+        let (unpacks, dir) = match program {
+            "tar" | "bsdtar" | "gtar" => {
+                let mode = args.first().map_or("", |a| a.text.as_str());
+                let unpacks = args.iter().any(|a| {
+                    a.text == "--extract"
+                        || a.text == "--get"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('x'))
+                }) || (!mode.starts_with('-') && mode.contains('x'));
+                (unpacks, valued(&["-C", "--directory"]))
+            }
+            "unzip" => (true, valued(&["-d"])),
+            "7z" | "7za" | "7zr" => (
+                args.first().is_some_and(|a| a.text == "x" || a.text == "e"),
+                args.iter().find_map(|a| {
+                    a.text.strip_prefix("-o").map(|dir| Word {
+                        text: dir.into(),
+                        ..a.clone()
+                    })
+                }),
+            ),
+            "cpio" => (
+                args.iter().any(|a| {
+                    a.text == "--extract" || (a.text.starts_with('-') && a.text.contains('i'))
+                }),
+                valued(&["-D", "--directory"]),
+            ),
+            _ => return None,
+        };
+        if !unpacks {
+            return None;
+        }
+        let dir = dir.unwrap_or_else(|| Word {
+            text: ".".into(),
+            known: true,
+            glob: false,
+        });
+        let found = self.target(&dir, cwd, true)?;
+        Some(format!("unpack an archive into {found}"))
     }
 
     /// A writer's paths: each word that is not an option (a folder above a guarded path counts when
@@ -540,13 +779,26 @@ impl Judge<'_> {
         });
         let whole = match program {
             "rm" => recursive,
-            "chmod" => recursive || grants_others_write(args),
+            "chmod" => recursive || grants_others_write(args) || takes_from_owner(args),
             "chown" | "chgrp" | "setfacl" => true,
             _ => whole,
         };
         // A copy only reads its sources, and a move or a link lands in its destination: the
         // destination is judged below, as the place written.
+        // A copy that links instead (`cp -l`, `cp -s`, `rsync --link-dest`) makes a second name for
+        // its source: writing that name later writes the source (found attacking issue 29).
+        let links = program == "cp"
+            && args.iter().any(|a| {
+                a.text == "--link"
+                    || a.text == "--symbolic-link"
+                    || (a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains(['l', 's']))
+            });
         let (sources, last) = match program {
+            "cp" if links && operands.len() > 1 => {
+                (&operands[..operands.len() - 1], operands.last())
+            }
             "cp" | "install" | "rsync" => (&[][..], None),
             "mv" | "ln" | "link" if operands.len() > 1 => {
                 (&operands[..operands.len() - 1], operands.last())
@@ -564,8 +816,13 @@ impl Judge<'_> {
         // `-t DIR` and `--target-directory=DIR`, and a destination folder that already exists: each
         // source lands in it under its own name.
         let named_target = args.iter().enumerate().find_map(|(at, a)| {
-            if a.text == "-t" {
+            if a.text == "-t" || a.text == "--target-directory" {
                 args.get(at + 1).cloned()
+            } else if let Some(dir) = a.text.strip_prefix("-t").filter(|d| !d.is_empty()) {
+                Some(Word {
+                    text: dir.into(),
+                    ..a.clone()
+                })
             } else {
                 a.text.strip_prefix("--target-directory=").map(|dir| Word {
                     text: dir.into(),
@@ -585,9 +842,17 @@ impl Judge<'_> {
                 },
             };
             if let Some(dest) = &dest {
-                let deletes = args
-                    .iter()
-                    .any(|a| a.text.starts_with("--delete") || a.text == "--remove-destination");
+                // `rsync -a src/ ~/` and `cp -r src/. ~/` copy what is inside the source into the
+                // destination itself, whose names cannot be told: the destination counts whole.
+                let contents = sources.iter().any(|s| {
+                    s.text.ends_with("/.")
+                        || (program == "rsync" && s.text.ends_with('/'))
+                        || s.glob
+                });
+                let deletes = contents
+                    || args.iter().any(|a| {
+                        a.text.starts_with("--delete") || a.text == "--remove-destination"
+                    });
                 if let Some(found) = self.target(dest, cwd, deletes) {
                     return Some(format!("{verb} {found}"));
                 }
@@ -604,7 +869,7 @@ impl Judge<'_> {
                         let word = Word {
                             text: landed.to_string_lossy().into_owned(),
                             known: true,
-                            glob: false,
+                            glob: source.glob,
                         };
                         if let Some(found) = self.target(&word, cwd, true) {
                             return Some(format!("{verb} {found}"));
@@ -620,8 +885,19 @@ impl Judge<'_> {
     /// "PATH (what it is)".
     fn target(&self, word: &Word, cwd: &Path, whole: bool) -> Option<String> {
         if !word.known || word.text.is_empty() {
-            // An unknown path (`$X/f`) cannot be told; the text may still name a guarded path whole.
-            return self.named_in(&word.text).map(describe);
+            // An unknown path (`$X/f`) cannot be told; the text may still name a guarded path whole,
+            // or end in the names of one (`"$(dirname ...)"/hooks.toml`, `~-/hooks.toml`).
+            return self
+                .named_in(&word.text)
+                .or_else(|| self.by_tail(known_tail(&word.text)?, false))
+                .map(describe);
+        }
+        let unknown = Path::new(UNKNOWN_FOLDER);
+        if cwd.starts_with(unknown) && !word.text.starts_with('/') {
+            // Relative to a folder that cannot be told (`cd "$X" && rm hooks.toml`): by its names.
+            let rest = cwd.strip_prefix(unknown).unwrap_or(Path::new(""));
+            let tail = format!("/{}", rest.join(&word.text).to_string_lossy());
+            return self.by_tail(&tail, word.glob).map(describe);
         }
         if word.glob {
             let pattern = paths::absolute(cwd, &word.text);
@@ -639,8 +915,30 @@ impl Judge<'_> {
             });
         }
         let path = paths::absolute(cwd, &word.text);
-        let real = paths::real(&path);
-        for form in std::iter::once(&path).chain(real.as_ref()) {
+        // Links are followed for the first targets of a line only: a line of a million words must not
+        // cost a million walks of the file system (the names as written are still judged).
+        let budget = self.resolved.get();
+        let (real, kernel) = if budget < MAX_RESOLVED {
+            self.resolved.set(budget + 1);
+            // `..` after a link is the link's parent's, as the kernel reads it, not the one written.
+            let kernel = word
+                .text
+                .contains("..")
+                .then(|| std::fs::canonicalize(cwd.join(&word.text)).ok())
+                .flatten();
+            (paths::real(&path), kernel)
+        } else {
+            (None, None)
+        };
+        if budget < MAX_RESOLVED
+            && let Some(found) = self.same_file(&path)
+        {
+            return Some(found);
+        }
+        for form in std::iter::once(&path)
+            .chain(real.as_ref())
+            .chain(kernel.as_ref())
+        {
             for guarded in &self.shield.guarded {
                 if guarded.covers(form) {
                     return Some(describe_at(guarded, &path));
@@ -655,6 +953,65 @@ impl Judge<'_> {
             }
         }
         None
+    }
+
+    /// The guarded path whose trailing names are `tail` (`/hooks.toml`, `/.config/hookd/x.py`), or that
+    /// is a guarded folder holding it: what a path below a folder that cannot be told may be. A pattern
+    /// is matched only when it holds a letter or a digit (`*.toml`), not when it is all wildcards (`*`
+    /// in a folder that cannot be told is let go: docs/security.md).
+    fn by_tail(&self, tail: &str, glob: bool) -> Option<&Guarded> {
+        let parts: Vec<&str> = tail
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .collect();
+        if parts.is_empty()
+            || parts.contains(&"..")
+            || (glob && !tail.chars().any(char::is_alphanumeric))
+        {
+            return None;
+        }
+        let hits = |form: &Path, folder: bool| {
+            let names: Vec<String> = form
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect();
+            (1..=parts.len()).any(|k| {
+                if (k < parts.len() && !folder) || k > names.len() {
+                    return false;
+                }
+                let last = &names[names.len() - k..];
+                if glob {
+                    paths::pattern_matches(&parts[..k].join("/"), Path::new(&last.join("/")))
+                } else {
+                    parts[..k].iter().zip(last).all(|(p, n)| p == n)
+                }
+            })
+        };
+        self.shield.guarded.iter().find(|g| {
+            hits(&g.path, g.folder) || g.real.as_deref().is_some_and(|r| hits(r, g.folder))
+        })
+    }
+
+    /// A file that is a guarded file under another name (a hard link made earlier: `cp -l`, `ln`), so
+    /// that writing it writes the guarded one (found attacking issue 29).
+    fn same_file(&self, path: &Path) -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        if meta.nlink() < 2 || meta.is_dir() {
+            return None;
+        }
+        self.shield
+            .guarded
+            .iter()
+            .filter(|g| !g.folder)
+            .find_map(|g| {
+                let theirs = std::fs::metadata(&g.path).ok()?;
+                (theirs.dev() == meta.dev() && theirs.ino() == meta.ino())
+                    .then(|| format!("{}, a hard link to {}", path.display(), describe(g)))
+            })
     }
 
     /// The guarded path a text names: as a path (relative to `cwd` when it looks like one), or
@@ -765,6 +1122,9 @@ impl Judge<'_> {
                     "unlink",
                     "try-restart",
                     "condstop",
+                    "preset",
+                    "link",
+                    "reenable",
                 ];
                 let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
                 if words.iter().any(|w| {
@@ -773,7 +1133,20 @@ impl Judge<'_> {
                 {
                     return Some(stop());
                 }
-                let verb = words.iter().find(|w| !w.starts_with('-'));
+                // The verb is the first word that is neither an option nor an option's value
+                // (found attacking issue 29: `systemctl --user -s KILL kill hookd`).
+                let mut verb = None;
+                let mut at = 0;
+                while let Some(word) = words.get(at) {
+                    at += 1;
+                    if !word.starts_with('-') {
+                        verb = Some(word);
+                        break;
+                    }
+                    if SYSTEMCTL_VALUED.contains(word) {
+                        at += 1;
+                    }
+                }
                 if verb.is_some_and(|v| verbs.contains(v))
                     && words
                         .iter()
@@ -787,6 +1160,25 @@ impl Judge<'_> {
                     return Some(stop());
                 }
                 None
+            }
+            // `busctl`/`gdbus`/`dbus-send` calling systemd's `StopUnit` (or its kind) on hookd's unit.
+            "busctl" | "gdbus" | "dbus-send" | "qdbus" => {
+                let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+                let stops = words.iter().any(|w| {
+                    [
+                        "StopUnit",
+                        "KillUnit",
+                        "DisableUnitFiles",
+                        "MaskUnitFiles",
+                        "Exit",
+                    ]
+                    .iter()
+                    .any(|m| w.ends_with(m))
+                });
+                let names = words
+                    .iter()
+                    .any(|w| names_hookd_unit(w.trim_matches(['"', '\''])) || w.contains("hookd"));
+                (stops && names).then(stop)
             }
             "service" => (args.first().is_some_and(|a| names_hookd_unit(&a.text))
                 && args.get(1).is_some_and(|a| a.text == "stop"))
@@ -955,6 +1347,15 @@ impl Judge<'_> {
                     .iter()
                     .any(|a| a.text.rsplit('/').next() == Some("hookd")),
                 "systemctl" => c.args().iter().any(|a| names_hookd_unit(&a.text)),
+                // `ps aux | grep hook[d] | awk ...`: a pattern that finds hookd's name.
+                "grep" | "egrep" | "fgrep" | "rg" | "awk" => c.args().iter().any(|a| {
+                    a.text.contains("hookd")
+                        || regex::RegexBuilder::new(a.text.trim_matches('/'))
+                            .case_insensitive(true)
+                            .size_limit(1 << 20)
+                            .build()
+                            .is_ok_and(|re| re.is_match("hookd") && !re.is_match("x"))
+                }),
                 _ => c.words.iter().any(|w| w.text.contains("hookd")),
             })
     }
@@ -992,6 +1393,66 @@ fn grants_others_write(args: &[Word]) -> bool {
     mode.split(',').any(|clause| {
         let (who, rest) = clause.split_at(clause.find(['+', '=']).unwrap_or(clause.len()));
         rest.contains('w') && (who.is_empty() || who.contains(['g', 'o', 'a']))
+    })
+}
+
+/// `systemctl`'s options that take the next word as their value.
+const SYSTEMCTL_VALUED: &[&str] = &[
+    "-t",
+    "--type",
+    "-s",
+    "--signal",
+    "-p",
+    "--property",
+    "-P",
+    "-n",
+    "--lines",
+    "-o",
+    "--output",
+    "-H",
+    "--host",
+    "-M",
+    "--machine",
+    "--state",
+    "--job-mode",
+    "--kill-whom",
+    "--kill-value",
+    "--root",
+    "--image",
+    "--what",
+    "--timestamp",
+    "--preset-mode",
+    "--drop-in",
+    "--message",
+    "--when",
+    "--reboot-argument",
+    "--boot-loader-entry",
+    "--boot-loader-menu",
+    "--image-policy",
+];
+
+/// Whether a `chmod` mode may take reading or searching from the owner (`000`, `a-x`, `u=w`): on a
+/// folder above the settings, hookd could no longer read them when it restarts (found attacking issue
+/// 29: `chmod 000 ~/.config`).
+fn takes_from_owner(args: &[Word]) -> bool {
+    let Some(mode) = args.iter().find(|a| {
+        !a.text.starts_with('-') || a.text.len() > 1 && a.text[1..].starts_with(['r', 'w', 'x'])
+    }) else {
+        return false;
+    };
+    let mode = mode.text.as_str();
+    if mode.chars().all(|c| c.is_ascii_digit()) {
+        let digits: Vec<u32> = mode.chars().filter_map(|c| c.to_digit(8)).collect();
+        let owner = digits.len().checked_sub(3).and_then(|at| digits.get(at));
+        return owner.is_some_and(|d| d & 5 != 5);
+    }
+    mode.split(',').any(|clause| {
+        let at = clause.find(['+', '-', '=']).unwrap_or(clause.len());
+        let (who, rest) = clause.split_at(at);
+        let owner = who.is_empty() || who.contains(['u', 'a']);
+        owner
+            && (rest.starts_with('-') && rest.contains(['r', 'x'])
+                || rest.starts_with('=') && !(rest.contains('r') && rest.contains('x')))
     })
 }
 
@@ -1053,4 +1514,128 @@ fn describe_at(guarded: &Guarded, path: &Path) -> String {
 
 fn describe(guarded: &Guarded) -> String {
     format!("{} ({})", guarded.path.display(), guarded.what)
+}
+
+/// The folder a command line is in as it goes: `cd`, `cd -`, `pushd` and `popd` followed (found attacking
+/// issue 29: `cd ~/.config/hookd; cd /tmp; cd -; rm hooks.toml`). A folder that cannot be told (`cd
+/// "$X"`) is [`UNKNOWN_FOLDER`], where a relative path is judged by its names alone.
+struct Folders {
+    now: PathBuf,
+    before: Option<PathBuf>,
+    stack: Vec<PathBuf>,
+}
+
+/// The folder of a line after a `cd` to a place that cannot be told: no path is below it, and a path
+/// relative to it is matched by its trailing names against the guarded paths ([`Judge::target`]).
+const UNKNOWN_FOLDER: &str = "/\u{0}unknown-folder";
+
+impl Folders {
+    fn change(&mut self, program: &str, args: &[Word], home: &Path, guarded: &[Guarded]) {
+        let operand = args
+            .iter()
+            .find(|a| !a.text.starts_with('-') || a.text == "-");
+        let next = match (program, operand) {
+            ("popd", _) => self
+                .stack
+                .pop()
+                .unwrap_or_else(|| PathBuf::from(UNKNOWN_FOLDER)),
+            (_, None) if program == "pushd" => match self.stack.pop() {
+                Some(top) => {
+                    self.stack.push(self.now.clone());
+                    top
+                }
+                None => PathBuf::from(UNKNOWN_FOLDER),
+            },
+            (_, None) => home.to_path_buf(),
+            (_, Some(dir)) if dir.text == "-" => self
+                .before
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(UNKNOWN_FOLDER)),
+            (_, Some(dir)) if !dir.known || dir.text.starts_with('+') => {
+                PathBuf::from(UNKNOWN_FOLDER)
+            }
+            (_, Some(dir)) if dir.glob => {
+                // `cd ~/.config/hook*`: the guarded folder (or one above it) the pattern matches, as
+                // the shell would find it; else a folder that cannot be told.
+                let pattern = paths::absolute(&self.now, &dir.text);
+                let pattern = pattern.to_string_lossy();
+                guarded
+                    .iter()
+                    .flat_map(|g| {
+                        g.path
+                            .ancestors()
+                            .chain(g.real.iter().flat_map(|r| r.ancestors()))
+                    })
+                    .find(|above| paths::pattern_matches(&pattern, above))
+                    .map_or_else(|| PathBuf::from(UNKNOWN_FOLDER), Path::to_path_buf)
+            }
+            (_, Some(dir))
+                if self.now == Path::new(UNKNOWN_FOLDER) && !dir.text.starts_with('/') =>
+            {
+                self.now.join(&dir.text)
+            }
+            (_, Some(dir)) => paths::absolute(&self.now, &dir.text),
+        };
+        if program == "pushd" && operand.is_some() {
+            self.stack.push(self.now.clone());
+        }
+        self.before = Some(std::mem::replace(&mut self.now, next));
+    }
+}
+
+/// Whether an interpreter run as `program ARGS` takes its script from its input: no `-c` script, no
+/// `-m` module, no script file (`sh`, `bash -s`, `python3 -`).
+fn reads_its_input(program: &str, args: &[Word]) -> bool {
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        let text = arg.text.as_str();
+        if text == "-" || text == "-s" || text == "--" {
+            return true;
+        }
+        if !text.starts_with('-') {
+            return false;
+        }
+        if text.starts_with("-c")
+            || text == "-e"
+            || text == "-m"
+            || text == "-E" && program == "perl"
+        {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
+/// What of an unknown word is known at its end, from a `/` on (`$X/hooks.toml` gives `/hooks.toml`):
+/// the names a path below a folder that cannot be told ends in.
+fn known_tail(text: &str) -> Option<&str> {
+    let start = text.rfind(['$', ')', '}', '`', '~']).map_or(0, |at| at + 1);
+    let tail = &text[start..];
+    let tail = &tail[tail.find('/')?..];
+    (tail.len() > 1).then_some(tail)
+}
+
+/// The folder `git -C DIR` (each one from the last) or `--work-tree DIR` works in, when given.
+fn git_folder(args: &[Word], cwd: &Path) -> Option<PathBuf> {
+    let mut dir = None;
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        let text = arg.text.as_str();
+        let value = match text {
+            "-C" | "--work-tree" => {
+                at += 1;
+                args.get(at).map(|w| w.text.as_str())
+            }
+            _ => text.strip_prefix("--work-tree="),
+        };
+        if let Some(value) = value {
+            let from = dir.clone().unwrap_or_else(|| cwd.to_path_buf());
+            dir = Some(paths::absolute(&from, value));
+        } else if !text.starts_with('-') {
+            break;
+        }
+        at += 1;
+    }
+    dir
 }

@@ -250,3 +250,286 @@ fn a_refusal_says_what_is_guarded_and_how_to_change_it() {
     );
     assert!(reason.contains("[protect] enabled = false"), "{reason}");
 }
+
+fn refused_all(w: &World, commands: &[&str]) {
+    for command in commands {
+        assert!(bash(w, command).is_some(), "let through: {command}");
+    }
+}
+
+fn let_go_all(w: &World, commands: &[&str]) {
+    for command in commands {
+        assert_eq!(bash(w, command), None, "refused: {command}");
+    }
+}
+
+/// Found attacking issue 29: brace expansion, `~USER` and extglob named a guarded path the reader did
+/// not see.
+#[test]
+fn attack_brace_tilde_and_extglob_spellings() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "mv ~/.config/{hookd,hookd.off}",
+            "mv ~/.config/hookd{,.off}",
+            "rm -rf {~/.config/hookd,/tmp/x}",
+            "rm ~/.config/hookd/hooks.{1..3} ~/.config/hookd/hooks.tom{a..z}",
+            "rm ~home/.config/hookd/hooks.toml",
+            "rm ~/.config/@(hookd)/hooks.toml",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "mkdir -p src/{a,b}/c",
+            "find . -exec rm {} +",
+            "echo {1..5}",
+        ],
+    );
+}
+
+/// Found attacking issue 29: patterns the matcher read too narrowly (POSIX classes, `**`, a dot file
+/// matched by `*` under `dotglob`).
+#[test]
+fn attack_glob_classes_globstar_and_dotglob() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "rm ~/.[[:alpha:]]onfig/hookd/hooks.toml",
+            "rm ~/**/hookd/hooks.toml",
+            "shopt -s dotglob; rm -rf ~/*",
+            "cp -r /tmp/evil/.[!.]* ~/",
+        ],
+    );
+}
+
+/// Found attacking issue 29: the folder a relative path is in, after `cd -`, `pushd`/`popd`, a `cd`
+/// to a pattern or to a folder that cannot be told, and `env -C`.
+#[test]
+fn attack_the_folder_a_line_moves_to() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "cd ~/.config/hookd; cd /tmp; cd -; rm hooks.toml",
+            "pushd ~/.config/hookd; pushd /tmp; popd; rm hooks.toml",
+            "cd ~/.config/hook* && rm hooks.toml",
+            "cd \"$(dirname ~/.config/hookd/hooks.toml)\" && rm hooks.toml",
+            "cd \"$X\" && rm hooks.toml",
+            "cd $(mktemp -d) && rm -f *.toml",
+            "cd ~/.config/hookd; cd /tmp; rm ~-/hooks.toml",
+            "rm \"$D\"/.config/hookd/deny.py",
+            "env -C ~/.config rm -r hookd",
+            "git -C ~ checkout -- .config/hookd/hooks.toml",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "cd \"$(git rev-parse --show-toplevel)\" && rm -rf build",
+            "cd \"$(mktemp -d)\" && touch a && rm -rf *",
+            "cd - && ls",
+            "pushd /tmp && rm -f x && popd",
+            "rm -rf \"$BUILD_DIR\"/out",
+        ],
+    );
+}
+
+/// Found attacking issue 29: `systemctl`'s option values taken for its verb, `preset`, D-Bus calls,
+/// a `grep` pattern that finds the daemon, and a script piped into a shell.
+#[test]
+fn attack_stopping_the_daemon_by_other_spellings() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "systemctl --user -s KILL kill hookd",
+            "systemctl --user -M me@ stop hookd",
+            "systemctl --user --no-block stop hookd.service",
+            "systemctl --user preset hookd",
+            "busctl --user call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager StopUnit ss hookd.service replace",
+            "kill $(ps aux | grep hook[d] | awk '{print $2}')",
+            "echo pkill hookd | sh",
+            "echo 'systemctl --user stop hookd' | bash",
+            "kill -s KILL 4242",
+            "kill -SIGKILL 4242",
+            "kill -9 $(cat $XDG_RUNTIME_DIR/hookd/hookd.pid)",
+            "killall -r 'hook.'",
+            "pkill -x hookd",
+            "timeout 5 killall hookd",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "systemctl --user -p MainPID show hookd",
+            "kill $(ps aux | grep node | awk '{print $2}')",
+            "echo hello | sh -c 'cat'",
+        ],
+    );
+}
+
+/// Found attacking issue 29: copies that link (`cp -l` makes a second name that a later write goes
+/// through), `--target-directory DIR`, a copy of a folder's contents into home, archives unpacked
+/// above the settings, `chmod` taking the owner's access to a folder above them.
+#[test]
+fn attack_copies_links_archives_and_modes() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "cp -l ~/.config/hookd/hooks.toml /tmp/h",
+            "cp -s ~/.config/hookd/hooks.toml /tmp/h",
+            "cp --target-directory ~/.config/hookd /tmp/evil.toml",
+            "cp -t ~/.config/hookd /tmp/evil.toml",
+            "rsync -a /tmp/evil/ ~/",
+            "cp -r /tmp/evil/. ~",
+            "tar -xf /tmp/evil.tar -C ~",
+            "cd ~ && tar xf /tmp/evil.tar",
+            "unzip -o /tmp/evil.zip -d ~",
+            "chmod 000 ~/.config",
+            "chmod a-x ~/.config",
+            "sed -Ei 's/x/y/' ~/.config/hookd/hooks.toml",
+            "awk '{print > FILENAME}' ~/.config/hookd/hooks.toml",
+            "sed -n 'w hooks.toml' /dev/null; cd ~/.config/hookd && sed -n 'w hooks.toml' /dev/null",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "cp ~/.config/hookd/hooks.toml /tmp/backup.toml",
+            "tar xzf deps.tar.gz",
+            "unzip -o deps.zip -d vendor",
+            "chmod 755 ~/.config",
+            "chmod -R 755 src",
+            "rsync -a src/ /tmp/backup/",
+        ],
+    );
+}
+
+/// Found attacking issue 29: a hard link made to a guarded file in one call is written in the next.
+#[test]
+fn attack_a_hard_link_made_earlier() {
+    let w = world("");
+    let settings = w.home.join(".config/hookd/hooks.toml");
+    let link = w.home.join("project/innocent.txt");
+    std::fs::hard_link(&settings, &link).unwrap();
+    let reason = bash(&w, "echo '' > innocent.txt").expect("a write through a hard link");
+    assert!(reason.contains("hard link"), "{reason}");
+    let_go_all(&w, &["echo '' > other.txt"]);
+}
+
+/// Found attacking issue 29: a file tool's `~/` path, and a tool's content that only names the
+/// settings (a README), which is no change to them.
+#[test]
+fn attack_file_tools_with_home_paths_and_content() {
+    let w = world("");
+    let cwd = w.home.join("project");
+    for (tool, input) in [
+        (
+            "Write",
+            json!({"file_path": "~/.config/hookd/hooks.toml", "content": ""}),
+        ),
+        ("Edit", json!({"file_path": "$HOME/.claude/settings.json"})),
+        (
+            "mcp__fs__edit_file",
+            json!({"path": "~/.config/hookd/deny.py", "edits": []}),
+        ),
+    ] {
+        assert!(
+            w.shield
+                .judge("PreToolUse", &event(tool, input.clone(), &cwd))
+                .is_some(),
+            "{tool} {input}"
+        );
+    }
+    let readme =
+        json!({"path": cwd.join("README.md"), "content": "edit ~/.config/hookd/hooks.toml"});
+    assert_eq!(
+        w.shield
+            .judge("PreToolUse", &event("mcp__fs__write_file", readme, &cwd)),
+        None
+    );
+}
+
+/// Found attacking issue 29: reads of hookd's files and ordinary work that were refused.
+#[test]
+fn attack_false_positives_of_ordinary_work() {
+    let w = world("");
+    let_go_all(
+        &w,
+        &[
+            "cat ~/.config/hookd/hooks.toml | python3 -m json.tool",
+            "cat ~/.claude/settings.json | python3 -c 'import json,sys; print(json.load(sys.stdin))'",
+            "sed -n '1,20p' ~/.config/hookd/hooks.toml",
+            "awk '{print $1}' ~/.config/hookd/hooks.toml",
+            "find ~/.config/hookd -name '*.py' | xargs grep foo",
+            "grep -l x ~/.claude/settings.json | xargs cat",
+            "python3 ~/.config/hookd/deny.py < /dev/null",
+            "bash -n ~/bin/guard.sh",
+            "shellcheck ~/bin/guard.sh",
+            "head -50 ~/.local/state/hookd/journal.jsonl",
+            "git log -p ~/.config/hookd/hooks.toml",
+            "pkill node",
+            "kill -9 999",
+            "rm -rf ./build ./dist node_modules",
+            "for f in *.rs; do sed -i 's/a/b/' $f; done",
+            "cat <<'EOF' > src/x.rs\nfn main() {}\nEOF",
+            "echo 'see ~/.config/hookd/hooks.toml' > NOTES.md",
+            "sudo apt-get install -y jq",
+        ],
+    );
+}
+
+/// The judge runs on the daemon's only thread: no panic on any input, and no input that takes long
+/// (a patterns of many `*`, a long line, deep nesting, a million words to resolve).
+#[test]
+fn attack_robustness_no_panic_and_bounded_time() {
+    let w = world("");
+    // Random lines of shell's own characters: the reader and the judge never panic.
+    let alphabet: Vec<char> = "ab ~/.$(){}[]*?!@+,;|&<>'\"\\`=-\n\t#0123456789hookd"
+        .chars()
+        .collect();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..3000 {
+        let len = (seed % 80) as usize;
+        let mut line = String::new();
+        for _ in 0..len {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            line.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+        }
+        let _ = bash(&w, &line);
+        let _ = bash(&w, &format!("rm {line}"));
+        let _ = bash(&w, &format!("cd {line}; rm x"));
+    }
+    let started = std::time::Instant::now();
+    let stars = format!("rm ~/.config/hookd/{}x", "*".repeat(5000));
+    assert!(bash(&w, &stars).is_none() || started.elapsed().as_secs() < 5);
+    let long = "a".repeat(1 << 20);
+    for line in [
+        format!("rm {long}"),
+        format!("echo '{long}'"),
+        "'".repeat(10_000),
+        "\"$(".repeat(5_000),
+        "x; ".repeat(100_000),
+        format!("rm {}", "f ".repeat(100_000)),
+        format!("rm {}", "{a,b}".repeat(2_000)),
+        format!("rm {}", "{".repeat(3_000) + "a,b" + &"}".repeat(3_000)),
+        format!("ls ~/.config/hookd/{}", "[a-z]*".repeat(2_000)),
+        format!("rm ~{}", "x".repeat(100_000)),
+    ] {
+        let _ = bash(&w, &line);
+    }
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "took {:?}",
+        started.elapsed()
+    );
+    // A million words are judged on their names; a guarded one among them is still found.
+    let many = format!("rm {} ~/.config/hookd/hooks.toml", "f ".repeat(50_000));
+    assert!(bash(&w, &many).is_some());
+}
