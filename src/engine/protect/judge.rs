@@ -62,6 +62,8 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
     let judge = Judge {
         shield,
         resolved: std::cell::Cell::new(0),
+        nested: std::cell::Cell::new(0),
+        content_seen: std::cell::Cell::new(false),
     };
     if tool == "Bash" || tool == "PowerShell" {
         let command = input.and_then(|i| i.get("command")).map(command_text)?;
@@ -82,6 +84,21 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
             }
             _ => {}
         }
+    }
+    // An agent's project settings (`.claude/settings.local.json`) can switch its hooks off
+    // (`"disableAllHooks": true`): a file tool's write there is refused when its text speaks of hooks.
+    let file_tool = matches!(tool, "Write" | "Edit" | "MultiEdit" | "NotebookEdit");
+    if file_tool || !named.is_empty() {
+        let mut written = Vec::new();
+        for field in CONTENT_FIELDS {
+            if let Some(value) = input.get(*field) {
+                collect_strings(value, 0, &mut written);
+            }
+        }
+        let speaks_of_hooks = written
+            .iter()
+            .any(|text| text.to_ascii_lowercase().contains("hook"));
+        judge.content_seen.set(!speaks_of_hooks);
     }
     for path in &named {
         let text = ["~/", "$HOME/", "${HOME}/"]
@@ -300,6 +317,26 @@ const READERS: &[&str] = &[
     "shellcheck",
 ];
 
+/// Programs that run a command line given among their words, elsewhere or later (a terminal, a
+/// multiplexer's session, a login to this machine).
+const SCRIPT_RUNNERS: &[&str] = &[
+    "tmux",
+    "screen",
+    "ssh",
+    "dtach",
+    "abduco",
+    "xterm",
+    "gnome-terminal",
+    "konsole",
+    "kitty",
+    "alacritty",
+    "wezterm",
+    "foot",
+    "flatpak-spawn",
+    "distrobox-host-exec",
+    "machinectl",
+];
+
 /// Programs that change the files they are given.
 struct Writer {
     names: &'static [&'static str],
@@ -397,7 +434,16 @@ struct Judge<'s> {
     shield: &'s Shield,
     /// How many paths of this call had their links followed ([`MAX_RESOLVED`]).
     resolved: std::cell::Cell<usize>,
+    /// How many lines found inside this call's were judged ([`MAX_NESTED`]).
+    nested: std::cell::Cell<usize>,
+    /// The call is a file tool's whose written text is judged on its own (an agent's project settings
+    /// written without a word of hooks are let go): [`project_agent_settings`].
+    content_seen: std::cell::Cell<bool>,
 }
+
+/// How many command lines found inside a call's (a script piped to a shell, a `tmux` session's) are
+/// judged, in all.
+const MAX_NESTED: usize = 64;
 
 /// How many paths of one call are looked up on the file system (links followed, hard links compared).
 const MAX_RESOLVED: usize = 256;
@@ -546,6 +592,9 @@ impl Judge<'_> {
         if let Some(found) = self.archive(program, args, cwd) {
             return Some(found);
         }
+        if let Some(found) = self.later(command, before, program, args, cwd) {
+            return Some(found);
+        }
         let interpreter =
             shell::unwrap::SHELLS.contains(&program) || INTERPRETERS.contains(&program);
         let runs_input =
@@ -604,6 +653,70 @@ impl Judge<'_> {
         self.here_names(command, program, cwd)
     }
 
+    /// A command that runs a command line elsewhere or later: `at`, `batch` and `crontab` read one
+    /// from their input (a here-document, or `echo ... |`), and `tmux`, `screen`, `ssh` and terminals
+    /// take one among their words (found attacking issue 29: `echo pkill hookd | at now`, `tmux new
+    /// -d 'pkill hookd'`). Each is judged as a line of its own.
+    fn later(
+        &self,
+        command: &Command,
+        before: &[Command],
+        program: &str,
+        args: &[Word],
+        cwd: &Path,
+    ) -> Option<String> {
+        if matches!(program, "at" | "batch" | "crontab") {
+            let mut scripts: Vec<String> = command.here.iter().cloned().collect();
+            if before.last().is_some_and(|c| c.piped) {
+                for feeder in before.iter().rev().take_while(|c| c.piped) {
+                    let words: Vec<&str> = feeder
+                        .args()
+                        .iter()
+                        .filter(|w| !w.text.starts_with('-'))
+                        .map(|w| w.text.as_str())
+                        .collect();
+                    scripts.push(words.join(" "));
+                }
+            }
+            for script in scripts {
+                for line in script.replace("\\n", "\n").lines() {
+                    // A crontab line's command comes after its five times (or an `@daily`).
+                    let line = if program == "crontab" {
+                        let skip = if line.trim_start().starts_with('@') {
+                            1
+                        } else {
+                            5
+                        };
+                        line.split_whitespace()
+                            .skip(skip)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    } else {
+                        line.to_string()
+                    };
+                    if let Some(found) = self.nested_line(&line, cwd) {
+                        return Some(found);
+                    }
+                }
+            }
+            return None;
+        }
+        if !SCRIPT_RUNNERS.contains(&program) {
+            return None;
+        }
+        for from in 0..args.len().min(32) {
+            let line = args[from..]
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            if let Some(found) = self.nested_line(&line, cwd) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
     /// A here-document or here-string that names a guarded path, given to `program`.
     fn here_names(&self, command: &Command, program: &str, cwd: &Path) -> Option<String> {
         let here = command.here.as_deref()?;
@@ -612,10 +725,14 @@ impl Judge<'_> {
     }
 
     /// A line of shell found inside another command (a script piped to a shell), judged from `cwd`.
+    /// At most [`MAX_NESTED`] such lines per call: `tmux tmux tmux ...` must not judge a line for each
+    /// way of splitting it, nested without end.
     fn nested_line(&self, line: &str, cwd: &Path) -> Option<String> {
-        if line.len() > 64 * 1024 {
+        let used = self.nested.get();
+        if line.len() > 64 * 1024 || used >= MAX_NESTED {
             return None;
         }
+        self.nested.set(used + 1);
         self.shell(line, cwd)
     }
 
@@ -951,6 +1068,11 @@ impl Judge<'_> {
                     ));
                 }
             }
+            if !self.content_seen.get()
+                && let Some(what) = project_agent_settings(form)
+            {
+                return Some(format!("{} ({what})", path.display()));
+            }
         }
         None
     }
@@ -1057,6 +1179,15 @@ impl Judge<'_> {
         let args = command.args();
         let stop = || "stop or kill the hookd daemon".to_string();
         match program {
+            "kill"
+                if args
+                    .iter()
+                    .any(|a| a.text.eq_ignore_ascii_case("-Name") || a.text == "-ProcessName") =>
+            {
+                args.iter()
+                    .any(|a| a.text.eq_ignore_ascii_case("hookd"))
+                    .then(stop)
+            }
             "kill" => {
                 let mut probe = false;
                 let mut after_dashes = false;
@@ -1147,20 +1278,47 @@ impl Judge<'_> {
                         at += 1;
                     }
                 }
-                if verb.is_some_and(|v| verbs.contains(v))
-                    && words
-                        .iter()
-                        .skip_while(|w| Some(*w) != verb)
+                let after_verb = || {
+                    args.iter()
+                        .skip_while(|a| Some(&a.text.as_str()) != verb)
                         .skip(1)
-                        .any(|unit| {
-                            !unit.starts_with('-')
-                                && (names_hookd_unit(unit) || unit.starts_with("user@"))
-                        })
+                };
+                if verb.is_some_and(|v| verbs.contains(v))
+                    && after_verb().any(|unit| {
+                        !unit.text.starts_with('-')
+                            && (names_hookd_unit(&unit.text)
+                                || unit.text.starts_with("user@")
+                                // `stop $(systemctl --user list-units | grep hook ...)`
+                                || (!unit.known && self.finds_daemon(&unit.text)))
+                    })
                 {
                     return Some(stop());
                 }
+                // `systemctl --user set-environment HOOKD_CONFIG=/tmp/x`, then a restart: the daemon
+                // back on settings of the agent's choosing (found attacking issue 29).
+                let environment = ["set-environment", "unset-environment", "import-environment"];
+                if verb.is_some_and(|v| environment.contains(v)) {
+                    let names: Vec<&Word> =
+                        after_verb().filter(|a| !a.text.starts_with('-')).collect();
+                    if names.is_empty()
+                        || names
+                            .iter()
+                            .any(|a| !a.known || a.text.to_ascii_uppercase().contains("HOOKD"))
+                    {
+                        return Some("change the environment hookd's service starts with".into());
+                    }
+                }
                 None
             }
+            // PowerShell's `Stop-Process -Name hookd` (`spps`, and `kill` above is its alias there).
+            "Stop-Process" | "spps" | "stop-process" => args
+                .iter()
+                .any(|a| {
+                    a.text.eq_ignore_ascii_case("hookd")
+                        || a.text.parse::<i64>().ok() == self.shield.daemon_pid.map(i64::from)
+                        || (!a.known && self.finds_daemon(&a.text))
+                })
+                .then(stop),
             // `busctl`/`gdbus`/`dbus-send` calling systemd's `StopUnit` (or its kind) on hookd's unit.
             "busctl" | "gdbus" | "dbus-send" | "qdbus" => {
                 let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
@@ -1638,4 +1796,28 @@ fn git_folder(args: &[Word], cwd: &Path) -> Option<PathBuf> {
         at += 1;
     }
     dir
+}
+
+/// An agent's settings file of a project (or any folder), whose hooks the agent merges with the user's
+/// and which can switch them all off (Claude Code's `disableAllHooks`): what it is, in a refusal (found
+/// attacking issue 29: `.claude/settings.local.json` written with `"disableAllHooks": true` silenced
+/// the relay that the user's settings hold).
+fn project_agent_settings(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    let folder = path.parent()?.file_name()?.to_str()?;
+    match (folder, name) {
+        (".claude", "settings.json" | "settings.local.json") => {
+            Some("Claude Code's settings there, which can switch hookd's relay off")
+        }
+        (".gemini", "settings.json") => {
+            Some("Gemini CLI's settings there, which can switch hookd's relay off")
+        }
+        (".qwen", "settings.json") => {
+            Some("Qwen Code's settings there, which can switch hookd's relay off")
+        }
+        (".codex", "config.toml") => {
+            Some("Codex's settings there, which can switch hookd's relay off")
+        }
+        _ => None,
+    }
 }

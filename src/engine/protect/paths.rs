@@ -124,6 +124,16 @@ pub(super) fn guarded(settings: &Settings, places: &Places) -> Vec<Guarded> {
             }
         }
     }
+    if let Some(units) = &places.units_dir {
+        // Drop-ins for every user service or socket (systemd 250 and later), hookd's among them.
+        for all in ["service.d", "socket.d"] {
+            add(
+                units.join(all),
+                true,
+                "systemd's drop-ins for every user unit, hookd's among them",
+            );
+        }
+    }
     for (agent, file) in &places.agent_files {
         add(
             file.clone(),

@@ -533,3 +533,104 @@ fn attack_robustness_no_panic_and_bounded_time() {
     let many = format!("rm {} ~/.config/hookd/hooks.toml", "f ".repeat(50_000));
     assert!(bash(&w, &many).is_some());
 }
+
+/// Found attacking issue 29: a command line run later or elsewhere (`at`, `crontab`, `tmux`,
+/// `screen`, `ssh`) was not read as one.
+#[test]
+fn attack_a_line_run_later_or_elsewhere() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "echo pkill hookd | at now",
+            "at now <<'EOF'\nsystemctl --user stop hookd\nEOF",
+            "echo '* * * * * pkill hookd' | crontab -",
+            "tmux new -d 'pkill hookd'",
+            "screen -dm sh -c 'systemctl --user stop hookd'",
+            "ssh localhost pkill hookd",
+            "tmux new -d 'rm ~/.config/hookd/hooks.toml'",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "tmux ls",
+            "ssh host uptime",
+            "echo 'make test' | at now",
+            "screen -ls",
+        ],
+    );
+    let started = std::time::Instant::now();
+    let _ = bash(&w, &"tmux ".repeat(2_000));
+    let _ = bash(&w, &("echo x | ".repeat(500) + "sh"));
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+}
+
+/// Found attacking issue 29: the environment hookd's service starts with, a unit named by a command's
+/// output, drop-ins for every user service, and PowerShell's `Stop-Process`.
+#[test]
+fn attack_the_service_environment_drop_ins_and_powershell() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "systemctl --user set-environment HOOKD_CONFIG=/tmp/x.toml && systemctl --user restart hookd",
+            "export HOOKD_CONFIG=/tmp/x; systemctl --user import-environment",
+            "systemctl --user stop $(systemctl --user list-units --plain | grep hook | cut -d' ' -f1)",
+            "mkdir -p ~/.config/systemd/user/service.d && echo '[Service]' > ~/.config/systemd/user/service.d/x.conf",
+            "Stop-Process -Name hookd",
+            "Stop-Process -Id 4242 -Force",
+            "kill -Name hookd",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "systemctl --user set-environment FOO=1",
+            "systemctl --user stop $(echo nginx)",
+            "Stop-Process -Name node",
+        ],
+    );
+}
+
+/// Found attacking issue 29: an agent's project settings (`.claude/settings.local.json`) written with
+/// `"disableAllHooks": true` switch the relay off that the user's settings hold.
+#[test]
+fn attack_an_agents_project_settings_that_switch_hooks_off() {
+    let w = world("");
+    let cwd = w.home.join("project");
+    refused_all(
+        &w,
+        &[
+            "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
+            "cp /tmp/x.json .gemini/settings.json",
+        ],
+    );
+    let local = cwd.join(".claude/settings.local.json");
+    let off = json!({"file_path": local, "content": "{\"disableAllHooks\": true}"});
+    assert!(
+        w.shield
+            .judge("PreToolUse", &event("Write", off, &cwd))
+            .is_some()
+    );
+    let edit = json!({"file_path": local, "old_string": "{", "new_string": "{\"hooks\": {},"});
+    assert!(
+        w.shield
+            .judge("PreToolUse", &event("Edit", edit, &cwd))
+            .is_some()
+    );
+    let permissions =
+        json!({"file_path": local, "content": "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}}"});
+    assert_eq!(
+        w.shield
+            .judge("PreToolUse", &event("Write", permissions, &cwd)),
+        None
+    );
+    let_go_all(
+        &w,
+        &[
+            "cat .claude/settings.json",
+            "jq . .claude/settings.local.json",
+        ],
+    );
+}
