@@ -199,8 +199,23 @@ fn finish(lexer: &mut Lexer<'_>, current: &mut Command, out: &mut Vec<Command>, 
             | "{" | "}" | "time" | "esac" | "((" | "))" => {
                 command.words.remove(0);
             }
-            // `for x in a b`, `case w in`, `select x in ...`: words, not a command.
+            // `for x in a b`, `case w in`, `select x in ...`: words, not a command. A loop over
+            // one word gives its variable that word (`for f in ~/.config/hookd/*; do rm "$f"`:
+            // found attacking issue 29); over more, the variable cannot be told.
             "for" | "case" | "select" | "function" | "[[" => {
+                if matches!(first.text.as_str(), "for" | "select")
+                    && let Some(name) = command.words.get(1).map(|w| w.text.clone())
+                {
+                    let list: Vec<&Word> = command.words.iter().skip(3).collect();
+                    match list.as_slice() {
+                        [only] if only.known && command.words[2].text == "in" => {
+                            lexer.env.vars.insert(name, only.text.clone());
+                        }
+                        _ => {
+                            lexer.env.vars.remove(&name);
+                        }
+                    }
+                }
                 command.words.clear();
             }
             _ => break,

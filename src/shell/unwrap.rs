@@ -379,7 +379,14 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>)
             i += 1;
             while i < args.len() && args[i].text != ";" && args[i].text != "+" {
                 if args[i].text.contains("{}") {
-                    words.extend(starts.iter().cloned());
+                    // Every path below each start (`START/**`, a pattern that takes the start too):
+                    // `find ~ -name '*.toml' -exec rm {} +` reaches the settings (found attacking
+                    // issue 29), and what `-name` keeps cannot be told without walking.
+                    words.extend(starts.iter().map(|start| Word {
+                        text: format!("{}/**", start.text.trim_end_matches('/')),
+                        glob: true,
+                        ..start.clone()
+                    }));
                 } else {
                     words.push(args[i].clone());
                 }
@@ -484,7 +491,7 @@ mod tests {
             ("watch -n 1 rm -rf x", "rm -rf x"),
             ("trap 'rm -rf x' EXIT", "rm -rf x"),
             ("xargs -0 rm -rf", "rm -rf"),
-            ("find /a -name b -exec rm -rf {} +", "rm -rf /a"),
+            ("find /a -name b -exec rm -rf {} +", "rm -rf /a/**"),
             ("bash -c '$1' _ 'rm -rf x'", "rm -rf x"),
             ("W='rm -rf x'; $W", "rm -rf x"),
             ("$SHELL -c 'rm -rf x'", "rm -rf x"),

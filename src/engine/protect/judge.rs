@@ -490,6 +490,33 @@ impl Judge<'_> {
         if let Some(found) = self.signals(command) {
             return Some(found);
         }
+        if command.fed
+            && matches!(program, "kill" | "Stop-Process" | "spps")
+            && before
+                .iter()
+                .rev()
+                .take_while(|c| c.piped)
+                .any(|c| self.lists_daemon(c))
+        {
+            // `pgrep hookd | xargs kill` (found attacking issue 29).
+            return Some("stop or kill the hookd daemon".into());
+        }
+        if program == "patch" {
+            // `patch -p1 < x` writes the files the patch names, from its folder (`-d DIR`).
+            let dir = args
+                .iter()
+                .position(|a| a.text == "-d" || a.text == "--directory")
+                .and_then(|at| args.get(at + 1))
+                .cloned()
+                .unwrap_or_else(|| Word {
+                    text: ".".into(),
+                    known: true,
+                    glob: false,
+                });
+            if let Some(found) = self.target(&dir, cwd, true) {
+                return Some(format!("patch files in {found}"));
+            }
+        }
         if command.fed && !READERS.contains(&program) && !matches!(program, "sed" | "awk") {
             // `... | xargs rm`: what it is given comes from the commands before it (`xargs grep`
             // only reads what it is given).
@@ -497,6 +524,20 @@ impl Judge<'_> {
             for word in everything.flat_map(|c| c.words.iter()) {
                 if let Some(found) = self.mentions(&word.text, cwd) {
                     return Some(format!("give {found} to {program}, which may change it"));
+                }
+            }
+            // `find ~/.config -type f | xargs rm`: a folder a lister walks gives what is below it.
+            for feeder in before.iter().rev().take_while(|c| c.piped) {
+                if !matches!(
+                    feeder.program(),
+                    "find" | "fd" | "fdfind" | "ls" | "tree" | "du"
+                ) {
+                    continue;
+                }
+                for word in feeder.args().iter().filter(|w| !w.text.starts_with('-')) {
+                    if let Some(found) = self.target(word, cwd, true) {
+                        return Some(format!("give {found} to {program}, which may change it"));
+                    }
                 }
             }
         }
@@ -644,8 +685,20 @@ impl Judge<'_> {
             }
             return self.here_names(command, program, cwd);
         }
-        // A program hookd cannot tell: whatever path of hookd's its words name.
-        for word in &command.words {
+        // A program hookd cannot tell: whatever path of hookd's its words name (but a commit's
+        // message, which only says it: `git commit -m 'explain ~/.config/hookd/hooks.toml'`).
+        let message = |at: usize| {
+            program == "git"
+                && at > 0
+                && command
+                    .words
+                    .get(at - 1)
+                    .is_some_and(|w| w.text == "-m" || w.text == "--message")
+        };
+        for (at, word) in command.words.iter().enumerate() {
+            if message(at) || (program == "git" && word.text.starts_with("--message=")) {
+                continue;
+            }
             if let Some(found) = self.mentions(&word.text, cwd) {
                 return Some(format!("give {found} to {program}, which may change it"));
             }
@@ -1296,6 +1349,10 @@ impl Judge<'_> {
                 }
                 // `systemctl --user set-environment HOOKD_CONFIG=/tmp/x`, then a restart: the daemon
                 // back on settings of the agent's choosing (found attacking issue 29).
+                if verb == Some(&"isolate") {
+                    // `isolate` stops every unit the target does not want, hookd's perhaps among them.
+                    return Some(stop());
+                }
                 let environment = ["set-environment", "unset-environment", "import-environment"];
                 if verb.is_some_and(|v| environment.contains(v)) {
                     let names: Vec<&Word> =
@@ -1498,24 +1555,30 @@ impl Judge<'_> {
         }
         shell::read(text.trim_start_matches('$'), &self.shield.env)
             .iter()
-            .any(|c| match c.program() {
-                "pgrep" => self.pkill("pkill", c.args()),
-                "pidof" => c
-                    .args()
-                    .iter()
-                    .any(|a| a.text.rsplit('/').next() == Some("hookd")),
-                "systemctl" => c.args().iter().any(|a| names_hookd_unit(&a.text)),
-                // `ps aux | grep hook[d] | awk ...`: a pattern that finds hookd's name.
-                "grep" | "egrep" | "fgrep" | "rg" | "awk" => c.args().iter().any(|a| {
-                    a.text.contains("hookd")
-                        || regex::RegexBuilder::new(a.text.trim_matches('/'))
-                            .case_insensitive(true)
-                            .size_limit(1 << 20)
-                            .build()
-                            .is_ok_and(|re| re.is_match("hookd") && !re.is_match("x"))
-                }),
-                _ => c.words.iter().any(|w| w.text.contains("hookd")),
-            })
+            .any(|c| self.lists_daemon(c))
+    }
+
+    /// Whether a command prints the daemon's pid or unit (`pgrep hookd`, `pidof hookd`, `grep hook[d]`):
+    /// what a `kill` given its output would signal.
+    fn lists_daemon(&self, c: &Command) -> bool {
+        match c.program() {
+            "pgrep" => self.pkill("pkill", c.args()),
+            "pidof" => c
+                .args()
+                .iter()
+                .any(|a| a.text.rsplit('/').next() == Some("hookd")),
+            "systemctl" => c.args().iter().any(|a| names_hookd_unit(&a.text)),
+            // `ps aux | grep hook[d] | awk ...`: a pattern that finds hookd's name.
+            "grep" | "egrep" | "fgrep" | "rg" | "awk" => c.args().iter().any(|a| {
+                a.text.contains("hookd")
+                    || regex::RegexBuilder::new(a.text.trim_matches('/'))
+                        .case_insensitive(true)
+                        .size_limit(1 << 20)
+                        .build()
+                        .is_ok_and(|re| re.is_match("hookd") && !re.is_match("x"))
+            }),
+            _ => c.words.iter().any(|w| w.text.contains("hookd")),
+        }
     }
 
     /// `hookd setup AGENT --undo` takes the relay out of an agent's settings; `hookd install --undo`

@@ -39,6 +39,13 @@ impl Guarded {
                 for prefix in ["~/", "$HOME/", "${HOME}/"] {
                     names.push(format!("{prefix}{rest}"));
                 }
+                // `process.env.HOME + '/.config/hookd/hooks.toml'`: a path in a dot folder of home,
+                // named from home in a script (found attacking issue 29).
+                if rest.starts_with('.') && rest.contains('/') {
+                    names.push(format!("/{rest}"));
+                    names.push(format!("'{rest}"));
+                    names.push(format!("\"{rest}"));
+                }
             }
         }
         names.dedup();
