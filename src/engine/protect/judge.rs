@@ -633,6 +633,9 @@ impl Judge<'_> {
         if let Some(found) = self.archive(program, args, cwd) {
             return Some(found);
         }
+        if let Some(made) = self.packs(program, args, cwd) {
+            return made;
+        }
         if let Some(found) = self.later(command, before, program, args, cwd) {
             return Some(found);
         }
@@ -666,6 +669,19 @@ impl Judge<'_> {
                     }
                 }
             }
+        }
+        if program.starts_with("python")
+            && let Some(at) = args.iter().position(|a| a.text == "-m")
+            && args.get(at + 1).is_some_and(|m| m.text == "json.tool")
+        {
+            // `python3 -m json.tool IN [OUT]`: reads IN, writes OUT.
+            let out = args[at + 2..]
+                .iter()
+                .filter(|a| !a.text.starts_with('-'))
+                .nth(1);
+            return out
+                .and_then(|out| self.target(out, cwd, false))
+                .map(|found| format!("write {found}"));
         }
         if interpreter
             && !args
@@ -704,6 +720,65 @@ impl Judge<'_> {
             }
         }
         self.here_names(command, program, cwd)
+    }
+
+    /// `tar -c` and `zip`, packing files into an archive: they read what they pack and write only the
+    /// archive (found attacking issue 29: `tar -czf backup.tgz ~/.config/hookd` was refused), unless
+    /// they move what they pack (`zip -m`, `tar --remove-files`). `None` when `program` is neither, or
+    /// `tar` unpacks (see [`Judge::archive`]).
+    fn packs(&self, program: &str, args: &[Word], cwd: &Path) -> Option<Option<String>> {
+        let operands: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+        let (archive, moves) = match program {
+            "tar" | "bsdtar" | "gtar" => {
+                let mode = args.first().map_or("", |a| a.text.as_str());
+                let unpacks = args.iter().any(|a| {
+                    a.text == "--extract"
+                        || a.text == "--get"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('x'))
+                }) || (!mode.starts_with('-') && mode.contains('x'));
+                if unpacks {
+                    return None;
+                }
+                let archive = args.iter().enumerate().find_map(|(at, a)| {
+                    if let Some(file) = a.text.strip_prefix("--file=") {
+                        return Some(Word {
+                            text: file.into(),
+                            ..a.clone()
+                        });
+                    }
+                    let short = (a.text.starts_with('-') && !a.text.starts_with("--"))
+                        || (at == 0 && !a.text.starts_with('-'));
+                    (a.text == "--file" || (short && a.text.ends_with('f')))
+                        .then(|| args.get(at + 1).cloned())
+                        .flatten()
+                });
+                (archive, args.iter().any(|a| a.text == "--remove-files"))
+            }
+            "zip" => (
+                operands.first().map(|w| (*w).clone()),
+                args.iter().any(|a| {
+                    a.text == "--move"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('m'))
+                }),
+            ),
+            _ => return None,
+        };
+        if moves {
+            for operand in &operands {
+                if let Some(found) = self.target(operand, cwd, true) {
+                    return Some(Some(format!("move {found} into an archive")));
+                }
+            }
+        }
+        Some(
+            archive
+                .and_then(|file| self.target(&file, cwd, false))
+                .map(|found| format!("write {found}")),
+        )
     }
 
     /// A command that runs a command line elsewhere or later: `at`, `batch` and `crontab` read one
