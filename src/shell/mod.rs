@@ -22,6 +22,9 @@ use std::collections::HashMap;
 /// line built to nest forever must not take the daemon's stack.
 pub const MAX_DEPTH: usize = 12;
 
+/// The longest value a variable set on the line keeps; a longer one is read as unknown.
+pub const MAX_VALUE: usize = 4096;
+
 /// One word of a command, as the shell would pass it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
@@ -76,6 +79,10 @@ impl Command {
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     pub vars: HashMap<String, String>,
+    /// Variables set on the line to what cannot be known (`P=$(pgrep hookd)`), with the text they
+    /// were set to: a word that uses one is still unknown, but says where its value came from (`kill
+    /// $P` reads as `kill $(pgrep hookd)`).
+    pub unknown: HashMap<String, String>,
     /// The home folder, for `~`.
     pub home: Option<String>,
 }
@@ -179,12 +186,24 @@ fn finish(lexer: &mut Lexer<'_>, current: &mut Command, out: &mut Vec<Command>, 
         .count();
     if assignments == command.words.len() {
         for word in &command.words {
+            // A value past [`MAX_VALUE`] is not kept: `b=$a$a; c=$b$b; ...` must not double the
+            // reader's memory with each word (found attacking issue 29).
             if let Some((name, value)) = assignment(&word.text)
                 && word.known
+                && value.len() <= MAX_VALUE
             {
                 lexer.env.vars.insert(name.to_string(), value.to_string());
-            } else if let Some((name, _)) = assignment(&word.text) {
+                lexer.env.unknown.remove(name);
+            } else if let Some((name, value)) = assignment(&word.text) {
                 lexer.env.vars.remove(name);
+                if value.len() <= MAX_VALUE {
+                    lexer
+                        .env
+                        .unknown
+                        .insert(name.to_string(), value.to_string());
+                } else {
+                    lexer.env.unknown.remove(name);
+                }
             }
         }
         if command.redirects.is_empty() {
@@ -829,6 +848,10 @@ impl Lexer<'_> {
                 let (name, rest) = inner.split_at(name_end);
                 match (self.env.vars.get(name), rest.is_empty()) {
                     (Some(value), true) => text.push_str(value),
+                    (None, true) if self.env.unknown.contains_key(name) => {
+                        text.push_str(&self.env.unknown[name]);
+                        *known = false;
+                    }
                     _ => {
                         text.push_str(&format!("${{{inner}}}"));
                         *known = false;
@@ -854,9 +877,13 @@ impl Lexer<'_> {
                     name.push(c);
                     self.at += 1;
                 }
-                match self.env.vars.get(&name) {
-                    Some(value) => text.push_str(value),
-                    None => {
+                match (self.env.vars.get(&name), self.env.unknown.get(&name)) {
+                    (Some(value), _) => text.push_str(value),
+                    (None, Some(source)) => {
+                        text.push_str(source);
+                        *known = false;
+                    }
+                    (None, None) => {
                         text.push('$');
                         text.push_str(&name);
                         *known = false;

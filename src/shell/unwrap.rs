@@ -267,10 +267,15 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
         "export" | "declare" | "typeset" | "local" | "readonly" => {
             for word in &args {
                 if let Some((name, value)) = super::assignment(&word.text) {
+                    env.vars.remove(name);
+                    env.unknown.remove(name);
+                    if value.len() > super::MAX_VALUE {
+                        continue;
+                    }
                     if word.known {
                         env.vars.insert(name.to_string(), value.to_string());
                     } else {
-                        env.vars.remove(name);
+                        env.unknown.insert(name.to_string(), value.to_string());
                     }
                 }
             }

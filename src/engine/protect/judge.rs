@@ -1323,6 +1323,15 @@ impl Judge<'_> {
                 while i < args.len() {
                     let text = args[i].text.as_str();
                     i += 1;
+                    // `kill -9 -$(pgrep hookd)`: the daemon's group, a command's output after a `-`
+                    // that an option would be read as (found attacking issue 29).
+                    if !args[i - 1].known
+                        && text.starts_with("-$")
+                        && !probe
+                        && self.finds_daemon(&text[1..])
+                    {
+                        return Some(stop());
+                    }
                     if !after_dashes {
                         if text == "--" {
                             after_dashes = true;
@@ -1365,6 +1374,19 @@ impl Judge<'_> {
                 None
             }
             "pkill" | "killall" => self.pkill(program, args).then(stop),
+            // Tools that take hold of a running process by its pid (`prlimit --pid PID --nofile=0`
+            // leaves the daemon no descriptor to answer with; `gdb -p PID` can stop it).
+            "prlimit" | "gdb" | "lldb" | "strace" | "ltrace" | "gcore" | "perf" | "criu" => {
+                let pid = self.shield.daemon_pid?.to_string();
+                args.iter()
+                    .any(|a| {
+                        a.text == pid
+                            || a.text.strip_prefix("--pid=") == Some(&pid)
+                            || a.text.strip_prefix("-p") == Some(&pid)
+                            || (!a.known && self.finds_daemon(&a.text))
+                    })
+                    .then(stop)
+            }
             "killall5" => Some(stop()),
             "systemctl" => {
                 let verbs = [

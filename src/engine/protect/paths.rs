@@ -155,6 +155,14 @@ pub(super) fn guarded(settings: &Settings, places: &Places) -> Vec<Guarded> {
             &format!("the backup hookd setup keeps of {agent}'s settings"),
         );
     }
+    if let Some(pid) = places.daemon_pid {
+        // `echo 1000 > /proc/PID/oom_score_adj`, and what else of the daemon's process a file is.
+        add(
+            PathBuf::from(format!("/proc/{pid}")),
+            true,
+            "the hookd daemon's process",
+        );
+    }
     for program in &places.programs {
         add(
             program.clone(),

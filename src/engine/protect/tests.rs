@@ -903,3 +903,37 @@ fn attack_ordinary_work_in_a_project_goes_on() {
         ],
     );
 }
+
+/// Found attacking issue 29: a pid or a path kept in a variable on the line (`P=$(pgrep hookd); kill
+/// $P`), the daemon's process group, the daemon's `/proc` files and limits, and a line whose variables
+/// double with each word.
+#[test]
+fn attack_values_kept_in_variables_and_the_daemons_process() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "P=$(pgrep hookd); kill -9 $P",
+            "export P=\"$(pidof hookd)\"; kill \"$P\"",
+            "D=$(dirname ~/.config/hookd/hooks.toml); rm $D/hooks.toml",
+            "kill -9 -$(pgrep hookd)",
+            "prlimit --pid 4242 --nofile=0",
+            "gdb -p 4242 -batch -ex 'call exit(0)'",
+            "echo 1000 > /proc/4242/oom_score_adj",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "P=$(pgrep node); kill $P",
+            "cat /proc/4242/status",
+            "prlimit --pid 999 --nofile=100",
+        ],
+    );
+    let started = std::time::Instant::now();
+    let doubling: String = std::iter::once("a=xxxxxxxx; b=$(true)x;".to_string())
+        .chain((0..40).map(|n| format!(" a=$a$a; b=$b$b; c{n}=$a;")))
+        .collect();
+    let _ = bash(&w, &doubling);
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+}
