@@ -53,7 +53,18 @@ const PATH_FIELDS: &[&str] = &[
 /// `None`.
 pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<String> {
     let tool = event.get("tool_name").and_then(Value::as_str).unwrap_or("");
-    let input = event.get("tool_input");
+    // A tool input sent as a JSON text (as Copilot CLI sends its `toolArgs`) is read as what it
+    // holds; a text that is not JSON, as a shell tool's command.
+    let decoded = match event.get("tool_input") {
+        Some(Value::String(text)) => Some(
+            serde_json::from_str::<Value>(text)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| serde_json::json!({ "command": text })),
+        ),
+        _ => None,
+    };
+    let input = decoded.as_ref().or_else(|| event.get("tool_input"));
     let cwd = event
         .get("cwd")
         .and_then(Value::as_str)
@@ -65,8 +76,13 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
         nested: std::cell::Cell::new(0),
         content_seen: std::cell::Cell::new(false),
     };
-    if tool == "Bash" || tool == "PowerShell" {
-        let command = input.and_then(|i| i.get("command")).map(command_text)?;
+    if tool == "Bash"
+        || tool == "PowerShell"
+        || SHELL_TOOLS.contains(&tool.to_ascii_lowercase().as_str())
+    {
+        let command = input
+            .and_then(|i| COMMAND_FIELDS.iter().find_map(|f| i.get(*f)))
+            .map(command_text)?;
         return judge.shell(&command, &cwd);
     }
     if READ_ONLY_TOOLS.contains(&tool) || read_only_mcp(tool) {
@@ -120,6 +136,15 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
     if !named.is_empty() && matches!(tool, "Write" | "Edit" | "MultiEdit" | "NotebookEdit") {
         return None;
     }
+    // A tool that runs a command line it is given (an MCP server's `execute_command`): the line is
+    // judged as a shell's (found attacking issue 29: `pkill hookd` named no path, and went through).
+    for field in COMMAND_FIELDS {
+        if let Some(command) = input.get(*field).filter(|v| v.is_string() || v.is_array())
+            && let Some(found) = judge.shell(&command_text(command), &cwd)
+        {
+            return Some(found);
+        }
+    }
     // Any other tool (an MCP server's, a new one): whatever path of hookd's it names, outside what
     // it writes into a file (a README that names the settings is no change to them).
     let mut strings = Vec::new();
@@ -136,6 +161,25 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
             .map(|found| format!("name {found}, which a {tool} call may change"))
     })
 }
+
+/// Shell tools by the names agents give them, when a dialect has not renamed them `Bash`.
+const SHELL_TOOLS: &[&str] = &[
+    "bash",
+    "shell",
+    "sh",
+    "local_shell",
+    "run_shell_command",
+    "shell_command",
+    "exec_command",
+    "execute_command",
+    "run_command",
+    "run_terminal_cmd",
+    "terminal",
+    "powershell",
+];
+
+/// The fields a tool gives a command line in.
+const COMMAND_FIELDS: &[&str] = &["command", "cmd", "script", "commandLine", "command_line"];
 
 /// The fields a file tool gives the text it writes in: what the file will say, not where it goes.
 const CONTENT_FIELDS: &[&str] = &[

@@ -937,3 +937,38 @@ fn attack_values_kept_in_variables_and_the_daemons_process() {
     let _ = bash(&w, &doubling);
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
+
+/// Found attacking issue 29: a shell tool by another name (an MCP server's `execute_command`, a
+/// dialect's own name), a command given as words, and a tool input sent as JSON text.
+#[test]
+fn attack_shell_tools_by_other_names() {
+    let w = world("");
+    let cwd = w.home.join("project");
+    let judge = |tool: &str, input: Value| w.shield.judge("PreToolUse", &event(tool, input, &cwd));
+    for (tool, input) in [
+        (
+            "mcp__desktop__execute_command",
+            json!({"command": "pkill hookd"}),
+        ),
+        (
+            "run_shell_command",
+            json!({"command": "systemctl --user stop hookd"}),
+        ),
+        ("shell", json!({"command": ["bash", "-lc", "kill -9 4242"]})),
+        ("Bash", json!("{\"command\": \"pkill hookd\"}")),
+        ("Bash", json!("pkill hookd")),
+        (
+            "mcp__x__run",
+            json!({"cmd": "cd ~/.config/hookd && rm hooks.toml"}),
+        ),
+    ] {
+        assert!(judge(tool, input.clone()).is_some(), "{tool} {input}");
+    }
+    assert_eq!(
+        judge(
+            "mcp__desktop__execute_command",
+            json!({"command": "ls -la"})
+        ),
+        None
+    );
+}
