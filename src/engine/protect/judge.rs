@@ -1734,6 +1734,44 @@ impl Judge<'_> {
                 Some("take hookd's relay out of an agent's settings (hookd setup --undo)".into())
             }
             "install" if undoes => Some("take hookd's service away (hookd install --undo)".into()),
+            // `hookd install --bin /tmp/fake --force`: the units rewritten to start another program
+            // as the daemon (found attacking issue 29).
+            "install"
+                if args.iter().any(|a| {
+                    a.text == "--bin" || a.text.starts_with("--bin=") || a.text == "--force"
+                }) =>
+            {
+                Some("rewrite hookd's systemd units (hookd install --bin or --force)".into())
+            }
+            // `hookd setup AGENT --socket /tmp/nowhere.sock`: the relay pointed at a socket nothing
+            // answers, where it lets every call through (found attacking issue 29).
+            "setup" => {
+                let dry = args.iter().any(|a| a.text == "--dry-run");
+                let socket = args.iter().enumerate().find_map(|(at, a)| {
+                    if a.text == "--socket" {
+                        args.get(at + 1).cloned()
+                    } else {
+                        a.text.strip_prefix("--socket=").map(|s| Word {
+                            text: s.into(),
+                            ..a.clone()
+                        })
+                    }
+                });
+                let ours = |word: &Word| {
+                    word.known
+                        && self.shield.guarded.iter().any(|g| {
+                            g.what == "hookd's socket"
+                                && paths::absolute(&self.shield.home, &word.text) == g.path
+                        })
+                };
+                match socket {
+                    Some(socket) if !dry && !ours(&socket) => Some(format!(
+                        "point hookd's relay at another socket ({}) (hookd setup --socket)",
+                        socket.text
+                    )),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }

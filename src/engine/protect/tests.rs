@@ -972,3 +972,29 @@ fn attack_shell_tools_by_other_names() {
         None
     );
 }
+
+/// Found attacking issue 29: hookd's own commands that rewrite what keeps the guard standing: the
+/// units made to start another program, the relay pointed at a socket nothing answers.
+#[test]
+fn attack_hookds_own_commands_that_undo_it() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "hookd install --bin /tmp/fake-hookd --force",
+            "hookd install --force",
+            "hookd setup claude-code --socket /tmp/nowhere.sock",
+            "hookd setup codex --socket=/tmp/x.sock --fail-closed",
+        ],
+    );
+    let socket = w.home.parent().unwrap().join("run/hookd/hookd.sock");
+    let_go_all(
+        &w,
+        &[
+            "hookd install",
+            "hookd setup claude-code",
+            "hookd setup claude-code --dry-run --socket /tmp/x.sock",
+            &format!("hookd setup claude-code --socket {}", socket.display()),
+        ],
+    );
+}
