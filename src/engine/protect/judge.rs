@@ -489,6 +489,15 @@ struct Judge<'s> {
 /// judged, in all.
 const MAX_NESTED: usize = 64;
 
+/// File names too common to tell a folder by (see [`Judge::by_tail`]).
+const COMMON_NAMES: &[&str] = &[
+    "config.toml",
+    "config.json",
+    "settings.json",
+    "settings.local.json",
+    "config",
+];
+
 /// How many paths of one call are looked up on the file system (links followed, hard links compared).
 const MAX_RESOLVED: usize = 256;
 
@@ -1258,7 +1267,12 @@ impl Judge<'_> {
             .split('/')
             .filter(|p| !p.is_empty() && *p != ".")
             .collect();
+        // A bare name that projects use as often as agents do (`config.toml`, `settings.json`) is
+        // not enough to take a folder that cannot be told for an agent's (`cd "$(git rev-parse
+        // --show-toplevel)" && sed -i ... config.toml` is ordinary work).
+        let common = parts.len() == 1 && COMMON_NAMES.contains(&parts[0]);
         if parts.is_empty()
+            || common
             || parts.contains(&"..")
             || (glob && !tail.chars().any(char::is_alphanumeric))
         {
@@ -1952,7 +1966,23 @@ impl Folders {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(UNKNOWN_FOLDER)),
             (_, Some(dir)) if !dir.known || dir.text.starts_with('+') => {
-                PathBuf::from(UNKNOWN_FOLDER)
+                // `cd "$(dirname ~/.config/hookd/hooks.toml)"`: a folder that cannot be told, but
+                // that names a guarded path: the folder it is in (or it, a folder).
+                guarded
+                    .iter()
+                    .find(|g| g.names.iter().any(|name| dir.text.contains(name.as_str())))
+                    .map_or_else(
+                        || PathBuf::from(UNKNOWN_FOLDER),
+                        |g| {
+                            if g.folder {
+                                g.path.clone()
+                            } else {
+                                g.path
+                                    .parent()
+                                    .map_or_else(|| g.path.clone(), Path::to_path_buf)
+                            }
+                        },
+                    )
             }
             (_, Some(dir)) if dir.glob => {
                 // `cd ~/.config/hook*`: the guarded folder (or one above it) the pattern matches, as

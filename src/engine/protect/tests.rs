@@ -323,6 +323,7 @@ fn attack_the_folder_a_line_moves_to() {
             "rm \"$D\"/.config/hookd/deny.py",
             "env -C ~/.config rm -r hookd",
             "git -C ~ checkout -- .config/hookd/hooks.toml",
+            "cd \"$(dirname ~/.codex/config.toml)\" && echo > config.toml",
         ],
     );
     let_go_all(
@@ -333,6 +334,8 @@ fn attack_the_folder_a_line_moves_to() {
             "cd - && ls",
             "pushd /tmp && rm -f x && popd",
             "rm -rf \"$BUILD_DIR\"/out",
+            "cd \"$(git rev-parse --show-toplevel)\" && sed -i 's/a/b/' config.toml",
+            "cd \"$TMPDIR\" && rm -f settings.json",
         ],
     );
 }
