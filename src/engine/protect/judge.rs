@@ -694,6 +694,11 @@ impl Judge<'_> {
         }
         let interpreter =
             shell::unwrap::SHELLS.contains(&program) || INTERPRETERS.contains(&program);
+        if INTERPRETERS.contains(&program)
+            && let Some(found) = self.code_stops_daemon(command, args)
+        {
+            return Some(found);
+        }
         let runs_input =
             interpreter && before.last().is_some_and(|c| c.piped) && reads_its_input(program, args);
         if runs_input {
@@ -893,6 +898,38 @@ impl Judge<'_> {
                 .join(" ");
             if let Some(found) = self.nested_line(&line, cwd) {
                 return Some(found);
+            }
+        }
+        None
+    }
+
+    /// Code given to an interpreter (`-c`, `-e`, a here-document) that signals the daemon by its pid
+    /// (`os.kill(PID, 9)`) or runs a command that names it with a stop (`subprocess.run(['pkill',
+    /// 'hookd'])`): found attacking issue 29. Code that builds the pid or the name is a disguise
+    /// (docs/security.md).
+    fn code_stops_daemon(&self, command: &Command, args: &[Word]) -> Option<String> {
+        let pid = self.shield.daemon_pid.map(|p| p.to_string());
+        let codes = args
+            .iter()
+            .map(|a| a.text.as_str())
+            .chain(command.here.as_deref());
+        for code in codes {
+            let by_pid = pid.as_deref().is_some_and(|pid| {
+                code.match_indices(pid).any(|(at, _)| {
+                    let before = code[..at].chars().next_back();
+                    let after = code[at + pid.len()..].chars().next();
+                    before.is_some_and(|c| !c.is_alphanumeric() && c != '.')
+                        && after.is_none_or(|c| !c.is_alphanumeric() && c != '.')
+                        && code.contains("kill")
+                })
+            });
+            let lower = code.to_ascii_lowercase();
+            let by_name = lower.contains("hookd")
+                && ["kill", "systemctl", "terminate", "signal", "stop"]
+                    .iter()
+                    .any(|verb| lower.contains(verb));
+            if by_pid || by_name {
+                return Some("stop or kill the hookd daemon".into());
             }
         }
         None

@@ -1001,3 +1001,28 @@ fn attack_hookds_own_commands_that_undo_it() {
         ],
     );
 }
+
+/// Found attacking issue 29: an interpreter's code that signals the daemon by its pid or runs a stop
+/// of it by name.
+#[test]
+fn attack_interpreter_code_that_stops_the_daemon() {
+    let w = world("");
+    refused_all(
+        &w,
+        &[
+            "python3 -c 'import os,signal; os.kill(4242, signal.SIGKILL)'",
+            "python3 -c \"import subprocess; subprocess.run(['pkill','hookd'])\"",
+            "node -e \"process.kill(4242)\"",
+            "perl -e 'kill 9, 4242'",
+            "python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['systemctl', '--user', 'stop', 'hookd'])\nEOF",
+        ],
+    );
+    let_go_all(
+        &w,
+        &[
+            "python3 -c 'print(4242)'",
+            "python3 -c 'import os; os.kill(1234, 9)'",
+            "node -e \"console.log('hookd is running')\"",
+        ],
+    );
+}
