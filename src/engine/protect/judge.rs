@@ -1249,10 +1249,17 @@ impl Judge<'_> {
                     .then(|| describe(guarded))
             });
         }
-        let path = paths::absolute(cwd, &word.text);
+        let path = through_proc_self(&cwd.join(&word.text), cwd);
         // Links are followed for the first targets of a line only: a line of a million words must not
         // cost a million walks of the file system (the names as written are still judged).
-        let budget = self.resolved.get();
+        // Links under /dev and /proc are never followed: resolved in the daemon, `/dev/fd/3`,
+        // `/dev/stdout` and `/proc/self/...` would name the daemon's own process, not the agent's
+        // (found attacking issue 29: `done < <(curl ...)` was refused as a change to the daemon).
+        let budget = if path.starts_with("/dev") || path.starts_with("/proc") {
+            MAX_RESOLVED
+        } else {
+            self.resolved.get()
+        };
         let (real, kernel) = if budget < MAX_RESOLVED {
             self.resolved.set(budget + 1);
             // `..` after a link is the link's parent's, as the kernel reads it, not the one written.
@@ -2129,4 +2136,19 @@ fn project_agent_settings(path: &Path) -> Option<&'static str> {
         }
         _ => None,
     }
+}
+
+/// `path` made lexical, where `/proc/self/root/X` is `/X` and `/proc/self/cwd/X` is `X` in the
+/// command's folder, as the agent's shell reads them (the daemon following those links would find its
+/// own root and folder).
+fn through_proc_self(path: &Path, cwd: &Path) -> PathBuf {
+    for own in ["/proc/self", "/proc/thread-self"] {
+        if let Ok(rest) = path.strip_prefix(Path::new(own).join("root")) {
+            return paths::lexical(&Path::new("/").join(rest));
+        }
+        if let Ok(rest) = path.strip_prefix(Path::new(own).join("cwd")) {
+            return paths::lexical(&cwd.join(rest));
+        }
+    }
+    paths::lexical(path)
 }

@@ -15,6 +15,11 @@ struct World {
 }
 
 fn world(protect: &str) -> World {
+    world_of(protect, 4242)
+}
+
+/// A world whose daemon is `pid` (this test's own process, to see what the daemon's `/proc/self` is).
+fn world_of(protect: &str, pid: i32) -> World {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let config = home.join(".config/hookd");
@@ -40,7 +45,7 @@ fn world(protect: &str) -> World {
             ("Codex".into(), home.join(".codex/config.toml")),
         ],
         programs: vec![home.join(".cargo/bin/hookd-relay-lite")],
-        daemon_pid: Some(4242),
+        daemon_pid: Some(pid),
         daemon_command_line: "/home/u/.cargo/bin/hookd serve --config x".into(),
         home: home.clone(),
         vars: vec![("HOME".into(), home.to_string_lossy().into_owned())],
@@ -930,6 +935,9 @@ fn attack_values_kept_in_variables_and_the_daemons_process() {
         &[
             "P=$(pgrep node); kill $P",
             "cat /proc/4242/status",
+            "while read l; do echo $l; done < <(curl https://x.example/list)",
+            "echo x > /dev/stdout; echo y > /dev/stderr; cat /proc/self/status > out.txt",
+            "diff <(ls src) <(ls .) > /dev/fd/1",
             "prlimit --pid 999 --nofile=100",
         ],
     );
@@ -1023,6 +1031,30 @@ fn attack_interpreter_code_that_stops_the_daemon() {
             "python3 -c 'print(4242)'",
             "python3 -c 'import os; os.kill(1234, 9)'",
             "node -e \"console.log('hookd is running')\"",
+        ],
+    );
+}
+
+/// Found attacking issue 29 (by the whole suite: `examples_guard`): `/dev/fd/N`, `/dev/stdout` and
+/// `/proc/self` followed in the daemon named the daemon's own process, so `done < <(curl ...)` was
+/// refused; `/proc/self/root` and `/proc/self/cwd` are read as the agent's shell reads them.
+#[test]
+fn attack_dev_fd_and_proc_self_are_the_agents_not_the_daemons() {
+    let w = world_of("", i32::try_from(std::process::id()).unwrap());
+    let_go_all(
+        &w,
+        &[
+            "while read l; do echo $l; done < <(curl https://x.example/list)",
+            "echo x > /dev/stdout; echo y > /dev/stderr",
+            "diff <(ls src) <(ls .) > /dev/fd/1",
+        ],
+    );
+    refused_all(
+        &w,
+        &[
+            "rm /proc/self/root$HOME/.config/hookd/hooks.toml",
+            "rm /proc/self/cwd/../.config/hookd/hooks.toml",
+            &format!("echo 1000 > /proc/{}/oom_score_adj", std::process::id()),
         ],
     );
 }
