@@ -641,11 +641,19 @@ impl Lexer<'_> {
         let mut braces: Vec<usize> = Vec::new();
         while let Some(c) = self.peek(0) {
             match c {
-                '(' if text.ends_with(['@', '!', '+', '*', '?']) && self.at > start => {
+                '(' if text.ends_with(['@', '!', '+', '*', '?'])
+                    && self.at > start
+                    && text != "!" =>
+                {
                     // extglob's `@(a|b)` and its kind: a pattern, read whole (found attacking issue
-                    // 29: `rm ~/.config/@(hookd)/hooks.toml` was read as three words).
+                    // 29: `rm ~/.config/@(hookd)/hooks.toml` was read as three words). A `!(` that
+                    // starts a word is bash's `! (list)`, a subshell, as it runs without extglob; a
+                    // command inside the pattern (`@($(...))`) is read too.
                     self.at += 1;
                     let inner = self.balanced(')');
+                    if inner.contains(['$', '`']) {
+                        self.nest(&inner);
+                    }
                     text.push('(');
                     text.push_str(&inner);
                     text.push(')');

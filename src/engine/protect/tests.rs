@@ -282,6 +282,8 @@ fn attack_brace_tilde_and_extglob_spellings() {
             "rm ~/.config/hookd/hooks.{1..3} ~/.config/hookd/hooks.tom{a..z}",
             "rm ~home/.config/hookd/hooks.toml",
             "rm ~/.config/@(hookd)/hooks.toml",
+            "!(pkill hookd)",
+            "ls @($(pkill hookd))",
         ],
     );
     let_go_all(
