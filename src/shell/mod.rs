@@ -22,6 +22,9 @@ use std::collections::HashMap;
 /// line built to nest forever must not take the daemon's stack.
 pub const MAX_DEPTH: usize = 12;
 
+/// The longest value a variable set on the line keeps; a longer one is read as unknown.
+pub const MAX_VALUE: usize = 4096;
+
 /// One word of a command, as the shell would pass it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
@@ -76,6 +79,10 @@ impl Command {
 #[derive(Debug, Clone, Default)]
 pub struct Env {
     pub vars: HashMap<String, String>,
+    /// Variables set on the line to what cannot be known (`P=$(pgrep hookd)`), with the text they
+    /// were set to: a word that uses one is still unknown, but says where its value came from (`kill
+    /// $P` reads as `kill $(pgrep hookd)`).
+    pub unknown: HashMap<String, String>,
     /// The home folder, for `~`.
     pub home: Option<String>,
 }
@@ -111,6 +118,7 @@ pub(crate) fn parse_into(line: &str, env: &mut Env, depth: usize, out: &mut Vec<
         env,
         depth,
         nested: Vec::new(),
+        pending: std::collections::VecDeque::new(),
     };
     let mut current = Command {
         depth,
@@ -178,12 +186,24 @@ fn finish(lexer: &mut Lexer<'_>, current: &mut Command, out: &mut Vec<Command>, 
         .count();
     if assignments == command.words.len() {
         for word in &command.words {
+            // A value past [`MAX_VALUE`] is not kept: `b=$a$a; c=$b$b; ...` must not double the
+            // reader's memory with each word (found attacking issue 29).
             if let Some((name, value)) = assignment(&word.text)
                 && word.known
+                && value.len() <= MAX_VALUE
             {
                 lexer.env.vars.insert(name.to_string(), value.to_string());
-            } else if let Some((name, _)) = assignment(&word.text) {
+                lexer.env.unknown.remove(name);
+            } else if let Some((name, value)) = assignment(&word.text) {
                 lexer.env.vars.remove(name);
+                if value.len() <= MAX_VALUE {
+                    lexer
+                        .env
+                        .unknown
+                        .insert(name.to_string(), value.to_string());
+                } else {
+                    lexer.env.unknown.remove(name);
+                }
             }
         }
         if command.redirects.is_empty() {
@@ -198,8 +218,23 @@ fn finish(lexer: &mut Lexer<'_>, current: &mut Command, out: &mut Vec<Command>, 
             | "{" | "}" | "time" | "esac" | "((" | "))" => {
                 command.words.remove(0);
             }
-            // `for x in a b`, `case w in`, `select x in ...`: words, not a command.
+            // `for x in a b`, `case w in`, `select x in ...`: words, not a command. A loop over
+            // one word gives its variable that word (`for f in ~/.config/hookd/*; do rm "$f"`:
+            // found attacking issue 29); over more, the variable cannot be told.
             "for" | "case" | "select" | "function" | "[[" => {
+                if matches!(first.text.as_str(), "for" | "select")
+                    && let Some(name) = command.words.get(1).map(|w| w.text.clone())
+                {
+                    let list: Vec<&Word> = command.words.iter().skip(3).collect();
+                    match list.as_slice() {
+                        [only] if only.known && command.words[2].text == "in" => {
+                            lexer.env.vars.insert(name, only.text.clone());
+                        }
+                        _ => {
+                            lexer.env.vars.remove(&name);
+                        }
+                    }
+                }
                 command.words.clear();
             }
             _ => break,
@@ -221,6 +256,141 @@ fn assignment(text: &str) -> Option<(&str, &str)> {
         .then_some(())
         .filter(|_| chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))?;
     Some((name, value))
+}
+
+/// How many words one brace expansion may make: enough for any command a person writes, and a line
+/// built to explode (`{a,b}{a,b}...`) stays small. Beyond it the first ones are judged, and the rest as
+/// the word unexpanded.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// A word with unquoted braces at `braces` (byte offsets of `{`, `,` and `}` in `text`) expanded as the
+/// shell does before anything else: `a{b,c}d` is `abd acd`, `{1..3}` is `1 2 3`, nested ones too (found
+/// attacking issue 29: `mv ~/.config/hookd{,.off}` named no guarded path as written). A word too long
+/// to expand cheaply is kept as it is.
+fn brace_expand(text: &str, braces: &[usize]) -> Vec<String> {
+    if text.len() > 4096 {
+        return vec![text.to_string()];
+    }
+    let marked: Vec<(char, bool)> = text
+        .char_indices()
+        .map(|(at, c)| (c, braces.binary_search(&at).is_ok()))
+        .collect();
+    let mut out = Vec::new();
+    expand_braces(marked, &mut out);
+    if out.len() >= MAX_BRACE_WORDS {
+        out.push(text.to_string());
+    }
+    out
+}
+
+fn expand_braces(word: Vec<(char, bool)>, out: &mut Vec<String>) {
+    if out.len() >= MAX_BRACE_WORDS {
+        return;
+    }
+    // Each `{` with its `}` and the commas between them at its own level, in one pass.
+    let mut open_at = Vec::new();
+    let mut pairs: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    let mut commas_of: Vec<Vec<usize>> = Vec::new();
+    for (k, item) in word.iter().enumerate() {
+        match *item {
+            ('{', true) => {
+                open_at.push(k);
+                commas_of.push(Vec::new());
+            }
+            ('}', true) => {
+                if let (Some(open), Some(commas)) = (open_at.pop(), commas_of.pop()) {
+                    pairs.push((open, k, commas));
+                }
+            }
+            (',', true) => {
+                if let Some(commas) = commas_of.last_mut() {
+                    commas.push(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    pairs.sort_by_key(|(open, _, _)| *open);
+    for (open, close, commas) in pairs {
+        let alternatives: Vec<Vec<(char, bool)>> = if commas.is_empty() {
+            let inside: String = word[open + 1..close].iter().map(|(c, _)| *c).collect();
+            match sequence(&inside) {
+                Some(items) => items
+                    .into_iter()
+                    .map(|item| item.chars().map(|c| (c, false)).collect())
+                    .collect(),
+                None => continue,
+            }
+        } else {
+            let mut bounds = vec![open];
+            bounds.extend(&commas);
+            bounds.push(close);
+            bounds
+                .windows(2)
+                .map(|w| word[w[0] + 1..w[1]].to_vec())
+                .collect()
+        };
+        for alternative in alternatives {
+            let mut next = word[..open].to_vec();
+            next.extend(alternative);
+            next.extend_from_slice(&word[close + 1..]);
+            expand_braces(next, out);
+            if out.len() >= MAX_BRACE_WORDS {
+                return;
+            }
+        }
+        return;
+    }
+    out.push(word.into_iter().map(|(c, _)| c).collect());
+}
+
+/// `1..5`, `a..e`, `10..1..2`: the items of a brace sequence (at most [`MAX_BRACE_WORDS`]).
+fn sequence(inside: &str) -> Option<Vec<String>> {
+    let parts: Vec<&str> = inside.split("..").collect();
+    if !(2..=3).contains(&parts.len()) {
+        return None;
+    }
+    let step = match parts.get(2) {
+        Some(step) => step.parse::<i64>().ok()?.unsigned_abs().max(1),
+        None => 1,
+    };
+    let (from, to, letters) = match (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
+        (Ok(a), Ok(b)) => (a, b, false),
+        _ => {
+            let a = single_char(parts[0])?;
+            let b = single_char(parts[1])?;
+            (i64::from(u32::from(a)), i64::from(u32::from(b)), true)
+        }
+    };
+    let mut items = Vec::new();
+    let mut at = from;
+    loop {
+        let item = if letters {
+            char::from_u32(u32::try_from(at).ok()?)?.to_string()
+        } else {
+            at.to_string()
+        };
+        items.push(item);
+        if at == to || items.len() >= MAX_BRACE_WORDS {
+            break;
+        }
+        let next = if from <= to {
+            at.checked_add(i64::try_from(step).ok()?)?
+        } else {
+            at.checked_sub(i64::try_from(step).ok()?)?
+        };
+        if (from <= to && next > to) || (from > to && next < to) {
+            break;
+        }
+        at = next;
+    }
+    Some(items)
+}
+
+fn single_char(text: &str) -> Option<char> {
+    let mut chars = text.chars();
+    let c = chars.next().filter(char::is_ascii_alphabetic)?;
+    chars.next().is_none().then_some(c)
 }
 
 enum Token {
@@ -253,6 +423,8 @@ struct Lexer<'e> {
     depth: usize,
     /// Commands found inside the words read so far (`$(...)`), run before the command that holds them.
     nested: Vec<Command>,
+    /// The words a brace expansion made beyond its first (`a{b,c}` is `ab ac`), given out next.
+    pending: std::collections::VecDeque<Word>,
 }
 
 impl Lexer<'_> {
@@ -261,6 +433,9 @@ impl Lexer<'_> {
     }
 
     fn next_token(&mut self) -> Token {
+        if let Some(word) = self.pending.pop_front() {
+            return Token::Word(word);
+        }
         // Blanks, line continuations and comments.
         loop {
             match self.peek(0) {
@@ -462,8 +637,28 @@ impl Lexer<'_> {
         let mut known = true;
         let mut glob = false;
         let mut quoted_any = false;
+        // Where in `text` an unquoted `{`, `,` or `}` is: what brace expansion works on.
+        let mut braces: Vec<usize> = Vec::new();
         while let Some(c) = self.peek(0) {
             match c {
+                '(' if text.ends_with(['@', '!', '+', '*', '?'])
+                    && self.at > start
+                    && text != "!" =>
+                {
+                    // extglob's `@(a|b)` and its kind: a pattern, read whole (found attacking issue
+                    // 29: `rm ~/.config/@(hookd)/hooks.toml` was read as three words). A `!(` that
+                    // starts a word is bash's `! (list)`, a subshell, as it runs without extglob; a
+                    // command inside the pattern (`@($(...))`) is read too.
+                    self.at += 1;
+                    let inner = self.balanced(')');
+                    if inner.contains(['$', '`']) {
+                        self.nest(&inner);
+                    }
+                    text.push('(');
+                    text.push_str(&inner);
+                    text.push(')');
+                    glob = true;
+                }
                 ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')' => {
                     // `(` right after `$` or in `name(`: handled below; here it ends the word.
                     break;
@@ -509,10 +704,27 @@ impl Lexer<'_> {
                     || (text.ends_with('=')
                         && assignment(&text).is_some_and(|(_, v)| v.is_empty())) =>
                 {
-                    // `~` or `~/...` at the word's start: the home folder.
-                    let next = self.peek(1);
-                    if next.is_none_or(|n| n == '/' || n.is_whitespace() || ";&|<>()".contains(n)) {
-                        self.at += 1;
+                    // `~` or `~/...` at the word's start: the home folder; `~USER` this user's too
+                    // (found attacking issue 29: `rm ~me/.config/hookd/hooks.toml`); `~+` and `~-`
+                    // the folder the shell is in or was in, which the reader cannot know.
+                    let mut name = String::new();
+                    let mut len = 0;
+                    while len < 64
+                        && let Some(n) = self
+                            .peek(1 + len)
+                            .filter(|n| n.is_alphanumeric() || "._-+".contains(*n))
+                    {
+                        name.push(n);
+                        len += 1;
+                        if name == "+" || name == "-" {
+                            break;
+                        }
+                    }
+                    let after = self.peek(1 + len);
+                    let ends = after
+                        .is_none_or(|n| n == '/' || n.is_whitespace() || ";&|<>()".contains(n));
+                    if ends && (name.is_empty() || self.is_this_user(&name)) {
+                        self.at += 1 + len;
                         match &self.env.home {
                             Some(home) => text.push_str(home),
                             None => {
@@ -520,6 +732,11 @@ impl Lexer<'_> {
                                 known = false;
                             }
                         }
+                    } else if ends && (name == "+" || name == "-") {
+                        self.at += 2;
+                        text.push('~');
+                        text.push_str(&name);
+                        known = false;
                     } else {
                         text.push('~');
                         self.at += 1;
@@ -531,12 +748,46 @@ impl Lexer<'_> {
                     self.at += 1;
                 }
                 _ => {
+                    if matches!(c, '{' | ',' | '}') {
+                        braces.push(text.len());
+                    }
                     text.push(c);
                     self.at += 1;
                 }
             }
         }
-        (self.at > start || quoted_any).then_some(Word { text, known, glob })
+        if !(self.at > start || quoted_any) {
+            return None;
+        }
+        if braces.len() >= 2 {
+            let home = self.env.home.clone();
+            let mut words = brace_expand(&text, &braces).into_iter().map(|text| {
+                // `{~/a,b}`: each word's `~` is expanded after the braces, as the shell does.
+                let text = match (&home, text.strip_prefix('~')) {
+                    (Some(home), Some(rest)) if rest.is_empty() || rest.starts_with('/') => {
+                        format!("{home}{rest}")
+                    }
+                    _ => text,
+                };
+                Word { text, known, glob }
+            });
+            let first = words.next();
+            self.pending.extend(words);
+            return first;
+        }
+        Some(Word { text, known, glob })
+    }
+
+    /// Whether `~name` names this user (its `USER` or `LOGNAME`, or its home folder's name).
+    fn is_this_user(&self, name: &str) -> bool {
+        ["USER", "LOGNAME"]
+            .iter()
+            .any(|var| self.env.vars.get(*var).is_some_and(|v| v == name))
+            || self.env.home.as_deref().is_some_and(|home| {
+                std::path::Path::new(home)
+                    .file_name()
+                    .is_some_and(|base| base == name)
+            })
     }
 
     /// The inside of `"..."` (the opening quote read), into `text`.
@@ -605,6 +856,10 @@ impl Lexer<'_> {
                 let (name, rest) = inner.split_at(name_end);
                 match (self.env.vars.get(name), rest.is_empty()) {
                     (Some(value), true) => text.push_str(value),
+                    (None, true) if self.env.unknown.contains_key(name) => {
+                        text.push_str(&self.env.unknown[name]);
+                        *known = false;
+                    }
                     _ => {
                         text.push_str(&format!("${{{inner}}}"));
                         *known = false;
@@ -630,9 +885,13 @@ impl Lexer<'_> {
                     name.push(c);
                     self.at += 1;
                 }
-                match self.env.vars.get(&name) {
-                    Some(value) => text.push_str(value),
-                    None => {
+                match (self.env.vars.get(&name), self.env.unknown.get(&name)) {
+                    (Some(value), _) => text.push_str(value),
+                    (None, Some(source)) => {
+                        text.push_str(source);
+                        *known = false;
+                    }
+                    (None, None) => {
                         text.push('$');
                         text.push_str(&name);
                         *known = false;

@@ -113,6 +113,7 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
     match program.as_str() {
         "env" => {
             let mut rest = Vec::new();
+            let mut chdir = None;
             let mut i = 0;
             while i < args.len() {
                 let text = args[i].text.as_str();
@@ -136,7 +137,20 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
                     i += 1;
                     continue;
                 }
-                if ["-u", "-C", "--unset", "--chdir"].contains(&text) {
+                if ["-C", "--chdir"].contains(&text) {
+                    chdir = args.get(i + 1).cloned();
+                    i += 2;
+                    continue;
+                }
+                if let Some(dir) = text.strip_prefix("--chdir=") {
+                    chdir = Some(Word {
+                        text: dir.to_string(),
+                        ..args[i].clone()
+                    });
+                    i += 1;
+                    continue;
+                }
+                if ["-u", "--unset"].contains(&text) {
                     i += 2;
                     continue;
                 }
@@ -147,7 +161,23 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
                 break;
             }
             rest.extend_from_slice(args.get(i..).unwrap_or(&[]));
+            // `env -C DIR CMD`: CMD runs in DIR, read between a `pushd DIR` and a `popd` so that its
+            // relative paths are judged from there (found attacking issue 29).
+            if let Some(dir) = &chdir {
+                out.push(Command {
+                    words: vec![plain_word("pushd"), dir.clone()],
+                    depth: depth + 1,
+                    ..Command::default()
+                });
+            }
             rerun(&command, rest, env, out);
+            if chdir.is_some() {
+                out.push(Command {
+                    words: vec![plain_word("popd")],
+                    depth: depth + 1,
+                    ..Command::default()
+                });
+            }
             out.push(command);
         }
         "xargs" | "parallel" => {
@@ -237,10 +267,15 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
         "export" | "declare" | "typeset" | "local" | "readonly" => {
             for word in &args {
                 if let Some((name, value)) = super::assignment(&word.text) {
+                    env.vars.remove(name);
+                    env.unknown.remove(name);
+                    if value.len() > super::MAX_VALUE {
+                        continue;
+                    }
                     if word.known {
                         env.vars.insert(name.to_string(), value.to_string());
                     } else {
-                        env.vars.remove(name);
+                        env.unknown.insert(name.to_string(), value.to_string());
                     }
                 }
             }
@@ -349,7 +384,14 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>)
             i += 1;
             while i < args.len() && args[i].text != ";" && args[i].text != "+" {
                 if args[i].text.contains("{}") {
-                    words.extend(starts.iter().cloned());
+                    // Every path below each start (`START/**`, a pattern that takes the start too):
+                    // `find ~ -name '*.toml' -exec rm {} +` reaches the settings (found attacking
+                    // issue 29), and what `-name` keeps cannot be told without walking.
+                    words.extend(starts.iter().map(|start| Word {
+                        text: format!("{}/**", start.text.trim_end_matches('/')),
+                        glob: true,
+                        ..start.clone()
+                    }));
                 } else {
                     words.push(args[i].clone());
                 }
@@ -454,7 +496,7 @@ mod tests {
             ("watch -n 1 rm -rf x", "rm -rf x"),
             ("trap 'rm -rf x' EXIT", "rm -rf x"),
             ("xargs -0 rm -rf", "rm -rf"),
-            ("find /a -name b -exec rm -rf {} +", "rm -rf /a"),
+            ("find /a -name b -exec rm -rf {} +", "rm -rf /a/**"),
             ("bash -c '$1' _ 'rm -rf x'", "rm -rf x"),
             ("W='rm -rf x'; $W", "rm -rf x"),
             ("$SHELL -c 'rm -rf x'", "rm -rf x"),

@@ -71,6 +71,7 @@ mod daemon_rewrites;
 mod http_hooks;
 /// hookd's guard of itself: every agent's call that would switch the guard off refused, reads not.
 mod protect;
+mod protect_attack;
 /// Live reload of the settings file, edited the ways editors and tools edit it.
 mod reload_live;
 /// A reload that weakens the guard: journaled with what changed, shown by `status`; one that strengthens it is not.

@@ -39,6 +39,13 @@ impl Guarded {
                 for prefix in ["~/", "$HOME/", "${HOME}/"] {
                     names.push(format!("{prefix}{rest}"));
                 }
+                // `process.env.HOME + '/.config/hookd/hooks.toml'`: a path in a dot folder of home,
+                // named from home in a script (found attacking issue 29).
+                if rest.starts_with('.') && rest.contains('/') {
+                    names.push(format!("/{rest}"));
+                    names.push(format!("'{rest}"));
+                    names.push(format!("\"{rest}"));
+                }
             }
         }
         names.dedup();
@@ -124,6 +131,16 @@ pub(super) fn guarded(settings: &Settings, places: &Places) -> Vec<Guarded> {
             }
         }
     }
+    if let Some(units) = &places.units_dir {
+        // Drop-ins for every user service or socket (systemd 250 and later), hookd's among them.
+        for all in ["service.d", "socket.d"] {
+            add(
+                units.join(all),
+                true,
+                "systemd's drop-ins for every user unit, hookd's among them",
+            );
+        }
+    }
     for (agent, file) in &places.agent_files {
         add(
             file.clone(),
@@ -143,6 +160,14 @@ pub(super) fn guarded(settings: &Settings, places: &Places) -> Vec<Guarded> {
             file.clone(),
             false,
             "an agent's settings that hookd setup wrote the relay into",
+        );
+    }
+    if let Some(pid) = places.daemon_pid {
+        // `echo 1000 > /proc/PID/oom_score_adj`, and what else of the daemon's process a file is.
+        add(
+            PathBuf::from(format!("/proc/{pid}")),
+            true,
+            "the hookd daemon's process",
         );
     }
     for program in &places.programs {
@@ -213,58 +238,86 @@ pub(super) fn real(path: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Whether a shell pattern (`*`, `?`, `[...]`) over a whole path matches `path`, component by
-/// component, as the shell matches file names: a `*` never crosses a `/`, and a name that starts with a
-/// dot is matched only by a pattern that starts with one.
+/// Whether a shell pattern (`*`, `?`, `[...]`, `[[:alpha:]]`, `**`, extglob's `@(...)`) over a whole
+/// path matches `path`, component by component, as the shell matches file names: a `*` never crosses a
+/// `/`, and a `**` component spans any number of them (bash's `globstar`). A name that starts with a dot
+/// is matched by `*` too (bash's `dotglob`): the guard takes the shell's widest reading, since a command
+/// line may switch those options on before it names the path.
+///
+/// At most the product of a name's and its pattern's lengths for each component (no backtracking that a
+/// pattern of many `*` could make exponential: found attacking issue 29), and quadratic at worst in the
+/// number of components, which a path bounds.
 pub(super) fn pattern_matches(pattern: &str, path: &Path) -> bool {
     let pattern = pattern.trim_end_matches('/');
-    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
-    let names: Vec<String> = path
+    let parts: Vec<Vec<Token>> = pattern
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .map(tokens)
+        .collect();
+    let names: Vec<Vec<char>> = path
         .components()
         .filter_map(|c| match c {
-            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
+            Component::Normal(name) => Some(name.to_string_lossy().chars().collect()),
             _ => None,
         })
         .collect();
-    parts.len() == names.len()
-        && parts.iter().zip(&names).all(|(part, name)| {
-            (!name.starts_with('.') || part.starts_with('.'))
-                && name_matches(part.as_bytes(), name.as_bytes())
-        })
+    // reach[i][j]: the first i parts match the first j names.
+    let mut reach = vec![vec![false; names.len() + 1]; parts.len() + 1];
+    reach[0][0] = true;
+    for (i, part) in parts.iter().enumerate() {
+        let globstar = part.as_slice() == [Token::Star, Token::Star];
+        for j in 0..=names.len() {
+            if !reach[i][j] {
+                continue;
+            }
+            if globstar {
+                reach[i + 1][j..].iter_mut().for_each(|r| *r = true);
+            } else if j < names.len() && name_matches(part, &names[j]) {
+                reach[i + 1][j + 1] = true;
+            }
+        }
+    }
+    reach[parts.len()][names.len()]
 }
 
-/// One name against one pattern.
-fn name_matches(pattern: &[u8], name: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some((b'*', rest)) => (0..=name.len()).any(|skip| name_matches(rest, &name[skip..])),
-        Some((b'?', rest)) => !name.is_empty() && name_matches(rest, &name[1..]),
-        Some((b'[', rest)) => {
-            let Some(close) = rest.iter().skip(1).position(|&c| c == b']').map(|n| n + 1) else {
-                return name.first() == Some(&b'[') && name_matches(rest, &name[1..]);
-            };
-            let Some((&first, name_rest)) = name.split_first() else {
-                return false;
-            };
-            let set = &rest[..close];
-            let (negated, set) = match set.split_first() {
-                Some((b'!' | b'^', set)) => (true, set),
-                _ => (false, set),
-            };
-            let mut matched = false;
-            let mut i = 0;
-            while i < set.len() {
-                if i + 2 < set.len() && set[i + 1] == b'-' {
-                    matched |= set[i] <= first && first <= set[i + 2];
-                    i += 3;
-                } else {
-                    matched |= set[i] == first;
-                    i += 1;
-                }
+/// One element of a name's pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Char(char),
+    /// `?`: any one character.
+    Any,
+    /// `*` (and an extglob group, `@(a|b)`, read as widely as a `*`).
+    Star,
+    /// `[...]`: one character in (or, negated, not in) the set.
+    Set {
+        negated: bool,
+        items: Vec<SetItem>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SetItem {
+    One(char),
+    Range(char, char),
+    /// `[:alpha:]` and the other POSIX classes.
+    Class(String),
+}
+
+impl Token {
+    fn matches(&self, c: char) -> bool {
+        match self {
+            Token::Char(p) => *p == c,
+            Token::Any => true,
+            Token::Star => false,
+            Token::Set { negated, items } => {
+                let hit = items.iter().any(|item| match item {
+                    SetItem::One(p) => *p == c,
+                    SetItem::Range(a, b) => *a <= c && c <= *b,
+                    SetItem::Class(class) => class_matches(class, c),
+                });
+                hit != *negated
             }
-            matched != negated && name_matches(&rest[close + 1..], name_rest)
         }
-        Some((&c, rest)) => name.first() == Some(&c) && name_matches(rest, &name[1..]),
     }
 }
 
@@ -299,4 +352,135 @@ impl Folders {
         kept.push((folder.to_path_buf(), real.clone(), now));
         real
     }
+}
+
+fn class_matches(class: &str, c: char) -> bool {
+    match class {
+        "alpha" => c.is_alphabetic(),
+        "digit" => c.is_ascii_digit(),
+        "alnum" => c.is_alphanumeric(),
+        "upper" => c.is_uppercase(),
+        "lower" => c.is_lowercase(),
+        "space" => c.is_whitespace(),
+        "blank" => c == ' ' || c == '\t',
+        "punct" => c.is_ascii_punctuation(),
+        "xdigit" => c.is_ascii_hexdigit(),
+        "cntrl" => c.is_control(),
+        "print" => !c.is_control(),
+        "graph" => !c.is_control() && !c.is_whitespace(),
+        // A class the shell does not know matches nothing there; here, anything (the safe side).
+        _ => true,
+    }
+}
+
+/// A name's pattern read into tokens. An unclosed `[` is a `[`; extglob's `@(...)`, `!(...)`,
+/// `+(...)`, `*(...)` and `?(...)` are each read as a `*`.
+fn tokens(pattern: &str) -> Vec<Token> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if "@!+*?".contains(c) && chars.get(i + 1) == Some(&'(') {
+            let mut level = 0usize;
+            let mut j = i + 1;
+            while j < chars.len() {
+                match chars[j] {
+                    '(' => level += 1,
+                    ')' => {
+                        level -= 1;
+                        if level == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            out.push(Token::Star);
+            i = j + 1;
+            continue;
+        }
+        match c {
+            '*' => out.push(Token::Star),
+            '?' => out.push(Token::Any),
+            '[' => match set(&chars[i + 1..]) {
+                Some((token, used)) => {
+                    out.push(token);
+                    i += used;
+                }
+                None => out.push(Token::Char('[')),
+            },
+            '\\' if i + 1 < chars.len() => {
+                i += 1;
+                out.push(Token::Char(chars[i]));
+            }
+            c => out.push(Token::Char(c)),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A `[...]` set from just after its `[`: the token and how many characters it used (its `]` included).
+fn set(chars: &[char]) -> Option<(Token, usize)> {
+    let mut i = 0;
+    let negated = matches!(chars.first(), Some('!' | '^'));
+    if negated {
+        i += 1;
+    }
+    let mut items = Vec::new();
+    let mut first = true;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == ']' && !first {
+            return Some((Token::Set { negated, items }, i + 1));
+        }
+        first = false;
+        if c == '['
+            && chars.get(i + 1) == Some(&':')
+            && let Some(end) = (i + 2..chars.len().saturating_sub(1))
+                .find(|&k| chars[k] == ':' && chars[k + 1] == ']')
+        {
+            items.push(SetItem::Class(chars[i + 2..end].iter().collect()));
+            i = end + 2;
+            continue;
+        }
+        if chars.get(i + 1) == Some(&'-') && chars.get(i + 2).is_some_and(|&e| e != ']') {
+            items.push(SetItem::Range(c, chars[i + 2]));
+            i += 3;
+            continue;
+        }
+        items.push(SetItem::One(c));
+        i += 1;
+    }
+    None
+}
+
+/// One name against one pattern's tokens: the two-pointer match with only the last `*` to go back to
+/// (each `*` restarts the rest from one later place, never from all of them at once).
+fn name_matches(pattern: &[Token], name: &[char]) -> bool {
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some(Token::Star) => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(token) if token.matches(name[n]) => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((at, from)) => {
+                    p = at + 1;
+                    n = from + 1;
+                    star = Some((at, from + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|t| *t == Token::Star)
 }
