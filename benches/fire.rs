@@ -1420,7 +1420,9 @@ const PROTECT_COMMANDS: [(&str, &str); 2] =
 /// - Ec against E0c (and Ew against E0w): the fire through a daemon of its own with the guard on (as by
 ///   default) against one on the same settings with `[protect] enabled = false`, in turns ABBA within
 ///   every round (batches of `2 x BATCH` fires, the order flipped each round), so that a busy machine's
-///   drift hits both alike; the ratio of the pooled p50s, and the median of the rounds' own ratios;
+///   drift hits both alike, and the two daemons' roles swapped halfway (each reloaded), so that what
+///   one process pays for its place on the CPUs falls on both sides; the ratio of the pooled p50s, and
+///   the median of the rounds' own ratios;
 /// - Uc against U0c (Uw, U0w): the same decision by the engine held in this process, guard on and off;
 /// - Jc, Jw: the guard's judge alone (`Shield::judge`) on the same call, against E0c's p50.
 fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
@@ -1571,7 +1573,38 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
     };
     env.vars.extend(places.vars.iter().cloned());
     let mut pairs: Vec<Pair> = PROTECT_COMMANDS.iter().map(|_| Pair::default()).collect();
+    let (mut guarded_config, mut unguarded_config) = (on_config.clone(), off_config.clone());
     for round in 0..rounds {
+        if rounds > 1 && round == rounds / 2 {
+            // Halfway, the two daemons swap roles (the guard turned off in the one and on in the
+            // other, each reloaded): what one process pays for its own place on the machine's two
+            // vCPUs, which moved the ratio from 0.35 to 2.2 between runs, falls on both sides alike.
+            write_settings(
+                &guarded_config,
+                &format!("{PROTECT_SETTINGS}\n[protect]\nenabled = false\n"),
+            );
+            write_settings(&unguarded_config, PROTECT_SETTINGS);
+            for client in [&mut on_client, &mut off_client] {
+                let reloaded = client.send("{\"op\":\"reload\"}\n").to_string();
+                assert!(reloaded.contains("\"ok\":true"), "reload: {reloaded}");
+            }
+            std::mem::swap(&mut on_client, &mut off_client);
+            std::mem::swap(&mut guarded_config, &mut unguarded_config);
+            let refused = on_client
+                .fire(&fire(&format!("echo x > {}", guarded_config.display())))
+                .to_string();
+            assert!(
+                refused.contains("hookd protects itself"),
+                "the guard is not on after the swap: {refused}"
+            );
+            let let_through = off_client
+                .fire(&fire(&format!("echo x > {}", unguarded_config.display())))
+                .to_string();
+            assert!(
+                !let_through.contains("\"refused\":true"),
+                "the guard is not off after the swap: {let_through}"
+            );
+        }
         // ABBA, and BAAB the next round.
         let order = if round % 2 == 0 {
             [0, 1, 1, 0]
@@ -1638,7 +1671,7 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
         table.row(
             &off_id,
             &format!(
-                "fire, Bash `{command}`, no matching hook, `[protect] enabled = false` (a daemon of its own; {} samples)",
+                "fire, Bash `{command}`, no matching hook, `[protect] enabled = false` (two daemons, the roles swapped halfway; {} samples)",
                 fire_off.count
             ),
             &fire_off,
@@ -1648,7 +1681,7 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
         table.row(
             &format!("E{letter}"),
             &format!(
-                "the same with the guard of itself judging (on, as by default; a daemon of its own, fired in turns with {off_id})"
+                "the same with the guard of itself judging (on, as by default; fired in turns with {off_id}, the other daemon)"
             ),
             &fire_on,
             format!(
