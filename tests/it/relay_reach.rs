@@ -350,12 +350,31 @@ fn without_xdg_runtime_dir_every_client_finds_the_daemon() {
     let sb = Sandbox::new();
     sb.settings(REFUSING);
     std::fs::write(sb.p("rm.json"), RM).unwrap();
+    // The programs inside the sandbox (bound on /run/sb there): where they were built may be under
+    // /tmp or /run, which the namespace hides (a checkout in /tmp ran no program at all). Linked, not
+    // copied, where the file system allows, so that no write descriptor of them is open to make them
+    // text file busy; the lite relay hands over to the hookd-relay beside it.
+    let bin = sb.p("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for (from, name) in [
+        (BIN, "hookd"),
+        (RELAY_BIN, "hookd-relay"),
+        (lite_relay(), "hookd-relay-lite"),
+    ] {
+        if std::fs::hard_link(from, bin.join(name)).is_err() {
+            std::fs::copy(from, bin.join(name)).unwrap();
+        }
+    }
     let mut command = Command::new("unshare");
     command
         .args(words.unwrap())
         .args(["sh", "-c", IN_THE_NAMESPACE, "sh"])
         .arg(sb.path())
-        .args([BIN, RELAY_BIN, lite_relay()]);
+        .args([
+            "/run/sb/bin/hookd",
+            "/run/sb/bin/hookd-relay",
+            "/run/sb/bin/hookd-relay-lite",
+        ]);
     let out = run_with_deadline(command, None, T);
     assert!(
         out.status.success(),
