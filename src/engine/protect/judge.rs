@@ -73,6 +73,7 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
     let judge = Judge {
         shield,
         real_folder: std::cell::RefCell::new(None),
+        looked: std::cell::RefCell::new(None),
         resolved: std::cell::Cell::new(0),
         nested: std::cell::Cell::new(0),
         content_seen: std::cell::Cell::new(false),
@@ -475,11 +476,18 @@ const INTERPRETERS: &[&str] = &[
     "powershell",
 ];
 
+/// What `Judge::real` saw of a path: `None`, not there; else its number of names and whether it is a
+/// folder.
+type Seen = Option<(u64, bool)>;
+
 struct Judge<'s> {
     shield: &'s Shield,
     /// The last folder a path was resolved in, with its links followed: a call's words are mostly in
     /// one folder, which is resolved once, not once per word.
     real_folder: std::cell::RefCell<Option<(PathBuf, Option<PathBuf>)>>,
+    /// The last path `real` looked at, with what it saw of it (`None`: not there; else its number of
+    /// names and whether it is a folder), so that `same_file` does not look again.
+    looked: std::cell::RefCell<Option<(PathBuf, Seen)>>,
     /// How many paths of this call had their links followed ([`MAX_RESOLVED`]).
     resolved: std::cell::Cell<usize>,
     /// How many lines found inside this call's were judged ([`MAX_NESTED`]).
@@ -1406,6 +1414,16 @@ impl Judge<'_> {
     /// that writing it writes the guarded one (found attacking issue 29).
     fn same_file(&self, path: &Path) -> Option<String> {
         use std::os::unix::fs::MetadataExt;
+        if let Some((looked, seen)) = self.looked.borrow().as_ref()
+            && looked == path
+        {
+            // Looked at already, no link: not there, a folder, or a file with one name only.
+            match seen {
+                None => return None,
+                Some((links, folder)) if *links < 2 || *folder => return None,
+                Some(_) => {}
+            }
+        }
         let meta = std::fs::metadata(path).ok()?;
         if meta.nlink() < 2 || meta.is_dir() {
             return None;
@@ -1473,14 +1491,30 @@ impl Judge<'_> {
         };
         let mut resolved = folder.unwrap_or_else(|| cwd.to_path_buf());
         let mut names = rest.components();
+        let (mut last, mut missing) = (None, false);
         for name in names.by_ref() {
             resolved.push(name);
             match std::fs::symlink_metadata(&resolved) {
                 Ok(meta) if meta.file_type().is_symlink() => return paths::real(path),
-                Ok(_) => {}
+                Ok(meta) => last = Some(meta),
                 // Not there (yet): nothing below it can be a link.
-                Err(_) => break,
+                Err(_) => {
+                    missing = true;
+                    break;
+                }
             }
+        }
+        // What was seen of the path itself, no link: `same_file` need not look at it again.
+        let seen = if missing {
+            Some(None)
+        } else {
+            last.map(|meta| {
+                use std::os::unix::fs::MetadataExt;
+                Some((meta.nlink(), meta.is_dir()))
+            })
+        };
+        if let Some(seen) = seen {
+            *self.looked.borrow_mut() = Some((path.to_path_buf(), seen));
         }
         resolved.extend(names);
         (resolved != path).then_some(resolved)
