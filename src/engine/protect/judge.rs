@@ -840,14 +840,7 @@ impl Judge<'_> {
         let operands: Vec<&Word> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
         let (archive, moves) = match program {
             "tar" | "bsdtar" | "gtar" => {
-                let mode = args.first().map_or("", |a| a.text.as_str());
-                let unpacks = args.iter().any(|a| {
-                    a.text == "--extract"
-                        || a.text == "--get"
-                        || (a.text.starts_with('-')
-                            && !a.text.starts_with("--")
-                            && a.text.contains('x'))
-                }) || (!mode.starts_with('-') && mode.contains('x'));
+                let unpacks = tar_unpacks(args);
                 if unpacks {
                     return None;
                 }
@@ -1100,14 +1093,7 @@ impl Judge<'_> {
         };
         let (unpacks, dir) = match program {
             "tar" | "bsdtar" | "gtar" => {
-                let mode = args.first().map_or("", |a| a.text.as_str());
-                let unpacks = args.iter().any(|a| {
-                    a.text == "--extract"
-                        || a.text == "--get"
-                        || (a.text.starts_with('-')
-                            && !a.text.starts_with("--")
-                            && a.text.contains('x'))
-                }) || (!mode.starts_with('-') && mode.contains('x'));
+                let unpacks = tar_unpacks(args);
                 (unpacks, valued(&["-C", "--directory"]))
             }
             "unzip" => (true, valued(&["-d"])),
@@ -2049,6 +2035,17 @@ fn takes_from_owner(args: &[Word]) -> bool {
             && (rest.starts_with('-') && rest.contains(['r', 'x'])
                 || rest.starts_with('=') && !(rest.contains('r') && rest.contains('x')))
     })
+}
+
+/// Whether a `tar` command line unpacks (`-x`, `--extract`, `--get`, or `x` in its first word's old-style
+/// mode letters).
+fn tar_unpacks(args: &[Word]) -> bool {
+    let mode = args.first().map_or("", |a| a.text.as_str());
+    args.iter().any(|a| {
+        a.text == "--extract"
+            || a.text == "--get"
+            || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('x'))
+    }) || (!mode.starts_with('-') && mode.contains('x'))
 }
 
 /// `hookd`, `hookd.service`, `hookd.socket`, or a pattern that matches one of them.
