@@ -21,7 +21,8 @@
 //!    and [`moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
 //!    the clients. [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
-//!    the trust in the file and its programs.
+//!    the trust in the file and its programs. [`guard`]: the built-in guard's rules, a tool call judged
+//!    for what would destroy work or read secrets (pure).
 //! 1. The ground floor, facts and small tools that import nothing above them: [`moment`] (every moment,
 //!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
 //!    under which names), [`agent`] (every agent, one row each: names, tools, dialect, settings file,
@@ -35,6 +36,7 @@ pub mod agents;
 pub mod commands;
 pub mod daemon;
 pub mod engine;
+pub mod guard;
 pub mod head;
 pub mod limits;
 pub mod lines;

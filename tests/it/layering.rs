@@ -17,6 +17,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("shell", 1),
     ("sync", 1),
     ("time", 1),
+    ("guard", 2),
     ("protocol", 2),
     ("record", 2),
     ("settings", 2),

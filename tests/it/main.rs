@@ -123,6 +123,7 @@ mod docs_truth;
 mod fold_properties;
 /// Every saved fuzz input replayed through the fuzz targets' checks.
 mod fuzz_regressions;
+mod guard_corpus;
 /// `cargo test` never touches the user's own hookd: every program a test starts has the test's places.
 mod isolation;
 /// The floors of `src/lib.rs`, held: nothing imports from a floor above its own.

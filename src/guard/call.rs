@@ -1,0 +1,172 @@
+//! A tool call read for what the guard judges: the command line a shell tool runs, or the files a file
+//! tool reads or writes, whatever the agent names them (`Bash`, Gemini's `run_shell_command`, Codex's
+//! `shell` with a list of words, Copilot's `toolArgs` sent as a JSON text).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::shell::{self, Command};
+
+/// Shell tools by the names agents give them, when a dialect has not renamed them `Bash`.
+pub const SHELL_TOOLS: &[&str] = &[
+    "bash",
+    "shell",
+    "sh",
+    "local_shell",
+    "run_shell_command",
+    "shell_command",
+    "exec_command",
+    "execute_command",
+    "run_command",
+    "run_terminal_cmd",
+    "terminal",
+    "powershell",
+];
+
+/// The fields a tool gives a command line in.
+pub const COMMAND_FIELDS: &[&str] = &["command", "cmd", "script", "commandLine", "command_line"];
+
+/// The fields a file tool names its file (or folder, or pattern) by, across the agents.
+pub const PATH_FIELDS: &[&str] = &[
+    "file_path",
+    "file_paths",
+    "path",
+    "paths",
+    "notebook_path",
+    "filePath",
+    "absolute_path",
+    "filename",
+    "target_file",
+    "pattern",
+    "glob",
+    "include",
+    "dir_path",
+    "directory",
+];
+
+/// What the call does, as far as the guard reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Does {
+    /// A shell tool runs this command line.
+    Shell(String),
+    /// A file tool (Read, Grep, Edit, an MCP server's read_file, ...) names these paths.
+    Files(Vec<String>),
+}
+
+/// One tool call, read.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// The tool's name as the event gives it.
+    pub tool: String,
+    pub does: Does,
+    /// The folder it runs in: the event's `cwd` when absolute, else the home folder.
+    pub cwd: PathBuf,
+    /// The user's home folder, for `~` and for what lies above it.
+    pub home: PathBuf,
+}
+
+impl Call {
+    /// Reads `event`; `None` when it is no tool call, or one with nothing the guard reads.
+    pub fn read(event: &Map<String, Value>, home: &Path) -> Option<Call> {
+        let tool = event
+            .get("tool_name")
+            .or_else(|| event.get("toolName"))
+            .and_then(Value::as_str)?;
+        // A tool input sent as a JSON text (Copilot CLI's `toolArgs`) is read as what it holds; a text
+        // that is not JSON, as a shell tool's command.
+        let decoded = match event.get("tool_input").or_else(|| event.get("toolArgs")) {
+            Some(Value::String(text)) => Some(
+                serde_json::from_str::<Value>(text)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| serde_json::json!({ "command": text })),
+            ),
+            _ => None,
+        };
+        let input = decoded
+            .as_ref()
+            .or_else(|| event.get("tool_input"))
+            .or_else(|| event.get("toolArgs"))?;
+        let cwd = event
+            .get("cwd")
+            .and_then(Value::as_str)
+            .filter(|cwd| cwd.starts_with('/'))
+            .map_or_else(|| home.to_path_buf(), PathBuf::from);
+        let shell_tool = tool == "Bash" || SHELL_TOOLS.contains(&tool.to_ascii_lowercase().as_str());
+        let command = COMMAND_FIELDS
+            .iter()
+            .find_map(|field| input.get(*field))
+            .filter(|value| value.is_string() || value.is_array())
+            .map(command_text);
+        let does = match command {
+            // A tool that runs a command line it is given (an MCP server's `execute_command` too).
+            Some(command) if shell_tool || !command.is_empty() => Does::Shell(command),
+            _ => {
+                let mut paths = Vec::new();
+                for field in PATH_FIELDS {
+                    match input.get(*field) {
+                        Some(Value::String(path)) => paths.push(path.clone()),
+                        Some(Value::Array(items)) => {
+                            paths.extend(items.iter().filter_map(Value::as_str).map(String::from))
+                        }
+                        _ => {}
+                    }
+                }
+                if paths.is_empty() {
+                    return None;
+                }
+                Does::Files(paths)
+            }
+        };
+        Some(Call {
+            tool: tool.to_string(),
+            does,
+            cwd,
+            home: home.to_path_buf(),
+        })
+    }
+
+    /// The commands of a shell call, read as a shell would run them; none for a file tool.
+    pub fn commands(&self) -> Vec<Command> {
+        match &self.does {
+            Does::Shell(line) => {
+                let env = shell::Env {
+                    home: Some(self.home.to_string_lossy().into_owned()),
+                    vars: [
+                        ("HOME", self.home.to_string_lossy().into_owned()),
+                        ("PWD", self.cwd.to_string_lossy().into_owned()),
+                    ]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+                    ..shell::Env::default()
+                };
+                shell::read(line, &env)
+            }
+            Does::Files(_) => Vec::new(),
+        }
+    }
+}
+
+/// A shell command as text: a list of words (as Codex sends it) joined back into a line, quoted.
+pub fn command_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(words) => words
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|w| {
+                if w.is_empty()
+                    || w.contains(|c: char| !c.is_ascii_alphanumeric() && !"-_./=:@%+,".contains(c))
+                {
+                    format!("'{}'", w.replace('\'', "'\\''"))
+                } else {
+                    w.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,256 @@
+//! The built-in guard: a hook the settings name (`builtin = "guard"`) that refuses, before a tool runs,
+//! what would destroy work or a system beyond repair, or read secrets to the model (docs/guard.md).
+//!
+//! It is the guard a new user meets first, in the example settings, so it has to catch a command
+//! however it is written: a tool call is read into a [`Call`] (which tool, what command line, which
+//! files), the command line by [`crate::shell`] into every simple command it could run (wrappers,
+//! carriers, functions where called, interpreters' one-liners), and each rule looks at what it knows
+//! of: deletes ([`delete`]), git ([`git`]), downloads run as code, disks and the system ([`system`]),
+//! secrets ([`secrets`]), and commands that cannot be known ([`unknown`]). Every rule can be set to
+//! refuse, ask or be off on its own; a refusal always says what was seen, why it is refused and what to
+//! do instead, since the agent reads it and tries again.
+//!
+//! It runs in the daemon's own process, with no program to start: a decision costs microseconds (the
+//! bench `fire -- guard`), so it can sit in front of every tool call.
+//!
+//! It is a seat belt, not a sandbox: docs/guard.md says what no guard that reads words can see.
+
+pub mod call;
+mod delete;
+pub mod folders;
+mod git;
+mod secrets;
+mod system;
+mod unknown;
+pub mod words;
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+pub use call::Call;
+
+/// What a rule does when it finds what it looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// The call is refused; the agent is told why and what to do instead.
+    Refuse,
+    /// A person is asked (at moments where the agent can ask; elsewhere hookd's fold makes it a refusal).
+    Ask,
+    /// The rule is not applied.
+    Off,
+}
+
+impl Action {
+    /// The action a settings word names: `"refuse"`, `"ask"` or `"off"`.
+    pub fn parse(word: &str) -> Option<Action> {
+        match word {
+            "refuse" => Some(Action::Refuse),
+            "ask" => Some(Action::Ask),
+            "off" => Some(Action::Off),
+            _ => None,
+        }
+    }
+
+    /// The settings word for this action.
+    pub fn word(self) -> &'static str {
+        match self {
+            Action::Refuse => "refuse",
+            Action::Ask => "ask",
+            Action::Off => "off",
+        }
+    }
+}
+
+/// One rule of the guard: its name in the settings, what it does unless told otherwise, and what it
+/// looks for, in a line (for `hookd check` and docs/guard.md).
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    pub name: &'static str,
+    pub default: Action,
+    pub summary: &'static str,
+}
+
+/// Every rule, in the order a call is judged by them (the first refusal found is the one told).
+pub const RULES: &[Rule] = &[
+    Rule {
+        name: DELETE_ROOT,
+        default: Action::Refuse,
+        summary: "recursive or forced deletes of /, a top-level folder, the home folder or above it",
+    },
+    Rule {
+        name: DELETE_PROJECT,
+        default: Action::Refuse,
+        summary: "recursive deletes of the project (the working folder), everything in it, or a folder above it",
+    },
+    Rule {
+        name: DELETE_OUTSIDE,
+        default: Action::Refuse,
+        summary: "recursive deletes outside the project and the temporary folders",
+    },
+    Rule {
+        name: GIT_DISCARD,
+        default: Action::Refuse,
+        summary: "git that throws away uncommitted work: reset --hard, checkout -f or -- FILE, restore, clean -f, stash drop, ...",
+    },
+    Rule {
+        name: GIT_HISTORY,
+        default: Action::Refuse,
+        summary: "git that loses commits or rewrites what others share: push --force, push --delete, branch -D, ...",
+    },
+    Rule {
+        name: NETWORK_SHELL,
+        default: Action::Refuse,
+        summary: "a download run as code: curl URL | sh, bash <(curl URL), sh -c \"$(wget -O- URL)\"",
+    },
+    Rule {
+        name: DISK,
+        default: Action::Refuse,
+        summary: "disks and devices: mkfs, dd of=/dev/..., writes to a block device, wipefs, partitioning",
+    },
+    Rule {
+        name: SYSTEM,
+        default: Action::Refuse,
+        summary: "the system beyond repair: chmod or chown -R of / or the home folder, fork bombs, kill -9 -1",
+    },
+    Rule {
+        name: SECRETS,
+        default: Action::Refuse,
+        summary: "reading secrets by any tool: .env files, private keys, cloud and registry credentials",
+    },
+    Rule {
+        name: UNKNOWN,
+        default: Action::Refuse,
+        summary: "commands that cannot be known before they run: a program from input or a variable",
+    },
+];
+
+pub const DELETE_ROOT: &str = "delete-root";
+pub const DELETE_PROJECT: &str = "delete-project";
+pub const DELETE_OUTSIDE: &str = "delete-outside";
+pub const GIT_DISCARD: &str = "git-discard";
+pub const GIT_HISTORY: &str = "git-history";
+pub const NETWORK_SHELL: &str = "network-shell";
+pub const DISK: &str = "disk";
+pub const SYSTEM: &str = "system";
+pub const SECRETS: &str = "secrets";
+pub const UNKNOWN: &str = "unknown";
+
+/// The rule named `name`, when there is one.
+pub fn rule(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|rule| rule.name == name)
+}
+
+/// What a rule found: which rule, and the reason told to the agent (what was seen, why it is refused,
+/// what to do instead).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub reason: String,
+}
+
+/// What the guard decided for one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub action: Action,
+    pub rule: &'static str,
+    /// The reason, ready for the agent: the finding's, with how to turn the rule off.
+    pub reason: String,
+}
+
+/// The guard as the settings set it: an action for each rule of [`RULES`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guard {
+    actions: Vec<Action>,
+}
+
+impl Default for Guard {
+    fn default() -> Self {
+        Guard {
+            actions: RULES.iter().map(|rule| rule.default).collect(),
+        }
+    }
+}
+
+impl Guard {
+    /// The guard with each rule's default but those `set` names (rule name, action); an unknown rule
+    /// name is an error naming the rules (with a did-you-mean).
+    pub fn with(set: &[(String, Action)]) -> Result<Guard, String> {
+        let mut guard = Guard::default();
+        for (name, action) in set {
+            let Some(at) = RULES.iter().position(|rule| rule.name == name) else {
+                let names = RULES.iter().map(|rule| rule.name);
+                let hint = crate::moment::did_you_mean(name, names.clone())
+                    .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
+                return Err(format!(
+                    "unknown rule \"{name}\"{hint}; the guard's rules are {}",
+                    names.collect::<Vec<_>>().join(", ")
+                ));
+            };
+            guard.actions[at] = *action;
+        }
+        Ok(guard)
+    }
+
+    /// What this guard does for `rule`.
+    pub fn action(&self, rule: &str) -> Action {
+        RULES
+            .iter()
+            .position(|r| r.name == rule)
+            .map_or(Action::Off, |at| self.actions[at])
+    }
+
+    /// The rules set otherwise than their default, for `hookd check`.
+    pub fn changed(&self) -> Vec<(&'static str, Action)> {
+        RULES
+            .iter()
+            .zip(&self.actions)
+            .filter(|(rule, action)| rule.default != **action)
+            .map(|(rule, action)| (rule.name, *action))
+            .collect()
+    }
+
+    /// Judges one event (an agent's tool call, before it runs), `home` being the user's home folder. A
+    /// refusal found by any rule wins over an ask; `None` lets the call through.
+    pub fn judge(&self, event: &Map<String, Value>, home: &Path) -> Option<Verdict> {
+        let call = Call::read(event, home)?;
+        let findings = findings(&call);
+        let mut asked = None;
+        for finding in findings {
+            match self.action(finding.rule) {
+                Action::Refuse => return Some(verdict(Action::Refuse, finding)),
+                Action::Ask if asked.is_none() => asked = Some(finding),
+                _ => {}
+            }
+        }
+        asked.map(|finding| verdict(Action::Ask, finding))
+    }
+}
+
+fn verdict(action: Action, finding: Finding) -> Verdict {
+    let reason = format!(
+        "{} (hookd's guard, rule {}; a person who means it can run it themselves, or set rules.{} = \"off\" in hookd's settings)",
+        finding.reason, finding.rule, finding.rule
+    );
+    Verdict {
+        action,
+        rule: finding.rule,
+        reason,
+    }
+}
+
+/// Every finding of every rule for `call`, in the order of [`RULES`]' modules.
+pub fn findings(call: &Call) -> Vec<Finding> {
+    let mut found = Vec::new();
+    let commands = call.commands();
+    let seen = folders::Seen::new(call, &commands);
+    delete::judge(&seen, &mut found);
+    git::judge(&seen, &mut found);
+    system::judge(&seen, &mut found);
+    secrets::judge(call, &seen, &mut found);
+    unknown::judge(&seen, &mut found);
+    found
+}
+
+#[cfg(test)]
+mod tests;
