@@ -535,6 +535,15 @@ fn check_json(settings: &Settings) -> Value {
                         entry["worker"] = json!(argv);
                         entry["workers"] = json!(count);
                     }
+                    Program::Guard(guard) => {
+                        entry["builtin"] = json!("guard");
+                        let rules: serde_json::Map<String, serde_json::Value> = guard
+                            .changed()
+                            .into_iter()
+                            .map(|(rule, action)| (rule.to_string(), json!(action.word())))
+                            .collect();
+                        entry["rules"] = serde_json::Value::Object(rules);
+                    }
                 }
                 if let Some(matcher) = &hook.matcher_source {
                     entry["matcher"] = json!(matcher);
@@ -609,8 +618,16 @@ fn describe(settings: &Settings) -> String {
                 Program::Worker { argv, count } => {
                     line.push_str(&format!("  worker {argv:?} x{count}"))
                 }
+                Program::Guard(guard) => {
+                    line.push_str("  builtin guard");
+                    for (rule, action) in guard.changed() {
+                        line.push_str(&format!("  {rule}={}", action.word()));
+                    }
+                }
             }
-            line.push_str(&format!("  timeout {}s", hook.timeout.as_secs_f64()));
+            if !matches!(hook.program, Program::Guard(_)) {
+                line.push_str(&format!("  timeout {}s", hook.timeout.as_secs_f64()));
+            }
             if hook.on_failure == crate::settings::OnFailure::Refuse {
                 line.push_str("  on_failure refuse");
             }

@@ -527,6 +527,9 @@ async fn run_one(
     input: &Input,
     cancel: &CancellationToken,
 ) -> Ran {
+    if let Program::Guard(guard) = &hook.program {
+        return judged_by_guard(guard, input);
+    }
     let timeout = fitted_timeout(hook, input);
     if !matches!(hook.program, Program::Worker { .. }) {
         return engine
@@ -540,6 +543,41 @@ async fn run_one(
     tokio::select! {
         ran = pool.ask(input.event_line.clone(), timeout) => ran,
         _ = cancel.cancelled() => Ran::cancelled(),
+    }
+}
+
+/// The built-in guard's answer to one event, judged here in the daemon's process and told as a worker's
+/// answer line (`{"refused": R}`, `{"ask": R}`, or nothing), so that it is read, folded and recorded as
+/// any hook's answer is.
+fn judged_by_guard(guard: &crate::guard::Guard, input: &Input) -> Ran {
+    let started = Instant::now();
+    let said = match serde_json::from_slice::<Map<String, Value>>(&input.event_line) {
+        Ok(event) => {
+            guard
+                .judge(&event, &crate::paths::home())
+                .map(|verdict| match verdict.action {
+                    crate::guard::Action::Ask => ("ask", verdict.reason),
+                    _ => ("refused", verdict.reason),
+                })
+        }
+        // The engine wrote this line from a map: it always reads back. Were it not to, the call is
+        // refused, never let through unjudged.
+        Err(e) => Some((
+            "refused",
+            format!("hookd's guard could not read the event ({e})"),
+        )),
+    };
+    let answer = said.map_or_else(Vec::new, |(word, reason)| {
+        let mut line = serde_json::to_vec(&serde_json::json!({ word: reason })).unwrap_or_default();
+        line.push(b'\n');
+        line
+    });
+    Ran {
+        exit: Exit::Answered,
+        stdout: answer,
+        stderr: Vec::new(),
+        truncated: false,
+        elapsed: started.elapsed(),
     }
 }
 

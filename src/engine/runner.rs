@@ -329,6 +329,9 @@ fn program_and_args(hook: &Hook) -> (&str, Vec<&str>) {
         Program::Argv(argv) | Program::Worker { argv, .. } => {
             (&argv[0], argv[1..].iter().map(String::as_str).collect())
         }
+        // Judged in the daemon's process (engine::fire), never started: a name no program has, so that
+        // a mistake here fails the hook (and its on_failure decides) rather than running anything.
+        Program::Guard(_) => ("hookd:guard", Vec::new()),
     }
 }
 

@@ -136,10 +136,36 @@ fn hook_changes(before: &Hook, after: &Hook) -> Vec<String> {
             seconds(after.timeout)
         ));
     }
-    if !same_program(&before.program, &after.program) {
-        changes.push("program changed".to_string());
+    match (&before.program, &after.program) {
+        (Program::Guard(old), Program::Guard(new)) => changes.extend(rules_relaxed(old, new)),
+        (old, new) if !same_program(old, new) => changes.push("program changed".to_string()),
+        _ => {}
     }
     changes
+}
+
+/// The built-in guard's rules that do less than they did: a refusal become an ask, or either turned off.
+fn rules_relaxed(before: &crate::guard::Guard, after: &crate::guard::Guard) -> Vec<String> {
+    use crate::guard::Action;
+    let strength = |action: Action| match action {
+        Action::Refuse => 2,
+        Action::Ask => 1,
+        Action::Off => 0,
+    };
+    crate::guard::RULES
+        .iter()
+        .filter_map(|rule| {
+            let (old, new) = (before.action(rule.name), after.action(rule.name));
+            (strength(new) < strength(old)).then(|| {
+                format!(
+                    "guard rule {} relaxed from \"{}\" to \"{}\"",
+                    rule.name,
+                    old.word(),
+                    new.word()
+                )
+            })
+        })
+        .collect()
 }
 
 /// Whether `after` may match less than `before`. Only a matcher that matches everything, or a list of
@@ -216,6 +242,26 @@ mod tests {
     fn the_same_settings_weaken_nothing() {
         assert!(words(&guard(FULL), &guard(FULL)).is_empty());
         assert!(words("# none\n", "# none\n").is_empty());
+    }
+
+    #[test]
+    fn a_rule_of_the_built_in_guard_relaxed_is_said_and_one_tightened_is_not() {
+        let builtin = |rules: &str| {
+            format!(
+                "[[hooks.PreToolUse]]\nname = \"g\"\nbuiltin = \"guard\"\nrules = {{ {rules} }}\n"
+            )
+        };
+        assert_eq!(
+            words(
+                &builtin(""),
+                &builtin("secrets = \"off\", git-discard = \"ask\"")
+            ),
+            [
+                "PreToolUse g: guard rule git-discard relaxed from \"refuse\" to \"ask\"",
+                "PreToolUse g: guard rule secrets relaxed from \"refuse\" to \"off\""
+            ]
+        );
+        assert!(words(&builtin("secrets = \"ask\""), &builtin("")).is_empty());
     }
 
     #[test]

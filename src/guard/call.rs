@@ -93,7 +93,8 @@ impl Call {
             .and_then(Value::as_str)
             .filter(|cwd| cwd.starts_with('/'))
             .map_or_else(|| home.to_path_buf(), PathBuf::from);
-        let shell_tool = tool == "Bash" || SHELL_TOOLS.contains(&tool.to_ascii_lowercase().as_str());
+        let shell_tool =
+            tool == "Bash" || SHELL_TOOLS.contains(&tool.to_ascii_lowercase().as_str());
         let command = COMMAND_FIELDS
             .iter()
             .find_map(|field| input.get(*field))

@@ -30,6 +30,14 @@ use serde_json::{Map, Value};
 
 pub use call::Call;
 
+/// The moments the guard may be hung on: those before a tool runs, where a refusal holds the call back
+/// (the same as hookd's guard of itself).
+pub const MOMENTS: &[&str] = &[
+    crate::moment::PRE_TOOL_USE,
+    crate::moment::PERMISSION_REQUEST,
+    crate::moment::PRE_SKILL_SHELL_COMMAND,
+];
+
 /// What a rule does when it finds what it looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {

@@ -37,17 +37,30 @@ fn every_rule_has_a_distinct_name_and_the_defaults_are_what_the_table_says() {
 fn a_rule_turned_off_lets_its_finds_through_and_ask_asks() {
     let home = Path::new("/home/u");
     let refused = Guard::default().judge(&event("rm -rf /"), home).unwrap();
-    assert_eq!((refused.action, refused.rule), (Action::Refuse, DELETE_ROOT));
-    assert!(refused.reason.contains("rules.delete-root = \"off\""), "{}", refused.reason);
+    assert_eq!(
+        (refused.action, refused.rule),
+        (Action::Refuse, DELETE_ROOT)
+    );
+    assert!(
+        refused.reason.contains("rules.delete-root = \"off\""),
+        "{}",
+        refused.reason
+    );
     let off = Guard::with(&[(DELETE_ROOT.into(), Action::Off)]).unwrap();
     assert_eq!(off.judge(&event("rm -rf /"), home), None);
     let ask = Guard::with(&[(DELETE_ROOT.into(), Action::Ask)]).unwrap();
-    assert_eq!(ask.judge(&event("rm -rf /"), home).unwrap().action, Action::Ask);
+    assert_eq!(
+        ask.judge(&event("rm -rf /"), home).unwrap().action,
+        Action::Ask
+    );
 }
 
 #[test]
 fn a_call_that_is_no_tool_call_is_let_through() {
     let home = Path::new("/home/u");
     let prompt = json!({"prompt": "rm -rf /"});
-    assert_eq!(Guard::default().judge(prompt.as_object().unwrap(), home), None);
+    assert_eq!(
+        Guard::default().judge(prompt.as_object().unwrap(), home),
+        None
+    );
 }

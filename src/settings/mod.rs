@@ -147,6 +147,9 @@ pub enum Program {
     /// Started once and kept running: one event per line on its stdin, one answer per line on its stdout,
     /// `count` processes for fires that overlap.
     Worker { argv: Vec<String>, count: usize },
+    /// Run in the daemon's own process, with nothing to start: the built-in guard
+    /// (`builtin = "guard"`, [`crate::guard`]), its rules as the hook sets them.
+    Guard(crate::guard::Guard),
 }
 
 /// One hook of the settings file, with the defaults already applied.
@@ -415,6 +418,7 @@ impl Settings {
             }
             let words: Vec<String> = match &hook.program {
                 Program::Argv(argv) | Program::Worker { argv, .. } => argv.clone(),
+                Program::Guard(_) => Vec::new(),
                 Program::Shell { command, .. } => crate::shell::read(command, &env)
                     .into_iter()
                     .flat_map(|c| c.words.into_iter().filter(|w| w.known).map(|w| w.text))
@@ -494,6 +498,7 @@ fn programs_of(program: &Program, dir: &Path) -> Vec<PathBuf> {
             .and_then(|word| path(word))
             .into_iter()
             .collect(),
+        Program::Guard(_) => Vec::new(),
     }
 }
 

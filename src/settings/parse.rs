@@ -53,6 +53,8 @@ const HOOK_KEYS: &[&str] = &[
     "env",
     "enabled",
     "declare_moment",
+    "builtin",
+    "rules",
 ];
 
 /// What [`parse`] hands back to the settings model.
@@ -540,6 +542,8 @@ impl Walker<'_> {
         let mut argv = None;
         let mut worker = None;
         let mut workers = None;
+        let mut builtin = None;
+        let mut rules = Vec::new();
         let mut timeout = defaults.timeout;
         let mut timeout_given = defaults.timeout_given;
         let mut on_failure = defaults.on_failure;
@@ -585,6 +589,8 @@ impl Walker<'_> {
                 "command" => command = self.non_empty_string(value, &field),
                 "argv" => argv = self.program_words(value, &field),
                 "worker" => worker = self.program_words(value, &field),
+                "builtin" => builtin = self.builtin(value, &field, moment_name),
+                "rules" => rules = self.guard_rules(value, &field),
                 "workers" => {
                     workers = self
                         .integer_in(value, &field, 1, MAX_WORKERS)
@@ -625,7 +631,7 @@ impl Walker<'_> {
                 _ => self.unknown_key(key, &format!("in {what}"), HOOK_KEYS),
             }
         }
-        let forms: Vec<&str> = ["command", "argv", "worker"]
+        let forms: Vec<&str> = ["command", "argv", "worker", "builtin"]
             .into_iter()
             .filter(|k| table.get(*k).is_some())
             .collect();
@@ -640,7 +646,7 @@ impl Walker<'_> {
         if forms.is_empty() {
             self.error(
                 entry.span(),
-                format!("{what} needs a command (a shell line), an argv (a program and its arguments) or a worker (a program kept running)"),
+                format!("{what} needs a command (a shell line), an argv (a program and its arguments), a worker (a program kept running) or builtin = \"guard\" (hookd's own guard)"),
             );
             return None;
         }
@@ -651,7 +657,21 @@ impl Walker<'_> {
             );
             return None;
         }
+        if let (Some(value), None) = (table.get("rules"), table.get("builtin")) {
+            self.error(
+                value.span(),
+                format!("{what}: rules applies only to the built-in guard (builtin = \"guard\")"),
+            );
+            return None;
+        }
         let program = match (command, argv, worker) {
+            _ if table.get("builtin").is_some() => {
+                builtin?;
+                match crate::guard::Guard::with(&rules) {
+                    Ok(guard) => Program::Guard(guard),
+                    Err(_) => return None, // each unknown rule was reported at its key
+                }
+            }
             (Some(command), _, _) => Program::Shell {
                 shell: defaults.shell.clone(),
                 command,
@@ -720,6 +740,66 @@ impl Walker<'_> {
             return None;
         }
         Some(words)
+    }
+
+    /// `builtin = "guard"`: the only built-in hook, and only where a tool call is about to run (it
+    /// judges tool calls; hung anywhere else it would never find one, and so silently never guard).
+    fn builtin(&mut self, value: &Value<'_>, field: &str, moment_name: &str) -> Option<()> {
+        let name = self.string(value, field)?;
+        if name != "guard" {
+            self.error(
+                value.span(),
+                format!(
+                    "{field}: unknown built-in hook \"{}\"; the one built-in hook is \"guard\"",
+                    moment::shown(&name)
+                ),
+            );
+            return None;
+        }
+        if !crate::guard::MOMENTS.contains(&moment_name) {
+            self.error(
+                value.span(),
+                format!("{field}: the built-in guard judges a tool call before it runs, which {} never is; hang it on {}", moment::shown(moment_name), crate::guard::MOMENTS.join(", ")),
+            );
+            return None;
+        }
+        Some(())
+    }
+
+    /// `rules = { delete-outside = "ask", secrets = "off" }`: each rule's action, every other rule at
+    /// its default; an unknown rule or action is an error at its key or value.
+    fn guard_rules(
+        &mut self,
+        value: &Value<'_>,
+        field: &str,
+    ) -> Vec<(String, crate::guard::Action)> {
+        let Some(table) = self.table(value, field) else {
+            return Vec::new();
+        };
+        let mut rules = Vec::new();
+        for (key, action) in table.iter() {
+            let name = key.get_ref().to_string();
+            if let Err(e) = crate::guard::Guard::with(&[(name.clone(), crate::guard::Action::Off)])
+            {
+                self.error(key.span(), format!("{field}: {e}"));
+                continue;
+            }
+            match action
+                .get_ref()
+                .as_str()
+                .and_then(crate::guard::Action::parse)
+            {
+                Some(action) => rules.push((name, action)),
+                None => self.error(
+                    action.span(),
+                    format!(
+                        "{field}.{name} must be \"refuse\", \"ask\" or \"off\", not {}",
+                        value_text(self.text, action.span())
+                    ),
+                ),
+            }
+        }
+        rules
     }
 
     fn type_error(&mut self, value: &Value<'_>, field: &str, expected: &str) {
@@ -1003,6 +1083,58 @@ mod tests {
         match parse("hooks.toml", text) {
             Ok(parsed) => parsed.hooks,
             Err(errors) => panic!("unexpected errors:\n{errors}"),
+        }
+    }
+
+    #[test]
+    fn the_built_in_guard_is_a_hook_with_its_rules_set_one_by_one() {
+        let hooks = hooks(
+            "[[hooks.PreToolUse]]\nname = \"g\"\nbuiltin = \"guard\"\nrules = { secrets = \"ask\", unknown = \"off\" }\n",
+        );
+        let Program::Guard(guard) = &hooks[0].1[0].program else {
+            panic!("not the guard: {:?}", hooks[0].1[0].program);
+        };
+        use crate::guard::Action;
+        assert_eq!(guard.action("secrets"), Action::Ask);
+        assert_eq!(guard.action("unknown"), Action::Off);
+        assert_eq!(guard.action("delete-root"), Action::Refuse);
+    }
+
+    #[test]
+    fn the_built_in_guard_s_mistakes_are_errors_at_their_place() {
+        let hook = |body: &str| format!("[[hooks.PreToolUse]]\nname = \"g\"\n{body}\n");
+        let cases: &[(String, &str)] = &[
+            (
+                hook("builtin = \"gaurd\""),
+                "hooks.toml:3:11: hook \"g\": builtin: unknown built-in hook \"gaurd\"; the one built-in hook is \"guard\"",
+            ),
+            (
+                hook("builtin = \"guard\"\nrules = { delete-rot = \"off\" }"),
+                "hooks.toml:4:11: hook \"g\": rules: unknown rule \"delete-rot\" (did you mean \"delete-root\"?)",
+            ),
+            (
+                hook("builtin = \"guard\"\nrules = { secrets = \"warn\" }"),
+                "hooks.toml:4:21: hook \"g\": rules.secrets must be \"refuse\", \"ask\" or \"off\", not \"warn\"",
+            ),
+            (
+                hook("command = \"x\"\nrules = { secrets = \"off\" }"),
+                "hooks.toml:4:9: hook \"g\": rules applies only to the built-in guard (builtin = \"guard\")",
+            ),
+            (
+                hook("command = \"x\"\nbuiltin = \"guard\""),
+                "hooks.toml:4:11: hook \"g\" has both command and builtin; keep one",
+            ),
+            (
+                "[[hooks.Stop]]\nname = \"g\"\nbuiltin = \"guard\"\n".to_string(),
+                "hooks.toml:3:11: hook \"g\": builtin: the built-in guard judges a tool call before it runs, which Stop never is; hang it on PreToolUse, PermissionRequest, PreSkillShellCommand",
+            ),
+        ];
+        for (text, expected) in cases {
+            let errors = errors(text);
+            assert!(
+                errors.iter().any(|e| e.starts_with(expected)),
+                "{text}\nexpected: {expected}\ngot: {errors:#?}"
+            );
         }
     }
 

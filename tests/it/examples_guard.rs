@@ -24,6 +24,23 @@ const GUARD: &str = "deny-destructive";
 /// A safety net for one run of the script (never a speed assertion).
 const T: Duration = Duration::from_secs(20);
 
+/// The example settings ship the built-in guard on and this script off, as a recipe: the copy turns
+/// the recipe on and the built-in guard off, so that what is heard is the script's own answer.
+fn recipe_on(sb: &Sandbox) {
+    let path = sb.config_dir().join("hooks.toml");
+    let text = fs::read_to_string(&path).unwrap();
+    let recipe = "name = \"deny-destructive\"\nenabled = false\n";
+    let builtin = "builtin = \"guard\"\n";
+    assert!(
+        text.contains(recipe) && text.contains(builtin),
+        "the example settings changed"
+    );
+    let text = text
+        .replace(recipe, "name = \"deny-destructive\"\n")
+        .replace(builtin, "builtin = \"guard\"\nenabled = false\n");
+    fs::write(&path, text).unwrap();
+}
+
 /// A daemon on a copy of config/ (the example settings and every script, with the modes hookd demands),
 /// its HOME the sandbox's `home/`, which holds the project `home/proj`.
 struct Guarded {
@@ -33,6 +50,7 @@ struct Guarded {
 impl Guarded {
     fn start() -> Guarded {
         let sb = Sandbox::with_example_config();
+        recipe_on(&sb);
         fs::create_dir_all(sb.p("home/proj/src")).unwrap();
         fs::write(sb.p("home/proj/notes.txt"), "never rm -rf /\n").unwrap();
         let home = sb.p("home");

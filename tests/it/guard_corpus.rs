@@ -100,7 +100,11 @@ fn judged(guard: &Guard, event: &Map<String, Value>) -> (String, Option<String>)
 fn the_guard_gives_every_case_of_its_corpus_the_verdict_expected() {
     let guard = Guard::default();
     let cases = corpus();
-    assert!(cases.len() >= 10, "the corpus is missing: {} cases", cases.len());
+    assert!(
+        cases.len() >= 10,
+        "the corpus is missing: {} cases",
+        cases.len()
+    );
     let mut wrong = Vec::new();
     for (file, case) in &cases {
         let (verdict, rule) = judged(&guard, &event(case, case.command.as_deref()));
@@ -108,7 +112,10 @@ fn the_guard_gives_every_case_of_its_corpus_the_verdict_expected() {
         if verdict != case.verdict || !rule_ok {
             wrong.push(format!(
                 "{file}: {:?}: expected {} ({}), got {verdict} ({})  [{}]",
-                case.command.as_deref().or(case.path.as_deref()).unwrap_or(""),
+                case.command
+                    .as_deref()
+                    .or(case.path.as_deref())
+                    .unwrap_or(""),
                 case.verdict,
                 case.rule.as_deref().unwrap_or("-"),
                 rule.as_deref().unwrap_or("-"),
