@@ -441,6 +441,10 @@ fn valid_settings(settings: &Settings) {
                     assert!(argv.first().is_some_and(|p| !p.is_empty()));
                     assert!((1..=16).contains(count), "{count} workers");
                 }
+                Program::Guard(_) => assert!(
+                    hookd::guard::MOMENTS.contains(&moment.as_str()),
+                    "the built-in guard on {moment}"
+                ),
             }
             if let Some(agents) = &hook.agents {
                 assert!(!agents.is_empty() && agents.iter().all(|a| !a.is_empty()));
