@@ -27,7 +27,8 @@ pub const SHELL_TOOLS: &[&str] = &[
 /// The fields a tool gives a command line in.
 pub const COMMAND_FIELDS: &[&str] = &["command", "cmd", "script", "commandLine", "command_line"];
 
-/// The fields a file tool names its file (or folder, or pattern) by, across the agents.
+/// The fields a file tool names its file or folder by, across the agents. Not a search's `pattern` or
+/// `glob`: a `Grep` for `id_rsa` reads no key, and a `Glob` lists names, not what the files hold.
 pub const PATH_FIELDS: &[&str] = &[
     "file_path",
     "file_paths",
@@ -38,9 +39,6 @@ pub const PATH_FIELDS: &[&str] = &[
     "absolute_path",
     "filename",
     "target_file",
-    "pattern",
-    "glob",
-    "include",
     "dir_path",
     "directory",
 ];

@@ -64,3 +64,24 @@ fn the_readme_lists_every_moment_each_agent_is_served_at() {
         }
     }
 }
+
+/// docs/guard.md's table of rules, held to the guard's own: a rule added, renamed or given another
+/// default fails here until the page says so.
+#[test]
+fn the_guard_page_lists_every_rule_with_its_default() {
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guard.md"))
+        .unwrap();
+    let rows: Vec<(String, String)> = page
+        .lines()
+        .filter(|line| line.starts_with("| `"))
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            Some((cells.get(1)?.trim_matches('`').to_string(), cells.get(2)?.to_string()))
+        })
+        .collect();
+    let rules: Vec<(String, String)> = hookd::guard::RULES
+        .iter()
+        .map(|rule| (rule.name.to_string(), rule.default.word().to_string()))
+        .collect();
+    assert_eq!(rows, rules, "docs/guard.md's table of rules");
+}

@@ -124,6 +124,7 @@ mod fold_properties;
 /// Every saved fuzz input replayed through the fuzz targets' checks.
 mod fuzz_regressions;
 mod guard_corpus;
+mod guard_daemon;
 /// `cargo test` never touches the user's own hookd: every program a test starts has the test's places.
 mod isolation;
 /// The floors of `src/lib.rs`, held: nothing imports from a floor above its own.

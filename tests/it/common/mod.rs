@@ -8,6 +8,7 @@
 //! `benches/fire.rs` includes this module too, to start and stop its daemons as the tests do, and uses
 //! only part of it, hence the `dead_code` allowance there (not here: every helper has a test using it).
 
+mod calls;
 mod client;
 mod daemon;
 mod events;
@@ -19,6 +20,7 @@ mod require;
 mod run;
 mod sandbox;
 
+pub use calls::*;
 pub use client::*;
 pub use daemon::*;
 pub use events::*;
