@@ -1437,7 +1437,7 @@ fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf(
     let (tool, rm_result, is_error) = last_result(&server, 4);
     assert_eq!(tool, "Bash");
     assert!(
-        rm_result.contains("would delete your home folder") && is_error,
+        rm_result.contains("rule delete-root") && is_error,
         "the example guard's refusal of rm -rf ~ did not reach the model: {rm_result:?}"
     );
 
@@ -1466,7 +1466,7 @@ fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf(
     assert_eq!(fires[1].2, ["hookd:protect"], "{fires:?}");
     assert_eq!(fires[2].1, rm_rf, "{fires:?}");
     assert!(
-        fires[2].2.iter().any(|h| h == "deny-destructive"),
+        fires[2].2.iter().any(|h| h == "guard"),
         "{fires:?}"
     );
 }

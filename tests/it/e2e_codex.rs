@@ -1623,7 +1623,7 @@ fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf(
     );
     let told = last_output(&server, 3);
     assert!(
-        told.contains("would delete your home folder"),
+        told.contains("rule delete-root"),
         "the example guard's refusal of rm -rf ~ did not reach the model: {told}"
     );
 
@@ -1653,7 +1653,7 @@ fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf(
     assert_eq!(fires[1].2, ["hookd:protect"], "{fires:?}");
     assert_eq!(fires[2].1, rm_rf, "{fires:?}");
     assert!(
-        fires[2].2.iter().any(|h| h == "deny-destructive"),
+        fires[2].2.iter().any(|h| h == "guard"),
         "{fires:?}"
     );
 }

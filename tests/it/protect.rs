@@ -123,7 +123,7 @@ fn the_guard_holds_with_the_example_settings_and_the_guard_still_refuses_after()
     let (event, extra) = shell_call("claude-code", "rm -rf ~", &home(&d).join("work"));
     let out = relay(&d, "claude-code", &event, &extra);
     let reason = refusal("claude-code", &out).expect("rm -rf ~ let through");
-    assert!(reason.contains("deny-destructive"), "{reason}");
+    assert!(reason.contains("rule delete-root"), "{reason}");
 }
 
 #[test]

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::guard::call::{COMMAND_FIELDS, SHELL_TOOLS, command_text};
 use crate::shell::{self, Command, Word};
 
 use super::Shield;
@@ -164,25 +165,6 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
     })
 }
 
-/// Shell tools by the names agents give them, when a dialect has not renamed them `Bash`.
-const SHELL_TOOLS: &[&str] = &[
-    "bash",
-    "shell",
-    "sh",
-    "local_shell",
-    "run_shell_command",
-    "shell_command",
-    "exec_command",
-    "execute_command",
-    "run_command",
-    "run_terminal_cmd",
-    "terminal",
-    "powershell",
-];
-
-/// The fields a tool gives a command line in.
-const COMMAND_FIELDS: &[&str] = &["command", "cmd", "script", "commandLine", "command_line"];
-
 /// The fields a file tool gives the text it writes in: what the file will say, not where it goes.
 const CONTENT_FIELDS: &[&str] = &[
     "content",
@@ -198,28 +180,6 @@ const CONTENT_FIELDS: &[&str] = &[
     "insert_text",
     "body",
 ];
-
-/// A shell command as text: a list of words (as some agents send it) joined back into a line.
-fn command_text(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Array(words) => words
-            .iter()
-            .filter_map(Value::as_str)
-            .map(|w| {
-                if w.is_empty()
-                    || w.contains(|c: char| !c.is_ascii_alphanumeric() && !"-_./=:@%+,".contains(c))
-                {
-                    format!("'{}'", w.replace('\'', "'\\''"))
-                } else {
-                    w.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    }
-}
 
 /// An MCP tool whose name says it only reads (`mcp__fs__read_file`, `mcp__gh__list_issues`).
 fn read_only_mcp(tool: &str) -> bool {
