@@ -559,6 +559,31 @@ pub const KNOWN: &[Moment] = &[
     },
 ];
 
+/// For a hook hung on a moment none of its agents fires, the moments it most likely meant, nearest in
+/// what the hook sees there and what its answer does, tried in the table's order: a hook for Gemini CLI
+/// on PermissionRequest (which Gemini CLI never fires) is told of PreToolUse (its BeforeTool), the moment
+/// before a tool runs that every agent fires. Only pairs that are near in meaning; where none is, the
+/// suggestion is a name near in spelling, or none.
+pub const AKIN: &[(&str, &str)] = &[
+    (PERMISSION_REQUEST, PRE_TOOL_USE),
+    (PRE_SKILL_SHELL_COMMAND, PRE_TOOL_USE),
+    (POST_TOOL_USE_FAILURE, POST_TOOL_USE),
+    (POST_TOOL_BATCH, POST_TOOL_USE),
+    (USER_PROMPT_EXPANSION, USER_PROMPT_SUBMIT),
+    (SETUP, SESSION_START),
+    (SUBAGENT_STOP, STOP),
+    (STOP_FAILURE, STOP),
+    (TASK_COMPLETED, STOP),
+    (POST_COMPACT, PRE_COMPACT),
+];
+
+/// The moments a hook on `name` most likely meant, nearest first (see [`AKIN`]).
+pub fn akin(name: &str) -> impl Iterator<Item = &'static str> {
+    AKIN.iter()
+        .filter(move |(from, _)| *from == name)
+        .map(|(_, to)| *to)
+}
+
 /// Looks a moment up by its exact name.
 pub fn known(name: &str) -> Option<&'static Moment> {
     KNOWN.iter().find(|m| m.name == name)
@@ -830,6 +855,16 @@ mod tests {
             Some(std::time::Duration::from_secs(60))
         );
         assert_eq!(Agent::ClaudeCode.time_limit(PRE_TOOL_USE), None);
+    }
+
+    #[test]
+    fn each_akin_pair_is_two_known_moments() {
+        for (from, to) in AKIN {
+            assert!(known(from).is_some() && known(to).is_some(), "{from} {to}");
+            assert_ne!(from, to);
+        }
+        assert_eq!(akin(PERMISSION_REQUEST).collect::<Vec<_>>(), [PRE_TOOL_USE]);
+        assert_eq!(akin(PRE_TOOL_USE).count(), 0);
     }
 
     #[test]

@@ -15,8 +15,10 @@ pub mod snippet;
 pub use crate::agent::{AGENTS, Agent, AgentRow, Dialect, SettingsFormat};
 
 /// A line for each hook that is valid but will not do what it seems to, for agents: one scoped to a known
-/// agent on a moment that agent never fires, and one whose timeout is past what `hookd relay` waits by
-/// default (the relay would give up first, letting the agent go on even when the hook would refuse).
+/// agent on a moment that agent never fires, beside another of its agents that does (a hook none of
+/// whose agents fires its moment is refused by the validation: `Hook::never_runs`), and one whose
+/// timeout is past what `hookd relay` waits by default (the relay would give up first, letting the agent
+/// go on even when the hook would refuse).
 pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
     let mut warnings = Vec::new();
     for (moment, hooks) in &settings.hooks {

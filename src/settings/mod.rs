@@ -6,12 +6,14 @@
 mod error;
 mod matcher;
 mod parse;
+mod reach;
 mod trust;
 
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use matcher::Matcher;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
 pub(crate) use parse::meant_agent;
+pub use reach::NeverRuns;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

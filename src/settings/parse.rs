@@ -689,7 +689,7 @@ impl Walker<'_> {
         let program_at = table
             .get(forms[0])
             .map_or((0, 0), |value| self.place(value.span().start));
-        Some(Hook {
+        let hook = Hook {
             name,
             moment: moment_name.to_string(),
             matcher,
@@ -702,7 +702,14 @@ impl Walker<'_> {
             env,
             enabled,
             program_at,
-        })
+        };
+        // A hook that can never run where it is hung is refused at the key that makes it so.
+        if let Some(never) = hook.never_runs() {
+            let span = table.get(never.key).map_or(entry.span(), |v| v.span());
+            self.error(span, format!("{what}: {}", never.message));
+            return None;
+        }
+        Some(hook)
     }
 
     /// An error for each name in a hook's `agents` that is no agent hookd knows but is so close to one

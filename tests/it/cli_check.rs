@@ -531,3 +531,124 @@ fn a_hook_on_every_moment_for_every_agent_checks_clean() {
         }
     }
 }
+
+// ----- A hook that can never run where it is hung -----
+
+/// The hook of the examples below: Gemini CLI never fires PermissionRequest.
+const NEVER_RUNS: &str =
+    "[[hooks.PermissionRequest]]\nname = \"perm\"\nagents = [\"gemini-cli\"]\ncommand = \"true\"\n";
+
+/// A hook none of whose agents ever fires its moment is refused as any invalid hook is: an error at its
+/// `agents`, naming the agent, the moments it does fire and the agents that fire this one, with the
+/// moment it most likely meant (Gemini CLI's BeforeTool is hookd's PreToolUse); `check` exits 1.
+#[test]
+fn a_hook_none_of_whose_agents_fires_its_moment_is_an_error_at_its_agents() {
+    let c = invalid(NEVER_RUNS);
+    assert_eq!(c.errors.len(), 1, "{}", c.stderr);
+    let (line, col, msg) = &c.errors[0];
+    assert_eq!((*line, *col), (3, 10), "at `agents`'s value: {}", c.stderr);
+    assert_eq!(
+        msg,
+        "hook \"perm\": gemini-cli never fires PermissionRequest, so this hook would never run (did you \
+         mean [[hooks.PreToolUse]], Gemini CLI's BeforeTool?); gemini-cli fires SessionStart, \
+         UserPromptSubmit (its BeforeAgent), PreToolUse (its BeforeTool), PostToolUse (its AfterTool), \
+         Notification, Stop (its AfterAgent), PreCompact (its PreCompress) and SessionEnd; \
+         PermissionRequest is fired by claude-code, codex, qwen-code and copilot-cli"
+    );
+    assert!(c.stdout.is_empty(), "{}", c.stdout);
+    assert!(!c.stderr.contains("warning"), "{}", c.stderr);
+
+    // The same with --json: not ok, the error in the object, exit 1.
+    let sb = Sandbox::new();
+    sb.settings(NEVER_RUNS);
+    let out = run_hookd(
+        &["check", "--json", "--config", sb.config().to_str().unwrap()],
+        None,
+        Duration::from_secs(20),
+    );
+    assert_eq!(code(&out.status), 1, "{}", text(&out.stderr));
+    let object: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(object["ok"], false, "{object}");
+    let error = object["errors"][0].as_str().unwrap_or_default();
+    assert!(
+        error.ends_with(":3:10: hook \"perm\": gemini-cli never fires PermissionRequest, so this hook would never run (did you mean [[hooks.PreToolUse]], Gemini CLI's BeforeTool?); gemini-cli fires SessionStart, UserPromptSubmit (its BeforeAgent), PreToolUse (its BeforeTool), PostToolUse (its AfterTool), Notification, Stop (its AfterAgent), PreCompact (its PreCompress) and SessionEnd; PermissionRequest is fired by claude-code, codex, qwen-code and copilot-cli"),
+        "{object}"
+    );
+}
+
+/// Several agents, none firing the moment: each is named with what it fires; and every such hook of
+/// the file is reported at once, each at its own `agents`.
+#[test]
+fn each_hook_that_can_never_run_is_reported_with_every_agent_it_names() {
+    let c = invalid(
+        "[[hooks.PostToolUseFailure]]\nname = \"fail\"\ncommand = \"true\"\nagents = [\"codex\", \"gemini-cli\"]\n\n\
+         [[hooks.Stop]]\nname = \"fine\"\ncommand = \"true\"\nagents = [\"codex\"]\n\n\
+         [[hooks.Elicitation]]\nname = \"ask\"\ncommand = \"true\"\nagents = [\"qwen-code\"]\n",
+    );
+    assert_eq!(c.errors.len(), 2, "{}", c.stderr);
+    let (line, col, msg) = find(&c, &["\"fail\""]);
+    assert_eq!((*line, *col), (4, 10));
+    assert!(
+        msg.starts_with("hook \"fail\": none of its agents (codex, gemini-cli) fires PostToolUseFailure, so this hook would never run (did you mean [[hooks.PostToolUse]], Gemini CLI's AfterTool?); codex fires SessionStart, "),
+        "{msg}"
+    );
+    assert!(msg.contains("; gemini-cli fires SessionStart, "), "{msg}");
+    assert!(
+        msg.ends_with("; PostToolUseFailure is fired by claude-code, qwen-code and copilot-cli"),
+        "{msg}"
+    );
+    let (line, col, msg) = find(&c, &["\"ask\""]);
+    assert_eq!((*line, *col), (14, 10));
+    assert!(
+        msg.starts_with("hook \"ask\": qwen-code never fires Elicitation, so this hook would never run; qwen-code fires SessionStart, "),
+        "no moment near Elicitation that Qwen Code fires, so no did-you-mean: {msg}"
+    );
+}
+
+/// The same hook for an agent that fires its moment too can run: valid, with a warning for the agent
+/// that never fires it.
+#[test]
+fn the_same_hook_for_an_agent_that_fires_its_moment_too_is_valid_with_a_warning() {
+    let sb = Sandbox::new();
+    sb.settings(&NEVER_RUNS.replace("[\"gemini-cli\"]", "[\"claude-code\", \"gemini-cli\"]"));
+    let c = check(&sb);
+    assert_eq!(c.code, 0, "stderr: {}", c.stderr);
+    assert!(c.stdout.contains("valid, 1 hook"), "{}", c.stdout);
+    let warnings: Vec<&str> = c
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: hook \"perm\" is for gemini-cli, which never fires PermissionRequest: it will not run for gemini-cli"
+        ],
+        "{}",
+        c.stderr
+    );
+    // A client's own agent may fire any moment; a hook switched off is not judged until it is switched on.
+    for agents in [
+        "[\"gemini-cli\", \"my-sdk-agent\"]",
+        "[\"gemini-cli\"]\nenabled = false",
+    ] {
+        sb.settings(&NEVER_RUNS.replace("[\"gemini-cli\"]", agents));
+        let c = check(&sb);
+        assert_eq!(c.code, 0, "{agents}: {}", c.stderr);
+    }
+}
+
+/// A matcher that names nothing (`"|"`: split on `|` and `,`, no name is left) fits no event: the hook
+/// can never run, and the error is at the matcher.
+#[test]
+fn a_matcher_that_names_nothing_is_an_error_at_the_matcher() {
+    let c =
+        invalid("[[hooks.PreToolUse]]\nname = \"guard\"\nmatcher = \" | \"\ncommand = \"true\"\n");
+    assert_eq!(c.errors.len(), 1, "{}", c.stderr);
+    let (line, col, msg) = &c.errors[0];
+    assert_eq!((*line, *col), (3, 11), "{}", c.stderr);
+    assert!(
+        msg.starts_with("hook \"guard\": matcher \" | \" names no tool_name: split on | and , it holds no name, so it fits no event of PreToolUse and this hook would never run"),
+        "{msg}"
+    );
+}

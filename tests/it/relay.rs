@@ -1097,13 +1097,16 @@ fn an_unknown_agent_is_a_usage_error() {
 
 // ---- hello and check know each agent's moments -------------------------------------------------------
 
+/// Hooks scoped to agents, some of which never fire the hook's moment. `fail-codex` and `perm-gemini` name
+/// Qwen Code too, which fires theirs: a hook none of whose agents fires its moment can never run, and the
+/// file would be refused (tests/it/cli_check.rs).
 fn scoped_settings(sb: &Sandbox) {
     sb.settings(
         "[[hooks.PreToolUse]]\nname = \"pre-all\"\ncommand = \"true\"\n\n\
          [[hooks.PostToolUseFailure]]\nname = \"fail-all\"\ncommand = \"true\"\n\n\
-         [[hooks.PostToolUseFailure]]\nname = \"fail-codex\"\nagents = [\"codex\"]\ncommand = \"true\"\n\n\
+         [[hooks.PostToolUseFailure]]\nname = \"fail-codex\"\nagents = [\"codex\", \"qwen-code\"]\ncommand = \"true\"\n\n\
          [[hooks.PostToolUseFailure]]\nname = \"fail-claude\"\nagents = [\"claude-code\"]\ncommand = \"true\"\n\n\
-         [[hooks.PermissionRequest]]\nname = \"perm-gemini\"\nagents = [\"gemini-cli\"]\ncommand = \"true\"\n\n\
+         [[hooks.PermissionRequest]]\nname = \"perm-gemini\"\nagents = [\"gemini-cli\", \"qwen-code\"]\ncommand = \"true\"\n\n\
          [[hooks.PreCompact]]\nname = \"compact-all\"\ncommand = \"true\"\n\n\
          [[hooks.Stop]]\nname = \"stop-codex\"\nagents = [\"codex\"]\ncommand = \"true\"\n\n\
          [[hooks.PostToolUseFailure]]\nname = \"fail-off\"\nenabled = false\ncommand = \"true\"\n",

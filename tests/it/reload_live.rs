@@ -337,6 +337,55 @@ fn an_invalid_edit_keeps_the_old_hooks_until_it_is_fixed() {
     );
 }
 
+/// An edit that hangs a hook no agent of which ever fires its moment (Gemini CLI never fires
+/// PermissionRequest) is refused as any invalid edit is: the old hooks keep answering, and `status`
+/// (the request and `hookd status`) says why, at the hook's `agents`. Named for Claude Code too, the hook
+/// can run, and the edit is taken.
+#[test]
+fn an_edit_hanging_a_hook_that_can_never_run_keeps_the_old_hooks() {
+    let d = start_saying("v1");
+    let before = generation(&d);
+    let with = |agents: &str| {
+        format!(
+            "{}\n[[hooks.PermissionRequest]]\nname = \"perm\"\nagents = {agents}\ncommand = \"true\"\n",
+            says("v2")
+        )
+    };
+    rename_over(&d.config, &with("[\"gemini-cli\"]"));
+    let status = wait_status(&d, "last_reload failed", |s| {
+        s["last_reload"]["ok"] == false
+    });
+    let error = status["last_reload"]["error"].as_str().unwrap_or_default();
+    let at = format!(
+        "{}:7:10: hook \"perm\": gemini-cli never fires PermissionRequest, so this hook would never run (did you mean [[hooks.PreToolUse]], Gemini CLI's BeforeTool?)",
+        d.config.display()
+    );
+    assert!(error.starts_with(&at), "expected {at:?}..., got {error:?}");
+    assert_eq!(status["generation"], before, "{status}");
+    assert_eq!(status["hooks"].get("PermissionRequest"), None, "{status}");
+    let resp = d.fire("PreToolUse", bash_event());
+    assert_eq!(adds(&resp), ["v1"], "the old hooks answer: {resp}");
+
+    // `hookd status` as people read it, on a terminal.
+    let mut cmd = Command::new(BIN);
+    cmd.args(["status", "--socket", d.socket.to_str().unwrap()])
+        .env("NO_COLOR", "1");
+    let out = run_on_terminal(cmd, None, SHOWS);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.lines().any(
+            |l| l.contains("last edit: refused, the settings above kept: ")
+                && l.contains("gemini-cli never fires PermissionRequest")
+        ),
+        "{shown}"
+    );
+
+    rename_over(&d.config, &with("[\"claude-code\", \"gemini-cli\"]"));
+    expect_picked_up(&d, "v2", before);
+    assert_eq!(d.status()["hooks"]["PermissionRequest"], 1);
+}
+
 #[test]
 fn an_emptied_file_keeps_the_old_hooks() {
     let d = start_saying("v1");
