@@ -889,7 +889,7 @@ impl<'b> Reader<'_, '_, 'b> {
                     text.contains("shell=True") || text.contains("shell:true")
                 });
                 match value(first) {
-                    Value::Text(text, known) if known || text.len() > PLACEHOLDER.len() + 1 => {
+                    Value::Text(text, known) if known || text != format!("${PLACEHOLDER}") => {
                         self.line(&text, known, &written(first))
                     }
                     Value::List(words) if shell => match words.first() {
@@ -1078,8 +1078,11 @@ fn tokens(lang: Lang, code: &str) -> Vec<Tok> {
                     .collect::<String>()
                     .to_ascii_lowercase();
                 let (text, known, end) = string(&chars, i + n, lang, prefix.contains('r'));
-                let known = known && !(prefix.contains('f') && text.contains('{'));
-                out.push(Tok::Str(text, known));
+                if prefix.contains('f') && text.contains('{') {
+                    out.push(Tok::Str(placeholders(&text, "{"), false));
+                } else {
+                    out.push(Tok::Str(text, known));
+                }
                 i = end;
                 continue;
             }
@@ -1100,6 +1103,11 @@ fn tokens(lang: Lang, code: &str) -> Vec<Tok> {
             '\'' | '"' => {
                 let (text, known, end) = string(&chars, i, lang, false);
                 let known = known && (c == '\'' || !interpolates(lang, &text));
+                let text = if lang == Lang::Ruby && c == '"' && text.contains("#{") {
+                    placeholders(&text, "#{")
+                } else {
+                    text
+                };
                 out.push(Tok::Str(text, known));
                 i = end;
             }
@@ -1205,6 +1213,29 @@ fn tokens(lang: Lang, code: &str) -> Vec<Tok> {
             }
         }
     }
+    out
+}
+
+/// `text` with each interpolation opened by `open` and closed by `}` (`{x}` in a python f-string,
+/// `#{x}` in ruby) replaced by the placeholder of an unknown expression (`{{` is a brace).
+fn placeholders(text: &str, open: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(open) {
+        if open == "{" && rest[at..].starts_with("{{") {
+            out.push_str(&rest[..at + 1]);
+            rest = &rest[at + 2..];
+            continue;
+        }
+        out.push_str(&rest[..at]);
+        out.push('$');
+        out.push_str(PLACEHOLDER);
+        rest = match rest[at..].find('}') {
+            Some(close) => &rest[at + close + 1..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
     out
 }
 

@@ -131,7 +131,7 @@ fn nothing_is_lost_on_odd_input() {
 
 /// Every command read from `line`, as its words joined (an unknown word in `?(...)`), with `@N` for
 /// its depth when nested, `[sub]`, `[cond]` and `[unknown: why]` when so.
-fn show(line: &str) -> Vec<String> {
+pub(super) fn show(line: &str) -> Vec<String> {
     read(line, &env()).iter().map(describe).collect()
 }
 
@@ -161,16 +161,6 @@ fn describe(command: &Command) -> String {
         text.push_str(" [unknown]");
     }
     text
-}
-
-#[test]
-fn probe() {
-    for line in std::env::var("PROBE").unwrap_or_default().split(" ;;; ") {
-        if line.is_empty() {
-            continue;
-        }
-        eprintln!("{line}\n  => {:#?}", show(line));
-    }
 }
 
 /// Lines built to make a reader slow (each about 1 MB): every one is read, with a result. What they
@@ -223,4 +213,130 @@ fn pathological_lines_are_read_in_bounded_work() {
             commands.len()
         );
     }
+}
+
+/// Each line, and every command read from it (see [`show`]), in the order they run.
+fn table(rows: &[(&str, &[&str])]) {
+    for (line, expected) in rows {
+        assert_eq!(show(line), *expected, "{line}");
+    }
+}
+
+#[test]
+fn a_function_runs_where_it_is_called_not_where_it_is_defined() {
+    table(&[
+        ("f() { rm -rf /; }", &[]),
+        ("function f { rm -rf /; }", &[]),
+        ("function f() { rm -rf /; }", &[]),
+        ("f() { rm -rf /; }; f", &["rm -rf / @1", "f"]),
+        (
+            "function f { rm -rf ~; }\necho hi; f",
+            &["echo hi", "rm -rf /home/u @1", "f"],
+        ),
+        (
+            "f(){ rm \"$1\"; }; f /x; f /y",
+            &["rm /x @1", "f /x", "rm /y @1", "f /y"],
+        ),
+        ("f(){ f; }; f", &["f @1", "f"]),
+        (
+            "f(){ g; }; g(){ f; rm x; }; f",
+            &["f @2", "rm x @2", "g @1", "f"],
+        ),
+        (
+            "f() ( cd /; rm -rf x ); f",
+            &["cd / @1 [sub]", "rm -rf x @1 [sub]", "f"],
+        ),
+        ("f() { cd /; }; f; rm -rf x", &["cd / @1", "f", "rm -rf x"]),
+        ("f() { echo }; }; f", &["echo } @1", "f"]),
+    ]);
+}
+
+#[test]
+fn arithmetic_and_single_quotes_run_nothing() {
+    table(&[
+        ("echo $(( 1 + 2 ))", &["echo ?($(( 1 + 2 )))"]),
+        ("echo $(( (1 + 2) * 3 ))", &["echo ?($(( (1 + 2) * 3 )))"]),
+        ("(( i++ )); (( j = i * 2 ))", &[]),
+        ("echo $[1+2]", &["echo ?($[1+2])"]),
+        (
+            "for ((i=0; i<3; i++)); do echo $i; done",
+            &["echo ?($i) [cond]"],
+        ),
+        ("echo '`rm -rf /`'", &["echo `rm -rf /`"]),
+        ("echo '$(rm -rf /)'", &["echo $(rm -rf /)"]),
+        (
+            "echo $(( $(rm q) + 1 ))",
+            &["rm q @2 [sub]", "echo ?($(( $(rm q) + 1 )))"],
+        ),
+        (
+            "[[ -f x && $(rm y) ]] && rm z",
+            &["rm y @1 [sub]", "rm z [cond]"],
+        ),
+    ]);
+}
+
+#[test]
+fn each_command_says_whether_it_runs_in_a_subshell_or_may_not_run() {
+    table(&[
+        ("cd x && rm y; cd z", &["cd x", "rm y [cond]", "cd z"]),
+        ("false || cd x; rm y", &["false", "cd x [cond]", "rm y"]),
+        (
+            "(cd w; rm v) | cat & echo done",
+            &["cd w [sub]", "rm v [sub]", "cat [sub]", "echo done"],
+        ),
+        ("cd a | cat; rm b", &["cd a [sub]", "cat [sub]", "rm b"]),
+        ("cd a & rm b", &["cd a [sub]", "rm b"]),
+        (
+            "{ cd a; rm b; } & cd c",
+            &["cd a [sub]", "rm b [sub]", "cd c"],
+        ),
+        ("{ cd a; rm b; }", &["cd a", "rm b"]),
+        (
+            "echo $(cd a; rm b)",
+            &["cd a @1 [sub]", "rm b @1 [sub]", "echo ?($(cd a; rm b))"],
+        ),
+        (
+            "if cd a; then rm b; elif cd c; then rm d; else rm e; fi; rm f",
+            &[
+                "cd a",
+                "rm b [cond]",
+                "cd c [cond]",
+                "rm d [cond]",
+                "rm e [cond]",
+                "rm f",
+            ],
+        ),
+        (
+            "while cd a; do rm b; done; until false; do cd c; done",
+            &["cd a", "rm b [cond]", "false", "cd c [cond]"],
+        ),
+        (
+            "for f in a b; do cd $f; done; rm x",
+            &["cd ?($f) [cond]", "rm x"],
+        ),
+        (
+            "case $x in a|b) cd y;; (*) rm z;; esac; rm w",
+            &["cd y [cond]", "rm z [cond]", "rm w"],
+        ),
+        (
+            "a && { cd b; rm c; }; rm d",
+            &["a", "cd b [cond]", "rm c [cond]", "rm d"],
+        ),
+        (
+            "a && (cd b) || rm c",
+            &["a", "cd b [sub] [cond]", "rm c [cond]"],
+        ),
+        ("cat <(cd a)", &["cd a @1 [sub]", "cat ?(/dev/fd/cd a)"]),
+    ]);
+}
+
+#[test]
+fn unquoted_expansions_are_split_into_words() {
+    table(&[
+        ("W='rm -rf ~'; $W", &["rm -rf ~"]),
+        ("W=\"rm -rf\"; $W /", &["rm -rf /"]),
+        ("W='a b'; echo \"$W\" $W", &["echo a b a b"]),
+        ("E=; rm $E -rf \"$E\"", &["rm -rf "]),
+        ("set -- a; X='-r -f'; rm $X /", &["set -- a", "rm -r -f /"]),
+    ]);
 }
