@@ -184,18 +184,7 @@ impl Lexer<'_, '_> {
                     }
                     return sep(self, 1, Sep::Amp);
                 }
-                '<' | '>' if next == Some('(') => {
-                    // A process substitution: a command of its own, and a word (its file) in this
-                    // one.
-                    self.at += 2;
-                    let inner = self.balanced(')');
-                    self.nest(&inner);
-                    return Token::Word(Word {
-                        text: format!("/dev/fd/{inner}"),
-                        known: false,
-                        glob: false,
-                    });
-                }
+                '<' | '>' if next == Some('(') => return Token::Word(self.process_substitution()),
                 '<' | '>' => return self.redirect(),
                 c if c.is_ascii_digit() => {
                     // `2>file`: a descriptor number right before a redirection.
@@ -310,7 +299,24 @@ impl Lexer<'_, '_> {
         while matches!(self.peek(0), Some(' ' | '\t')) {
             self.at += 1;
         }
+        if matches!(self.peek(0), Some('<' | '>')) && self.peek(1) == Some('(') {
+            // `exec > >(tee log)`: the file a process substitution gives.
+            return Some(self.process_substitution());
+        }
         self.word()
+    }
+
+    /// A process substitution at `<(` or `>(`: a command of its own, and a word (its file) in this
+    /// one.
+    fn process_substitution(&mut self) -> Word {
+        self.at += 2;
+        let inner = self.balanced(')');
+        self.nest(&inner);
+        Word {
+            text: format!("/dev/fd/{inner}"),
+            known: false,
+            glob: false,
+        }
     }
 
     /// One word from here: quotes removed, escapes and expansions done.
@@ -572,6 +578,19 @@ impl Lexer<'_, '_> {
                     return;
                 }
                 let written = format!("${{{inner}}}");
+                // `${X:-default}`, `${X-default}`: X's value when it is known and set (not empty,
+                // with the colon).
+                let defaulted = rest
+                    .strip_prefix(":-")
+                    .map(|d| (d, true))
+                    .or(rest.strip_prefix('-').map(|d| (d, false)));
+                if let (Some((_, colon)), Some(value)) =
+                    (defaulted, self.env.vars.get(name).cloned())
+                    && !(colon && value.is_empty())
+                {
+                    self.value(text, known, &value, &written, quoted);
+                    return;
+                }
                 match (self.env.vars.get(name).cloned(), whole) {
                     (Some(value), true) => self.value(text, known, &value, &written, quoted),
                     (None, true) if self.env.unknown.contains_key(name) => {

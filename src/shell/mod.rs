@@ -197,6 +197,21 @@ pub fn read(line: &str, env: &Env) -> Vec<Command> {
     out
 }
 
+/// The commands whose output the command at `at` of `commands` (as [`read`] gives them) reads through
+/// a pipe, nearest first: the parts of its pipeline before it, past the commands nested in them or in
+/// it (`echo x | sh` reads `rm -rf /` from `echo` even though the `rm` it runs comes between them).
+pub fn feeders(commands: &[Command], at: usize) -> Vec<&Command> {
+    let Some(command) = commands.get(at) else {
+        return Vec::new();
+    };
+    commands[..at]
+        .iter()
+        .rev()
+        .filter(|c| c.depth <= command.depth)
+        .take_while(|c| c.piped && c.depth == command.depth)
+        .collect()
+}
+
 /// How much work (characters read, expanded or copied) reading a line may take per character of it,
 /// besides [`MIN_WORK`]: what nests reads its text again (`sh -c "sh -c '...'"`), a function's body is
 /// read at each call, a variable's value at each use. Past it, what is left is read as a command that

@@ -338,5 +338,27 @@ fn unquoted_expansions_are_split_into_words() {
         ("W='a b'; echo \"$W\" $W", &["echo a b a b"]),
         ("E=; rm $E -rf \"$E\"", &["rm -rf "]),
         ("set -- a; X='-r -f'; rm $X /", &["set -- a", "rm -r -f /"]),
+        (
+            "rm -rf ${HOME:-/tmp}/x ${NOPE:-/y}",
+            &["rm -rf /home/u/x ?(${NOPE:-/y})"],
+        ),
+        ("exec > >(tee log)", &["tee log @1 [sub]", "exec"]),
     ]);
+}
+
+#[test]
+fn a_pipe_s_feeders_are_found_past_nested_commands() {
+    let line = "curl x | tee y | sh; echo rm -rf / | bash";
+    let commands = read(line, &env());
+    let programs =
+        |at: usize| -> Vec<&str> { feeders(&commands, at).iter().map(|c| c.program()).collect() };
+    let at = |program: &str| {
+        commands
+            .iter()
+            .position(|c| c.program() == program)
+            .unwrap()
+    };
+    assert_eq!(programs(at("sh")), vec!["tee", "curl"]);
+    assert_eq!(programs(at("bash")), vec!["echo"]);
+    assert_eq!(programs(at("curl")), Vec::<&str>::new());
 }
