@@ -4,7 +4,7 @@
 //! `env`, `nice`, `timeout`, `xargs`, `find -exec` and their kind run the words after their own options.
 //! Each wrapper is taken off, as many times as they are stacked, and the command inside read in its place.
 
-use super::{Command, Env, MAX_DEPTH, Word, parse_into};
+use super::{Command, Ctx, Env, MAX_DEPTH, Word, parse_into, plain_word, unknowable};
 
 /// The shells: `-c SCRIPT` runs the script; with no script and no file, they run their input.
 pub const SHELLS: &[&str] = &[
@@ -33,6 +33,7 @@ const PLAIN: &[(&str, &[&str], usize)] = &[
     ),
     ("unbuffer", &[], 0),
     ("busybox", &[], 0),
+    ("chroot", &["--userspec", "--groups"], 1),
     ("doas", &["-u", "-C"], 0),
     (
         "sudo",
@@ -58,28 +59,190 @@ const PLAIN: &[(&str, &[&str], usize)] = &[
     ),
 ];
 
+/// What a command's input is, when the command before it in a pipeline gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Feed {
+    /// Known text: what `echo WORDS`, `printf FORMAT ARGS` or `cat <<EOF` print.
+    Text(String),
+    /// What cannot be known: the command that prints it, as written (`curl x`).
+    Unknown(String),
+}
+
+/// What `command` gives the next command of a pipeline to read.
+pub(crate) fn feed_of(command: &Command) -> Feed {
+    let words: Vec<&Word> = command
+        .words
+        .iter()
+        .skip_while(|w| super::assignment(&w.text).is_some())
+        .collect();
+    let written = || {
+        let mut text = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if text.len() > 200 {
+            let mut end = 200;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        if text.is_empty() {
+            text = "the commands before it".into();
+        }
+        Feed::Unknown(text)
+    };
+    let Some(program) = words.first() else {
+        return written();
+    };
+    let program_name = program.text.rsplit('/').next().unwrap_or("");
+    let args = &words[1..];
+    if !program.known || !args.iter().all(|w| w.known) {
+        return written();
+    }
+    match program_name {
+        "echo" => {
+            let words: Vec<&str> = args
+                .iter()
+                .map(|w| w.text.as_str())
+                .skip_while(|w| {
+                    w.len() > 1 && w.starts_with('-') && w[1..].chars().all(|c| "neE".contains(c))
+                })
+                .collect();
+            // dash's `echo` reads escapes always, bash's with `-e`: read both ways, as escapes.
+            Feed::Text(escapes(&words.join(" ")))
+        }
+        "printf" => {
+            let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            match texts.split_first() {
+                Some((&"--", rest)) if !rest.is_empty() => Feed::Text(printf(rest[0], &rest[1..])),
+                Some((format, rest)) if !format.starts_with('-') => {
+                    Feed::Text(printf(format, rest))
+                }
+                _ => written(),
+            }
+        }
+        "cat" if args.is_empty() => match &command.here {
+            Some(here) => Feed::Text(here.clone()),
+            None => written(),
+        },
+        _ => written(),
+    }
+}
+
+/// `\n`, `\t`, `\\` and their kind read as what they stand for.
+fn escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('c') => break,
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// What `printf FORMAT ARGS...` prints: the format (its escapes read) with `%s` and its kind taking
+/// the arguments in turn, again while arguments are left, as printf does.
+fn printf(format: &str, args: &[&str]) -> String {
+    let format = escapes(format);
+    let mut out = String::new();
+    let mut next = 0;
+    loop {
+        let mut chars = format.chars().peekable();
+        let mut took = false;
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            // Flags, width and precision, then the conversion.
+            while chars
+                .peek()
+                .is_some_and(|c| c.is_ascii_digit() || "-+ #.".contains(*c))
+            {
+                chars.next();
+            }
+            match chars.next() {
+                Some('%') => out.push('%'),
+                Some('b') => {
+                    out.push_str(&escapes(args.get(next).copied().unwrap_or("")));
+                    next += 1;
+                    took = true;
+                }
+                Some(_) => {
+                    out.push_str(args.get(next).copied().unwrap_or(""));
+                    next += 1;
+                    took = true;
+                }
+                None => out.push('%'),
+            }
+        }
+        if !took || next >= args.len() || out.len() > super::MAX_VALUE * 16 {
+            break;
+        }
+    }
+    out
+}
+
 /// Takes the wrappers off `command` and appends what it runs to `out` (the command itself when it is
-/// not a wrapper).
-pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Command>) {
+/// not a wrapper). `feed` is what its input is given by the command before it in a pipeline.
+pub(crate) fn unwrap_into(
+    mut command: Command,
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+    feed: Option<&Feed>,
+) {
     let depth = command.depth;
     if depth > MAX_DEPTH {
         out.push(command);
         return;
     }
-    // A program word with blanks in it came from an expansion (`W='rm -rf ~'; $W`): the shell splits
-    // it into words, read here as a line of its own.
-    if let Some(first) = command.words.first()
-        && first.text.contains([' ', '\t', '\n'])
-    {
+    let Some(first) = command.words.first().cloned() else {
+        out.push(command);
+        return;
+    };
+    // A program word with blanks in it came from a quoted expansion (`"$W"`) or a wrapper's words
+    // joined: read here as a line of its own, as the shell would if it were split.
+    if first.known && first.text.contains([' ', '\t', '\n']) {
         let line = words_line(&command.words);
-        parse_into(&line, &mut env.clone(), depth + 1, out);
+        parse_into(
+            &line,
+            &mut env.fork(ctx.budget),
+            depth + 1,
+            out,
+            ctx.under(&command),
+        );
         out.push(command);
         return;
     }
     let program = command.program().to_string();
     let args: Vec<Word> = command.args().to_vec();
+    if !first.known {
+        unknown_program(command, &args, env, out, ctx);
+        return;
+    }
     if SHELLS.contains(&program.as_str()) {
-        shell(command, &args, env, out);
+        shell(command, &args, env, out, ctx, feed);
+        return;
+    }
+    if super::interpreters::read(&command, env, out, ctx, feed) {
+        out.push(command);
         return;
     }
     if let Some((_, valued, plain)) = PLAIN.iter().find(|(name, _, _)| *name == program) {
@@ -101,154 +264,89 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
                 .skip_while(|a| a.text.starts_with('-'))
                 .cloned()
                 .collect();
-            parse_into(&words_line(&rest), env, depth + 1, out);
+            parse_into(&words_line(&rest), env, depth + 1, out, ctx.under(&command));
             out.push(command);
             return;
         }
         let rest = after_options(&args, valued, *plain);
-        rerun(&command, rest, env, out);
+        // The shell's own words run in the shell itself; the others start a process.
+        let inner = if IN_SHELL.contains(&program.as_str()) {
+            ctx.within(&command)
+        } else {
+            ctx.under(&command)
+        };
+        rerun(&command, rest, env, out, inner, feed);
         out.push(command);
         return;
     }
     match program.as_str() {
-        "env" => {
-            let mut rest = Vec::new();
-            let mut chdir = None;
-            let mut i = 0;
-            while i < args.len() {
-                let text = args[i].text.as_str();
-                if text == "--" {
-                    i += 1;
-                    break;
-                }
-                if text == "-S" || text == "--split-string" {
-                    // `env -S 'rm -rf x'`: the string is split into a command line.
-                    if let Some(line) = args.get(i + 1) {
-                        parse_into(&line.text, env, depth + 1, out);
-                    }
-                    i += 2;
-                    continue;
-                }
-                if let Some(line) = text
-                    .strip_prefix("-S")
-                    .or_else(|| text.strip_prefix("--split-string="))
-                {
-                    parse_into(line, env, depth + 1, out);
-                    i += 1;
-                    continue;
-                }
-                if ["-C", "--chdir"].contains(&text) {
-                    chdir = args.get(i + 1).cloned();
-                    i += 2;
-                    continue;
-                }
-                if let Some(dir) = text.strip_prefix("--chdir=") {
-                    chdir = Some(Word {
-                        text: dir.to_string(),
-                        ..args[i].clone()
-                    });
-                    i += 1;
-                    continue;
-                }
-                if ["-u", "--unset"].contains(&text) {
-                    i += 2;
-                    continue;
-                }
-                if text.starts_with('-') || super::assignment(text).is_some() {
-                    i += 1;
-                    continue;
-                }
-                break;
-            }
-            rest.extend_from_slice(args.get(i..).unwrap_or(&[]));
-            // `env -C DIR CMD`: CMD runs in DIR, read between a `pushd DIR` and a `popd` so that its
-            // relative paths are judged from there (found attacking issue 29).
-            if let Some(dir) = &chdir {
-                out.push(Command {
-                    words: vec![plain_word("pushd"), dir.clone()],
-                    depth: depth + 1,
-                    ..Command::default()
-                });
-            }
-            rerun(&command, rest, env, out);
-            if chdir.is_some() {
-                out.push(Command {
-                    words: vec![plain_word("popd")],
-                    depth: depth + 1,
-                    ..Command::default()
-                });
-            }
-            out.push(command);
-        }
+        "env" => env_command(command, &args, env, out, ctx, feed),
         "xargs" | "parallel" => {
-            let valued: &[&str] = &[
-                "-a",
-                "-d",
-                "-E",
-                "-e",
-                "-I",
-                "-L",
-                "-l",
-                "-n",
-                "-P",
-                "-s",
-                "--arg-file",
-                "--delimiter",
-                "--max-args",
-                "--max-procs",
-                "-j",
-                "--jobs",
-                "-S",
-                "--sshlogin",
-            ];
-            let mut rest = after_options(&args, valued, 0);
-            if program == "parallel"
-                && let Some(at) = rest.iter().position(|w| w.text.starts_with(":::"))
-            {
-                // `parallel rm -rf {1} ::: /`: the values after `:::` are its arguments.
-                let values: Vec<Word> = rest[at + 1..]
-                    .iter()
-                    .filter(|w| !w.text.starts_with(":::"))
-                    .cloned()
-                    .collect();
-                rest.truncate(at);
-                rest.extend(values);
-            }
-            if rest.is_empty() {
-                rest.push(plain_word("echo"));
-            }
-            let inner = Command {
-                words: rest,
-                fed: true,
-                depth: depth + 1,
-                ..Command::default()
-            };
-            unwrap_into(inner, env, out);
+            fed(&command, &program, &args, env, out, ctx, feed);
             out.push(command);
         }
         "find" => {
-            find(&command, &args, env, out);
+            find(&command, &args, env, out, ctx);
             out.push(command);
         }
         "eval" => {
-            parse_into(&words_line(&args), env, depth + 1, out);
+            // `eval` runs its words as a line, in the shell itself.
+            parse_into(
+                &words_line(&args),
+                env,
+                depth + 1,
+                out,
+                ctx.within(&command),
+            );
+            out.push(command);
+        }
+        "source" | "." => {
+            // `source <(curl x)`, `. $(...)`: a script that cannot be seen.
+            if let Some(file) = args.first()
+                && !file.known
+            {
+                let why = format!("the script {program} reads comes from {}", from(&file.text));
+                out.push(unknowable(&file.text, why, depth + 1, ctx.within(&command)));
+            }
             out.push(command);
         }
         "watch" => {
-            let rest = after_options(&args, &["-n", "--interval", "-d", "-q"], 0);
-            parse_into(&words_line(&rest), env, depth + 1, out);
+            let rest = after_options(
+                &args,
+                &["-n", "--interval", "-d", "-q", "--differences", "-c"],
+                0,
+            );
+            parse_into(&words_line(&rest), env, depth + 1, out, ctx.under(&command));
             out.push(command);
         }
         "trap" => {
+            // What it sets runs later (at exit, on a signal), maybe never.
             if let Some(script) = args.iter().find(|a| !a.text.starts_with('-')) {
-                parse_into(&script.text, env, depth + 1, out);
+                let later = Ctx {
+                    subshell: true,
+                    conditional: true,
+                    budget: ctx.budget,
+                };
+                parse_into(
+                    &script.text,
+                    &mut env.fork(ctx.budget),
+                    depth + 1,
+                    out,
+                    later,
+                );
             }
             out.push(command);
         }
         "alias" => {
             for word in &args {
                 if let Some((_, script)) = word.text.split_once('=') {
-                    parse_into(script, env, depth + 1, out);
+                    parse_into(
+                        script,
+                        &mut env.fork(ctx.budget),
+                        depth + 1,
+                        out,
+                        ctx.under(&command),
+                    );
                 }
             }
             out.push(command);
@@ -260,53 +358,196 @@ pub(crate) fn unwrap_into(mut command: Command, env: &mut Env, out: &mut Vec<Com
                 .position(|a| a.text == "-c" || a.text == "--command")
                 .and_then(|at| args.get(at + 1))
             {
-                parse_into(&script.text, env, depth + 1, out);
+                parse_into(
+                    &script.text,
+                    &mut env.fork(ctx.budget),
+                    depth + 1,
+                    out,
+                    ctx.under(&command),
+                );
+            }
+            out.push(command);
+        }
+        // `echo 'rm x' | at now`, `at now <<EOF`: a script run later.
+        "at" | "batch" => {
+            let script = command.here.clone().or(match feed {
+                Some(Feed::Text(text)) => Some(text.clone()),
+                _ => None,
+            });
+            if let Some(script) = script {
+                let later = Ctx {
+                    subshell: true,
+                    conditional: true,
+                    budget: ctx.budget,
+                };
+                parse_into(&script, &mut env.fork(ctx.budget), depth + 1, out, later);
             }
             out.push(command);
         }
         "export" | "declare" | "typeset" | "local" | "readonly" => {
             for word in &args {
-                if let Some((name, value)) = super::assignment(&word.text) {
-                    env.vars.remove(name);
-                    env.unknown.remove(name);
-                    if value.len() > super::MAX_VALUE {
-                        continue;
-                    }
-                    if word.known {
-                        env.vars.insert(name.to_string(), value.to_string());
-                    } else {
-                        env.unknown.insert(name.to_string(), value.to_string());
-                    }
-                }
+                super::parse::set_variable(env, word);
             }
             out.push(command);
         }
         _ => {
-            // `$SHELL -c ...` and their kind: a program that is a variable naming a shell.
-            if command.words.first().is_some_and(|w| !w.known)
-                && args.iter().any(|a| {
-                    a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('c')
-                })
-            {
-                shell(command, &args, env, out);
-                return;
-            }
             command.words.shrink_to_fit();
             out.push(command);
         }
     }
 }
 
-/// A shell: `-c SCRIPT [NAME ARGS...]` reads SCRIPT (with `$0`, `$1`, ... from what follows); a here-
-/// document or here-string is its script when it has neither `-c` nor a file.
-fn shell(command: Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>) {
+/// Wrappers that run their command in the shell itself, not in a process of their own.
+const IN_SHELL: &[&str] = &["command", "builtin", "time", "exec"];
+
+/// Where an unknown word's text says it came from, for a reason: `$(cat x)` is a command's output,
+/// `/dev/fd/...` a process substitution's, `$X` a variable's.
+fn from(text: &str) -> String {
+    if let Some(inner) = text.strip_prefix("/dev/fd/") {
+        return format!("the output of {inner}");
+    }
+    if text.starts_with("$(") || text.starts_with('`') {
+        return format!("the output of {text}");
+    }
+    format!("{text}, which cannot be known")
+}
+
+/// A command whose program word is not known (`$CMD x`, `$(which rm) x`): what runs cannot be told.
+/// `$SHELL -c SCRIPT` and its kind (a variable naming a shell, with `-c`) is read as a shell too.
+fn unknown_program(
+    mut command: Command,
+    args: &[Word],
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+) {
+    let text = command.words[0].text.clone();
+    let shell_variable = ["SHELL", "BASH", "ZSH"].iter().any(|name| {
+        text == format!("${name}")
+            || text == format!("${{{name}}}")
+            || text == format!("\"${name}\"")
+    });
+    let has_script = args
+        .iter()
+        .any(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('c'));
+    if has_script {
+        let mut inner = command.clone();
+        inner.unknown_from = None;
+        shell_script(&inner, args, env, out, ctx);
+    }
+    if !(shell_variable && has_script) {
+        command.unknown_from = Some(format!("the program is {}", from(&text)));
+    }
+    out.push(command);
+}
+
+/// A shell (`sh`, `bash`, ...): its script read where it can be seen (see [`shell_script`]); a script
+/// it reads from input that cannot be known is a command that cannot be known.
+fn shell(
+    command: Command,
+    args: &[Word],
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+    feed: Option<&Feed>,
+) {
+    match shell_script(&command, args, env, out, ctx) {
+        Script::Read => {}
+        Script::File(file) if !file.known => {
+            // `bash <(curl x)`, `sh $(...)`: the script is a file that cannot be seen.
+            let why = format!(
+                "the script {} runs comes from {}",
+                command.program(),
+                from(&file.text)
+            );
+            out.push(unknowable(
+                &file.text,
+                why,
+                command.depth + 1,
+                ctx.under(&command),
+            ));
+        }
+        Script::File(_) => {}
+        Script::Input => {
+            let program = command.program().to_string();
+            read_input(
+                &command,
+                &program,
+                env,
+                out,
+                ctx,
+                feed,
+                &mut |line, env, out| {
+                    parse_into(line, env, command.depth + 1, out, ctx.under(&command));
+                },
+            );
+        }
+    }
+    out.push(command);
+}
+
+/// The code a shell or interpreter reads from its input: a here-document or here-string, what `echo`
+/// or `printf` gives it through a pipe (read with `read`), or a command that cannot be known when the
+/// input comes from elsewhere (`curl x | sh`) or from `xargs` (`xargs bash`: the script's name is
+/// input).
+pub(crate) fn read_input(
+    command: &Command,
+    program: &str,
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+    feed: Option<&Feed>,
+    read: &mut dyn FnMut(&str, &mut Env, &mut Vec<Command>),
+) {
+    let depth = command.depth + 1;
+    if let Some(here) = &command.here {
+        read(here, &mut env.fork(ctx.budget), out);
+        return;
+    }
+    match feed {
+        Some(Feed::Text(text)) => read(text, &mut env.fork(ctx.budget), out),
+        Some(Feed::Unknown(source)) => {
+            let why = format!("the code {program} runs comes from its input, given by {source}");
+            let text = format!("(stdin of {program} from {source})");
+            out.push(unknowable(&text, why, depth, ctx.under(command)));
+        }
+        None if command.fed => {
+            let why = format!("the code {program} runs is named by its input, given to xargs");
+            let text = format!("(input of {program})");
+            out.push(unknowable(&text, why, depth, ctx.under(command)));
+        }
+        None => {}
+    }
+}
+
+/// Where a shell's script is.
+enum Script {
+    /// Given with `-c`, and read.
+    Read,
+    /// In a file, named by this word.
+    File(Word),
+    /// Read from its input.
+    Input,
+}
+
+/// `-c SCRIPT [NAME ARGS...]` reads SCRIPT (with `$0`, `$1`, ... `"$@"` from what follows); otherwise
+/// the script is a file named by its first word, or its input.
+fn shell_script(
+    command: &Command,
+    args: &[Word],
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+) -> Script {
     let depth = command.depth;
     let mut i = 0;
     let mut script_at = None;
+    let mut stdin = false;
     while i < args.len() {
         let text = args[i].text.as_str();
-        if text == "--" {
+        if text == "--" || text == "-" {
             i += 1;
+            stdin |= text == "-";
             break;
         }
         if text.starts_with('-') && !text.starts_with("--") && text.len() > 1 {
@@ -314,56 +555,313 @@ fn shell(command: Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>)
                 script_at = Some(i + 1);
                 break;
             }
+            stdin |= text.contains('s');
             // `-o NAME`, `-O NAME`: an option with its value.
-            if text == "-o" || text == "-O" || text == "+o" || text == "+O" {
+            if text == "-o" || text == "-O" {
                 i += 1;
             }
             i += 1;
             continue;
         }
         if text.starts_with("--") || text.starts_with('+') {
+            if text == "+o" || text == "+O" {
+                i += 1;
+            }
             i += 1;
             continue;
         }
         break;
     }
-    match script_at {
-        Some(at) => {
-            if let Some(script) = args.get(at) {
-                let mut inner = env.clone();
-                for (n, word) in args
-                    .get(at + 1..)
-                    .unwrap_or(&[])
-                    .iter()
-                    .enumerate()
-                    .take(10)
-                {
-                    if word.known {
-                        inner.vars.insert(n.to_string(), word.text.clone());
-                    }
-                }
-                let positional = args.get(at + 2..).unwrap_or(&[]);
-                let all: Vec<String> = positional.iter().map(|w| w.text.clone()).collect();
-                if positional.iter().all(|w| w.known) {
-                    inner.vars.insert("@".into(), all.join(" "));
-                    inner.vars.insert("*".into(), all.join(" "));
-                }
-                parse_into(&script.text, &mut inner, depth + 1, out);
-            }
+    let Some(at) = script_at else {
+        return match args.get(i) {
+            Some(file) if !stdin => Script::File(file.clone()),
+            _ => Script::Input,
+        };
+    };
+    let Some(script) = args.get(at) else {
+        if command.fed {
+            // `xargs sh -c`: the script itself is the input.
+            let why = format!(
+                "the script {} -c runs is its input, given to xargs",
+                command.program()
+            );
+            let text = format!("(input of {} -c)", command.program());
+            out.push(unknowable(&text, why, depth + 1, ctx.under(command)));
         }
-        None if i >= args.len() => {
-            if let Some(here) = &command.here {
-                parse_into(here, &mut env.clone(), depth + 1, out);
-            }
+        return Script::Read;
+    };
+    let mut inner = env.fork(ctx.budget);
+    super::parse::positional(&mut inner, Some(args.get(at + 2..).unwrap_or(&[]).to_vec()));
+    inner.vars.remove("0");
+    if let Some(name) = args.get(at + 1).filter(|w| w.known) {
+        inner.vars.insert("0".into(), name.text.clone());
+    }
+    if script.known {
+        parse_into(&script.text, &mut inner, depth + 1, out, ctx.under(command));
+    } else {
+        // `sh -c "$X"`: a script that cannot be known (read as far as it goes).
+        let start = out.len();
+        parse_into(&script.text, &mut inner, depth + 1, out, ctx.under(command));
+        if out[start..].iter().all(|c| c.unknown_from.is_none()) {
+            let why = format!(
+                "the script {} -c runs is {}",
+                command.program(),
+                from(&script.text)
+            );
+            out.push(unknowable(&script.text, why, depth + 1, ctx.under(command)));
         }
-        None => {}
+    }
+    Script::Read
+}
+
+/// `env [OPTIONS] [NAME=VALUE...] CMD`: the command it runs; `-S LINE` splits a line into one, `-C
+/// DIR` runs it in DIR.
+fn env_command(
+    command: Command,
+    args: &[Word],
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+    feed: Option<&Feed>,
+) {
+    let depth = command.depth;
+    let inner_ctx = ctx.under(&command);
+    let mut rest = Vec::new();
+    let mut chdir = None;
+    let mut i = 0;
+    while i < args.len() {
+        let text = args[i].text.as_str();
+        if text == "--" {
+            i += 1;
+            break;
+        }
+        if text == "-S" || text == "--split-string" {
+            // `env -S 'rm -rf x'`: the string is split into a command line, which may be followed
+            // by more words.
+            if let Some(line) = args.get(i + 1) {
+                let mut line = line.text.clone();
+                for word in args.get(i + 2..).unwrap_or(&[]) {
+                    line.push(' ');
+                    line.push_str(&word.text);
+                }
+                parse_into(&line, &mut env.fork(ctx.budget), depth + 1, out, inner_ctx);
+            }
+            out.push(command);
+            return;
+        }
+        if let Some(line) = text
+            .strip_prefix("-S")
+            .or_else(|| text.strip_prefix("--split-string="))
+        {
+            parse_into(line, &mut env.fork(ctx.budget), depth + 1, out, inner_ctx);
+            out.push(command);
+            return;
+        }
+        if ["-C", "--chdir"].contains(&text) {
+            chdir = args.get(i + 1).cloned();
+            i += 2;
+            continue;
+        }
+        if let Some(dir) = text.strip_prefix("--chdir=") {
+            chdir = Some(Word {
+                text: dir.to_string(),
+                ..args[i].clone()
+            });
+            i += 1;
+            continue;
+        }
+        if ["-u", "--unset"].contains(&text) {
+            i += 2;
+            continue;
+        }
+        if text.starts_with('-') || super::assignment(text).is_some() {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    rest.extend_from_slice(args.get(i..).unwrap_or(&[]));
+    // `env -C DIR CMD`: CMD runs in DIR, read between a `pushd DIR` and a `popd` so that its
+    // relative paths are judged from there (found attacking issue 29).
+    let mark = |words: Vec<Word>| Command {
+        words,
+        depth: depth + 1,
+        subshell: true,
+        conditional: command.conditional,
+        ..Command::default()
+    };
+    if let Some(dir) = &chdir {
+        out.push(mark(vec![plain_word("pushd"), dir.clone()]));
+    }
+    rerun(&command, rest, env, out, inner_ctx, feed);
+    if chdir.is_some() {
+        out.push(mark(vec![plain_word("popd")]));
     }
     out.push(command);
 }
 
+/// How many commands `xargs` or `parallel` given known input are read as (one per input line or
+/// value), at most.
+const MAX_FED: usize = 64;
+
+/// `xargs CMD` and `parallel CMD`: CMD with the arguments they are given. `parallel ... ::: A B`
+/// runs CMD once per value (`{}`, `{1}` standing for it, or it added at the end); `printf '/' |
+/// xargs rm -rf` runs `rm -rf /`. Input that cannot be known leaves the command `fed`.
+fn fed(
+    command: &Command,
+    program: &str,
+    args: &[Word],
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+    feed: Option<&Feed>,
+) {
+    let valued: &[&str] = &[
+        "-a",
+        "-d",
+        "-E",
+        "-e",
+        "-I",
+        "-L",
+        "-l",
+        "-n",
+        "-P",
+        "-s",
+        "--arg-file",
+        "--delimiter",
+        "--max-args",
+        "--max-procs",
+        "-j",
+        "--jobs",
+        "-S",
+        "--sshlogin",
+    ];
+    // `-I {}`, `-I{}`, `-i`, `--replace`: the string that stands for each input.
+    let mut replace: Option<String> = None;
+    for (at, arg) in args.iter().enumerate() {
+        match arg.text.as_str() {
+            "-I" => replace = args.get(at + 1).map(|w| w.text.clone()),
+            "-i" | "--replace" => replace = Some("{}".into()),
+            text if text.starts_with("-I") => replace = Some(text[2..].to_string()),
+            text if text.starts_with("--replace=") => replace = Some(text[10..].to_string()),
+            _ => {}
+        }
+        if !arg.text.starts_with('-') {
+            break;
+        }
+    }
+    let mut rest = after_options(args, valued, 0);
+    let mut values: Option<Vec<Word>> = None;
+    if program == "parallel" {
+        if let Some(at) = rest
+            .iter()
+            .position(|w| w.text == ":::" || w.text == ":::+")
+        {
+            // `parallel rm -rf {1} ::: /`: the values after `:::` are its arguments.
+            let list: Vec<Word> = rest[at + 1..]
+                .iter()
+                .filter(|w| !w.text.starts_with(":::"))
+                .cloned()
+                .collect();
+            rest.truncate(at);
+            values = Some(list);
+        }
+        replace.get_or_insert_with(|| "{}".into());
+    } else if let Some(Feed::Text(text)) = feed {
+        let items: Vec<Word> = if replace.is_some() {
+            text.lines().map(plain_word).collect()
+        } else {
+            text.split_whitespace().map(plain_word).collect()
+        };
+        values = Some(items);
+    }
+    let inner_ctx = Ctx {
+        subshell: true,
+        conditional: true,
+        budget: ctx.budget,
+    };
+    let base = Command {
+        depth: command.depth + 1,
+        subshell: true,
+        conditional: true,
+        ..Command::default()
+    };
+    let Some(values) = values else {
+        if rest.is_empty() {
+            rest.push(plain_word("echo"));
+        }
+        let inner = Command {
+            words: rest,
+            fed: true,
+            ..base
+        };
+        unwrap_into(inner, env, out, inner_ctx, None);
+        return;
+    };
+    if rest.is_empty() {
+        // `parallel ::: 'rm x' 'ls'`: each value is a command line.
+        for value in values.iter().take(MAX_FED) {
+            parse_into(
+                &value.text,
+                &mut env.fork(ctx.budget),
+                command.depth + 1,
+                out,
+                inner_ctx,
+            );
+        }
+        return;
+    }
+    let placeholders = |w: &Word, value: &Word| -> Option<Word> {
+        let marks: Vec<&str> = match &replace {
+            Some(mark) if program == "parallel" => vec![mark.as_str(), "{1}", "{.}", "{/}", "{//}"],
+            Some(mark) => vec![mark.as_str()],
+            None => Vec::new(),
+        };
+        let mark = marks
+            .iter()
+            .find(|m| !m.is_empty() && w.text.contains(**m))?;
+        Some(Word {
+            text: w.text.replace(mark, &value.text),
+            known: w.known && value.known,
+            glob: w.glob || value.glob,
+        })
+    };
+    if program == "xargs" && replace.is_none() {
+        // `xargs rm -rf` given `/ ~`: one command with all of them after its words.
+        let mut words = rest.clone();
+        words.extend(values.iter().take(MAX_FED * 4).cloned());
+        unwrap_into(Command { words, ..base }, env, out, inner_ctx, None);
+        return;
+    }
+    for value in values.iter().take(MAX_FED) {
+        let mut replaced = false;
+        let mut words: Vec<Word> = rest
+            .iter()
+            .map(|w| match placeholders(w, value) {
+                Some(word) => {
+                    replaced = true;
+                    word
+                }
+                None => w.clone(),
+            })
+            .collect();
+        if !replaced {
+            words.push(value.clone());
+        }
+        if !ctx.budget.spend(words.len().saturating_mul(16)) {
+            break;
+        }
+        let inner = Command {
+            words,
+            ..base.clone()
+        };
+        unwrap_into(inner, env, out, inner_ctx, None);
+    }
+}
+
 /// `find PATHS... -exec CMD {} ;`: the command it runs, its `{}` standing for the paths searched (what
 /// it may be given), so that a judge sees which folders it reaches.
-fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>) {
+fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>, ctx: Ctx<'_>) {
     let starts: Vec<Word> = args
         .iter()
         .take_while(|a| !a.text.starts_with('-') && a.text != "!" && a.text != "(")
@@ -373,6 +871,11 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>)
         vec![plain_word(".")]
     } else {
         starts
+    };
+    let inner_ctx = Ctx {
+        subshell: true,
+        conditional: true,
+        budget: ctx.budget,
     };
     let mut i = 0;
     while i < args.len() {
@@ -401,9 +904,11 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>)
                 let inner = Command {
                     words,
                     depth: command.depth + 1,
+                    subshell: true,
+                    conditional: true,
                     ..Command::default()
                 };
-                unwrap_into(inner, env, out);
+                unwrap_into(inner, env, out, inner_ctx, None);
             }
         }
         i += 1;
@@ -411,7 +916,14 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>)
 }
 
 /// The command a wrapper runs, with the wrapper's redirections and input, unwrapped in turn.
-fn rerun(wrapper: &Command, words: Vec<Word>, env: &mut Env, out: &mut Vec<Command>) {
+fn rerun(
+    wrapper: &Command,
+    words: Vec<Word>,
+    env: &mut Env,
+    out: &mut Vec<Command>,
+    ctx: Ctx<'_>,
+    feed: Option<&Feed>,
+) {
     if words.is_empty() {
         return;
     }
@@ -422,8 +934,11 @@ fn rerun(wrapper: &Command, words: Vec<Word>, env: &mut Env, out: &mut Vec<Comma
         piped: wrapper.piped,
         depth: wrapper.depth + 1,
         fed: wrapper.fed,
+        subshell: ctx.subshell,
+        conditional: ctx.conditional,
+        unknown_from: None,
     };
-    unwrap_into(inner, env, out);
+    unwrap_into(inner, env, out, ctx, feed);
 }
 
 /// The words after a wrapper's options (`valued` take the next word as their value; a word joined to
@@ -444,21 +959,13 @@ fn after_options(args: &[Word], valued: &[&str], plain: usize) -> Vec<Word> {
     args.get(i + plain..).unwrap_or(&[]).to_vec()
 }
 
-/// Words joined back into a line, each quoted so that it reads as the same word.
-fn words_line(words: &[Word]) -> String {
+/// Words joined back into a line.
+pub(crate) fn words_line(words: &[Word]) -> String {
     words
         .iter()
         .map(|w| w.text.as_str())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn plain_word(text: &str) -> Word {
-    Word {
-        text: text.to_string(),
-        known: true,
-        glob: false,
-    }
 }
 
 #[cfg(test)]
@@ -501,7 +1008,7 @@ mod tests {
             ("W='rm -rf x'; $W", "rm -rf x"),
             ("$SHELL -c 'rm -rf x'", "rm -rf x"),
             ("env -S 'rm -rf x'", "rm -rf x"),
-            ("parallel rm -rf {1} ::: /", "rm -rf {1} /"),
+            ("parallel rm -rf {1} ::: /", "rm -rf /"),
             ("busybox rm -rf x", "rm -rf x"),
             ("command rm -rf x", "rm -rf x"),
         ] {
@@ -509,5 +1016,261 @@ mod tests {
             assert!(read.iter().any(|c| c == inner), "{line}: {read:?}");
         }
         assert_eq!(programs("command -v rm"), vec!["command -v rm"]);
+    }
+
+    /// Each line, and every command read from it, in the order they run (see `shell::tests::show`).
+    fn table(rows: &[(&str, &[&str])]) {
+        for (line, expected) in rows {
+            assert_eq!(super::super::tests::show(line), *expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn carriers_run_what_they_carry() {
+        table(&[
+            (
+                "$SHELL -c 'rm -rf /'",
+                &["rm -rf / @1 [sub]", "?($SHELL) -c rm -rf /"],
+            ),
+            (
+                "${SHELL} -c 'rm -rf /'",
+                &["rm -rf / @1 [sub]", "?(${SHELL}) -c rm -rf /"],
+            ),
+            (
+                "printf 'rm -rf /' | sh",
+                &["printf rm -rf / [sub]", "rm -rf / @1 [sub]", "sh [sub]"],
+            ),
+            (
+                "printf '%s\\n' 'rm -rf /' | bash -s",
+                &[
+                    "printf %s\\n rm -rf / [sub]",
+                    "rm -rf / @1 [sub]",
+                    "bash -s [sub]",
+                ],
+            ),
+            (
+                "echo rm -rf / | sudo bash",
+                &[
+                    "echo rm -rf / [sub]",
+                    "rm -rf / @2 [sub]",
+                    "bash @1 [sub]",
+                    "sudo bash [sub]",
+                ],
+            ),
+            ("bash <<< 'rm -rf /'", &["rm -rf / @1 [sub]", "bash"]),
+            (
+                "sh <<'EOF'\nrm -rf ~\nEOF",
+                &["rm -rf /home/u @1 [sub]", "sh"],
+            ),
+            (
+                "bash -c '$1' _ 'rm -rf /'",
+                &["rm -rf / @1 [sub]", "bash -c $1 _ rm -rf /"],
+            ),
+            (
+                "sh -c 'rm -rf \"$@\"' _ / ~",
+                &[
+                    "rm -rf / /home/u @1 [sub]",
+                    "sh -c rm -rf \"$@\" _ / /home/u",
+                ],
+            ),
+            (
+                "busybox rm -rf /",
+                &["rm -rf / @1 [sub]", "busybox rm -rf /"],
+            ),
+            (
+                "busybox sh -c 'rm -rf /'",
+                &[
+                    "rm -rf / @2 [sub]",
+                    "sh -c rm -rf / @1 [sub]",
+                    "busybox sh -c rm -rf /",
+                ],
+            ),
+            (
+                "env -i -u X -C dir rm -rf /",
+                &[
+                    "pushd dir @1 [sub]",
+                    "rm -rf / @1 [sub]",
+                    "popd @1 [sub]",
+                    "env -i -u X -C dir rm -rf /",
+                ],
+            ),
+            ("env -- rm -rf /", &["rm -rf / @1 [sub]", "env -- rm -rf /"]),
+            (
+                "env -S 'rm -rf /'",
+                &["rm -rf / @1 [sub]", "env -S rm -rf /"],
+            ),
+            ("command cd /", &["cd / @1", "command cd /"]),
+            ("builtin cd /", &["cd / @1", "builtin cd /"]),
+            ("exec rm -rf /", &["rm -rf / @1", "exec rm -rf /"]),
+            ("time rm -rf /", &["rm -rf /"]),
+            (
+                "eval 'cd /; rm -rf x'",
+                &["cd / @1", "rm -rf x @1", "eval cd /; rm -rf x"],
+            ),
+            (
+                "watch -n 1 rm -rf /",
+                &["rm -rf / @1 [sub]", "watch -n 1 rm -rf /"],
+            ),
+            ("watch 'rm -rf /'", &["rm -rf / @1 [sub]", "watch rm -rf /"]),
+            (
+                "trap 'rm -rf /' EXIT",
+                &["rm -rf / @1 [sub] [cond]", "trap rm -rf / EXIT"],
+            ),
+            (
+                "find / -exec env rm -rf {} +",
+                &[
+                    "rm -rf /** @2 [sub] [cond]",
+                    "env rm -rf /** @1 [sub] [cond]",
+                    "find / -exec env rm -rf {} +",
+                ],
+            ),
+            (
+                "find . -execdir sudo rm {} \\;",
+                &[
+                    "rm ./** @2 [sub] [cond]",
+                    "sudo rm ./** @1 [sub] [cond]",
+                    "find . -execdir sudo rm {} ;",
+                ],
+            ),
+            (
+                "find . -ok rm {} \\;",
+                &["rm ./** @1 [sub] [cond]", "find . -ok rm {} ;"],
+            ),
+            (
+                "xargs -I{} sh -c 'rm -rf {}'",
+                &[
+                    "rm -rf {} @2 [sub] [cond]",
+                    "sh -c rm -rf {} @1 [sub] [cond]",
+                    "xargs -I{} sh -c rm -rf {}",
+                ],
+            ),
+            (
+                "xargs -0 -n1 rm -rf",
+                &["rm -rf @1 [sub] [cond]", "xargs -0 -n1 rm -rf"],
+            ),
+            (
+                "printf / | xargs rm -rf",
+                &[
+                    "printf / [sub]",
+                    "rm -rf / @1 [sub] [cond]",
+                    "xargs rm -rf [sub]",
+                ],
+            ),
+            (
+                "parallel rm -rf {1} ::: /",
+                &["rm -rf / @1 [sub] [cond]", "parallel rm -rf {1} ::: /"],
+            ),
+            (
+                "parallel rm -rf ::: / ~",
+                &[
+                    "rm -rf / @1 [sub] [cond]",
+                    "rm -rf /home/u @1 [sub] [cond]",
+                    "parallel rm -rf ::: / /home/u",
+                ],
+            ),
+            (
+                "nice -n 5 ionice -c3 timeout 5 stdbuf -oL nohup setsid doas rm -rf /",
+                &[
+                    "rm -rf / @7 [sub]",
+                    "doas rm -rf / @6 [sub]",
+                    "setsid doas rm -rf / @5 [sub]",
+                    "nohup setsid doas rm -rf / @4 [sub]",
+                    "stdbuf -oL nohup setsid doas rm -rf / @3 [sub]",
+                    "timeout 5 stdbuf -oL nohup setsid doas rm -rf / @2 [sub]",
+                    "ionice -c3 timeout 5 stdbuf -oL nohup setsid doas rm -rf / @1 [sub]",
+                    "nice -n 5 ionice -c3 timeout 5 stdbuf -oL nohup setsid doas rm -rf /",
+                ],
+            ),
+            (
+                "chroot /mnt rm -rf /",
+                &["rm -rf / @1 [sub]", "chroot /mnt rm -rf /"],
+            ),
+            (
+                "echo 'rm -rf /' | at now",
+                &[
+                    "echo rm -rf / [sub]",
+                    "rm -rf / @1 [sub] [cond]",
+                    "at now [sub]",
+                ],
+            ),
+            ("sh script.sh", &["sh script.sh"]),
+        ]);
+    }
+
+    #[test]
+    fn what_cannot_be_known_is_said() {
+        table(&[
+            ("$CMD args", &["?($CMD) args [unknown]"]),
+            ("$(cat x) y", &["cat x @1 [sub]", "?($(cat x)) y [unknown]"]),
+            (
+                "curl x | sh",
+                &[
+                    "curl x [sub]",
+                    "?((stdin of sh from curl x)) @1 [sub] [unknown]",
+                    "sh [sub]",
+                ],
+            ),
+            (
+                "cat x | python3",
+                &[
+                    "cat x [sub]",
+                    "?((stdin of python3 from cat x)) @1 [sub] [unknown]",
+                    "python3 [sub]",
+                ],
+            ),
+            (
+                "xargs sh -c",
+                &[
+                    "?((input of sh -c)) @2 [sub] [cond] [unknown]",
+                    "sh -c @1 [sub] [cond]",
+                    "xargs sh -c",
+                ],
+            ),
+            (
+                "xargs bash",
+                &[
+                    "?((input of bash)) @2 [sub] [cond] [unknown]",
+                    "bash @1 [sub] [cond]",
+                    "xargs bash",
+                ],
+            ),
+            (
+                "xargs python",
+                &[
+                    "?((input of python)) @2 [sub] [cond] [unknown]",
+                    "python @1 [sub] [cond]",
+                    "xargs python",
+                ],
+            ),
+            ("eval \"$X\"", &["?($X) @1 [unknown]", "eval ?($X)"]),
+            (
+                "source <(curl x)",
+                &[
+                    "curl x @1 [sub]",
+                    "?(/dev/fd/curl x) @1 [unknown]",
+                    "source ?(/dev/fd/curl x)",
+                ],
+            ),
+            (
+                "bash <(curl -s x)",
+                &[
+                    "curl -s x @1 [sub]",
+                    "?(/dev/fd/curl -s x) @1 [sub] [unknown]",
+                    "bash ?(/dev/fd/curl -s x)",
+                ],
+            ),
+            ("sh -c \"$S\"", &["?($S) @1 [sub] [unknown]", "sh -c ?($S)"]),
+        ]);
+        let env = Env::default();
+        let commands = read("curl x | sh", &env);
+        assert_eq!(
+            commands[1].unknown_from.as_deref(),
+            Some("the code sh runs comes from its input, given by curl x")
+        );
+        let commands = read("$CMD x", &env);
+        assert_eq!(
+            commands[0].unknown_from.as_deref(),
+            Some("the program is $CMD, which cannot be known")
+        );
     }
 }

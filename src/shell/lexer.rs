@@ -1,0 +1,1086 @@
+//! The lexer: characters into words (quotes removed, expansions done, unquoted expansions split into
+//! fields), operators and redirections.
+
+use std::collections::VecDeque;
+
+use super::braces::brace_expand;
+use super::{Command, Ctx, Env, MAX_DEPTH, Word, assignment, parse_into, unknowable};
+
+/// An operator that ends a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sep {
+    /// `;`
+    Semi,
+    /// `;;`, `;&`, `;;&`: the end of a `case` arm.
+    DoubleSemi,
+    Newline,
+    /// `&`: what came before runs in the background.
+    Amp,
+    /// `&&`
+    AndIf,
+    /// `||`
+    OrIf,
+    /// `|`, `|&`
+    Pipe,
+    /// `(`
+    Open,
+    /// `((`: arithmetic, at a command's start.
+    Arith,
+    /// `)`
+    Close,
+}
+
+pub(super) enum Token {
+    Word(Word),
+    Separator(Sep),
+    Redirect { writes: bool, kind: RedirectKind },
+    End,
+}
+
+pub(super) enum RedirectKind {
+    File,
+    HereDoc {
+        strip_tabs: bool,
+    },
+    HereString,
+    /// `>&2`, `2>&1`, `<&-`: another descriptor, no file.
+    Duplicate,
+}
+
+pub(super) struct Lexer<'e, 'b> {
+    chars: Vec<char>,
+    at: usize,
+    pub(super) env: &'e mut Env,
+    depth: usize,
+    ctx: Ctx<'b>,
+    /// What is read now may not run (set by the parser): the commands inside its words inherit it.
+    pub(super) conditional: bool,
+    /// Commands found inside the words read so far (`$(...)`), run before the command that holds them.
+    nested: Vec<Command>,
+    /// The words a brace expansion or a split made beyond its first (`a{b,c}` is `ab ac`), given out
+    /// next.
+    pending: VecDeque<Word>,
+    /// Where the line goes on after the here-documents taken so far: the next newline jumps there.
+    here_resume: Option<usize>,
+    /// The last search for a newline: from where, and what it found (a line of many `<<X` must not
+    /// search the rest of the line for each).
+    newline_cache: Option<(usize, Option<usize>)>,
+    /// Byte ranges of the word being read that came from unquoted expansions: split there at blanks.
+    splits: Vec<(usize, usize)>,
+    /// Reading only to find where something ends (a function's body): no command is taken from it.
+    dry: bool,
+}
+
+impl<'e, 'b> Lexer<'e, 'b> {
+    pub(super) fn new(line: &str, env: &'e mut Env, depth: usize, ctx: Ctx<'b>) -> Self {
+        Lexer {
+            chars: line.chars().collect(),
+            at: 0,
+            env,
+            depth,
+            ctx,
+            conditional: ctx.conditional,
+            nested: Vec::new(),
+            pending: VecDeque::new(),
+            here_resume: None,
+            newline_cache: None,
+            splits: Vec::new(),
+            dry: false,
+        }
+    }
+}
+
+impl Lexer<'_, '_> {
+    fn peek(&self, ahead: usize) -> Option<char> {
+        self.chars.get(self.at + ahead).copied()
+    }
+
+    /// Moves the commands found inside the words read so far to `out`.
+    pub(super) fn flush_nested(&mut self, out: &mut Vec<Command>) {
+        out.append(&mut self.nested);
+    }
+
+    fn skip_blanks(&mut self, newlines: bool) {
+        while let Some(c) = self.peek(0) {
+            match c {
+                ' ' | '\t' | '\r' => self.at += 1,
+                '\n' if newlines => self.newline(),
+                '\\' if self.peek(1) == Some('\n') => self.at += 2,
+                _ => break,
+            }
+        }
+    }
+
+    /// Past a newline, and past the here-documents it starts.
+    fn newline(&mut self) {
+        self.at += 1;
+        if let Some(resume) = self.here_resume.take()
+            && resume > self.at
+        {
+            self.at = resume;
+        }
+    }
+
+    pub(super) fn next_token(&mut self) -> Token {
+        loop {
+            if let Some(word) = self.pending.pop_front() {
+                return Token::Word(word);
+            }
+            // Blanks, line continuations and comments.
+            loop {
+                self.skip_blanks(false);
+                if self.peek(0) == Some('#') {
+                    while self.peek(0).is_some_and(|c| c != '\n') {
+                        self.at += 1;
+                    }
+                    continue;
+                }
+                break;
+            }
+            let Some(c) = self.peek(0) else {
+                return Token::End;
+            };
+            let sep = |lexer: &mut Self, n: usize, sep: Sep| {
+                lexer.at += n;
+                Token::Separator(sep)
+            };
+            let next = self.peek(1);
+            match c {
+                '\n' => {
+                    self.newline();
+                    return Token::Separator(Sep::Newline);
+                }
+                ';' => {
+                    return match (next, self.peek(2)) {
+                        (Some(';'), Some('&')) => sep(self, 3, Sep::DoubleSemi),
+                        (Some(';' | '&'), _) => sep(self, 2, Sep::DoubleSemi),
+                        _ => sep(self, 1, Sep::Semi),
+                    };
+                }
+                '(' if next == Some('(') => return sep(self, 2, Sep::Arith),
+                '(' => return sep(self, 1, Sep::Open),
+                ')' => return sep(self, 1, Sep::Close),
+                '|' => {
+                    return match next {
+                        Some('|') => sep(self, 2, Sep::OrIf),
+                        Some('&') => sep(self, 2, Sep::Pipe),
+                        _ => sep(self, 1, Sep::Pipe),
+                    };
+                }
+                '&' => {
+                    if next == Some('>') {
+                        // `&>file`, `&>>file`: stdout and stderr to the file.
+                        self.at += 2;
+                        if self.peek(0) == Some('>') {
+                            self.at += 1;
+                        }
+                        return Token::Redirect {
+                            writes: true,
+                            kind: RedirectKind::File,
+                        };
+                    }
+                    if next == Some('&') {
+                        return sep(self, 2, Sep::AndIf);
+                    }
+                    return sep(self, 1, Sep::Amp);
+                }
+                '<' | '>' if next == Some('(') => return Token::Word(self.process_substitution()),
+                '<' | '>' => return self.redirect(),
+                c if c.is_ascii_digit() => {
+                    // `2>file`: a descriptor number right before a redirection.
+                    let mut n = 0;
+                    while self.peek(n).is_some_and(|c| c.is_ascii_digit()) {
+                        n += 1;
+                    }
+                    if matches!(self.peek(n), Some('<' | '>')) && self.peek(n + 1) != Some('(') {
+                        self.at += n;
+                        return self.redirect();
+                    }
+                }
+                _ => {}
+            }
+            let start = self.at;
+            if let Some(word) = self.word() {
+                return Token::Word(word);
+            }
+            if self.at == start {
+                // A character no word starts with (cannot happen with the cases above): skip it.
+                self.at += 1;
+            }
+            // A word that expanded to nothing (`$EMPTY`): none.
+        }
+    }
+
+    /// A redirection operator at `<` or `>` (its descriptor number already read).
+    fn redirect(&mut self) -> Token {
+        let c = self.peek(0).unwrap_or('>');
+        self.at += 1;
+        if c == '<' {
+            match self.peek(0) {
+                Some('<') => {
+                    self.at += 1;
+                    if self.peek(0) == Some('<') {
+                        self.at += 1;
+                        return Token::Redirect {
+                            writes: false,
+                            kind: RedirectKind::HereString,
+                        };
+                    }
+                    let strip_tabs = self.peek(0) == Some('-');
+                    if strip_tabs {
+                        self.at += 1;
+                    }
+                    return Token::Redirect {
+                        writes: false,
+                        kind: RedirectKind::HereDoc { strip_tabs },
+                    };
+                }
+                Some('>') => {
+                    self.at += 1;
+                    return Token::Redirect {
+                        writes: true,
+                        kind: RedirectKind::File,
+                    };
+                }
+                Some('&') => {
+                    self.at += 1;
+                    return self.duplicate(false);
+                }
+                _ => {
+                    return Token::Redirect {
+                        writes: false,
+                        kind: RedirectKind::File,
+                    };
+                }
+            }
+        }
+        match self.peek(0) {
+            Some('>' | '|') => self.at += 1,
+            Some('&') => {
+                self.at += 1;
+                return self.duplicate(true);
+            }
+            _ => {}
+        }
+        Token::Redirect {
+            writes: true,
+            kind: RedirectKind::File,
+        }
+    }
+
+    /// After `>&` or `<&`: a descriptor (`2`, `-`) duplicates it; a file name (`>&file`, bash's `&>`)
+    /// is written.
+    fn duplicate(&mut self, writes: bool) -> Token {
+        while matches!(self.peek(0), Some(' ' | '\t')) {
+            self.at += 1;
+        }
+        let mut n = 0;
+        while self.peek(n).is_some_and(|c| c.is_ascii_digit() || c == '-') {
+            n += 1;
+        }
+        let ends = self
+            .peek(n)
+            .is_none_or(|c| c.is_whitespace() || ";&|()<>".contains(c));
+        if n > 0 && ends {
+            self.at += n;
+            return Token::Redirect {
+                writes: false,
+                kind: RedirectKind::Duplicate,
+            };
+        }
+        Token::Redirect {
+            writes,
+            kind: RedirectKind::File,
+        }
+    }
+
+    /// The next word, after blanks (a redirection's target, a here-document's delimiter).
+    pub(super) fn next_word(&mut self) -> Option<Word> {
+        while matches!(self.peek(0), Some(' ' | '\t')) {
+            self.at += 1;
+        }
+        if matches!(self.peek(0), Some('<' | '>')) && self.peek(1) == Some('(') {
+            // `exec > >(tee log)`: the file a process substitution gives.
+            return Some(self.process_substitution());
+        }
+        self.word()
+    }
+
+    /// A process substitution at `<(` or `>(`: a command of its own, and a word (its file) in this
+    /// one.
+    fn process_substitution(&mut self) -> Word {
+        self.at += 2;
+        let inner = self.balanced(')');
+        self.nest(&inner);
+        Word {
+            text: format!("/dev/fd/{inner}"),
+            known: false,
+            glob: false,
+        }
+    }
+
+    /// One word from here: quotes removed, escapes and expansions done.
+    fn word(&mut self) -> Option<Word> {
+        let start = self.at;
+        self.splits.clear();
+        let mut text = String::new();
+        let mut known = true;
+        let mut glob = false;
+        let mut quoted_any = false;
+        // Where in `text` an unquoted `{`, `,` or `}` is: what brace expansion works on.
+        let mut braces: Vec<usize> = Vec::new();
+        while let Some(c) = self.peek(0) {
+            match c {
+                '(' if text.ends_with(['@', '!', '+', '*', '?'])
+                    && self.at > start
+                    && text != "!" =>
+                {
+                    // extglob's `@(a|b)` and its kind: a pattern, read whole (found attacking issue
+                    // 29: `rm ~/.config/@(hookd)/hooks.toml` was read as three words). A `!(` that
+                    // starts a word is bash's `! (list)`, a subshell, as it runs without extglob; a
+                    // command inside the pattern (`@($(...))`) is read too.
+                    self.at += 1;
+                    let inner = self.balanced(')');
+                    if inner.contains(['$', '`']) {
+                        self.nest(&inner);
+                    }
+                    text.push('(');
+                    text.push_str(&inner);
+                    text.push(')');
+                    glob = true;
+                }
+                ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')' => {
+                    // `(` right after `$` or in `name(`: handled below; here it ends the word.
+                    break;
+                }
+                '\\' => {
+                    self.at += 1;
+                    match self.peek(0) {
+                        Some('\n') => self.at += 1,
+                        Some(next) => {
+                            text.push(next);
+                            self.at += 1;
+                        }
+                        None => {}
+                    }
+                }
+                '\'' => {
+                    quoted_any = true;
+                    self.at += 1;
+                    while let Some(q) = self.peek(0) {
+                        self.at += 1;
+                        if q == '\'' {
+                            break;
+                        }
+                        text.push(q);
+                    }
+                }
+                '"' => {
+                    quoted_any = true;
+                    self.at += 1;
+                    self.double_quoted(&mut text, &mut known);
+                }
+                '`' => {
+                    self.at += 1;
+                    let inner = self.until_backquote();
+                    self.nest(&inner);
+                    text.push_str(&format!("$({inner})"));
+                    known = false;
+                }
+                '$' => {
+                    self.dollar(&mut text, &mut known, false);
+                }
+                '~' if self.at == start
+                    || (text.ends_with('=')
+                        && assignment(&text).is_some_and(|(_, v)| v.is_empty())) =>
+                {
+                    // `~` or `~/...` at the word's start: the home folder; `~USER` this user's too
+                    // (found attacking issue 29: `rm ~me/.config/hookd/hooks.toml`); `~+` and `~-`
+                    // the folder the shell is in or was in, which the reader cannot know.
+                    let mut name = String::new();
+                    let mut len = 0;
+                    while len < 64
+                        && let Some(n) = self
+                            .peek(1 + len)
+                            .filter(|n| n.is_alphanumeric() || "._-+".contains(*n))
+                    {
+                        name.push(n);
+                        len += 1;
+                        if name == "+" || name == "-" {
+                            break;
+                        }
+                    }
+                    let after = self.peek(1 + len);
+                    let ends = after
+                        .is_none_or(|n| n == '/' || n.is_whitespace() || ";&|<>()".contains(n));
+                    if ends && (name.is_empty() || self.is_this_user(&name)) {
+                        self.at += 1 + len;
+                        match &self.env.home {
+                            Some(home) => text.push_str(home),
+                            None => {
+                                text.push('~');
+                                known = false;
+                            }
+                        }
+                    } else if ends && (name == "+" || name == "-") {
+                        self.at += 2;
+                        text.push('~');
+                        text.push_str(&name);
+                        known = false;
+                    } else {
+                        text.push('~');
+                        self.at += 1;
+                    }
+                }
+                '*' | '?' | '[' => {
+                    glob = true;
+                    text.push(c);
+                    self.at += 1;
+                }
+                _ => {
+                    if matches!(c, '{' | ',' | '}') {
+                        braces.push(text.len());
+                    }
+                    text.push(c);
+                    self.at += 1;
+                }
+            }
+        }
+        if !(self.at > start || quoted_any) {
+            return None;
+        }
+        if !self.splits.is_empty() {
+            // `W='rm -rf'; $W x`: an unquoted expansion is split at blanks into words (and `"$@"`
+            // at its arguments).
+            let splits = std::mem::take(&mut self.splits);
+            let mut fields = split_fields(&text, &splits).into_iter();
+            let first = fields.next().or_else(|| quoted_any.then(String::new));
+            self.pending
+                .extend(fields.map(|text| Word { text, known, glob }));
+            return first.map(|text| Word { text, known, glob });
+        }
+        if braces.len() >= 2
+            && self
+                .ctx
+                .budget
+                .spend(text.len().saturating_mul(braces.len()).saturating_mul(8))
+        {
+            let home = self.env.home.clone();
+            let mut words = brace_expand(&text, &braces).into_iter().map(|text| {
+                // `{~/a,b}`: each word's `~` is expanded after the braces, as the shell does.
+                let text = match (&home, text.strip_prefix('~')) {
+                    (Some(home), Some(rest)) if rest.is_empty() || rest.starts_with('/') => {
+                        format!("{home}{rest}")
+                    }
+                    _ => text,
+                };
+                Word { text, known, glob }
+            });
+            let first = words.next();
+            self.pending.extend(words);
+            return first;
+        }
+        Some(Word { text, known, glob })
+    }
+
+    /// Whether `~name` names this user (its `USER` or `LOGNAME`, or its home folder's name).
+    fn is_this_user(&self, name: &str) -> bool {
+        ["USER", "LOGNAME"]
+            .iter()
+            .any(|var| self.env.vars.get(*var).is_some_and(|v| v == name))
+            || self.env.home.as_deref().is_some_and(|home| {
+                std::path::Path::new(home)
+                    .file_name()
+                    .is_some_and(|base| base == name)
+            })
+    }
+
+    /// The inside of `"..."` (the opening quote read), into `text`.
+    fn double_quoted(&mut self, text: &mut String, known: &mut bool) {
+        while let Some(c) = self.peek(0) {
+            match c {
+                '"' => {
+                    self.at += 1;
+                    return;
+                }
+                '\\' => {
+                    self.at += 1;
+                    match self.peek(0) {
+                        Some(next @ ('$' | '`' | '"' | '\\')) => {
+                            text.push(next);
+                            self.at += 1;
+                        }
+                        Some('\n') => self.at += 1,
+                        _ => text.push('\\'),
+                    }
+                }
+                '`' => {
+                    self.at += 1;
+                    let inner = self.until_backquote();
+                    self.nest(&inner);
+                    text.push_str(&format!("$({inner})"));
+                    *known = false;
+                }
+                '$' => self.dollar(text, known, true),
+                _ => {
+                    text.push(c);
+                    self.at += 1;
+                }
+            }
+        }
+    }
+
+    /// A `$` expansion at `self.at`, into `text`.
+    fn dollar(&mut self, text: &mut String, known: &mut bool, quoted: bool) {
+        self.at += 1;
+        match self.peek(0) {
+            Some('(') => {
+                self.at += 1;
+                if self.peek(0) == Some('(') {
+                    // `$((...))`: arithmetic, a number; no command, but those inside it.
+                    self.at += 1;
+                    let inner = self.balanced(')');
+                    if self.peek(0) == Some(')') {
+                        self.at += 1;
+                    }
+                    self.nest_substitutions(&inner);
+                    text.push_str(&format!("$(({inner}))"));
+                    *known = false;
+                    return;
+                }
+                let inner = self.balanced(')');
+                self.nest(&inner);
+                text.push_str(&format!("$({inner})"));
+                *known = false;
+            }
+            Some('[') => {
+                // `$[...]`: bash's old arithmetic.
+                self.at += 1;
+                let inner = self.balanced(']');
+                self.nest_substitutions(&inner);
+                text.push_str(&format!("$[{inner}]"));
+                *known = false;
+            }
+            Some('{') => {
+                self.at += 1;
+                let inner = self.balanced('}');
+                let name_end = inner
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(inner.len());
+                let (name, rest) = inner.split_at(name_end);
+                let name = if name.is_empty() && matches!(rest, "@" | "*" | "#") {
+                    rest
+                } else {
+                    name
+                };
+                let whole = rest.is_empty() || name == rest;
+                if whole && self.positional(text, known, name, quoted) {
+                    return;
+                }
+                let written = format!("${{{inner}}}");
+                // `${X:-default}`, `${X-default}`: X's value when it is known and set (not empty,
+                // with the colon).
+                let defaulted = rest
+                    .strip_prefix(":-")
+                    .map(|d| (d, true))
+                    .or(rest.strip_prefix('-').map(|d| (d, false)));
+                if let (Some((_, colon)), Some(value)) =
+                    (defaulted, self.env.vars.get(name).cloned())
+                    && !(colon && value.is_empty())
+                {
+                    self.value(text, known, &value, &written, quoted);
+                    return;
+                }
+                match (self.env.vars.get(name).cloned(), whole) {
+                    (Some(value), true) => self.value(text, known, &value, &written, quoted),
+                    (None, true) if self.env.unknown.contains_key(name) => {
+                        text.push_str(&self.env.unknown[name]);
+                        *known = false;
+                    }
+                    _ => {
+                        text.push_str(&written);
+                        *known = false;
+                    }
+                }
+            }
+            Some('\'') if !quoted => {
+                // `$'...'`: ANSI-C quoting.
+                self.at += 1;
+                self.ansi_c(text);
+            }
+            Some('"') if !quoted => {
+                // `$"..."`: a translated string, read as a double-quoted one.
+                self.at += 1;
+                self.double_quoted(text, known);
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                let mut name = String::new();
+                while let Some(c) = self
+                    .peek(0)
+                    .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    name.push(c);
+                    self.at += 1;
+                }
+                let written = format!("${name}");
+                match (
+                    self.env.vars.get(&name).cloned(),
+                    self.env.unknown.get(&name),
+                ) {
+                    (Some(value), _) => self.value(text, known, &value, &written, quoted),
+                    (None, Some(source)) => {
+                        text.push_str(source);
+                        *known = false;
+                    }
+                    (None, None) => {
+                        text.push_str(&written);
+                        *known = false;
+                    }
+                }
+            }
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
+                self.at += 1;
+                let name = c.to_string();
+                if self.positional(text, known, &name, quoted) {
+                    return;
+                }
+                match self.env.vars.get(&name).cloned() {
+                    Some(value) => self.value(text, known, &value, &format!("${c}"), quoted),
+                    None => {
+                        text.push('$');
+                        text.push(c);
+                        *known = false;
+                    }
+                }
+            }
+            _ => text.push('$'),
+        }
+    }
+
+    /// `$@` or `$*` when the positional parameters are known: each a word of its own in `"$@"`, split
+    /// at blanks unquoted. False when `name` is neither or they are not known.
+    fn positional(
+        &mut self,
+        text: &mut String,
+        known: &mut bool,
+        name: &str,
+        quoted: bool,
+    ) -> bool {
+        if !matches!(name, "@" | "*") {
+            return false;
+        }
+        let Some(args) = self.env.args.clone() else {
+            return false;
+        };
+        if !args.iter().all(|w| w.known) {
+            return false;
+        }
+        if !quoted || name == "*" {
+            let all: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            let joined = all.join(" ");
+            self.value(text, known, &joined, &format!("${name}"), quoted);
+            return true;
+        }
+        for (n, arg) in args.iter().enumerate() {
+            if n > 0 {
+                self.splits.push((text.len(), text.len() + 1));
+                text.push(' ');
+            }
+            text.push_str(&arg.text);
+        }
+        true
+    }
+
+    /// A variable's known value into `text` (`written` as it was written, kept instead when reading
+    /// it would take more work than is left): unquoted, it is split at blanks into words.
+    fn value(
+        &mut self,
+        text: &mut String,
+        known: &mut bool,
+        value: &str,
+        written: &str,
+        quoted: bool,
+    ) {
+        if !self.ctx.budget.spend(value.len()) {
+            text.push_str(written);
+            *known = false;
+            return;
+        }
+        let start = text.len();
+        text.push_str(value);
+        if !quoted {
+            // Split at blanks; and a word that was only this, empty, is no word.
+            self.splits.push((start, text.len()));
+        }
+    }
+
+    /// The inside of `$'...'` (the quote read), escapes done, into `text`.
+    fn ansi_c(&mut self, text: &mut String) {
+        while let Some(c) = self.peek(0) {
+            self.at += 1;
+            match c {
+                '\'' => return,
+                '\\' => {
+                    let Some(e) = self.peek(0) else { return };
+                    self.at += 1;
+                    match e {
+                        'n' => text.push('\n'),
+                        't' => text.push('\t'),
+                        'r' => text.push('\r'),
+                        'a' => text.push('\x07'),
+                        'b' => text.push('\x08'),
+                        'e' | 'E' => text.push('\x1b'),
+                        'f' => text.push('\x0c'),
+                        'v' => text.push('\x0b'),
+                        'x' | 'u' | 'U' => {
+                            let max = match e {
+                                'x' => 2,
+                                'u' => 4,
+                                _ => 8,
+                            };
+                            let mut digits = String::new();
+                            while digits.len() < max
+                                && let Some(d) = self.peek(0).filter(char::is_ascii_hexdigit)
+                            {
+                                digits.push(d);
+                                self.at += 1;
+                            }
+                            if let Some(ch) = u32::from_str_radix(&digits, 16)
+                                .ok()
+                                .and_then(char::from_u32)
+                            {
+                                text.push(ch);
+                            }
+                        }
+                        '0'..='7' => {
+                            let mut digits = String::from(e);
+                            while digits.len() < 3
+                                && let Some(d) = self.peek(0).filter(|d| ('0'..='7').contains(d))
+                            {
+                                digits.push(d);
+                                self.at += 1;
+                            }
+                            if let Some(ch) = u32::from_str_radix(&digits, 8)
+                                .ok()
+                                .and_then(char::from_u32)
+                            {
+                                text.push(ch);
+                            }
+                        }
+                        other => text.push(other),
+                    }
+                }
+                _ => text.push(c),
+            }
+        }
+    }
+
+    /// The text up to the `close` that balances an opening already read (quotes and nesting minded);
+    /// the closing character is consumed.
+    fn balanced(&mut self, close: char) -> String {
+        let open = match close {
+            ')' => '(',
+            ']' => '[',
+            _ => '{',
+        };
+        let mut level = 0usize;
+        let mut inner = String::new();
+        while let Some(c) = self.peek(0) {
+            self.at += 1;
+            match c {
+                '\\' => {
+                    inner.push(c);
+                    if let Some(next) = self.peek(0) {
+                        inner.push(next);
+                        self.at += 1;
+                    }
+                }
+                '\'' | '"' => {
+                    inner.push(c);
+                    while let Some(q) = self.peek(0) {
+                        self.at += 1;
+                        inner.push(q);
+                        if q == '\\' && c == '"' {
+                            if let Some(next) = self.peek(0) {
+                                inner.push(next);
+                                self.at += 1;
+                            }
+                        } else if q == c {
+                            break;
+                        }
+                    }
+                }
+                c if c == open => {
+                    level += 1;
+                    inner.push(c);
+                }
+                c if c == close => {
+                    if level == 0 {
+                        return inner;
+                    }
+                    level -= 1;
+                    inner.push(c);
+                }
+                _ => inner.push(c),
+            }
+        }
+        inner
+    }
+
+    /// The text up to the closing backquote (read), `\`` unescaped.
+    fn until_backquote(&mut self) -> String {
+        let mut inner = String::new();
+        while let Some(c) = self.peek(0) {
+            self.at += 1;
+            match c {
+                '`' => break,
+                '\\' if matches!(self.peek(0), Some('`' | '\\' | '$')) => {
+                    inner.push(self.peek(0).unwrap_or('\\'));
+                    self.at += 1;
+                }
+                _ => inner.push(c),
+            }
+        }
+        inner
+    }
+
+    /// A command inside this one (`$(...)`): read, with this line's variables, at one level deeper,
+    /// in a subshell.
+    fn nest(&mut self, inner: &str) {
+        if self.dry {
+            return;
+        }
+        let ctx = Ctx {
+            subshell: true,
+            conditional: self.conditional,
+            budget: self.ctx.budget,
+        };
+        if self.ctx.budget.spent() {
+            if self.ctx.budget.tell() {
+                let why = "too much to read".to_string();
+                self.nested
+                    .push(unknowable(inner, why, self.depth + 1, ctx));
+            }
+            return;
+        }
+        let mut env = self.env.fork(self.ctx.budget);
+        parse_into(inner, &mut env, self.depth + 1, &mut self.nested, ctx);
+    }
+
+    /// The commands inside an arithmetic expression (`$(( $(cat n) + 1 ))`): it runs no program, but
+    /// those run.
+    fn nest_substitutions(&mut self, inner: &str) {
+        if self.dry || !inner.contains(['$', '`']) || self.depth >= MAX_DEPTH {
+            return;
+        }
+        let mut sub = Lexer::new(inner, self.env, self.depth + 1, self.ctx);
+        sub.conditional = self.conditional;
+        let mut scratch = String::new();
+        let mut known = true;
+        while let Some(c) = sub.peek(0) {
+            match c {
+                '$' => sub.dollar(&mut scratch, &mut known, true),
+                '`' => {
+                    sub.at += 1;
+                    let inner = sub.until_backquote();
+                    sub.nest(&inner);
+                }
+                _ => sub.at += 1,
+            }
+            scratch.clear();
+        }
+        let mut nested = std::mem::take(&mut sub.nested);
+        self.nested.append(&mut nested);
+    }
+
+    /// `(( ... ))` at a command's start (its `((` read): arithmetic, read up to its `))`.
+    pub(super) fn arithmetic_command(&mut self) {
+        let inner = self.balanced(')');
+        if self.peek(0) == Some(')') {
+            self.at += 1;
+        }
+        self.nest_substitutions(&inner);
+    }
+
+    /// `[[ ... ]]` (its `[[` read): a test, no program; its `&&`, `<`, `(` are its own, and the commands
+    /// inside its words are read. It ends at `]]`, or at a `;` or newline that a test cannot hold.
+    pub(super) fn skip_test(&mut self) {
+        loop {
+            self.skip_blanks(false);
+            match self.peek(0) {
+                None | Some(';' | '\n') => break,
+                Some('&' | '|' | '(' | ')' | '<' | '>' | '!') => self.at += 1,
+                Some(_) => {
+                    let start = self.at;
+                    let word = self.word();
+                    self.pending.clear();
+                    if word.is_some_and(|w| w.text == "]]") {
+                        break;
+                    }
+                    if self.at == start {
+                        self.at += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// After `NAME (`: the `)` of a function's definition, read when it follows.
+    pub(super) fn close_paren_follows(&mut self) -> bool {
+        self.skip_blanks(false);
+        if self.peek(0) == Some(')') {
+            self.at += 1;
+            return true;
+        }
+        false
+    }
+
+    /// After `function NAME`: an optional `()`.
+    pub(super) fn skip_empty_parens(&mut self) {
+        self.skip_blanks(false);
+        let at = self.at;
+        if self.peek(0) == Some('(') {
+            self.at += 1;
+            self.skip_blanks(false);
+            if self.peek(0) == Some(')') {
+                self.at += 1;
+                return;
+            }
+        }
+        self.at = at;
+    }
+
+    /// A function's body (`{ ...; }` or `( ... )`), read past, as text: no command is taken from it
+    /// here. `None` when what follows is neither (then it is read as commands).
+    pub(super) fn compound_body(&mut self) -> Option<String> {
+        self.skip_blanks(true);
+        match self.peek(0)? {
+            '(' => {
+                // Kept in its parentheses: the body runs in a subshell.
+                self.at += 1;
+                Some(format!("({})", self.balanced(')')))
+            }
+            '{' => {
+                self.at += 1;
+                let start = self.at;
+                let dry = std::mem::replace(&mut self.dry, true);
+                let mut level = 0usize;
+                let mut command_start = true;
+                let body = loop {
+                    let before = self.at;
+                    match self.next_token() {
+                        Token::End => break self.chars[start..].iter().collect(),
+                        Token::Word(word) if command_start && word.text == "{" => level += 1,
+                        Token::Word(word) if command_start && word.text == "}" => {
+                            if level == 0 {
+                                break self.chars[start..before].iter().collect();
+                            }
+                            level -= 1;
+                            command_start = false;
+                        }
+                        Token::Word(word) => {
+                            command_start = command_start
+                                && matches!(
+                                    word.text.as_str(),
+                                    "then"
+                                        | "do"
+                                        | "else"
+                                        | "elif"
+                                        | "if"
+                                        | "while"
+                                        | "until"
+                                        | "!"
+                                );
+                        }
+                        Token::Separator(_) => command_start = true,
+                        Token::Redirect { kind, .. } => {
+                            let target = self.next_word();
+                            if let (RedirectKind::HereDoc { strip_tabs }, Some(target)) =
+                                (kind, target)
+                            {
+                                self.take_here_body(&target.text, strip_tabs);
+                            }
+                            command_start = false;
+                        }
+                    }
+                };
+                self.pending.clear();
+                self.dry = dry;
+                Some(body)
+            }
+            _ => None,
+        }
+    }
+
+    /// Where the next newline from `from` is (see [`Lexer::newline_cache`]).
+    fn next_newline(&mut self, from: usize) -> Option<usize> {
+        if let Some((searched, found)) = self.newline_cache
+            && from >= searched
+            && found.is_none_or(|at| from <= at)
+        {
+            return found;
+        }
+        let found = (from..self.chars.len()).find(|&i| self.chars[i] == '\n');
+        self.newline_cache = Some((from, found));
+        found
+    }
+
+    /// The body of a here-document opened at this point: the lines after the end of the current line
+    /// (and after the bodies taken before it), up to the line that is `delimiter` (its quotes removed
+    /// by the word reader already). The line reads on after its end; the next newline goes past the
+    /// bodies.
+    pub(super) fn take_here_body(&mut self, delimiter: &str, strip_tabs: bool) -> String {
+        let start = match self.here_resume {
+            Some(resume) if resume > self.at => resume,
+            _ => match self.next_newline(self.at) {
+                Some(newline) => newline + 1,
+                None => return String::new(),
+            },
+        };
+        let mut at = start;
+        let mut lines = Vec::new();
+        while at < self.chars.len() {
+            let end = (at..self.chars.len())
+                .find(|&i| self.chars[i] == '\n')
+                .unwrap_or(self.chars.len());
+            let line: String = self.chars[at..end].iter().collect();
+            at = (end + 1).min(self.chars.len());
+            let compared = if strip_tabs {
+                line.trim_start_matches('\t')
+            } else {
+                line.as_str()
+            };
+            if compared == delimiter {
+                break;
+            }
+            lines.push(compared.to_string());
+        }
+        self.here_resume = Some(at);
+        lines.join("\n")
+    }
+}
+
+/// `text` split into words at the blanks inside `splits` (sorted byte ranges that came from unquoted
+/// expansions); empty words dropped.
+fn split_fields(text: &str, splits: &[(usize, usize)]) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut field = String::new();
+    let mut range = 0;
+    for (at, c) in text.char_indices() {
+        while range < splits.len() && splits[range].1 <= at {
+            range += 1;
+        }
+        let split = c.is_whitespace() && range < splits.len() && splits[range].0 <= at;
+        if split {
+            if !field.is_empty() {
+                fields.push(std::mem::take(&mut field));
+            }
+        } else {
+            field.push(c);
+        }
+    }
+    if !field.is_empty() {
+        fields.push(field);
+    }
+    fields
+}
