@@ -230,11 +230,19 @@ fn rm(seen: &Seen, at: usize, command: &Command, folders: &[PathBuf], found: &mu
         });
         return;
     }
+    // `xargs -I X rm -rf X`: X is filled from input too.
+    let replace = if command.fed {
+        replace_string(seen.commands, at)
+    } else {
+        None
+    };
     let operands: Vec<&Word> = opts
         .operands
         .iter()
         .copied()
-        .filter(|w| !placeholder(&w.text))
+        .filter(|w| {
+            !placeholder(&w.text) && !replace.as_deref().is_some_and(|r| w.text.contains(r))
+        })
         .collect();
     if command.fed && operands.is_empty() {
         if recursive {
@@ -246,6 +254,22 @@ fn rm(seen: &Seen, at: usize, command: &Command, folders: &[PathBuf], found: &mu
     for word in operands {
         for folder in folders {
             let place = placed(seen, word, folder);
+            if recursive && let Some((place, rule)) = empty_reach(seen, word, folder, &place) {
+                if !worst.iter().any(|(r, _)| *r == rule) {
+                    let what = match place {
+                        Place::Outside(_) => {
+                            format!("{}, under {}", word.text, what(&place, seen, false))
+                        }
+                        _ => format!(
+                            "{}, which is {} when the variable is empty or unset",
+                            word.text,
+                            what(&place, seen, false)
+                        ),
+                    };
+                    worst.push((rule, what));
+                }
+                continue;
+            }
             let rule = match rule_of(&place) {
                 Some(rule) if recursive => rule,
                 // Files alone: refused where they are every file of the root, a top-level folder
@@ -571,6 +595,71 @@ fn shred(seen: &Seen, command: &Command, folders: &[PathBuf], found: &mut Vec<Fi
             }
         }
     }
+}
+
+/// `rm -rf ~/$X`, `rm -rf ./$X`, `rm -rf ~/.cache/$X`: a path that cannot be known, but whose known
+/// folder before the variable is the home folder or the project (which an empty variable deletes),
+/// or lies outside the project (where whatever it is lies too). The folder, and the rule.
+fn empty_reach(
+    seen: &Seen,
+    word: &Word,
+    folder: &Path,
+    place: &Place,
+) -> Option<(Place, &'static str)> {
+    let Place::Unknown(text) = place else {
+        return None;
+    };
+    let text = text.trim_start_matches(['"', '\'']);
+    let cut = text.find(['$', '`'])?;
+    let prefix = text[..cut].trim_end_matches(['"', '\'']);
+    if !prefix.ends_with('/') || text[cut..].contains(":?") || word.text.len() > 4096 {
+        return None;
+    }
+    let known = Word {
+        text: prefix.to_string(),
+        known: true,
+        glob: false,
+    };
+    let reached = seen.place(&known, folder);
+    let rule = match &reached {
+        Place::Outside(_) => DELETE_OUTSIDE,
+        other => rule_of(other)?,
+    };
+    Some((reached, rule))
+}
+
+/// The string `xargs -I X` (or `-i`, `--replace`) puts each input in, for the command at `at` that
+/// it runs.
+fn replace_string(commands: &[Command], at: usize) -> Option<String> {
+    let depth = commands[at].depth;
+    let wrapper = (at + 1..commands.len()).find(|&i| commands[i].depth < depth)?;
+    let xargs = &commands[wrapper];
+    if xargs.program() != "xargs" {
+        return None;
+    }
+    let args = xargs.args();
+    for (i, word) in args.iter().enumerate() {
+        let text = word.text.as_str();
+        if !text.starts_with('-') {
+            break;
+        }
+        if text == "-I" {
+            return args.get(i + 1).map(|w| w.text.clone());
+        }
+        if let Some(value) = text.strip_prefix("-I").filter(|v| !v.is_empty()) {
+            return Some(value.to_string());
+        }
+        if text == "-i" || text == "--replace" {
+            return Some("{}".into());
+        }
+        if let Some(value) = text
+            .strip_prefix("--replace=")
+            .or_else(|| text.strip_prefix("-i"))
+        {
+            return Some(value.to_string());
+        }
+    }
+    None
 }
 
 /// Where `word` points from `folder`, for a delete: as [`Seen::place`] says, but `${X:?}/` is no root
