@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::shell::unwrap::SHELLS;
-use crate::shell::{Command, Env, Word};
+use crate::shell::{Command, Word};
 
 use super::folders::{Place, Seen, absolute};
 use super::words::{self, Spec};
@@ -231,14 +231,39 @@ fn script_words(command: &Command) -> Vec<&Word> {
 }
 
 /// Whether a word that cannot be known before it runs holds a download's output (`$(curl URL)`,
-/// `<(wget -O- URL)`, read as `/dev/fd/...`).
+/// `<(wget -O- URL)`, read as `/dev/fd/...`): a downloader in a command's place inside it (after a
+/// separator, past `sudo`, `env` and assignments). Read from the text, with no second read of it.
 fn holds_download(word: &Word) -> bool {
     if word.known || word.text.len() > 4096 {
         return false;
     }
-    crate::shell::read(&word.text, &Env::default())
-        .iter()
-        .any(|c| DOWNLOADERS.contains(&c.program()))
+    let text = word.text.strip_prefix("/dev/fd/").unwrap_or(&word.text);
+    let mut at_command = true;
+    let mut token = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        let separator = ";&|()`\n".contains(c);
+        if c.is_whitespace() || separator || c == '"' || c == '\'' || c == '$' {
+            if !token.is_empty() {
+                let name = token.rsplit('/').next().unwrap_or(&token);
+                if at_command {
+                    if DOWNLOADERS.contains(&name) {
+                        return true;
+                    }
+                    let wrapper =
+                        matches!(name, "sudo" | "env" | "command" | "exec" | "nohup" | "time")
+                            || token.contains('=');
+                    at_command = wrapper;
+                }
+                token.clear();
+            }
+            if separator {
+                at_command = true;
+            }
+        } else {
+            token.push(c);
+        }
+    }
+    false
 }
 
 /// Whether a command or what it holds fetches from the network.
@@ -914,6 +939,24 @@ mod tests {
             "signal 1 (HUP) to one pid"
         );
         assert!(!kills_every_process(&words("-9 1234")));
+    }
+
+    #[test]
+    fn a_download_is_told_in_a_command_s_place_inside_a_word() {
+        let word = |text: &str| Word {
+            text: text.into(),
+            known: false,
+            glob: false,
+        };
+        assert!(holds_download(&word("$(curl -fsSL https://x/install.sh)")));
+        assert!(holds_download(&word("/dev/fd/wget -qO- https://x")));
+        assert!(holds_download(&word(
+            "$(cd /tmp && sudo /usr/bin/curl -s x)"
+        )));
+        assert!(holds_download(&word("$(A=1 curl x)")));
+        assert!(!holds_download(&word("$(cat install.sh)")));
+        assert!(!holds_download(&word("$(echo curl)")));
+        assert!(!holds_download(&word("$(cat https://x/curl)")));
     }
 
     #[test]

@@ -64,12 +64,14 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
             {
                 continue;
             }
-            let from = if first.text.contains("$(") || first.text.contains('`') {
-                "a command's output"
-            } else if first.text.starts_with('$') {
+            let from = if command.depth > crate::shell::MAX_DEPTH {
+                "a line nested too deep to read"
+            } else if first.text.starts_with('$') && !first.text.starts_with("$(") {
                 "a variable"
+            } else if first.text.contains("$(") || first.text.contains('`') {
+                "a command's output"
             } else {
-                "a line too deep or too long to read"
+                "what is only known when it runs (its input, or a file it reads)"
             };
             format!(
                 "`{}`: hookd cannot tell what it runs, since the program comes from {from}. Write \
