@@ -297,56 +297,31 @@ fn from_input(seen: &Seen, at: usize, found: &mut Vec<Finding>) {
     // Shown as its wrapper runs it (`xargs -0 rm -rf`).
     let depth = commands[at].depth;
     let wrapper = (at + 1..commands.len()).find(|&i| commands[i].depth < depth);
-    let shown = &shown(wrapper.map_or(&commands[at], |i| &commands[i]));
+    let shown_as = wrapper.map_or(&commands[at], |i| &commands[i]);
+    let shown = &shown(shown_as);
     let folders = &seen.folders[at];
+    // `xargs rm -rf <<< /`: the input is on the line.
+    if let Some(here) = wrapper.and_then(|i| commands[i].here.as_deref()) {
+        given_paths(seen, folders, here, "the here-string", shown, found);
+        return;
+    }
     if let Some(range) = producer(commands, at) {
         for i in range.clone() {
             let source = &commands[i];
             match source.program() {
                 "find" => {
-                    let shown_as = wrapper.map_or(&commands[at], |i| &commands[i]);
                     judge_find(seen, source, shown_as, &seen.folders[i], true, found);
                     return;
                 }
                 "echo" | "printf" if source.args().iter().all(|w| w.known) => {
-                    let paths: Vec<Word> = source
+                    let text: Vec<&str> = source
                         .args()
                         .iter()
-                        .filter(|w| !w.text.starts_with('-') && !w.text.contains('%'))
-                        .flat_map(|w| {
-                            w.text
-                                .replace("\\n", " ")
-                                .replace("\\0", " ")
-                                .split_whitespace()
-                                .map(|t| Word {
-                                    text: t.to_string(),
-                                    known: true,
-                                    glob: false,
-                                })
-                                .collect::<Vec<_>>()
-                        })
+                        .map(|w| w.text.as_str())
+                        .filter(|t| !t.starts_with('-') && !t.contains('%'))
                         .collect();
-                    let mut worst = Vec::new();
-                    for word in &paths {
-                        for folder in folders {
-                            let place = placed(seen, word, folder);
-                            if let Some(rule) = rule_of(&place)
-                                && !worst.iter().any(|(r, _)| *r == rule)
-                            {
-                                worst.push((rule, what(&place, seen, false)));
-                            }
-                        }
-                    }
-                    for (rule, what) in order(worst) {
-                        found.push(Finding {
-                            rule,
-                            reason: reason(
-                                rule,
-                                shown,
-                                &format!("deletes {what}, the path {} gives it", source.program()),
-                            ),
-                        });
-                    }
+                    let from = format!("the path {} gives it", source.program());
+                    given_paths(seen, folders, &text.join(" "), &from, shown, found);
                     return;
                 }
                 _ => {}
@@ -361,6 +336,41 @@ fn from_input(seen: &Seen, at: usize, found: &mut Vec<Finding>) {
              the project."
         ),
     });
+}
+
+/// A recursive delete of the paths in `text` (blanks, `\n` or `\0` between them), which `from`
+/// gives it.
+fn given_paths(
+    seen: &Seen,
+    folders: &[PathBuf],
+    text: &str,
+    from: &str,
+    shown: &str,
+    found: &mut Vec<Finding>,
+) {
+    let text = text.replace("\\n", " ").replace("\\0", " ");
+    let mut worst = Vec::new();
+    for path in text.split_whitespace().take(256) {
+        let word = Word {
+            text: path.to_string(),
+            known: true,
+            glob: false,
+        };
+        for folder in folders {
+            let place = placed(seen, &word, folder);
+            if let Some(rule) = rule_of(&place)
+                && !worst.iter().any(|(r, _)| *r == rule)
+            {
+                worst.push((rule, what(&place, seen, false)));
+            }
+        }
+    }
+    for (rule, what) in order(worst) {
+        found.push(Finding {
+            rule,
+            reason: reason(rule, shown, &format!("deletes {what}, {from}")),
+        });
+    }
 }
 
 /// `find START... -delete` or `-exec rm ... {}`: from the root, a top-level folder or the home folder,
