@@ -259,6 +259,7 @@ fn judge_subcommand(sub: &str, args: &[Word], globals: &Globals, home: &Path) ->
         "branch" => branch(args),
         "reflog" => reflog(args),
         "update-ref" => update_ref(args),
+        "submodule" => submodule(args, &globals.folder, home),
         "filter-branch" | "filter-repo" => history(format!(
             "git {sub} rewrites the history: every commit it touches gets a new id, so what others \
              cloned no longer matches, and the old commits are gone once it is pushed. A person should \
@@ -1050,6 +1051,42 @@ fn reflog(args: &[Word]) -> Option<Finding> {
         }
         _ => None,
     }
+}
+
+/// `submodule foreach CMD` runs CMD in every submodule: a shell line when it is one word, the words
+/// themselves otherwise (as git's submodule helper runs it). The git it runs is judged as any other
+/// (`git submodule foreach 'git reset --hard'`); what else it runs, the other rules do not see here.
+fn submodule(args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
+    let foreach = args.iter().position(|w| w.text == "foreach")?;
+    let mut run = &args[foreach + 1..];
+    while let Some(first) = run.first() {
+        match first.text.as_str() {
+            "--recursive" | "-q" | "--quiet" => run = &run[1..],
+            "--" => {
+                run = &run[1..];
+                break;
+            }
+            _ => break,
+        }
+    }
+    let commands = match run {
+        [line] => crate::shell::read(
+            &line.text,
+            &crate::shell::Env {
+                home: Some(home.to_string_lossy().into_owned()),
+                ..crate::shell::Env::default()
+            },
+        ),
+        [] => Vec::new(),
+        words => vec![crate::shell::Command {
+            words: words.to_vec(),
+            ..crate::shell::Command::default()
+        }],
+    };
+    commands
+        .iter()
+        .filter(|command| command.program() == "git")
+        .find_map(|command| judge_git(command.args(), folder, home))
 }
 
 /// `update-ref -d` deletes a ref directly, with no check that its commits are kept anywhere.
