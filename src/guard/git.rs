@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::shell::Word;
+use crate::shell::{Command, Word};
 
 use super::folders::{Seen, absolute};
 use super::words::{self, Opts, Spec};
@@ -30,15 +30,31 @@ const MAX_ALIASES: usize = 8;
 
 pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     for (command, folders) in seen.each() {
-        if command.program() != "git" {
+        let Some(("git", args)) = run_words(command) else {
             continue;
-        }
+        };
         let folder = folders.first().unwrap_or(&seen.call.cwd);
-        let args = command.args().to_vec();
-        if let Some(finding) = judge_git(&args, folder, &seen.call.home) {
+        if let Some(finding) = judge_git(args, folder, &seen.call.home) {
             found.push(finding);
         }
     }
+}
+
+/// The words a command runs, without the assignments before them (`GIT_DIR=x git ...`): the program
+/// (without its folder) and its arguments. The shell reader leaves such assignments in place inside a
+/// group, an `if` or after `sudo`; the program is the first word that is not one.
+fn run_words(command: &Command) -> Option<(&str, &[Word])> {
+    let words = &command.words;
+    let first = words.iter().position(|w| !is_assignment(&w.text))?;
+    let text = words[first].text.as_str();
+    Some((text.rsplit('/').next().unwrap_or(text), &words[first + 1..]))
+}
+
+fn is_assignment(text: &str) -> bool {
+    text.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// What git's global options (before the subcommand) set that the rules need.
@@ -1078,15 +1094,15 @@ fn submodule(args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
             },
         ),
         [] => Vec::new(),
-        words => vec![crate::shell::Command {
+        words => vec![Command {
             words: words.to_vec(),
-            ..crate::shell::Command::default()
+            ..Command::default()
         }],
     };
     commands
         .iter()
-        .filter(|command| command.program() == "git")
-        .find_map(|command| judge_git(command.args(), folder, home))
+        .filter_map(|command| run_words(command).filter(|(program, _)| *program == "git"))
+        .find_map(|(_, args)| judge_git(args, folder, home))
 }
 
 /// `update-ref -d` deletes a ref directly, with no check that its commits are kept anywhere.

@@ -167,11 +167,13 @@ fn secret(path: &Path, home: &Path) -> Option<&'static Secret> {
             }
         }
     }
-    if path.starts_with("/etc")
-        && (matches!(name, "shadow" | "gshadow" | "shadow-" | "gshadow-")
-            || (parent == Some("ssh") && name.starts_with("ssh_host_") && name.ends_with("_key")))
-    {
-        return Some(&CREDENTIALS);
+    if path.starts_with("/etc") {
+        if parent == Some("ssh") && name.starts_with("ssh_host_") && name.ends_with("_key") {
+            return Some(&KEY);
+        }
+        if matches!(name, "shadow" | "gshadow" | "shadow-" | "gshadow-") {
+            return Some(&CREDENTIALS);
+        }
     }
     if env_file(name) {
         return Some(&ENV);
@@ -179,7 +181,9 @@ fn secret(path: &Path, home: &Path) -> Option<&'static Secret> {
     if KEY_NAMES.contains(&name) || key_extension(&lower) {
         return Some(&KEY);
     }
-    if CREDENTIAL_NAMES.contains(&lower.as_str())
+    // A chart's `templates/secrets.yaml` is a template of placeholders, not the secrets.
+    let template = parent == Some("templates");
+    if (CREDENTIAL_NAMES.contains(&lower.as_str()) && !template)
         || lower.ends_with(".kubeconfig")
         || (lower.ends_with(".json")
             && (lower.starts_with("client_secret")
@@ -411,8 +415,13 @@ pub(super) fn judge(call: &Call, seen: &Seen, found: &mut Vec<Finding>) {
                 return;
             }
             let glob = |p: &str| p.contains(['*', '?', '[']);
+            // A search tool's regex comes among the paths (the call keeps no field names): one
+            // written as a regex only (`\.env`, `^API_KEY`) is no file.
+            let searcher = searches(&call.tool);
+            let regex = |p: &str| searcher && p.contains(['\\', '^', '$', '|', '(', '+']);
             if let Some((path, secret)) = paths
                 .iter()
+                .filter(|p| !regex(p))
                 .find_map(|p| named(p, glob(p), &call.cwd, &call.home))
             {
                 found.push(finding(&call.tool, &path, secret, false));
@@ -449,6 +458,19 @@ fn finding(seen: &str, path: &Path, secret: &Secret, sends: bool) -> Finding {
             secret.instead
         ),
     }
+}
+
+/// Whether a file tool searches file contents by a regex it is given among its fields.
+fn searches(tool: &str) -> bool {
+    let own = tool
+        .rsplit("__")
+        .next()
+        .unwrap_or(tool)
+        .to_ascii_lowercase();
+    matches!(
+        own.as_str(),
+        "grep" | "search_file_content" | "search" | "ripgrep" | "rg" | "grep_search"
+    )
 }
 
 /// Whether a file tool reads what it names. Writers (the model wrote the text itself) and listers
@@ -545,17 +567,16 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
         }
         named(&word.text, word.glob, folder, home)
     };
-    let program = command.program();
-    // Input redirected from a secret, to any program.
+    let (program, args) = run_words(command).unwrap_or(("", &[]));
+    // Input redirected from a secret, to any program (or a loop: `while read ...; done < .env`).
     for redirect in &command.redirects {
         if !redirect.writes
             && let Some((path, secret)) = at(&redirect.target)
         {
             let seen = format!("{program} < {}", redirect.target.text);
-            return Some(finding(&seen, &path, secret, false));
+            return Some(finding(seen.trim_start(), &path, secret, false));
         }
     }
-    let args = command.args();
     let read: Vec<&Word> = match program {
         p if PRINTERS.contains(&p) => words::parse(args, &printer(p)).operands,
         "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" => grep_files(program, args),
@@ -597,6 +618,23 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
         }
     }
     None
+}
+
+/// The words a command runs, without the assignments before them (`GIT_DIR=x git ...`): the program
+/// (without its folder) and its arguments. The shell reader leaves such assignments in place inside a
+/// group, an `if` or after `sudo`; the program is the first word that is not one.
+fn run_words(command: &Command) -> Option<(&str, &[Word])> {
+    let words = &command.words;
+    let first = words.iter().position(|w| !is_assignment(&w.text))?;
+    let text = words[first].text.as_str();
+    Some((text.rsplit('/').next().unwrap_or(text), &words[first + 1..]))
+}
+
+fn is_assignment(text: &str) -> bool {
+    text.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// A printer's options that take a value, so that the value is not taken for a file (`head -n 5`, `cut
@@ -1088,6 +1126,26 @@ mod tests {
         for part in ["/home/u/.ssh/id_rsa", "private key", "sent away", "ssh -i"] {
             assert!(found.reason.contains(part), "{part}: {}", found.reason);
         }
+    }
+
+    #[test]
+    fn a_search_tools_regex_is_no_file_but_its_path_is() {
+        let judged = |tool: &str, paths: &[&str]| {
+            let call = Call {
+                tool: tool.into(),
+                does: Does::Files(paths.iter().map(|p| p.to_string()).collect()),
+                cwd: "/home/u/p".into(),
+                home: HOME.into(),
+            };
+            let mut found = Vec::new();
+            judge(&call, &Seen::new(&call, &[]), &mut found);
+            found.len()
+        };
+        assert_eq!(judged("Grep", &["src", "\\.env"]), 0);
+        assert_eq!(judged("Grep", &["^API_KEY=", ".env"]), 1);
+        assert_eq!(judged("Read", &["/home/u/p/.env"]), 1);
+        assert_eq!(judged("Glob", &["**/.env"]), 0);
+        assert_eq!(judged("Edit", &["/home/u/p/.env"]), 0);
     }
 
     #[test]
