@@ -25,11 +25,8 @@ impl<'a> Seen<'a> {
         let mut now: Vec<PathBuf> = vec![call.cwd.clone()];
         for command in commands {
             folders.push(now.clone());
-            if command.program() != "cd" && command.program() != "pushd" {
-                continue;
-            }
-            // A cd nested in a substitution, a subshell or a wrapper does not move what follows.
-            if command.depth > 0 {
+            let program = command.program();
+            if !matches!(program, "cd" | "pushd") {
                 continue;
             }
             let target = command
@@ -45,14 +42,18 @@ impl<'a> Seen<'a> {
                 // Where to, cannot be known: the folders stay as they were, and are judged as before.
                 Some(_) => continue,
             };
-            if false {
+            // A cd that surely runs, at the line's own level, moves what follows. One that may not run
+            // (after `||`, in an `if`) or may not carry (in a subshell, a substitution, under a wrapper:
+            // `( cd ..; rm -rf build )` still deletes in `..`) leaves both folders possible, and what
+            // follows is judged in each: the guard takes the side that refuses.
+            if command.depth == 0 && !command.subshell && !command.conditional {
+                now = moved;
+            } else {
                 for folder in moved {
                     if !now.contains(&folder) {
                         now.push(folder);
                     }
                 }
-            } else {
-                now = moved;
             }
             now.truncate(8);
         }
@@ -149,6 +150,19 @@ fn temp_folders() -> Vec<PathBuf> {
 /// `build`).
 pub fn place(word: &Word, folder: &Path, project: &Path, home: &Path) -> Place {
     let text = word.text.as_str();
+    // `$TMPDIR/x` is a temporary folder's, whatever TMPDIR is (and, unset, `/x` is no folder of the
+    // user's worth a refusal: the temporary folder is what the writer meant).
+    if ["$TMPDIR/", "${TMPDIR}/", "\"$TMPDIR/", "\"${TMPDIR}/"]
+        .iter()
+        .any(|prefix| text.starts_with(prefix))
+    {
+        return Place::Temp(PathBuf::from(text));
+    }
+    // `~someone/x`: another user's home, somewhere outside.
+    if text.starts_with('~') && !text.starts_with("~/") && text != "~" {
+        let user = text[1..].split('/').next().unwrap_or_default();
+        return Place::Outside(Path::new("/home").join(user));
+    }
     if !word.known {
         let bare = text.trim_start_matches('"');
         // "$DIR/", "$DIR/*", ${DIR}/x: the root, when DIR is empty or unset.
@@ -187,17 +201,18 @@ pub fn place(word: &Word, folder: &Path, project: &Path, home: &Path) -> Place {
             .chars()
             .all(|c| matches!(c, '*' | '?' | '.'))
     };
-    classify(&reached, whole, project, home)
+    // A relative path that leaves the project (`../other`, `build` after `cd ..`) is the agent
+    // reaching out of its work, wherever that lies: a project in a temporary folder does not make its
+    // neighbours scratch.
+    let relative = !text.starts_with('/') && !text.starts_with('~');
+    let escapes = relative && !reached.starts_with(project);
+    classify(&reached, whole, project, home, !escapes)
 }
 
 /// What `path` is; `whole`: the delete takes the folder itself (or all of it), not only some of its
-/// entries.
-fn classify(path: &Path, whole: bool, project: &Path, home: &Path) -> Place {
+/// entries; `temp_counts`: a temporary folder may be deleted in.
+fn classify(path: &Path, whole: bool, project: &Path, home: &Path, temp_counts: bool) -> Place {
     let depth = path.components().count() - 1;
-    let temp = temp_folders();
-    if temp.iter().any(|t| path.starts_with(t)) {
-        return Place::Temp(path.to_path_buf());
-    }
     if depth == 0 {
         return if whole {
             Place::Root
@@ -208,18 +223,22 @@ fn classify(path: &Path, whole: bool, project: &Path, home: &Path) -> Place {
     if home.starts_with(path) && home != Path::new("/") {
         return Place::HomeOrAbove(path.to_path_buf());
     }
+    // The project and what holds it come before the temporary folders: a project in /tmp is still the
+    // project (`rm -rf .` there deletes it), and so is /tmp above it.
+    if project.starts_with(path) && (whole || path != project) {
+        return Place::ProjectOrAbove(path.to_path_buf());
+    }
+    // A call made at the root or in a top-level folder has no project to keep its deletes inside:
+    // `rm -rf build` run in `/` deletes a top-level folder.
+    let project_counts = project.components().count() > 2;
+    if project_counts && path.starts_with(project) {
+        return Place::Inside(path.to_path_buf());
+    }
+    if temp_counts && temp_folders().iter().any(|t| path.starts_with(t)) {
+        return Place::Temp(path.to_path_buf());
+    }
     if depth == 1 && whole {
         return Place::TopLevel(path.to_path_buf());
-    }
-    if project.starts_with(path) {
-        return if whole || path != project {
-            Place::ProjectOrAbove(path.to_path_buf())
-        } else {
-            Place::Inside(path.to_path_buf())
-        };
-    }
-    if path.starts_with(project) {
-        return Place::Inside(path.to_path_buf());
     }
     if !whole && home == path {
         return Place::HomeOrAbove(path.to_path_buf());

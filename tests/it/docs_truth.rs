@@ -76,7 +76,10 @@ fn the_guard_page_lists_every_rule_with_its_default() {
         .filter(|line| line.starts_with("| `"))
         .filter_map(|line| {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-            Some((cells.get(1)?.trim_matches('`').to_string(), cells.get(2)?.to_string()))
+            Some((
+                cells.get(1)?.trim_matches('`').to_string(),
+                cells.get(2)?.to_string(),
+            ))
         })
         .collect();
     let rules: Vec<(String, String)> = hookd::guard::RULES

@@ -1652,8 +1652,5 @@ fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf(
     assert_eq!(fires[1].0, "Edit", "{fires:?}");
     assert_eq!(fires[1].2, ["hookd:protect"], "{fires:?}");
     assert_eq!(fires[2].1, rm_rf, "{fires:?}");
-    assert!(
-        fires[2].2.iter().any(|h| h == "guard"),
-        "{fires:?}"
-    );
+    assert!(fires[2].2.iter().any(|h| h == "guard"), "{fires:?}");
 }

@@ -93,4 +93,3 @@ pub fn write_call(agent: &str, path: &Path, cwd: &Path) -> (Value, Vec<&'static 
         }
     }
 }
-
