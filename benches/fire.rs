@@ -2153,8 +2153,14 @@ fn builtin_rows(table: &mut Table, dir: &Path, rounds: usize) {
                 samples.push(timed(|| guard.judge(event, &home)));
             }
         }
-        // The shell, then the relay to each daemon, and back.
-        for which in [2, 0, 1, 1, 0, 2] {
+        // The shell, then the relay to each daemon, and back; the daemons' order flipped each round, so
+        // that neither always follows the shell.
+        let relays = if round % 2 == 0 {
+            [2, 0, 1, 1, 0, 2]
+        } else {
+            [2, 1, 0, 0, 1, 2]
+        };
+        for which in relays {
             for _ in 0..BATCH / 5 {
                 match which {
                     2 => s.shell.push(timed(shell)),
