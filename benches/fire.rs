@@ -1905,8 +1905,9 @@ fn told(verdict: Option<&hookd::guard::Verdict>) -> String {
 /// shell:
 /// - Jge, Jgr, Jgl, Jgf, Jgk: the judge alone (`Guard::judge`, the guard as the settings make it by
 ///   default) on each of [`guard_calls`]: an everyday command, `rm -rf ~`, a long script, a `Read` of a
-///   project file and one of a private key; the verdict is shown beside the figures, and a verdict
-///   other than the one meant is flagged;
+///   project file and one of a private key; the verdict is shown beside the figures (one other than
+///   the one meant is flagged), with what of the judge's time reading the call and its command line
+///   takes (`Call::read`, `Call::commands`: the shell reader), before any rule;
 /// - Ug against U0g: the engine in this process deciding a PreToolUse Bash call of
 ///   [`EVERYDAY_COMMAND`] with the guard hook ([`GUARDED_SETTINGS`]) and with no hook ([`BARE_SETTINGS`]),
 ///   in turns ABBA: what the guard adds to a decision;
@@ -2099,6 +2100,9 @@ fn builtin_rows(table: &mut Table, dir: &Path, rounds: usize) {
     struct GuardSamples {
         /// One a call of [`guard_calls`].
         judge: Vec<Vec<Duration>>,
+        /// The call read and its command line read by the shell reader, the first part of the judge's
+        /// work; one a call.
+        read: Vec<Vec<Duration>>,
         /// Guarded, then bare.
         engine: [Vec<Duration>; 2],
         fire: [Vec<Duration>; 2],
@@ -2108,6 +2112,7 @@ fn builtin_rows(table: &mut Table, dir: &Path, rounds: usize) {
     }
     let mut s = GuardSamples {
         judge: calls.iter().map(|_| Vec::new()).collect(),
+        read: calls.iter().map(|_| Vec::new()).collect(),
         ..GuardSamples::default()
     };
     for round in 0..rounds {
@@ -2148,9 +2153,14 @@ fn builtin_rows(table: &mut Table, dir: &Path, rounds: usize) {
                 s.engine[which].push(timed(|| decide(&engines[which])));
             }
         }
-        for (event, samples) in call_events.iter().zip(&mut s.judge) {
+        for ((event, judged), read) in call_events.iter().zip(&mut s.judge).zip(&mut s.read) {
             for _ in 0..BATCH {
-                samples.push(timed(|| guard.judge(event, &home)));
+                judged.push(timed(|| guard.judge(event, &home)));
+            }
+            for _ in 0..BATCH / 2 {
+                read.push(timed(|| {
+                    hookd::guard::Call::read(event, &home).map(|call| call.commands())
+                }));
             }
         }
         // The shell, then the relay to each daemon, and back; the daemons' order flipped each round, so
@@ -2175,8 +2185,14 @@ fn builtin_rows(table: &mut Table, dir: &Path, rounds: usize) {
     drop((first, second));
 
     let under = |d: Duration| d < Duration::from_micros(200);
-    for ((call, event), samples) in calls.iter().zip(&call_events).zip(&mut s.judge) {
+    for (((call, event), samples), read) in calls
+        .iter()
+        .zip(&call_events)
+        .zip(&mut s.judge)
+        .zip(&mut s.read)
+    {
         let judge = Summary::of(samples);
+        let read = Summary::of(read);
         let verdict = guard.judge(event, &home);
         let meant = if call.refuse {
             "refused"
@@ -2191,11 +2207,15 @@ fn builtin_rows(table: &mut Table, dir: &Path, rounds: usize) {
                 call.shown
             ),
             &judge,
-            if as_meant {
-                told(verdict.as_ref())
-            } else {
-                format!("{}; **meant to be {meant}**", told(verdict.as_ref()))
-            },
+            format!(
+                "{}; of it the call and its command read (`Call::read`, `commands`) {} at p50",
+                if as_meant {
+                    told(verdict.as_ref())
+                } else {
+                    format!("{}, **meant to be {meant}**", told(verdict.as_ref()))
+                },
+                duration(read.p50)
+            ),
             Some((
                 "p50 and p99 < 0.2 ms".into(),
                 under(judge.p50) && under(judge.p99),
