@@ -43,8 +43,18 @@
 //!   own fired in turns ABBA; Uc, U0c, Uw, U0w the same decision by the engine in this process, and Jc,
 //!   Jw the guard's judge alone (see [`protect_rows`]). Target: Ec and Ew within 5 % of E0c and E0w.
 //!
+//! - Jge, Jgr, Jgl, Jgf, Jgk, U0g, Ug, E0g, Eg, Cg, G0gl, Ggl: the built-in guard (`builtin = "guard"`,
+//!   judged in the daemon's process): its judge alone on five calls (an everyday command, `rm -rf ~`, a
+//!   2.3 KB script, a `Read` of a project file and of a private key; target: p50 and p99 under 0.2 ms);
+//!   the engine in this process with the guard hooked against no hook (Ug, U0g), the same fire over the
+//!   socket, two daemons in turns ABBA (Eg, E0g), and `hookd-relay-lite` deciding Claude Code's
+//!   PreToolUse Bash call through the guarded daemon and the bare one (Ggl, G0gl) against spawning `sh -c
+//!   true` in the same turns (Cg; target: Ggl under Cg). See [`builtin_rows`]; a few seconds at the
+//!   default rounds.
+//!
 //! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
-//! other row); `cargo bench --bench fire -- protect` only the guard of itself's rows, Ec to Jw.
+//! other row); `cargo bench --bench fire -- protect` only the guard of itself's rows, Ec to Jw;
+//! `cargo bench --bench fire -- builtin` only the built-in guard's rows, Jge to Ggl.
 //!
 //! Rows that are compared alternate in small batches (the throughput rows I and X, J and K in turns of a
 //! quarter each, ABBA), so that drift on a busy machine hits both alike.
@@ -142,6 +152,15 @@ fn main() {
             table.print();
             return;
         }
+        ["builtin"] => {
+            println!(
+                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the built-in guard only (rows Jge to Ggl)",
+                cores()
+            );
+            builtin_rows(&mut table, &dir.path().join("builtin"), rounds);
+            table.print();
+            return;
+        }
         ["guard"] => {
             println!(
                 "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
@@ -153,8 +172,9 @@ fn main() {
         }
         _ => {
             panic!(
-                "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z) or \
-                 `protect` (the guard of itself, rows Ec to Jw)"
+                "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z), \
+                 `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
+                 Jge to Ggl)"
             )
         }
     }
@@ -633,6 +653,11 @@ fn main() {
     eprintln!("fire: hookd's guard of itself, on and off");
     protect_rows(&mut table, &dir.path().join("protect"), rounds);
 
+    eprintln!(
+        "fire: the built-in guard, alone, in the engine, over the socket and through the lite relay"
+    );
+    builtin_rows(&mut table, &dir.path().join("builtin"), rounds);
+
     println!(
         "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}: {} samples per spawning row (A to D), {} for E, {} for F, {} for G; \
          a p99 of fewer than 100 samples is their worst",
@@ -736,9 +761,7 @@ fn relays() -> Vec<Relay> {
             shown: "`hookd relay`".into(),
         },
     ];
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let target = target_dir();
     let static_relay = match std::env::var_os("HOOKD_BENCH_STATIC").filter(|p| !p.is_empty()) {
         Some(path) => {
             let path = PathBuf::from(path);
@@ -770,6 +793,13 @@ fn relays() -> Vec<Relay> {
     relays
 }
 
+/// Cargo's target folder: where the bench looks for a static build and builds `hookd-relay-lite`.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
 /// `hookd-relay-lite` (`lite/`), built here: a package of its own with no dependencies, seconds to build.
 fn lite_relay(target: &Path) -> PathBuf {
     let target = target.join("lite");
@@ -794,6 +824,17 @@ struct RelaySamples {
 /// An agent's hook run: `relay` with Claude Code's PreToolUse input for `tool` on stdin, to its exit;
 /// it must say nothing (a `/bin/true` hook, or none).
 fn run_relay(relay: &Relay, socket: &Path, tool: &str) {
+    let (status, out) = relay_output(relay, socket, &hook_input(tool));
+    assert!(
+        status.success() && out.is_empty(),
+        "the relay said something: {}",
+        String::from_utf8_lossy(&out)
+    );
+}
+
+/// `relay` run as an agent runs it, Claude Code's hook `input` on stdin: how it exited and what it
+/// printed on stdout.
+fn relay_output(relay: &Relay, socket: &Path, input: &str) -> (std::process::ExitStatus, Vec<u8>) {
     let mut command = Command::new(&relay.program);
     command
         .args(relay.word)
@@ -807,16 +848,11 @@ fn run_relay(relay: &Relay, socket: &Path, tool: &str) {
     let mut child = command
         .spawn()
         .unwrap_or_else(|e| panic!("spawn {}: {e}", relay.program.display()));
-    let input = event(tool).replacen('{', "{\"hook_event_name\":\"PreToolUse\",", 1);
     let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
     let mut out = Vec::new();
     let _ = child.stdout.take().unwrap().read_to_end(&mut out);
     let status = child.wait().expect("reap the relay");
-    assert!(
-        status.success() && out.is_empty(),
-        "the relay said something: {}",
-        String::from_utf8_lossy(&out)
-    );
+    (status, out)
 }
 
 /// A daemon of our own, started as the tests start theirs (`common::serve_command_at`: no `HOOKD_*` or
@@ -1726,6 +1762,551 @@ fn protect_rows(table: &mut Table, dir: &Path, rounds: usize) {
             None,
         );
     }
+}
+
+/// The settings of the built-in guard's rows: the guard hung as the example settings hang it (no
+/// matcher: it judges every tool), and a `Stop` hook, which [`BARE_SETTINGS`] has too, so that the two
+/// daemons differ by the guard alone.
+const GUARDED_SETTINGS: &str = r#"[defaults]
+shell = "/bin/sh"
+
+[[hooks.PreToolUse]]
+name = "guard"
+builtin = "guard"
+on_failure = "refuse"
+
+[[hooks.Stop]]
+argv = ["/bin/true"]
+"#;
+
+/// [`GUARDED_SETTINGS`] without the guard: a PreToolUse call matches no hook.
+const BARE_SETTINGS: &str = r#"[defaults]
+shell = "/bin/sh"
+
+[[hooks.Stop]]
+argv = ["/bin/true"]
+"#;
+
+/// The command an agent runs every few seconds, timed through the engine, the socket and the relay.
+const EVERYDAY_COMMAND: &str = "cargo test && git status";
+
+/// A long command line as agents write them (2.3 KB): a script of pipes, `$(...)`, `<(...)`, a loop, a
+/// here-document, `sh -c`, that harms nothing.
+const LONG_COMMAND: &str = r##"set -euo pipefail
+cd "$(git rev-parse --show-toplevel)" && export RUST_BACKTRACE=1 CARGO_TERM_COLOR=never
+base=$(git merge-base origin/main HEAD 2>/dev/null || git rev-list --max-parents=0 HEAD | tail -n 1)
+changed=$(git diff --name-only "$base"...HEAD -- '*.rs' | sed -n 's#^src/\([a-z_]*\)/.*#\1#p' | sort -u | tr '\n' ' ')
+echo "modules changed since ${base:0:12}: ${changed:-none}"
+for module in $changed; do
+  echo "== $module ($(git diff --stat "$base"...HEAD -- "src/$module" | tail -n 1))"
+  cargo test --quiet --lib "$module::" 2>&1 | grep -E '^(test result|error(\[E[0-9]+\])?:|warning: unused)' | head -n 20 || true
+done
+cargo clippy --all-targets --message-format=short -- -D warnings 2>&1 | awk -F: '/^(src|tests)\// {n[$1]++} END {for (f in n) printf "%5d %s\n", n[f], f}' | sort -rn | head -n 15
+sh -c 'find src tests -name "*.rs" -newer Cargo.lock -print0 | xargs -0 wc -l | sort -n | tail -n 5'
+mkdir -p target/notes && cat > target/notes/summary.md <<'EOF'
+# Test summary
+
+Modules changed on this branch, the tests run for each, and clippy's findings by file.
+Nothing in this document is run: $(date) and `uname -a` stay words, and so does rm -rf in a note.
+EOF
+git log --oneline --no-merges -n 30 --format='%h %<(12,trunc)%an %s' "$base"..HEAD | while read -r hash author subject; do
+  printf '%s\t%s\t%s\n' "$hash" "$author" "${subject//|/\\|}"
+done | column -t -s $'\t' >> target/notes/summary.md
+jq -r '.packages[] | "\(.name) \(.version) \(.dependencies | length) deps"' <(cargo metadata --format-version 1 --no-deps) >> target/notes/summary.md
+grep -rn --include='*.rs' -E 'TODO|FIXME|XXX' src tests | cut -d: -f1 | uniq -c | sort -rn | head -n 10 | tee -a target/notes/summary.md
+for bin in hookd hookd-relay; do
+  size=$(stat -c %s "target/release/$bin" 2>/dev/null || echo 0)
+  printf '%-12s %8d bytes, built %s\n' "$bin" "$size" "$(date -r "target/release/$bin" +%H:%M 2>/dev/null || echo never)"
+done | tee -a target/notes/summary.md
+curl -fsS --max-time 5 -o /dev/null -w '%{http_code}\n' https://crates.io/api/v1/crates/serde || echo "crates.io unreachable"
+du -sh target/debug target/release 2>/dev/null | sort -h; wc -lc target/notes/summary.md
+test -s target/notes/summary.md && echo "summary written: $(wc -l < target/notes/summary.md) lines" || echo "no summary" >&2
+"##;
+
+/// One call the guard's judge is timed on alone (rows Jg.): its letter, how the row shows it, the
+/// tool and its input, and whether the guard is meant to refuse it.
+struct GuardCall {
+    letter: &'static str,
+    shown: String,
+    tool: &'static str,
+    input: serde_json::Value,
+    refuse: bool,
+}
+
+/// The calls of rows Jge to Jgk, in a project folder in `home`.
+fn guard_calls(home: &Path, project: &Path) -> Vec<GuardCall> {
+    let bash = |command: &str| serde_json::json!({ "command": command });
+    let read = |path: PathBuf| serde_json::json!({ "file_path": path });
+    vec![
+        GuardCall {
+            letter: "e",
+            shown: format!("Bash `{EVERYDAY_COMMAND}` (everyday)"),
+            tool: "Bash",
+            input: bash(EVERYDAY_COMMAND),
+            refuse: false,
+        },
+        GuardCall {
+            letter: "r",
+            shown: "Bash `rm -rf ~` (to refuse)".into(),
+            tool: "Bash",
+            input: bash("rm -rf ~"),
+            refuse: true,
+        },
+        GuardCall {
+            letter: "l",
+            shown: format!(
+                "Bash, a script of {} lines, {:.1} KB (pipes, `$(...)`, a loop, a here-document, `sh -c`)",
+                LONG_COMMAND.lines().count(),
+                LONG_COMMAND.len() as f64 / 1000.0
+            ),
+            tool: "Bash",
+            input: bash(LONG_COMMAND),
+            refuse: false,
+        },
+        GuardCall {
+            letter: "f",
+            shown: "Read `src/main.rs` in the project (a file tool)".into(),
+            tool: "Read",
+            input: read(project.join("src/main.rs")),
+            refuse: false,
+        },
+        GuardCall {
+            letter: "k",
+            shown: "Read `~/.ssh/id_rsa` (a file tool, to refuse)".into(),
+            tool: "Read",
+            input: read(home.join(".ssh/id_rsa")),
+            refuse: true,
+        },
+    ]
+}
+
+/// A PreToolUse event of `tool` with `input`, from `cwd`, as a fire carries it.
+fn tool_event(cwd: &Path, tool: &str, input: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"session_id": "bench", "cwd": cwd, "tool_name": tool, "tool_input": input})
+}
+
+/// What the guard said, for the table.
+fn told(verdict: Option<&hookd::guard::Verdict>) -> String {
+    match verdict {
+        None => "let through".into(),
+        Some(verdict) => format!(
+            "{} ({})",
+            match verdict.action {
+                hookd::guard::Action::Ask => "asked",
+                _ => "refused",
+            },
+            verdict.rule
+        ),
+    }
+}
+
+/// The built-in guard's rows (`builtin = "guard"`, judged in the daemon's own process: no program
+/// started), against a target of 0.2 ms a decision and, through the lite relay, less than starting a
+/// shell:
+/// - Jge, Jgr, Jgl, Jgf, Jgk: the judge alone (`Guard::judge`, the guard as the settings make it by
+///   default) on each of [`guard_calls`]: an everyday command, `rm -rf ~`, a long script, a `Read` of a
+///   project file and one of a private key; the verdict is shown beside the figures (one other than
+///   the one meant is flagged), with what of the judge's time reading the call and its command line
+///   takes (`Call::read`, `Call::commands`: the shell reader), before any rule;
+/// - Ug against U0g: the engine in this process deciding a PreToolUse Bash call of
+///   [`EVERYDAY_COMMAND`] with the guard hook ([`GUARDED_SETTINGS`]) and with no hook ([`BARE_SETTINGS`]),
+///   in turns ABBA: what the guard adds to a decision;
+/// - Eg against E0g: the same fire over the socket, two daemons of their own (the one guarded, the
+///   other bare), fired in turns ABBA within every round (BAAB the next), their roles swapped halfway
+///   (each reloaded) so that what one process pays for its place on the CPUs falls on both sides;
+/// - Ggl, G0gl against Cg: `hookd-relay-lite` started as Claude Code starts it, deciding the same call
+///   (its hook input on stdin) against the guarded daemon and the bare one, beside spawning `sh -c true`
+///   directly (as row C), all in turns: the guarded call must cost less than starting a shell.
+///
+/// The daemons' home folders are their own (`keep_home`), so the project (`dir/home/project`, the
+/// calls' `cwd`) lies outside them; none of the timed calls deletes, so where home is changes nothing.
+fn builtin_rows(table: &mut Table, dir: &Path, rounds: usize) {
+    let home = dir.join("home");
+    let project = home.join("project");
+    std::fs::create_dir_all(project.join("src")).expect("create the project folder");
+    assert!(
+        (2000..=3072).contains(&LONG_COMMAND.len()),
+        "the long command is {} bytes, not 2 to 3 KB",
+        LONG_COMMAND.len()
+    );
+    let as_map = |value: serde_json::Value| match value {
+        serde_json::Value::Object(fields) => fields,
+        _ => unreachable!("an object"),
+    };
+
+    // The judge alone.
+    let guard = hookd::guard::Guard::default();
+    let calls = guard_calls(&home, &project);
+    let call_events: Vec<serde_json::Map<String, serde_json::Value>> = calls
+        .iter()
+        .map(|call| as_map(tool_event(&project, call.tool, &call.input)))
+        .collect();
+    for event in &call_events {
+        for _ in 0..200 {
+            guard.judge(event, &home);
+        }
+    }
+
+    // Two daemons, the one guarded and the other bare, each in a folder of its own.
+    let start = |name: &str, settings: &str| -> (Daemon, PathBuf) {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).expect("create a daemon's folder");
+        let config = folder.join("hooks.toml");
+        write_settings(&config, settings);
+        (
+            Daemon::start(&config, folder.join("run/hookd.sock")),
+            config,
+        )
+    };
+    let (first, first_config) = start("guarded", GUARDED_SETTINGS);
+    let (second, second_config) = start("bare", BARE_SETTINGS);
+    // Indexed 0 guarded, 1 bare, until the swap halfway.
+    let mut daemons = [&first, &second];
+    let mut clients = [first.connect(), second.connect()];
+    let mut configs = [first_config, second_config];
+    let everyday = tool_event(
+        &project,
+        "Bash",
+        &serde_json::json!({ "command": EVERYDAY_COMMAND }),
+    );
+    let fire = |event: &serde_json::Value| {
+        format!("{{\"op\":\"fire\",\"moment\":\"PreToolUse\",\"event\":{event}}}\n")
+    };
+    let everyday_fire = fire(&everyday);
+    // A call the guard refuses (its secrets rule) and hookd's guard of itself lets go (it lets reads go
+    // on): a `Read` of a private key in the home folder of the guarded daemon (`keep_home`'s), judged
+    // here with that home as the daemon judges it.
+    let key_read = |daemon: &Daemon| {
+        let daemons_home = daemon.socket.parent().unwrap().join("home");
+        let input = serde_json::json!({ "file_path": daemons_home.join(".ssh/id_rsa") });
+        let event = tool_event(&project, "Read", &input);
+        let judged = guard.judge(&as_map(event.clone()), &daemons_home);
+        (event, judged)
+    };
+    // The hook answers as the judge does: it is the guard that runs in the guarded daemon, and only there.
+    let check = |clients: &mut [Client; 2], daemons: &[&Daemon; 2]| {
+        for _ in 0..200 {
+            clients[0].fire(&everyday_fire);
+            clients[1].fire(&everyday_fire);
+        }
+        expect_hooks(clients[0].fire(&everyday_fire), &["guard"]);
+        expect_hooks(clients[1].fire(&everyday_fire), &[]);
+        let (event, judged) = key_read(daemons[0]);
+        let response = clients[0].fire(&fire(&event)).to_string();
+        let value: serde_json::Value = serde_json::from_str(&response).expect("a JSON response");
+        let outcome = value["hooks"]
+            .as_array()
+            .and_then(|hooks| hooks.iter().find(|hook| hook["name"] == "guard"))
+            .map(|hook| hook["outcome"].clone());
+        assert_eq!(
+            outcome.as_ref().is_some_and(|outcome| outcome != "nothing"),
+            judged.is_some(),
+            "the guard hook answered a Read of a key otherwise than the judge ({}): {response}",
+            told(judged.as_ref())
+        );
+    };
+    check(&mut clients, &daemons);
+
+    // The engine in this process, guarded and bare.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let engines = runtime.block_on(async {
+        [
+            (&configs[0], GUARDED_SETTINGS),
+            (&configs[1], BARE_SETTINGS),
+        ]
+        .map(|(config, text)| {
+            hookd::engine::Engine::new(
+                hookd::settings::Settings::parse(config, "hooks.toml", text)
+                    .expect("the bench's settings"),
+            )
+        })
+    });
+    let everyday_fields = as_map(everyday.clone());
+    let decide = |engine: &std::sync::Arc<hookd::engine::Engine>| {
+        let fire = hookd::engine::Fire {
+            moment: "PreToolUse".into(),
+            agent: None,
+            event: everyday_fields.clone().into(),
+        };
+        runtime
+            .block_on(engine.decide(fire, &engine.abandoned().child_token()))
+            .expect("decided")
+    };
+    for engine in &engines {
+        for _ in 0..200 {
+            decide(engine);
+        }
+    }
+    let ran = |engine: &std::sync::Arc<hookd::engine::Engine>| -> Vec<String> {
+        decide(engine).hooks.into_iter().map(|h| h.name).collect()
+    };
+    assert_eq!(ran(&engines[0]), ["guard"]);
+    assert!(ran(&engines[1]).is_empty());
+    assert!(
+        !decide(&engines[0]).refused,
+        "the engine's guard refused {EVERYDAY_COMMAND}"
+    );
+
+    // The lite relay, as Claude Code starts it for a PreToolUse hook.
+    let lite = Relay {
+        program: lite_relay(&target_dir()),
+        word: None,
+        suffix: "l",
+        shown: "`hookd-relay-lite`".into(),
+    };
+    let claude_input = |event: &serde_json::Value| {
+        let mut input = event.clone();
+        input["hook_event_name"] = "PreToolUse".into();
+        input.to_string()
+    };
+    let relay_input = claude_input(&everyday);
+    let relay_call = |socket: &Path| {
+        let (status, out) = relay_output(&lite, socket, &relay_input);
+        assert!(
+            status.success() && out.is_empty(),
+            "hookd-relay-lite did not let {EVERYDAY_COMMAND} through: {status}, {}",
+            String::from_utf8_lossy(&out)
+        );
+    };
+    // The relay passes the guard's answer on: a refusal (or an ask) where the judge gives one, nothing
+    // where not.
+    let relay_check = |daemons: &[&Daemon; 2]| {
+        for _ in 0..10 {
+            relay_call(&daemons[0].socket);
+            relay_call(&daemons[1].socket);
+        }
+        let (event, judged) = key_read(daemons[0]);
+        let (status, out) = relay_output(&lite, &daemons[0].socket, &claude_input(&event));
+        let held = status.code() == Some(2) || !out.is_empty();
+        assert_eq!(
+            held,
+            judged.is_some(),
+            "hookd-relay-lite answered a Read of a key otherwise than the judge ({}): {status}, {}",
+            told(judged.as_ref()),
+            String::from_utf8_lossy(&out)
+        );
+    };
+    relay_check(&daemons);
+    let event_line = format!("{relay_input}\n");
+    let shell = || spawn_directly(Command::new("/bin/sh").args(["-c", "true"]), &event_line);
+    for _ in 0..20 {
+        shell();
+    }
+
+    #[derive(Default)]
+    struct GuardSamples {
+        /// One a call of [`guard_calls`].
+        judge: Vec<Vec<Duration>>,
+        /// The call read and its command line read by the shell reader, the first part of the judge's
+        /// work; one a call.
+        read: Vec<Vec<Duration>>,
+        /// Guarded, then bare.
+        engine: [Vec<Duration>; 2],
+        fire: [Vec<Duration>; 2],
+        fire_rounds: Vec<f64>,
+        relay: [Vec<Duration>; 2],
+        shell: Vec<Duration>,
+    }
+    let mut s = GuardSamples {
+        judge: calls.iter().map(|_| Vec::new()).collect(),
+        read: calls.iter().map(|_| Vec::new()).collect(),
+        ..GuardSamples::default()
+    };
+    for round in 0..rounds {
+        if rounds > 1 && round == rounds / 2 {
+            // Halfway, the daemons swap roles, each reloaded: the bare one is guarded now.
+            write_settings(&configs[0], BARE_SETTINGS);
+            write_settings(&configs[1], GUARDED_SETTINGS);
+            for client in &mut clients {
+                let reloaded = client.send("{\"op\":\"reload\"}\n").to_string();
+                assert!(reloaded.contains("\"ok\":true"), "reload: {reloaded}");
+            }
+            clients.swap(0, 1);
+            configs.swap(0, 1);
+            daemons.swap(0, 1);
+            check(&mut clients, &daemons);
+            relay_check(&daemons);
+        }
+        // ABBA, and BAAB the next round.
+        let order = if round % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
+        let mut fires: [Vec<Duration>; 2] = Default::default();
+        for which in order {
+            for _ in 0..BATCH {
+                fires[which].push(timed(|| {
+                    clients[which].fire(&everyday_fire);
+                }));
+            }
+        }
+        s.fire_rounds.push(ratio(
+            Summary::of(&mut fires[0]).p50,
+            Summary::of(&mut fires[1]).p50,
+        ));
+        for which in order {
+            for _ in 0..BATCH {
+                s.engine[which].push(timed(|| decide(&engines[which])));
+            }
+        }
+        for ((event, judged), read) in call_events.iter().zip(&mut s.judge).zip(&mut s.read) {
+            for _ in 0..BATCH {
+                judged.push(timed(|| guard.judge(event, &home)));
+            }
+            for _ in 0..BATCH / 2 {
+                read.push(timed(|| {
+                    hookd::guard::Call::read(event, &home).map(|call| call.commands())
+                }));
+            }
+        }
+        // The shell, then the relay to each daemon, and back; the daemons' order flipped each round, so
+        // that neither always follows the shell.
+        let relays = if round % 2 == 0 {
+            [2, 0, 1, 1, 0, 2]
+        } else {
+            [2, 1, 0, 0, 1, 2]
+        };
+        for which in relays {
+            for _ in 0..BATCH / 5 {
+                match which {
+                    2 => s.shell.push(timed(shell)),
+                    _ => s.relay[which].push(timed(|| relay_call(&daemons[which].socket))),
+                }
+            }
+        }
+        for (pooled, turn) in s.fire.iter_mut().zip(&mut fires) {
+            pooled.append(turn);
+        }
+    }
+    drop((first, second));
+
+    let under = |d: Duration| d < Duration::from_micros(200);
+    for (((call, event), samples), read) in calls
+        .iter()
+        .zip(&call_events)
+        .zip(&mut s.judge)
+        .zip(&mut s.read)
+    {
+        let judge = Summary::of(samples);
+        let read = Summary::of(read);
+        let verdict = guard.judge(event, &home);
+        let meant = if call.refuse {
+            "refused"
+        } else {
+            "let through"
+        };
+        let as_meant = verdict.is_some() == call.refuse;
+        table.row(
+            &format!("Jg{}", call.letter),
+            &format!(
+                "the built-in guard's judge alone (`Guard::judge`), {}",
+                call.shown
+            ),
+            &judge,
+            format!(
+                "{}; of it the call and its command read (`Call::read`, `commands`) {} at p50",
+                if as_meant {
+                    told(verdict.as_ref())
+                } else {
+                    format!("{}, **meant to be {meant}**", told(verdict.as_ref()))
+                },
+                duration(read.p50)
+            ),
+            Some((
+                "p50 and p99 < 0.2 ms".into(),
+                under(judge.p50) && under(judge.p99),
+            )),
+        );
+    }
+    let [engine_guarded, engine_bare] = &mut s.engine;
+    let (engine_guarded, engine_bare) = (Summary::of(engine_guarded), Summary::of(engine_bare));
+    table.row(
+        "U0g",
+        &format!("engine in this process, Bash `{EVERYDAY_COMMAND}`, no matching hook"),
+        &engine_bare,
+        "1.00 (baseline of Ug)".into(),
+        None,
+    );
+    table.row(
+        "Ug",
+        "the same, with the built-in guard hooked (`builtin = \"guard\"`; in turns with U0g)",
+        &engine_guarded,
+        format!(
+            "{:.2} x U0g ({:+.1} us)",
+            ratio(engine_guarded.p50, engine_bare.p50),
+            micros_between(engine_guarded.p50, engine_bare.p50)
+        ),
+        Some(("p50 < 0.2 ms".into(), under(engine_guarded.p50))),
+    );
+    let [fire_guarded, fire_bare] = &mut s.fire;
+    let (fire_guarded, fire_bare) = (Summary::of(fire_guarded), Summary::of(fire_bare));
+    let added = fire_guarded.p50.saturating_sub(fire_bare.p50);
+    s.fire_rounds.sort_by(f64::total_cmp);
+    table.row(
+        "E0g",
+        &format!(
+            "fire, Bash `{EVERYDAY_COMMAND}`, no matching hook (two daemons, the roles swapped halfway; {} samples)",
+            fire_bare.count
+        ),
+        &fire_bare,
+        "1.00 (baseline of Eg)".into(),
+        None,
+    );
+    table.row(
+        "Eg",
+        "the same with the built-in guard hooked (fired in turns with E0g, the other daemon)",
+        &fire_guarded,
+        format!(
+            "{:.2} x E0g ({:+.1} us); median of {} rounds' ratios {:.2}",
+            ratio(fire_guarded.p50, fire_bare.p50),
+            micros_between(fire_guarded.p50, fire_bare.p50),
+            s.fire_rounds.len(),
+            s.fire_rounds[s.fire_rounds.len() / 2]
+        ),
+        Some(("adds < 0.2 ms at p50".into(), under(added))),
+    );
+    let shell = Summary::of(&mut s.shell);
+    table.row(
+        "Cg",
+        &format!(
+            "spawn `sh -c true` directly (as C; in turns with Ggl and G0gl; {} samples)",
+            shell.count
+        ),
+        &shell,
+        "1.00 (baseline of Ggl, G0gl)".into(),
+        None,
+    );
+    let [relay_guarded, relay_bare] = &mut s.relay;
+    let (relay_guarded, relay_bare) = (Summary::of(relay_guarded), Summary::of(relay_bare));
+    table.row(
+        "G0gl",
+        &format!(
+            "`hookd-relay-lite` + daemon, Claude Code's PreToolUse Bash `{EVERYDAY_COMMAND}`, no matching hook"
+        ),
+        &relay_bare,
+        format!("{:.2} x Cg", ratio(relay_bare.p50, shell.p50)),
+        None,
+    );
+    table.row(
+        "Ggl",
+        "the same call through the guarded daemon: an agent's guarded call",
+        &relay_guarded,
+        format!(
+            "{:.2} x Cg; {:+.1} us on G0gl",
+            ratio(relay_guarded.p50, shell.p50),
+            micros_between(relay_guarded.p50, relay_bare.p50)
+        ),
+        Some(("p50 below Cg".into(), relay_guarded.p50 < shell.p50)),
+    );
+}
+
+/// `a - b` in microseconds, negative when `b` is the longer.
+fn micros_between(a: Duration, b: Duration) -> f64 {
+    (a.as_secs_f64() - b.as_secs_f64()) * 1e6
 }
 
 /// Claude Code's hook input for a PreToolUse of `tool`: what an http hook POSTs.
