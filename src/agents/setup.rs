@@ -35,6 +35,25 @@ pub struct Wanted<'a> {
     pub codex_file: &'a str,
 }
 
+/// Why `file` cannot be `agent`'s settings file by its name, before it is read: Codex's setup writes
+/// config.toml (TOML, with trust records), never its hooks.json; the other agents read JSON. Said in
+/// those terms, rather than as the parse error the other format gives.
+pub fn wrong_kind_of_file(agent: Agent, file: &Path) -> Option<String> {
+    let extension = file.extension()?.to_str()?.to_ascii_lowercase();
+    let shown = file.display();
+    let who = agent.display_name();
+    match (agent.row().settings.format, extension.as_str()) {
+        (SettingsFormat::CodexToml, "json") => Some(format!(
+            "{shown}: hookd setup {} writes {who}'s config.toml ([[hooks.EVENT]] tables, each with the trust record {who} needs to run it), not a JSON hooks file: give --file the config.toml ({who} reads $CODEX_HOME/config.toml, else ~/.codex/config.toml), or leave --file out; the hooks in {shown} keep running beside hookd's (hookd import {shown} converts them)",
+            agent.name()
+        )),
+        (SettingsFormat::Json | SettingsFormat::CopilotJson, "toml") => Some(format!(
+            "{shown}: {who} reads its hooks from a JSON settings file, not TOML: give --file that file, or leave --file out for the one {who} reads"
+        )),
+        _ => None,
+    }
+}
+
 /// `text` (the settings file as it is; empty when there is none) with hookd's hooks merged in; `label`
 /// names the file in errors.
 pub fn merge(text: &str, label: &str, wanted: &Wanted) -> Result<String, String> {
@@ -832,9 +851,15 @@ fn canonical(value: Json) -> Json {
     }
 }
 
-/// A `"hooks": {}` left by taking hookd's out is no setting.
+/// A `"hooks": {}` left by taking hookd's out is no setting, nor an event's empty list (`"Stop": []`):
+/// setup puts hookd's hook into a list the file held empty, and taking it out again removes the event
+/// (it cannot tell that list from one setup added), so that an empty list and no list must compare the
+/// same, or `--undo` refuses a file the user never touched.
 fn without_empty_hooks(mut root: Json) -> Json {
     if let Json::Object(entries) = &mut root {
+        if let Some((_, Json::Object(events))) = entries.iter_mut().find(|(k, _)| k == "hooks") {
+            events.retain(|(_, list)| !matches!(list, Json::Array(items) if items.is_empty()));
+        }
         entries.retain(|(k, v)| !(k == "hooks" && matches!(v, Json::Object(e) if e.is_empty())));
     }
     root
@@ -1225,6 +1250,35 @@ mod tests {
         }
     }
 
+    /// An event's empty list (`"Stop": []`) gets hookd's hook, and loses the list when it is taken out
+    /// again: still the user's file, which `--undo` must restore without `--force`.
+    #[test]
+    fn empty_event_lists_are_no_change_to_undo() {
+        for agent in [Agent::ClaudeCode, Agent::GeminiCli, Agent::CopilotCli] {
+            let command = snippet::relay_command(agent, HOOKD, &snippet::RelayFlags::default());
+            let w = Wanted {
+                agent,
+                command: &command,
+                hookd: HOOKD,
+                codex_file: FILE,
+            };
+            let event = agent.event_name_of(crate::moment::STOP);
+            let file = format!(
+                "{{\"hooks\": {{\"{event}\": [], \"Unknown\": [], \"Notification\": []}}, \"model\": \"x\"}}\n"
+            );
+            let merged = merge(&file, "settings.json", &w).unwrap();
+            assert!(
+                same_apart_from_hookd(&file, &merged, &w),
+                "{agent:?}: {merged}"
+            );
+            assert!(same_apart_from_hookd(&merged, &file, &w), "{agent:?}");
+            assert!(
+                !same_apart_from_hookd(&file, &merged.replace("\"x\"", "\"y\""), &w),
+                "{agent:?}"
+            );
+        }
+    }
+
     #[test]
     fn an_older_hookd_entry_is_replaced_in_its_place() {
         let file = r#"{"hooks": {
@@ -1352,6 +1406,37 @@ mod tests {
             merged.contains("\"enabled\": true")
                 && merged.contains("\"disabled\": [\n      \"x\"\n    ]"),
             "{merged}"
+        );
+    }
+
+    /// A file of the other format is refused by its name, in words that point at the right file.
+    #[test]
+    fn a_file_of_the_other_format_is_named_as_such() {
+        let err = wrong_kind_of_file(Agent::Codex, Path::new("/h/.codex/hooks.json")).unwrap();
+        assert!(
+            err.starts_with("/h/.codex/hooks.json: hookd setup codex writes Codex's config.toml"),
+            "{err}"
+        );
+        assert!(
+            err.contains("give --file the config.toml") && !err.contains("not TOML"),
+            "{err}"
+        );
+        assert!(
+            wrong_kind_of_file(Agent::ClaudeCode, Path::new("config.toml"))
+                .unwrap()
+                .contains("Claude Code reads its hooks from a JSON settings file, not TOML")
+        );
+        assert_eq!(
+            wrong_kind_of_file(Agent::Codex, Path::new("config.toml")),
+            None
+        );
+        assert_eq!(
+            wrong_kind_of_file(Agent::Codex, Path::new("my-config")),
+            None
+        );
+        assert_eq!(
+            wrong_kind_of_file(Agent::CopilotCli, Path::new(".github/hooks/h.json")),
+            None
         );
     }
 

@@ -38,6 +38,9 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         Some(file) => std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
         None => default_file(agent)?,
     };
+    if let Some(refusal) = crate::agents::setup::wrong_kind_of_file(agent, &file) {
+        return Err(refusal);
+    }
     let hookd = super::this_binary()?;
     let flags = RelayFlags {
         socket: args.socket.clone(),
