@@ -102,6 +102,34 @@ pub fn without_hookd(text: &str, label: &str, wanted: &Wanted) -> Result<Option<
     Ok((!same).then_some(stripped))
 }
 
+/// `text` with exactly what setup wrote taken out (`hookd setup AGENT --remove`): every hook of hookd's,
+/// the events left with none, and for Codex the trust records of hookd's hooks (the records of the
+/// user's hooks that move up carried with them); everything else kept as it is, later edits included.
+/// `None` when the file holds none of hookd's hooks.
+pub fn remove(text: &str, label: &str, wanted: &Wanted) -> Result<Option<String>, String> {
+    if found_hooks(text, label, wanted)?.is_empty() {
+        return Ok(None);
+    }
+    let stripped = edit(text, label, wanted, false)?;
+    // A `"hooks": {}` left with nothing in it is setup's too, when the file had hooks hookd's alone.
+    let stripped = match wanted.agent.row().settings.format {
+        SettingsFormat::CodexToml => stripped,
+        SettingsFormat::Json | SettingsFormat::CopilotJson => {
+            let root = parse_json(&stripped, label)?;
+            if matches!(root.get("hooks"), Some(Json::Object(events)) if events.is_empty()) {
+                let Json::Object(mut entries) = root else {
+                    unreachable!("a root with a key is an object")
+                };
+                entries.retain(|(k, _)| k != "hooks");
+                render_json(&Json::Object(entries), text)
+            } else {
+                stripped
+            }
+        }
+    };
+    Ok(Some(stripped))
+}
+
 /// What in the merged settings `text` keeps the agent from running hookd's hooks all the same: Claude
 /// Code's `disableAllHooks`, Gemini CLI's `hooksConfig` (`enabled = false`, or hookd's hook by name in
 /// `disabled`). Said, not changed: the user switched them off, and may mean it.
@@ -1406,6 +1434,55 @@ mod tests {
             merged.contains("\"enabled\": true")
                 && merged.contains("\"disabled\": [\n      \"x\"\n    ]"),
             "{merged}"
+        );
+    }
+
+    /// `--remove` takes out hookd's hooks and Codex's records of them, and nothing else: a user's hook
+    /// added after setup, and its record, stay.
+    #[test]
+    fn remove_takes_out_what_setup_wrote_and_keeps_later_edits() {
+        let w = wanted(Agent::ClaudeCode, CLAUDE);
+        let start = "{\"model\": \"opus\"}\n";
+        let merged = merge(start, "s.json", &w).unwrap();
+        assert_eq!(
+            remove(&merged, "s.json", &w).unwrap().unwrap(),
+            "{\n  \"model\": \"opus\"\n}\n"
+        );
+        let edited = merged.replace("\"opus\"", "\"sonnet\"").replacen(
+            "\"hooks\": {",
+            "\"hooks\": {\n    \"WorktreeCreate\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./later.sh\"}]}],",
+            1,
+        );
+        let removed = remove(&edited, "s.json", &w).unwrap().unwrap();
+        let v = value(&removed);
+        assert_eq!(v["model"], "sonnet");
+        assert_eq!(v["hooks"].as_object().unwrap().len(), 1, "{removed}");
+        assert_eq!(
+            v["hooks"]["WorktreeCreate"][0]["hooks"][0]["command"],
+            "./later.sh"
+        );
+        assert_eq!(remove(&removed, "s.json", &w).unwrap(), None);
+        assert_eq!(remove("", "s.json", &w).unwrap(), None);
+
+        let c = wanted(Agent::Codex, CODEX);
+        let merged = merge("model = \"o3\" # mine\n", "c.toml", &c).unwrap();
+        let later = format!(
+            "{merged}\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./later.sh\"\n\n[hooks.state.\"{FILE}:stop:1:0\"]\ntrusted_hash = \"sha256:later\"\n"
+        );
+        let removed = remove(&later, "c.toml", &c).unwrap().unwrap();
+        assert!(removed.starts_with("model = \"o3\" # mine\n"), "{removed}");
+        assert!(!removed.contains("hookd"), "{removed}");
+        let v: toml::Table = removed.parse().unwrap();
+        assert_eq!(
+            v["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(),
+            Some("./later.sh")
+        );
+        let state = v["hooks"]["state"].as_table().unwrap();
+        assert_eq!(state.len(), 1, "{removed}");
+        assert_eq!(
+            state[&format!("{FILE}:stop:0:0")]["trusted_hash"].as_str(),
+            Some("sha256:later"),
+            "the user's record follows its hook to its new place"
         );
     }
 

@@ -59,6 +59,18 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         .socket
         .clone()
         .unwrap_or_else(crate::paths::default_socket);
+    if args.remove {
+        if remove(&file, &wanted, args)? {
+            let file_text = registry_name(&file);
+            if let Err(e) = setups::update(|r| {
+                r.forget(agent.name(), &file_text);
+            }) {
+                eprintln!("warning: {e}: {} is still listed as set up", file.display());
+            }
+            ask_reload(&socket, None);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.undo {
         if undo(&file, &wanted, args)? {
             let file_text = registry_name(&file);
@@ -604,20 +616,29 @@ fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> 
     };
     let remove = old.is_empty();
     let mut current = seen(file)?;
+    let agent = wanted.agent.name();
     for _ in 0..MERGE_TRIES {
         let now = current.text();
-        if !args.force && !same_apart_from_hookd(now, &old, wanted) {
-            return Err(format!(
-                "{shown} was changed since hookd setup wrote it (not only hookd's hooks): --undo would lose those changes; see what it would do with --undo --dry-run, and restore the backup anyway with --undo --force"
-            ));
-        }
+        let changed = !same_apart_from_hookd(now, &old, wanted);
         if args.dry_run {
+            // Shown even when the undo would be refused: the diff is how to see what it would lose.
             print!(
                 "{}",
                 unified_diff(now, &old, &shown, current.content.is_some())
             );
-            eprintln!("dry run: nothing written");
+            if changed && !args.force {
+                eprintln!(
+                    "dry run: nothing written; --undo would refuse: {shown} was changed since hookd setup wrote it (the lines - above that are not hookd's), which restoring the backup loses; hookd setup {agent} --remove takes out only hookd's hooks and keeps them"
+                );
+            } else {
+                eprintln!("dry run: nothing written");
+            }
             return Ok(false);
+        }
+        if !args.force && changed {
+            return Err(format!(
+                "{shown} was changed since hookd setup wrote it (not only hookd's hooks): --undo would lose those changes; hookd setup {agent} --remove takes out only what setup wrote and keeps them (--remove --dry-run shows the diff); --undo --dry-run shows what the undo would change, and --undo --force restores the backup anyway"
+            ));
         }
         let staged = if remove {
             None
@@ -642,6 +663,72 @@ fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> 
         } else {
             println!(
                 "restored {shown} from {backup_shown} (as it was before hookd setup); removed {backup_shown}"
+            );
+        }
+        return Ok(true);
+    }
+    Err(changing(file))
+}
+
+/// `hookd setup AGENT --remove`: exactly what setup wrote taken out of the file
+/// ([`crate::agents::setup::remove`]), everything else kept, and the backup removed (nothing of
+/// hookd's is left to undo); whether the file was changed. A file setup created that holds nothing
+/// else is removed, as `--undo` would. The file is looked at again before the write, as setup does.
+fn remove(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> {
+    let shown = file.display().to_string();
+    let backup = backup_of(file);
+    let created = matches!(read(&backup)?, Some((old, _)) if old.is_empty());
+    let mut current = seen(file)?;
+    for _ in 0..MERGE_TRIES {
+        let now = current.text();
+        let Some(stripped) = crate::agents::setup::remove(now, &shown, wanted)? else {
+            println!(
+                "{shown}: no hooks of hookd's to remove ({} is not set up there)",
+                wanted.agent.display_name()
+            );
+            return Ok(false);
+        };
+        // Nothing but what setup wrote into a file it created: the file goes, as with --undo.
+        let gone = created && same_apart_from_hookd(&stripped, "", wanted);
+        if args.dry_run {
+            let after = if gone { "" } else { stripped.as_str() };
+            print!("{}", unified_diff(now, after, &shown, true));
+            eprintln!("dry run: nothing written");
+            return Ok(false);
+        }
+        let mode = current.content.as_ref().map_or(NEW_FILE_MODE, |(_, m)| *m);
+        let staged = if gone {
+            None
+        } else {
+            Some(Staged::new(file, &stripped, mode)?)
+        };
+        if let Some(changed) = changed_since(file, &current)? {
+            current = changed;
+            continue;
+        }
+        match staged {
+            Some(staged) => staged.commit()?,
+            None => {
+                std::fs::remove_file(file).map_err(|e| format!("cannot remove {shown}: {e}"))?
+            }
+        }
+        let backup_note = match std::fs::remove_file(&backup) {
+            Ok(()) => format!("; removed {}", backup.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => format!("; could not remove {}: {e}", backup.display()),
+        };
+        let trust = if wanted.agent.row().settings.format == SettingsFormat::CodexToml {
+            " and their trust records"
+        } else {
+            ""
+        };
+        if gone {
+            println!(
+                "removed {shown}, which hookd setup had created and holds nothing else{backup_note}"
+            );
+        } else {
+            println!(
+                "removed hookd's relay hooks{trust} from {shown}, everything else kept{backup_note}"
             );
         }
         return Ok(true);

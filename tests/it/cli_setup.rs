@@ -775,3 +775,128 @@ fn setup_registers_the_file_and_asks_the_daemon_to_reload() {
         .collect();
     assert_eq!(agents, ["gemini-cli"], "{registry}");
 }
+
+/// `--remove` is the way out of a setup once the file was edited again: the undo it refuses says so,
+/// `--undo --dry-run` shows the diff instead of repeating the refusal, `--remove --dry-run` shows what
+/// `--remove` does and writes nothing, and `--remove` takes out exactly what setup wrote (for Codex, its
+/// trust records too), keeping the edits made since, the backup and the registry's entry gone.
+#[test]
+fn remove_takes_out_what_setup_wrote_and_keeps_the_edits_made_since() {
+    let sb = Sandbox::new();
+    let file = sb.p(".claude/settings.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    ok(sb.path(), &["setup", "claude-code"], &[]);
+    let edited = fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"opus\"", "\"sonnet\"")
+        .replacen("{\n", "{\n  \"env\": {\n    \"A\": \"1\"\n  },\n", 1);
+    fs::write(&file, &edited).unwrap();
+
+    let err = refused(sb.path(), &["setup", "claude-code", "--undo"], &[]);
+    assert!(
+        err.contains("hookd setup claude-code --remove takes out only what setup wrote"),
+        "{err}"
+    );
+    let out = hookd_in(
+        sb.path(),
+        &["setup", "claude-code", "--undo", "--dry-run"],
+        &[],
+    );
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("-  \"model\": \"sonnet\","),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("--undo would refuse") && text(&out.stderr).contains("--remove"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let diff = ok(
+        sb.path(),
+        &["setup", "claude-code", "--remove", "--dry-run"],
+        &[],
+    );
+    assert!(
+        diff.contains(&format!(
+            "-            \"command\": \"{}\",",
+            relay("claude-code")
+        )),
+        "{diff}"
+    );
+    // The user's keys stay (the last one loses its comma, as hookd's hooks after it go).
+    assert!(
+        !diff.contains("-  \"env\"") && !diff.contains("-    \"A\""),
+        "{diff}"
+    );
+    assert!(diff.contains("+  \"model\": \"sonnet\"\n"), "{diff}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), edited);
+
+    let said = ok(sb.path(), &["setup", "claude-code", "--remove"], &[]);
+    assert!(
+        said.starts_with("removed hookd's relay hooks from"),
+        "{said}"
+    );
+    assert_eq!(
+        json(&file),
+        serde_json::json!({"env": {"A": "1"}, "model": "sonnet"})
+    );
+    assert!(!backup(&file).exists());
+    let registry = json(&sb.p(".state/hookd/setup.json"));
+    assert_eq!(registry["setups"], serde_json::json!([]), "{registry}");
+    let again = ok(sb.path(), &["setup", "claude-code", "--remove"], &[]);
+    assert!(again.contains("no hooks of hookd's to remove"), "{again}");
+
+    // Codex: the trust records go with the hooks; a hook the user added since stays, with its record
+    // carried to the place it moves up to.
+    let codex = sb.p(".codex/config.toml");
+    fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    fs::write(&codex, "model = \"o3\" # mine\n").unwrap();
+    let env = [("CODEX_HOME", sb.p(".codex"))];
+    let env = [(env[0].0, env[0].1.as_path())];
+    ok(sb.path(), &["setup", "codex"], &env);
+    let named = fs::canonicalize(sb.p(".codex"))
+        .unwrap()
+        .join("config.toml");
+    let mut text = fs::read_to_string(&codex).unwrap();
+    text.push_str(&format!(
+        "\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./later.sh\"\n\n[hooks.state.\"{}:stop:1:0\"]\ntrusted_hash = \"sha256:later\"\n",
+        named.display()
+    ));
+    fs::write(&codex, &text).unwrap();
+    ok(sb.path(), &["setup", "codex", "--remove"], &env);
+    let removed = fs::read_to_string(&codex).unwrap();
+    assert!(removed.starts_with("model = \"o3\" # mine\n"), "{removed}");
+    assert!(!removed.contains("relay"), "{removed}");
+    let v: toml::Table = removed.parse().unwrap();
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(),
+        Some("./later.sh")
+    );
+    let state = v["hooks"]["state"].as_table().unwrap();
+    assert_eq!(state.len(), 1, "{removed}");
+    assert_eq!(
+        state[&format!("{}:stop:0:0", named.display())]["trusted_hash"].as_str(),
+        Some("sha256:later")
+    );
+
+    // A file setup created and nothing else was written into is removed, as --undo would.
+    let fresh = sb.p("fresh/settings.json");
+    let fresh_arg = fresh.to_str().unwrap();
+    ok(sb.path(), &["setup", "qwen-code", "--file", fresh_arg], &[]);
+    let said = ok(
+        sb.path(),
+        &["setup", "qwen-code", "--file", fresh_arg, "--remove"],
+        &[],
+    );
+    assert!(
+        said.starts_with(&format!(
+            "removed {fresh_arg}, which hookd setup had created"
+        )),
+        "{said}"
+    );
+    assert!(!fresh.exists() && !backup(&fresh).exists());
+}
