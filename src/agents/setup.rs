@@ -24,6 +24,8 @@ use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
 use crate::agents::snippet;
 use crate::agents::{Agent, SettingsFormat};
 
+mod layout;
+
 /// The hooks to write: the relay `command` (as [`snippet::relay_command`] makes it), `hookd` the path
 /// of this binary (its earlier hooks are recognised by it too), and for Codex `codex_file`, the name of
 /// the settings file as Codex puts it in its trust records.
@@ -853,8 +855,13 @@ fn strip_json_list(items: &mut Vec<Json>, flat: bool, hookd: &str) -> Option<usi
     at
 }
 
-/// The settings as text, indented as `original` is, ending in a newline unless it did not.
+/// The settings as text in the layout of `original` ([`layout`]): what the merge left as it was kept
+/// byte for byte, the rest written as the file writes it; a file with no layout to keep (none, or
+/// empty) written an entry a line, ending in a newline.
 fn render_json(root: &Json, original: &str) -> String {
+    if let Some(kept) = layout::keep(root, original) {
+        return kept;
+    }
     let mut out = String::new();
     write_json(&mut out, root, &indent_of(original), 0);
     if original.is_empty() || original.ends_with('\n') {
@@ -1227,9 +1234,10 @@ mod tests {
     "zeta": 1e3
 }"#;
         let merged = merge(file, "s.json", &wanted(Agent::ClaudeCode, CLAUDE)).unwrap();
-        assert!(merged.starts_with("{\n    \"permissions\": {\n        \"allow\": [\n            \"Bash\"\n        ]\n    },\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": ["), "{merged}");
+        // What the merge did not change stays as written: one-line objects, numbers, indentation.
+        assert!(merged.starts_with("{\n    \"permissions\": {\"allow\": [\"Bash\"]},\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./check.sh\", \"timeout\": 1.50}]}, {\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/hookd relay --agent claude-code\", \"timeout\": 120}]}],\n"), "{merged}");
         assert!(
-            merged.contains("\"timeout\": 1.50") && merged.ends_with("    \"zeta\": 1e+3\n}"),
+            merged.ends_with("\n    },\n    \"zeta\": 1e3\n}"),
             "{merged}"
         );
         let v = value(&merged);
@@ -1431,8 +1439,9 @@ mod tests {
         )
         .unwrap();
         assert!(
-            merged.contains("\"enabled\": true")
-                && merged.contains("\"disabled\": [\n      \"x\"\n    ]"),
+            merged.starts_with(
+                "{\"hooks\": {\"enabled\": true, \"disabled\": [\"x\"], \"SessionStart\": [{"
+            ),
             "{merged}"
         );
     }
@@ -1444,10 +1453,7 @@ mod tests {
         let w = wanted(Agent::ClaudeCode, CLAUDE);
         let start = "{\"model\": \"opus\"}\n";
         let merged = merge(start, "s.json", &w).unwrap();
-        assert_eq!(
-            remove(&merged, "s.json", &w).unwrap().unwrap(),
-            "{\n  \"model\": \"opus\"\n}\n"
-        );
+        assert_eq!(remove(&merged, "s.json", &w).unwrap().unwrap(), start);
         let edited = merged.replace("\"opus\"", "\"sonnet\"").replacen(
             "\"hooks\": {",
             "\"hooks\": {\n    \"WorktreeCreate\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./later.sh\"}]}],",
@@ -1613,9 +1619,68 @@ mod tests {
         )
         .unwrap();
         assert!(
-            compact.starts_with("{\n  \"model\": \"opus\",\n  \"hooks\": {\n"),
-            "{compact}"
+            compact.starts_with("{\"model\":\"opus\",\"hooks\":{\"SessionStart\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",")
+                && compact.ends_with("}]}]}}\n")
+                && compact.lines().count() == 1,
+            "a file written on one line stays one line: {compact}"
         );
+    }
+
+    /// Setup keeps the file's own layout: every part the merge did not change byte for byte (blank
+    /// lines, one-line objects, numbers, CRLF line ends), and what it adds written as the file writes
+    /// its hooks at that depth (a group on one line in a file that writes them so); a one-line file
+    /// stays one line; taking hookd's hooks out gives the file back as it was.
+    #[test]
+    fn the_files_own_layout_is_kept() {
+        let c = wanted(Agent::ClaudeCode, CLAUDE);
+        let file = "{\n  \"env\": {\"A\": \"1\",   \"B\": 2.50},\n\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]}\n    ]\n  }\n}\n";
+        let merged = merge(file, "s.json", &c).unwrap();
+        assert!(
+            merged.starts_with("{\n  \"env\": {\"A\": \"1\",   \"B\": 2.50},\n\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]},\n      {\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/hookd relay --agent claude-code\", \"timeout\": 120}]}\n    ],\n    \"SessionStart\": [\n      {\"matcher\": \"*\", \"hooks\": [{\"type\""),
+            "{merged}"
+        );
+        assert_eq!(merge(&merged, "s.json", &c).unwrap(), merged);
+        assert_eq!(remove(&merged, "s.json", &c).unwrap().unwrap(), file);
+
+        // Copilot CLI's one-line file stays one line, and comes back as it was.
+        let p = wanted(
+            Agent::CopilotCli,
+            "/usr/local/bin/hookd relay --agent copilot-cli",
+        );
+        let one_line = "{\"model\": \"gpt-5\", \"trusted_folders\": [\"/src\"]}\n";
+        let merged = merge(one_line, "settings.json", &p).unwrap();
+        assert_eq!(merged.lines().count(), 1, "{merged}");
+        assert!(
+            merged.starts_with(
+                "{\"model\": \"gpt-5\", \"trusted_folders\": [\"/src\"], \"hooks\": {\""
+            ),
+            "{merged}"
+        );
+        assert_eq!(
+            remove(&merged, "settings.json", &p).unwrap().unwrap(),
+            one_line
+        );
+
+        // Brackets cuddled (`[{`): hookd's group follows as `}, {`, indented as the file's groups are.
+        let cuddled = "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\n\t\t\t\"hooks\": [{\n\t\t\t\t\"type\": \"command\",\n\t\t\t\t\"command\": \"./stop.sh\"\n\t\t\t}]\n\t\t}]\n\t}\n}\n";
+        let merged = merge(cuddled, "s.json", &c).unwrap();
+        assert!(
+            merged.contains("\t\t\t}]\n\t\t}, {\n\t\t\t\"hooks\": [\n\t\t\t\t{\n\t\t\t\t\t\"type\": \"command\",\n"),
+            "{merged}"
+        );
+        assert_eq!(remove(&merged, "s.json", &c).unwrap().unwrap(), cuddled);
+
+        // CRLF line ends stay CRLF, in what is kept and in what is added.
+        let crlf = "{\r\n  \"model\": \"opus\"\r\n}\r\n";
+        let merged = merge(crlf, "s.json", &c).unwrap();
+        assert!(
+            merged.starts_with(
+                "{\r\n  \"model\": \"opus\",\r\n  \"hooks\": {\r\n    \"SessionStart\": [\r\n"
+            ),
+            "{merged:?}"
+        );
+        assert!(!merged.replace("\r\n", "").contains('\n'), "{merged:?}");
+        assert_eq!(remove(&merged, "s.json", &c).unwrap().unwrap(), crlf);
     }
 
     #[test]
@@ -1634,7 +1699,7 @@ mod tests {
         assert!(warnings("{\"disableAllHooks\": false, \"hooks\": {}}", &c).is_empty());
     }
 
-    /// Digits as written (serde_json writes an exponent as `e+3`, `e-3`: the same number).
+    /// Numbers as written, in the part of the file setup leaves as it was.
     #[test]
     fn json_numbers_keep_their_text() {
         let merged = merge(
@@ -1644,8 +1709,8 @@ mod tests {
         )
         .unwrap();
         assert!(
-            merged.contains(
-                "\"n\": 1.0,\n  \"big\": 123456789012345678901234567890,\n  \"e\": -2e-3,"
+            merged.starts_with(
+                "{\"n\": 1.0, \"big\": 123456789012345678901234567890, \"e\": -2E-3, \"hooks\": {"
             ),
             "{merged}"
         );

@@ -362,6 +362,12 @@ fn setup_holds(entry: &Entry, problems: &mut Vec<String>) {
             found.len()
         ));
     }
+    if let Some(line) = layout_lost(&entry.text, &merged) {
+        problems.push(format!(
+            "{}: the file's layout was not kept (its line {line:?} is gone):\n{merged}",
+            entry.file
+        ));
+    }
     let merged_value = if entry.path.ends_with(".toml") {
         serde_json::to_value(merged.parse::<toml::Table>().unwrap()).unwrap()
     } else {
@@ -374,6 +380,28 @@ fn setup_holds(entry: &Entry, problems: &mut Vec<String>) {
             entry.file, entry.text
         ));
     }
+}
+
+/// The first line of `original` that `merged` does not keep, in order (a comma added at its end
+/// allowed: an entry now follows it); a file on one line must stay on one line. The lines the merge
+/// must change are not looked for: an empty list (`"Stop": []`) that hookd's hook goes into, and the
+/// closing brackets of a list that continues after them (`}]` in a file that cuddles its brackets).
+fn layout_lost(original: &str, merged: &str) -> Option<String> {
+    if original.trim_end().lines().count() == 1 && merged.trim_end().lines().count() != 1 {
+        return Some(original.to_string());
+    }
+    let mut lines = merged.lines();
+    let changed = |line: &str| {
+        let line = line.trim().trim_end_matches(',');
+        line.ends_with("[]") || line.starts_with("}]")
+    };
+    for line in original.lines().filter(|line| !changed(line)) {
+        let with_comma = format!("{line},");
+        if !lines.any(|m| m == line || m == with_comma) {
+            return Some(line.to_string());
+        }
+    }
+    None
 }
 
 /// The events of the file's `hooks` object.
