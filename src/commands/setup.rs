@@ -88,13 +88,64 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         register(&file, &wanted, args.fail_closed, text);
         ask_reload(&socket, Some((agent, args.fail_closed)));
     }
-    if !args.dry_run
-        && let Some(hint) =
-            lite_relay_hint(agent, &relay, &hookd, &setup_again(args, &file, &flags))
+    let again = setup_again(args, &file, &flags);
+    if let Some(warning) = build_folder_warning(agent, &relay, args.fail_closed, &again) {
+        // Installing hookd is the fix, which brings the lite relay along: no hint about copying it in.
+        eprintln!("{warning}");
+    } else if !args.dry_run
+        && let Some(hint) = lite_relay_hint(agent, &relay, &hookd, &again)
     {
         eprintln!("{hint}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The cargo build folder `program` is in (`target/`, holding `CACHEDIR.TAG`, of which `program`'s folder
+/// is a profile's, `target/release`, or a target's, `target/x86_64-unknown-linux-gnu/release`), when it
+/// is in one.
+fn build_folder(program: &Path) -> Option<PathBuf> {
+    program.ancestors().skip(2).take(2).find_map(|folder| {
+        let tag = std::fs::read_to_string(folder.join("CACHEDIR.TAG")).unwrap_or_default();
+        let cargos = tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55");
+        (cargos || folder.file_name() == Some("target".as_ref())).then(|| folder.to_path_buf())
+    })
+}
+
+/// What setup says when the relay it writes into the agent's settings is in a cargo build folder (as
+/// after `cargo build` in a checkout, following the tour): `cargo clean`, or a build of another kind,
+/// takes it away or changes it under the agent, and the agent's hooks then fail. Said with how to
+/// install hookd from its source (the README's commands) and the setup to run again with the installed
+/// hookd. `again` is that setup.
+fn build_folder_warning(
+    agent: Agent,
+    relay: &str,
+    fail_closed: bool,
+    again: &str,
+) -> Option<String> {
+    let program = Path::new(relay);
+    let target = build_folder(program)?;
+    let then = if fail_closed {
+        "every call refused"
+    } else {
+        "every call let through, unguarded"
+    };
+    let install = if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        "cargo install-static (or cargo install --path .) and cargo install --path lite"
+    } else {
+        "cargo install --path ."
+    };
+    let installed = cargo_install_root()
+        .map(|root| root.join("bin/hookd").display().to_string())
+        .unwrap_or_else(|| "hookd".to_string());
+    let again = again.strip_prefix("hookd ").unwrap_or(again);
+    Some(format!(
+        "warning: the relay written into {}'s settings, {}, is in a cargo build folder ({}): cargo clean, or another build, takes it away or changes it, and {} then fails at every call ({then}). Install hookd instead, from its source: {install}; then run the installed hookd's setup: {} {again}",
+        agent.display_name(),
+        program.display(),
+        target.display(),
+        agent.display_name(),
+        snippet::shell_quote(&installed),
+    ))
 }
 
 /// The file as the registry names it: its absolute path, as text.
@@ -899,6 +950,66 @@ mod tests {
         assert_eq!(gone.content, None);
         std::fs::write(&file, "").unwrap();
         assert!(changed_since(&file, &gone).unwrap().is_some());
+    }
+
+    /// A relay in a cargo build folder (a profile's, or a target's) is told; one installed is not.
+    #[test]
+    fn a_relay_in_a_build_folder_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("checkout/target");
+        for folder in ["release", "x86_64-unknown-linux-gnu/release"] {
+            std::fs::create_dir_all(target.join(folder)).unwrap();
+        }
+        // A target folder of another name, as CARGO_TARGET_DIR makes, is told by cargo's tag.
+        let elsewhere = dir.path().join("build-cache");
+        std::fs::create_dir_all(elsewhere.join("debug")).unwrap();
+        std::fs::write(
+            elsewhere.join("CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cargo.\n",
+        )
+        .unwrap();
+        assert_eq!(
+            build_folder(&target.join("release/hookd-relay")),
+            Some(target.clone())
+        );
+        assert_eq!(
+            build_folder(&target.join("x86_64-unknown-linux-gnu/release/hookd-relay")),
+            Some(target.clone())
+        );
+        assert_eq!(
+            build_folder(&elsewhere.join("debug/hookd")),
+            Some(elsewhere.clone())
+        );
+        assert_eq!(
+            build_folder(Path::new("/home/me/.cargo/bin/hookd-relay")),
+            None
+        );
+        assert_eq!(build_folder(&dir.path().join("bin/hookd-relay")), None);
+        let relay = target.join("release/hookd-relay");
+        let said = build_folder_warning(
+            Agent::ClaudeCode,
+            relay.to_str().unwrap(),
+            false,
+            "hookd setup claude-code --fail-closed",
+        )
+        .unwrap();
+        assert!(
+            said.starts_with(&format!(
+                "warning: the relay written into Claude Code's settings, {}, is in a cargo build folder ({}): cargo clean",
+                relay.display(),
+                target.display()
+            )),
+            "{said}"
+        );
+        assert!(
+            said.contains("(every call let through, unguarded)"),
+            "{said}"
+        );
+        assert!(said.contains("cargo install"), "{said}");
+        assert!(
+            said.ends_with("/bin/hookd setup claude-code --fail-closed"),
+            "{said}"
+        );
     }
 
     #[test]
