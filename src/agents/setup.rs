@@ -172,6 +172,76 @@ pub fn warnings(text: &str, wanted: &Wanted) -> Vec<String> {
     warnings
 }
 
+/// A hook of the agent's own, in its settings file, that hookd's settings hold too: the agent runs it,
+/// and the relay has hookd run it again, so it runs twice at each of its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunsTwice {
+    /// The agent's name for the event.
+    pub event: String,
+    pub command: String,
+    /// The name of hookd's hook that runs the same command at the same moment.
+    pub hookd_hook: String,
+}
+
+/// The agent's own hooks in `text` (as `hookd import` reads them: command hooks the agent runs, not
+/// hookd's relay, not one it switched off) that `settings` also runs for the agent, at the same moment
+/// with the same command: each would run twice. None for a file import cannot read.
+pub fn runs_twice(
+    text: &str,
+    label: &str,
+    agent: Agent,
+    settings: &crate::settings::Settings,
+) -> Vec<RunsTwice> {
+    use crate::settings::{Program, Settings};
+    let command_of = |program: &Program| match program {
+        Program::Shell { command, .. } => Some(command.clone()),
+        _ => None,
+    };
+    let Ok(imported) = crate::agents::import::convert(text, label, Some(agent)) else {
+        return Vec::new();
+    };
+    let Ok(own) = Settings::parse(Path::new(label), label, &imported.toml) else {
+        return Vec::new();
+    };
+    let mut twice = Vec::new();
+    for (moment, hooks) in &own.hooks {
+        for hook in hooks.iter().filter(|h| h.enabled) {
+            let Some(command) = command_of(&hook.program) else {
+                continue;
+            };
+            let theirs = settings.hooks_for(moment).iter().find(|h| {
+                h.enabled
+                    && command_of(&h.program).as_deref() == Some(command.as_str())
+                    && h.agents
+                        .as_ref()
+                        .is_none_or(|names| names.iter().any(|n| n == agent.name()))
+            });
+            if let Some(theirs) = theirs {
+                twice.push(RunsTwice {
+                    event: agent.event_name_of(moment).to_string(),
+                    command,
+                    hookd_hook: theirs.name.clone(),
+                });
+            }
+        }
+    }
+    twice
+}
+
+/// What setup and doctor say of hooks that run twice: which, and how to have each run once.
+pub fn said_twice(twice: &[RunsTwice], agent: Agent, file: &str, config: &str) -> String {
+    let who = agent.display_name();
+    let listed: Vec<String> = twice
+        .iter()
+        .map(|t| format!("{} `{}` (hookd's \"{}\")", t.event, t.command, t.hookd_hook))
+        .collect();
+    format!(
+        "{} of {who}'s own hooks in {file} are in hookd's settings ({config}) too, so each runs twice, once by {who} and once through hookd: {}; take them out of {file} (hookd runs them for {who} now), or out of {config}",
+        twice.len(),
+        listed.join(", ")
+    )
+}
+
 /// One of hookd's hooks as an agent's settings file holds it: what `hookd doctor` compares with what
 /// setup wrote, and what the registry's digest is made of.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1490,6 +1560,43 @@ mod tests {
             Some("sha256:later"),
             "the user's record follows its hook to its new place"
         );
+    }
+
+    /// A hook of the agent's own that hookd's settings also run for that agent, at the same moment with
+    /// the same command, runs twice; one scoped to another agent, on another moment, switched off in
+    /// the agent, or hookd's relay, does not.
+    #[test]
+    fn hooks_in_both_places_are_found_to_run_twice() {
+        let file = r#"{"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}, {"type": "command", "command": "./other.sh"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "./stop.sh"}, {"type": "command", "command": "/usr/local/bin/hookd relay --agent claude-code"}]}]
+        }}"#;
+        let settings = crate::settings::Settings::parse(
+            Path::new("h.toml"),
+            "h.toml",
+            "[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"./guard.sh\"\n\n[[hooks.PreToolUse]]\nname = \"other\"\ncommand = \"./other.sh\"\nagents = [\"codex\"]\n\n[[hooks.PostToolUse]]\nname = \"stop-elsewhere\"\ncommand = \"./stop.sh\"\n",
+        )
+        .unwrap();
+        let twice = runs_twice(file, "settings.json", Agent::ClaudeCode, &settings);
+        assert_eq!(
+            twice,
+            [RunsTwice {
+                event: "PreToolUse".into(),
+                command: "./guard.sh".into(),
+                hookd_hook: "guard".into()
+            }]
+        );
+        let said = said_twice(&twice, Agent::ClaudeCode, "s.json", "h.toml");
+        assert_eq!(
+            said,
+            "1 of Claude Code's own hooks in s.json are in hookd's settings (h.toml) too, so each runs twice, once by Claude Code and once through hookd: PreToolUse `./guard.sh` (hookd's \"guard\"); take them out of s.json (hookd runs them for Claude Code now), or out of h.toml"
+        );
+        // Gemini CLI's own event name, for hookd's moment.
+        let gemini = r#"{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "./guard.sh"}]}]}}"#;
+        let twice = runs_twice(gemini, "settings.json", Agent::GeminiCli, &settings);
+        assert_eq!(twice.len(), 1);
+        assert_eq!(twice[0].event, "BeforeTool");
+        assert!(runs_twice("not json", "s.json", Agent::ClaudeCode, &settings).is_empty());
     }
 
     /// A file of the other format is refused by its name, in words that point at the right file.

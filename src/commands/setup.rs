@@ -87,6 +87,7 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
     if let Done::SetUp(text) = &done {
         register(&file, &wanted, args.fail_closed, text);
         ask_reload(&socket, Some((agent, args.fail_closed)));
+        say_own_hooks(text, &file, agent);
     }
     let again = setup_again(args, &file, &flags);
     if let Some(warning) = build_folder_warning(agent, &relay, args.fail_closed, &again) {
@@ -98,6 +99,43 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         eprintln!("{hint}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What setup says of the agent's own hooks in the file it set up, which the agent runs beside hookd's
+/// relay: those hookd's settings (the default file, as `hookd serve` reads it) hold too run twice, and
+/// are warned of; others are pointed at `hookd import`, to move them into hookd. Never silent, never
+/// changed: taking a user's hook out is the user's call.
+fn say_own_hooks(text: &str, file: &Path, agent: Agent) {
+    let shown = file.display().to_string();
+    let config = crate::paths::default_config();
+    let config_shown = config.display().to_string();
+    let settings = crate::settings::Settings::load(&config).ok();
+    let twice = settings
+        .as_ref()
+        .map(|settings| crate::agents::setup::runs_twice(text, &shown, agent, settings))
+        .unwrap_or_default();
+    if !twice.is_empty() {
+        eprintln!(
+            "warning: {}",
+            crate::agents::setup::said_twice(&twice, agent, &shown, &config_shown)
+        );
+        return;
+    }
+    let own = crate::agents::import::convert(text, &shown, Some(agent))
+        .map(|imported| imported.toml.matches("\n[[hooks.").count())
+        .unwrap_or(0);
+    if own > 0 {
+        eprintln!(
+            "hint: {shown} holds {own} hook{} of {}'s own, which {} runs beside hookd's relay; to have hookd run {} instead (one settings file for every agent, with its journal): hookd import {} >> {}, then take {} out of {shown}",
+            if own == 1 { "" } else { "s" },
+            agent.display_name(),
+            agent.display_name(),
+            if own == 1 { "it" } else { "them" },
+            snippet::shell_quote(&shown),
+            snippet::shell_quote(&config_shown),
+            if own == 1 { "it" } else { "them" },
+        );
+    }
 }
 
 /// The cargo build folder `program` is in (`target/`, holding `CACHEDIR.TAG`, of which `program`'s folder
