@@ -682,7 +682,7 @@ fn said_written(file: &Path, agent: Agent, existed: bool, kept: bool, stripped: 
         "empty: there was no file before hookd setup"
     };
     println!(
-        "backup: {} ({then}{}); hookd setup {} --undo restores it",
+        "backup: {} ({then}{}); hookd setup {} --undo restores it, --remove takes out only hookd's hooks",
         backup_of(file).display(),
         if kept {
             ", kept from the first setup"

@@ -482,13 +482,20 @@ fn hookd_in(home: &Path, args: &[&str]) -> Output {
     run_with_deadline(cmd, None, T)
 }
 
-/// The sample: the first file of each agent, every file with an empty event list (which `--undo` once
-/// refused), and a Gemini CLI file with a timeout too short to run.
+/// The sample: the first file of each agent, a Codex hooks.json (which setup refuses, pointing at
+/// config.toml), every file with an empty event list (which `--undo` once refused), and a Gemini CLI
+/// file with a timeout too short to run.
 fn sample(corpus: &[Entry]) -> Vec<&Entry> {
     let mut sample: Vec<&Entry> = Vec::new();
     for agent in Agent::ALL {
         sample.extend(corpus.iter().find(|e| e.agent == agent));
     }
+    // A Codex hooks.json, which setup codex refuses, pointing at config.toml.
+    sample.extend(
+        corpus
+            .iter()
+            .find(|e| e.agent == Agent::Codex && e.path.ends_with(".json")),
+    );
     let too_short = |entry: &Entry| {
         import::convert(&entry.text, &entry.path, Some(entry.agent))
             .is_ok_and(|i| i.warnings.iter().any(|w| w.contains("too short")))
@@ -563,6 +570,13 @@ fn a_sample_goes_through_the_real_binary_as_a_user_runs_it() {
                 "{what}: {}",
                 text(&out.stderr)
             );
+            if entry.agent == Agent::Codex && entry.path.ends_with(".json") {
+                assert!(
+                    text(&out.stderr).contains("hookd setup codex writes Codex's config.toml"),
+                    "{what}: {}",
+                    text(&out.stderr)
+                );
+            }
             assert_eq!(
                 fs::read(&copy).unwrap(),
                 original,
