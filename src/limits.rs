@@ -57,6 +57,11 @@ pub const MAX_HOOK_TIMEOUT_SECS: f64 = 86_400.0;
 /// `timeout = 1e-12` was taken as zero, and the hook failed at every fire without ever running).
 pub const MIN_HOOK_TIMEOUT_SECS: f64 = 0.001;
 
+/// A command hook's timeout below which `hookd check` and `hookd import` warn: starting a shell and a
+/// program takes milliseconds alone, so such a hook times out at nearly every fire. Most often it is a
+/// number meant as seconds read where milliseconds are (Gemini CLI's `"timeout": 10` is 10 ms).
+pub const SHORT_COMMAND_TIMEOUT_SECS: f64 = 0.1;
+
 /// Between SIGTERM and SIGKILL for a hook out of time: time for it to clean up after itself.
 pub const KILL_GRACE: Duration = Duration::from_secs(1);
 

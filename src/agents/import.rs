@@ -14,7 +14,7 @@ use std::path::{Component, Path};
 use serde_json::{Map, Value};
 
 use crate::agents::{Agent, SettingsFormat};
-use crate::limits::MAX_HOOK_TIMEOUT_SECS;
+use crate::limits::{MAX_HOOK_TIMEOUT_SECS, SHORT_COMMAND_TIMEOUT_SECS};
 use crate::moment;
 use crate::settings::Matcher;
 
@@ -42,11 +42,7 @@ pub fn convert(text: &str, label: &str, agent: Option<Agent>) -> Result<Imported
                 kind(other)
             ));
         }
-        None => {
-            return Err(format!(
-                "{label}: no \"hooks\" object (expected {{\"hooks\": {{\"PreToolUse\": [...]}}}})"
-            ));
-        }
+        None => return Err(no_hooks(root, label)),
     };
     let (agent, guessed) = match agent {
         Some(agent) => (agent, None),
@@ -61,6 +57,33 @@ pub fn convert(text: &str, label: &str, agent: Option<Agent>) -> Result<Imported
         import.event(event, groups);
     }
     Ok(import.render(label, guessed))
+}
+
+/// Why a file without hooks cannot be imported, in the file's own terms: a config.toml has no
+/// `[hooks]` table (Codex's hooks may be in the hooks.json beside it); a JSON file whose top level holds
+/// event names has them outside the `"hooks"` object the agents read them from.
+fn no_hooks(root: &Map<String, Value>, label: &str) -> String {
+    if label.ends_with(".toml") {
+        return format!(
+            "{label}: no [hooks] table, so no hooks to import: Codex's hooks are [[hooks.EVENT]] tables (with [[hooks.EVENT.hooks]] in each) in config.toml, or in the hooks.json beside it; import that file if it is there"
+        );
+    }
+    let events: Vec<&str> = root
+        .keys()
+        .map(String::as_str)
+        .filter(|key| {
+            moment::known(key).is_some() || Agent::ALL.iter().any(|a| a.event_names().contains(key))
+        })
+        .take(3)
+        .collect();
+    if !events.is_empty() {
+        return format!(
+            "{label}: no \"hooks\" object: the file's top level holds {}, which agents read only inside one ({{\"hooks\": {{\"{}\": [...]}}}}); move them there to import them",
+            events.join(", "),
+            events[0]
+        );
+    }
+    format!("{label}: no \"hooks\" object (expected {{\"hooks\": {{\"PreToolUse\": [...]}}}})")
 }
 
 /// The file as JSON; a `.toml` file (Codex's config.toml) is read as TOML and handled the same way.
@@ -154,6 +177,8 @@ struct Import {
     all_disabled: bool,
     /// Gemini CLI hook names switched off in its settings (`hooksConfig.disabled`).
     disabled_names: HashSet<String>,
+    /// What the user must hear of on stderr, besides the comments (a timeout too short to run).
+    warnings: Vec<String>,
 }
 
 impl Import {
@@ -165,6 +190,7 @@ impl Import {
             notes: Vec::new(),
             all_disabled: false,
             disabled_names: HashSet::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -425,16 +451,46 @@ impl Import {
         Some(converted)
     }
 
-    /// The timeout, in seconds: Claude Code and Codex count in seconds, Gemini CLI in milliseconds.
-    fn timeout(&self, value: &Value, converted: &mut Converted) {
+    /// The timeout, in seconds: Claude Code and Codex count in seconds, Gemini CLI in milliseconds. A
+    /// conversion is said above the hook, and one that leaves a command too little time to start (a
+    /// Gemini CLI `"timeout": 10`, written as if in seconds, is 10 ms) on stderr too: it is kept as the
+    /// agent read it, not guessed at, and the warning says what to write if seconds were meant.
+    fn timeout(&mut self, value: &Value, converted: &mut Converted) {
         let in_ms = self.agent.row().settings.timeout_in_ms;
         let seconds = value.as_f64().map(|t| if in_ms { t / 1000.0 } else { t });
-        match seconds {
-            Some(s) if s > 0.0 && s <= MAX_HOOK_TIMEOUT_SECS => converted.timeout = Some(s),
-            _ => converted.notes.push(format!(
+        let Some(s) = seconds.filter(|s| *s > 0.0 && *s <= MAX_HOOK_TIMEOUT_SECS) else {
+            converted.notes.push(format!(
                 "timeout {} left out (hookd takes more than 0 and at most a day): hookd's default applies",
                 short(value)
-            )),
+            ));
+            return;
+        };
+        converted.timeout = Some(s);
+        let read = short(value);
+        if in_ms {
+            converted.notes.push(format!(
+                "timeout {read} read as {} reads it, in milliseconds: timeout = {} (seconds)",
+                self.agent.display_name(),
+                seconds_text(s)
+            ));
+        }
+        if s < SHORT_COMMAND_TIMEOUT_SECS {
+            let who = self.agent.display_name();
+            let meant = if in_ms {
+                format!(
+                    " ({read} ms: {who} cut it off as soon); kept as timeout = {}: if {read} seconds were meant, write timeout = {read} here (and \"timeout\": {} in {who}'s settings)",
+                    seconds_text(s),
+                    seconds_text(s * 1e6)
+                )
+            } else {
+                format!(" ({who} cut it off as soon)")
+            };
+            let warning = format!(
+                "{}: timeout {read} is too short for a command to start and answer, so the hook times out at nearly every fire{meant}",
+                converted.source,
+            );
+            converted.notes.push(warning.clone());
+            self.warnings.push(warning);
         }
     }
 
@@ -576,7 +632,7 @@ impl Import {
         for skipped in &self.skipped {
             comment(&mut out, &format!("not converted: {skipped}"));
         }
-        let mut warnings = Vec::new();
+        let mut warnings = std::mem::take(&mut self.warnings);
         if self.hooks.is_empty() {
             comment(&mut out, "no command hooks to convert");
             return Imported {
@@ -639,7 +695,7 @@ impl Import {
             }
             out.push_str(&format!("command = {}\n", toml_string(&hook.command)));
             if let Some(timeout) = hook.timeout {
-                out.push_str(&format!("timeout = {}\n", seconds(timeout)));
+                out.push_str(&format!("timeout = {}\n", seconds_text(timeout)));
             }
             if !hook.enabled {
                 out.push_str("enabled = false\n");
@@ -794,6 +850,11 @@ fn one_line(text: &str) -> String {
 /// A TOML string value, written by the toml crate so that every character is escaped as TOML wants.
 fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
+}
+
+/// Seconds as a person reads them: `0.01`, not `0.009999999999999998`.
+fn seconds_text(value: f64) -> String {
+    seconds((value * 1e9).round() / 1e9)
 }
 
 /// Seconds as TOML: a whole number when it is one (`30`), else a float (`1.5`).
@@ -1005,6 +1066,45 @@ mod tests {
         );
     }
 
+    /// Gemini CLI counts a hook's timeout in milliseconds: `10`, written as if in seconds, is 10 ms. It
+    /// is kept as Gemini read it, with what was read and how said above the hook, and a warning on
+    /// stderr saying what to write if seconds were meant; a timeout of 5000 is said, not warned of.
+    #[test]
+    fn a_gemini_timeout_too_short_to_run_is_said_not_silently_kept() {
+        let text = r#"{"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+            {"type": "command", "command": "guard.sh", "timeout": 10},
+            {"type": "command", "command": "slow.sh", "timeout": 5000}
+        ]}]}}"#;
+        let imported = convert(text, "/p/.gemini/settings.json", None).unwrap();
+        let (out, settings) = import(text, "/p/.gemini/settings.json", None);
+        let pre = settings.hooks_for("PreToolUse");
+        assert_eq!(pre[0].timeout, std::time::Duration::from_millis(10));
+        assert_eq!(pre[1].timeout, std::time::Duration::from_secs(5));
+        assert!(out.contains("timeout = 0.01\n"), "{out}");
+        assert!(
+            out.contains("# timeout 10 read as Gemini CLI reads it, in milliseconds: timeout = 0.01 (seconds)\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("# timeout 5000 read as Gemini CLI reads it, in milliseconds: timeout = 5 (seconds)\n"),
+            "{out}"
+        );
+        assert_eq!(
+            imported.warnings,
+            [
+                "hooks.BeforeTool[0].hooks[0]: timeout 10 is too short for a command to start and answer, so the hook times out at nearly every fire (10 ms: Gemini CLI cut it off as soon); kept as timeout = 0.01: if 10 seconds were meant, write timeout = 10 here (and \"timeout\": 10000 in Gemini CLI's settings)"
+            ]
+        );
+        // And check says so of the imported hook.
+        let warned = crate::agents::settings_warnings(&settings);
+        assert!(
+            warned
+                .iter()
+                .any(|w| w.starts_with("hook \"gemini-cli-PreToolUse-1\" has a timeout of 0.01s")),
+            "{warned:?}"
+        );
+    }
+
     #[test]
     fn qwen_code_hooks_keep_their_moments_and_get_claude_tool_names() {
         let text = r#"{"security": {"auth": {"selectedType": "openai"}}, "hooks": {
@@ -1086,6 +1186,18 @@ mod tests {
             out.contains("note: hooks.state is a Codex setting, not an event"),
             "{out}"
         );
+        // A config.toml without hooks is told in TOML's terms, and pointed at hooks.json.
+        let err = convert(
+            "model = \"o3\"\n[features]\ncodex_hooks = true\n",
+            "/home/me/.codex/config.toml",
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("/home/me/.codex/config.toml: no [hooks] table, so no hooks to import: Codex's hooks are [[hooks.EVENT]] tables"),
+            "{err}"
+        );
+        assert!(err.contains("hooks.json") && !err.contains('{'), "{err}");
         let err = convert("[[hooks.x]\n", "config.toml", None).unwrap_err();
         assert!(err.starts_with("config.toml:1:"), "{err}");
         assert!(err.contains("not TOML"), "{err}");
@@ -1148,6 +1260,16 @@ mod tests {
         );
         let err = convert("{\"model\": \"x\"}", "s.json", None).unwrap_err();
         assert!(err.starts_with("s.json: no \"hooks\" object"), "{err}");
+        let err = convert(
+            "{\"PreToolUse\": [{\"hooks\": []}], \"x\": 1}",
+            "hooks.json",
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "hooks.json: no \"hooks\" object: the file's top level holds PreToolUse, which agents read only inside one ({\"hooks\": {\"PreToolUse\": [...]}}); move them there to import them"
+        );
         let err = convert("[1]", "s.json", None).unwrap_err();
         assert!(err.starts_with("s.json: no \"hooks\" object"), "{err}");
         let err = convert("{\"hooks\": []}", "s.json", None).unwrap_err();

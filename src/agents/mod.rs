@@ -3,7 +3,7 @@
 //! names, tools, dialect, settings file) is its row in [`crate::agent::AGENTS`]; which moments it fires,
 //! and as what, is in the moment rows of [`crate::moment::KNOWN`]. Re-exported here for the floors above.
 
-use crate::limits::{HOOK_LIMIT_MARGIN, RELAY_TIMEOUT_SECS};
+use crate::limits::{HOOK_LIMIT_MARGIN, RELAY_TIMEOUT_SECS, SHORT_COMMAND_TIMEOUT_SECS};
 
 pub mod dialect;
 pub mod import;
@@ -30,6 +30,9 @@ pub fn settings_warnings(settings: &crate::settings::Settings) -> Vec<String> {
                     hook.timeout.as_secs_f64(),
                     RELAY_TIMEOUT_SECS
                 ));
+            }
+            if let Some(warning) = short_timeout_warning(hook) {
+                warnings.push(warning);
             }
             time_limit_warnings(moment, hook, &mut warnings);
             for name in hook.agents.iter().flatten() {
@@ -116,6 +119,31 @@ fn advisory_warnings(settings: &crate::settings::Settings) -> Vec<String> {
     warnings
 }
 
+/// A line for a command hook given a timeout too short for a command to start and answer
+/// ([`SHORT_COMMAND_TIMEOUT_SECS`]): it would fail at nearly every fire. A worker is left alone: it is
+/// running already, and may answer within a few milliseconds.
+fn short_timeout_warning(hook: &crate::settings::Hook) -> Option<String> {
+    use crate::settings::Program;
+    let seconds = hook.timeout.as_secs_f64();
+    let command = matches!(hook.program, Program::Shell { .. } | Program::Argv(_));
+    if !command || !hook.timeout_given || seconds >= SHORT_COMMAND_TIMEOUT_SECS {
+        return None;
+    }
+    Some(format!(
+        "hook \"{}\" has a timeout of {seconds}s ({} ms): too short for a command to start and answer, so it times out at nearly every fire; a timeout is in seconds (was {} meant?)",
+        hook.name,
+        (seconds * 1000.0).round(),
+        meant_seconds(seconds)
+    ))
+}
+
+/// What a timeout read as milliseconds gives in seconds, as a person would have meant it: `0.01` s
+/// (`10` read as ms) was `timeout = 10`.
+fn meant_seconds(seconds: f64) -> String {
+    let ms = (seconds * 1000.0 * 1000.0).round() / 1000.0;
+    format!("timeout = {ms}")
+}
+
 /// A line for each agent `hook` applies to that waits less at `moment` than the file gives the hook
 /// (Claude Code's SessionEnd, say). hookd stops the hook for that agent [`HOOK_LIMIT_MARGIN`] before the
 /// agent's limit, so that its verdict is heard; a timeout hookd chose itself is fitted so without a word,
@@ -180,6 +208,23 @@ mod tests {
             settings_warnings(&settings),
             vec![
                 "hook \"x\" is for codex, which never fires PostToolUseFailure: it will not run for codex"
+            ]
+        );
+    }
+
+    /// A command hook given 10 ms (Gemini CLI's `"timeout": 10` imported as it counts) is warned of; a
+    /// worker, a hook given 0.1 s, and one whose timeout the file does not give are not.
+    #[test]
+    fn warns_of_a_command_hook_with_a_timeout_too_short_to_start() {
+        let text = "[[hooks.Stop]]\nname = \"ten-ms\"\ncommand = \"true\"\ntimeout = 0.01\n\n[[hooks.Stop]]\nname = \"argv\"\nargv = [\"true\"]\ntimeout = 0.05\n\n[[hooks.Stop]]\nname = \"enough\"\ncommand = \"true\"\ntimeout = 0.1\n\n[[hooks.Stop]]\nname = \"worker\"\nworker = [\"cat\"]\ntimeout = 0.01\n";
+        let settings =
+            crate::settings::Settings::parse(std::path::Path::new("h.toml"), "h.toml", text)
+                .unwrap();
+        assert_eq!(
+            settings_warnings(&settings),
+            vec![
+                "hook \"ten-ms\" has a timeout of 0.01s (10 ms): too short for a command to start and answer, so it times out at nearly every fire; a timeout is in seconds (was timeout = 10 meant?)",
+                "hook \"argv\" has a timeout of 0.05s (50 ms): too short for a command to start and answer, so it times out at nearly every fire; a timeout is in seconds (was timeout = 50 meant?)",
             ]
         );
     }

@@ -24,6 +24,8 @@ use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
 use crate::agents::snippet;
 use crate::agents::{Agent, SettingsFormat};
 
+mod layout;
+
 /// The hooks to write: the relay `command` (as [`snippet::relay_command`] makes it), `hookd` the path
 /// of this binary (its earlier hooks are recognised by it too), and for Codex `codex_file`, the name of
 /// the settings file as Codex puts it in its trust records.
@@ -33,6 +35,25 @@ pub struct Wanted<'a> {
     pub command: &'a str,
     pub hookd: &'a str,
     pub codex_file: &'a str,
+}
+
+/// Why `file` cannot be `agent`'s settings file by its name, before it is read: Codex's setup writes
+/// config.toml (TOML, with trust records), never its hooks.json; the other agents read JSON. Said in
+/// those terms, rather than as the parse error the other format gives.
+pub fn wrong_kind_of_file(agent: Agent, file: &Path) -> Option<String> {
+    let extension = file.extension()?.to_str()?.to_ascii_lowercase();
+    let shown = file.display();
+    let who = agent.display_name();
+    match (agent.row().settings.format, extension.as_str()) {
+        (SettingsFormat::CodexToml, "json") => Some(format!(
+            "{shown}: hookd setup {} writes {who}'s config.toml ([[hooks.EVENT]] tables, each with the trust record {who} needs to run it), not a JSON hooks file: give --file the config.toml ({who} reads $CODEX_HOME/config.toml, else ~/.codex/config.toml), or leave --file out; the hooks in {shown} keep running beside hookd's (hookd import {shown} converts them)",
+            agent.name()
+        )),
+        (SettingsFormat::Json | SettingsFormat::CopilotJson, "toml") => Some(format!(
+            "{shown}: {who} reads its hooks from a JSON settings file, not TOML: give --file that file, or leave --file out for the one {who} reads"
+        )),
+        _ => None,
+    }
 }
 
 /// `text` (the settings file as it is; empty when there is none) with hookd's hooks merged in; `label`
@@ -83,6 +104,34 @@ pub fn without_hookd(text: &str, label: &str, wanted: &Wanted) -> Result<Option<
     Ok((!same).then_some(stripped))
 }
 
+/// `text` with exactly what setup wrote taken out (`hookd setup AGENT --remove`): every hook of hookd's,
+/// the events left with none, and for Codex the trust records of hookd's hooks (the records of the
+/// user's hooks that move up carried with them); everything else kept as it is, later edits included.
+/// `None` when the file holds none of hookd's hooks.
+pub fn remove(text: &str, label: &str, wanted: &Wanted) -> Result<Option<String>, String> {
+    if found_hooks(text, label, wanted)?.is_empty() {
+        return Ok(None);
+    }
+    let stripped = edit(text, label, wanted, false)?;
+    // A `"hooks": {}` left with nothing in it is setup's too, when the file had hooks hookd's alone.
+    let stripped = match wanted.agent.row().settings.format {
+        SettingsFormat::CodexToml => stripped,
+        SettingsFormat::Json | SettingsFormat::CopilotJson => {
+            let root = parse_json(&stripped, label)?;
+            if matches!(root.get("hooks"), Some(Json::Object(events)) if events.is_empty()) {
+                let Json::Object(mut entries) = root else {
+                    unreachable!("a root with a key is an object")
+                };
+                entries.retain(|(k, _)| k != "hooks");
+                render_json(&Json::Object(entries), text)
+            } else {
+                stripped
+            }
+        }
+    };
+    Ok(Some(stripped))
+}
+
 /// What in the merged settings `text` keeps the agent from running hookd's hooks all the same: Claude
 /// Code's `disableAllHooks`, Gemini CLI's `hooksConfig` (`enabled = false`, or hookd's hook by name in
 /// `disabled`). Said, not changed: the user switched them off, and may mean it.
@@ -121,6 +170,76 @@ pub fn warnings(text: &str, wanted: &Wanted) -> Vec<String> {
         }
     }
     warnings
+}
+
+/// A hook of the agent's own, in its settings file, that hookd's settings hold too: the agent runs it,
+/// and the relay has hookd run it again, so it runs twice at each of its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunsTwice {
+    /// The agent's name for the event.
+    pub event: String,
+    pub command: String,
+    /// The name of hookd's hook that runs the same command at the same moment.
+    pub hookd_hook: String,
+}
+
+/// The agent's own hooks in `text` (as `hookd import` reads them: command hooks the agent runs, not
+/// hookd's relay, not one it switched off) that `settings` also runs for the agent, at the same moment
+/// with the same command: each would run twice. None for a file import cannot read.
+pub fn runs_twice(
+    text: &str,
+    label: &str,
+    agent: Agent,
+    settings: &crate::settings::Settings,
+) -> Vec<RunsTwice> {
+    use crate::settings::{Program, Settings};
+    let command_of = |program: &Program| match program {
+        Program::Shell { command, .. } => Some(command.clone()),
+        _ => None,
+    };
+    let Ok(imported) = crate::agents::import::convert(text, label, Some(agent)) else {
+        return Vec::new();
+    };
+    let Ok(own) = Settings::parse(Path::new(label), label, &imported.toml) else {
+        return Vec::new();
+    };
+    let mut twice = Vec::new();
+    for (moment, hooks) in &own.hooks {
+        for hook in hooks.iter().filter(|h| h.enabled) {
+            let Some(command) = command_of(&hook.program) else {
+                continue;
+            };
+            let theirs = settings.hooks_for(moment).iter().find(|h| {
+                h.enabled
+                    && command_of(&h.program).as_deref() == Some(command.as_str())
+                    && h.agents
+                        .as_ref()
+                        .is_none_or(|names| names.iter().any(|n| n == agent.name()))
+            });
+            if let Some(theirs) = theirs {
+                twice.push(RunsTwice {
+                    event: agent.event_name_of(moment).to_string(),
+                    command,
+                    hookd_hook: theirs.name.clone(),
+                });
+            }
+        }
+    }
+    twice
+}
+
+/// What setup and doctor say of hooks that run twice: which, and how to have each run once.
+pub fn said_twice(twice: &[RunsTwice], agent: Agent, file: &str, config: &str) -> String {
+    let who = agent.display_name();
+    let listed: Vec<String> = twice
+        .iter()
+        .map(|t| format!("{} `{}` (hookd's \"{}\")", t.event, t.command, t.hookd_hook))
+        .collect();
+    format!(
+        "{} of {who}'s own hooks in {file} are in hookd's settings ({config}) too, so each runs twice, once by {who} and once through hookd: {}; take them out of {file} (hookd runs them for {who} now), or out of {config}",
+        twice.len(),
+        listed.join(", ")
+    )
 }
 
 /// One of hookd's hooks as an agent's settings file holds it: what `hookd doctor` compares with what
@@ -806,8 +925,13 @@ fn strip_json_list(items: &mut Vec<Json>, flat: bool, hookd: &str) -> Option<usi
     at
 }
 
-/// The settings as text, indented as `original` is, ending in a newline unless it did not.
+/// The settings as text in the layout of `original` ([`layout`]): what the merge left as it was kept
+/// byte for byte, the rest written as the file writes it; a file with no layout to keep (none, or
+/// empty) written an entry a line, ending in a newline.
 fn render_json(root: &Json, original: &str) -> String {
+    if let Some(kept) = layout::keep(root, original) {
+        return kept;
+    }
     let mut out = String::new();
     write_json(&mut out, root, &indent_of(original), 0);
     if original.is_empty() || original.ends_with('\n') {
@@ -832,9 +956,15 @@ fn canonical(value: Json) -> Json {
     }
 }
 
-/// A `"hooks": {}` left by taking hookd's out is no setting.
+/// A `"hooks": {}` left by taking hookd's out is no setting, nor an event's empty list (`"Stop": []`):
+/// setup puts hookd's hook into a list the file held empty, and taking it out again removes the event
+/// (it cannot tell that list from one setup added), so that an empty list and no list must compare the
+/// same, or `--undo` refuses a file the user never touched.
 fn without_empty_hooks(mut root: Json) -> Json {
     if let Json::Object(entries) = &mut root {
+        if let Some((_, Json::Object(events))) = entries.iter_mut().find(|(k, _)| k == "hooks") {
+            events.retain(|(_, list)| !matches!(list, Json::Array(items) if items.is_empty()));
+        }
         entries.retain(|(k, v)| !(k == "hooks" && matches!(v, Json::Object(e) if e.is_empty())));
     }
     root
@@ -1174,9 +1304,10 @@ mod tests {
     "zeta": 1e3
 }"#;
         let merged = merge(file, "s.json", &wanted(Agent::ClaudeCode, CLAUDE)).unwrap();
-        assert!(merged.starts_with("{\n    \"permissions\": {\n        \"allow\": [\n            \"Bash\"\n        ]\n    },\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": ["), "{merged}");
+        // What the merge did not change stays as written: one-line objects, numbers, indentation.
+        assert!(merged.starts_with("{\n    \"permissions\": {\"allow\": [\"Bash\"]},\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./check.sh\", \"timeout\": 1.50}]}, {\"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/hookd relay --agent claude-code\", \"timeout\": 120}]}],\n"), "{merged}");
         assert!(
-            merged.contains("\"timeout\": 1.50") && merged.ends_with("    \"zeta\": 1e+3\n}"),
+            merged.ends_with("\n    },\n    \"zeta\": 1e3\n}"),
             "{merged}"
         );
         let v = value(&merged);
@@ -1220,6 +1351,35 @@ mod tests {
             assert!(same_apart_from_hookd(start, &once, &w), "{agent:?}");
             assert!(
                 !same_apart_from_hookd(start, &once.replace("./mine.sh", "./yours.sh"), &w),
+                "{agent:?}"
+            );
+        }
+    }
+
+    /// An event's empty list (`"Stop": []`) gets hookd's hook, and loses the list when it is taken out
+    /// again: still the user's file, which `--undo` must restore without `--force`.
+    #[test]
+    fn empty_event_lists_are_no_change_to_undo() {
+        for agent in [Agent::ClaudeCode, Agent::GeminiCli, Agent::CopilotCli] {
+            let command = snippet::relay_command(agent, HOOKD, &snippet::RelayFlags::default());
+            let w = Wanted {
+                agent,
+                command: &command,
+                hookd: HOOKD,
+                codex_file: FILE,
+            };
+            let event = agent.event_name_of(crate::moment::STOP);
+            let file = format!(
+                "{{\"hooks\": {{\"{event}\": [], \"Unknown\": [], \"Notification\": []}}, \"model\": \"x\"}}\n"
+            );
+            let merged = merge(&file, "settings.json", &w).unwrap();
+            assert!(
+                same_apart_from_hookd(&file, &merged, &w),
+                "{agent:?}: {merged}"
+            );
+            assert!(same_apart_from_hookd(&merged, &file, &w), "{agent:?}");
+            assert!(
+                !same_apart_from_hookd(&file, &merged.replace("\"x\"", "\"y\""), &w),
                 "{agent:?}"
             );
         }
@@ -1349,9 +1509,124 @@ mod tests {
         )
         .unwrap();
         assert!(
-            merged.contains("\"enabled\": true")
-                && merged.contains("\"disabled\": [\n      \"x\"\n    ]"),
+            merged.starts_with(
+                "{\"hooks\": {\"enabled\": true, \"disabled\": [\"x\"], \"SessionStart\": [{"
+            ),
             "{merged}"
+        );
+    }
+
+    /// `--remove` takes out hookd's hooks and Codex's records of them, and nothing else: a user's hook
+    /// added after setup, and its record, stay.
+    #[test]
+    fn remove_takes_out_what_setup_wrote_and_keeps_later_edits() {
+        let w = wanted(Agent::ClaudeCode, CLAUDE);
+        let start = "{\"model\": \"opus\"}\n";
+        let merged = merge(start, "s.json", &w).unwrap();
+        assert_eq!(remove(&merged, "s.json", &w).unwrap().unwrap(), start);
+        let edited = merged.replace("\"opus\"", "\"sonnet\"").replacen(
+            "\"hooks\": {",
+            "\"hooks\": {\n    \"WorktreeCreate\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./later.sh\"}]}],",
+            1,
+        );
+        let removed = remove(&edited, "s.json", &w).unwrap().unwrap();
+        let v = value(&removed);
+        assert_eq!(v["model"], "sonnet");
+        assert_eq!(v["hooks"].as_object().unwrap().len(), 1, "{removed}");
+        assert_eq!(
+            v["hooks"]["WorktreeCreate"][0]["hooks"][0]["command"],
+            "./later.sh"
+        );
+        assert_eq!(remove(&removed, "s.json", &w).unwrap(), None);
+        assert_eq!(remove("", "s.json", &w).unwrap(), None);
+
+        let c = wanted(Agent::Codex, CODEX);
+        let merged = merge("model = \"o3\" # mine\n", "c.toml", &c).unwrap();
+        let later = format!(
+            "{merged}\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./later.sh\"\n\n[hooks.state.\"{FILE}:stop:1:0\"]\ntrusted_hash = \"sha256:later\"\n"
+        );
+        let removed = remove(&later, "c.toml", &c).unwrap().unwrap();
+        assert!(removed.starts_with("model = \"o3\" # mine\n"), "{removed}");
+        assert!(!removed.contains("hookd"), "{removed}");
+        let v: toml::Table = removed.parse().unwrap();
+        assert_eq!(
+            v["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(),
+            Some("./later.sh")
+        );
+        let state = v["hooks"]["state"].as_table().unwrap();
+        assert_eq!(state.len(), 1, "{removed}");
+        assert_eq!(
+            state[&format!("{FILE}:stop:0:0")]["trusted_hash"].as_str(),
+            Some("sha256:later"),
+            "the user's record follows its hook to its new place"
+        );
+    }
+
+    /// A hook of the agent's own that hookd's settings also run for that agent, at the same moment with
+    /// the same command, runs twice; one scoped to another agent, on another moment, switched off in
+    /// the agent, or hookd's relay, does not.
+    #[test]
+    fn hooks_in_both_places_are_found_to_run_twice() {
+        let file = r#"{"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}, {"type": "command", "command": "./other.sh"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "./stop.sh"}, {"type": "command", "command": "/usr/local/bin/hookd relay --agent claude-code"}]}]
+        }}"#;
+        let settings = crate::settings::Settings::parse(
+            Path::new("h.toml"),
+            "h.toml",
+            "[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"./guard.sh\"\n\n[[hooks.PreToolUse]]\nname = \"other\"\ncommand = \"./other.sh\"\nagents = [\"codex\"]\n\n[[hooks.PostToolUse]]\nname = \"stop-elsewhere\"\ncommand = \"./stop.sh\"\n",
+        )
+        .unwrap();
+        let twice = runs_twice(file, "settings.json", Agent::ClaudeCode, &settings);
+        assert_eq!(
+            twice,
+            [RunsTwice {
+                event: "PreToolUse".into(),
+                command: "./guard.sh".into(),
+                hookd_hook: "guard".into()
+            }]
+        );
+        let said = said_twice(&twice, Agent::ClaudeCode, "s.json", "h.toml");
+        assert_eq!(
+            said,
+            "1 of Claude Code's own hooks in s.json are in hookd's settings (h.toml) too, so each runs twice, once by Claude Code and once through hookd: PreToolUse `./guard.sh` (hookd's \"guard\"); take them out of s.json (hookd runs them for Claude Code now), or out of h.toml"
+        );
+        // Gemini CLI's own event name, for hookd's moment.
+        let gemini = r#"{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "./guard.sh"}]}]}}"#;
+        let twice = runs_twice(gemini, "settings.json", Agent::GeminiCli, &settings);
+        assert_eq!(twice.len(), 1);
+        assert_eq!(twice[0].event, "BeforeTool");
+        assert!(runs_twice("not json", "s.json", Agent::ClaudeCode, &settings).is_empty());
+    }
+
+    /// A file of the other format is refused by its name, in words that point at the right file.
+    #[test]
+    fn a_file_of_the_other_format_is_named_as_such() {
+        let err = wrong_kind_of_file(Agent::Codex, Path::new("/h/.codex/hooks.json")).unwrap();
+        assert!(
+            err.starts_with("/h/.codex/hooks.json: hookd setup codex writes Codex's config.toml"),
+            "{err}"
+        );
+        assert!(
+            err.contains("give --file the config.toml") && !err.contains("not TOML"),
+            "{err}"
+        );
+        assert!(
+            wrong_kind_of_file(Agent::ClaudeCode, Path::new("config.toml"))
+                .unwrap()
+                .contains("Claude Code reads its hooks from a JSON settings file, not TOML")
+        );
+        assert_eq!(
+            wrong_kind_of_file(Agent::Codex, Path::new("config.toml")),
+            None
+        );
+        assert_eq!(
+            wrong_kind_of_file(Agent::Codex, Path::new("my-config")),
+            None
+        );
+        assert_eq!(
+            wrong_kind_of_file(Agent::CopilotCli, Path::new(".github/hooks/h.json")),
+            None
         );
     }
 
@@ -1451,9 +1726,68 @@ mod tests {
         )
         .unwrap();
         assert!(
-            compact.starts_with("{\n  \"model\": \"opus\",\n  \"hooks\": {\n"),
-            "{compact}"
+            compact.starts_with("{\"model\":\"opus\",\"hooks\":{\"SessionStart\":[{\"matcher\":\"*\",\"hooks\":[{\"type\":\"command\",")
+                && compact.ends_with("}]}]}}\n")
+                && compact.lines().count() == 1,
+            "a file written on one line stays one line: {compact}"
         );
+    }
+
+    /// Setup keeps the file's own layout: every part the merge did not change byte for byte (blank
+    /// lines, one-line objects, numbers, CRLF line ends), and what it adds written as the file writes
+    /// its hooks at that depth (a group on one line in a file that writes them so); a one-line file
+    /// stays one line; taking hookd's hooks out gives the file back as it was.
+    #[test]
+    fn the_files_own_layout_is_kept() {
+        let c = wanted(Agent::ClaudeCode, CLAUDE);
+        let file = "{\n  \"env\": {\"A\": \"1\",   \"B\": 2.50},\n\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]}\n    ]\n  }\n}\n";
+        let merged = merge(file, "s.json", &c).unwrap();
+        assert!(
+            merged.starts_with("{\n  \"env\": {\"A\": \"1\",   \"B\": 2.50},\n\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]},\n      {\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/hookd relay --agent claude-code\", \"timeout\": 120}]}\n    ],\n    \"SessionStart\": [\n      {\"matcher\": \"*\", \"hooks\": [{\"type\""),
+            "{merged}"
+        );
+        assert_eq!(merge(&merged, "s.json", &c).unwrap(), merged);
+        assert_eq!(remove(&merged, "s.json", &c).unwrap().unwrap(), file);
+
+        // Copilot CLI's one-line file stays one line, and comes back as it was.
+        let p = wanted(
+            Agent::CopilotCli,
+            "/usr/local/bin/hookd relay --agent copilot-cli",
+        );
+        let one_line = "{\"model\": \"gpt-5\", \"trusted_folders\": [\"/src\"]}\n";
+        let merged = merge(one_line, "settings.json", &p).unwrap();
+        assert_eq!(merged.lines().count(), 1, "{merged}");
+        assert!(
+            merged.starts_with(
+                "{\"model\": \"gpt-5\", \"trusted_folders\": [\"/src\"], \"hooks\": {\""
+            ),
+            "{merged}"
+        );
+        assert_eq!(
+            remove(&merged, "settings.json", &p).unwrap().unwrap(),
+            one_line
+        );
+
+        // Brackets cuddled (`[{`): hookd's group follows as `}, {`, indented as the file's groups are.
+        let cuddled = "{\n\t\"hooks\": {\n\t\t\"Stop\": [{\n\t\t\t\"hooks\": [{\n\t\t\t\t\"type\": \"command\",\n\t\t\t\t\"command\": \"./stop.sh\"\n\t\t\t}]\n\t\t}]\n\t}\n}\n";
+        let merged = merge(cuddled, "s.json", &c).unwrap();
+        assert!(
+            merged.contains("\t\t\t}]\n\t\t}, {\n\t\t\t\"hooks\": [\n\t\t\t\t{\n\t\t\t\t\t\"type\": \"command\",\n"),
+            "{merged}"
+        );
+        assert_eq!(remove(&merged, "s.json", &c).unwrap().unwrap(), cuddled);
+
+        // CRLF line ends stay CRLF, in what is kept and in what is added.
+        let crlf = "{\r\n  \"model\": \"opus\"\r\n}\r\n";
+        let merged = merge(crlf, "s.json", &c).unwrap();
+        assert!(
+            merged.starts_with(
+                "{\r\n  \"model\": \"opus\",\r\n  \"hooks\": {\r\n    \"SessionStart\": [\r\n"
+            ),
+            "{merged:?}"
+        );
+        assert!(!merged.replace("\r\n", "").contains('\n'), "{merged:?}");
+        assert_eq!(remove(&merged, "s.json", &c).unwrap().unwrap(), crlf);
     }
 
     #[test]
@@ -1472,7 +1806,7 @@ mod tests {
         assert!(warnings("{\"disableAllHooks\": false, \"hooks\": {}}", &c).is_empty());
     }
 
-    /// Digits as written (serde_json writes an exponent as `e+3`, `e-3`: the same number).
+    /// Numbers as written, in the part of the file setup leaves as it was.
     #[test]
     fn json_numbers_keep_their_text() {
         let merged = merge(
@@ -1482,8 +1816,8 @@ mod tests {
         )
         .unwrap();
         assert!(
-            merged.contains(
-                "\"n\": 1.0,\n  \"big\": 123456789012345678901234567890,\n  \"e\": -2e-3,"
+            merged.starts_with(
+                "{\"n\": 1.0, \"big\": 123456789012345678901234567890, \"e\": -2E-3, \"hooks\": {"
             ),
             "{merged}"
         );

@@ -237,12 +237,16 @@ pub struct SetupArgs {
     /// With --undo: restore the backup even though the file was changed since setup wrote it
     #[arg(long, requires = "undo")]
     pub force: bool,
+    /// Take out exactly what hookd setup wrote (its relay hooks; for Codex their trust records) and keep
+    /// everything else, edits made since included; removes the backup
+    #[arg(long, conflicts_with = "undo")]
+    pub remove: bool,
     /// The daemon's socket, written into the relay's command (needed when the daemon is not on the
     /// default socket)
-    #[arg(long, value_name = "PATH", conflicts_with = "undo")]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["undo", "remove"])]
     pub socket: Option<PathBuf>,
     /// Written into the relay's command: refuse when hookd cannot answer (hookd relay --fail-closed)
-    #[arg(long, conflicts_with = "undo")]
+    #[arg(long, conflicts_with_all = ["undo", "remove"])]
     pub fail_closed: bool,
 }
 

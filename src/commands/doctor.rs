@@ -151,10 +151,21 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
             .fix("hookd setup AGENT (claude-code, codex, gemini-cli, qwen-code, copilot-cli)"),
         );
     }
+    // hookd's settings as in force (the daemon's file), else as `hookd serve` would read them.
+    let config = status
+        .as_ref()
+        .ok()
+        .and_then(|s| s["config"].as_str().map(PathBuf::from))
+        .or_else(|| options.config.clone())
+        .unwrap_or_else(crate::paths::default_config);
+    let settings = Settings::load(&config).ok();
     for agent_file in &agents {
         let (agent_checks, closed) = agent_checks(agent_file, &socket);
         fail_open |= !closed;
         checks.extend(agent_checks);
+        if let Some(settings) = &settings {
+            checks.extend(twice_check(agent_file, settings, &config));
+        }
     }
     // No daemon is a hole only where a relay lets calls through without it.
     if status.is_err() && !fail_open {
@@ -327,6 +338,29 @@ fn agent_files() -> Vec<AgentFile> {
         }
     }
     files
+}
+
+/// The agent's own hooks in its file that hookd's settings hold too, which run twice (a warning: both
+/// run, the guard is whole, but a hook that counts, writes or notifies does so twice).
+fn twice_check(agent_file: &AgentFile, settings: &Settings, config: &Path) -> Option<Check> {
+    let text = super::files::read_agent_file(&agent_file.file).ok()?;
+    let shown = agent_file.file.display().to_string();
+    let twice = crate::agents::setup::runs_twice(&text, &shown, agent_file.agent, settings);
+    if twice.is_empty() {
+        return None;
+    }
+    let config = config.display().to_string();
+    Some(
+        Check::new(
+            "twice",
+            Status::Warn,
+            crate::agents::setup::said_twice(&twice, agent_file.agent, &shown, &config),
+        )
+        .fix(format!(
+            "take those hooks out of {shown} (hookd import {shown} shows them as hookd has them)"
+        ))
+        .of(agent_file.agent, &agent_file.file),
+    )
 }
 
 /// The checks of one agent's file, and whether its relay fails closed.

@@ -38,6 +38,9 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         Some(file) => std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
         None => default_file(agent)?,
     };
+    if let Some(refusal) = crate::agents::setup::wrong_kind_of_file(agent, &file) {
+        return Err(refusal);
+    }
     let hookd = super::this_binary()?;
     let flags = RelayFlags {
         socket: args.socket.clone(),
@@ -56,6 +59,18 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         .socket
         .clone()
         .unwrap_or_else(crate::paths::default_socket);
+    if args.remove {
+        if remove(&file, &wanted, args)? {
+            let file_text = registry_name(&file);
+            if let Err(e) = setups::update(|r| {
+                r.forget(agent.name(), &file_text);
+            }) {
+                eprintln!("warning: {e}: {} is still listed as set up", file.display());
+            }
+            ask_reload(&socket, None);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.undo {
         if undo(&file, &wanted, args)? {
             let file_text = registry_name(&file);
@@ -72,14 +87,103 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
     if let Done::SetUp(text) = &done {
         register(&file, &wanted, args.fail_closed, text);
         ask_reload(&socket, Some((agent, args.fail_closed)));
+        say_own_hooks(text, &file, agent);
     }
-    if !args.dry_run
-        && let Some(hint) =
-            lite_relay_hint(agent, &relay, &hookd, &setup_again(args, &file, &flags))
+    let again = setup_again(args, &file, &flags);
+    if let Some(warning) = build_folder_warning(agent, &relay, args.fail_closed, &again) {
+        // Installing hookd is the fix, which brings the lite relay along: no hint about copying it in.
+        eprintln!("{warning}");
+    } else if !args.dry_run
+        && let Some(hint) = lite_relay_hint(agent, &relay, &hookd, &again)
     {
         eprintln!("{hint}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What setup says of the agent's own hooks in the file it set up, which the agent runs beside hookd's
+/// relay: those hookd's settings (the default file, as `hookd serve` reads it) hold too run twice, and
+/// are warned of; others are pointed at `hookd import`, to move them into hookd. Never silent, never
+/// changed: taking a user's hook out is the user's call.
+fn say_own_hooks(text: &str, file: &Path, agent: Agent) {
+    let shown = file.display().to_string();
+    let config = crate::paths::default_config();
+    let config_shown = config.display().to_string();
+    let settings = crate::settings::Settings::load(&config).ok();
+    let twice = settings
+        .as_ref()
+        .map(|settings| crate::agents::setup::runs_twice(text, &shown, agent, settings))
+        .unwrap_or_default();
+    if !twice.is_empty() {
+        eprintln!(
+            "warning: {}",
+            crate::agents::setup::said_twice(&twice, agent, &shown, &config_shown)
+        );
+        return;
+    }
+    let own = crate::agents::import::convert(text, &shown, Some(agent))
+        .map(|imported| imported.toml.matches("\n[[hooks.").count())
+        .unwrap_or(0);
+    if own > 0 {
+        eprintln!(
+            "hint: {shown} holds {own} hook{} of {}'s own, which {} runs beside hookd's relay; to have hookd run {} instead (one settings file for every agent, with its journal): hookd import {} >> {}, then take {} out of {shown}",
+            if own == 1 { "" } else { "s" },
+            agent.display_name(),
+            agent.display_name(),
+            if own == 1 { "it" } else { "them" },
+            snippet::shell_quote(&shown),
+            snippet::shell_quote(&config_shown),
+            if own == 1 { "it" } else { "them" },
+        );
+    }
+}
+
+/// The cargo build folder `program` is in (`target/`, holding `CACHEDIR.TAG`, of which `program`'s folder
+/// is a profile's, `target/release`, or a target's, `target/x86_64-unknown-linux-gnu/release`), when it
+/// is in one.
+fn build_folder(program: &Path) -> Option<PathBuf> {
+    program.ancestors().skip(2).take(2).find_map(|folder| {
+        let tag = std::fs::read_to_string(folder.join("CACHEDIR.TAG")).unwrap_or_default();
+        let cargos = tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55");
+        (cargos || folder.file_name() == Some("target".as_ref())).then(|| folder.to_path_buf())
+    })
+}
+
+/// What setup says when the relay it writes into the agent's settings is in a cargo build folder (as
+/// after `cargo build` in a checkout, following the tour): `cargo clean`, or a build of another kind,
+/// takes it away or changes it under the agent, and the agent's hooks then fail. Said with how to
+/// install hookd from its source (the README's commands) and the setup to run again with the installed
+/// hookd. `again` is that setup.
+fn build_folder_warning(
+    agent: Agent,
+    relay: &str,
+    fail_closed: bool,
+    again: &str,
+) -> Option<String> {
+    let program = Path::new(relay);
+    let target = build_folder(program)?;
+    let then = if fail_closed {
+        "every call refused"
+    } else {
+        "every call let through, unguarded"
+    };
+    let install = if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        "cargo install-static (or cargo install --path .) and cargo install --path lite"
+    } else {
+        "cargo install --path ."
+    };
+    let installed = cargo_install_root()
+        .map(|root| root.join("bin/hookd").display().to_string())
+        .unwrap_or_else(|| "hookd".to_string());
+    let again = again.strip_prefix("hookd ").unwrap_or(again);
+    Some(format!(
+        "warning: the relay written into {}'s settings, {}, is in a cargo build folder ({}): cargo clean, or another build, takes it away or changes it, and {} then fails at every call ({then}). Install hookd instead, from its source: {install}; then run the installed hookd's setup: {} {again}",
+        agent.display_name(),
+        program.display(),
+        target.display(),
+        agent.display_name(),
+        snippet::shell_quote(&installed),
+    ))
 }
 
 /// The file as the registry names it: its absolute path, as text.
@@ -578,7 +682,7 @@ fn said_written(file: &Path, agent: Agent, existed: bool, kept: bool, stripped: 
         "empty: there was no file before hookd setup"
     };
     println!(
-        "backup: {} ({then}{}); hookd setup {} --undo restores it",
+        "backup: {} ({then}{}); hookd setup {} --undo restores it, --remove takes out only hookd's hooks",
         backup_of(file).display(),
         if kept {
             ", kept from the first setup"
@@ -601,20 +705,29 @@ fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> 
     };
     let remove = old.is_empty();
     let mut current = seen(file)?;
+    let agent = wanted.agent.name();
     for _ in 0..MERGE_TRIES {
         let now = current.text();
-        if !args.force && !same_apart_from_hookd(now, &old, wanted) {
-            return Err(format!(
-                "{shown} was changed since hookd setup wrote it (not only hookd's hooks): --undo would lose those changes; see what it would do with --undo --dry-run, and restore the backup anyway with --undo --force"
-            ));
-        }
+        let changed = !same_apart_from_hookd(now, &old, wanted);
         if args.dry_run {
+            // Shown even when the undo would be refused: the diff is how to see what it would lose.
             print!(
                 "{}",
                 unified_diff(now, &old, &shown, current.content.is_some())
             );
-            eprintln!("dry run: nothing written");
+            if changed && !args.force {
+                eprintln!(
+                    "dry run: nothing written; --undo would refuse: {shown} was changed since hookd setup wrote it (the lines - above that are not hookd's), which restoring the backup loses; hookd setup {agent} --remove takes out only hookd's hooks and keeps them"
+                );
+            } else {
+                eprintln!("dry run: nothing written");
+            }
             return Ok(false);
+        }
+        if !args.force && changed {
+            return Err(format!(
+                "{shown} was changed since hookd setup wrote it (not only hookd's hooks): --undo would lose those changes; hookd setup {agent} --remove takes out only what setup wrote and keeps them (--remove --dry-run shows the diff); --undo --dry-run shows what the undo would change, and --undo --force restores the backup anyway"
+            ));
         }
         let staged = if remove {
             None
@@ -639,6 +752,72 @@ fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> 
         } else {
             println!(
                 "restored {shown} from {backup_shown} (as it was before hookd setup); removed {backup_shown}"
+            );
+        }
+        return Ok(true);
+    }
+    Err(changing(file))
+}
+
+/// `hookd setup AGENT --remove`: exactly what setup wrote taken out of the file
+/// ([`crate::agents::setup::remove`]), everything else kept, and the backup removed (nothing of
+/// hookd's is left to undo); whether the file was changed. A file setup created that holds nothing
+/// else is removed, as `--undo` would. The file is looked at again before the write, as setup does.
+fn remove(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> {
+    let shown = file.display().to_string();
+    let backup = backup_of(file);
+    let created = matches!(read(&backup)?, Some((old, _)) if old.is_empty());
+    let mut current = seen(file)?;
+    for _ in 0..MERGE_TRIES {
+        let now = current.text();
+        let Some(stripped) = crate::agents::setup::remove(now, &shown, wanted)? else {
+            println!(
+                "{shown}: no hooks of hookd's to remove ({} is not set up there)",
+                wanted.agent.display_name()
+            );
+            return Ok(false);
+        };
+        // Nothing but what setup wrote into a file it created: the file goes, as with --undo.
+        let gone = created && same_apart_from_hookd(&stripped, "", wanted);
+        if args.dry_run {
+            let after = if gone { "" } else { stripped.as_str() };
+            print!("{}", unified_diff(now, after, &shown, true));
+            eprintln!("dry run: nothing written");
+            return Ok(false);
+        }
+        let mode = current.content.as_ref().map_or(NEW_FILE_MODE, |(_, m)| *m);
+        let staged = if gone {
+            None
+        } else {
+            Some(Staged::new(file, &stripped, mode)?)
+        };
+        if let Some(changed) = changed_since(file, &current)? {
+            current = changed;
+            continue;
+        }
+        match staged {
+            Some(staged) => staged.commit()?,
+            None => {
+                std::fs::remove_file(file).map_err(|e| format!("cannot remove {shown}: {e}"))?
+            }
+        }
+        let backup_note = match std::fs::remove_file(&backup) {
+            Ok(()) => format!("; removed {}", backup.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => format!("; could not remove {}: {e}", backup.display()),
+        };
+        let trust = if wanted.agent.row().settings.format == SettingsFormat::CodexToml {
+            " and their trust records"
+        } else {
+            ""
+        };
+        if gone {
+            println!(
+                "removed {shown}, which hookd setup had created and holds nothing else{backup_note}"
+            );
+        } else {
+            println!(
+                "removed hookd's relay hooks{trust} from {shown}, everything else kept{backup_note}"
             );
         }
         return Ok(true);
@@ -809,6 +988,66 @@ mod tests {
         assert_eq!(gone.content, None);
         std::fs::write(&file, "").unwrap();
         assert!(changed_since(&file, &gone).unwrap().is_some());
+    }
+
+    /// A relay in a cargo build folder (a profile's, or a target's) is told; one installed is not.
+    #[test]
+    fn a_relay_in_a_build_folder_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("checkout/target");
+        for folder in ["release", "x86_64-unknown-linux-gnu/release"] {
+            std::fs::create_dir_all(target.join(folder)).unwrap();
+        }
+        // A target folder of another name, as CARGO_TARGET_DIR makes, is told by cargo's tag.
+        let elsewhere = dir.path().join("build-cache");
+        std::fs::create_dir_all(elsewhere.join("debug")).unwrap();
+        std::fs::write(
+            elsewhere.join("CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cargo.\n",
+        )
+        .unwrap();
+        assert_eq!(
+            build_folder(&target.join("release/hookd-relay")),
+            Some(target.clone())
+        );
+        assert_eq!(
+            build_folder(&target.join("x86_64-unknown-linux-gnu/release/hookd-relay")),
+            Some(target.clone())
+        );
+        assert_eq!(
+            build_folder(&elsewhere.join("debug/hookd")),
+            Some(elsewhere.clone())
+        );
+        assert_eq!(
+            build_folder(Path::new("/home/me/.cargo/bin/hookd-relay")),
+            None
+        );
+        assert_eq!(build_folder(&dir.path().join("bin/hookd-relay")), None);
+        let relay = target.join("release/hookd-relay");
+        let said = build_folder_warning(
+            Agent::ClaudeCode,
+            relay.to_str().unwrap(),
+            false,
+            "hookd setup claude-code --fail-closed",
+        )
+        .unwrap();
+        assert!(
+            said.starts_with(&format!(
+                "warning: the relay written into Claude Code's settings, {}, is in a cargo build folder ({}): cargo clean",
+                relay.display(),
+                target.display()
+            )),
+            "{said}"
+        );
+        assert!(
+            said.contains("(every call let through, unguarded)"),
+            "{said}"
+        );
+        assert!(said.contains("cargo install"), "{said}");
+        assert!(
+            said.ends_with("/bin/hookd setup claude-code --fail-closed"),
+            "{said}"
+        );
     }
 
     #[test]

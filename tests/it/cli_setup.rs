@@ -72,6 +72,16 @@ fn refused(home: &Path, args: &[&str], envs: &[(&str, &Path)]) -> String {
     stderr
 }
 
+/// `stderr` without the warning every setup of the tests' hookd gives (it is a build's, in
+/// `target/debug`), which `a_relay_in_a_build_folder_is_warned_of_with_how_to_install` tests.
+fn without_build_folder_warning(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|line| !line.contains("is in a cargo build folder"))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
 fn json(path: &Path) -> Value {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
@@ -369,7 +379,10 @@ fn dry_run_prints_the_diff_and_writes_nothing() {
         "{diff}"
     );
     assert!(diff.contains("\"name\": \"hookd\""), "{diff}");
-    assert_eq!(text(&out.stderr), "dry run: nothing written\n");
+    assert_eq!(
+        without_build_folder_warning(&text(&out.stderr)),
+        "dry run: nothing written\n"
+    );
     assert_eq!(fs::read_to_string(&file).unwrap(), original);
     assert!(!backup(&file).exists());
     // The diff is the change: applied, the file is what setup writes.
@@ -688,7 +701,9 @@ fn hooks_switched_off_in_the_agent_are_warned_of() {
     let warnings: String = stderr
         .lines()
         .filter(|line| {
-            !line.starts_with("hint: ") && !line.starts_with("warning: no hookd answers")
+            !line.starts_with("hint: ")
+                && !line.starts_with("warning: no hookd answers")
+                && !line.contains("is in a cargo build folder")
         })
         .map(|line| format!("{line}\n"))
         .collect();
@@ -722,7 +737,11 @@ fn setup_registers_the_file_and_asks_the_daemon_to_reload() {
     );
     let stderr = text(&out.stderr);
     assert_eq!(code(&out.status), 0, "{stderr}");
-    assert!(!stderr.contains("warning"), "{stderr}");
+    // The tests' hookd is a build's: that warning is tested on its own.
+    assert!(
+        !without_build_folder_warning(&stderr).contains("warning"),
+        "{stderr}"
+    );
     assert_eq!(
         d.status()["generation"].as_u64().unwrap(),
         generation + 1,
@@ -774,4 +793,211 @@ fn setup_registers_the_file_and_asks_the_daemon_to_reload() {
         .map(|s| s["agent"].as_str().unwrap())
         .collect();
     assert_eq!(agents, ["gemini-cli"], "{registry}");
+}
+
+/// `--remove` is the way out of a setup once the file was edited again: the undo it refuses says so,
+/// `--undo --dry-run` shows the diff instead of repeating the refusal, `--remove --dry-run` shows what
+/// `--remove` does and writes nothing, and `--remove` takes out exactly what setup wrote (for Codex, its
+/// trust records too), keeping the edits made since, the backup and the registry's entry gone.
+#[test]
+fn remove_takes_out_what_setup_wrote_and_keeps_the_edits_made_since() {
+    let sb = Sandbox::new();
+    let file = sb.p(".claude/settings.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    ok(sb.path(), &["setup", "claude-code"], &[]);
+    let edited = fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"opus\"", "\"sonnet\"")
+        .replacen("{\n", "{\n  \"env\": {\n    \"A\": \"1\"\n  },\n", 1);
+    fs::write(&file, &edited).unwrap();
+
+    let err = refused(sb.path(), &["setup", "claude-code", "--undo"], &[]);
+    assert!(
+        err.contains("hookd setup claude-code --remove takes out only what setup wrote"),
+        "{err}"
+    );
+    let out = hookd_in(
+        sb.path(),
+        &["setup", "claude-code", "--undo", "--dry-run"],
+        &[],
+    );
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("-  \"model\": \"sonnet\","),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("--undo would refuse") && text(&out.stderr).contains("--remove"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let diff = ok(
+        sb.path(),
+        &["setup", "claude-code", "--remove", "--dry-run"],
+        &[],
+    );
+    assert!(
+        diff.contains(&format!(
+            "-            \"command\": \"{}\",",
+            relay("claude-code")
+        )),
+        "{diff}"
+    );
+    // The user's keys stay (the last one loses its comma, as hookd's hooks after it go).
+    assert!(
+        !diff.contains("-  \"env\"") && !diff.contains("-    \"A\""),
+        "{diff}"
+    );
+    assert!(diff.contains("+  \"model\": \"sonnet\"\n"), "{diff}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), edited);
+
+    let said = ok(sb.path(), &["setup", "claude-code", "--remove"], &[]);
+    assert!(
+        said.starts_with("removed hookd's relay hooks from"),
+        "{said}"
+    );
+    assert_eq!(
+        json(&file),
+        serde_json::json!({"env": {"A": "1"}, "model": "sonnet"})
+    );
+    assert!(!backup(&file).exists());
+    let registry = json(&sb.p(".state/hookd/setup.json"));
+    assert_eq!(registry["setups"], serde_json::json!([]), "{registry}");
+    let again = ok(sb.path(), &["setup", "claude-code", "--remove"], &[]);
+    assert!(again.contains("no hooks of hookd's to remove"), "{again}");
+
+    // Codex: the trust records go with the hooks; a hook the user added since stays, with its record
+    // carried to the place it moves up to.
+    let codex = sb.p(".codex/config.toml");
+    fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    fs::write(&codex, "model = \"o3\" # mine\n").unwrap();
+    let env = [("CODEX_HOME", sb.p(".codex"))];
+    let env = [(env[0].0, env[0].1.as_path())];
+    ok(sb.path(), &["setup", "codex"], &env);
+    let named = fs::canonicalize(sb.p(".codex"))
+        .unwrap()
+        .join("config.toml");
+    let mut text = fs::read_to_string(&codex).unwrap();
+    text.push_str(&format!(
+        "\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"./later.sh\"\n\n[hooks.state.\"{}:stop:1:0\"]\ntrusted_hash = \"sha256:later\"\n",
+        named.display()
+    ));
+    fs::write(&codex, &text).unwrap();
+    ok(sb.path(), &["setup", "codex", "--remove"], &env);
+    let removed = fs::read_to_string(&codex).unwrap();
+    assert!(removed.starts_with("model = \"o3\" # mine\n"), "{removed}");
+    assert!(!removed.contains("relay"), "{removed}");
+    let v: toml::Table = removed.parse().unwrap();
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(),
+        Some("./later.sh")
+    );
+    let state = v["hooks"]["state"].as_table().unwrap();
+    assert_eq!(state.len(), 1, "{removed}");
+    assert_eq!(
+        state[&format!("{}:stop:0:0", named.display())]["trusted_hash"].as_str(),
+        Some("sha256:later")
+    );
+
+    // A file setup created and nothing else was written into is removed, as --undo would.
+    let fresh = sb.p("fresh/settings.json");
+    let fresh_arg = fresh.to_str().unwrap();
+    ok(sb.path(), &["setup", "qwen-code", "--file", fresh_arg], &[]);
+    let said = ok(
+        sb.path(),
+        &["setup", "qwen-code", "--file", fresh_arg, "--remove"],
+        &[],
+    );
+    assert!(
+        said.starts_with(&format!(
+            "removed {fresh_arg}, which hookd setup had created"
+        )),
+        "{said}"
+    );
+    assert!(!fresh.exists() && !backup(&fresh).exists());
+}
+
+/// A setup from a build (the tests' own hookd is in cargo's `target/debug`) says that the relay it
+/// writes is in a build folder, which `cargo clean` takes away, and how to install hookd instead; the
+/// same hookd and relay installed elsewhere say nothing of it. A dry run says it too.
+#[test]
+fn a_relay_in_a_build_folder_is_warned_of_with_how_to_install() {
+    let sb = Sandbox::new();
+    let file = sb.p("settings.json");
+    let file_arg = file.to_str().unwrap();
+    for args in [&["--dry-run"][..], &[]] {
+        let out = hookd_in(
+            sb.path(),
+            &[&["setup", "claude-code", "--file", file_arg][..], args].concat(),
+            &[],
+        );
+        assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        let relay = Path::new(RELAY_BIN);
+        assert!(
+            stderr.contains(&format!(
+                "warning: the relay written into Claude Code's settings, {}, is in a cargo build folder ({}): cargo clean",
+                relay.display(),
+                relay.parent().unwrap().parent().unwrap().display()
+            )),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("Install hookd instead, from its source: cargo install"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("/bin/hookd setup claude-code --file {file_arg}")),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("hint:"),
+            "the install covers the lite relay: {stderr}"
+        );
+    }
+    // Installed: hookd and its relay copied into a bin folder.
+    let bin = sb.p("prefix/bin");
+    fs::create_dir_all(&bin).unwrap();
+    for (from, name) in [(BIN, "hookd"), (RELAY_BIN, "hookd-relay")] {
+        fs::copy(from, bin.join(name)).unwrap();
+    }
+    let mut cmd = Command::new(bin.join("hookd"));
+    cmd.args(["setup", "claude-code", "--file", file_arg, "--dry-run"])
+        .env("HOME", sb.path())
+        .env("XDG_STATE_HOME", sb.p(".state"))
+        .env("XDG_RUNTIME_DIR", sb.p(".run"));
+    let out = run_with_deadline(cmd, None, TIMEOUT);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("build folder"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A settings file written on one line (as Copilot CLI's often is) stays one line, and `--undo` and
+/// `--remove` give it back byte for byte.
+#[test]
+fn a_one_line_file_stays_one_line() {
+    let sb = Sandbox::new();
+    let file = sb.p(".copilot/settings.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let one_line = "{\"model\": \"gpt-5\", \"trusted_folders\": [\"/src\"]}\n";
+    fs::write(&file, one_line).unwrap();
+    ok(sb.path(), &["setup", "copilot-cli"], &[]);
+    let written = fs::read_to_string(&file).unwrap();
+    assert_eq!(written.lines().count(), 1, "{written}");
+    assert!(
+        written.starts_with("{\"model\": \"gpt-5\", \"trusted_folders\": [\"/src\"], \"hooks\": {"),
+        "{written}"
+    );
+    assert_eq!(
+        json(&file)["hooks"].as_object().unwrap().len(),
+        Agent::CopilotCli.moments().len()
+    );
+    ok(sb.path(), &["setup", "copilot-cli", "--remove"], &[]);
+    assert_eq!(fs::read_to_string(&file).unwrap(), one_line);
 }

@@ -37,10 +37,19 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let daemon = Daemon::with_scripts(&[], "# no hooks of the user's\n");
+        World::with_settings("# no hooks of the user's\n")
+    }
+
+    /// A world whose daemon serves `settings`, which are also the default settings file there (where
+    /// `hookd setup` looks for them).
+    fn with_settings(settings: &str) -> World {
+        let daemon = Daemon::with_scripts(&[], settings);
         let root = daemon.sb.path().to_path_buf();
         let home = root.join("home");
         fs::create_dir(&home).unwrap();
+        let config = root.join("xdg-config/hookd/hooks.toml");
+        fs::create_dir_all(config.parent().unwrap()).unwrap();
+        fs::write(config, settings).unwrap();
         World {
             socket: daemon.socket.clone(),
             daemon: Some(daemon),
@@ -385,4 +394,75 @@ fn a_file_set_up_before_the_registry_is_checked_too() {
         )),
         "{said}"
     );
+}
+
+/// The agent's own hooks still run beside hookd's relay: one that hookd's settings hold too (the user
+/// imported it) runs twice, which setup and doctor say, with which hook and where each is; one that
+/// only the agent holds is pointed at `hookd import`. Taken out of the agent's file, doctor is quiet.
+#[test]
+fn hooks_in_the_agents_file_and_in_hookds_settings_are_said_to_run_twice() {
+    let w = World::with_settings(
+        "[[hooks.PreToolUse]]\nname = \"claude-code-PreToolUse-1\"\nmatcher = \"Bash\"\ncommand = \"echo guard\"\n",
+    );
+    let file = w.file(Agent::ClaudeCode);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let own = r#"{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo guard"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]
+}}
+"#;
+    fs::write(&file, own).unwrap();
+    let out = w.hookd(&[
+        "setup",
+        "claude-code",
+        "--socket",
+        w.socket.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let config = w.root.join("xdg-config/hookd/hooks.toml");
+    assert!(
+        stderr.contains(&format!(
+            "warning: 1 of Claude Code's own hooks in {} are in hookd's settings ({}) too, so each runs twice, once by Claude Code and once through hookd: PreToolUse `echo guard` (hookd's \"claude-code-PreToolUse-1\")",
+            file.display(),
+            config.display()
+        )),
+        "{stderr}"
+    );
+
+    let (status, said) = w.doctor(&[]);
+    assert_eq!(status, 0, "a hook that runs twice is a warning: {said}");
+    let line = said
+        .lines()
+        .find(|l| l.contains("runs twice"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(
+        line.starts_with("warn Claude Code: 1 of Claude Code's own hooks"),
+        "{line}"
+    );
+    assert!(said.contains("fix: take those hooks out of"), "{said}");
+
+    // Out of the agent's file: doctor is quiet of it, and setup points the one left at import.
+    fs::write(&file, own.replace("echo guard", "echo other")).unwrap();
+    let out = w.hookd(&[
+        "setup",
+        "claude-code",
+        "--socket",
+        w.socket.to_str().unwrap(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("runs twice"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "hint: {} holds 2 hooks of Claude Code's own, which Claude Code runs beside hookd's relay; to have hookd run them instead",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("hookd import {}", file.display())),
+        "{stderr}"
+    );
+    let (_, said) = w.doctor(&[]);
+    assert!(!said.contains("runs twice"), "{said}");
 }

@@ -15,6 +15,8 @@ mod e2e_common;
 
 // ---- the command line --------------------------------------------------------------------------------
 
+/// `hookd import` and `hookd setup` over the settings files people committed (the shared corpus).
+mod agent_corpus;
 /// `hookd import` and `hookd relay --print-settings`: setting an agent up.
 mod agents_setup;
 /// `hookd check`: listings, errors with file:line:col, the file's owner and mode.
