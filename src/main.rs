@@ -40,12 +40,18 @@ fn main() -> ExitCode {
     finish(hookd::commands::run(command))
 }
 
-/// A command's outcome as the exit status; its error said on stderr.
+/// A command's outcome as the exit status; its error said on stderr, and so is a stdout that could not
+/// be written (a reader that left early is no error: the command ends quietly, with its own status).
 fn finish(outcome: Result<ExitCode, String>) -> ExitCode {
+    use hookd::commands::output::{Stream, print, stdout_failed};
+    let outcome = match (outcome, stdout_failed()) {
+        (Ok(_), Some(failed)) => Err(format!("cannot write to stdout: {failed}")),
+        (outcome, _) => outcome,
+    };
     match outcome {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("hookd: {message}");
+            print(Stream::Err, format_args!("hookd: {message}\n"));
             ExitCode::FAILURE
         }
     }

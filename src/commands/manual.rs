@@ -58,12 +58,7 @@ fn render(man: clap_mangen::Man) -> Result<Vec<u8>, String> {
 }
 
 fn print_bytes(bytes: &[u8]) -> Result<ExitCode, String> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(bytes)
-        .and_then(|()| stdout.flush())
-        .map_err(|e| format!("cannot write to stdout: {e}"))?;
+    crate::commands::output::write_stdout(bytes)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,6 +1,36 @@
 //! Each command of the command line, carried out. Every error comes back as one clear line; `main` prints
 //! it and exits 1.
 
+// std's printing macros, shadowed for every command: what is printed after the reader has gone (a closed
+// pipe, `hookd log | head`) is dropped instead of panicking (see `output.rs`). Defined before the modules
+// so that each of them prints through these.
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::commands::output::print($crate::commands::output::Stream::Out, format_args!($($arg)*))
+    };
+}
+macro_rules! println {
+    () => {
+        print!("\n")
+    };
+    ($($arg:tt)*) => {
+        print!("{}\n", format_args!($($arg)*))
+    };
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::commands::output::print($crate::commands::output::Stream::Err, format_args!($($arg)*))
+    };
+}
+macro_rules! eprintln {
+    () => {
+        eprint!("\n")
+    };
+    ($($arg:tt)*) => {
+        eprint!("{}\n", format_args!($($arg)*))
+    };
+}
+
 mod admin_text;
 mod answer_text;
 mod cases;
@@ -13,6 +43,7 @@ mod fire;
 mod install;
 pub mod log;
 mod manual;
+pub mod output;
 pub mod relay;
 pub mod relay_argv;
 mod render;
