@@ -173,12 +173,27 @@ fn a_fire_the_daemon_cannot_decide_is_said_once() {
     let d = daemon();
     let socket = d.socket.to_str().unwrap();
     let args = ["fire", "PreTooluse", "--socket", socket];
-    // For scripts: the error response on stdout, nothing on stderr.
+    // For scripts: the error response on stdout, for the script, and one line on stderr, for the person
+    // reading its log (as docs/commands.md says).
     let out = run_hookd(&args, Some("{}"), T);
     assert_eq!(code(&out.status), 1);
-    assert_eq!(text(&out.stderr), "", "said once, on stdout");
     let answer: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert_eq!(answer["error"]["kind"], "unknown_moment", "{answer}");
+    let said = text(&out.stderr);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.starts_with("hookd: unknown moment \"PreTooluse\" (did you mean \"PreToolUse\"?)"),
+        "{said}"
+    );
+    // An agent's own name for a moment is told the moment it means, as `check` tells it.
+    let out = run_hookd(&["fire", "BeforeTool", "--socket", socket], Some("{}"), T);
+    assert_eq!(code(&out.status), 1);
+    assert!(
+        text(&out.stderr).contains("it is Gemini CLI's name for PreToolUse")
+            && text(&out.stderr).contains("hookd fire PreToolUse --agent gemini-cli"),
+        "{}",
+        text(&out.stderr)
+    );
     // For people: one line on stderr, nothing on the terminal.
     let mut cmd = Command::new(BIN);
     cmd.args(args).env("NO_COLOR", "1");
