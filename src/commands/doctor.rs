@@ -130,7 +130,7 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
             Status::Fail,
             format!("no hookd answers on {} ({why})", socket.display()),
         )
-        .fix("hookd install, then systemctl --user enable --now hookd.socket; or run hookd serve"),
+        .fix("hookd install (without a systemd user session it says what to do instead), or run hookd serve"),
     });
     checks.push(settings_check(
         status.as_ref().ok(),
