@@ -683,9 +683,19 @@ fn status(socket: &Path, people: Option<bool>) -> Result<ExitCode, String> {
     };
     match read {
         Ok(status) => {
+            // Looked at here, on the daemon's machine as its user: the daemon serves what it read.
+            let config = Path::new(&status.config);
+            let no_file = (!config.exists()).then(|| admin_text::NoSettingsFile {
+                near: crate::settings::near_name(config).map(|near| near.display().to_string()),
+            });
             print!(
                 "{}",
-                admin_text::status(&status, &socket.display().to_string(), colour)
+                admin_text::status(
+                    &status,
+                    &socket.display().to_string(),
+                    no_file.as_ref(),
+                    colour
+                )
             );
             Ok(ExitCode::SUCCESS)
         }
