@@ -63,6 +63,17 @@ pub fn stdout_failed() -> Option<String> {
     STDOUT_FAILED.lock().ok().and_then(|failed| failed.clone())
 }
 
+/// A command's outcome, made an error when it succeeded but its stdout could not be written (for
+/// another reason than a reader gone): a script must not take a success for output it never got.
+pub fn with_stdout_written(
+    outcome: Result<std::process::ExitCode, String>,
+) -> Result<std::process::ExitCode, String> {
+    match (outcome, stdout_failed()) {
+        (Ok(_), Some(failed)) => Err(format!("cannot write to stdout: {failed}")),
+        (outcome, _) => outcome,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -239,3 +239,36 @@ fn head_of_a_dry_run_never_panics_however_the_race_falls() {
         );
     }
 }
+
+/// A stdout that cannot be written for another reason than a reader gone (`> /dev/full`) is an error
+/// said once on stderr, exit 1: never a panic, and never a silent success.
+#[test]
+fn a_stdout_that_cannot_be_written_is_said_and_exits_1() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.PreToolUse]]\ncommand = \"true\"\n");
+    let config = sb.config();
+    for args in [
+        vec!["check", "--config", config.to_str().unwrap()],
+        vec!["completions", "bash"],
+        vec!["relay", "--print-settings", "codex"],
+    ] {
+        let mut cmd = Command::new(BIN);
+        cmd.args(&args);
+        keep_home(&mut cmd, &this_tests_folder());
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::from(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap(),
+            ))
+            .stderr(Stdio::piped());
+        let out = wait_for_output(cmd.spawn().unwrap());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr, "hookd: cannot write to stdout: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
