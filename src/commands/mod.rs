@@ -493,7 +493,10 @@ fn check(config: &Path, json: bool) -> Result<ExitCode, String> {
         Ok(settings) => Ok(settings),
         Err(LoadError::Invalid(errors)) => Err(errors),
         Err(LoadError::NotFound) => {
-            return Err(format!("{}: no such settings file", config.display()));
+            let near = crate::settings::near_name(config).map_or_else(String::new, |near| {
+                format!(" (did you mean {}?)", near.display())
+            });
+            return Err(format!("{}: no such settings file{near}", config.display()));
         }
     };
     if json {

@@ -265,6 +265,14 @@ fn a_settings_file_that_is_not_there_is_said_with_the_name_it_surely_meant() {
         "{settings}"
     );
 
+    // check says it too.
+    let out = run_hookd(&["check", "--config", &config], None, T);
+    assert_eq!(code(&out.status), 1);
+    assert_eq!(
+        text(&out.stderr),
+        format!("hookd: {config}: no such settings file (did you mean {near}?)\n")
+    );
+
     // With no daemon, doctor looks at the file a daemon would read, and says the same.
     let out = run_hookd(
         &[
