@@ -110,14 +110,16 @@ pub fn install(
     }
     // Units in systemd's own folder with no manager to start them: say so, and what to do instead.
     let no_manager = own_dir.then(no_user_manager).flatten();
-    if let (Some(why), false) = (&no_manager, enable) {
-        eprintln!("warning: no systemd user manager here: {why}");
-    }
-    let enabled = if let (Some(why), true) = (&no_manager, enable) {
-        eprintln!("warning: hookd.socket not enabled: no systemd user manager here: {why}");
-        false
-    } else if enable {
-        match enable_socket() {
+    let enabled = match (&no_manager, enable) {
+        (Some(why), true) => {
+            eprintln!("warning: hookd.socket not enabled: no systemd user manager here: {why}");
+            false
+        }
+        (Some(why), false) => {
+            eprintln!("warning: no systemd user manager here: {why}");
+            false
+        }
+        (None, true) => match enable_socket() {
             Ok(()) => {
                 println!(
                     "enabled hookd.socket: systemd holds the socket, starts hookd at the first connection, and again whenever it stops (connections wait meanwhile)"
@@ -128,9 +130,8 @@ pub fn install(
                 eprintln!("warning: hookd.socket not enabled: {why}");
                 false
             }
-        }
-    } else {
-        false
+        },
+        (None, false) => false,
     };
     if !enabled {
         match no_manager {
