@@ -22,7 +22,7 @@ fn main() -> ExitCode {
         // Started by an agent for every tool call: read and carried out without building every
         // command's definition first; `--print-settings` comes back here, to `run`.
         return hookd::commands::relay_main(&words, |args| {
-            hookd::commands::run(Command::Relay(args))
+            hookd::commands::output::with_stdout_written(hookd::commands::run(Command::Relay(args)))
         });
     }
     let parsed = Cli::try_parse_from(std::iter::once(program).chain(words)).map(|cli| cli.command);
@@ -40,12 +40,14 @@ fn main() -> ExitCode {
     finish(hookd::commands::run(command))
 }
 
-/// A command's outcome as the exit status; its error said on stderr.
+/// A command's outcome as the exit status; its error said on stderr, and so is a stdout that could not
+/// be written (a reader that left early is no error: the command ends quietly, with its own status).
 fn finish(outcome: Result<ExitCode, String>) -> ExitCode {
-    match outcome {
+    use hookd::commands::output::{Stream, print, with_stdout_written};
+    match with_stdout_written(outcome) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("hookd: {message}");
+            print(Stream::Err, format_args!("hookd: {message}\n"));
             ExitCode::FAILURE
         }
     }

@@ -641,6 +641,24 @@ pub fn agent_name_for(name: &str) -> Option<(Agent, &'static str)> {
     })
 }
 
+/// What follows `unknown moment "NAME"` in a fire's error: the moment an agent's own name means
+/// (`BeforeTool`: Gemini CLI's PreToolUse), as the settings' error says it, else a near name among
+/// `candidates`, else nothing.
+pub fn unknown_moment_hint<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> String {
+    if let Some((agent, meant)) = agent_name_for(name) {
+        return format!(
+            ": it is {}'s name for {meant}, and hookd names moments as Claude Code does: fire {meant} (hookd fire {meant} --agent {})",
+            agent.display_name(),
+            agent.name()
+        );
+    }
+    did_you_mean(name, candidates)
+        .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"))
+}
+
 /// Names longer than this get no suggestion.
 const MAX_SUGGESTED_LEN: usize = 64;
 
@@ -787,6 +805,20 @@ mod tests {
         assert_eq!(did_you_mean(&huge, names()), None);
         assert_eq!(shown(&huge).len(), 103);
         assert_eq!(shown("Stop"), "Stop");
+    }
+
+    #[test]
+    fn an_agents_own_name_is_told_the_moment_it_means() {
+        let names = || KNOWN.iter().map(|m| m.name);
+        assert_eq!(
+            unknown_moment_hint("BeforeTool", names()),
+            ": it is Gemini CLI's name for PreToolUse, and hookd names moments as Claude Code does: fire PreToolUse (hookd fire PreToolUse --agent gemini-cli)"
+        );
+        assert_eq!(
+            unknown_moment_hint("PreTooluse", names()),
+            " (did you mean \"PreToolUse\"?)"
+        );
+        assert_eq!(unknown_moment_hint("Lunch", names()), "");
     }
 
     #[test]

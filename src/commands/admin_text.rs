@@ -14,10 +14,27 @@ const GREEN: &str = "1;32";
 const YELLOW: &str = "1;33";
 const RED: &str = "1;31";
 
-/// `hookd status` for people.
-pub fn status(status: &StatusResponse, socket: &str, colour: bool) -> String {
+/// The settings file the daemon serves, as this client finds it: not there, so that no settings file is
+/// in force (the daemon serves no hooks until it appears), and the file a typo away, if one.
+#[derive(Debug, Clone, Default)]
+pub struct NoSettingsFile {
+    pub near: Option<String>,
+}
+
+/// `hookd status` for people; `no_file` when the settings file it serves is not there.
+pub fn status(
+    status: &StatusResponse,
+    socket: &str,
+    no_file: Option<&NoSettingsFile>,
+    colour: bool,
+) -> String {
     let mut out = String::new();
-    let troubles = troubles(status);
+    // A file gone after it was read keeps its settings in force: the refused reload says so already.
+    let no_file = no_file.filter(|_| status.last_reload.ok);
+    let mut troubles = troubles(status);
+    if let Some(no_file) = no_file {
+        troubles.insert(0, no_settings_file(&status.config, no_file));
+    }
     let (dot, state) = if troubles.is_empty() {
         (
             painted("●", GREEN, colour),
@@ -46,7 +63,20 @@ pub fn status(status: &StatusResponse, socket: &str, colour: bool) -> String {
     let mut field = |name: &str, value: String| {
         let _ = writeln!(out, "  {name:>11}: {value}");
     };
-    field("settings", clean(&status.config));
+    field(
+        "settings",
+        match no_file {
+            Some(_) => painted(
+                &format!(
+                    "{} (no such file: no settings in force)",
+                    clean(&status.config)
+                ),
+                YELLOW,
+                colour,
+            ),
+            None => clean(&status.config),
+        },
+    );
     let reload = &status.last_reload;
     field(
         "generation",
@@ -204,6 +234,22 @@ pub fn status(status: &StatusResponse, socket: &str, colour: bool) -> String {
         }
     }
     out
+}
+
+/// The trouble of a settings file that is not there: what the daemon waits for, and the near name.
+fn no_settings_file(config: &str, no_file: &NoSettingsFile) -> String {
+    let mut said = format!(
+        "no settings file is in force: hookd serves no hooks until {} appears",
+        clean(config)
+    );
+    if let Some(near) = &no_file.near {
+        let near = clean(near);
+        let _ = write!(
+            said,
+            "; did you mean {near}? (start it with --config {near}, or rename the file)"
+        );
+    }
+    said
 }
 
 /// What in a status needs someone's attention, one line each.
@@ -364,8 +410,33 @@ mod tests {
     }
 
     #[test]
+    fn no_settings_file_in_force_is_said_with_the_near_name() {
+        let no_file = NoSettingsFile {
+            near: Some("/home/me/config/hooks.toml".into()),
+        };
+        let shown = status(&sample(), "/s", Some(&no_file), false);
+        assert!(shown.contains("running, with trouble"), "{shown}");
+        assert!(
+            shown.contains(
+                "     settings: /home/me/.config/hookd/hooks.toml (no such file: no settings in force)\n"
+            ),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("! no settings file is in force: hookd serves no hooks until /home/me/.config/hookd/hooks.toml appears; did you mean /home/me/config/hooks.toml? (start it with --config /home/me/config/hooks.toml, or rename the file)\n"),
+            "{shown}"
+        );
+        // Gone after it was read: its settings stay in force, and the refused reload says so.
+        let mut refused = sample();
+        refused.last_reload.ok = false;
+        refused.last_reload.error = Some("the file does not exist".into());
+        let shown = status(&refused, "/s", Some(&no_file), false);
+        assert!(!shown.contains("no settings file is in force"), "{shown}");
+    }
+
+    #[test]
     fn status_says_what_systemctl_would() {
-        let shown = status(&sample(), "/run/user/1000/hookd/hookd.sock", false);
+        let shown = status(&sample(), "/run/user/1000/hookd/hookd.sock", None, false);
         for part in [
             "● hookd 0.1.0 — running for 2h 3m, pid 11225\n",
             "     settings: /home/me/.config/hookd/hooks.toml\n",
@@ -409,7 +480,7 @@ mod tests {
         sick.last_reload.ok = false;
         sick.last_reload.error = Some("hooks.toml:3:1: unknown key \"colour\"\x1b[2J".into());
         sick.workers["policy"][0]["state"] = "failing".into();
-        let shown = status(&sick, "/s", true);
+        let shown = status(&sick, "/s", None, true);
         assert!(shown.contains("running, with trouble"), "{shown}");
         assert!(
             shown.contains("\x1b[1;31mrefused, the settings above kept: hooks.toml:3:1: unknown key \"colour\" [2J\x1b[0m"),
@@ -425,7 +496,7 @@ mod tests {
 
     #[test]
     fn status_shows_the_last_weakening_and_protection() {
-        let plain = status(&sample(), "/s", false);
+        let plain = status(&sample(), "/s", None, false);
         assert!(
             !plain.contains("weakened") && !plain.contains("protect"),
             "an older daemon says neither: {plain}"
@@ -441,7 +512,7 @@ mod tests {
             enabled: false,
             paths: 0,
         });
-        let shown = status(&weakened, "/s", false);
+        let shown = status(&weakened, "/s", None, false);
         for part in [
             "     weakened: generation 4, 2026-12-02 01:20:00 UTC\n               PreToolUse deny [2J: removed\n               [protect] enabled turned off: hookd no longer guards its own files and process\n",
             "      protect: off ([protect] enabled = false)",
@@ -449,7 +520,7 @@ mod tests {
             assert!(shown.contains(part), "{part:?} not in\n{shown}");
         }
         assert!(!shown.contains('\x1b'), "{shown:?}");
-        let coloured = status(&weakened, "/s", true);
+        let coloured = status(&weakened, "/s", None, true);
         assert!(
             coloured.contains("\x1b[1;31moff ([protect]"),
             "{coloured:?}"
@@ -464,7 +535,7 @@ mod tests {
                 enabled: true,
                 paths,
             });
-            let shown = status(&weakened, "/s", false);
+            let shown = status(&weakened, "/s", None, false);
             assert!(shown.contains(words), "{words:?} not in\n{shown}");
         }
     }

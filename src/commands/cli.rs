@@ -38,9 +38,10 @@ pub enum Command {
     /// Prints the verdict as text on a terminal, the daemon's response line when piped or with --json
     Fire {
         /// The moment, e.g. PreToolUse
+        #[arg(value_parser = MOMENT_NAMES, hide_possible_values = true)]
         moment: String,
         /// The agent firing, e.g. claude-code (hooks with `agents` fire only for theirs)
-        #[arg(long, value_name = "AGENT")]
+        #[arg(long, value_name = "AGENT", value_parser = AGENT_NAMES, hide_possible_values = true)]
         agent: Option<String>,
         /// The daemon's socket [default: the first where yours listens: $HOOKD_SOCKET alone, else $XDG_RUNTIME_DIR/hookd/hookd.sock, /run/user/$UID/hookd/hookd.sock, /tmp/hookd-$UID/hookd.sock]
         #[arg(long, value_name = "PATH")]
@@ -57,11 +58,11 @@ pub enum Command {
     Test {
         /// The moment of hookd's own event, e.g. PreToolUse; leave it out with --agent for the agent's
         /// raw hook input, translated as hookd relay translates it, whose moment it names
-        #[arg(conflicts_with = "cases")]
+        #[arg(conflicts_with = "cases", value_parser = MOMENT_NAMES, hide_possible_values = true)]
         moment: Option<String>,
         /// The agent firing, e.g. claude-code (hooks with `agents` fire only for theirs); for a known
         /// agent, what hookd relay would answer it is shown too
-        #[arg(long, value_name = "AGENT", conflicts_with = "cases")]
+        #[arg(long, value_name = "AGENT", value_parser = AGENT_NAMES, hide_possible_values = true, conflicts_with = "cases")]
         agent: Option<String>,
         /// Read the event from FILE instead of stdin
         #[arg(long, value_name = "FILE", conflicts_with = "cases")]
@@ -105,7 +106,7 @@ pub enum Command {
         file: PathBuf,
         /// Whose file it is: claude-code, codex, gemini-cli, qwen-code or copilot-cli [default: guessed
         /// from the file]
-        #[arg(long, value_name = "AGENT")]
+        #[arg(long, value_name = "AGENT", value_parser = AGENT_NAMES, hide_possible_values = true)]
         agent: Option<String>,
     },
     /// Write hookd's relay hooks into an agent's own settings file, merged with what is there (a backup
@@ -178,13 +179,13 @@ pub enum Command {
     /// its stderr, every hook with its outcome and time (exit 1 when the journal has none)
     Why {
         /// Only the agent's refusals, e.g. claude-code
-        #[arg(long, value_name = "AGENT")]
+        #[arg(long, value_name = "AGENT", value_parser = AGENT_NAMES, hide_possible_values = true)]
         agent: Option<String>,
         /// Only the session's refusals (the event's session_id)
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// Only refusals at the moment, e.g. PreToolUse
-        #[arg(long, value_name = "MOMENT")]
+        #[arg(long, value_name = "MOMENT", value_parser = MOMENT_NAMES, hide_possible_values = true)]
         moment: Option<String>,
         /// The record as the journal holds it, one JSON line
         #[arg(long)]
@@ -221,6 +222,7 @@ pub enum Command {
 #[derive(Debug, Clone, clap::Args)]
 pub struct SetupArgs {
     /// The agent: claude-code, codex, gemini-cli, qwen-code or copilot-cli
+    #[arg(value_parser = AGENT_NAMES, hide_possible_values = true)]
     pub agent: String,
     /// The agent's settings file [default: where the agent reads it: $CLAUDE_CONFIG_DIR/settings.json
     /// or ~/.claude/settings.json, $CODEX_HOME/config.toml or ~/.codex/config.toml,
@@ -250,6 +252,42 @@ pub struct SetupArgs {
     pub fail_closed: bool,
 }
 
+/// A name of one kind (an agent, a moment), offered by the shell completions and `--help`'s
+/// possible values but never checked here: hookd checks it itself, with its own did-you-mean (and the
+/// relay refuses a wrong `--agent` when it fails closed), and a moment may be one the settings declare.
+#[derive(Debug, Clone, Copy)]
+pub struct Names(fn() -> Vec<&'static str>);
+
+/// Every agent hookd speaks for, by its name on the command line (claude-code, ...).
+pub const AGENT_NAMES: Names =
+    Names(|| crate::agent::Agent::ALL.iter().map(|a| a.name()).collect());
+
+/// Every moment hookd knows, by its name (PreToolUse, ...).
+pub const MOMENT_NAMES: Names = Names(|| crate::moment::KNOWN.iter().map(|m| m.name).collect());
+
+impl clap::builder::TypedValueParser for Names {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            (self.0)()
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
 /// `hookd relay`'s summary, in both places the relay is parsed.
 const RELAY_ABOUT: &str = "The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires it, and answers in the agent's dialect";
 
@@ -257,7 +295,7 @@ const RELAY_ABOUT: &str = "The one command to put in an agent's own hook setting
 #[derive(Debug, Clone, clap::Args)]
 pub struct RelayArgs {
     /// The agent calling: claude-code, codex, gemini-cli, qwen-code or copilot-cli
-    #[arg(long, value_name = "AGENT", default_value = "claude-code")]
+    #[arg(long, value_name = "AGENT", default_value = "claude-code", value_parser = AGENT_NAMES, hide_possible_values = true)]
     pub agent: String,
     /// The daemon's socket [default: the first where yours listens: $HOOKD_SOCKET alone, else $XDG_RUNTIME_DIR/hookd/hookd.sock, /run/user/$UID/hookd/hookd.sock, /tmp/hookd-$UID/hookd.sock]
     #[arg(long, value_name = "PATH")]
@@ -278,7 +316,7 @@ pub struct RelayArgs {
     pub timeout: f64,
     /// Print the snippet for AGENT's own settings that routes each of its moments through hookd
     /// relay; --socket and --fail-closed, when given, are written into the command it prints
-    #[arg(long, value_name = "AGENT")]
+    #[arg(long, value_name = "AGENT", value_parser = AGENT_NAMES, hide_possible_values = true)]
     pub print_settings: Option<String>,
     /// With --print-settings claude-code: http hooks posting to the daemon's [http] listener, instead
     /// of a command per moment (how the token reaches Claude Code is said on stderr)
@@ -309,13 +347,13 @@ pub struct Filter {
     #[arg(long)]
     pub refused: bool,
     /// Only the agent's records, e.g. claude-code
-    #[arg(long, value_name = "AGENT")]
+    #[arg(long, value_name = "AGENT", value_parser = AGENT_NAMES, hide_possible_values = true)]
     pub agent: Option<String>,
     /// Only the session's records (the event's session_id)
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
     /// Only records of the moment, e.g. PreToolUse
-    #[arg(long, value_name = "MOMENT")]
+    #[arg(long, value_name = "MOMENT", value_parser = MOMENT_NAMES, hide_possible_values = true)]
     pub moment: Option<String>,
 }
 

@@ -130,7 +130,7 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
             Status::Fail,
             format!("no hookd answers on {} ({why})", socket.display()),
         )
-        .fix("hookd install, then systemctl --user enable --now hookd.socket; or run hookd serve"),
+        .fix("hookd install (without a systemd user session it says what to do instead), or run hookd serve"),
     });
     checks.push(settings_check(
         status.as_ref().ok(),
@@ -218,12 +218,24 @@ fn settings_check(status: Option<&Value>, config: Option<&Path>) -> Check {
                 Status::Ok,
                 format!("{shown} is valid (in force once the daemon runs)"),
             ),
-            Err(LoadError::NotFound) => Check::new(
-                "settings",
-                Status::Warn,
-                format!("no settings file at {shown}: the daemon would run none of your hooks"),
-            )
-            .fix("copy config/ from hookd's source there, or write your hooks in it"),
+            Err(LoadError::NotFound) => {
+                let check = Check::new(
+                    "settings",
+                    Status::Warn,
+                    format!(
+                        "no settings file at {shown}{}: the daemon would run none of your hooks",
+                        did_you_mean(&config)
+                    ),
+                );
+                match crate::settings::near_name(&config) {
+                    Some(near) => check.fix(format!(
+                        "hookd serve --config {}, or rename it to {shown}",
+                        near.display()
+                    )),
+                    None => check
+                        .fix("copy config/ from hookd's source there, or write your hooks in it"),
+                }
+            }
             Err(LoadError::Invalid(errors)) => Check::new(
                 "settings",
                 Status::Fail,
@@ -255,13 +267,23 @@ fn settings_check(status: Option<&Value>, config: Option<&Path>) -> Check {
             Status::Ok,
             format!("{config} is valid and in force (generation {generation})"),
         ),
-        Err(LoadError::NotFound) => Check::new(
-            "settings",
-            Status::Warn,
-            format!(
-                "{config} does not exist: the daemon serves generation {generation}, with none of your hooks"
-            ),
-        ),
+        Err(LoadError::NotFound) => {
+            let check = Check::new(
+                "settings",
+                Status::Warn,
+                format!(
+                    "no settings file is in force: {config} does not exist{}, and the daemon serves generation {generation}, with none of your hooks, until it appears",
+                    did_you_mean(Path::new(config))
+                ),
+            );
+            match crate::settings::near_name(Path::new(config)) {
+                Some(near) => check.fix(format!(
+                    "start hookd with --config {}, or rename it to {config}",
+                    near.display()
+                )),
+                None => check.fix(format!("write your hooks in {config}")),
+            }
+        }
         Err(LoadError::Invalid(errors)) => Check::new(
             "settings",
             Status::Warn,
@@ -272,6 +294,13 @@ fn settings_check(status: Option<&Value>, config: Option<&Path>) -> Check {
         )
         .fix(format!("hookd check --config {config}")),
     }
+}
+
+/// ` (did you mean NEAR?)` for a settings file that is not there but a typo away from one, else nothing.
+fn did_you_mean(config: &Path) -> String {
+    crate::settings::near_name(config).map_or_else(String::new, |near| {
+        format!(" (did you mean {}?)", near.display())
+    })
 }
 
 /// hookd's protection of itself, as the daemon's `status` says (`"protect": {"enabled": ...}`).

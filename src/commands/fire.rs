@@ -1,6 +1,7 @@
 //! `hookd fire`: fires a moment at the daemon with the event read on stdin. For scripts (stdout not a
 //! terminal, or `--json`) it prints the daemon's response line as it came; for a person at a terminal,
-//! the verdict as text ([`crate::commands::answer_text`]). The exit status is the same either way.
+//! the verdict as text ([`crate::commands::answer_text`]). The exit status is the same either way, and
+//! an error is said on stderr either way.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -34,13 +35,14 @@ pub fn fire(options: Options<'_>) -> Result<ExitCode, String> {
     let terminal = std::io::stdout().is_terminal();
     let fired = response.read_fire()?;
     if options.json || !terminal {
-        // For scripts an error is said once, in the response line: nothing more on stderr.
+        // For scripts the response line, whatever it holds; an error is said on stderr too, for the
+        // person reading the script's log, who would otherwise find only a JSON line in its output.
         println!("{}", response.line);
-        return Ok(match fired {
-            Ok(fired) if fired.refused => ExitCode::from(EXIT_REFUSED),
-            Ok(_) => ExitCode::SUCCESS,
-            Err(_) => ExitCode::FAILURE,
-        });
+        return match fired {
+            Ok(fired) if fired.refused => Ok(ExitCode::from(EXIT_REFUSED)),
+            Ok(_) => Ok(ExitCode::SUCCESS),
+            Err(error) => Err(error_message(&error)),
+        };
     }
     match fired {
         Ok(fired) => {

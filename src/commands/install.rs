@@ -8,7 +8,8 @@
 //! Units written where systemd reads the user's own (no `--dir`) are then enabled, `systemctl --user
 //! enable --now hookd.socket` (unless `--no-enable`): systemd keeps the socket and queues connections
 //! while it starts or restarts the service, so a killed daemon is back before the agent's next call is
-//! lost. Without a user manager (a container, no systemd) it says so and prints the steps, as before.
+//! lost. Without a user manager (a container; `su -` or ssh with no login session) it runs no
+//! `systemctl`, says so, and prints what to do instead: lingering, or `hookd serve` without systemd.
 //! Either way install then asks the socket for the daemon's status and warns when nothing answers.
 
 use std::os::unix::fs::PermissionsExt;
@@ -107,8 +108,18 @@ pub fn install(
             _ => println!("wrote {}", path.display()),
         }
     }
-    let enabled = if enable {
-        match enable_socket() {
+    // Units in systemd's own folder with no manager to start them: say so, and what to do instead.
+    let no_manager = own_dir.then(no_user_manager).flatten();
+    let enabled = match (&no_manager, enable) {
+        (Some(why), true) => {
+            eprintln!("warning: hookd.socket not enabled: no systemd user manager here: {why}");
+            false
+        }
+        (Some(why), false) => {
+            eprintln!("warning: no systemd user manager here: {why}");
+            false
+        }
+        (None, true) => match enable_socket() {
             Ok(()) => {
                 println!(
                     "enabled hookd.socket: systemd holds the socket, starts hookd at the first connection, and again whenever it stops (connections wait meanwhile)"
@@ -119,12 +130,14 @@ pub fn install(
                 eprintln!("warning: hookd.socket not enabled: {why}");
                 false
             }
-        }
-    } else {
-        false
+        },
+        (None, false) => false,
     };
     if !enabled {
-        println!("now run: {ENABLE_STEPS}");
+        match no_manager {
+            Some(_) => print!("{}", without_a_manager(bin_text)),
+            None => println!("now run: {ENABLE_STEPS}"),
+        }
     }
     if own_dir {
         say_if_nothing_answers(enabled);
@@ -135,6 +148,61 @@ pub fn install(
 /// What starts hookd under systemd once the units are written.
 const ENABLE_STEPS: &str =
     "systemctl --user daemon-reload && systemctl --user enable --now hookd.socket";
+
+/// Why no systemd user manager can be reached here, when none can: `systemctl --user` reaches the
+/// user's manager through `$XDG_RUNTIME_DIR/systemd/private`, the socket every user manager makes, and
+/// fails with "Failed to connect to bus" where there is none (a container; `su -`, `sudo -u`, cron, or
+/// ssh where no login session started one and lingering is off).
+fn no_user_manager() -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").filter(|dir| !dir.is_empty()) else {
+        return Some(
+            "XDG_RUNTIME_DIR is not set, so systemctl --user cannot reach one (no login session: su -, sudo -u, cron, a container)"
+                .to_string(),
+        );
+    };
+    let private = Path::new(&runtime).join("systemd/private");
+    match std::fs::metadata(&private) {
+        Ok(meta) if meta.file_type().is_socket() => None,
+        _ => Some(format!(
+            "{} is not there, so systemctl --user cannot reach one (a container, or a session without one: ssh or su - without lingering)",
+            private.display()
+        )),
+    }
+}
+
+/// What to do when no user manager runs: keep one for the user (lingering), or run `hookd serve`
+/// without systemd; each as the exact line to run.
+fn without_a_manager(bin: &str) -> String {
+    let uid = nix::unistd::getuid();
+    let user = nix::unistd::User::from_uid(uid)
+        .ok()
+        .flatten()
+        .map_or_else(|| "$USER".to_string(), |user| user.name);
+    let state = crate::paths::state_dir();
+    let log = state.join("serve.log");
+    let (state, log) = (quoted(&state), quoted(&log));
+    format!(
+        "now run one of these (docs/commands.md, \"Without systemd\"):\n\
+         \x20 with systemd, kept running while you are logged out (as root if loginctl asks):\n\
+         \x20   loginctl enable-linger {user} && export XDG_RUNTIME_DIR=/run/user/{uid} && {bin} install\n\
+         \x20 without systemd, until the next reboot (then again, or from cron: @reboot):\n\
+         \x20   mkdir -p {state} && nohup {bin} serve >>{log} 2>&1 </dev/null &\n"
+    )
+}
+
+/// A path as a shell takes it: as it is when it holds only plain characters, else in single quotes.
+fn quoted(path: &Path) -> String {
+    let text = path.display().to_string();
+    if text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
+    {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
 
 /// How long install waits for `systemctl`, and for the daemon to answer once the socket is enabled.
 const SYSTEMCTL_WAIT: Duration = Duration::from_secs(30);
@@ -209,7 +277,7 @@ fn say_if_nothing_answers(enabled: bool) {
     let start = if enabled {
         "systemctl --user status hookd.socket hookd says why; journalctl --user -u hookd shows its log"
     } else {
-        "start it with the line above, or run hookd serve"
+        "start it as said above"
     };
     eprintln!(
         "warning: nothing answers on {} yet: the agents' relays find no hookd there; {start}; hookd doctor checks the whole chain",

@@ -1,6 +1,36 @@
 //! Each command of the command line, carried out. Every error comes back as one clear line; `main` prints
 //! it and exits 1.
 
+// std's printing macros, shadowed for every command: what is printed after the reader has gone (a closed
+// pipe, `hookd log | head`) is dropped instead of panicking (see `output.rs`). Defined before the modules
+// so that each of them prints through these.
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::commands::output::print($crate::commands::output::Stream::Out, format_args!($($arg)*))
+    };
+}
+macro_rules! println {
+    () => {
+        print!("\n")
+    };
+    ($($arg:tt)*) => {
+        print!("{}\n", format_args!($($arg)*))
+    };
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::commands::output::print($crate::commands::output::Stream::Err, format_args!($($arg)*))
+    };
+}
+macro_rules! eprintln {
+    () => {
+        eprint!("\n")
+    };
+    ($($arg:tt)*) => {
+        eprint!("{}\n", format_args!($($arg)*))
+    };
+}
+
 mod admin_text;
 mod answer_text;
 mod cases;
@@ -13,6 +43,7 @@ mod fire;
 mod install;
 pub mod log;
 mod manual;
+pub mod output;
 pub mod relay;
 pub mod relay_argv;
 mod render;
@@ -462,7 +493,10 @@ fn check(config: &Path, json: bool) -> Result<ExitCode, String> {
         Ok(settings) => Ok(settings),
         Err(LoadError::Invalid(errors)) => Err(errors),
         Err(LoadError::NotFound) => {
-            return Err(format!("{}: no such settings file", config.display()));
+            let near = crate::settings::near_name(config).map_or_else(String::new, |near| {
+                format!(" (did you mean {}?)", near.display())
+            });
+            return Err(format!("{}: no such settings file{near}", config.display()));
         }
     };
     if json {
@@ -669,9 +703,19 @@ fn status(socket: &Path, people: Option<bool>) -> Result<ExitCode, String> {
     };
     match read {
         Ok(status) => {
+            // Looked at here, on the daemon's machine as its user: the daemon serves what it read.
+            let config = Path::new(&status.config);
+            let no_file = (!config.exists()).then(|| admin_text::NoSettingsFile {
+                near: crate::settings::near_name(config).map(|near| near.display().to_string()),
+            });
             print!(
                 "{}",
-                admin_text::status(&status, &socket.display().to_string(), colour)
+                admin_text::status(
+                    &status,
+                    &socket.display().to_string(),
+                    no_file.as_ref(),
+                    colour
+                )
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -262,7 +262,18 @@ fn initial_settings(config: &Path) -> Result<(Settings, Option<u64>), String> {
             Err(errors) => Err(format!("the settings file is invalid:\n{errors}")),
         },
         Err(LoadError::NotFound) => {
-            tracing::warn!(config = %shown, "no settings file yet: serving with no hooks until it appears");
+            // A typo in --config looks just like settings not written yet: name the file it surely meant.
+            match crate::settings::near_name(config) {
+                Some(near) => tracing::warn!(
+                    config = %shown,
+                    "no settings file yet: serving with no hooks until it appears; did you mean {}? (hookd serve --config {})",
+                    near.display(),
+                    near.display()
+                ),
+                None => {
+                    tracing::warn!(config = %shown, "no settings file yet: serving with no hooks until it appears")
+                }
+            }
             Ok((Settings::empty(config), None))
         }
         Err(LoadError::Invalid(errors)) => Err(format!("the settings file is invalid:\n{errors}")),

@@ -138,8 +138,7 @@ impl Engine {
         let settings = &generation.settings;
         let mut record = FireRecord::begin(source, &moment, agent.as_deref(), &event, &generation);
         if !settings.knows_moment(&moment) {
-            let hint = moment::did_you_mean(&moment, settings.moment_names())
-                .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
+            let hint = moment::unknown_moment_hint(&moment, settings.moment_names());
             let unknown = NotDecided::UnknownMoment(format!(
                 "unknown moment \"{}\"{hint}",
                 moment::shown(&moment)

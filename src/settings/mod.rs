@@ -5,12 +5,14 @@
 
 mod error;
 mod matcher;
+mod near;
 mod parse;
 mod reach;
 mod trust;
 
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use matcher::Matcher;
+pub use near::near_name;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
 pub(crate) use parse::meant_agent;
 pub use reach::NeverRuns;

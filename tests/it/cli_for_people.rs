@@ -173,12 +173,27 @@ fn a_fire_the_daemon_cannot_decide_is_said_once() {
     let d = daemon();
     let socket = d.socket.to_str().unwrap();
     let args = ["fire", "PreTooluse", "--socket", socket];
-    // For scripts: the error response on stdout, nothing on stderr.
+    // For scripts: the error response on stdout, for the script, and one line on stderr, for the person
+    // reading its log (as docs/commands.md says).
     let out = run_hookd(&args, Some("{}"), T);
     assert_eq!(code(&out.status), 1);
-    assert_eq!(text(&out.stderr), "", "said once, on stdout");
     let answer: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert_eq!(answer["error"]["kind"], "unknown_moment", "{answer}");
+    let said = text(&out.stderr);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.starts_with("hookd: unknown moment \"PreTooluse\" (did you mean \"PreToolUse\"?)"),
+        "{said}"
+    );
+    // An agent's own name for a moment is told the moment it means, as `check` tells it.
+    let out = run_hookd(&["fire", "BeforeTool", "--socket", socket], Some("{}"), T);
+    assert_eq!(code(&out.status), 1);
+    assert!(
+        text(&out.stderr).contains("it is Gemini CLI's name for PreToolUse")
+            && text(&out.stderr).contains("hookd fire PreToolUse --agent gemini-cli"),
+        "{}",
+        text(&out.stderr)
+    );
     // For people: one line on stderr, nothing on the terminal.
     let mut cmd = Command::new(BIN);
     cmd.args(args).env("NO_COLOR", "1");
@@ -188,4 +203,94 @@ fn a_fire_the_daemon_cannot_decide_is_said_once() {
     let said = text(&out.stderr);
     assert_eq!(said.lines().count(), 1, "{said}");
     assert!(said.contains("PreToolUse"), "did you mean: {said}");
+}
+
+/// A typo in `--config` serves with no hooks, as a daemon started before its settings are written must;
+/// but loudly: the serve log names the file beside it a typo away, `status` and `doctor` say that no
+/// settings file is in force, what the daemon waits for, and the near name.
+#[test]
+fn a_settings_file_that_is_not_there_is_said_with_the_name_it_surely_meant() {
+    let sb = Sandbox::new();
+    // The daemon is told conf/hooks.toml; the user's file is conf/hoks.toml.
+    let near = sb.config_dir().join("hoks.toml");
+    std::fs::write(&near, "# my hooks\n").unwrap();
+    let d = Daemon::start(sb);
+    let (config, near) = (d.config.display().to_string(), near.display().to_string());
+    let socket = d.socket.to_str().unwrap();
+    let log = d.log_text();
+    assert!(
+        log.contains("no settings file yet")
+            && log.contains(&format!(
+                "did you mean {near}? (hookd serve --config {near})"
+            )),
+        "{log}"
+    );
+
+    let out = on_terminal(&["status", "--socket", socket], true);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.contains("running, with trouble"), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "settings: {config} (no such file: no settings in force)"
+        )),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "! no settings file is in force: hookd serves no hooks until {config} appears; did you mean {near}?"
+        )),
+        "{shown}"
+    );
+
+    let out = run_hookd(&["doctor", "--json", "--socket", socket], None, T);
+    let report: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    let settings = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "settings")
+        .unwrap();
+    assert_eq!(settings["status"], "warn", "{settings}");
+    let message = settings["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "no settings file is in force: {config} does not exist (did you mean {near}?)"
+        )),
+        "{message}"
+    );
+    assert_eq!(
+        settings["fix"],
+        format!("start hookd with --config {near}, or rename it to {config}"),
+        "{settings}"
+    );
+
+    // check says it too.
+    let out = run_hookd(&["check", "--config", &config], None, T);
+    assert_eq!(code(&out.status), 1);
+    assert_eq!(
+        text(&out.stderr),
+        format!("hookd: {config}: no such settings file (did you mean {near}?)\n")
+    );
+
+    // With no daemon, doctor looks at the file a daemon would read, and says the same.
+    let out = run_hookd(
+        &[
+            "doctor",
+            "--json",
+            "--socket",
+            d.sb.p("none.sock").to_str().unwrap(),
+            "--config",
+            &config,
+        ],
+        None,
+        T,
+    );
+    assert!(
+        text(&out.stdout).contains(&format!(
+            "no settings file at {config} (did you mean {near}?)"
+        )),
+        "{}",
+        text(&out.stdout)
+    );
 }

@@ -39,6 +39,84 @@ fn bash_completes_commands_and_their_values() {
     assert_eq!(options, ["--refused"]);
 }
 
+/// Completions offer the names hookd knows: agents wherever an agent is asked for, moments wherever a
+/// moment is (none is checked by clap: hookd checks them itself, with its did-you-mean).
+#[test]
+fn completions_offer_agent_and_moment_names() {
+    assert_eq!(bash_offers(&["hookd", "setup", "cl"]), ["claude-code"]);
+    assert_eq!(
+        bash_offers(&["hookd", "fire", "--agent", "ge"]),
+        ["gemini-cli"]
+    );
+    assert_eq!(
+        bash_offers(&["hookd", "relay", "--print-settings", "co"]),
+        ["codex", "copilot-cli"]
+    );
+    assert_eq!(bash_offers(&["hookd", "fire", "PreTo"]), ["PreToolUse"]);
+    assert_eq!(
+        bash_offers(&["hookd", "log", "--moment", "Sto"]),
+        ["Stop", "StopFailure"]
+    );
+    assert_eq!(
+        bash_offers(&["hookd", "why", "--agent", "qw"]),
+        ["qwen-code"]
+    );
+    let zsh = text(&run_hookd(&["completions", "zsh"], None, RESPONSE).stdout);
+    assert!(
+        zsh.contains(":AGENT:(claude-code codex gemini-cli qwen-code copilot-cli)"),
+        "{zsh}"
+    );
+    let fish = text(&run_hookd(&["completions", "fish"], None, RESPONSE).stdout);
+    assert!(
+        fish.contains("-l agent")
+            && fish.contains(r#""claude-code\t"#)
+            && fish.contains(r"PreToolUse\t"),
+        "{fish}"
+    );
+    // Still hookd's own check, not clap's: a near name is told what it surely means.
+    let out = run_hookd(
+        &["fire", "--agent", "claude", "PreToolUse"],
+        Some("{}"),
+        RESPONSE,
+    );
+    assert_eq!(code(&out.status), 1);
+    assert!(
+        text(&out.stderr).contains("did you mean \"claude-code\""),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `--help` is wrapped to the terminal it is shown on, up to 100 columns (as cargo's), and at 100
+/// where no terminal says its width (a pipe).
+#[test]
+fn help_is_wrapped_to_the_terminal() {
+    // A word longer than the line (a path) cannot be wrapped: a line of one word is as wrapped as it gets.
+    let widest = |output: &[u8]| {
+        text(output)
+            .lines()
+            .filter(|line| line.split_whitespace().count() > 1)
+            .map(|line| line.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    for args in [&["--help"][..], &["fire", "--help"], &["setup", "--help"]] {
+        for columns in [60u16, 80] {
+            let mut cmd = Command::new(BIN);
+            cmd.args(args).env("NO_COLOR", "1").env_remove("COLUMNS");
+            let out = run_on_terminal_of(cmd, None, RESPONSE, Some(columns));
+            assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+            assert!(
+                widest(&out.stdout) <= columns as usize,
+                "{args:?} at {columns} columns:\n{}",
+                text(&out.stdout)
+            );
+        }
+        let out = run_hookd(args, None, RESPONSE);
+        assert!(widest(&out.stdout) <= 100, "{}", text(&out.stdout));
+    }
+}
+
 #[test]
 fn zsh_and_fish_scripts_name_every_command() {
     for shell in ["zsh", "fish"] {

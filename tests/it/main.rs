@@ -23,6 +23,8 @@ mod agents_setup;
 mod cli_check;
 /// `hookd fire`, `status`, `reload` against a daemon and against none.
 mod cli_client;
+/// Every command with a reader that left early (`| head`): quiet, its own status, its work done.
+mod cli_closed_pipe;
 /// `status`, `reload` and `check` for people on a terminal, and for scripts.
 mod cli_for_people;
 /// `hookd import` appended to an existing file, its warnings, the timeouts it keeps.

@@ -496,6 +496,7 @@ fn install_defaults_to_this_binary_and_the_xdg_config_folder() {
     let sb = Sandbox::new();
     let config_home = sb.p("xdg");
     let runtime = sb.p("runtime");
+    let _manager = a_user_manager_in(&runtime);
     let mut cmd = Command::new(BIN);
     // --no-enable: no systemctl is run (the user's own manager is never touched by a test).
     cmd.args(["install", "--no-enable"])
@@ -536,16 +537,28 @@ fn install_defaults_to_this_binary_and_the_xdg_config_folder() {
     );
 }
 
+/// Stands in for a systemd user manager in `runtime`: the socket `systemctl --user` reaches it by,
+/// `$XDG_RUNTIME_DIR/systemd/private` (install asks systemctl nothing where there is none).
+fn a_user_manager_in(runtime: &Path) -> std::os::unix::net::UnixListener {
+    fs::create_dir_all(runtime.join("systemd")).unwrap();
+    std::os::unix::net::UnixListener::bind(runtime.join("systemd/private")).unwrap()
+}
+
 /// `hookd install` (no `--dir`) with a `systemctl` of the test's own first on PATH, which logs what it
 /// is asked and, by `mode`, fails as it does with no user manager (`fail`), succeeds (`quiet`), or
 /// succeeds and starts the daemon on the socket as socket activation would (`start`). Returns install's
 /// output, what systemctl was asked, and the pid of a daemon it started.
-fn install_with_systemctl(sb: &Sandbox, mode: &str) -> (std::process::Output, String, Option<i32>) {
+fn install_with_systemctl(
+    sb: &Sandbox,
+    mode: &str,
+    manager: bool,
+) -> (std::process::Output, String, Option<i32>) {
     let bin_dir = sb.p("fake-bin");
     fs::create_dir_all(&bin_dir).unwrap();
     let log = sb.p("systemctl.log");
     let pid_file = sb.p("daemon.pid");
     let runtime = sb.p("runtime");
+    let _manager = manager.then(|| a_user_manager_in(&runtime));
     let config_home = sb.p("xdg");
     fs::create_dir_all(config_home.join("hookd")).unwrap();
     fs::write(config_home.join("hookd/hooks.toml"), "# no hooks\n").unwrap();
@@ -595,7 +608,7 @@ impl Drop for StartedBySystemctl {
 fn install_enables_the_socket_unit_and_says_when_nothing_answers() {
     // The socket enabled, and the daemon answering on it: nothing to say.
     let sb = Sandbox::new();
-    let (out, asked, pid) = install_with_systemctl(&sb, "start");
+    let (out, asked, pid) = install_with_systemctl(&sb, "start", true);
     let _daemon = StartedBySystemctl(pid);
     let stderr = text(&out.stderr);
     assert_eq!(code(&out.status), 0, "{stderr}");
@@ -610,7 +623,7 @@ fn install_enables_the_socket_unit_and_says_when_nothing_answers() {
 
     // Enabled, but nothing answers: said, with where to look.
     let sb = Sandbox::new();
-    let (out, _, _) = install_with_systemctl(&sb, "quiet");
+    let (out, _, _) = install_with_systemctl(&sb, "quiet", true);
     let stderr = text(&out.stderr);
     assert_eq!(code(&out.status), 0, "{stderr}");
     assert!(
@@ -623,7 +636,7 @@ fn install_enables_the_socket_unit_and_says_when_nothing_answers() {
 
     // No user manager: said, and the steps printed as before.
     let sb = Sandbox::new();
-    let (out, asked, _) = install_with_systemctl(&sb, "fail");
+    let (out, asked, _) = install_with_systemctl(&sb, "fail", true);
     let stderr = text(&out.stderr);
     assert_eq!(code(&out.status), 0, "{stderr}");
     assert_eq!(asked, "--user daemon-reload\n");
@@ -639,4 +652,97 @@ fn install_enables_the_socket_unit_and_says_when_nothing_answers() {
         text(&out.stdout)
     );
     assert!(stderr.contains("warning: nothing answers on"), "{stderr}");
+}
+
+/// Where no user manager runs (a container; `su -`, or ssh without lingering: no
+/// `$XDG_RUNTIME_DIR/systemd/private`, or no `XDG_RUNTIME_DIR` at all), install asks systemctl nothing,
+/// which could only fail with "Failed to connect to bus", says why, and prints what to do instead, each
+/// as the exact line to run: lingering, or `hookd serve` without systemd.
+#[test]
+fn install_without_a_user_manager_says_what_to_do_instead() {
+    let sb = Sandbox::new();
+    let (out, asked, _) = install_with_systemctl(&sb, "fail", false);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(code(&out.status), 0, "{stderr}");
+    assert_eq!(asked, "", "systemctl was asked, with no manager to answer");
+    assert!(
+        stderr.contains(&format!(
+            "warning: hookd.socket not enabled: no systemd user manager here: {} is not there",
+            sb.p("runtime/systemd/private").display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("now run: systemctl"), "{stdout}");
+    let bin = fs::canonicalize(BIN).unwrap();
+    let uid = nix::unistd::getuid();
+    assert!(
+        stdout.contains("loginctl enable-linger ")
+            && stdout.contains(&format!(
+                "&& export XDG_RUNTIME_DIR=/run/user/{uid} && {} install\n",
+                bin.display()
+            )),
+        "{stdout}"
+    );
+    let state = sb.p("state/hookd");
+    assert!(
+        stdout.contains(&format!(
+            "mkdir -p {} && nohup {} serve >>{}/serve.log 2>&1 </dev/null &\n",
+            state.display(),
+            bin.display(),
+            state.display()
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\"Without systemd\""), "{stdout}");
+
+    // The line runs as printed, and starts a daemon that answers: no step the docs do not name.
+    let line = stdout
+        .lines()
+        .find(|line| line.contains("nohup"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!(
+            "{line} echo $! > {}",
+            sb.p("started.pid").display()
+        ))
+        .env("XDG_RUNTIME_DIR", sb.p("runtime"))
+        .env("XDG_STATE_HOME", sb.p("state"))
+        .env("XDG_CONFIG_HOME", sb.p("xdg"))
+        .env("HOME", sb.path());
+    let out = run_with_deadline(cmd, None, DEADLINE);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let _daemon = StartedBySystemctl(
+        fs::read_to_string(sb.p("started.pid"))
+            .ok()
+            .and_then(|pid| pid.trim().parse().ok()),
+    );
+    let socket = sb.p("runtime/hookd/hookd.sock");
+    wait_until(READY, "the daemon started as install said", || {
+        run_hookd(
+            &["status", "--socket", socket.to_str().unwrap()],
+            None,
+            DEADLINE,
+        )
+        .status
+        .success()
+    });
+
+    // No XDG_RUNTIME_DIR at all (su -, cron): said as such.
+    let sb = Sandbox::new();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["install", "--no-enable"])
+        .env("XDG_CONFIG_HOME", sb.p("xdg"))
+        .env("HOOKD_SOCKET", sb.p("nobody.sock"))
+        .env_remove("XDG_RUNTIME_DIR");
+    let out = run_with_deadline(cmd, None, DEADLINE);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no systemd user manager here: XDG_RUNTIME_DIR is not set"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("loginctl enable-linger"));
 }

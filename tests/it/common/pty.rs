@@ -11,8 +11,25 @@ use super::run_with_stdout;
 /// Runs `cmd` with stdout on a fresh pseudo-terminal (stdin and stderr as
 /// [`super::run_with_deadline`] sets them), waiting at most `timeout`. `Output::stdout` is what the terminal showed, with the terminal's
 /// `\r\n` turned back into `\n`. `NO_COLOR` is removed unless the caller set it.
-pub fn run_on_terminal(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
-    let pty = nix::pty::openpty(None, None).expect("openpty");
+pub fn run_on_terminal(cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
+    run_on_terminal_of(cmd, stdin, timeout, None)
+}
+
+/// [`run_on_terminal`] on a terminal `columns` wide (with none, a terminal that says no size, as a
+/// fresh pseudo-terminal does).
+pub fn run_on_terminal_of(
+    mut cmd: Command,
+    stdin: Option<&str>,
+    timeout: Duration,
+    columns: Option<u16>,
+) -> Output {
+    let size = columns.map(|columns| nix::pty::Winsize {
+        ws_row: 50,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    });
+    let pty = nix::pty::openpty(size.as_ref(), None).expect("openpty");
     let master: OwnedFd = pty.master;
     let slave: OwnedFd = pty.slave;
     if !cmd.get_envs().any(|(key, _)| key == "NO_COLOR") {
