@@ -199,7 +199,7 @@ pub(super) fn script_from_input(command: &Command) -> bool {
 
 /// The words of `command` that are its script or the file of it: the word after `-c` for a shell, the
 /// first operand, and for an interpreter every word up to it (the values of `-c`, `-e`, `-r`).
-fn script_words(command: &Command) -> Vec<&Word> {
+pub(super) fn script_words(command: &Command) -> Vec<&Word> {
     let args = command.args();
     match command.program() {
         "eval" => args.iter().collect(),
