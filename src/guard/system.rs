@@ -386,8 +386,14 @@ fn disk(seen: &Seen, found: &mut Vec<Finding>) {
                     "mke2fs" | "mkswap" | "mkdosfs" | "mkntfs" | "mkexfatfs" | "mkfs_msdos"
                 ) =>
             {
-                // An image file is no disk; a target that cannot be known may be one.
-                (any_device() || operands.iter().any(|w| !w.known)).then(|| {
+                // An image file is no disk; a target that cannot be known may be one (the target
+                // is the last operand but a block count: `mkfs.ext4 -L "$LABEL" disk.img` is no
+                // disk).
+                let target = operands
+                    .iter()
+                    .rev()
+                    .find(|w| !w.text.chars().all(|c| c.is_ascii_digit()));
+                (any_device() || target.is_some_and(|w| !w.known)).then(|| {
                     "makes a new file system on a device, erasing what it holds".to_string()
                 })
             }
