@@ -660,6 +660,25 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
                      every program you run. Kill the process you mean by its pid"
                 ));
             }
+            // A system file deleted or emptied (a folder of them is the delete rules').
+            "rm" | "unlink" | "shred" | "truncate" => {
+                let system_file = args
+                    .iter()
+                    .filter(|w| w.known && !w.text.starts_with('-'))
+                    .find(|w| {
+                        let path = absolute(&w.text, folder, home);
+                        SYSTEM_FOLDERS
+                            .iter()
+                            .any(|f| path.starts_with(f) && path != Path::new(f))
+                    });
+                if let Some(file) = system_file {
+                    hit = Some(format!(
+                        "`{shown}` deletes or empties {}, a system file the machine needs to start and \
+                         run. Ask the user to change system files",
+                        file.text
+                    ));
+                }
+            }
             "killall5" => {
                 hit = Some(format!(
                     "`{shown}` signals every process on the machine. Kill the process you mean by its pid"
