@@ -9,7 +9,8 @@
 //!
 //! A disk is what lies under `/dev` (an image file is not: `mkfs.ext4 disk.img` makes a file system in
 //! a file). The system: permissions or owners changed through the root or the home folder, fork bombs,
-//! every process killed, the crontab removed, system files overwritten, the machine shut down.
+//! every process killed, the crontab removed, system files overwritten or deleted, the machine shut
+//! down.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
