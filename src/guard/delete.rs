@@ -318,7 +318,19 @@ fn from_input(seen: &Seen, at: usize, found: &mut Vec<Finding>) {
         given_paths(seen, folders, here, "the here-string", shown, found);
         return;
     }
-    if let Some(range) = producer(commands, at) {
+    // `xargs -a FILE`: its input is the file, whatever is piped to it.
+    let from_file = wrapper.is_some_and(|i| {
+        commands[i]
+            .args()
+            .iter()
+            .any(|w| w.text == "-a" || w.text.starts_with("--arg-file"))
+    });
+    let source = if from_file {
+        None
+    } else {
+        producer(commands, at)
+    };
+    if let Some(range) = source {
         for i in range.clone() {
             let source = &commands[i];
             match source.program() {

@@ -130,9 +130,34 @@ pub(super) fn producer(commands: &[Command], at: usize) -> Option<Range<usize>> 
                 return Some(nested(commands, before).start..before + 1);
             }
         }
-        // The wrapper that runs this one: the next command read shallower.
+        // The wrapper that runs this one: the next command read shallower. A shell that reads its
+        // script from its input (`echo 'xargs rm -rf' | sh`) gives the commands of the script no
+        // input of the pipe's: what they read is the rest of the script.
         let depth = commands[member].depth;
         member = (member + 1..commands.len()).find(|&i| commands[i].depth < depth)?;
+        let wrapper = &commands[member];
+        if runs_scripts(wrapper.program()) && script_from_input(wrapper) {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether the input of `commands[at]` is a redirection from a word that cannot be known (`bash <
+/// <(curl URL)`, `sudo bash < <(...)`, on the command or a wrapper that runs it): that word.
+pub(super) fn input_from(commands: &[Command], at: usize) -> Option<&Word> {
+    let mut member = at;
+    for _ in 0..crate::shell::MAX_DEPTH + 2 {
+        let command = &commands[member];
+        if let Some(redirect) = command.redirects.iter().find(|r| !r.writes) {
+            return (!redirect.target.known).then_some(&redirect.target);
+        }
+        let depth = command.depth;
+        member = (member + 1..commands.len()).find(|&i| commands[i].depth < depth)?;
+        let wrapper = &commands[member];
+        if runs_scripts(wrapper.program()) && script_from_input(wrapper) {
+            return None;
+        }
     }
     None
 }
@@ -300,8 +325,10 @@ fn network_shell(seen: &Seen, found: &mut Vec<Finding>) {
         if !runs {
             continue;
         }
-        let piped_in =
-            runs_scripts(program) && script_from_input(command) && fed_by_download(commands, at);
+        let reads_input = runs_scripts(program) && script_from_input(command);
+        let piped_in = reads_input
+            && (fed_by_download(commands, at)
+                || input_from(commands, at).is_some_and(holds_download));
         let substituted = script_words(command).into_iter().any(holds_download);
         if piped_in || substituted {
             let shown = shown(command);
