@@ -160,7 +160,8 @@ const FIND_VALUED: &[&str] = &[
 pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     let commands = seen.commands;
     // The `rm`s a `find -exec` runs on what it finds, judged with the `find` (its start, its tests).
-    let mut under_find = vec![false; commands.len()];
+    // For each command, the operands that are a `find`'s results (`START/**`), judged with it.
+    let mut of_finds: Vec<Vec<String>> = vec![Vec::new(); commands.len()];
     let mut find_rm: Vec<Option<bool>> = vec![None; commands.len()];
     for (at, command) in commands.iter().enumerate() {
         if command.program() != "find" {
@@ -173,14 +174,13 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
                 continue;
             }
             let opts = words::parse(rm.args(), &RM);
-            let of_find = opts.operands.iter().any(|w| {
-                w.glob
-                    && starts
-                        .iter()
-                        .any(|s| w.text == format!("{}/**", s.text.trim_end_matches('/')))
-            });
-            if of_find {
-                under_find[inner] = true;
+            let results: Vec<String> = starts
+                .iter()
+                .map(|s| format!("{}/**", s.text.trim_end_matches('/')))
+                .filter(|r| opts.operands.iter().any(|w| w.glob && w.text == *r))
+                .collect();
+            if !results.is_empty() {
+                of_finds[inner].extend(results);
                 let recursive = recursive(&opts);
                 find_rm[at] = Some(find_rm[at].unwrap_or(false) || recursive);
             }
@@ -188,7 +188,7 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     }
     for (at, (command, folders)) in seen.each().enumerate() {
         match command.program() {
-            "rm" if !under_find[at] => rm(seen, at, command, folders, found),
+            "rm" => rm(seen, at, command, folders, &of_finds[at], found),
             "find" => {
                 let delete = has(command, "-delete");
                 // `-delete` and `rm -r` take folders too; `rm` alone, files.
@@ -215,8 +215,16 @@ fn has(command: &Command, word: &str) -> bool {
     command.args().iter().any(|w| w.text == word)
 }
 
-/// `rm`: where each operand reaches.
-fn rm(seen: &Seen, at: usize, command: &Command, folders: &[PathBuf], found: &mut Vec<Finding>) {
+/// `rm`: where each operand reaches (but the results of a `find` it runs under, `of_find`, which are
+/// judged with the `find`).
+fn rm(
+    seen: &Seen,
+    at: usize,
+    command: &Command,
+    folders: &[PathBuf],
+    of_find: &[String],
+    found: &mut Vec<Finding>,
+) {
     let opts = words::parse(command.args(), &RM);
     let recursive = recursive(&opts);
     let shown = shown(command);
@@ -243,6 +251,11 @@ fn rm(seen: &Seen, at: usize, command: &Command, folders: &[PathBuf], found: &mu
         .filter(|w| {
             !placeholder(&w.text) && !replace.as_deref().is_some_and(|r| w.text.contains(r))
         })
+        .collect();
+    // Its other operands, if any, are its own.
+    let operands: Vec<&Word> = operands
+        .into_iter()
+        .filter(|w| !(w.glob && of_find.contains(&w.text)))
         .collect();
     if command.fed && operands.is_empty() {
         if recursive {
@@ -305,7 +318,19 @@ fn from_input(seen: &Seen, at: usize, found: &mut Vec<Finding>) {
         given_paths(seen, folders, here, "the here-string", shown, found);
         return;
     }
-    if let Some(range) = producer(commands, at) {
+    // `xargs -a FILE`: its input is the file, whatever is piped to it.
+    let from_file = wrapper.is_some_and(|i| {
+        commands[i]
+            .args()
+            .iter()
+            .any(|w| w.text == "-a" || w.text.starts_with("--arg-file"))
+    });
+    let source = if from_file {
+        None
+    } else {
+        producer(commands, at)
+    };
+    if let Some(range) = source {
         for i in range.clone() {
             let source = &commands[i];
             match source.program() {

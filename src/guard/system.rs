@@ -9,7 +9,8 @@
 //!
 //! A disk is what lies under `/dev` (an image file is not: `mkfs.ext4 disk.img` makes a file system in
 //! a file). The system: permissions or owners changed through the root or the home folder, fork bombs,
-//! every process killed, the crontab removed, system files overwritten, the machine shut down.
+//! every process killed, the crontab removed, system files overwritten or deleted, the machine shut
+//! down.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -129,9 +130,34 @@ pub(super) fn producer(commands: &[Command], at: usize) -> Option<Range<usize>> 
                 return Some(nested(commands, before).start..before + 1);
             }
         }
-        // The wrapper that runs this one: the next command read shallower.
+        // The wrapper that runs this one: the next command read shallower. A shell that reads its
+        // script from its input (`echo 'xargs rm -rf' | sh`) gives the commands of the script no
+        // input of the pipe's: what they read is the rest of the script.
         let depth = commands[member].depth;
         member = (member + 1..commands.len()).find(|&i| commands[i].depth < depth)?;
+        let wrapper = &commands[member];
+        if runs_scripts(wrapper.program()) && script_from_input(wrapper) {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether the input of `commands[at]` is a redirection from a word that cannot be known (`bash <
+/// <(curl URL)`, `sudo bash < <(...)`, on the command or a wrapper that runs it): that word.
+pub(super) fn input_from(commands: &[Command], at: usize) -> Option<&Word> {
+    let mut member = at;
+    for _ in 0..crate::shell::MAX_DEPTH + 2 {
+        let command = &commands[member];
+        if let Some(redirect) = command.redirects.iter().find(|r| !r.writes) {
+            return (!redirect.target.known).then_some(&redirect.target);
+        }
+        let depth = command.depth;
+        member = (member + 1..commands.len()).find(|&i| commands[i].depth < depth)?;
+        let wrapper = &commands[member];
+        if runs_scripts(wrapper.program()) && script_from_input(wrapper) {
+            return None;
+        }
     }
     None
 }
@@ -199,7 +225,7 @@ pub(super) fn script_from_input(command: &Command) -> bool {
 
 /// The words of `command` that are its script or the file of it: the word after `-c` for a shell, the
 /// first operand, and for an interpreter every word up to it (the values of `-c`, `-e`, `-r`).
-fn script_words(command: &Command) -> Vec<&Word> {
+pub(super) fn script_words(command: &Command) -> Vec<&Word> {
     let args = command.args();
     match command.program() {
         "eval" => args.iter().collect(),
@@ -299,8 +325,10 @@ fn network_shell(seen: &Seen, found: &mut Vec<Finding>) {
         if !runs {
             continue;
         }
-        let piped_in =
-            runs_scripts(program) && script_from_input(command) && fed_by_download(commands, at);
+        let reads_input = runs_scripts(program) && script_from_input(command);
+        let piped_in = reads_input
+            && (fed_by_download(commands, at)
+                || input_from(commands, at).is_some_and(holds_download));
         let substituted = script_words(command).into_iter().any(holds_download);
         if piped_in || substituted {
             let shown = shown(command);
@@ -386,8 +414,14 @@ fn disk(seen: &Seen, found: &mut Vec<Finding>) {
                     "mke2fs" | "mkswap" | "mkdosfs" | "mkntfs" | "mkexfatfs" | "mkfs_msdos"
                 ) =>
             {
-                // An image file is no disk; a target that cannot be known may be one.
-                (any_device() || operands.iter().any(|w| !w.known)).then(|| {
+                // An image file is no disk; a target that cannot be known may be one (the target
+                // is the last operand but a block count: `mkfs.ext4 -L "$LABEL" disk.img` is no
+                // disk).
+                let target = operands
+                    .iter()
+                    .rev()
+                    .find(|w| !w.text.chars().all(|c| c.is_ascii_digit()));
+                (any_device() || target.is_some_and(|w| !w.known)).then(|| {
                     "makes a new file system on a device, erasing what it holds".to_string()
                 })
             }
@@ -653,6 +687,25 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
                     "`{shown}` signals every process you may signal (-1): your session, the agent, \
                      every program you run. Kill the process you mean by its pid"
                 ));
+            }
+            // A system file deleted or emptied (a folder of them is the delete rules').
+            "rm" | "unlink" | "shred" | "truncate" => {
+                let system_file = args
+                    .iter()
+                    .filter(|w| w.known && !w.text.starts_with('-'))
+                    .find(|w| {
+                        let path = absolute(&w.text, folder, home);
+                        SYSTEM_FOLDERS
+                            .iter()
+                            .any(|f| path.starts_with(f) && path != Path::new(f))
+                    });
+                if let Some(file) = system_file {
+                    hit = Some(format!(
+                        "`{shown}` deletes or empties {}, a system file the machine needs to start and \
+                         run. Ask the user to change system files",
+                        file.text
+                    ));
+                }
             }
             "killall5" => {
                 hit = Some(format!(

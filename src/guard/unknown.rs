@@ -12,7 +12,9 @@
 use crate::shell::Command;
 
 use super::folders::Seen;
-use super::system::{fed_by_download, producer, runs_scripts, script_from_input, shown};
+use super::system::{
+    fed_by_download, input_from, producer, runs_scripts, script_from_input, script_words, shown,
+};
 use super::{Finding, UNKNOWN};
 
 /// Tools whose output is their own shell set-up, run with `eval "$(tool ...)"`.
@@ -78,6 +80,13 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
                  the command out, with the program's own name",
                 shown(command)
             )
+        } else if let Some(script) = script_from_output(commands, at) {
+            format!(
+                "`{}` runs a script that is a command's output ({}): hookd cannot tell what it \
+                 runs. Write the commands out, or save them to a file, read it, and run that file",
+                shown(command),
+                script
+            )
         } else if runs_scripts(command.program()) && script_from_input(command) {
             if command.fed {
                 format!(
@@ -104,6 +113,39 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
         });
         return;
     }
+}
+
+/// `source <(cmd)`, `bash <(cmd)`, `bash < <(cmd)`, `python3 -c "$(cmd)"`: the script word of a shell, an interpreter,
+/// `source` or `eval` that is a command's output, when it is neither a download (the network-shell
+/// rule's), a tool's own set-up or completion script, nor a file named by its own name in a folder a
+/// command prints (`bash "$(dirname $0)/x.sh"`). A script named by a variable (`python "$f"`) is a
+/// file on disk, and let be.
+fn script_from_output(commands: &[Command], at: usize) -> Option<String> {
+    let command = &commands[at];
+    let program = command.program();
+    if !(runs_scripts(program) || matches!(program, "source" | "." | "eval")) {
+        return None;
+    }
+    let input = if runs_scripts(program) && script_from_input(command) {
+        input_from(commands, at)
+    } else {
+        None
+    };
+    script_words(command)
+        .into_iter()
+        .chain(input)
+        .find_map(|word| {
+            let text = word.text.as_str();
+            let substituted =
+                text.starts_with("/dev/fd/") || text.contains("$(") || text.contains('`');
+            let inner = text.strip_prefix("/dev/fd/").unwrap_or(text);
+            (!word.known
+                && substituted
+                && !named_program(text)
+                && !sets_up_shell(inner)
+                && !inner.contains(" completion"))
+            .then(|| text.chars().take(60).collect())
+        })
 }
 
 /// What feeds `commands[at]` through a pipe, shown, when it is not text the shell reader reads as the
