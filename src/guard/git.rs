@@ -30,11 +30,16 @@ const MAX_ALIASES: usize = 8;
 
 pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     for (command, folders) in seen.each() {
-        let Some(("git", args)) = run_words(command) else {
-            continue;
-        };
         let folder = folders.first().unwrap_or(&seen.call.cwd);
-        if let Some(finding) = judge_git(args, folder, &seen.call.home) {
+        let finding = match run_words(command) {
+            Some(("git", args)) => judge_git(args, folder, &seen.call.home),
+            // git-filter-repo is a program of its own, which `git filter-repo` runs.
+            Some(("git-filter-repo", _)) => {
+                judge_subcommand("filter-repo", &[], &Globals::default(), &seen.call.home)
+            }
+            _ => None,
+        };
+        if let Some(finding) = finding {
             found.push(finding);
         }
     }
@@ -215,6 +220,15 @@ fn split_alias(value: &str) -> Vec<String> {
         words.push(word);
     }
     words
+}
+
+/// `names` joined for a reason, or `otherwise` when there are none (they come from input: `xargs`).
+fn named_or(names: &[&str], otherwise: &str) -> String {
+    if names.is_empty() {
+        otherwise.to_string()
+    } else {
+        names.join(" ")
+    }
 }
 
 fn discard(reason: String) -> Option<Finding> {
@@ -898,7 +912,7 @@ fn push(args: &[Word]) -> Option<Finding> {
         return history(format!(
             "git push --delete deletes {} on the remote, for everyone who shares it. Ask the user to \
              delete remote branches or tags themselves.",
-            refspecs.get(1..).map_or(String::new(), |r| r.join(" "))
+            named_or(refspecs.get(1..).unwrap_or(&[]), "branches or tags")
         ));
     }
     if let Some(gone) = refspecs.iter().find(|r| r.len() > 1 && r.starts_with(':')) {
@@ -1014,9 +1028,14 @@ fn branch(args: &[Word]) -> Option<Finding> {
         return None;
     }
     history(format!(
-        "git branch -D {} deletes the branch even when its commits are merged nowhere, losing them \
-         with the branch's reflog. Use git branch -d, which refuses a branch that is not merged.",
-        opts.operand_texts().join(" ")
+        "git branch -D deletes {} even when {} commits are merged nowhere, losing them with the \
+         reflog. Use git branch -d, which refuses a branch that is not merged.",
+        named_or(&opts.operand_texts(), "the branches it is given"),
+        if opts.operands.len() == 1 {
+            "its"
+        } else {
+            "their"
+        }
     ))
 }
 
