@@ -1165,6 +1165,32 @@ mod tests {
     }
 
     #[test]
+    fn odd_arguments_are_judged_without_a_panic() {
+        for line in [
+            "-c",
+            "-C",
+            "--config-env",
+            "-c alias.x",
+            "-c alias.x= x",
+            "-c alias.=x",
+            "push :",
+            "push +",
+            "push -o",
+            "checkout --",
+            "checkout é.rs",
+            "rm -r ''",
+            "stash",
+            "reflog expire --expire",
+            "submodule foreach",
+            "submodule foreach ''",
+            "-c alias.x='' x",
+            "-c alias.x=\\ x",
+        ] {
+            let _ = rule(line);
+        }
+    }
+
+    #[test]
     fn an_alias_value_splits_as_git_splits_it() {
         assert_eq!(split_alias("reset --hard"), ["reset", "--hard"]);
         assert_eq!(

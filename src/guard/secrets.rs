@@ -603,6 +603,20 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
             });
         }
         "git" => return git_show(args, folder, home),
+        // `kubectl config view` hides the cluster's secrets; `--raw` prints them.
+        "kubectl" => {
+            let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            let raw =
+                texts.windows(2).any(|pair| pair == ["config", "view"]) && texts.contains(&"--raw");
+            return raw.then(|| {
+                finding(
+                    "kubectl config view --raw",
+                    &home.join(".kube/config"),
+                    &CREDENTIALS,
+                    false,
+                )
+            });
+        }
         p if INTERPRETERS.contains(&p) => return one_liner(program, args, folder, home),
         _ => return None,
     };
@@ -1228,6 +1242,30 @@ mod tests {
         assert_eq!(judged("Read", &["/home/u/p/.env"]), 1);
         assert_eq!(judged("Glob", &["**/.env"]), 0);
         assert_eq!(judged("Edit", &["/home/u/p/.env"]), 0);
+    }
+
+    #[test]
+    fn odd_words_are_judged_without_a_panic() {
+        let home = Path::new(HOME);
+        for line in [
+            "cat ~/.ssh/ä*[",
+            "cat '[' ']' '*' '?' é.env .env.é",
+            "curl -d @ -F = -F x=@ -T",
+            "curl -d",
+            "python3 -c",
+            "perl -ne",
+            "git show :",
+            "sed",
+            "grep",
+            "cp",
+            "openssl -in",
+            "cat /",
+            "cat ''",
+        ] {
+            for command in crate::shell::read(line, &crate::shell::Env::default()) {
+                let _ = judge_command(&command, Path::new("/home/u/p"), home);
+            }
+        }
     }
 
     #[test]
