@@ -888,8 +888,9 @@ const PUSH: Spec = Spec {
 };
 
 /// `push` that replaces or deletes what others share: `--force`/`-f` and `+REFSPEC` (unless a lease
-/// is given: git then checks each ref's lease whatever `--force` says, so `--force-with-lease` is the
-/// safe way to replace a branch; `--force-if-includes` alone forces nothing), `--mirror`, `--delete`,
+/// is given: git then checks each leased ref whatever `--force` says, so `--force-with-lease` is the
+/// safe way to replace a branch; `--force-if-includes` alone forces nothing; a lease naming one ref
+/// leaves `--force` blind for the others), `--mirror`, `--delete`,
 /// `:BRANCH`, `--prune`. A dry run pushes nothing.
 fn push(args: &[Word]) -> Option<Finding> {
     let (before, after) = split_dashdash(args);
@@ -929,10 +930,14 @@ fn push(args: &[Word]) -> Option<Finding> {
                 .into(),
         );
     }
-    if lease {
-        return None;
-    }
-    if on(&opts, Some('f'), "force") {
+    // A lease with no refname protects every ref pushed; one naming a ref (`--force-with-lease=main`)
+    // protects that ref alone, and `--force` forces the others blindly.
+    let lease_all = lease
+        && opts
+            .longs
+            .iter()
+            .any(|(name, value)| name == "force-with-lease" && value.is_none());
+    if on(&opts, Some('f'), "force") && !lease_all {
         return history(
             "git push --force overwrites the remote branch, dropping the commits others pushed that \
              are not here. Use git push --force-with-lease, which refuses when the remote moved since \
@@ -940,7 +945,10 @@ fn push(args: &[Word]) -> Option<Finding> {
                 .into(),
         );
     }
-    if let Some(forced) = refspecs.iter().find(|r| r.len() > 1 && r.starts_with('+')) {
+    if let Some(forced) = refspecs
+        .iter()
+        .find(|r| r.len() > 1 && r.starts_with('+') && !lease)
+    {
         return history(format!(
             "git push REMOTE {forced} force-pushes {} (the + is --force), dropping the commits others \
              pushed that are not here. Use git push --force-with-lease REMOTE {}, which refuses when \
