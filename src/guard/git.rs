@@ -30,11 +30,16 @@ const MAX_ALIASES: usize = 8;
 
 pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     for (command, folders) in seen.each() {
-        let Some(("git", args)) = run_words(command) else {
-            continue;
-        };
         let folder = folders.first().unwrap_or(&seen.call.cwd);
-        if let Some(finding) = judge_git(args, folder, &seen.call.home) {
+        let finding = match run_words(command) {
+            Some(("git", args)) => judge_git(args, folder, &seen.call.home),
+            // git-filter-repo is a program of its own, which `git filter-repo` runs.
+            Some(("git-filter-repo", _)) => {
+                judge_subcommand("filter-repo", &[], &Globals::default(), &seen.call.home)
+            }
+            _ => None,
+        };
+        if let Some(finding) = finding {
             found.push(finding);
         }
     }
@@ -215,6 +220,15 @@ fn split_alias(value: &str) -> Vec<String> {
         words.push(word);
     }
     words
+}
+
+/// `names` joined for a reason, or `otherwise` when there are none (they come from input: `xargs`).
+fn named_or(names: &[&str], otherwise: &str) -> String {
+    if names.is_empty() {
+        otherwise.to_string()
+    } else {
+        names.join(" ")
+    }
 }
 
 fn discard(reason: String) -> Option<Finding> {
@@ -874,8 +888,9 @@ const PUSH: Spec = Spec {
 };
 
 /// `push` that replaces or deletes what others share: `--force`/`-f` and `+REFSPEC` (unless a lease
-/// is given: git then checks each ref's lease whatever `--force` says, so `--force-with-lease` is the
-/// safe way to replace a branch; `--force-if-includes` alone forces nothing), `--mirror`, `--delete`,
+/// is given: git then checks each leased ref whatever `--force` says, so `--force-with-lease` is the
+/// safe way to replace a branch; `--force-if-includes` alone forces nothing; a lease naming one ref
+/// leaves `--force` blind for the others), `--mirror`, `--delete`,
 /// `:BRANCH`, `--prune`. A dry run pushes nothing.
 fn push(args: &[Word]) -> Option<Finding> {
     let (before, after) = split_dashdash(args);
@@ -898,7 +913,7 @@ fn push(args: &[Word]) -> Option<Finding> {
         return history(format!(
             "git push --delete deletes {} on the remote, for everyone who shares it. Ask the user to \
              delete remote branches or tags themselves.",
-            refspecs.get(1..).map_or(String::new(), |r| r.join(" "))
+            named_or(refspecs.get(1..).unwrap_or(&[]), "branches or tags")
         ));
     }
     if let Some(gone) = refspecs.iter().find(|r| r.len() > 1 && r.starts_with(':')) {
@@ -915,10 +930,14 @@ fn push(args: &[Word]) -> Option<Finding> {
                 .into(),
         );
     }
-    if lease {
-        return None;
-    }
-    if on(&opts, Some('f'), "force") {
+    // A lease with no refname protects every ref pushed; one naming a ref (`--force-with-lease=main`)
+    // protects that ref alone, and `--force` forces the others blindly.
+    let lease_all = lease
+        && opts
+            .longs
+            .iter()
+            .any(|(name, value)| name == "force-with-lease" && value.is_none());
+    if on(&opts, Some('f'), "force") && !lease_all {
         return history(
             "git push --force overwrites the remote branch, dropping the commits others pushed that \
              are not here. Use git push --force-with-lease, which refuses when the remote moved since \
@@ -926,7 +945,10 @@ fn push(args: &[Word]) -> Option<Finding> {
                 .into(),
         );
     }
-    if let Some(forced) = refspecs.iter().find(|r| r.len() > 1 && r.starts_with('+')) {
+    if let Some(forced) = refspecs
+        .iter()
+        .find(|r| r.len() > 1 && r.starts_with('+') && !lease)
+    {
         return history(format!(
             "git push REMOTE {forced} force-pushes {} (the + is --force), dropping the commits others \
              pushed that are not here. Use git push --force-with-lease REMOTE {}, which refuses when \
@@ -1014,9 +1036,14 @@ fn branch(args: &[Word]) -> Option<Finding> {
         return None;
     }
     history(format!(
-        "git branch -D {} deletes the branch even when its commits are merged nowhere, losing them \
-         with the branch's reflog. Use git branch -d, which refuses a branch that is not merged.",
-        opts.operand_texts().join(" ")
+        "git branch -D deletes {} even when {} commits are merged nowhere, losing them with the \
+         reflog. Use git branch -d, which refuses a branch that is not merged.",
+        named_or(&opts.operand_texts(), "the branches it is given"),
+        if opts.operands.len() == 1 {
+            "its"
+        } else {
+            "their"
+        }
     ))
 }
 
@@ -1143,6 +1170,32 @@ mod tests {
 
     fn rule(line: &str) -> Option<&'static str> {
         judge_git(&words(line), Path::new("/home/u/p"), Path::new("/home/u")).map(|f| f.rule)
+    }
+
+    #[test]
+    fn odd_arguments_are_judged_without_a_panic() {
+        for line in [
+            "-c",
+            "-C",
+            "--config-env",
+            "-c alias.x",
+            "-c alias.x= x",
+            "-c alias.=x",
+            "push :",
+            "push +",
+            "push -o",
+            "checkout --",
+            "checkout é.rs",
+            "rm -r ''",
+            "stash",
+            "reflog expire --expire",
+            "submodule foreach",
+            "submodule foreach ''",
+            "-c alias.x='' x",
+            "-c alias.x=\\ x",
+        ] {
+            let _ = rule(line);
+        }
     }
 
     #[test]

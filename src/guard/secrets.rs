@@ -603,6 +603,21 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
             });
         }
         "git" => return git_show(args, folder, home),
+        // `kubectl config view` hides the cluster's secrets; `--raw` prints them.
+        "kubectl" => {
+            let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            let raw =
+                texts.windows(2).any(|pair| pair == ["config", "view"]) && texts.contains(&"--raw");
+            return raw.then(|| {
+                finding(
+                    "kubectl config view --raw",
+                    &home.join(".kube/config"),
+                    &CREDENTIALS,
+                    false,
+                )
+            });
+        }
+        p if INTERPRETERS.contains(&p) => return one_liner(program, args, folder, home),
         _ => return None,
     };
     for word in read {
@@ -978,6 +993,87 @@ fn sent(program: &str, args: &[Word], folder: &Path, home: &Path) -> Option<Find
     None
 }
 
+/// Interpreters whose one-liners (`-c`, `-e`) may open a file by its name.
+const INTERPRETERS: &[&str] = &[
+    "python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "deno", "bun",
+];
+
+/// An interpreter's one-liner that names a secret file in a string (`python3 -c
+/// "print(open('.env').read())"`, `node -e "fs.readFileSync('.env')"`), or perl and ruby reading
+/// one as input (`perl -ne print .env`). A one-liner opens what it names: a program that only loads
+/// the values (`load_dotenv()`) names no file.
+fn one_liner(program: &str, args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
+    let code_flags: &[&str] = match program {
+        "python" | "python3" | "python2" => &["-c"],
+        "php" => &["-r"],
+        "perl" => &["-e", "-E"],
+        "ruby" => &["-e"],
+        _ => &["-e", "-p", "--eval", "--print"],
+    };
+    let bundles = matches!(program, "perl" | "ruby");
+    let mut code_given = false;
+    let mut in_place = false;
+    let mut at = 0;
+    while at < args.len() {
+        let word = &args[at];
+        at += 1;
+        let text = word.text.as_str();
+        let short = text.starts_with('-') && !text.starts_with("--");
+        in_place |= bundles && short && text.contains('i');
+        // The code: the word after a code flag, or after a bundle that ends in one (`-ne`, `-lpe`).
+        let is_code_flag =
+            code_flags.contains(&text) || (bundles && short && text.ends_with(['e', 'E']));
+        if !is_code_flag {
+            if code_given
+                && matches!(program, "perl" | "ruby")
+                && !text.starts_with('-')
+                && !in_place
+                && word.known
+                && let Some((path, secret)) = named(text, word.glob, folder, home)
+            {
+                return Some(finding(
+                    &format!("{program} -e ... {text}"),
+                    &path,
+                    secret,
+                    false,
+                ));
+            }
+            continue;
+        }
+        code_given = true;
+        let Some(code) = args.get(at) else {
+            break;
+        };
+        at += 1;
+        for literal in literals(&code.text) {
+            if let Some((path, secret)) = named(literal, false, folder, home) {
+                let seen = format!("{program} {text} \"...{literal}...\"");
+                return Some(finding(&seen, &path, secret, false));
+            }
+        }
+    }
+    None
+}
+
+/// The string literals of a line of code: what stands between two like quotes (`'`, `"`, a
+/// backquote), with no blank in it (a file name, not a sentence).
+fn literals(code: &str) -> impl Iterator<Item = &str> {
+    let mut rest = code;
+    std::iter::from_fn(move || {
+        loop {
+            let open = rest.find(['\'', '"', '`'])?;
+            let quote = rest[open..].chars().next()?;
+            let after = &rest[open + 1..];
+            let close = after.find(quote)?;
+            let literal = &after[..close];
+            rest = &after[close + 1..];
+            if !literal.is_empty() && !literal.contains(char::is_whitespace) {
+                return Some(literal);
+            }
+        }
+    })
+}
+
 /// `git show REV:PATH` and `git cat-file -p REV:PATH` print a committed file: a secret committed by
 /// mistake is still one.
 fn git_show(args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
@@ -1146,6 +1242,38 @@ mod tests {
         assert_eq!(judged("Read", &["/home/u/p/.env"]), 1);
         assert_eq!(judged("Glob", &["**/.env"]), 0);
         assert_eq!(judged("Edit", &["/home/u/p/.env"]), 0);
+    }
+
+    #[test]
+    fn odd_words_are_judged_without_a_panic() {
+        let home = Path::new(HOME);
+        for line in [
+            "cat ~/.ssh/ä*[",
+            "cat '[' ']' '*' '?' é.env .env.é",
+            "curl -d @ -F = -F x=@ -T",
+            "curl -d",
+            "python3 -c",
+            "perl -ne",
+            "git show :",
+            "sed",
+            "grep",
+            "cp",
+            "openssl -in",
+            "cat /",
+            "cat ''",
+        ] {
+            for command in crate::shell::read(line, &crate::shell::Env::default()) {
+                let _ = judge_command(&command, Path::new("/home/u/p"), home);
+            }
+        }
+    }
+
+    #[test]
+    fn a_one_liners_literals_are_its_quoted_words() {
+        let found: Vec<&str> =
+            literals(r#"print(open('.env').read(), "a b", `x`, 'unclosed"#).collect();
+        assert_eq!(found, [".env", "x"]);
+        assert_eq!(literals("no quotes").count(), 0);
     }
 
     #[test]
