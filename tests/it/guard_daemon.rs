@@ -92,7 +92,7 @@ fn the_example_guard_refuses_for_every_agent_with_the_rule_and_what_to_do_instea
 fn a_rule_set_to_ask_asks_and_a_rule_turned_off_lets_its_finds_through() {
     let d = daemon(Some(
         "[[hooks.PreToolUse]]\nname = \"guard\"\nbuiltin = \"guard\"\n\
-         rules = { git-discard = \"ask\", delete-root = \"off\" }\n",
+         rules = { git-discard = \"ask\", delete-outside = \"off\" }\n",
     ));
     let proj = project(&d);
     let (event, extra) = shell_call("claude-code", "git reset --hard", &proj);
@@ -103,7 +103,8 @@ fn a_rule_set_to_ask_asks_and_a_rule_turned_off_lets_its_finds_through() {
         answer["hookSpecificOutput"]["permissionDecision"], "ask",
         "{answer}"
     );
-    let (event, extra) = shell_call("claude-code", "rm -rf /", &proj);
+    // (`rm -rf /` would do: hookd's guard of itself refuses it, whatever the rules.)
+    let (event, extra) = shell_call("claude-code", "rm -rf ~/other-project", &proj);
     let out = relay(&d, "claude-code", &event, &extra);
     assert_eq!(refusal("claude-code", &out), None, "{out:?}");
     // The other rules stand.
