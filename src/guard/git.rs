@@ -32,6 +32,8 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     for (command, folders) in seen.each() {
         let folder = folders.first().unwrap_or(&seen.call.cwd);
         let finding = match run_words(command) {
+            // `git CMD --help` (or `-h`) only shows the manual, whatever else is on the line.
+            Some(("git", args)) if asks_for_help(args) => None,
             Some(("git", args)) => judge_git(args, folder, &seen.call.home),
             // git-filter-repo is a program of its own, which `git filter-repo` runs.
             Some(("git-filter-repo", _)) => {
@@ -53,6 +55,15 @@ fn run_words(command: &Command) -> Option<(&str, &[Word])> {
     let first = words.iter().position(|w| !is_assignment(&w.text))?;
     let text = words[first].text.as_str();
     Some((text.rsplit('/').next().unwrap_or(text), &words[first + 1..]))
+}
+
+/// Whether git is asked for its manual or usage (`--help`, `-h`, `help`) rather than to do anything:
+/// git then shows it and stops, the rest of the line unread.
+fn asks_for_help(args: &[Word]) -> bool {
+    args.iter()
+        .take_while(|w| w.text != "--")
+        .any(|w| matches!(w.text.as_str(), "--help" | "-h"))
+        || args.first().is_some_and(|w| w.text == "help")
 }
 
 fn is_assignment(text: &str) -> bool {
