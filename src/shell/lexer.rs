@@ -69,6 +69,8 @@ pub(super) struct Lexer<'e, 'b> {
     newline_cache: Option<(usize, Option<usize>)>,
     /// Byte ranges of the word being read that came from unquoted expansions: split there at blanks.
     splits: Vec<(usize, usize)>,
+    /// How many arithmetic expressions this one is inside (`$(( $(( ... ))`): bounded.
+    arithmetic: usize,
     /// Reading only to find where something ends (a function's body): no command is taken from it.
     dry: bool,
 }
@@ -87,6 +89,7 @@ impl<'e, 'b> Lexer<'e, 'b> {
             here_resume: None,
             newline_cache: None,
             splits: Vec::new(),
+            arithmetic: 0,
             dry: false,
         }
     }
@@ -872,11 +875,12 @@ impl Lexer<'_, '_> {
     /// The commands inside an arithmetic expression (`$(( $(cat n) + 1 ))`): it runs no program, but
     /// those run.
     fn nest_substitutions(&mut self, inner: &str) {
-        if self.dry || !inner.contains(['$', '`']) || self.depth >= MAX_DEPTH {
+        if self.dry || !inner.contains(['$', '`']) || self.arithmetic >= MAX_DEPTH {
             return;
         }
-        let mut sub = Lexer::new(inner, self.env, self.depth + 1, self.ctx);
+        let mut sub = Lexer::new(inner, self.env, self.depth, self.ctx);
         sub.conditional = self.conditional;
+        sub.arithmetic = self.arithmetic + 1;
         let mut scratch = String::new();
         let mut known = true;
         while let Some(c) = sub.peek(0) {

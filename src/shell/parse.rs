@@ -211,7 +211,17 @@ impl Parser<'_, '_> {
                 self.end_list(out);
             }
             Sep::Open => {
-                if let Some(name) = self.function_name_before_parens() {
+                if let Some(last) = self.current.words.last_mut()
+                    && last.text.ends_with('=')
+                    && assignment(&last.text).is_some()
+                {
+                    // `arr=(a b c)`: an array's values, not a command; kept as a value not known.
+                    let values = self.lexer.array_values();
+                    last.text.push('(');
+                    last.text.push_str(&values);
+                    last.text.push(')');
+                    last.known = false;
+                } else if let Some(name) = self.function_name_before_parens() {
                     self.define(name, out);
                 } else if self.command_position() {
                     self.push(Kind::Subshell, out);

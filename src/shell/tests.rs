@@ -266,7 +266,7 @@ fn arithmetic_and_single_quotes_run_nothing() {
         ("echo '$(rm -rf /)'", &["echo $(rm -rf /)"]),
         (
             "echo $(( $(rm q) + 1 ))",
-            &["rm q @2 [sub]", "echo ?($(( $(rm q) + 1 )))"],
+            &["rm q @1 [sub]", "echo ?($(( $(rm q) + 1 )))"],
         ),
         (
             "[[ -f x && $(rm y) ]] && rm z",
@@ -343,6 +343,10 @@ fn unquoted_expansions_are_split_into_words() {
             &["rm -rf /home/u/x ?(${NOPE:-/y})"],
         ),
         ("exec > >(tee log)", &["tee log @1 [sub]", "exec"]),
+        (
+            "a=(x $(rm y) z); echo ${a[0]}",
+            &["rm y @1 [sub]", "echo ?(${a[0]})"],
+        ),
     ]);
 }
 

@@ -13,6 +13,13 @@ impl Lexer<'_, '_> {
         self.nest_substitutions(&inner);
     }
 
+    /// An array's values after `NAME=(` (read): the text up to its `)`, the commands inside it read.
+    pub(in crate::shell) fn array_values(&mut self) -> String {
+        let inner = self.balanced(')');
+        self.nest_substitutions(&inner);
+        inner
+    }
+
     /// `[[ ... ]]` (its `[[` read): a test, no program; its `&&`, `<`, `(` are its own, and the commands
     /// inside its words are read. It ends at `]]`, or at a `;` or newline that a test cannot hold.
     pub(in crate::shell) fn skip_test(&mut self) {
