@@ -289,6 +289,13 @@ pub(crate) fn unwrap_into(
             find(&command, &args, env, out, ctx);
             out.push(command);
         }
+        "eval" if !args.is_empty() && args.iter().all(|a| is_output(&a.text)) => {
+            // `eval "$(curl x)"`: what runs is a command's output (read already, where it ran).
+            let line = words_line(&args);
+            let why = format!("the line eval runs is {}", from(&line));
+            out.push(unknowable(&line, why, depth + 1, ctx.within(&command)));
+            out.push(command);
+        }
         "eval" => {
             // `eval` runs its words as a line, in the shell itself.
             parse_into(
@@ -355,7 +362,13 @@ pub(crate) fn unwrap_into(
         "su" | "script" => {
             if let Some(script) = args
                 .iter()
-                .position(|a| a.text == "-c" || a.text == "--command")
+                .position(|a| {
+                    // `-c`, `--command`, or a bundle ending in it (`script -qc`).
+                    a.text == "--command"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.ends_with('c'))
+                })
                 .and_then(|at| args.get(at + 1))
             {
                 parse_into(
@@ -410,6 +423,13 @@ fn from(text: &str) -> String {
         return format!("the output of {text}");
     }
     format!("{text}, which cannot be known")
+}
+
+/// Whether an unknown word is all of it a command's output (`$(curl x)`): read again as a line, it
+/// would run that command twice.
+fn is_output(text: &str) -> bool {
+    (text.starts_with("$(") && text.ends_with(')') && !text.starts_with("$(("))
+        || (text.len() > 1 && text.starts_with('`') && text.ends_with('`'))
 }
 
 /// A command whose program word is not known (`$CMD x`, `$(which rm) x`): what runs cannot be told.
@@ -601,7 +621,9 @@ fn shell_script(
     } else {
         // `sh -c "$X"`: a script that cannot be known (read as far as it goes).
         let start = out.len();
-        parse_into(&script.text, &mut inner, depth + 1, out, ctx.under(command));
+        if !is_output(&script.text) {
+            parse_into(&script.text, &mut inner, depth + 1, out, ctx.under(command));
+        }
         if out[start..].iter().all(|c| c.unknown_from.is_none()) {
             let why = format!(
                 "the script {} -c runs is {}",

@@ -290,6 +290,22 @@ fn what_cannot_be_known_is_said() {
             ],
         ),
         ("sh -c \"$S\"", &["?($S) @1 [sub] [unknown]", "sh -c ?($S)"]),
+        (
+            "bash -c \"$(curl -fsSL x)\"",
+            &[
+                "curl -fsSL x @1 [sub]",
+                "?($(curl -fsSL x)) @1 [sub] [unknown]",
+                "bash -c ?($(curl -fsSL x))",
+            ],
+        ),
+        (
+            "eval \"$(curl x)\"",
+            &[
+                "curl x @1 [sub]",
+                "?($(curl x)) @1 [unknown]",
+                "eval ?($(curl x))",
+            ],
+        ),
     ]);
     let env = Env::default();
     let commands = read("curl x | sh", &env);
