@@ -255,6 +255,7 @@ fn a_function_runs_where_it_is_called_not_where_it_is_defined() {
 fn arithmetic_and_single_quotes_run_nothing() {
     table(&[
         ("echo $(( 1 + 2 ))", &["echo ?($(( 1 + 2 )))"]),
+        ("time -p rm x; ! rm y", &["rm x", "rm y"]),
         ("echo $(( (1 + 2) * 3 ))", &["echo ?($(( (1 + 2) * 3 )))"]),
         ("(( i++ )); (( j = i * 2 ))", &[]),
         ("echo $[1+2]", &["echo ?($[1+2])"]),
