@@ -146,8 +146,7 @@ fn code_of(lang: Lang, program: &str, args: &[Word]) -> Code {
         if lang == Lang::Python && text == "-m" {
             return Code::File;
         }
-        if let Some(flag) = flags.iter().find(|f| text == **f) {
-            let _ = flag;
+        if flags.contains(&text) {
             if let Some(code) = args.get(i + 1) {
                 codes.push(code.clone());
             }
@@ -286,7 +285,6 @@ fn scan_text(
     let contexts = calls::contexts(code);
     let mut reader = Reader {
         lang,
-        code,
         command,
         env,
         out,
@@ -462,7 +460,6 @@ fn written(tokens: &[Tok]) -> String {
 
 struct Reader<'a, 'e, 'b> {
     lang: Lang,
-    code: &'a str,
     command: &'a Command,
     env: &'e mut Env,
     out: &'e mut Vec<Command>,
@@ -697,11 +694,7 @@ impl<'b> Reader<'_, '_, 'b> {
                 .cloned()
                 .collect();
             match value(&printed) {
-                Value::Text(text, known) if !text.is_empty() => {
-                    let code = self.code;
-                    let _ = code;
-                    self.line(&text, known, &text)
-                }
+                Value::Text(text, known) if !text.is_empty() => self.line(&text, known, &text),
                 _ => {
                     let text = written(&printed);
                     let why = format!("the script {program} runs is printed by awk: {text}");
