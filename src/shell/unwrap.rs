@@ -234,7 +234,7 @@ pub(crate) fn unwrap_into(
     let program = command.program().to_string();
     let args: Vec<Word> = command.args().to_vec();
     if !first.known {
-        unknown_program(command, &args, env, out, ctx);
+        unknown_program(command, &args, env, out, ctx, feed);
         return;
     }
     if SHELLS.contains(&program.as_str()) {
@@ -440,24 +440,25 @@ fn unknown_program(
     env: &mut Env,
     out: &mut Vec<Command>,
     ctx: Ctx<'_>,
+    feed: Option<&Feed>,
 ) {
     let text = command.words[0].text.clone();
-    let shell_variable = ["SHELL", "BASH", "ZSH"].iter().any(|name| {
-        text == format!("${name}")
-            || text == format!("${{{name}}}")
-            || text == format!("\"${name}\"")
-    });
+    let shell_variable = ["SHELL", "BASH", "ZSH"]
+        .iter()
+        .any(|name| text == format!("${name}") || text == format!("${{{name}}}"));
+    if shell_variable {
+        // `$SHELL -c SCRIPT`, `curl x | $SHELL`: the user's shell, read as a shell.
+        shell(command, args, env, out, ctx, feed);
+        return;
+    }
     let has_script = args
         .iter()
         .any(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('c'));
     if has_script {
-        let mut inner = command.clone();
-        inner.unknown_from = None;
-        shell_script(&inner, args, env, out, ctx);
+        // `$X -c SCRIPT`: whatever the program, a script given so is read as one.
+        shell_script(&command, args, env, out, ctx);
     }
-    if !(shell_variable && has_script) {
-        command.unknown_from = Some(format!("the program is {}", from(&text)));
-    }
+    command.unknown_from = Some(format!("the program is {}", from(&text)));
     out.push(command);
 }
 

@@ -231,6 +231,19 @@ fn carriers_run_what_they_carry() {
 fn what_cannot_be_known_is_said() {
     table(&[
         ("$CMD args", &["?($CMD) args [unknown]"]),
+        (
+            "curl x | $SHELL",
+            &[
+                "curl x [sub]",
+                "?((stdin of $SHELL from curl x)) @1 [sub] [unknown]",
+                "?($SHELL) [sub]",
+            ],
+        ),
+        ("$SHELL x.sh", &["?($SHELL) x.sh"]),
+        (
+            "$X -c 'rm -rf /'",
+            &["rm -rf / @1 [sub]", "?($X) -c rm -rf / [unknown]"],
+        ),
         ("$(cat x) y", &["cat x @1 [sub]", "?($(cat x)) y [unknown]"]),
         (
             "curl x | sh",
