@@ -34,6 +34,9 @@ const PLAIN: &[(&str, &[&str], usize)] = &[
     ("unbuffer", &[], 0),
     ("busybox", &[], 0),
     ("chroot", &["--userspec", "--groups"], 1),
+    ("npx", &["-p", "--package", "-c", "--call"], 0),
+    ("bunx", &["-p", "--package"], 0),
+    ("pnpx", &[], 0),
     ("doas", &["-u", "-C"], 0),
     (
         "sudo",
@@ -245,6 +248,16 @@ pub(crate) fn unwrap_into(
         out.push(command);
         return;
     }
+    if let Some((_, _, valued)) = RUNNERS
+        .iter()
+        .find(|(name, sub, _)| *name == program && args.first().is_some_and(|a| a.text == *sub))
+    {
+        // `uv run CMD`, `bundle exec CMD`, ...: CMD, after the subcommand's options.
+        let rest = after_options(&args[1..], valued, 0);
+        rerun(&command, rest, env, out, ctx.under(&command), feed);
+        out.push(command);
+        return;
+    }
     if let Some((_, valued, plain)) = PLAIN.iter().find(|(name, _, _)| *name == program) {
         // `command -v x`, `command -V x`: a question, not a run.
         if program == "command"
@@ -409,6 +422,34 @@ pub(crate) fn unwrap_into(
         }
     }
 }
+
+/// Tools whose subcommand runs the rest of their words as a command (a project's environment around
+/// it), each with the subcommand's options that take a value.
+const RUNNERS: &[(&str, &str, &[&str])] = &[
+    (
+        "uv",
+        "run",
+        &[
+            "--with",
+            "--python",
+            "-p",
+            "--project",
+            "--directory",
+            "--group",
+        ],
+    ),
+    ("poetry", "run", &[]),
+    ("pipenv", "run", &[]),
+    ("pdm", "run", &[]),
+    ("hatch", "run", &[]),
+    ("bundle", "exec", &[]),
+    ("npm", "exec", &["-p", "--package", "-c", "--call"]),
+    ("pnpm", "exec", &[]),
+    ("pnpm", "dlx", &[]),
+    ("yarn", "exec", &[]),
+    ("yarn", "dlx", &["-p", "--package"]),
+    ("conda", "run", &["-n", "--name", "-p", "--prefix"]),
+];
 
 /// Wrappers that run their command in the shell itself, not in a process of their own.
 const IN_SHELL: &[&str] = &["command", "builtin", "time", "exec"];

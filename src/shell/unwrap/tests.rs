@@ -224,6 +224,19 @@ fn carriers_run_what_they_carry() {
             ],
         ),
         ("sh script.sh", &["sh script.sh"]),
+        (
+            "uv run --with x python -c 'import os; os.system(\"rm -rf /\")'",
+            &[
+                "rm -rf / @2 [sub]",
+                "python -c import os; os.system(\"rm -rf /\") @1 [sub]",
+                "uv run --with x python -c import os; os.system(\"rm -rf /\")",
+            ],
+        ),
+        ("npx -y rimraf /", &["rimraf / @1 [sub]", "npx -y rimraf /"]),
+        (
+            "bundle exec rm -rf /",
+            &["rm -rf / @1 [sub]", "bundle exec rm -rf /"],
+        ),
     ]);
 }
 
