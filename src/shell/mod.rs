@@ -17,8 +17,9 @@
 //!   [`Command::conditional`] (it may not run), for a judge that follows the working folder;
 //! - commands that run another ([`unwrap`]): `sudo`, `doas`, `env` (its options, `-S`, `-C`), `nice`,
 //!   `ionice`, `timeout`, `stdbuf`, `nohup`, `setsid`, `chroot`, `busybox`, `command`, `builtin`,
-//!   `exec`, `time`, `eval`, `watch`, `trap`, `find -exec`/`-execdir`/`-ok`, `xargs` and `parallel`
-//!   (with the arguments they are given, when known: `printf / | xargs rm -rf`, `parallel rm ::: / ~`),
+//!   `exec`, `time`, `npx`, `uv run`, `bundle exec` and their kind, `eval`, `watch`, `trap`, `find
+//!   -exec`/`-execdir`/`-ok`, `xargs` and `parallel` (with the arguments they are given, when known:
+//!   `printf / | xargs rm -rf`, `parallel rm ::: / ~`),
 //!   shells given a script by `-c` (with `$0`, `$1`, `"$@"`), a here-document, or a pipe from `echo` or
 //!   `printf` (`echo rm -rf / | sh`), `$SHELL -c`;
 //! - code given to interpreters ([`interpreters`]): awk's `system()` and `print | "sh"`, `python -c`,

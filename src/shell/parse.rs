@@ -105,6 +105,7 @@ pub(crate) fn parse_into(
         ctx,
         function: false,
         open: [0; 6],
+        timed: false,
     };
     parser.run(out);
 }
@@ -119,6 +120,8 @@ struct Parser<'e, 'b> {
     function: bool,
     /// How many levels of each kind are open.
     open: [usize; 6],
+    /// The reserved word `time` was just read (its `-p` may follow).
+    timed: bool,
 }
 
 impl Parser<'_, '_> {
@@ -211,7 +214,17 @@ impl Parser<'_, '_> {
                 self.end_list(out);
             }
             Sep::Open => {
-                if let Some(name) = self.function_name_before_parens() {
+                if let Some(last) = self.current.words.last_mut()
+                    && last.text.ends_with('=')
+                    && assignment(&last.text).is_some()
+                {
+                    // `arr=(a b c)`: an array's values, not a command; kept as a value not known.
+                    let values = self.lexer.array_values();
+                    last.text.push('(');
+                    last.text.push_str(&values);
+                    last.text.push(')');
+                    last.known = false;
+                } else if let Some(name) = self.function_name_before_parens() {
                     self.define(name, out);
                 } else if self.command_position() {
                     self.push(Kind::Subshell, out);
@@ -285,6 +298,7 @@ impl Parser<'_, '_> {
             self.current.words.push(word);
             return;
         }
+        let timed = std::mem::take(&mut self.timed);
         let kind = self.level().kind;
         match word.text.as_str() {
             "{" => self.push(Kind::Group, out),
@@ -300,7 +314,10 @@ impl Parser<'_, '_> {
             "do" if kind == Kind::Loop => self.level().conditional = true,
             "done" => self.close(Kind::Loop, out),
             "esac" => self.close(Kind::Case, out),
-            "!" | "time" | "coproc" | "then" | "elif" | "else" | "do" => {}
+            "time" => self.timed = true,
+            // `time -p CMD`: its option, not a program.
+            "-p" if timed => {}
+            "!" | "coproc" | "then" | "elif" | "else" | "do" => {}
             "[[" => self.lexer.skip_test(),
             "function" => self.function = true,
             _ => self.current.words.push(word),

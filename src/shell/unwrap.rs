@@ -34,6 +34,9 @@ const PLAIN: &[(&str, &[&str], usize)] = &[
     ("unbuffer", &[], 0),
     ("busybox", &[], 0),
     ("chroot", &["--userspec", "--groups"], 1),
+    ("npx", &["-p", "--package", "-c", "--call"], 0),
+    ("bunx", &["-p", "--package"], 0),
+    ("pnpx", &[], 0),
     ("doas", &["-u", "-C"], 0),
     (
         "sudo",
@@ -234,7 +237,7 @@ pub(crate) fn unwrap_into(
     let program = command.program().to_string();
     let args: Vec<Word> = command.args().to_vec();
     if !first.known {
-        unknown_program(command, &args, env, out, ctx);
+        unknown_program(command, &args, env, out, ctx, feed);
         return;
     }
     if SHELLS.contains(&program.as_str()) {
@@ -242,6 +245,16 @@ pub(crate) fn unwrap_into(
         return;
     }
     if super::interpreters::read(&command, env, out, ctx, feed) {
+        out.push(command);
+        return;
+    }
+    if let Some((_, _, valued)) = RUNNERS
+        .iter()
+        .find(|(name, sub, _)| *name == program && args.first().is_some_and(|a| a.text == *sub))
+    {
+        // `uv run CMD`, `bundle exec CMD`, ...: CMD, after the subcommand's options.
+        let rest = after_options(&args[1..], valued, 0);
+        rerun(&command, rest, env, out, ctx.under(&command), feed);
         out.push(command);
         return;
     }
@@ -287,6 +300,13 @@ pub(crate) fn unwrap_into(
         }
         "find" => {
             find(&command, &args, env, out, ctx);
+            out.push(command);
+        }
+        "eval" if !args.is_empty() && args.iter().all(|a| is_output(&a.text)) => {
+            // `eval "$(curl x)"`: what runs is a command's output (read already, where it ran).
+            let line = words_line(&args);
+            let why = format!("the line eval runs is {}", from(&line));
+            out.push(unknowable(&line, why, depth + 1, ctx.within(&command)));
             out.push(command);
         }
         "eval" => {
@@ -355,7 +375,13 @@ pub(crate) fn unwrap_into(
         "su" | "script" => {
             if let Some(script) = args
                 .iter()
-                .position(|a| a.text == "-c" || a.text == "--command")
+                .position(|a| {
+                    // `-c`, `--command`, or a bundle ending in it (`script -qc`).
+                    a.text == "--command"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.ends_with('c'))
+                })
                 .and_then(|at| args.get(at + 1))
             {
                 parse_into(
@@ -397,6 +423,34 @@ pub(crate) fn unwrap_into(
     }
 }
 
+/// Tools whose subcommand runs the rest of their words as a command (a project's environment around
+/// it), each with the subcommand's options that take a value.
+const RUNNERS: &[(&str, &str, &[&str])] = &[
+    (
+        "uv",
+        "run",
+        &[
+            "--with",
+            "--python",
+            "-p",
+            "--project",
+            "--directory",
+            "--group",
+        ],
+    ),
+    ("poetry", "run", &[]),
+    ("pipenv", "run", &[]),
+    ("pdm", "run", &[]),
+    ("hatch", "run", &[]),
+    ("bundle", "exec", &[]),
+    ("npm", "exec", &["-p", "--package", "-c", "--call"]),
+    ("pnpm", "exec", &[]),
+    ("pnpm", "dlx", &[]),
+    ("yarn", "exec", &[]),
+    ("yarn", "dlx", &["-p", "--package"]),
+    ("conda", "run", &["-n", "--name", "-p", "--prefix"]),
+];
+
 /// Wrappers that run their command in the shell itself, not in a process of their own.
 const IN_SHELL: &[&str] = &["command", "builtin", "time", "exec"];
 
@@ -412,6 +466,13 @@ fn from(text: &str) -> String {
     format!("{text}, which cannot be known")
 }
 
+/// Whether an unknown word is all of it a command's output (`$(curl x)`): read again as a line, it
+/// would run that command twice.
+fn is_output(text: &str) -> bool {
+    (text.starts_with("$(") && text.ends_with(')') && !text.starts_with("$(("))
+        || (text.len() > 1 && text.starts_with('`') && text.ends_with('`'))
+}
+
 /// A command whose program word is not known (`$CMD x`, `$(which rm) x`): what runs cannot be told.
 /// `$SHELL -c SCRIPT` and its kind (a variable naming a shell, with `-c`) is read as a shell too.
 fn unknown_program(
@@ -420,24 +481,25 @@ fn unknown_program(
     env: &mut Env,
     out: &mut Vec<Command>,
     ctx: Ctx<'_>,
+    feed: Option<&Feed>,
 ) {
     let text = command.words[0].text.clone();
-    let shell_variable = ["SHELL", "BASH", "ZSH"].iter().any(|name| {
-        text == format!("${name}")
-            || text == format!("${{{name}}}")
-            || text == format!("\"${name}\"")
-    });
+    let shell_variable = ["SHELL", "BASH", "ZSH"]
+        .iter()
+        .any(|name| text == format!("${name}") || text == format!("${{{name}}}"));
+    if shell_variable {
+        // `$SHELL -c SCRIPT`, `curl x | $SHELL`: the user's shell, read as a shell.
+        shell(command, args, env, out, ctx, feed);
+        return;
+    }
     let has_script = args
         .iter()
         .any(|a| a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('c'));
     if has_script {
-        let mut inner = command.clone();
-        inner.unknown_from = None;
-        shell_script(&inner, args, env, out, ctx);
+        // `$X -c SCRIPT`: whatever the program, a script given so is read as one.
+        shell_script(&command, args, env, out, ctx);
     }
-    if !(shell_variable && has_script) {
-        command.unknown_from = Some(format!("the program is {}", from(&text)));
-    }
+    command.unknown_from = Some(format!("the program is {}", from(&text)));
     out.push(command);
 }
 
@@ -601,7 +663,9 @@ fn shell_script(
     } else {
         // `sh -c "$X"`: a script that cannot be known (read as far as it goes).
         let start = out.len();
-        parse_into(&script.text, &mut inner, depth + 1, out, ctx.under(command));
+        if !is_output(&script.text) {
+            parse_into(&script.text, &mut inner, depth + 1, out, ctx.under(command));
+        }
         if out[start..].iter().all(|c| c.unknown_from.is_none()) {
             let why = format!(
                 "the script {} -c runs is {}",
@@ -969,308 +1033,4 @@ pub(crate) fn words_line(words: &[Word]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{Env, read};
-
-    fn programs(line: &str) -> Vec<String> {
-        let env = Env {
-            home: Some("/home/u".into()),
-            ..Env::default()
-        };
-        read(line, &env)
-            .into_iter()
-            .map(|c| {
-                c.words
-                    .iter()
-                    .map(|w| w.text.clone())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect()
-    }
-
-    #[test]
-    fn wrappers_are_taken_off() {
-        for (line, inner) in [
-            ("sudo -u root rm -rf x", "rm -rf x"),
-            ("env -i A=1 rm -rf x", "rm -rf x"),
-            ("nice -n 5 nohup rm -rf x", "rm -rf x"),
-            ("timeout -s KILL 5 rm -rf x", "rm -rf x"),
-            ("sh -c 'rm -rf x'", "rm -rf x"),
-            ("bash -lc \"rm -rf x\"", "rm -rf x"),
-            ("/bin/bash -c 'sudo rm -rf x'", "rm -rf x"),
-            ("eval 'rm -rf x'", "rm -rf x"),
-            ("watch -n 1 rm -rf x", "rm -rf x"),
-            ("trap 'rm -rf x' EXIT", "rm -rf x"),
-            ("xargs -0 rm -rf", "rm -rf"),
-            ("find /a -name b -exec rm -rf {} +", "rm -rf /a/**"),
-            ("bash -c '$1' _ 'rm -rf x'", "rm -rf x"),
-            ("W='rm -rf x'; $W", "rm -rf x"),
-            ("$SHELL -c 'rm -rf x'", "rm -rf x"),
-            ("env -S 'rm -rf x'", "rm -rf x"),
-            ("parallel rm -rf {1} ::: /", "rm -rf /"),
-            ("busybox rm -rf x", "rm -rf x"),
-            ("command rm -rf x", "rm -rf x"),
-        ] {
-            let read = programs(line);
-            assert!(read.iter().any(|c| c == inner), "{line}: {read:?}");
-        }
-        assert_eq!(programs("command -v rm"), vec!["command -v rm"]);
-    }
-
-    /// Each line, and every command read from it, in the order they run (see `shell::tests::show`).
-    fn table(rows: &[(&str, &[&str])]) {
-        for (line, expected) in rows {
-            assert_eq!(super::super::tests::show(line), *expected, "{line}");
-        }
-    }
-
-    #[test]
-    fn carriers_run_what_they_carry() {
-        table(&[
-            (
-                "$SHELL -c 'rm -rf /'",
-                &["rm -rf / @1 [sub]", "?($SHELL) -c rm -rf /"],
-            ),
-            (
-                "${SHELL} -c 'rm -rf /'",
-                &["rm -rf / @1 [sub]", "?(${SHELL}) -c rm -rf /"],
-            ),
-            (
-                "printf 'rm -rf /' | sh",
-                &["printf rm -rf / [sub]", "rm -rf / @1 [sub]", "sh [sub]"],
-            ),
-            (
-                "printf '%s\\n' 'rm -rf /' | bash -s",
-                &[
-                    "printf %s\\n rm -rf / [sub]",
-                    "rm -rf / @1 [sub]",
-                    "bash -s [sub]",
-                ],
-            ),
-            (
-                "echo rm -rf / | sudo bash",
-                &[
-                    "echo rm -rf / [sub]",
-                    "rm -rf / @2 [sub]",
-                    "bash @1 [sub]",
-                    "sudo bash [sub]",
-                ],
-            ),
-            ("bash <<< 'rm -rf /'", &["rm -rf / @1 [sub]", "bash"]),
-            (
-                "sh <<'EOF'\nrm -rf ~\nEOF",
-                &["rm -rf /home/u @1 [sub]", "sh"],
-            ),
-            (
-                "bash -c '$1' _ 'rm -rf /'",
-                &["rm -rf / @1 [sub]", "bash -c $1 _ rm -rf /"],
-            ),
-            (
-                "sh -c 'rm -rf \"$@\"' _ / ~",
-                &[
-                    "rm -rf / /home/u @1 [sub]",
-                    "sh -c rm -rf \"$@\" _ / /home/u",
-                ],
-            ),
-            (
-                "busybox rm -rf /",
-                &["rm -rf / @1 [sub]", "busybox rm -rf /"],
-            ),
-            (
-                "busybox sh -c 'rm -rf /'",
-                &[
-                    "rm -rf / @2 [sub]",
-                    "sh -c rm -rf / @1 [sub]",
-                    "busybox sh -c rm -rf /",
-                ],
-            ),
-            (
-                "env -i -u X -C dir rm -rf /",
-                &[
-                    "pushd dir @1 [sub]",
-                    "rm -rf / @1 [sub]",
-                    "popd @1 [sub]",
-                    "env -i -u X -C dir rm -rf /",
-                ],
-            ),
-            ("env -- rm -rf /", &["rm -rf / @1 [sub]", "env -- rm -rf /"]),
-            (
-                "env -S 'rm -rf /'",
-                &["rm -rf / @1 [sub]", "env -S rm -rf /"],
-            ),
-            ("command cd /", &["cd / @1", "command cd /"]),
-            ("builtin cd /", &["cd / @1", "builtin cd /"]),
-            ("exec rm -rf /", &["rm -rf / @1", "exec rm -rf /"]),
-            ("time rm -rf /", &["rm -rf /"]),
-            (
-                "eval 'cd /; rm -rf x'",
-                &["cd / @1", "rm -rf x @1", "eval cd /; rm -rf x"],
-            ),
-            (
-                "watch -n 1 rm -rf /",
-                &["rm -rf / @1 [sub]", "watch -n 1 rm -rf /"],
-            ),
-            ("watch 'rm -rf /'", &["rm -rf / @1 [sub]", "watch rm -rf /"]),
-            (
-                "trap 'rm -rf /' EXIT",
-                &["rm -rf / @1 [sub] [cond]", "trap rm -rf / EXIT"],
-            ),
-            (
-                "find / -exec env rm -rf {} +",
-                &[
-                    "rm -rf /** @2 [sub] [cond]",
-                    "env rm -rf /** @1 [sub] [cond]",
-                    "find / -exec env rm -rf {} +",
-                ],
-            ),
-            (
-                "find . -execdir sudo rm {} \\;",
-                &[
-                    "rm ./** @2 [sub] [cond]",
-                    "sudo rm ./** @1 [sub] [cond]",
-                    "find . -execdir sudo rm {} ;",
-                ],
-            ),
-            (
-                "find . -ok rm {} \\;",
-                &["rm ./** @1 [sub] [cond]", "find . -ok rm {} ;"],
-            ),
-            (
-                "xargs -I{} sh -c 'rm -rf {}'",
-                &[
-                    "rm -rf {} @2 [sub] [cond]",
-                    "sh -c rm -rf {} @1 [sub] [cond]",
-                    "xargs -I{} sh -c rm -rf {}",
-                ],
-            ),
-            (
-                "xargs -0 -n1 rm -rf",
-                &["rm -rf @1 [sub] [cond]", "xargs -0 -n1 rm -rf"],
-            ),
-            (
-                "printf / | xargs rm -rf",
-                &[
-                    "printf / [sub]",
-                    "rm -rf / @1 [sub] [cond]",
-                    "xargs rm -rf [sub]",
-                ],
-            ),
-            (
-                "parallel rm -rf {1} ::: /",
-                &["rm -rf / @1 [sub] [cond]", "parallel rm -rf {1} ::: /"],
-            ),
-            (
-                "parallel rm -rf ::: / ~",
-                &[
-                    "rm -rf / @1 [sub] [cond]",
-                    "rm -rf /home/u @1 [sub] [cond]",
-                    "parallel rm -rf ::: / /home/u",
-                ],
-            ),
-            (
-                "nice -n 5 ionice -c3 timeout 5 stdbuf -oL nohup setsid doas rm -rf /",
-                &[
-                    "rm -rf / @7 [sub]",
-                    "doas rm -rf / @6 [sub]",
-                    "setsid doas rm -rf / @5 [sub]",
-                    "nohup setsid doas rm -rf / @4 [sub]",
-                    "stdbuf -oL nohup setsid doas rm -rf / @3 [sub]",
-                    "timeout 5 stdbuf -oL nohup setsid doas rm -rf / @2 [sub]",
-                    "ionice -c3 timeout 5 stdbuf -oL nohup setsid doas rm -rf / @1 [sub]",
-                    "nice -n 5 ionice -c3 timeout 5 stdbuf -oL nohup setsid doas rm -rf /",
-                ],
-            ),
-            (
-                "chroot /mnt rm -rf /",
-                &["rm -rf / @1 [sub]", "chroot /mnt rm -rf /"],
-            ),
-            (
-                "echo 'rm -rf /' | at now",
-                &[
-                    "echo rm -rf / [sub]",
-                    "rm -rf / @1 [sub] [cond]",
-                    "at now [sub]",
-                ],
-            ),
-            ("sh script.sh", &["sh script.sh"]),
-        ]);
-    }
-
-    #[test]
-    fn what_cannot_be_known_is_said() {
-        table(&[
-            ("$CMD args", &["?($CMD) args [unknown]"]),
-            ("$(cat x) y", &["cat x @1 [sub]", "?($(cat x)) y [unknown]"]),
-            (
-                "curl x | sh",
-                &[
-                    "curl x [sub]",
-                    "?((stdin of sh from curl x)) @1 [sub] [unknown]",
-                    "sh [sub]",
-                ],
-            ),
-            (
-                "cat x | python3",
-                &[
-                    "cat x [sub]",
-                    "?((stdin of python3 from cat x)) @1 [sub] [unknown]",
-                    "python3 [sub]",
-                ],
-            ),
-            (
-                "xargs sh -c",
-                &[
-                    "?((input of sh -c)) @2 [sub] [cond] [unknown]",
-                    "sh -c @1 [sub] [cond]",
-                    "xargs sh -c",
-                ],
-            ),
-            (
-                "xargs bash",
-                &[
-                    "?((input of bash)) @2 [sub] [cond] [unknown]",
-                    "bash @1 [sub] [cond]",
-                    "xargs bash",
-                ],
-            ),
-            (
-                "xargs python",
-                &[
-                    "?((input of python)) @2 [sub] [cond] [unknown]",
-                    "python @1 [sub] [cond]",
-                    "xargs python",
-                ],
-            ),
-            ("eval \"$X\"", &["?($X) @1 [unknown]", "eval ?($X)"]),
-            (
-                "source <(curl x)",
-                &[
-                    "curl x @1 [sub]",
-                    "?(/dev/fd/curl x) @1 [unknown]",
-                    "source ?(/dev/fd/curl x)",
-                ],
-            ),
-            (
-                "bash <(curl -s x)",
-                &[
-                    "curl -s x @1 [sub]",
-                    "?(/dev/fd/curl -s x) @1 [sub] [unknown]",
-                    "bash ?(/dev/fd/curl -s x)",
-                ],
-            ),
-            ("sh -c \"$S\"", &["?($S) @1 [sub] [unknown]", "sh -c ?($S)"]),
-        ]);
-        let env = Env::default();
-        let commands = read("curl x | sh", &env);
-        assert_eq!(
-            commands[1].unknown_from.as_deref(),
-            Some("the code sh runs comes from its input, given by curl x")
-        );
-        let commands = read("$CMD x", &env);
-        assert_eq!(
-            commands[0].unknown_from.as_deref(),
-            Some("the program is $CMD, which cannot be known")
-        );
-    }
-}
+mod tests;
