@@ -113,8 +113,16 @@ pub(crate) fn feed_of(command: &Command) -> Feed {
                     w.len() > 1 && w.starts_with('-') && w[1..].chars().all(|c| "neE".contains(c))
                 })
                 .collect();
-            // dash's `echo` reads escapes always, bash's with `-e`: read both ways, as escapes.
-            Feed::Text(escapes(&words.join(" ")))
+            // dash's `echo` reads escapes always, bash's only with `-e`: where the two differ
+            // (`echo '\rm -rf ~'`: bash prints the backslash, and the shell it feeds reads `\rm` as
+            // `rm`), both are read, one after the other, so that what either shell would run is seen.
+            let literal = words.join(" ");
+            let escaped = escapes(&literal);
+            if escaped == literal {
+                Feed::Text(literal)
+            } else {
+                Feed::Text(format!("{escaped}\n{literal}"))
+            }
         }
         "printf" => {
             let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
@@ -786,6 +794,7 @@ fn fed(
         "-E",
         "-e",
         "-I",
+        "-J",
         "-L",
         "-l",
         "-n",
@@ -801,13 +810,19 @@ fn fed(
         "--sshlogin",
     ];
     // `-I {}`, `-I{}`, `-i`, `--replace`: the string that stands for each input.
+    // (`-J {}` is BSD xargs' own; `--replace=` with nothing after it is `{}`.) With `-a FILE` or
+    // `--arg-file`, xargs reads its arguments from the file, not from what is piped to it.
     let mut replace: Option<String> = None;
+    let mut from_file = false;
     for (at, arg) in args.iter().enumerate() {
         match arg.text.as_str() {
-            "-I" => replace = args.get(at + 1).map(|w| w.text.clone()),
-            "-i" | "--replace" => replace = Some("{}".into()),
-            text if text.starts_with("-I") => replace = Some(text[2..].to_string()),
+            "-I" | "-J" => replace = args.get(at + 1).map(|w| w.text.clone()),
+            "-i" | "--replace" | "--replace=" => replace = Some("{}".into()),
+            text if text.starts_with("-I") || text.starts_with("-J") => {
+                replace = Some(text[2..].to_string())
+            }
             text if text.starts_with("--replace=") => replace = Some(text[10..].to_string()),
+            text if text.starts_with("-a") || text.starts_with("--arg-file") => from_file = true,
             _ => {}
         }
         if !arg.text.starts_with('-') {
@@ -831,7 +846,7 @@ fn fed(
             values = Some(list);
         }
         replace.get_or_insert_with(|| "{}".into());
-    } else if let Some(Feed::Text(text)) = feed {
+    } else if let Some(Feed::Text(text)) = feed.filter(|_| !from_file) {
         let items: Vec<Word> = if replace.is_some() {
             text.lines().map(plain_word).collect()
         } else {

@@ -148,7 +148,8 @@ fn carriers(command: &str) -> Vec<(&'static str, String)> {
         ("list", format!("echo start; {command}")),
         ("subshell", format!("( {command} )")),
         ("group", format!("{{ {command}; }}")),
-        ("substitution", format!("echo $({command})")),
+        // The space keeps `$((` apart: `$((cd x && rm y))` is arithmetic, an error that runs nothing.
+        ("substitution", format!("echo $( {command})")),
         ("function", format!("f() {{ {command}; }}; f")),
         ("if", format!("if true; then {command}; fi")),
         ("here-doc", format!("bash <<'EOF'\n{command}\nEOF")),
