@@ -372,13 +372,16 @@ impl Lexer<'_, '_> {
                 '\'' => {
                     quoted_any = true;
                     self.at += 1;
+                    let mut closed = false;
                     while let Some(q) = self.peek(0) {
                         self.at += 1;
                         if q == '\'' {
+                            closed = true;
                             break;
                         }
                         text.push(q);
                     }
+                    self.unclosed(closed);
                 }
                 '"' => {
                     quoted_any = true;
@@ -532,6 +535,16 @@ impl Lexer<'_, '_> {
                     self.at += 1;
                 }
             }
+        }
+        self.unclosed(false);
+    }
+
+    /// Notes a quote that the line ended inside (`closed` false), when the line is read at its own
+    /// level: a quote left open inside a nested line (`sh -c "'x"`) is that shell's error, and runs
+    /// nothing of it.
+    fn unclosed(&mut self, closed: bool) {
+        if !closed && self.depth == 0 && !self.dry {
+            self.env.unclosed_quote = true;
         }
     }
 

@@ -144,6 +144,9 @@ pub struct Env {
     /// The functions being called, innermost last: a call of one of them again is not read again,
     /// so that recursion ends.
     pub calling: Vec<String>,
+    /// The line, read at its own level, ended inside a quote it opened (`rm -rf x 'y`): a shell
+    /// refuses it as written, and what it was meant to run cannot be told.
+    pub unclosed_quote: bool,
 }
 
 /// How many variables and functions the line may set, each: a line that sets more is not followed
@@ -195,8 +198,22 @@ pub fn read(line: &str, env: &Env) -> Vec<Command> {
         budget: &budget,
     };
     parse_into(line, &mut env, 0, &mut out, ctx);
+    if env.unclosed_quote {
+        out.push(Command {
+            words: vec![Word {
+                text: "(a line left inside a quote)".into(),
+                known: false,
+                glob: false,
+            }],
+            unknown_from: Some(UNCLOSED_QUOTE.into()),
+            ..Command::default()
+        });
+    }
     out
 }
+
+/// What a line that ends inside a quote it opened is said to be, as the last command [`read`] gives.
+pub const UNCLOSED_QUOTE: &str = "the line ends inside a quote it opened: a shell refuses it as written, and what it was meant to run cannot be told";
 
 /// The commands whose output the command at `at` of `commands` (as [`read`] gives them) reads through
 /// a pipe, nearest first: the parts of its pipeline before it, past the commands nested in them or in

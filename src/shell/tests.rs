@@ -478,3 +478,19 @@ fn random_lines_never_panic() {
         let _ = read(&line, &env());
     }
 }
+
+#[test]
+fn a_line_left_inside_a_quote_says_so_at_its_own_level_only() {
+    let open = |line: &str| {
+        read(line, &Env::default())
+            .iter()
+            .any(|c| c.unknown_from.as_deref() == Some(UNCLOSED_QUOTE))
+    };
+    assert!(open("rm -rf x 'y"));
+    assert!(open("echo \"x"));
+    assert!(!open("echo 'x' \"y\""));
+    assert!(!open("echo \"it's\" # don't"));
+    assert!(!open("cat <<'E'\ndon't\nE"));
+    // Inside a nested line the open quote is that shell's error: it runs nothing.
+    assert!(!open("bash -c \"'x\""));
+}
