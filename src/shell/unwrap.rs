@@ -302,7 +302,8 @@ pub(crate) fn unwrap_into(
     }
     match program.as_str() {
         "env" => env_command(command, &args, env, out, ctx, feed),
-        "xargs" | "parallel" => {
+        // `sem` is GNU parallel's `parallel --semaphore`.
+        "xargs" | "parallel" | "sem" => {
             fed(&command, &program, &args, env, out, ctx, feed);
             out.push(command);
         }
@@ -688,6 +689,9 @@ fn shell_script(
 
 /// `env [OPTIONS] [NAME=VALUE...] CMD`: the command it runs; `-S LINE` splits a line into one, `-C
 /// DIR` runs it in DIR.
+/// The most words an `env -S` string may split into before it is left unread.
+const MAX_SPLIT_WORDS: usize = 4096;
+
 fn env_command(
     command: Command,
     args: &[Word],
@@ -707,25 +711,38 @@ fn env_command(
             i += 1;
             break;
         }
-        if text == "-S" || text == "--split-string" {
-            // `env -S 'rm -rf x'`: the string is split into a command line, which may be followed
-            // by more words.
-            if let Some(line) = args.get(i + 1) {
-                let mut line = line.text.clone();
-                for word in args.get(i + 2..).unwrap_or(&[]) {
-                    line.push(' ');
-                    line.push_str(&word.text);
-                }
-                parse_into(&line, &mut env.fork(ctx.budget), depth + 1, out, inner_ctx);
+        // `env -S 'STRING' ARGS`: the string is split into words that take its place, options of
+        // env's own among them (`env -S '-C dir' git ...`, `env -SPATH=/x git ...`), the rest after.
+        let split = if text == "-S" || text == "--split-string" {
+            args.get(i + 1).map(|w| (w.text.clone(), i + 2))
+        } else {
+            text.strip_prefix("-S")
+                .or_else(|| text.strip_prefix("--split-string="))
+                .map(|line| (line.to_string(), i + 1))
+        };
+        if let Some((line, after)) = split {
+            if depth >= super::MAX_DEPTH {
+                let why = "env -S nested too deep to read".to_string();
+                out.push(unknowable(&line, why, depth + 1, inner_ctx));
+                out.push(command);
+                return;
             }
-            out.push(command);
-            return;
-        }
-        if let Some(line) = text
-            .strip_prefix("-S")
-            .or_else(|| text.strip_prefix("--split-string="))
-        {
-            parse_into(line, &mut env.fork(ctx.budget), depth + 1, out, inner_ctx);
+            let mut spliced: Vec<Word> = line.split_whitespace().map(plain_word).collect();
+            spliced.extend(args.get(after..).unwrap_or(&[]).iter().cloned());
+            if spliced.len() <= MAX_SPLIT_WORDS {
+                let mut whole = vec![Word {
+                    text: "env".into(),
+                    known: true,
+                    glob: false,
+                }];
+                whole.extend(spliced);
+                let inner = Command {
+                    words: whole,
+                    depth: depth + 1,
+                    ..Command::default()
+                };
+                unwrap_into(inner, env, out, inner_ctx, feed);
+            }
             out.push(command);
             return;
         }
@@ -742,7 +759,7 @@ fn env_command(
             i += 1;
             continue;
         }
-        if ["-u", "--unset"].contains(&text) {
+        if ["-u", "--unset", "-P"].contains(&text) {
             i += 2;
             continue;
         }
@@ -808,6 +825,18 @@ fn fed(
         "--jobs",
         "-S",
         "--sshlogin",
+        "--results",
+        "--res",
+        "--joblog",
+        "--tmpdir",
+        "--workdir",
+        "--wd",
+        "--delay",
+        "--timeout",
+        "--retries",
+        "--colsep",
+        "--tagstring",
+        "--id",
     ];
     // `-I {}`, `-I{}`, `-i`, `--replace`: the string that stands for each input.
     // (`-J {}` is BSD xargs' own; `--replace=` with nothing after it is `{}`.) With `-a FILE` or
