@@ -689,8 +689,10 @@ fn shell_script(
 
 /// `env [OPTIONS] [NAME=VALUE...] CMD`: the command it runs; `-S LINE` splits a line into one, `-C
 /// DIR` runs it in DIR.
-/// The most words an `env -S` string may split into before it is left unread.
+/// The most words `env -S` strings may split into, and how many of them are followed, before the
+/// rest is left unread (as what cannot be known).
 const MAX_SPLIT_WORDS: usize = 4096;
+const MAX_SPLICES: usize = 16;
 
 fn env_command(
     command: Command,
@@ -704,9 +706,12 @@ fn env_command(
     let inner_ctx = ctx.under(&command);
     let mut rest = Vec::new();
     let mut chdir = None;
+    let mut args = args.to_vec();
+    let mut splices = 0;
     let mut i = 0;
     while i < args.len() {
-        let text = args[i].text.as_str();
+        let text = args[i].text.clone();
+        let text = text.as_str();
         if text == "--" {
             i += 1;
             break;
@@ -721,30 +726,16 @@ fn env_command(
                 .map(|line| (line.to_string(), i + 1))
         };
         if let Some((line, after)) = split {
-            if depth >= super::MAX_DEPTH {
-                let why = "env -S nested too deep to read".to_string();
+            splices += 1;
+            let spliced: Vec<Word> = line.split_whitespace().map(plain_word).collect();
+            if splices > MAX_SPLICES || args.len() + spliced.len() > MAX_SPLIT_WORDS {
+                let why = "env -S strings nested past what hookd reads".to_string();
                 out.push(unknowable(&line, why, depth + 1, inner_ctx));
                 out.push(command);
                 return;
             }
-            let mut spliced: Vec<Word> = line.split_whitespace().map(plain_word).collect();
-            spliced.extend(args.get(after..).unwrap_or(&[]).iter().cloned());
-            if spliced.len() <= MAX_SPLIT_WORDS {
-                let mut whole = vec![Word {
-                    text: "env".into(),
-                    known: true,
-                    glob: false,
-                }];
-                whole.extend(spliced);
-                let inner = Command {
-                    words: whole,
-                    depth: depth + 1,
-                    ..Command::default()
-                };
-                unwrap_into(inner, env, out, inner_ctx, feed);
-            }
-            out.push(command);
-            return;
+            args.splice(i..after.min(args.len()), spliced);
+            continue;
         }
         if ["-C", "--chdir"].contains(&text) {
             chdir = args.get(i + 1).cloned();
