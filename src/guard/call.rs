@@ -141,7 +141,23 @@ impl Call {
                     .collect(),
                     ..shell::Env::default()
                 };
-                shell::read(line, &env)
+                let mut commands = shell::read(line, &env);
+                // A line left inside a quote (`'git reset --hard HEAD`, `rm -rf x 'y`) is an error
+                // to a shell, which runs none of it; but what it was meant to run is judged too, read
+                // with the quote that was never closed taken out, so that a slip of the quote hides
+                // nothing.
+                let open = |c: &Command| c.unknown_from.as_deref() == Some(shell::UNCLOSED_QUOTE);
+                if commands.iter().any(open) {
+                    commands.retain(|c| !open(c));
+                    let quote = if line.matches('\'').count() % 2 == 1 {
+                        '\''
+                    } else {
+                        '"'
+                    };
+                    let meant: String = line.chars().filter(|c| *c != quote).collect();
+                    commands.extend(shell::read(&meant, &env).into_iter().filter(|c| !open(c)));
+                }
+                commands
             }
             Does::Files(_) => Vec::new(),
         }

@@ -252,22 +252,6 @@ pub fn findings(call: &Call) -> Vec<Finding> {
     let mut found = Vec::new();
     let commands = call.commands();
     let seen = folders::Seen::new(call, &commands);
-    // A line that ends inside a quote (`rm -rf /x 'y`): a shell refuses it, and what was meant
-    // cannot be told; the agent is told to close the quote rather than have a guess judged, and
-    // this comes first, before the rules read the words the open quote swallowed.
-    if commands
-        .iter()
-        .any(|c| c.unknown_from.as_deref() == Some(crate::shell::UNCLOSED_QUOTE))
-    {
-        found.push(Finding {
-            rule: UNKNOWN,
-            reason:
-                "The command ends inside a quote it opened: a shell refuses it as written, and \
-                     hookd cannot tell what it was meant to run. Close the quote, or quote the \
-                     whole word"
-                    .into(),
-        });
-    }
     delete::judge(&seen, &mut found);
     git::judge(&seen, &mut found);
     system::judge(&seen, &mut found);
