@@ -864,6 +864,9 @@ fn fed(
                 .collect();
             rest.truncate(at);
             values = Some(list);
+        } else if let Some(Feed::Text(text)) = feed {
+            // `echo 'rm -rf /' | parallel bash -c {}`: one value per line of its input.
+            values = Some(text.lines().map(plain_word).collect());
         }
         replace.get_or_insert_with(|| "{}".into());
     } else if let Some(Feed::Text(text)) = feed.filter(|_| !from_file) {
@@ -888,6 +891,16 @@ fn fed(
     let Some(values) = values else {
         if rest.is_empty() {
             rest.push(plain_word("echo"));
+        }
+        // The replacement string stands for input that cannot be known: a word holding it is
+        // unknown, so that a shell's script made of input (`xargs -I{} bash -c {}`, or `bash -c
+        // 'rm -rf {}'`, where a line of input is spliced into the code) is said to be one.
+        if let Some(mark) = replace.as_deref().filter(|m| !m.is_empty()) {
+            for word in rest.iter_mut().skip(1) {
+                if word.text.contains(mark) {
+                    word.known = false;
+                }
+            }
         }
         let inner = Command {
             words: rest,

@@ -168,9 +168,11 @@ fn carriers_run_what_they_carry() {
         ),
         (
             "xargs -I{} sh -c 'rm -rf {}'",
+            // Input spliced into the script: the script is input, and said to be unknown.
             &[
                 "rm -rf {} @2 [sub] [cond]",
-                "sh -c rm -rf {} @1 [sub] [cond]",
+                "?(rm -rf {}) @2 [sub] [cond] [unknown]",
+                "sh -c ?(rm -rf {}) @1 [sub] [cond]",
                 "xargs -I{} sh -c rm -rf {}",
             ],
         ),
