@@ -21,6 +21,9 @@
 //!   may have one, never blank), a failure always has an error, a hook that did not exit by itself never
 //!   adds nor refuses but by `on_failure`, and the verdict holds the call back exactly when a hook refused
 //!   or asked, with the first refusal's reason (else the first ask's) and every add in order.
+//! - [`guard`]: the bytes as a shell tool's command line (and as a file tool's path), judged by the
+//!   built-in guard with every rule at its default. It never panics, answers the same twice, and a
+//!   refusal's reason says something and names its rule.
 //!
 //! The input formats are in fuzz/README.md.
 
@@ -618,4 +621,33 @@ fn check_fold(outcomes: &[Outcome]) {
     let adds: Vec<String> = outcomes.iter().flat_map(|o| o.adds.clone()).collect();
     assert_eq!(verdict.adds, adds, "every add, in order");
     assert_eq!(verdict.input, None, "nothing to rewrite, nothing rewritten");
+}
+
+// ---- guard ---------------------------------------------------------------------------------------------
+
+/// The bytes (as text, what is not UTF-8 replaced) as a Bash call's command line made in a project, and
+/// as a Read's path, each judged twice by the built-in guard.
+pub fn guard(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let guard = hookd::guard::Guard::default();
+    let home = Path::new("/home/user");
+    for input in [
+        serde_json::json!({"tool_name": "Bash", "tool_input": {"command": text}, "cwd": "/home/user/project"}),
+        serde_json::json!({"tool_name": "Read", "tool_input": {"file_path": text}, "cwd": "/home/user/project"}),
+    ] {
+        let event = input.as_object().expect("an object");
+        let first = guard.judge(event, home);
+        assert_eq!(first, guard.judge(event, home), "judged twice, two answers");
+        if let Some(verdict) = first {
+            assert!(
+                hookd::guard::rule(verdict.rule).is_some(),
+                "a verdict of no rule: {verdict:?}"
+            );
+            assert!(
+                verdict.reason.contains(&format!("rule {}", verdict.rule))
+                    && verdict.reason.trim().len() > 40,
+                "a reason that says too little: {verdict:?}"
+            );
+        }
+    }
 }

@@ -74,3 +74,8 @@ fn settings_inputs_hold() {
 fn answer_inputs_hold() {
     replay("answer", checks::answer);
 }
+
+#[test]
+fn guard_inputs_hold() {
+    replay("guard", checks::guard);
+}
