@@ -354,6 +354,12 @@ fn network_shell(seen: &Seen, found: &mut Vec<Finding>) {
 
 // ---- disk ----
 
+/// Each folder a command may run in, or the call's own when none is known.
+fn each_folder<'a>(folders: &'a [PathBuf], cwd: &'a Path) -> impl Iterator<Item = &'a Path> {
+    let own = folders.is_empty().then_some(cwd);
+    folders.iter().map(PathBuf::as_path).chain(own)
+}
+
 /// Whether `path` (absolute) names a device that is not harmless to write (a disk, a partition, the
 /// memory, a terminal's is harmless).
 fn device(path: &str) -> bool {
@@ -376,21 +382,27 @@ fn block_device(path: &str) -> bool {
 }
 
 /// A word as the path it names from `folder` (a word that cannot be known, as written).
+/// A known one is made absolute and clean, so that `/dev/./sda`, `/dev//sda` and `//dev/sda` are the
+/// `/dev/sda` they open.
 fn path_text(word: &Word, folder: &Path, home: &Path) -> String {
-    if !word.known || word.text.starts_with("/dev/") {
-        return word.text.clone();
+    resolved(&word.text, word.known, folder, home)
+}
+
+/// `text` as the path it names from `folder` when it is `known`; as written otherwise.
+fn resolved(text: &str, known: bool, folder: &Path, home: &Path) -> String {
+    if !known {
+        return text.to_string();
     }
-    absolute(&word.text, folder, home)
-        .to_string_lossy()
-        .into_owned()
+    absolute(text, folder, home).to_string_lossy().into_owned()
 }
 
 fn disk(seen: &Seen, found: &mut Vec<Finding>) {
     let home = seen.call.home.as_path();
-    for (command, folders) in seen.each() {
-        let folder = folders
-            .first()
-            .map_or(seen.call.cwd.as_path(), PathBuf::as_path);
+    // Every folder a command may run in (`true && cd / && dd of=dev/sda` may run in the project or
+    // in the root).
+    for (command, folder) in seen.each().flat_map(|(command, folders)| {
+        each_folder(folders, &seen.call.cwd).map(move |f| (command, f))
+    }) {
         let path = |w: &Word| path_text(w, folder, home);
         let shown = shown(command);
         let mut hit: Option<String> = None;
@@ -529,14 +541,11 @@ fn disk(seen: &Seen, found: &mut Vec<Finding>) {
                 .then(|| "discards every block of a device: its data is gone".to_string()),
             "dd" => args
                 .iter()
-                .find_map(|w| w.text.strip_prefix("of="))
-                .filter(|target| {
-                    device(target)
-                        || (!target.starts_with('/')
-                            && folder.starts_with("/dev")
-                            && device(&format!("{}/{target}", folder.display())))
-                })
-                .map(|target| format!("writes raw data onto {target}, over whatever it holds")),
+                .find_map(|w| w.text.strip_prefix("of=").map(|target| (target, w.known)))
+                .filter(|(target, known)| device(&resolved(target, *known, folder, home)))
+                .map(|(target, _)| {
+                    format!("writes raw data onto {target}, over whatever it holds")
+                }),
             "shred" => any_device().then(|| "overwrites a whole device with noise".to_string()),
             "tee" => operands
                 .iter()
@@ -652,14 +661,14 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
     let home = seen.call.home.as_path();
     for (command, folders) in seen.each() {
         let shown = shown(command);
-        let folder = folders
-            .first()
-            .map_or(seen.call.cwd.as_path(), PathBuf::as_path);
         let mut hit: Option<String> = None;
-        for redirect in &command.redirects {
-            if !redirect.writes || !redirect.target.known {
-                continue;
-            }
+        let writes = command
+            .redirects
+            .iter()
+            .filter(|redirect| redirect.writes && redirect.target.known);
+        for (redirect, folder) in writes.flat_map(|redirect| {
+            each_folder(folders, &seen.call.cwd).map(move |folder| (redirect, folder))
+        }) {
             let path = absolute(&redirect.target.text, folder, home);
             if SYSTEM_FOLDERS.iter().any(|f| path.starts_with(f))
                 || path == Path::new("/proc/sysrq-trigger")
@@ -694,10 +703,12 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
                     .iter()
                     .filter(|w| w.known && !w.text.starts_with('-'))
                     .find(|w| {
-                        let path = absolute(&w.text, folder, home);
-                        SYSTEM_FOLDERS
-                            .iter()
-                            .any(|f| path.starts_with(f) && path != Path::new(f))
+                        each_folder(folders, &seen.call.cwd).any(|folder| {
+                            let path = absolute(&w.text, folder, home);
+                            SYSTEM_FOLDERS
+                                .iter()
+                                .any(|f| path.starts_with(f) && path != Path::new(f))
+                        })
                     });
                 if let Some(file) = system_file {
                     hit = Some(format!(
