@@ -165,6 +165,21 @@ pub fn place(word: &Word, folder: &Path, project: &Path, home: &Path) -> Place {
     }
     if !word.known {
         let bare = text.trim_start_matches('"');
+        // `"$(pwd)/build"`: pwd prints the folder it runs in, never nothing; the rest is placed from
+        // there (when it is known itself).
+        if let Some(rest) = ["$(pwd)", "`pwd`"]
+            .iter()
+            .find_map(|pwd| bare.strip_prefix(pwd))
+            .map(|rest| rest.trim_end_matches('"'))
+            .filter(|rest| !rest.contains(['$', '`', '"', '\'']))
+        {
+            let here = Word {
+                text: format!("{}{rest}", folder.display()),
+                known: true,
+                glob: word.glob,
+            };
+            return place(&here, folder, project, home);
+        }
         // "$DIR/", "$DIR/*", ${DIR}/x: the root, when DIR is empty or unset.
         let var_then_slash = bare.starts_with('$')
             && bare
@@ -290,5 +305,10 @@ mod tests {
         assert_eq!(at("\"$DIR/\""), Place::RootIfEmpty("\"$DIR/\"".into()));
         assert_eq!(at("$DIR/*"), Place::RootIfEmpty("$DIR/*".into()));
         assert_eq!(at("$DIR"), Place::Unknown("$DIR".into()));
+        assert_eq!(
+            at("\"$(pwd)/build\""),
+            Place::Inside("/home/u/p/build".into())
+        );
+        assert_eq!(at("$(pwd)/.."), Place::HomeOrAbove("/home/u".into()));
     }
 }
