@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::shell::{Command, Word};
 
 use super::folders::{Place, Seen};
-use super::system::{nested, producer};
+use super::system::{nested, producer, wrapper_chain};
 use super::words::{self, Spec};
 use super::{DELETE_OUTSIDE, DELETE_PROJECT, DELETE_ROOT, Finding};
 
@@ -396,22 +396,12 @@ fn printed_paths(
     };
     // Run by a wrapper (`sudo rm -rf $(echo ~)`), the substitution is the wrapper's word: its
     // commands are the wrapper's, beside the rm it runs.
-    let mut chain = vec![at];
-    let mut top = at;
-    let mut inner = children(top, &chain);
-    while inner.is_empty() && chain.len() <= crate::shell::MAX_DEPTH {
-        let runs_it = commands.get(top + 1).is_some_and(|w| {
-            w.depth < commands[top].depth
-                && w.words.len() > commands[top].words.len()
-                && w.words.ends_with(&commands[top].words)
-        });
-        if !runs_it {
-            break;
-        }
-        top += 1;
-        chain.push(top);
-        inner = children(top, &chain);
-    }
+    let chain = wrapper_chain(commands, at);
+    let inner = chain
+        .iter()
+        .map(|&top| children(top, &chain))
+        .find(|inner| !inner.is_empty())
+        .unwrap_or_default();
     let [source] = inner[..] else {
         return;
     };

@@ -219,8 +219,93 @@ pub(super) fn script_from_input(command: &Command) -> bool {
     }
     match args.get(i) {
         None => true,
-        Some(first) => matches!(first.text.as_str(), "-" | "/dev/stdin"),
+        Some(first) => first.text == "-" || stdin_file(&first.text),
     }
+}
+
+/// `at` and the wrappers that run it (`sudo`, `timeout 10`, `env`): each is the next command, less
+/// deep, whose words end with the one it runs. Their redirections and the commands of their words
+/// are the wrapped command's too (`sudo curl URL > f`).
+pub(super) fn wrapper_chain(commands: &[Command], at: usize) -> Vec<usize> {
+    let mut chain = vec![at];
+    let mut top = at;
+    while chain.len() <= crate::shell::MAX_DEPTH {
+        let runs_it = commands.get(top + 1).is_some_and(|w| {
+            w.depth < commands[top].depth
+                && w.words.len() > commands[top].words.len()
+                && w.words.ends_with(&commands[top].words)
+        });
+        if !runs_it {
+            break;
+        }
+        top += 1;
+        chain.push(top);
+    }
+    chain
+}
+
+/// Whether `path` names the standard input as a file.
+fn stdin_file(path: &str) -> bool {
+    matches!(path, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
+}
+
+/// The files a downloader on the line writes what it fetched to (`curl -o F`, `wget -O F`, `curl URL
+/// > F`), as absolute paths from the call's folder.
+fn downloaded_files(seen: &Seen) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let (cwd, home) = (&seen.call.cwd, &seen.call.home);
+    for (at, command) in seen.commands.iter().enumerate() {
+        let program = command.program();
+        if !DOWNLOADERS.contains(&program) {
+            continue;
+        }
+        let (short, long) = if program.starts_with("wget") {
+            ('O', "--output-document")
+        } else {
+            ('o', "--output")
+        };
+        let args = command.args();
+        for (i, word) in args.iter().enumerate() {
+            let text = word.text.as_str();
+            // `-o F`, `-oF`, and bundled with flags before it: `curl -fsSLo F`.
+            let bundled = text
+                .strip_prefix('-')
+                .filter(|rest| !rest.starts_with('-'))
+                .and_then(|rest| rest.find(short).map(|at| &rest[at + 1..]));
+            let file = if text == long {
+                args.get(i + 1).map(|w| w.text.as_str())
+            } else if let Some(value) = text.strip_prefix(&format!("{long}=")) {
+                Some(value)
+            } else if let Some(rest) = bundled {
+                if rest.is_empty() {
+                    args.get(i + 1).map(|w| w.text.as_str())
+                } else {
+                    Some(rest)
+                }
+            } else {
+                None
+            };
+            files.extend(file.filter(|f| *f != "-").map(|f| absolute(f, cwd, home)));
+        }
+        for redirect in wrapper_chain(seen.commands, at)
+            .into_iter()
+            .flat_map(|i| &seen.commands[i].redirects)
+            .filter(|r| r.writes && r.target.known)
+        {
+            files.push(absolute(&redirect.target.text, cwd, home));
+        }
+    }
+    files
+}
+
+/// Whether `command` runs one of `files` as its script or as itself (`sh i.sh`, `./i.sh`,
+/// `source i.sh`).
+fn runs_file(seen: &Seen, command: &Command, files: &[PathBuf]) -> bool {
+    let (cwd, home) = (&seen.call.cwd, &seen.call.home);
+    let is_file = |w: &Word| w.known && files.contains(&absolute(&w.text, cwd, home));
+    let program = command.words.first();
+    program.is_some_and(|w| w.text.contains('/') && is_file(w))
+        || script_words(command).into_iter().any(is_file)
 }
 
 /// The words of `command` that are its script or the file of it: the word after `-c` for a shell, the
@@ -319,13 +404,52 @@ pub(super) fn fed_by_download(commands: &[Command], at: usize) -> bool {
 
 fn network_shell(seen: &Seen, found: &mut Vec<Finding>) {
     let commands = seen.commands;
+    let files = downloaded_files(seen);
     for (at, command) in commands.iter().enumerate() {
         let program = command.program();
+        // `curl URL > >(bash)`: a shell reading its input inside a downloader's words.
+        if DOWNLOADERS.contains(&program) && {
+            let chain = wrapper_chain(commands, at);
+            chain.iter().any(|&top| {
+                nested(commands, top).any(|i| {
+                    !chain.contains(&i)
+                        && runs_scripts(commands[i].program())
+                        && script_from_input(&commands[i])
+                })
+            })
+        } {
+            found.push(Finding {
+                rule: NETWORK_SHELL,
+                reason: format!(
+                    "runs a download as code: `{}` hands what the network sent to a shell or an \
+                     interpreter. Download it to a file (curl -fsSL URL -o install.sh), read it, and \
+                     run that file if it does what it should.",
+                    shown(command)
+                ),
+            });
+            return;
+        }
+        // `curl -o i.sh URL && sh i.sh`: the file downloaded is run on the same line, unread.
+        if !files.is_empty() && runs_file(seen, command, &files) {
+            found.push(Finding {
+                rule: NETWORK_SHELL,
+                reason: format!(
+                    "runs a download as code: `{}` runs the file a download on the same line just \
+                     wrote, before anyone has read it. Download it in one call, read it, and run it \
+                     in another if it does what it should.",
+                    shown(command)
+                ),
+            });
+            return;
+        }
         let runs = runs_scripts(program) || matches!(program, "source" | "." | "eval");
         if !runs {
             continue;
         }
-        let reads_input = runs_scripts(program) && script_from_input(command);
+        // `curl URL | source /dev/stdin`.
+        let sources_input = matches!(program, "source" | ".")
+            && command.args().first().is_some_and(|w| stdin_file(&w.text));
+        let reads_input = sources_input || (runs_scripts(program) && script_from_input(command));
         let piped_in = reads_input
             && (fed_by_download(commands, at)
                 || input_from(commands, at).is_some_and(holds_download));
