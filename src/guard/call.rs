@@ -44,6 +44,8 @@ pub const PATH_FIELDS: &[&str] = &[
     "file",
     "files",
     "uri",
+    // Gemini CLI's read_many_files reads what these globs match, beside its `paths`.
+    "include",
 ];
 
 /// The fields a shell tool names the folder its command runs in (Codex's `shell` and `exec_command`

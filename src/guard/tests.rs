@@ -128,6 +128,9 @@ fn a_file_tool_s_file_or_uri_field_is_judged() {
     let event = json!({"tool_name": "mcp__fs__read_resource", "cwd": "/home/user/project",
         "tool_input": {"uri": "file:///home/user/.ssh/id_rsa"}});
     assert_eq!(judged(event), Some(SECRETS));
+    let event = json!({"tool_name": "read_many_files", "cwd": "/home/user/project",
+        "tool_input": {"paths": ["src/**"], "include": ["**/.env"]}});
+    assert_eq!(judged(event), Some(SECRETS));
 }
 
 /// A line far larger or deeper than any agent sends is judged, and the guard returns (whatever it
