@@ -807,6 +807,25 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
         let args = command.args();
         let program = command.program();
         match program {
+            // `echo c | sudo tee /proc/sysrq-trigger`: the kernel's own trigger, by another name than a
+            // redirection. (A system file written by tee is a setup step, let through.)
+            "tee" => {
+                let system_file = args
+                    .iter()
+                    .filter(|w| w.known && !w.text.starts_with('-'))
+                    .find_map(|w| {
+                        each_folder(folders, &seen.call.cwd)
+                            .map(|folder| absolute(&w.text, folder, home))
+                            .find(|path| path == Path::new("/proc/sysrq-trigger"))
+                    });
+                if let Some(path) = system_file {
+                    hit = Some(format!(
+                        "`{shown}` writes {}, which stops or crashes the machine at once. Ask \
+                         the user to restart it",
+                        path.display()
+                    ));
+                }
+            }
             "chmod" | "chown" | "chgrp" => {
                 if let Some(what) = permissions(seen, command, folders) {
                     hit = Some(format!(
@@ -920,6 +939,10 @@ fn permissions(seen: &Seen, command: &Command, folders: &[PathBuf]) -> Option<St
         ));
     }
     for word in opts.operands.iter().skip(skip) {
+        // What a `find` runs it on (`find ~ -exec chmod 000 {} +`, read as `chmod 000 ~/**`) is every
+        // file under the folder, as -R would be.
+        let recursive = recursive
+            || (word.glob && word.text.ends_with("/**") && !find_narrowed(seen.commands, command));
         for folder in folders {
             let place = seen.place(word, folder);
             let reach = match &place {
@@ -946,6 +969,44 @@ fn permissions(seen: &Seen, command: &Command, folders: &[PathBuf]) -> Option<St
         }
     }
     None
+}
+
+/// Whether the `find` that runs `command` (`find ~ -name '*.sh' -exec chmod +x {} +`) picks files by a
+/// test of their names, times or owners: then it runs on some files, not on everything under its
+/// start (`-type f` alone, or `-maxdepth`, still takes everything of a kind).
+fn find_narrowed(commands: &[Command], command: &Command) -> bool {
+    const NOT_NARROWING: &[&str] = &[
+        "-type",
+        "-xtype",
+        "-maxdepth",
+        "-mindepth",
+        "-depth",
+        "-d",
+        "-xdev",
+        "-mount",
+        "-follow",
+        "-noleaf",
+        "-L",
+        "-H",
+        "-P",
+        "-print",
+        "-print0",
+        "-true",
+    ];
+    let Some(at) = commands.iter().position(|c| std::ptr::eq(c, command)) else {
+        return false;
+    };
+    let Some(find) = commands[at + 1..]
+        .iter()
+        .find(|c| c.depth < command.depth)
+        .filter(|c| c.program() == "find")
+    else {
+        return false;
+    };
+    find.args()
+        .iter()
+        .take_while(|w| !matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+        .any(|w| w.text.starts_with('-') && !NOT_NARROWING.contains(&w.text.as_str()))
 }
 
 /// `kill -9 -1`, `kill -KILL -1`, `kill -- -1`: a pid of -1 is every process the user may signal.
