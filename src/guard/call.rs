@@ -41,7 +41,26 @@ pub const PATH_FIELDS: &[&str] = &[
     "target_file",
     "dir_path",
     "directory",
+    "file",
+    "files",
+    "uri",
+    // Gemini CLI's read_many_files reads what these globs match, beside its `paths`.
+    "include",
 ];
+
+/// The fields a shell tool names the folder its command runs in (Codex's `shell` and `exec_command`
+/// take `workdir`; Gemini CLI's `run_shell_command` a `directory` inside the project).
+pub const WORKDIR_FIELDS: &[&str] = &[
+    "workdir",
+    "cwd",
+    "working_directory",
+    "workingDirectory",
+    "directory",
+];
+
+/// The verbs of the text editor tools (`str_replace_based_edit_tool`, `str_replace_editor`): their
+/// `command` field says what to do with the file its `path` names, and runs no shell.
+const EDITOR_VERBS: &[&str] = &["view", "create", "str_replace", "insert", "undo_edit"];
 
 /// What the call does, as far as the guard reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,37 +105,41 @@ impl Call {
             .as_ref()
             .or_else(|| event.get("tool_input"))
             .or_else(|| event.get("toolArgs"))?;
-        let cwd = event
+        let mut cwd = event
             .get("cwd")
             .and_then(Value::as_str)
             .filter(|cwd| cwd.starts_with('/'))
             .map_or_else(|| home.to_path_buf(), PathBuf::from);
         let shell_tool =
             tool == "Bash" || SHELL_TOOLS.contains(&tool.to_ascii_lowercase().as_str());
+        // The first field that holds a command line: one left empty, null or of another type is no
+        // command, and must not hide the next (`{"command": "", "cmd": "rm -rf ~"}`).
         let command = COMMAND_FIELDS
             .iter()
-            .find_map(|field| input.get(*field))
+            .filter_map(|field| input.get(*field))
             .filter(|value| value.is_string() || value.is_array())
-            .map(command_text);
+            .map(command_text)
+            .find(|command| !command.trim().is_empty());
+        let paths = paths_named(input);
+        // A text editor's verb (`"command": "view"` beside a `path`) is no command line: the file is
+        // what such a call reads.
+        let editor_verb = |command: &str| !shell_tool && EDITOR_VERBS.contains(&command.trim());
         let does = match command {
-            // A tool that runs a command line it is given (an MCP server's `execute_command` too).
-            Some(command) if shell_tool || !command.is_empty() => Does::Shell(command),
-            _ => {
-                let mut paths = Vec::new();
-                for field in PATH_FIELDS {
-                    match input.get(*field) {
-                        Some(Value::String(path)) => paths.push(path.clone()),
-                        Some(Value::Array(items)) => {
-                            paths.extend(items.iter().filter_map(Value::as_str).map(String::from))
-                        }
-                        _ => {}
-                    }
+            Some(command) if !editor_verb(&command) || paths.is_empty() => {
+                // A shell tool runs its command in the folder it names, when it names one (relative
+                // to the event's folder).
+                if let Some(workdir) = WORKDIR_FIELDS
+                    .iter()
+                    .find_map(|field| input.get(*field).and_then(Value::as_str))
+                    .filter(|workdir| !workdir.trim().is_empty())
+                {
+                    cwd = super::folders::absolute(workdir, &cwd, home);
                 }
-                if paths.is_empty() {
-                    return None;
-                }
-                Does::Files(paths)
+                Does::Shell(command)
             }
+            _ if !paths.is_empty() => Does::Files(paths),
+            // An empty command runs nothing.
+            _ => return None,
         };
         Some(Call {
             tool: tool.to_string(),
@@ -162,6 +185,21 @@ impl Call {
             Does::Files(_) => Vec::new(),
         }
     }
+}
+
+/// Every path `input` names in one of [`PATH_FIELDS`], as a text or a list of texts.
+fn paths_named(input: &Value) -> Vec<String> {
+    let mut paths = Vec::new();
+    for field in PATH_FIELDS {
+        match input.get(*field) {
+            Some(Value::String(path)) => paths.push(path.clone()),
+            Some(Value::Array(items)) => {
+                paths.extend(items.iter().filter_map(Value::as_str).map(String::from))
+            }
+            _ => {}
+        }
+    }
+    paths
 }
 
 /// A shell command as text: a list of words (as Codex sends it) joined back into a line, quoted.

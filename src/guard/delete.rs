@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::shell::{Command, Word};
 
 use super::folders::{Place, Seen};
-use super::system::{nested, producer};
+use super::system::{nested, producer, wrapper_chain};
 use super::words::{self, Spec};
 use super::{DELETE_OUTSIDE, DELETE_PROJECT, DELETE_ROOT, Finding};
 
@@ -263,6 +263,9 @@ fn rm(
         }
         return;
     }
+    if recursive {
+        printed_paths(seen, at, &operands, folders, &shown, found);
+    }
     let mut worst: Vec<(&'static str, String)> = Vec::new();
     for word in operands {
         for folder in folders {
@@ -361,6 +364,78 @@ fn from_input(seen: &Seen, at: usize, found: &mut Vec<Finding>) {
              the project."
         ),
     });
+}
+
+/// `rm -rf $(echo ~)`, `rm -rf $(pwd)`, `rm -rf "$(realpath ..)"`: a path that is a command's output,
+/// where that command only prints what is on the line (its words, or the folder it runs in), is
+/// judged as those paths. Any other command's output (`rm -rf $(find . -name x)`) cannot be placed and
+/// is let through, as a variable is.
+fn printed_paths(
+    seen: &Seen,
+    at: usize,
+    operands: &[&Word],
+    folders: &[PathBuf],
+    shown: &str,
+    found: &mut Vec<Finding>,
+) {
+    let substitution = |w: &&&Word| {
+        let text = w.text.trim();
+        (text.starts_with("$(") && text.ends_with(')'))
+            || (text.len() > 1 && text.starts_with('`') && text.ends_with('`'))
+    };
+    if operands.iter().filter(substitution).count() != 1 {
+        return;
+    }
+    let commands = seen.commands;
+    // The commands run for `commands[top]`'s words, but those of `chain`.
+    let children = |top: usize, chain: &[usize]| -> Vec<usize> {
+        let depth = commands[top].depth;
+        nested(commands, top)
+            .filter(|i| commands[*i].depth == depth + 1 && !chain.contains(i))
+            .collect()
+    };
+    // Run by a wrapper (`sudo rm -rf $(echo ~)`), the substitution is the wrapper's word: its
+    // commands are the wrapper's, beside the rm it runs.
+    let chain = wrapper_chain(commands, at);
+    let inner = chain
+        .iter()
+        .map(|&top| children(top, &chain))
+        .find(|inner| !inner.is_empty())
+        .unwrap_or_default();
+    let [source] = inner[..] else {
+        return;
+    };
+    let source = &commands[source];
+    let args = source.args();
+    if !args.iter().all(|w| w.known) {
+        return;
+    }
+    let operands = || {
+        args.iter()
+            .map(|w| w.text.as_str())
+            .filter(|t| !t.starts_with('-'))
+    };
+    let text = match source.program() {
+        "echo" => operands().collect::<Vec<_>>().join(" "),
+        "printf" if operands().all(|t| !t.contains('%')) => {
+            operands().collect::<Vec<_>>().join(" ")
+        }
+        "pwd" => ".".to_string(),
+        "realpath" | "readlink" => {
+            let paths: Vec<&str> = operands().collect();
+            if source.program() == "readlink" && !args.iter().any(|w| w.text.starts_with('-')) {
+                return;
+            }
+            if paths.is_empty() {
+                ".".to_string()
+            } else {
+                paths.join(" ")
+            }
+        }
+        _ => return,
+    };
+    let from = format!("the path {} prints", source.program());
+    given_paths(seen, folders, &text, &from, shown, found);
 }
 
 /// A recursive delete of the paths in `text` (blanks, `\n` or `\0` between them), which `from`

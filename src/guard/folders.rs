@@ -165,6 +165,21 @@ pub fn place(word: &Word, folder: &Path, project: &Path, home: &Path) -> Place {
     }
     if !word.known {
         let bare = text.trim_start_matches('"');
+        // `"$(pwd)/build"`: pwd prints the folder it runs in, never nothing; the rest is placed from
+        // there (when it is known itself).
+        if let Some(rest) = ["$(pwd)", "`pwd`"]
+            .iter()
+            .find_map(|pwd| bare.strip_prefix(pwd))
+            .map(|rest| rest.trim_end_matches('"'))
+            .filter(|rest| !rest.contains(['$', '`', '"', '\'']))
+        {
+            let here = Word {
+                text: format!("{}{rest}", folder.display()),
+                known: true,
+                glob: word.glob,
+            };
+            return place(&here, folder, project, home);
+        }
         // "$DIR/", "$DIR/*", ${DIR}/x: the root, when DIR is empty or unset.
         let var_then_slash = bare.starts_with('$')
             && bare
@@ -203,10 +218,18 @@ pub fn place(word: &Word, folder: &Path, project: &Path, home: &Path) -> Place {
     };
     // A relative path that leaves the project (`../other`, `build` after `cd ..`) is the agent
     // reaching out of its work, wherever that lies: a project in a temporary folder does not make its
-    // neighbours scratch.
+    // neighbours scratch. A project elsewhere has no neighbours there: a relative path in a temporary
+    // folder is one the line went to (`cd /tmp/x && rm -rf *`), as scratch as `rm -rf /tmp/x/*`.
     let relative = !text.starts_with('/') && !text.starts_with('~');
     let escapes = relative && !reached.starts_with(project);
-    classify(&reached, whole, project, home, !escapes)
+    let project_in_temp = temp_folders().iter().any(|t| project.starts_with(t));
+    classify(
+        &reached,
+        whole,
+        project,
+        home,
+        !(escapes && project_in_temp),
+    )
 }
 
 /// What `path` is; `whole`: the delete takes the folder itself (or all of it), not only some of its
@@ -290,5 +313,33 @@ mod tests {
         assert_eq!(at("\"$DIR/\""), Place::RootIfEmpty("\"$DIR/\"".into()));
         assert_eq!(at("$DIR/*"), Place::RootIfEmpty("$DIR/*".into()));
         assert_eq!(at("$DIR"), Place::Unknown("$DIR".into()));
+        // A temporary folder the line went to, from a project elsewhere.
+        let in_tmp = |text: &str| {
+            place(
+                &word(text),
+                Path::new("/tmp/x"),
+                Path::new("/home/u/p"),
+                Path::new("/home/u"),
+            )
+        };
+        assert_eq!(in_tmp("*"), Place::Temp("/tmp/x".into()));
+        // Neighbours of a project that lives in a temporary folder are not scratch.
+        let from_tmp_project = |text: &str| {
+            place(
+                &word(text),
+                Path::new("/tmp/p"),
+                Path::new("/tmp/p"),
+                Path::new("/home/u"),
+            )
+        };
+        assert_eq!(
+            from_tmp_project("../other"),
+            Place::Outside("/tmp/other".into())
+        );
+        assert_eq!(
+            at("\"$(pwd)/build\""),
+            Place::Inside("/home/u/p/build".into())
+        );
+        assert_eq!(at("$(pwd)/.."), Place::HomeOrAbove("/home/u".into()));
     }
 }

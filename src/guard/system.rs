@@ -219,8 +219,93 @@ pub(super) fn script_from_input(command: &Command) -> bool {
     }
     match args.get(i) {
         None => true,
-        Some(first) => matches!(first.text.as_str(), "-" | "/dev/stdin"),
+        Some(first) => first.text == "-" || stdin_file(&first.text),
     }
+}
+
+/// `at` and the wrappers that run it (`sudo`, `timeout 10`, `env`): each is the next command, less
+/// deep, whose words end with the one it runs. Their redirections and the commands of their words
+/// are the wrapped command's too (`sudo curl URL > f`).
+pub(super) fn wrapper_chain(commands: &[Command], at: usize) -> Vec<usize> {
+    let mut chain = vec![at];
+    let mut top = at;
+    while chain.len() <= crate::shell::MAX_DEPTH {
+        let runs_it = commands.get(top + 1).is_some_and(|w| {
+            w.depth < commands[top].depth
+                && w.words.len() > commands[top].words.len()
+                && w.words.ends_with(&commands[top].words)
+        });
+        if !runs_it {
+            break;
+        }
+        top += 1;
+        chain.push(top);
+    }
+    chain
+}
+
+/// Whether `path` names the standard input as a file.
+fn stdin_file(path: &str) -> bool {
+    matches!(path, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
+}
+
+/// The files a downloader on the line writes what it fetched to (`curl -o F`, `wget -O F`, `curl URL
+/// > F`), as absolute paths from the call's folder.
+fn downloaded_files(seen: &Seen) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let (cwd, home) = (&seen.call.cwd, &seen.call.home);
+    for (at, command) in seen.commands.iter().enumerate() {
+        let program = command.program();
+        if !DOWNLOADERS.contains(&program) {
+            continue;
+        }
+        let (short, long) = if program.starts_with("wget") {
+            ('O', "--output-document")
+        } else {
+            ('o', "--output")
+        };
+        let args = command.args();
+        for (i, word) in args.iter().enumerate() {
+            let text = word.text.as_str();
+            // `-o F`, `-oF`, and bundled with flags before it: `curl -fsSLo F`.
+            let bundled = text
+                .strip_prefix('-')
+                .filter(|rest| !rest.starts_with('-'))
+                .and_then(|rest| rest.find(short).map(|at| &rest[at + 1..]));
+            let file = if text == long {
+                args.get(i + 1).map(|w| w.text.as_str())
+            } else if let Some(value) = text.strip_prefix(&format!("{long}=")) {
+                Some(value)
+            } else if let Some(rest) = bundled {
+                if rest.is_empty() {
+                    args.get(i + 1).map(|w| w.text.as_str())
+                } else {
+                    Some(rest)
+                }
+            } else {
+                None
+            };
+            files.extend(file.filter(|f| *f != "-").map(|f| absolute(f, cwd, home)));
+        }
+        for redirect in wrapper_chain(seen.commands, at)
+            .into_iter()
+            .flat_map(|i| &seen.commands[i].redirects)
+            .filter(|r| r.writes && r.target.known)
+        {
+            files.push(absolute(&redirect.target.text, cwd, home));
+        }
+    }
+    files
+}
+
+/// Whether `command` runs one of `files` as its script or as itself (`sh i.sh`, `./i.sh`,
+/// `source i.sh`).
+fn runs_file(seen: &Seen, command: &Command, files: &[PathBuf]) -> bool {
+    let (cwd, home) = (&seen.call.cwd, &seen.call.home);
+    let is_file = |w: &Word| w.known && files.contains(&absolute(&w.text, cwd, home));
+    let program = command.words.first();
+    program.is_some_and(|w| w.text.contains('/') && is_file(w))
+        || script_words(command).into_iter().any(is_file)
 }
 
 /// The words of `command` that are its script or the file of it: the word after `-c` for a shell, the
@@ -319,13 +404,52 @@ pub(super) fn fed_by_download(commands: &[Command], at: usize) -> bool {
 
 fn network_shell(seen: &Seen, found: &mut Vec<Finding>) {
     let commands = seen.commands;
+    let files = downloaded_files(seen);
     for (at, command) in commands.iter().enumerate() {
         let program = command.program();
+        // `curl URL > >(bash)`: a shell reading its input inside a downloader's words.
+        if DOWNLOADERS.contains(&program) && {
+            let chain = wrapper_chain(commands, at);
+            chain.iter().any(|&top| {
+                nested(commands, top).any(|i| {
+                    !chain.contains(&i)
+                        && runs_scripts(commands[i].program())
+                        && script_from_input(&commands[i])
+                })
+            })
+        } {
+            found.push(Finding {
+                rule: NETWORK_SHELL,
+                reason: format!(
+                    "runs a download as code: `{}` hands what the network sent to a shell or an \
+                     interpreter. Download it to a file (curl -fsSL URL -o install.sh), read it, and \
+                     run that file if it does what it should.",
+                    shown(command)
+                ),
+            });
+            return;
+        }
+        // `curl -o i.sh URL && sh i.sh`: the file downloaded is run on the same line, unread.
+        if !files.is_empty() && runs_file(seen, command, &files) {
+            found.push(Finding {
+                rule: NETWORK_SHELL,
+                reason: format!(
+                    "runs a download as code: `{}` runs the file a download on the same line just \
+                     wrote, before anyone has read it. Download it in one call, read it, and run it \
+                     in another if it does what it should.",
+                    shown(command)
+                ),
+            });
+            return;
+        }
         let runs = runs_scripts(program) || matches!(program, "source" | "." | "eval");
         if !runs {
             continue;
         }
-        let reads_input = runs_scripts(program) && script_from_input(command);
+        // `curl URL | source /dev/stdin`.
+        let sources_input = matches!(program, "source" | ".")
+            && command.args().first().is_some_and(|w| stdin_file(&w.text));
+        let reads_input = sources_input || (runs_scripts(program) && script_from_input(command));
         let piped_in = reads_input
             && (fed_by_download(commands, at)
                 || input_from(commands, at).is_some_and(holds_download));
@@ -354,6 +478,12 @@ fn network_shell(seen: &Seen, found: &mut Vec<Finding>) {
 
 // ---- disk ----
 
+/// Each folder a command may run in, or the call's own when none is known.
+fn each_folder<'a>(folders: &'a [PathBuf], cwd: &'a Path) -> impl Iterator<Item = &'a Path> {
+    let own = folders.is_empty().then_some(cwd);
+    folders.iter().map(PathBuf::as_path).chain(own)
+}
+
 /// Whether `path` (absolute) names a device that is not harmless to write (a disk, a partition, the
 /// memory, a terminal's is harmless).
 fn device(path: &str) -> bool {
@@ -376,21 +506,27 @@ fn block_device(path: &str) -> bool {
 }
 
 /// A word as the path it names from `folder` (a word that cannot be known, as written).
+/// A known one is made absolute and clean, so that `/dev/./sda`, `/dev//sda` and `//dev/sda` are the
+/// `/dev/sda` they open.
 fn path_text(word: &Word, folder: &Path, home: &Path) -> String {
-    if !word.known || word.text.starts_with("/dev/") {
-        return word.text.clone();
+    resolved(&word.text, word.known, folder, home)
+}
+
+/// `text` as the path it names from `folder` when it is `known`; as written otherwise.
+fn resolved(text: &str, known: bool, folder: &Path, home: &Path) -> String {
+    if !known {
+        return text.to_string();
     }
-    absolute(&word.text, folder, home)
-        .to_string_lossy()
-        .into_owned()
+    absolute(text, folder, home).to_string_lossy().into_owned()
 }
 
 fn disk(seen: &Seen, found: &mut Vec<Finding>) {
     let home = seen.call.home.as_path();
-    for (command, folders) in seen.each() {
-        let folder = folders
-            .first()
-            .map_or(seen.call.cwd.as_path(), PathBuf::as_path);
+    // Every folder a command may run in (`true && cd / && dd of=dev/sda` may run in the project or
+    // in the root).
+    for (command, folder) in seen.each().flat_map(|(command, folders)| {
+        each_folder(folders, &seen.call.cwd).map(move |f| (command, f))
+    }) {
         let path = |w: &Word| path_text(w, folder, home);
         let shown = shown(command);
         let mut hit: Option<String> = None;
@@ -529,14 +665,11 @@ fn disk(seen: &Seen, found: &mut Vec<Finding>) {
                 .then(|| "discards every block of a device: its data is gone".to_string()),
             "dd" => args
                 .iter()
-                .find_map(|w| w.text.strip_prefix("of="))
-                .filter(|target| {
-                    device(target)
-                        || (!target.starts_with('/')
-                            && folder.starts_with("/dev")
-                            && device(&format!("{}/{target}", folder.display())))
-                })
-                .map(|target| format!("writes raw data onto {target}, over whatever it holds")),
+                .find_map(|w| w.text.strip_prefix("of=").map(|target| (target, w.known)))
+                .filter(|(target, known)| device(&resolved(target, *known, folder, home)))
+                .map(|(target, _)| {
+                    format!("writes raw data onto {target}, over whatever it holds")
+                }),
             "shred" => any_device().then(|| "overwrites a whole device with noise".to_string()),
             "tee" => operands
                 .iter()
@@ -652,14 +785,14 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
     let home = seen.call.home.as_path();
     for (command, folders) in seen.each() {
         let shown = shown(command);
-        let folder = folders
-            .first()
-            .map_or(seen.call.cwd.as_path(), PathBuf::as_path);
         let mut hit: Option<String> = None;
-        for redirect in &command.redirects {
-            if !redirect.writes || !redirect.target.known {
-                continue;
-            }
+        let writes = command
+            .redirects
+            .iter()
+            .filter(|redirect| redirect.writes && redirect.target.known);
+        for (redirect, folder) in writes.flat_map(|redirect| {
+            each_folder(folders, &seen.call.cwd).map(move |folder| (redirect, folder))
+        }) {
             let path = absolute(&redirect.target.text, folder, home);
             if SYSTEM_FOLDERS.iter().any(|f| path.starts_with(f))
                 || path == Path::new("/proc/sysrq-trigger")
@@ -674,6 +807,25 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
         let args = command.args();
         let program = command.program();
         match program {
+            // `echo c | sudo tee /proc/sysrq-trigger`: the kernel's own trigger, by another name than a
+            // redirection. (A system file written by tee is a setup step, let through.)
+            "tee" => {
+                let system_file = args
+                    .iter()
+                    .filter(|w| w.known && !w.text.starts_with('-'))
+                    .find_map(|w| {
+                        each_folder(folders, &seen.call.cwd)
+                            .map(|folder| absolute(&w.text, folder, home))
+                            .find(|path| path == Path::new("/proc/sysrq-trigger"))
+                    });
+                if let Some(path) = system_file {
+                    hit = Some(format!(
+                        "`{shown}` writes {}, which stops or crashes the machine at once. Ask \
+                         the user to restart it",
+                        path.display()
+                    ));
+                }
+            }
             "chmod" | "chown" | "chgrp" => {
                 if let Some(what) = permissions(seen, command, folders) {
                     hit = Some(format!(
@@ -694,10 +846,12 @@ fn system(seen: &Seen, found: &mut Vec<Finding>) {
                     .iter()
                     .filter(|w| w.known && !w.text.starts_with('-'))
                     .find(|w| {
-                        let path = absolute(&w.text, folder, home);
-                        SYSTEM_FOLDERS
-                            .iter()
-                            .any(|f| path.starts_with(f) && path != Path::new(f))
+                        each_folder(folders, &seen.call.cwd).any(|folder| {
+                            let path = absolute(&w.text, folder, home);
+                            SYSTEM_FOLDERS
+                                .iter()
+                                .any(|f| path.starts_with(f) && path != Path::new(f))
+                        })
                     });
                 if let Some(file) = system_file {
                     hit = Some(format!(
@@ -785,6 +939,10 @@ fn permissions(seen: &Seen, command: &Command, folders: &[PathBuf]) -> Option<St
         ));
     }
     for word in opts.operands.iter().skip(skip) {
+        // What a `find` runs it on (`find ~ -exec chmod 000 {} +`, read as `chmod 000 ~/**`) is every
+        // file under the folder, as -R would be.
+        let recursive = recursive
+            || (word.glob && word.text.ends_with("/**") && !find_narrowed(seen.commands, command));
         for folder in folders {
             let place = seen.place(word, folder);
             let reach = match &place {
@@ -811,6 +969,44 @@ fn permissions(seen: &Seen, command: &Command, folders: &[PathBuf]) -> Option<St
         }
     }
     None
+}
+
+/// Whether the `find` that runs `command` (`find ~ -name '*.sh' -exec chmod +x {} +`) picks files by a
+/// test of their names, times or owners: then it runs on some files, not on everything under its
+/// start (`-type f` alone, or `-maxdepth`, still takes everything of a kind).
+fn find_narrowed(commands: &[Command], command: &Command) -> bool {
+    const NOT_NARROWING: &[&str] = &[
+        "-type",
+        "-xtype",
+        "-maxdepth",
+        "-mindepth",
+        "-depth",
+        "-d",
+        "-xdev",
+        "-mount",
+        "-follow",
+        "-noleaf",
+        "-L",
+        "-H",
+        "-P",
+        "-print",
+        "-print0",
+        "-true",
+    ];
+    let Some(at) = commands.iter().position(|c| std::ptr::eq(c, command)) else {
+        return false;
+    };
+    let Some(find) = commands[at + 1..]
+        .iter()
+        .find(|c| c.depth < command.depth)
+        .filter(|c| c.program() == "find")
+    else {
+        return false;
+    };
+    find.args()
+        .iter()
+        .take_while(|w| !matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+        .any(|w| w.text.starts_with('-') && !NOT_NARROWING.contains(&w.text.as_str()))
 }
 
 /// `kill -9 -1`, `kill -KILL -1`, `kill -- -1`: a pid of -1 is every process the user may signal.

@@ -87,6 +87,12 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
                 shown(command),
                 script
             )
+        } else if command.fed && script_is_input(commands, at) {
+            format!(
+                "`{}` runs each line of its input as a script: hookd cannot tell what it runs. Run \
+                 each script by its own name, or write the commands out",
+                shown(command)
+            )
         } else if runs_scripts(command.program()) && script_from_input(command) {
             if command.fed {
                 format!(
@@ -113,6 +119,36 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
         });
         return;
     }
+}
+
+/// `xargs -I{} sh -c '{}'`, `parallel bash -c {}`: a shell or interpreter fed by a wrapper whose whole
+/// script is the placeholder the wrapper fills with each input.
+fn script_is_input(commands: &[Command], at: usize) -> bool {
+    let command = &commands[at];
+    if !runs_scripts(command.program()) {
+        return false;
+    }
+    let depth = command.depth;
+    let wrapper = (at + 1..commands.len()).find(|&i| commands[i].depth < depth);
+    let args = wrapper.map_or(&[][..], |i| commands[i].args());
+    // The string `xargs -I X` (or `-iX`, `--replace=X`) replaces; `{}` by default.
+    let mut placeholders = vec!["{}".to_string()];
+    for (i, word) in args.iter().enumerate() {
+        let text = word.text.as_str();
+        if text == "-I" {
+            placeholders.extend(args.get(i + 1).map(|w| w.text.clone()));
+        } else if let Some(value) = text
+            .strip_prefix("-I")
+            .or_else(|| text.strip_prefix("--replace="))
+            .or_else(|| text.strip_prefix("-i"))
+            .filter(|v| !v.is_empty())
+        {
+            placeholders.push(value.to_string());
+        }
+    }
+    script_words(command)
+        .iter()
+        .any(|w| placeholders.iter().any(|p| w.text.trim() == p))
 }
 
 /// `source <(cmd)`, `bash <(cmd)`, `bash < <(cmd)`, `python3 -c "$(cmd)"`: the script word of a shell, an interpreter,
