@@ -33,8 +33,9 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
         let folder = folders.first().unwrap_or(&seen.call.cwd);
         let finding = match run_words(command) {
             // `git CMD --help` (or `-h`) only shows the manual, whatever else is on the line.
-            Some(("git", args)) if asks_for_help(args) => None,
-            Some(("git", args)) => judge_git(args, folder, &seen.call.home),
+            // hub is git with more (`alias git=hub` is how it is set up): judged as git.
+            Some(("git" | "hub", args)) if asks_for_help(args) => None,
+            Some(("git" | "hub", args)) => judge_git(args, folder, &seen.call.home),
             // git-filter-repo is a program of its own, which `git filter-repo` runs.
             Some(("git-filter-repo", _)) => {
                 judge_subcommand("filter-repo", &[], &Globals::default(), &seen.call.home)

@@ -201,6 +201,8 @@ fn secret(path: &Path, home: &Path) -> Option<&'static Secret> {
 /// Whether `name` is an environment file of secrets: `.env`, `.env.local`, `.env.production`,
 /// `prod.env`; not a template (`.env.example`, `example.env`) nor code (`.env.d.ts`).
 fn env_file(name: &str) -> bool {
+    // `.ENV` is `.env` on a file system that ignores case (macOS's, by default).
+    let name = &name.to_ascii_lowercase();
     let parts: Option<&str> = if name == ".env" {
         Some("")
     } else if let Some(rest) = name.strip_prefix(".env.") {
@@ -568,6 +570,24 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
         named(&word.text, word.glob, folder, home)
     };
     let (program, args) = run_words(command).unwrap_or(("", &[]));
+    // Tools that print a token they keep: `gh auth token`, `gh auth status --show-token`.
+    if program == "gh"
+        && args.first().is_some_and(|w| w.text == "auth")
+        && (args.get(1).is_some_and(|w| w.text == "token")
+            || args
+                .iter()
+                .any(|w| w.text == "--show-token" || w.text == "-t"))
+    {
+        return Some(Finding {
+            rule: SECRETS,
+            reason: format!(
+                "`{}` prints your GitHub token, which would then be in the model's context (and its \
+                 provider's logs). Use the token without printing it (`GH_TOKEN=$(gh auth token) cmd`), or \
+                 ask the user to check it",
+                words_shown(command)
+            ),
+        });
+    }
     // Input redirected from a secret, to any program (or a loop: `while read ...; done < .env`).
     for redirect in &command.redirects {
         if !redirect.writes
@@ -638,6 +658,16 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
 /// The words a command runs, without the assignments before them (`GIT_DIR=x git ...`): the program
 /// (without its folder) and its arguments. The shell reader leaves such assignments in place inside a
 /// group, an `if` or after `sudo`; the program is the first word that is not one.
+/// The command's words as a line, for a reason.
+fn words_shown(command: &Command) -> String {
+    command
+        .words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn run_words(command: &Command) -> Option<(&str, &[Word])> {
     let words = &command.words;
     let first = words.iter().position(|w| !is_assignment(&w.text))?;

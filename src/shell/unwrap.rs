@@ -38,6 +38,8 @@ const PLAIN: &[(&str, &[&str], usize)] = &[
     ("bunx", &["-p", "--package"], 0),
     ("pnpx", &[], 0),
     ("doas", &["-u", "-C"], 0),
+    // pkexec runs its command as another user (root by default), as sudo does.
+    ("pkexec", &["--user"], 0),
     (
         "sudo",
         &[

@@ -14,6 +14,7 @@
 //! rule = "delete-root"          # the rule expected to find it (refuse and ask)
 //! why = "deletes the home folder"
 //! cwd = "/home/user/project"    # optional: where the call is made (this is the default)
+//! gap = true                    # optional: a known gap, the verdict meant but not given yet
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -38,6 +39,10 @@ struct Case {
     /// Not wrapped in carriers (a case about a carrier itself, or one whose quoting a carrier changes).
     #[serde(default)]
     plain_only: bool,
+    /// A known gap: the verdict the case states is the one meant, and the guard does not give it yet.
+    /// Held the other way round, so that the day it is closed the test says to take the mark off.
+    #[serde(default)]
+    gap: bool,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -109,7 +114,20 @@ fn the_guard_gives_every_case_of_its_corpus_the_verdict_expected() {
     for (file, case) in &cases {
         let (verdict, rule) = judged(&guard, &event(case, case.command.as_deref()));
         let rule_ok = case.verdict == "allow" || case.rule.is_none() || rule == case.rule;
-        if verdict != case.verdict || !rule_ok {
+        let right = verdict == case.verdict && rule_ok;
+        if case.gap {
+            if right {
+                wrong.push(format!(
+                    "{file}: {:?}: a known gap now closed ({verdict}): take its `gap = true` off",
+                    case.command
+                        .as_deref()
+                        .or(case.path.as_deref())
+                        .unwrap_or("")
+                ));
+            }
+            continue;
+        }
+        if !right {
             wrong.push(format!(
                 "{file}: {:?}: expected {} ({}), got {verdict} ({})  [{}]",
                 case.command
@@ -178,7 +196,7 @@ fn a_refused_command_stays_refused_in_every_carrier() {
         let Some(command) = case.command.as_deref() else {
             continue;
         };
-        if case.verdict != "refuse" || case.plain_only || case.cwd.is_some() {
+        if case.verdict != "refuse" || case.plain_only || case.gap || case.cwd.is_some() {
             continue;
         }
         for (carrier, wrapped) in carriers(command) {
