@@ -190,7 +190,7 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
         match command.program() {
             "rm" => rm(seen, at, command, folders, &of_finds[at], found),
             "find" => {
-                let delete = has(command, "-delete");
+                let delete = find_deletes(command);
                 // `-delete` and `rm -r` take folders too; `rm` alone, files.
                 let folders_too = delete || find_rm[at] == Some(true);
                 if delete || find_rm[at].is_some() {
@@ -211,8 +211,19 @@ fn recursive(opts: &words::Opts<'_>) -> bool {
 }
 
 /// Whether `command` has the word `word` among its arguments.
-fn has(command: &Command, word: &str) -> bool {
-    command.args().iter().any(|w| w.text == word)
+/// Whether a `find` has `-delete` among its own words: not inside an `-exec ... ;` (or `+`), where it is
+/// an argument of the program run (`find . -exec echo -delete \;` deletes nothing).
+fn find_deletes(command: &Command) -> bool {
+    let mut in_exec = false;
+    for word in command.args() {
+        match word.text.as_str() {
+            "-exec" | "-execdir" | "-ok" | "-okdir" if !in_exec => in_exec = true,
+            ";" | "+" if in_exec => in_exec = false,
+            "-delete" if !in_exec => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `rm`: where each operand reaches (but the results of a `find` it runs under, `of_find`, which are

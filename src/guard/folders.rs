@@ -73,7 +73,20 @@ impl<'a> Seen<'a> {
 
     /// Where `word` points, run in `folder`.
     pub fn place(&self, word: &Word, folder: &Path) -> Place {
+        // A line that sets TMPDIR itself (`TMPDIR=/ rm -rf $TMPDIR/x`, `env TMPDIR= ...`) makes
+        // `$TMPDIR/` no temporary folder's: whatever it is set to, or the root when empty.
+        if !word.known && tmpdir_word(&word.text) && self.sets_tmpdir() {
+            return Place::RootIfEmpty(word.text.clone());
+        }
         place(word, folder, &self.call.cwd, &self.call.home)
+    }
+
+    /// Whether the call's command line assigns TMPDIR anywhere.
+    fn sets_tmpdir(&self) -> bool {
+        match &self.call.does {
+            super::call::Does::Shell(line) => line.contains("TMPDIR="),
+            super::call::Does::Files(_) => false,
+        }
     }
 }
 
@@ -145,6 +158,13 @@ fn temp_folders() -> Vec<PathBuf> {
     folders
 }
 
+/// Whether `text` begins with the temporary folder's variable (`$TMPDIR/`, `"${TMPDIR}/`).
+fn tmpdir_word(text: &str) -> bool {
+    ["$TMPDIR/", "${TMPDIR}/", "\"$TMPDIR/", "\"${TMPDIR}/"]
+        .iter()
+        .any(|prefix| text.starts_with(prefix))
+}
+
 /// Where `word` points when run in `folder`, the call having been made in `project`. A glob counts as
 /// the folder it reaches into (`/*/*/` is the root's content, `./*` the project's, `build/*.o` inside
 /// `build`).
@@ -152,10 +172,8 @@ pub fn place(word: &Word, folder: &Path, project: &Path, home: &Path) -> Place {
     let text = word.text.as_str();
     // `$TMPDIR/x` is a temporary folder's, whatever TMPDIR is (and, unset, `/x` is no folder of the
     // user's worth a refusal: the temporary folder is what the writer meant).
-    if ["$TMPDIR/", "${TMPDIR}/", "\"$TMPDIR/", "\"${TMPDIR}/"]
-        .iter()
-        .any(|prefix| text.starts_with(prefix))
-    {
+    // One that climbs out of it (`$TMPDIR/../x`) is not.
+    if tmpdir_word(text) && !text.split('/').any(|part| part == "..") {
         return Place::Temp(PathBuf::from(text));
     }
     // `~someone/x`: another user's home, somewhere outside.
@@ -253,7 +271,8 @@ fn classify(path: &Path, whole: bool, project: &Path, home: &Path, temp_counts: 
     }
     // A call made at the root or in a top-level folder has no project to keep its deletes inside:
     // `rm -rf build` run in `/` deletes a top-level folder.
-    let project_counts = project.components().count() > 2;
+    // Nor does one made in the home folder (or above it): the home folder is no project.
+    let project_counts = project.components().count() > 2 && !home.starts_with(project);
     if project_counts && path.starts_with(project) {
         return Place::Inside(path.to_path_buf());
     }
