@@ -268,10 +268,13 @@ fn rm(
         .into_iter()
         .filter(|w| !(w.glob && of_find.contains(&w.text)))
         .collect();
+    // Its paths from input are judged by where the input comes from (`find`, `echo`, a here-string)
+    // or refused as unknown, whether or not the line gives it paths of its own too (`xargs rm -rf
+    // /tmp/x` deletes whatever its input names as well).
+    if command.fed && recursive {
+        from_input(seen, at, found);
+    }
     if command.fed && operands.is_empty() {
-        if recursive {
-            from_input(seen, at, found);
-        }
         return;
     }
     if recursive {

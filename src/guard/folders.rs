@@ -76,9 +76,37 @@ impl<'a> Seen<'a> {
         // A line that sets TMPDIR itself (`TMPDIR=/ rm -rf $TMPDIR/x`, `env TMPDIR= ...`) makes
         // `$TMPDIR/` no temporary folder's: whatever it is set to, or the root when empty.
         if !word.known && tmpdir_word(&word.text) && self.sets_tmpdir() {
-            return Place::RootIfEmpty(word.text.clone());
+            // Set to a temporary folder (`TMPDIR=/tmp/x ...`), it is one still.
+            return match self.tmpdir_set_to() {
+                Some(value)
+                    if temp_folders()
+                        .iter()
+                        .any(|t| clean(Path::new(&value)).starts_with(t))
+                        && !value.split('/').any(|part| part == "..") =>
+                {
+                    Place::Temp(PathBuf::from(value))
+                }
+                _ => Place::RootIfEmpty(word.text.clone()),
+            };
         }
         place(word, folder, &self.call.cwd, &self.call.home)
+    }
+
+    /// What the line sets TMPDIR to, when it sets it once, to a plain absolute path.
+    fn tmpdir_set_to(&self) -> Option<String> {
+        let super::call::Does::Shell(line) = &self.call.does else {
+            return None;
+        };
+        let mut sets = line.match_indices("TMPDIR=");
+        let (at, _) = sets.next()?;
+        if sets.next().is_some() {
+            return None;
+        }
+        let value: String = line[at + "TMPDIR=".len()..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !";&|".contains(*c))
+            .collect();
+        (value.starts_with('/') && !value.contains(['$', '`', '"', '\''])).then_some(value)
     }
 
     /// Whether the call's command line assigns TMPDIR anywhere.

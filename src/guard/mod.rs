@@ -222,16 +222,26 @@ impl Guard {
     /// refusal found by any rule wins over an ask; `None` lets the call through.
     pub fn judge(&self, event: &Map<String, Value>, home: &Path) -> Option<Verdict> {
         let call = Call::read(event, home)?;
-        let findings = findings(&call);
-        let mut asked = None;
-        for finding in findings {
-            match self.action(finding.rule) {
-                Action::Refuse => return Some(verdict(Action::Refuse, finding)),
-                Action::Ask if asked.is_none() => asked = Some(finding),
-                _ => {}
+        // The refusal told is the gravest found (the first in [`RULES`]' order: the root's delete before
+        // one outside the project), then the first found; an ask only where nothing refuses.
+        let rank = |finding: &Finding| RULES.iter().position(|r| r.name == finding.rule);
+        let mut refused: Option<Finding> = None;
+        let mut asked: Option<Finding> = None;
+        for finding in findings(&call) {
+            let slot = match self.action(finding.rule) {
+                Action::Refuse => &mut refused,
+                Action::Ask => &mut asked,
+                Action::Off => continue,
+            };
+            if slot.as_ref().is_none_or(|kept| rank(&finding) < rank(kept)) {
+                *slot = Some(finding);
             }
         }
-        asked.map(|finding| verdict(Action::Ask, finding))
+        match (refused, asked) {
+            (Some(finding), _) => Some(verdict(Action::Refuse, finding)),
+            (None, Some(finding)) => Some(verdict(Action::Ask, finding)),
+            (None, None) => None,
+        }
     }
 }
 
