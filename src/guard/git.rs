@@ -405,9 +405,17 @@ const CHECKOUT: Spec = Spec {
         "no-ignore-skip-worktree-bits",
         "no-pathspec-from-file",
         "no-pathspec-file-nul",
+        "unified",
+        "inter-hunk-context",
     ],
     short_valued: "bBU",
-    long_valued: &["conflict", "orphan", "pathspec-from-file"],
+    long_valued: &[
+        "conflict",
+        "orphan",
+        "pathspec-from-file",
+        "unified",
+        "inter-hunk-context",
+    ],
     stop_at_operand: false,
 };
 
@@ -418,7 +426,28 @@ const CHECKOUT: Spec = Spec {
 /// `--orphan`) overwrites nothing.
 fn checkout(args: &[Word]) -> Option<Finding> {
     let (before, paths) = split_dashdash(args);
-    let opts = words::parse(before, &CHECKOUT);
+    // A mode written apart from the option that takes it (`--track direct`, `--recurse-submodules
+    // on-demand`) is the option's, not a branch or a path (git would take it as one and fail; read
+    // as a path it would make `git checkout --track direct main` an overwrite of `main`).
+    let before: Vec<Word> = {
+        let mut kept = Vec::with_capacity(before.len());
+        let mut previous = "";
+        for word in before {
+            let mode = match previous {
+                "--track" | "-t" => matches!(word.text.as_str(), "direct" | "inherit"),
+                "--recurse-submodules" => {
+                    matches!(word.text.as_str(), "checkout" | "on-demand" | "yes" | "no")
+                }
+                _ => false,
+            };
+            previous = &word.text;
+            if !mode {
+                kept.push(word.clone());
+            }
+        }
+        kept
+    };
+    let opts = words::parse(&before, &CHECKOUT);
     if on(&opts, Some('f'), "force") {
         return discard(
             "git checkout --force throws away the uncommitted changes to tracked files while it \
