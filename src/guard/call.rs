@@ -83,6 +83,21 @@ pub struct Call {
     pub home: PathBuf,
 }
 
+/// The tool's input (`tool_input`, or Copilot CLI's `toolArgs`): a JSON text is read as what it holds,
+/// and a text that is not JSON as a shell tool's command.
+pub fn tool_input(event: &Map<String, Value>) -> Option<std::borrow::Cow<'_, Value>> {
+    use std::borrow::Cow;
+    match event.get("tool_input").or_else(|| event.get("toolArgs"))? {
+        Value::String(text) => Some(Cow::Owned(
+            serde_json::from_str::<Value>(text)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| serde_json::json!({ "command": text })),
+        )),
+        other => Some(Cow::Borrowed(other)),
+    }
+}
+
 impl Call {
     /// Reads `event`; `None` when it is no tool call, or one with nothing the guard reads.
     pub fn read(event: &Map<String, Value>, home: &Path) -> Option<Call> {
@@ -90,21 +105,8 @@ impl Call {
             .get("tool_name")
             .or_else(|| event.get("toolName"))
             .and_then(Value::as_str)?;
-        // A tool input sent as a JSON text (Copilot CLI's `toolArgs`) is read as what it holds; a text
-        // that is not JSON, as a shell tool's command.
-        let decoded = match event.get("tool_input").or_else(|| event.get("toolArgs")) {
-            Some(Value::String(text)) => Some(
-                serde_json::from_str::<Value>(text)
-                    .ok()
-                    .filter(Value::is_object)
-                    .unwrap_or_else(|| serde_json::json!({ "command": text })),
-            ),
-            _ => None,
-        };
-        let input = decoded
-            .as_ref()
-            .or_else(|| event.get("tool_input"))
-            .or_else(|| event.get("toolArgs"))?;
+        let input = tool_input(event)?;
+        let input = input.as_ref();
         let mut cwd = event
             .get("cwd")
             .and_then(Value::as_str)

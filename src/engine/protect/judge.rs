@@ -56,16 +56,8 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
     let tool = event.get("tool_name").and_then(Value::as_str).unwrap_or("");
     // A tool input sent as a JSON text (as Copilot CLI sends its `toolArgs`) is read as what it
     // holds; a text that is not JSON, as a shell tool's command.
-    let decoded = match event.get("tool_input") {
-        Some(Value::String(text)) => Some(
-            serde_json::from_str::<Value>(text)
-                .ok()
-                .filter(Value::is_object)
-                .unwrap_or_else(|| serde_json::json!({ "command": text })),
-        ),
-        _ => None,
-    };
-    let input = decoded.as_ref().or_else(|| event.get("tool_input"));
+    let decoded = crate::guard::call::tool_input(event);
+    let input = decoded.as_deref();
     let cwd = event
         .get("cwd")
         .and_then(Value::as_str)
