@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::shell::{Command, Word};
 
 use super::folders::{Place, Seen};
-use super::system::{nested, producer, wrapper_chain};
+use super::system::{nested, producer, shown, wrapper_chain};
 use super::words::{self, Spec};
 use super::{DELETE_OUTSIDE, DELETE_PROJECT, DELETE_ROOT, Finding};
 
@@ -875,20 +875,6 @@ fn reason(rule: &str, shown: &str, does: &str) -> String {
         }
     };
     format!("`{shown}` {does}: {why}. {instead}")
-}
-
-/// A command shown in a reason: its words, cut short past 80 characters.
-fn shown(command: &Command) -> String {
-    let mut text = command
-        .words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if text.chars().count() > 80 {
-        text = text.chars().take(77).collect::<String>() + "...";
-    }
-    text
 }
 
 /// A placeholder `xargs -I{}` or `parallel` fills from its input (`{}`, `{1}`, `{.}`).

@@ -31,7 +31,7 @@ const MAX_ALIASES: usize = 8;
 pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     for (command, folders) in seen.each() {
         let folder = folders.first().unwrap_or(&seen.call.cwd);
-        let finding = match run_words(command) {
+        let finding = match command.run_words() {
             // `git CMD --help` (or `-h`) only shows the manual, whatever else is on the line.
             // hub is git with more (`alias git=hub` is how it is set up): judged as git.
             Some(("git" | "hub", args)) if asks_for_help(args) => None,
@@ -48,16 +48,6 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
     }
 }
 
-/// The words a command runs, without the assignments before them (`GIT_DIR=x git ...`): the program
-/// (without its folder) and its arguments. The shell reader leaves such assignments in place inside a
-/// group, an `if` or after `sudo`; the program is the first word that is not one.
-fn run_words(command: &Command) -> Option<(&str, &[Word])> {
-    let words = &command.words;
-    let first = words.iter().position(|w| !is_assignment(&w.text))?;
-    let text = words[first].text.as_str();
-    Some((text.rsplit('/').next().unwrap_or(text), &words[first + 1..]))
-}
-
 /// Whether git is asked for its manual or usage (`--help`, `-h`, `help`) rather than to do anything:
 /// git then shows it and stops, the rest of the line unread.
 fn asks_for_help(args: &[Word]) -> bool {
@@ -65,13 +55,6 @@ fn asks_for_help(args: &[Word]) -> bool {
         .take_while(|w| w.text != "--")
         .any(|w| matches!(w.text.as_str(), "--help" | "-h"))
         || args.first().is_some_and(|w| w.text == "help")
-}
-
-fn is_assignment(text: &str) -> bool {
-    text.split_once('=').is_some_and(|(name, _)| {
-        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
 }
 
 /// What git's global options (before the subcommand) set that the rules need.
@@ -1169,7 +1152,7 @@ fn submodule(args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
     };
     commands
         .iter()
-        .filter_map(|command| run_words(command).filter(|(program, _)| *program == "git"))
+        .filter_map(|command| command.run_words().filter(|(program, _)| *program == "git"))
         .find_map(|(_, args)| judge_git(args, folder, home))
 }
 

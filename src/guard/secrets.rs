@@ -569,7 +569,7 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
         }
         named(&word.text, word.glob, folder, home)
     };
-    let (program, args) = run_words(command).unwrap_or(("", &[]));
+    let (program, args) = command.run_words().unwrap_or(("", &[]));
     // Tools that print a token they keep: `gh auth token`, `gh auth status --show-token`.
     if program == "gh"
         && args.first().is_some_and(|w| w.text == "auth")
@@ -584,7 +584,7 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
                 "`{}` prints your GitHub token, which would then be in the model's context (and its \
                  provider's logs). Use the token without printing it (`GH_TOKEN=$(gh auth token) cmd`), or \
                  ask the user to check it",
-                words_shown(command)
+                super::system::shown(command)
             ),
         });
     }
@@ -653,33 +653,6 @@ fn judge_command(command: &Command, folder: &Path, home: &Path) -> Option<Findin
         }
     }
     None
-}
-
-/// The words a command runs, without the assignments before them (`GIT_DIR=x git ...`): the program
-/// (without its folder) and its arguments. The shell reader leaves such assignments in place inside a
-/// group, an `if` or after `sudo`; the program is the first word that is not one.
-/// The command's words as a line, for a reason.
-fn words_shown(command: &Command) -> String {
-    command
-        .words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn run_words(command: &Command) -> Option<(&str, &[Word])> {
-    let words = &command.words;
-    let first = words.iter().position(|w| !is_assignment(&w.text))?;
-    let text = words[first].text.as_str();
-    Some((text.rsplit('/').next().unwrap_or(text), &words[first + 1..]))
-}
-
-fn is_assignment(text: &str) -> bool {
-    text.split_once('=').is_some_and(|(name, _)| {
-        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
 }
 
 /// A printer's options that take a value, so that the value is not taken for a file (`head -n 5`, `cut

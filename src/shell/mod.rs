@@ -123,6 +123,20 @@ impl Command {
     pub fn args(&self) -> &[Word] {
         self.words.get(1..).unwrap_or(&[])
     }
+
+    /// The program it runs (without its folder) and its arguments, past the assignments before them
+    /// (`GIT_DIR=x git ...`), which the reader leaves in place inside a group, an `if` or after `sudo`.
+    pub fn run_words(&self) -> Option<(&str, &[Word])> {
+        let first = self
+            .words
+            .iter()
+            .position(|w| assignment(&w.text).is_none())?;
+        let text = self.words[first].text.as_str();
+        Some((
+            text.rsplit('/').next().unwrap_or(text),
+            &self.words[first + 1..],
+        ))
+    }
 }
 
 /// What the reader knows of the world the line runs in: the variables it may expand.
