@@ -667,6 +667,13 @@ impl Walker<'_> {
         let program = match (command, argv, worker) {
             _ if table.get("builtin").is_some() => {
                 builtin?;
+                // The guard itself never fails: its on_failure only ever decides an event hookd
+                // could not give it (too large or too deep to read whole). Padding a call so
+                // would otherwise slip it past a guard hung with [defaults]' "ignore": unless the
+                // hook says otherwise, it refuses what it could not judge.
+                if table.get("on_failure").is_none() {
+                    on_failure = OnFailure::Refuse;
+                }
                 match crate::guard::Guard::with(&rules) {
                     Ok(guard) => Program::Guard(guard),
                     Err(_) => return None, // each unknown rule was reported at its key
@@ -1105,6 +1112,18 @@ mod tests {
         assert_eq!(guard.action("secrets"), Action::Ask);
         assert_eq!(guard.action("unknown"), Action::Off);
         assert_eq!(guard.action("delete-root"), Action::Refuse);
+    }
+
+    #[test]
+    fn the_built_in_guard_refuses_what_it_could_not_judge_unless_it_says_otherwise() {
+        let text = |extra: &str| {
+            format!(
+                "[defaults]\non_failure = \"ignore\"\n\n[[hooks.PreToolUse]]\nname = \"g\"\nbuiltin = \"guard\"\n{extra}"
+            )
+        };
+        assert_eq!(hooks(&text(""))[0].1[0].on_failure, OnFailure::Refuse);
+        let ignoring = hooks(&text("on_failure = \"ignore\"\n"));
+        assert_eq!(ignoring[0].1[0].on_failure, OnFailure::Ignore);
     }
 
     #[test]

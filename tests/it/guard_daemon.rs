@@ -132,3 +132,24 @@ fn check_names_the_guard_and_the_rules_its_settings_change() {
         text(&out.stdout)
     );
 }
+
+/// A call padded to be too deep for hookd to read whole reaches no hook; the guard, hung with
+/// `[defaults]`' "ignore" and no `on_failure` of its own, still refuses it rather than let it go
+/// unjudged.
+#[test]
+fn a_call_padded_past_what_hookd_reads_is_refused_by_the_guard() {
+    let d = daemon(Some(
+        "[defaults]\non_failure = \"ignore\"\n\n[[hooks.PreToolUse]]\nname = \"guard\"\nbuiltin = \"guard\"\n",
+    ));
+    let proj = project(&d);
+    let (mut event, extra) = shell_call("claude-code", "git reset --hard", &proj);
+    let mut deep = json!("x");
+    for _ in 0..300 {
+        deep = json!([deep]);
+    }
+    event["padding"] = deep;
+    let out = relay(&d, "claude-code", &event, &extra);
+    let reason = refusal("claude-code", &out)
+        .unwrap_or_else(|| panic!("a padded call went through unjudged: {out:?}"));
+    assert!(reason.contains("guard"), "{reason}");
+}
