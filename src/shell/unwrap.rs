@@ -341,6 +341,10 @@ pub(crate) fn unwrap_into(
             }
             out.push(command);
         }
+        "ssh" => {
+            ssh(&command, &args, env, out, ctx);
+            out.push(command);
+        }
         "watch" => {
             let rest = after_options(
                 &args,
@@ -940,6 +944,21 @@ fn fed(
             glob: w.glob || value.glob,
         })
     };
+    if values.is_empty() {
+        // `echo | xargs git reset --hard` (GNU xargs runs its command once, given input or not) and
+        // `parallel git reset --hard :::`: the command as written, once.
+        unwrap_into(
+            Command {
+                words: rest,
+                ..base
+            },
+            env,
+            out,
+            inner_ctx,
+            None,
+        );
+        return;
+    }
     if program == "xargs" && replace.is_none() {
         // `xargs rm -rf` given `/ ~`: one command with all of them after its words.
         let mut words = rest.clone();
@@ -1071,6 +1090,41 @@ fn after_options(args: &[Word], valued: &[&str], plain: usize) -> Vec<Word> {
         i += if valued.contains(&text) { 2 } else { 1 };
     }
     args.get(i + plain..).unwrap_or(&[]).to_vec()
+}
+
+/// ssh's options that take a value (as the next word).
+const SSH_VALUED: &[&str] = &[
+    "-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p",
+    "-Q", "-R", "-S", "-W", "-w",
+];
+
+/// `ssh [OPTIONS] HOST CMD...`: the remote user's shell runs CMD's words, joined by blanks, as a line,
+/// in the remote home. Read as `cd ~ && LINE`, so a relative path is placed in a home (where hookd
+/// cannot tell whose files are) rather than in the local project. `-N` (no command), `-s` (a
+/// subsystem) and `-W` (a forwarded port) run no shell line.
+fn ssh(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>, ctx: Ctx<'_>) {
+    let options_end = args
+        .iter()
+        .position(|a| !a.text.starts_with('-') || a.text == "--")
+        .unwrap_or(args.len());
+    if args[..options_end]
+        .iter()
+        .any(|a| a.text.starts_with("-N") || a.text.starts_with("-s") || a.text == "-W")
+    {
+        return;
+    }
+    let remote = after_options(args, SSH_VALUED, 1);
+    if remote.is_empty() {
+        return;
+    }
+    let line = format!("cd ~ && {}", words_line(&remote));
+    parse_into(
+        &line,
+        &mut env.fork(ctx.budget),
+        command.depth + 1,
+        out,
+        ctx.under(command),
+    );
 }
 
 /// Words joined back into a line.
