@@ -294,7 +294,9 @@ fn named(text: &str, glob: bool, folder: &Path, home: &Path) -> Option<(PathBuf,
         .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
         .collect::<String>()
         .to_ascii_lowercase();
-    let aimed = GLOB_MARKERS.iter().any(|m| fixed.contains(m));
+    // A hidden name's glob that reaches `.env` by its first letters (`.e*`, `.en?`) aims at it too.
+    let aimed = GLOB_MARKERS.iter().any(|m| fixed.contains(m))
+        || (name.starts_with('.') && fixed.len() >= 2 && glob_match(name, ".env"));
     let in_secret_folder = secret(parent, home).is_some();
     let mut candidates: Vec<&str> = Vec::new();
     let parent_rel = parent.strip_prefix(home).ok();
@@ -430,17 +432,89 @@ pub(super) fn judge(call: &Call, seen: &Seen, found: &mut Vec<Finding>) {
             }
         }
         Does::Shell(_) => {
+            let mut links: Vec<(PathBuf, String)> = Vec::new();
             for (command, folders) in seen.each() {
-                if let Some(finding) = folders
-                    .iter()
-                    .find_map(|folder| judge_command(command, folder, &call.home))
-                {
+                if let Some(finding) = folders.iter().find_map(|folder| {
+                    judge_command(command, folder, &call.home).or_else(|| {
+                        through_links(command, &links, folder, &call.home)
+                            .and_then(|command| judge_command(&command, folder, &call.home))
+                    })
+                }) {
                     found.push(finding);
                     return;
+                }
+                for folder in folders {
+                    links.extend(secret_links(command, folder, &call.home));
                 }
             }
         }
     }
+}
+
+/// `ln [-s] SECRET LINK` (or `ln -s SECRET`, the link named as the secret, here): the link's path and
+/// the secret it reaches, so that reading the link later on the line is reading the secret (`ln -s
+/// ~/.ssh/id_rsa k && cat k`, found attacking the guard).
+fn secret_links(command: &Command, folder: &Path, home: &Path) -> Vec<(PathBuf, String)> {
+    let Some(("ln", args)) = command.run_words() else {
+        return Vec::new();
+    };
+    let operands: Vec<&Word> = args.iter().filter(|w| !w.text.starts_with('-')).collect();
+    let (target, link) = match operands.as_slice() {
+        [target] => (*target, None),
+        [target, link] => (*target, Some(*link)),
+        _ => return Vec::new(),
+    };
+    if !target.known || named(&target.text, target.glob, folder, home).is_none() {
+        return Vec::new();
+    }
+    let target_path = absolute(&expand_home(&target.text, home), folder, home);
+    let link_path = match link {
+        Some(link) if link.known => absolute(&expand_home(&link.text, home), folder, home),
+        Some(_) => return Vec::new(),
+        None => match target_path.file_name() {
+            Some(name) => folder.join(name),
+            None => return Vec::new(),
+        },
+    };
+    // A link made into a folder (`ln -s ~/.ssh/id_rsa keys/`) is named as the secret, in it.
+    let link_path = match (link, target_path.file_name()) {
+        (Some(link), Some(name)) if link.text.ends_with('/') => link_path.join(name),
+        _ => link_path,
+    };
+    vec![(link_path, target_path.to_string_lossy().into_owned())]
+}
+
+/// `command` with each word that names one of `links` written as the secret the link reaches; `None`
+/// when no word does.
+fn through_links(
+    command: &Command,
+    links: &[(PathBuf, String)],
+    folder: &Path,
+    home: &Path,
+) -> Option<Command> {
+    if links.is_empty() {
+        return None;
+    }
+    let mut changed = false;
+    let mut through = command.clone();
+    for word in through.words.iter_mut().skip(1) {
+        if !word.known {
+            continue;
+        }
+        let path = absolute(&word.text, folder, home);
+        if let Some((_, target)) = links.iter().find(|(link, _)| *link == path) {
+            word.text = target.clone();
+            changed = true;
+        }
+    }
+    for redirect in &mut through.redirects {
+        let path = absolute(&redirect.target.text, folder, home);
+        if let Some((_, target)) = links.iter().find(|(link, _)| *link == path) {
+            redirect.target.text = target.clone();
+            changed = true;
+        }
+    }
+    changed.then_some(through)
 }
 
 /// The finding for `seen` (the command as written, in short) reading `path`, or sending it away

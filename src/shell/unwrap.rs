@@ -4,7 +4,7 @@
 //! `env`, `nice`, `timeout`, `xargs`, `find -exec` and their kind run the words after their own options.
 //! Each wrapper is taken off, as many times as they are stacked, and the command inside read in its place.
 
-use super::{Command, Ctx, Env, MAX_DEPTH, Word, parse_into, plain_word, unknowable};
+use super::{Command, Ctx, Env, MAX_DEPTH, MAX_NAMES, Word, parse_into, plain_word, unknowable};
 
 /// The shells: `-c SCRIPT` runs the script; with no script and no file, they run their input.
 pub const SHELLS: &[&str] = &[
@@ -375,6 +375,15 @@ pub(crate) fn unwrap_into(
         "alias" => {
             for word in &args {
                 if let Some((_, script)) = word.text.split_once('=') {
+                    // Kept as a function of the same name that passes its words on, so that the
+                    // alias used later is read with its arguments (`alias r=rm; r -rf ~`).
+                    let name = &word.text[..word.text.len() - script.len() - 1];
+                    let functions = &mut env.functions;
+                    if !name.is_empty()
+                        && (functions.contains_key(name) || functions.len() < MAX_NAMES)
+                    {
+                        functions.insert(name.to_string(), format!("{script} \"$@\""));
+                    }
                     parse_into(
                         script,
                         &mut env.fork(ctx.budget),
@@ -423,6 +432,32 @@ pub(crate) fn unwrap_into(
                 };
                 parse_into(&script, &mut env.fork(ctx.budget), depth + 1, out, later);
             }
+            out.push(command);
+        }
+        "read" => {
+            read_into(&command, &args, env);
+            out.push(command);
+        }
+        // `set -- a b` (or `set a b`): the positional parameters.
+        "set"
+            if args
+                .first()
+                .is_some_and(|a| a.text == "--" || !a.text.starts_with(['-', '+'])) =>
+        {
+            let from = usize::from(args[0].text == "--");
+            super::parse::positional(env, Some(args[from..].to_vec()));
+            out.push(command);
+        }
+        // `printf -v NAME FORMAT ARGS`: NAME set to what printf would print.
+        "printf" if args.first().is_some_and(|a| a.text == "-v") && args.len() >= 3 => {
+            let name = args[1].text.clone();
+            let rest: Vec<&str> = args[3..].iter().map(|w| w.text.as_str()).collect();
+            let set = Word {
+                text: format!("{name}={}", printf(&args[2].text, &rest)),
+                known: args[1..].iter().all(|w| w.known),
+                glob: false,
+            };
+            super::parse::set_variable(env, &set);
             out.push(command);
         }
         "export" | "declare" | "typeset" | "local" | "readonly" => {
@@ -1090,6 +1125,64 @@ fn after_options(args: &[Word], valued: &[&str], plain: usize) -> Vec<Word> {
         i += if valued.contains(&text) { 2 } else { 1 };
     }
     args.get(i + plain..).unwrap_or(&[]).to_vec()
+}
+
+/// `read [OPTIONS] NAME...`: each NAME set from the line read, when it is known (a here-string or a
+/// here-document: `read -r X <<< "$HOME"`, found attacking the guard), the last taking what is left;
+/// otherwise each NAME is one that cannot be known.
+fn read_into(command: &Command, args: &[Word], env: &mut Env) {
+    const VALUED: &[&str] = &["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"];
+    let mut names: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let text = args[i].text.as_str();
+        if text == "--" {
+            names.extend(args[i + 1..].iter().map(|w| w.text.as_str()));
+            break;
+        }
+        if text.starts_with('-') && text.len() > 1 {
+            i += if VALUED.contains(&text) { 2 } else { 1 };
+            continue;
+        }
+        names.push(text);
+        i += 1;
+    }
+    if names.is_empty() {
+        names.push("REPLY");
+    }
+    let line = command
+        .here
+        .as_deref()
+        .filter(|here| !here.contains(['$', '`']))
+        .map(|here| here.lines().next().unwrap_or_default().to_string());
+    let mut fields = line
+        .as_deref()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>());
+    for (n, name) in names.iter().enumerate() {
+        if super::assignment(&format!("{name}=")).is_none() || !env.may_set(name) {
+            continue;
+        }
+        env.vars.remove(*name);
+        env.unknown.remove(*name);
+        match fields.as_mut() {
+            Some(fields) => {
+                let value = if n + 1 == names.len() {
+                    fields.join(" ")
+                } else if fields.is_empty() {
+                    String::new()
+                } else {
+                    fields.remove(0).to_string()
+                };
+                if n + 1 == names.len() {
+                    fields.clear();
+                }
+                env.vars.insert(name.to_string(), value);
+            }
+            None => {
+                env.unknown.insert(name.to_string(), format!("${name}"));
+            }
+        }
+    }
 }
 
 /// ssh's options that take a value (as the next word).
