@@ -5,7 +5,8 @@
 //! once is a secret told. So a file tool that reads (Read, Grep, an MCP server's read_file) naming a
 //! secret file is refused, and so is a shell command that prints one (`cat`, `head`, `grep`, `sed`,
 //! `base64`, `< .env`), sends one away (`curl -d @.env`, `cp`, `scp`, `tar`) or searches a folder of
-//! them (`grep -r x ~/.ssh`). What uses a secret without printing it stays allowed: `source .env`,
+//! them (`grep -r x ~/.ssh`), or prints what a sourced one set (`source .env && echo $KEY`). What uses
+//! a secret without printing it stays allowed: `source .env`,
 //! `docker run --env-file .env`, `ssh -i KEY`, `grep -q KEY .env` (a yes or no, no value), and so does
 //! what only names or writes one (`ls`, `test -f`, `touch`, `echo X >> .env`, Write and Edit, whose
 //! text the model wrote itself). Which files hold secrets is judged by their names and places, never by
@@ -433,6 +434,7 @@ pub(super) fn judge(call: &Call, seen: &Seen, found: &mut Vec<Finding>) {
         }
         Does::Shell(_) => {
             let mut links: Vec<(PathBuf, String)> = Vec::new();
+            let mut sourced: Option<(PathBuf, &'static Secret)> = None;
             for (command, folders) in seen.each() {
                 if let Some(finding) = folders.iter().find_map(|folder| {
                     judge_command(command, folder, &call.home).or_else(|| {
@@ -443,11 +445,51 @@ pub(super) fn judge(call: &Call, seen: &Seen, found: &mut Vec<Finding>) {
                     found.push(finding);
                     return;
                 }
+                if let Some((path, secret)) = &sourced
+                    && prints_variables(command)
+                {
+                    found.push(finding(&super::system::shown(command), path, secret, false));
+                    return;
+                }
                 for folder in folders {
                     links.extend(secret_links(command, folder, &call.home));
+                    if sourced.is_none() {
+                        sourced = secret_sourced(command, folder, &call.home);
+                    }
                 }
             }
         }
+    }
+}
+
+/// `source .env`, `. ~/.aws/credentials`: the secret file whose values the shell now holds.
+fn secret_sourced(
+    command: &Command,
+    folder: &Path,
+    home: &Path,
+) -> Option<(PathBuf, &'static Secret)> {
+    let ("source" | ".", args) = command.run_words()? else {
+        return None;
+    };
+    let file = args.first().filter(|w| w.known)?;
+    named(&file.text, file.glob, folder, home)
+}
+
+/// A command that prints variables the line did not set (`echo "$API_KEY"`, `printenv`, `env`, `set`,
+/// `export -p`): after a secret file was sourced, what it prints may be the secret (`source .env &&
+/// echo "$API_KEY"`, found attacking the guard).
+fn prints_variables(command: &Command) -> bool {
+    let Some((program, args)) = command.run_words() else {
+        return false;
+    };
+    let unset = |w: &Word| !w.known && w.text.contains('$') && !w.text.contains("$(");
+    match program {
+        "echo" | "printf" | "print" => args.iter().any(unset),
+        "printenv" => true,
+        "env" => args.iter().all(|w| w.text.starts_with('-')),
+        "set" => args.is_empty(),
+        "export" | "declare" | "typeset" => args.is_empty() || args.iter().any(|w| w.text == "-p"),
+        _ => false,
     }
 }
 
