@@ -839,9 +839,32 @@ impl Lexer<'_, '_> {
         };
         let mut level = 0usize;
         let mut inner = String::new();
+        // A `case WORD in` inside `$( )`: its patterns' `)` do not end the substitution, until `esac`
+        // (`$(case x in x) rm -rf ~;; esac)`, found attacking the guard).
+        let mut cases = 0usize;
+        let mut case_words = 0u8;
+        let mut word = String::new();
         while let Some(c) = self.peek(0) {
             self.at += 1;
+            if close == ')' {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c);
+                } else if !word.is_empty() {
+                    match (case_words, word.as_str()) {
+                        (0, "case") => case_words = 1,
+                        (0, "esac") => cases = cases.saturating_sub(1),
+                        (1, _) => case_words = 2,
+                        (2, "in") => {
+                            cases += 1;
+                            case_words = 0;
+                        }
+                        _ => case_words = 0,
+                    }
+                    word.clear();
+                }
+            }
             match c {
+                ')' if level == 0 && cases > 0 => inner.push(c),
                 '\\' => {
                     inner.push(c);
                     if let Some(next) = self.peek(0) {
