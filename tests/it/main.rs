@@ -146,3 +146,5 @@ mod e2e_copilot_cli;
 mod e2e_gemini_cli;
 /// The real Qwen Code with the scripted model server.
 mod e2e_qwen_code;
+/// The scenarios the real agents share, as one table: one test per agent and scenario.
+mod e2e_scenarios;
