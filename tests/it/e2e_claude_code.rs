@@ -308,7 +308,7 @@ fn result_of(server: &ModelServer, turn: usize, command: &str) -> (String, bool)
         })
 }
 
-/// Claude Code with http hooks (issue 8): no relay process at all, Claude Code POSTs each event to the
+/// Claude Code with http hooks: no relay process at all, Claude Code POSTs each event to the
 /// daemon's HTTP listener with the bearer token from `$HOOKD_TOKEN`. The daemon runs in the model
 /// server's network namespace, since that is where Claude Code's 127.0.0.1 is.
 #[test]
@@ -412,7 +412,7 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
     );
 }
 
-/// `--http --fail-closed` (issue 14): Claude Code's http hooks carry `onFailure: "block"`, so with hookd
+/// `--http --fail-closed`: Claude Code's http hooks carry `onFailure: "block"`, so with hookd
 /// gone mid-session the tool is refused, not run, though no relay process is there to say so.
 #[test]
 #[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
@@ -485,7 +485,7 @@ fn over_http_hooks_with_the_daemon_gone_and_fail_closed_the_tool_is_refused() {
     );
 }
 
-/// Issue 14: Claude Code's other moments reach hookd from the printed settings and are answered in the
+/// Claude Code's other moments reach hookd from the printed settings and are answered in the
 /// shape it reads there. A refusal at PostToolBatch (after the calls of a batch have run, before the next
 /// model call) ends the turn: the tool ran, and the model is not called again.
 #[test]
@@ -524,7 +524,7 @@ fn a_refusal_at_post_tool_batch_ends_the_turn() {
     assert_eq!(result["terminal_reason"], "hook_stopped", "{result}");
 }
 
-// ---- issue 15: allow, ask, rewrite the input, rewrite the output --------------------------------------
+// ---- Allow, ask, rewrite the input, rewrite the output --------------------------------------
 
 /// Without a hook's allow, a call the user has not allowed (no `permissions.allow`) is refused by Claude
 /// Code itself in `-p`: nobody is there to ask. What the allow test below overcomes.
@@ -885,7 +885,7 @@ fn last_result(server: &ModelServer, turn: usize) -> (String, String, bool) {
     (tool, content, result["is_error"] == true)
 }
 
-/// Issue 29, end to end: with the example settings in force, the model asks to switch the guard off
+/// End to end: with the example settings in force, the model asks to switch the guard off
 /// (a `sed` that comments out every line of the settings file, then a `Write` over it), is refused
 /// each time by hookd itself (`hookd:protect`, its reason sent back to the model), and the example
 /// guard still refuses the `rm -rf ~` that follows. The settings file is unchanged byte for byte and

@@ -1,4 +1,4 @@
-//! hookd inside the real Codex CLI 0.171.0, offline, end to end (issue 7).
+//! hookd inside the real Codex CLI 0.171.0, offline, end to end.
 //!
 //! Each test starts a real `hookd serve` on a temp socket with a real settings file and shell hooks, a
 //! scripted model server speaking the OpenAI Responses API (`tests/e2e/dialect_openai.py`), and runs
@@ -238,7 +238,7 @@ fn log_input(log: &str) -> String {
     format!("input=$(cat)\nprintf '%s\\n' \"$input\" >> @DIR@/{log}")
 }
 
-// ---- issue 14: every moment Codex fires, its edits, its permission requests ------------------------
+// ---- Every moment Codex fires, its edits, its permission requests ------------------------
 
 /// A Codex edit is `apply_patch` with the patch as its command: hookd sees it as its edit tools (`Edit`
 /// when the patch changes a file, `Write` when it only adds one), so a matcher `Edit|Write` refuses both.
@@ -579,7 +579,7 @@ fn a_codex_interrupt_reaches_hookd() {
     assert_eq!(interrupts[0]["hook_event_name"], "Interrupt");
 }
 
-// ---- issue 15: allow, ask, rewrite the input, rewrite the output -----------------------------------
+// ---- Allow, ask, rewrite the input, rewrite the output -----------------------------------
 
 /// The control for the allow below: without a hook's allow, the command that asks to leave the sandbox
 /// (`--approve-for-me`) goes to Codex's own automatic review, which asks the model; the scripted model's
@@ -963,7 +963,7 @@ fn last_output(server: &ModelServer, turn: usize) -> String {
     }
 }
 
-/// Issue 29, end to end in Codex: with the example settings in force, the model asks to switch the
+/// End to end in Codex: with the example settings in force, the model asks to switch the
 /// guard off (a `sed` that comments out every line of the settings file, then an `apply_patch` of
 /// it), is refused each time by hookd itself (`hookd:protect`, its reason sent back to the model),
 /// and the example guard still refuses the `rm -rf ~` that follows. The settings file is unchanged

@@ -10,7 +10,7 @@
 //! `run_shell_command`; the hookd settings here use hookd's names (PreToolUse, UserPromptSubmit, Stop)
 //! and `matcher = "Bash"`, which the relay maps (contract 12). A refusal where Gemini CLI only takes
 //! advice (SessionStart) is shown as advice, and the session goes on; an MCP tool (`mcp_<server>_<tool>`,
-//! from a scripted stdio server) is matched by Claude Code's name for it, `mcp__<server>__<tool>` (issue 14).
+//! from a scripted stdio server) is matched by Claude Code's name for it, `mcp__<server>__<tool>`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -181,7 +181,7 @@ impl RealAgent for GeminiSetup {
     }
 }
 
-/// Issue 14: Gemini CLI ignores a refusal at SessionStart (it only takes advice there). A SessionStart
+/// Gemini CLI ignores a refusal at SessionStart (it only takes advice there). A SessionStart
 /// hook that refuses is answered as what it is: the session goes on to its end, and Gemini CLI shows the
 /// user the reason with the word that it went on (hookd's `systemMessage`, which Gemini CLI writes to
 /// its stderr at SessionStart), not a block that is not one. What the hooks add still reaches the model.
@@ -228,7 +228,7 @@ fn a_refusal_at_session_start_is_reported_as_advice_and_the_session_goes_on() {
     );
 }
 
-/// Issue 14: Gemini CLI names an MCP tool `mcp_<server>_<tool>`; hooks see it as Claude Code names it,
+/// Gemini CLI names an MCP tool `mcp_<server>_<tool>`; hooks see it as Claude Code names it,
 /// `mcp__<server>__<tool>`. A PreToolUse hook with matcher `mcp__echo__.*` refuses the real MCP server's
 /// tool (a stdio server scripted in `tests/e2e/mcp_echo.py`): the tool does not run, the reason reaches
 /// the model, and a matcher for another server never fires.
@@ -294,7 +294,7 @@ fn an_mcp_tool_is_matched_by_its_claude_code_name_and_refused() {
     );
 }
 
-// Issue 15: allow, ask and rewrites, on the real agent. Gemini CLI 0.61.0's powers (src/agent.rs): an
+// Allow, ask and rewrites, on the real agent. Gemini CLI 0.61.0's powers (src/agent.rs): an
 // allow grants nothing (not sent), an ask in -p would wait for ever (refused, saying approval is
 // needed), `hookSpecificOutput.tool_input` rewrites a call, and an AfterTool deny's reason is all the
 // model sees of a result (a rewritten output is sent that way).
