@@ -1,11 +1,11 @@
 //! The layout's rule, held: a module of `src/` imports only from its own floor or the floors below it
-//! (the floors as `src/lib.rs` gives them). Read from the source text: every `crate::NAME` a file
+//! (the floors as `FLOORS` gives them, and the map in `docs/development.md` shows them). Read from the source text: every `crate::NAME` a file
 //! names, outside comments, is an import of the module `NAME`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Each top-level module and its floor, from the ground up, as in `src/lib.rs`.
+/// Each top-level module and its floor, from the ground up, as the map in `docs/development.md` lists them.
 const FLOORS: &[(&str, u8)] = &[
     ("agent", 1),
     ("head", 1),
@@ -89,7 +89,7 @@ fn nothing_imports_from_a_floor_above_its_own() {
         }
         let Some(own) = floor(module) else {
             panic!(
-                "{}: module {module} has no floor in FLOORS (and src/lib.rs)",
+                "{}: module {module} has no floor in FLOORS (and the map in docs/development.md)",
                 path.display()
             );
         };
@@ -278,7 +278,7 @@ fn map_problems(entries: &[MapEntry], tree: &BTreeSet<String>) -> Vec<String> {
             let said =
                 |f: Option<u8>| f.map_or("above the floors".to_string(), |f| format!("floor {f}"));
             problems.push(format!(
-                "line {}: src/{} is listed {}, but its floor is {} (FLOORS, src/lib.rs)",
+                "line {}: src/{} is listed {}, but its floor is {} (FLOORS)",
                 entry.line,
                 entry.path,
                 said(entry.floor),
@@ -341,7 +341,7 @@ fn a_stale_map_is_told_file_by_file() {
         [
             "missing: src/settings/parse.rs is in src/ but not in the map",
             "gone: src/settings/gone.rs is in the map (line 10) but not in src/",
-            "line 13: src/protocol.rs is listed floor 1, but its floor is floor 2 (FLOORS, src/lib.rs)",
+            "line 13: src/protocol.rs is listed floor 1, but its floor is floor 2 (FLOORS)",
         ]
     );
 }
