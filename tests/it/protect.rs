@@ -47,7 +47,8 @@ const AGENTS: [&str; 5] = [
     "copilot-cli",
 ];
 
-/// Every call of the issue, for every agent, refused; reads and ordinary work not.
+/// Every call that would switch the guard off or stop hookd, for every agent, refused; reads and
+/// ordinary work not.
 fn holds(d: &Daemon) {
     let home = home(d);
     let work = home.join("work");
