@@ -4,6 +4,9 @@
 //! dialect `anthropic`). Each test checks what reached the model (the recorded requests) and what the
 //! tools did in the project folder.
 //!
+//! The scenarios every agent shares are rows of the table in `e2e_scenarios`, which this module's
+//! `impl RealAgent for Session` drives; the tests here are what Claude Code alone does, or does otherwise.
+//!
 //! Where the hooks go: Claude Code reads `$CLAUDE_CONFIG_DIR/settings.json` (the user's settings) and
 //! the project's `.claude/settings.json`; it runs the hooks of both, but ignores a project's
 //! `permissions.allow` until the workspace is trusted (an interactive dialog). So the tests merge the

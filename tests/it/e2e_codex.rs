@@ -1,5 +1,8 @@
 //! hookd inside the real Codex CLI 0.171.0, offline, end to end.
 //!
+//! The scenarios every agent shares are rows of the table in `e2e_scenarios`, which this module's
+//! `impl RealAgent for Codex` drives; the tests here are what Codex alone does, or does otherwise.
+//!
 //! Each test starts a real `hookd serve` on a temp socket with a real settings file and shell hooks, a
 //! scripted model server speaking the OpenAI Responses API (`tests/e2e/dialect_openai.py`), and runs
 //! `codex exec` headless in a temp project folder with a temp `HOME` and `CODEX_HOME`. Codex's hooks are

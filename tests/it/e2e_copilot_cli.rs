@@ -1,5 +1,8 @@
 //! hookd inside the real GitHub Copilot CLI (`@github/copilot` 1.0.102, pinned), end to end and offline.
 //!
+//! The scenarios every agent shares are rows of the table in `e2e_scenarios`, which this module's
+//! `impl RealAgent for CopilotSetup` drives; the tests here are what Copilot CLI alone does, or does otherwise.
+//!
 //! Each test starts a real `hookd serve` on a temp socket with a real settings file and shell hooks, a
 //! scripted model server speaking OpenAI's Chat Completions (`tests/e2e/dialect_copilot_chat.py`, which
 //! Copilot CLI calls for a provider of its own: `COPILOT_OFFLINE`, `COPILOT_PROVIDER_BASE_URL`), and the

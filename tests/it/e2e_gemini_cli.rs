@@ -1,5 +1,8 @@
 //! hookd inside the real Gemini CLI (0.61.0, pinned), end to end and offline.
 //!
+//! The scenarios every agent shares are rows of the table in `e2e_scenarios`, which this module's
+//! `impl RealAgent for GeminiSetup` drives; the tests here are what Gemini CLI alone does, or does otherwise.
+//!
 //! Each test starts a real `hookd serve` on a temp socket with a real settings file and shell hooks, a
 //! scripted model server speaking the Gemini API (`tests/e2e/dialect_gemini.py`), and the real `gemini -p`
 //! in a temp project folder with a temp HOME whose `~/.gemini/settings.json` holds the hooks printed by

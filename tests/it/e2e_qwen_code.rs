@@ -1,5 +1,8 @@
 //! hookd inside the real Qwen Code (0.24.4, pinned), end to end and offline.
 //!
+//! The scenarios every agent shares are rows of the table in `e2e_scenarios`, which this module's
+//! `impl RealAgent for QwenSetup` drives; the tests here are what Qwen Code alone does, or does otherwise.
+//!
 //! Each test starts a real `hookd serve` on a temp socket with a real settings file and shell hooks, a
 //! scripted model server speaking the OpenAI Chat Completions API (`tests/e2e/dialect_openai_chat.py`),
 //! and the real `qwen --approval-mode yolo PROMPT` in a temp project folder with a temp HOME whose
