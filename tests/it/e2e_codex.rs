@@ -130,7 +130,8 @@ impl RealAgent for Codex {
     const PACKAGE: &'static AgentPackage = &CODEX;
     const DIALECT: &'static str = "openai";
     const OWN_SHELL_TOOL: Option<&'static str> = None;
-    /// (Not in that row: Codex fires no UserPromptSubmit refusal the table reads.)
+    /// Unread: Codex is not in the row of a prompt refused with the daemon down (its suite had no such
+    /// test; the relay refuses its UserPromptSubmit then, and no model call is made).
     const REFUSED_PROMPT_SAYS: Option<&'static str> = None;
     const REFUSED_PROMPT_EXITS_CLEANLY: bool = true;
     const ASK_REFUSED_SAYS: Option<&'static str> = Some("Codex cannot ask for it here: refused");
