@@ -483,7 +483,7 @@ impl Parser<'_, '_> {
 
 /// `NAME=value` (or `NAME+=value`) setting a variable for what follows. A value past [`MAX_VALUE`]
 /// is not kept: `b=$a$a; c=$b$b; ...` must not double the reader's memory with each word (found
-/// attacking issue 29).
+/// attacking the guard).
 pub(crate) fn set_variable(env: &mut Env, word: &Word) {
     let Some((name, value)) = assignment(&word.text) else {
         return;
@@ -502,7 +502,7 @@ pub(crate) fn set_variable(env: &mut Env, word: &Word) {
 }
 
 /// `for x in a b`, `select x in ...`: a loop over one word gives its variable that word (`for f in
-/// ~/.config/hookd/*; do rm "$f"`: found attacking issue 29); over more, the variable cannot be told.
+/// ~/.config/hookd/*; do rm "$f"`: found attacking the guard); over more, the variable cannot be told.
 fn loop_header(env: &mut Env, words: &[Word]) {
     let Some(name) = words.get(1).map(|w| w.text.clone()) else {
         return;
