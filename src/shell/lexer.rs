@@ -417,7 +417,7 @@ impl Lexer<'_, '_> {
                         && assignment(&text).is_some_and(|(_, v)| v.is_empty())) =>
                 {
                     // `~` or `~/...` at the word's start: the home folder; `~USER` this user's too
-                    // (found attacking issue 29: `rm ~me/.config/hookd/hooks.toml`); `~+` and `~-`
+                    // (found attacking the guard: `rm ~me/.config/hookd/hooks.toml`); `~+` and `~-`
                     // the folder the shell is in or was in, which the reader cannot know.
                     let mut name = String::new();
                     let mut len = 0;

@@ -537,7 +537,7 @@ impl Parser<'_, '_> {
 
 /// `NAME=value` (or `NAME+=value`) setting a variable for what follows. A value past [`MAX_VALUE`]
 /// is not kept: `b=$a$a; c=$b$b; ...` must not double the reader's memory with each word (found
-/// attacking issue 29).
+/// attacking the guard).
 pub(crate) fn set_variable(env: &mut Env, word: &Word) {
     let Some((name, value)) = assignment(&word.text) else {
         return;

@@ -803,7 +803,7 @@ fn env_command(
     }
     rest.extend_from_slice(args.get(i..).unwrap_or(&[]));
     // `env -C DIR CMD`: CMD runs in DIR, read between a `pushd DIR` and a `popd` so that its
-    // relative paths are judged from there (found attacking issue 29).
+    // relative paths are judged from there (found attacking the guard).
     let mark = |words: Vec<Word>| Command {
         words,
         depth: depth + 1,
@@ -1056,8 +1056,8 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>,
             while i < args.len() && args[i].text != ";" && args[i].text != "+" {
                 if args[i].text.contains("{}") {
                     // Every path below each start (`START/**`, a pattern that takes the start too):
-                    // `find ~ -name '*.toml' -exec rm {} +` reaches the settings (found attacking
-                    // issue 29), and what `-name` keeps cannot be told without walking.
+                    // `find ~ -name '*.toml' -exec rm {} +` reaches the settings (found attacking the
+                    // guard), and what `-name` keeps cannot be told without walking.
                     words.extend(starts.iter().map(|start| Word {
                         text: format!("{}/**", start.text.trim_end_matches('/')),
                         glob: true,
