@@ -32,7 +32,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use hookd::engine::verdict::{self, Exit, Kind, Outcome, Run};
+use hookd::decision::Outcome;
+use hookd::engine::verdict::{self, Exit, Heard, Run};
 use hookd::head::{self, Scanner};
 use hookd::limits::MAX_LINE;
 use hookd::lines::{Frame, LineDecoder};
@@ -535,17 +536,17 @@ pub fn answer(data: &[u8]) {
 }
 
 /// What any one hook's outcome promises.
-fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
+fn check_outcome(run: &Run<'_>, outcome: &Heard) {
     let context = || format!("{run:?} read as {outcome:?}");
     match outcome.kind {
         // A refusal and an ask are always told with something to say.
-        Kind::Refused | Kind::Asked => {
+        Outcome::Refused | Outcome::Asked => {
             let reason = outcome.reason.as_deref();
             let reason = reason.unwrap_or_else(|| panic!("no reason: {}", context()));
             assert!(!reason.trim().is_empty(), "a blank reason: {}", context());
         }
         // An allow's reason is optional, but never blank.
-        Kind::Allowed => assert!(
+        Outcome::Allowed => assert!(
             outcome
                 .reason
                 .as_deref()
@@ -559,7 +560,7 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
             context()
         ),
     }
-    if outcome.kind == Kind::Failed {
+    if outcome.kind == Outcome::Failed {
         let error = outcome.error.as_deref();
         let error = error.unwrap_or_else(|| panic!("a failure without an error: {}", context()));
         // A broken worker's text comes from the worker module as it stands.
@@ -570,15 +571,15 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
     }
     if outcome.error.is_some() {
         assert!(
-            outcome.kind == Kind::Failed
-                || (outcome.kind == Kind::Refused && run.on_failure == OnFailure::Refuse),
+            outcome.kind == Outcome::Failed
+                || (outcome.kind == Outcome::Refused && run.on_failure == OnFailure::Refuse),
             "an error on an outcome that did not fail: {}",
             context()
         );
     }
     match outcome.kind {
-        Kind::Nothing => assert!(outcome.adds.is_empty(), "{}", context()),
-        Kind::Adds => assert!(!outcome.adds.is_empty(), "{}", context()),
+        Outcome::Nothing => assert!(outcome.adds.is_empty(), "{}", context()),
+        Outcome::Adds => assert!(!outcome.adds.is_empty(), "{}", context()),
         _ => {}
     }
     assert!(
@@ -598,21 +599,23 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
 
 /// What the verdict promises of the outcomes, in the settings file's order: a refusal over an ask, an
 /// ask over an allow, the first of each giving the reason.
-fn check_fold(outcomes: &[Outcome]) {
+fn check_fold(outcomes: &[Heard]) {
     let names: Vec<String> = (0..outcomes.len()).map(|i| format!("hook-{i}")).collect();
     let verdict = verdict::fold(
         names.iter().map(String::as_str).zip(outcomes),
         verdict::Originals::default(),
         false,
     );
-    let first = |kind: Kind| outcomes.iter().find(|o| o.kind == kind);
-    let first_refusal = first(Kind::Refused);
-    let first_ask = first(Kind::Asked);
+    let first = |kind: Outcome| outcomes.iter().find(|o| o.kind == kind);
+    let first_refusal = first(Outcome::Refused);
+    let first_ask = first(Outcome::Asked);
     assert_eq!(
         verdict.refused,
         first_refusal.is_some() || first_ask.is_some()
     );
-    let deciding = first_refusal.or(first_ask).or_else(|| first(Kind::Allowed));
+    let deciding = first_refusal
+        .or(first_ask)
+        .or_else(|| first(Outcome::Allowed));
     assert_eq!(
         verdict.reason,
         deciding.and_then(|o| o.reason.clone()),

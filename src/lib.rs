@@ -2,7 +2,7 @@
 //!
 //! A request comes in on the socket ([`daemon::server`]) or over HTTP ([`daemon::http`]), is decoded
 //! ([`protocol`]) and handed to the [`engine`], which finds its hooks in the settings in force, runs them
-//! all ([`engine::runner`], [`engine::worker`]) and folds what they said into a [`engine::Decision`]
+//! all ([`engine::runner`], [`engine::worker`]) and folds what they said into a [`decision::Verdict`]
 //! ([`engine::verdict`]); the daemon answers it ([`daemon::answer`]), in the agent's dialect over HTTP
 //! ([`agents::dialect`]).
 //!
@@ -23,7 +23,9 @@
 //!    the clients. [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs. [`guard`]: the built-in guard's rules, a tool call judged
 //!    for what would destroy work or read secrets (pure).
-//! 1. The ground floor, facts and small tools that import nothing above them: [`moment`] (every moment,
+//! 1. The ground floor, facts and small tools that import nothing above them: [`decision`] (a hook's
+//!    outcome, the permission, what was rewritten and the verdict: one set of types, with their words
+//!    and colours, for the engine, the protocol, the record, the dialects and the commands), [`moment`] (every moment,
 //!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
 //!    under which names), [`agent`] (every agent, one row each: names, tools, dialect, settings file,
 //!    import), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
@@ -35,6 +37,7 @@ pub mod agent;
 pub mod agents;
 pub mod commands;
 pub mod daemon;
+pub mod decision;
 pub mod engine;
 pub mod guard;
 pub mod head;

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::decision::{HookReport, Outcome, Permission, Verdict};
 use crate::limits::{MAX_AGENT_NAME, MAX_DEPTH, MAX_EVENT, MAX_HELLO_MOMENTS, MAX_ID};
 
 /// Why an event of `size` bytes is undecidable.
@@ -203,7 +204,7 @@ impl ErrorResponse {
     }
 }
 
-/// A fire's response.
+/// A fire's response: its [`Verdict`]'s fields beside `id` and `ok`.
 ///
 /// ```json
 /// {"id":1,"ok":true,"refused":true,"reason":"rm -rf is not allowed","adds":["branch: main"],
@@ -214,115 +215,23 @@ pub struct FireResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
     pub ok: bool,
-    /// The call must not go on unattended: a hook refused, or asked (`permission: "ask"`: a person may
-    /// still approve it). A client that knows nothing of `permission` holds back, the safe side.
-    pub refused: bool,
-    /// `ask` or `allow`, when a hook gave one and none refused. Written only when set.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub permission: Option<Permission>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    #[serde(default)]
-    pub adds: Vec<String>,
-    /// The tool input as the hooks rewrote it, whole: run this instead of the event's `tool_input`.
-    /// Written only when a hook changed it and the call was not refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input: Option<Value>,
-    /// What the model should see of the tool's result, whole, instead of the event's `tool_response`.
-    /// Written only when a hook changed it and nothing refused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
-    /// Every hook that ran, in the settings file's order.
-    #[serde(default)]
-    pub hooks: Vec<HookReport>,
-    /// Refused at a moment where the fire's agent only takes advice (Gemini CLI at PreCompress): the
-    /// agent will not stop. Written only when true.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub advisory: bool,
+    #[serde(flatten)]
+    pub verdict: Verdict,
 }
 
-/// One hook's part in a fire's response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HookReport {
-    pub name: String,
-    pub outcome: Outcome,
-    /// `input` or `output`: what of the call this hook rewrote. Written only when it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rewrote: Option<Rewrote>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit: Option<i32>,
-    #[serde(default)]
-    pub ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub truncated: bool,
-}
+/// A response is its verdict, with the request's `id`: read as one (`response.refused`).
+impl std::ops::Deref for FireResponse {
+    type Target = Verdict;
 
-/// What one hook said, in a fire's response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// Exit 0 with nothing to add.
-    Nothing,
-    /// Context to add to the agent's.
-    Adds,
-    /// It rewrote the tool's input or output, and took no side on whether the call may go on.
-    Rewrote,
-    /// It let the call go on without asking the user.
-    Allowed,
-    /// It asked for the user's approval.
-    Asked,
-    Refused,
-    /// It crashed, timed out, or answered what cannot be read (its `on_failure` decided what it meant).
-    Failed,
-    /// Not run: an earlier hook of a sequential moment refused.
-    Skipped,
-    /// An outcome this hookd does not know, read from another version's answer. Never written.
-    #[serde(other)]
-    Unknown,
-}
-
-impl Outcome {
-    /// The word the response writes the outcome with (`"refused"`), for text that says it too.
-    pub fn word(self) -> &'static str {
-        match self {
-            Outcome::Nothing => "nothing",
-            Outcome::Adds => "adds",
-            Outcome::Rewrote => "rewrote",
-            Outcome::Allowed => "allowed",
-            Outcome::Asked => "asked",
-            Outcome::Refused => "refused",
-            Outcome::Failed => "failed",
-            Outcome::Skipped => "skipped",
-            Outcome::Unknown => "unknown",
-        }
+    fn deref(&self) -> &Verdict {
+        &self.verdict
     }
 }
 
-/// A fire's word on whether the call may go on, short of a refusal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Permission {
-    /// Go on without asking the user.
-    Allow,
-    /// Ask the user first (`refused` is true: without a person to ask, the call does not go on).
-    Ask,
-    /// A word this hookd does not know, read from another version's answer. Never written; read as
-    /// holding back.
-    #[serde(other)]
-    Unknown,
-}
-
-/// What of a tool call a hook rewrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Rewrote {
-    Input,
-    Output,
-    /// Read from another version's answer. Never written.
-    #[serde(other)]
-    Unknown,
+impl std::ops::DerefMut for FireResponse {
+    fn deref_mut(&mut self) -> &mut Verdict {
+        &mut self.verdict
+    }
 }
 
 /// `hello`'s response: the hooks that apply to this agent on moments it does not run.
@@ -574,18 +483,12 @@ pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorRespon
             .cloned()
             .unwrap_or_default()
     };
-    Ok(Ok(FireResponse {
-        id: value.get("id").cloned(),
-        ok: true,
+    let verdict = Verdict {
         refused,
         permission: value
             .get("permission")
             .and_then(Value::as_str)
-            .map(|word| match word {
-                "allow" => Permission::Allow,
-                "ask" => Permission::Ask,
-                _ => Permission::Unknown,
-            }),
+            .map(Permission::of_word),
         input: value.get("input").filter(|v| !v.is_null()).cloned(),
         output: value.get("output").filter(|v| !v.is_null()).cloned(),
         advisory: value.get("advisory") == Some(&Value::Bool(true)),
@@ -617,6 +520,12 @@ pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorRespon
                 truncated: false,
             })
             .collect(),
+        conflict: None,
+    };
+    Ok(Ok(FireResponse {
+        id: value.get("id").cloned(),
+        ok: true,
+        verdict,
     }))
 }
 
@@ -1004,24 +913,6 @@ pub const UNDECIDED: &str = "hookd could not give this hook the event: ";
 mod tests {
     use super::*;
 
-    #[test]
-    fn an_outcomes_word_is_the_one_the_response_writes() {
-        for outcome in [
-            Outcome::Nothing,
-            Outcome::Adds,
-            Outcome::Rewrote,
-            Outcome::Allowed,
-            Outcome::Asked,
-            Outcome::Refused,
-            Outcome::Failed,
-            Outcome::Skipped,
-        ] {
-            assert_eq!(serde_json::to_value(outcome).unwrap(), outcome.word());
-        }
-        let unknown: Outcome = serde_json::from_str("\"vetoed\"").unwrap();
-        assert_eq!(unknown.word(), "unknown");
-    }
-
     /// What a client writes is what the daemon reads: each request, written by [`Asking`], decodes to
     /// the [`Request`] it means.
     #[test]
@@ -1102,24 +993,27 @@ mod tests {
     #[test]
     fn what_the_daemon_writes_clients_read() {
         let fire = FireResponse {
-            permission: None,
-            input: None,
-            output: None,
             id: Some(7.into()),
             ok: true,
-            refused: true,
-            advisory: true,
-            reason: Some("no".into()),
-            adds: vec!["branch: main".into()],
-            hooks: vec![HookReport {
-                rewrote: None,
-                name: "deny".into(),
-                outcome: Outcome::Refused,
-                exit: Some(2),
-                ms: 1.5,
-                error: None,
-                truncated: true,
-            }],
+            verdict: Verdict {
+                permission: None,
+                input: None,
+                output: None,
+                refused: true,
+                advisory: true,
+                reason: Some("no".into()),
+                adds: vec!["branch: main".into()],
+                hooks: vec![HookReport {
+                    rewrote: None,
+                    name: "deny".into(),
+                    outcome: Outcome::Refused,
+                    exit: Some(2),
+                    ms: 1.5,
+                    error: None,
+                    truncated: true,
+                }],
+                conflict: None,
+            },
         };
         let line = String::from_utf8(to_line(&fire)).unwrap();
         assert_eq!(read_response::<FireResponse>(&line), Ok(Ok(fire)));

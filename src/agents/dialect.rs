@@ -11,10 +11,11 @@ use serde_json::{Map, Value, json};
 
 use crate::agent::{InputRewrite, OutputRewrite};
 use crate::agents::{Agent, Dialect};
+use crate::decision::{Permission, Verdict};
 use crate::head::{Head, Scanner};
 use crate::limits::MAX_DEPTH;
 use crate::moment::Shape;
-use crate::protocol::{Event, FireResponse, Permission};
+use crate::protocol::Event;
 
 /// How the answer reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -891,56 +892,24 @@ pub fn answer(
     json_answer(Value::Object(out))
 }
 
-/// A fire's verdict as the dialect code answers it: the socket's [`FireResponse`] with its rewritten
-/// input already carried back into the agent's own terms ([`agent_input`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Said<'a> {
-    /// The call must not go on unattended (a refusal, or an ask).
-    pub refused: bool,
-    pub permission: Option<Permission>,
-    pub reason: Option<Cow<'a, str>>,
-    pub adds: Vec<&'a str>,
-    /// The tool input to run instead, in the agent's terms.
-    pub input: Option<Value>,
-    /// What the model should see of the tool's result instead.
-    pub output: Option<&'a Value>,
-}
-
-impl<'a> Said<'a> {
-    /// The response as said to `agent`: `Err` (the refusal to give) when a rewritten input cannot be
-    /// carried back into the agent's terms.
-    pub fn of(
-        response: &'a FireResponse,
-        carry_back: Option<&CarryBack>,
-    ) -> Result<Said<'a>, String> {
-        let input = match (&response.input, carry_back) {
-            (Some(input), Some(carry_back))
-                if !response.refused || response.permission == Some(Permission::Ask) =>
-            {
-                Some(agent_input(carry_back, input)?)
+/// The verdict as said to an agent: its rewritten input carried back into the agent's own terms
+/// ([`agent_input`]), or, where it cannot be, a refusal that says why (a rewrite that cannot reach the
+/// agent is refused, never run as it was before the rewrite). Borrowed when there is nothing to carry.
+pub fn in_agents_terms<'a>(
+    verdict: &'a Verdict,
+    carry_back: Option<&CarryBack>,
+) -> Cow<'a, Verdict> {
+    match (&verdict.input, carry_back) {
+        (Some(input), Some(carry_back)) if !verdict.refused || verdict.asks() => {
+            match agent_input(carry_back, input) {
+                Ok(input) => Cow::Owned(Verdict {
+                    input: Some(input),
+                    ..verdict.clone()
+                }),
+                Err(why) => Cow::Owned(Verdict::refusal(why)),
             }
-            (input, _) => input.clone(),
-        };
-        Ok(Said {
-            refused: response.refused,
-            permission: response.permission,
-            reason: response.reason.as_deref().map(Cow::Borrowed),
-            adds: response.adds.iter().map(String::as_str).collect(),
-            input,
-            output: response.output.as_ref(),
-        })
-    }
-
-    /// A refusal with `reason` and nothing else.
-    pub fn refusal_owned(reason: String) -> Said<'static> {
-        Said {
-            refused: true,
-            permission: None,
-            reason: Some(Cow::Owned(reason)),
-            adds: Vec::new(),
-            input: None,
-            output: None,
         }
+        _ => Cow::Borrowed(verdict),
     }
 }
 
@@ -1001,29 +970,23 @@ pub fn answer_verdict(
     agent: Agent,
     moment: &str,
     agent_event_name: &str,
-    said: &Said<'_>,
+    verdict: &Verdict,
     transport: Transport,
 ) -> Answer {
+    let adds: Vec<&str> = verdict.adds.iter().map(String::as_str).collect();
     let shape = crate::moment::answer(moment);
     let powers = agent.powers();
     let before_tool = shape == Shape::PermissionDecision;
     let permission_request = shape == Shape::PermissionBehavior;
-    let asked = said.refused && said.permission == Some(Permission::Ask);
-    let plain = |refusal: Option<&str>| {
-        answer(
-            agent,
-            moment,
-            agent_event_name,
-            refusal,
-            &said.adds,
-            transport,
-        )
-    };
-    let rewritten_output = said
+    let asked = verdict.asks();
+    let plain =
+        |refusal: Option<&str>| answer(agent, moment, agent_event_name, refusal, &adds, transport);
+    let rewritten_output = verdict
         .output
+        .as_ref()
         .filter(|_| crate::moment::rewrites_output(moment));
-    if said.refused && !asked {
-        let reason = refusal(true, said.reason.as_deref());
+    if verdict.refused && !asked {
+        let reason = refusal(true, verdict.reason.as_deref());
         return match rewritten_output {
             Some(output) => output_answer(
                 agent,
@@ -1031,18 +994,18 @@ pub fn answer_verdict(
                 agent_event_name,
                 output,
                 reason,
-                said,
+                &adds,
                 transport,
             ),
             None => plain(reason),
         };
     }
-    let input = said
+    let input = verdict
         .input
         .as_ref()
         .filter(|_| before_tool || permission_request);
     if asked {
-        let reason = refusal(true, said.reason.as_deref()).unwrap_or_default();
+        let reason = refusal(true, verdict.reason.as_deref()).unwrap_or_default();
         if before_tool
             && powers.ask
             && !agent.advisory(moment)
@@ -1054,7 +1017,7 @@ pub fn answer_verdict(
                 Some("ask"),
                 Some(reason),
                 input,
-                &said.adds,
+                &adds,
             );
         }
         if permission_request && input.is_none() {
@@ -1082,13 +1045,13 @@ pub fn answer_verdict(
                 agent_event_name,
                 output,
                 Some(&why),
-                said,
+                &adds,
                 transport,
             ),
             None => plain(Some(&why)),
         };
     }
-    let allowed = said.permission == Some(Permission::Allow);
+    let allowed = verdict.permission == Some(Permission::Allow);
     if let Some(input) = input {
         let instead = || {
             format!(
@@ -1106,9 +1069,9 @@ pub fn answer_verdict(
                     agent,
                     agent_event_name,
                     Some("allow"),
-                    said.reason.as_deref(),
+                    verdict.reason.as_deref(),
                     Some(input),
-                    &said.adds,
+                    &adds,
                 );
             }
             return plain(Some(&instead()));
@@ -1121,18 +1084,18 @@ pub fn answer_verdict(
                     agent,
                     agent_event_name,
                     word,
-                    said.reason.as_deref(),
+                    verdict.reason.as_deref(),
                     Some(input),
-                    &said.adds,
+                    &adds,
                 )
             }
             InputRewrite::WithAllow => permission_answer(
                 agent,
                 agent_event_name,
                 Some("allow"),
-                said.reason.as_deref(),
+                verdict.reason.as_deref(),
                 Some(input),
-                &said.adds,
+                &adds,
             ),
         };
     }
@@ -1141,9 +1104,9 @@ pub fn answer_verdict(
             agent,
             agent_event_name,
             Some("allow"),
-            said.reason.as_deref(),
+            verdict.reason.as_deref(),
             None,
-            &said.adds,
+            &adds,
         );
     }
     if let Some(output) = rewritten_output {
@@ -1153,7 +1116,7 @@ pub fn answer_verdict(
             agent_event_name,
             output,
             None,
-            said,
+            &adds,
             transport,
         );
     }
@@ -1246,19 +1209,11 @@ fn output_answer(
     agent_event_name: &str,
     output: &Value,
     refusal: Option<&str>,
-    said: &Said<'_>,
+    adds: &[&str],
     transport: Transport,
 ) -> Answer {
-    let plain = |reason: Option<&str>| {
-        answer(
-            agent,
-            moment,
-            agent_event_name,
-            reason,
-            &said.adds,
-            transport,
-        )
-    };
+    let plain =
+        |reason: Option<&str>| answer(agent, moment, agent_event_name, reason, adds, transport);
     let base = match agent.powers().output {
         // All the model sees of the result is the reason of a block: the refusal's, else the output.
         OutputRewrite::AsReason => {
@@ -1274,10 +1229,10 @@ fn output_answer(
                 None => (text, None),
             };
             out.insert("stopReason".into(), json!(stop_reason));
-            if refusal.is_none() && !said.adds.is_empty() {
+            if refusal.is_none() && !adds.is_empty() {
                 out.insert(
                     "hookSpecificOutput".into(),
-                    json!({"hookEventName": agent_event_name, "additionalContext": said.adds.join("\n\n")}),
+                    json!({"hookEventName": agent_event_name, "additionalContext": adds.join("\n\n")}),
                 );
             }
             return Answer {
@@ -2381,18 +2336,18 @@ mod tests {
         reason: Option<&'static str>,
         input: Option<Value>,
         output: Option<&'static Value>,
-    ) -> Said<'static> {
-        Said {
+    ) -> Verdict {
+        Verdict {
             refused,
             permission,
-            reason: reason.map(Cow::Borrowed),
-            adds: Vec::new(),
+            reason: reason.map(str::to_string),
             input,
-            output,
+            output: output.cloned(),
+            ..Verdict::default()
         }
     }
 
-    fn said_to(agent: Agent, moment: &str, said: &Said<'_>) -> Answer {
+    fn said_to(agent: Agent, moment: &str, said: &Verdict) -> Answer {
         let event_name = agent
             .event_names()
             .iter()
@@ -2402,7 +2357,7 @@ mod tests {
         answer_verdict(agent, moment, event_name, said, Transport::Process)
     }
 
-    fn allow() -> Said<'static> {
+    fn allow() -> Verdict {
         verdict(
             false,
             Some(Permission::Allow),
@@ -2412,11 +2367,11 @@ mod tests {
         )
     }
 
-    fn ask() -> Said<'static> {
+    fn ask() -> Verdict {
         verdict(true, Some(Permission::Ask), Some("sure?"), None, None)
     }
 
-    fn rewrite(allowed: bool) -> Said<'static> {
+    fn rewrite(allowed: bool) -> Verdict {
         verdict(
             false,
             allowed.then_some(Permission::Allow),
@@ -2453,7 +2408,7 @@ mod tests {
     #[test]
     fn an_allow_is_never_lost_for_a_text_beside_it() {
         let mut said = allow();
-        said.adds = vec!["note"];
+        said.adds = vec!["note".into()];
         let codex = parsed(&said_to(Agent::Codex, "PermissionRequest", &said));
         assert_eq!(codex["hookSpecificOutput"]["decision"]["behavior"], "allow");
         assert!(
@@ -2656,7 +2611,7 @@ mod tests {
 mod attack {
     use super::*;
 
-    fn said_to(agent: Agent, moment: &str, said: &Said<'_>) -> Answer {
+    fn said_to(agent: Agent, moment: &str, said: &Verdict) -> Answer {
         let event_name = agent
             .event_names()
             .iter()
@@ -2668,13 +2623,12 @@ mod attack {
 
     #[test]
     fn attack_qwen_ask_with_rewrite_drops_the_rewrite() {
-        let said = Said {
+        let said = Verdict {
             refused: true,
             permission: Some(Permission::Ask),
-            reason: Some(Cow::Borrowed("sure?")),
-            adds: Vec::new(),
+            reason: Some("sure?".into()),
             input: Some(json!({"command": "mv x .trash/"})),
-            output: None,
+            ..Verdict::default()
         };
         let answer = said_to(Agent::QwenCode, "PreToolUse", &said);
         let text =
@@ -2688,13 +2642,12 @@ mod attack {
     #[test]
     fn attack_claude_post_tool_use_ask_drops_the_redaction() {
         let redacted = json!({"stdout": "[REDACTED]", "stderr": ""});
-        let said = Said {
+        let said = Verdict {
             refused: true,
             permission: Some(Permission::Ask),
-            reason: Some(Cow::Borrowed("sure?")),
-            adds: Vec::new(),
-            input: None,
-            output: Some(&redacted),
+            reason: Some("sure?".into()),
+            output: Some(redacted.clone()),
+            ..Verdict::default()
         };
         let answer = said_to(Agent::ClaudeCode, "PostToolUse", &said);
         let stdout = answer.stdout.clone().unwrap_or_default();
@@ -2711,13 +2664,9 @@ mod attack {
             "returnDisplay": "token=abc123"
         });
         for agent in [Agent::GeminiCli, Agent::QwenCode] {
-            let said = Said {
-                refused: false,
-                permission: None,
-                reason: None,
-                adds: Vec::new(),
-                input: None,
-                output: Some(&redacted),
+            let said = Verdict {
+                output: Some(redacted.clone()),
+                ..Verdict::default()
             };
             let answer = said_to(agent, "PostToolUse", &said);
             let all = format!("{:?} {:?}", answer.stdout, answer.stderr);

@@ -15,8 +15,8 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
-    Answer, CarryBack, Said, Translated, Transport, another_agents_event, answer, answer_verdict,
-    translate_as, translate_head_as, unknown_event,
+    Answer, CarryBack, Translated, Transport, another_agents_event, answer, answer_verdict,
+    in_agents_terms, translate_as, translate_head_as, unknown_event,
 };
 use crate::head::EVENT_FIELDS;
 use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
@@ -239,7 +239,7 @@ fn held_back(response: &FireResponse) -> Option<String> {
             .unwrap_or_default()
             .to_string();
         return Some(match response.permission {
-            Some(crate::protocol::Permission::Ask) => format!(
+            Some(crate::decision::Permission::Ask) => format!(
                 "{reason} (hookd's hooks ask before this call, and the answer that asks could not reach the agent)"
             ),
             _ => reason,
@@ -278,11 +278,7 @@ pub fn answer_for(
     response: &FireResponse,
     carry_back: Option<&CarryBack>,
 ) -> Answer {
-    let said = match Said::of(response, carry_back) {
-        Ok(said) => said,
-        // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
-        Err(why) => Said::refusal_owned(why),
-    };
+    let said = in_agents_terms(response, carry_back);
     answer_verdict(agent, moment, agent_event_name, &said, Transport::Process)
 }
 

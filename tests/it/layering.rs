@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// Each top-level module and its floor, from the ground up, as in `src/lib.rs`.
 const FLOORS: &[(&str, u8)] = &[
     ("agent", 1),
+    ("decision", 1),
     ("head", 1),
     ("limits", 1),
     ("lines", 1),

@@ -165,11 +165,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         Err(NotDecided::UnknownMoment(_)) => return ok(None),
         Err(NotDecided::ShuttingDown) => return shutting_down(),
     };
-    let said = match dialect::Said::of(&verdict, carry_back.as_ref()) {
-        Ok(said) => said,
-        // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
-        Err(why) => dialect::Said::refusal_owned(why),
-    };
+    let said = dialect::in_agents_terms(&verdict, carry_back.as_ref());
     let answer = dialect::answer_verdict(agent, &moment, &event_name, &said, Transport::Http);
     if let Some(why) = undecidable
         && answer.stdout.is_none()
