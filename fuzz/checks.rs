@@ -16,7 +16,7 @@
 //! - [`settings`]: the bytes as a settings file (`Settings::parse`). Every error is placed at a real line
 //!   and column (both from 1), prints as `file:line:col: message` on one line, and the list is in file
 //!   order; valid settings hold only what validation promises (unique names, timeouts in range, ...).
-//! - [`answer`]: a few hook runs (how each ended, its stdout and stderr) read by `verdict::read`, then
+//! - [`answer`]: a few hook runs (how each ended, its stdout and stderr) read by `reading::read`, then
 //!   folded by `verdict::fold`. A refusal and an ask always have a reason that says something (an allow
 //!   may have one, never blank), a failure always has an error, a hook that did not exit by itself never
 //!   adds nor refuses but by `on_failure`, and the verdict holds the call back exactly when a hook refused
@@ -33,7 +33,8 @@ use std::time::Duration;
 
 use bytes::BytesMut;
 use hookd::decision::Outcome;
-use hookd::engine::verdict::{self, Exit, Heard, Run};
+use hookd::engine::reading::{self, Exit, Run};
+use hookd::engine::verdict::{self, Heard};
 use hookd::head::{self, Scanner};
 use hookd::limits::MAX_LINE;
 use hookd::lines::{Frame, LineDecoder};
@@ -527,9 +528,9 @@ pub fn answer(data: &[u8]) {
                 OnFailure::Ignore
             },
         };
-        let outcome = verdict::read(run);
+        let outcome = reading::read(run);
         check_outcome(&run, &outcome);
-        assert_eq!(verdict::read(run), outcome, "reading is deterministic");
+        assert_eq!(reading::read(run), outcome, "reading is deterministic");
         outcomes.push(outcome);
     }
     check_fold(&outcomes);

@@ -8,9 +8,10 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::decision::{HookReport, Outcome, Rewrote, Verdict};
+use crate::engine::reading::{self, Exit};
 use crate::engine::recording::FireRecord;
 use crate::engine::runner::{Input, Ran};
-use crate::engine::verdict::{self, Exit, Heard, Rewrites};
+use crate::engine::verdict::{self, Heard, Rewrites};
 use crate::engine::{Engine, Generation, protect};
 use crate::moment;
 use crate::protocol::Event;
@@ -539,7 +540,7 @@ fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Heard {
     let stdout = ran.stdout.trim_ascii_start();
     let stdout = stdout.strip_prefix(b"\xef\xbb\xbf").unwrap_or(stdout);
     let cut_answer = ran.truncated && stdout.starts_with(b"{");
-    verdict::read(verdict::Run {
+    reading::read(reading::Run {
         hook: &hook.name,
         moment,
         exit: &ran.exit,

@@ -17,6 +17,7 @@
 mod clone_exec;
 pub mod fire;
 pub mod protect;
+pub mod reading;
 pub mod reaper;
 mod recording;
 pub mod runner;

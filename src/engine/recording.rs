@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::decision::{HookReport, Outcome, Ruling};
 use crate::engine::NotDecided;
+use crate::engine::reading::Exit;
 use crate::engine::runner::Ran;
-use crate::engine::verdict::Exit;
 use crate::record::{self, Record, Source};
 
 /// The record of one fire in progress.

@@ -1,5 +1,5 @@
 //! Properties of the verdict (contract 8), checked with proptest over generated fires: each hook's run (how
-//! it ended, what it printed) is read by `verdict::read` as `fire` reads it, and the outcomes are folded by
+//! it ended, what it printed) is read by `reading::read` as `fire` reads it, and the outcomes are folded by
 //! `verdict::fold` in the settings file's order.
 //!
 //! - The verdict does not depend on the order the hooks finish in: a real [`Engine`] in this process runs
@@ -33,7 +33,8 @@ use hookd::protocol::Event;
 use hookd::settings::Settings;
 
 use hookd::decision::{Outcome, Permission, Verdict};
-use hookd::engine::verdict::{self, Exit, Heard, Originals, Run};
+use hookd::engine::reading::{self, Exit, Run};
+use hookd::engine::verdict::{self, Heard, Originals};
 use hookd::settings::OnFailure;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -84,7 +85,7 @@ impl Fire {
     fn outcomes(&self, runs: &[HookRun]) -> Vec<Heard> {
         runs.iter()
             .map(|run| {
-                verdict::read(Run {
+                reading::read(Run {
                     hook: &run.name,
                     moment: self.moment,
                     exit: &run.exit,
@@ -1011,7 +1012,7 @@ proptest! {
         chained in any::<bool>(),
     ) {
         let outcomes = named(&fire);
-        let silent = verdict::read(Run {
+        let silent = reading::read(Run {
             hook: "silent",
             moment: fire.moment,
             exit: &exit,
@@ -1172,7 +1173,7 @@ fn expected(moment: &str, hooks: &[ShellHook]) -> Verdict {
         .enumerate()
         .map(|(i, hook)| {
             let name = format!("hook-{i}");
-            let outcome = verdict::read(Run {
+            let outcome = reading::read(Run {
                 hook: &name,
                 moment,
                 exit: &Exit::Code(hook.code),
@@ -1287,7 +1288,7 @@ proptest! {
             if hookd::moment::rewrites_output(moment) {
                 prop_assert_eq!(&given["tool_response"], &current_output, "given to hook-{}", i);
             }
-            let outcome = verdict::read(Run {
+            let outcome = reading::read(Run {
                 hook: &name,
                 moment,
                 exit: &Exit::Code(hook.code),
@@ -1343,7 +1344,7 @@ fn whether_the_call_is_refused_does_not_depend_on_the_finishing_order_with_whole
                 .enumerate()
                 .map(|(i, stdout)| {
                     let name = format!("hook-{i}");
-                    let outcome = verdict::read(Run {
+                    let outcome = reading::read(Run {
                         hook: &name,
                         moment,
                         exit: &Exit::Code(0),
