@@ -20,7 +20,8 @@
 //!    hook settings (`--print-settings`) and imports its existing hooks, reading the rows of [`agent`]
 //!    and [`moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
-//!    the clients. [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
+//!    the clients, a request's hand decoder, and [`protocol::head`] (the head of an event too large or
+//!    too deep to decode whole). [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs. [`guard`]: the built-in guard's rules, a tool call judged
 //!    for what would destroy work or read secrets (pure).
 //! 1. The ground floor, facts and small tools that import nothing above them: [`decision`] (a hook's
@@ -28,8 +29,7 @@
 //!    and colours, for the engine, the protocol, the record, the dialects and the commands), [`moment`] (every moment,
 //!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
 //!    under which names), [`agent`] (every agent, one row each: names, tools, dialect, settings file,
-//!    import), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
-//!    to decode), [`lines`] (bounded lines), [`shell`] (a shell command line read as a shell splits it, for judging), [`logging`], [`paths`], [`sync`], [`time`].
+//!    import), [`limits`] (every limit, with its reason), [`lines`] (bounded lines), [`shell`] (a shell command line read as a shell splits it, for judging), [`logging`], [`paths`], [`sync`], [`time`].
 //!
 //! The reference for users is in `docs/` (the protocol, the settings, the agents, the limits).
 
@@ -40,7 +40,6 @@ pub mod daemon;
 pub mod decision;
 pub mod engine;
 pub mod guard;
-pub mod head;
 pub mod limits;
 pub mod lines;
 pub mod logging;

@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 use crate::agent::{InputRewrite, OutputRewrite};
 use crate::agents::{Agent, Dialect};
 use crate::decision::{Permission, Verdict};
-use crate::head::{Head, Scanner};
 use crate::limits::MAX_DEPTH;
 use crate::moment::Shape;
 use crate::protocol::Event;
+use crate::protocol::head::{Head, Scanner};
 
 /// How the answer reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,9 +94,9 @@ pub fn translate_as(agent: Agent, input: &[u8], told: Option<&str>) -> Result<Tr
             mended.as_bytes()
         }
     };
-    let value = match crate::head::parse(input) {
+    let value = match crate::protocol::head::parse(input) {
         Ok(value) => value,
-        Err(e) if crate::head::too_deep(&e) => {
+        Err(e) if crate::protocol::head::too_deep(&e) => {
             let why = format!("the event is nested deeper than {} levels", MAX_DEPTH);
             let mut scanner = head_scanner();
             scanner.feed(input);
@@ -122,7 +122,7 @@ pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translate
     translate_head_as(agent, head, why, None)
 }
 
-/// [`EVENT_FIELDS`](crate::head::EVENT_FIELDS), and the same fields as Copilot CLI's native input names them (camelCase).
+/// [`EVENT_FIELDS`](crate::protocol::head::EVENT_FIELDS), and the same fields as Copilot CLI's native input names them (camelCase).
 const HEAD_FIELDS: &[&str] = &[
     "hook_event_name",
     "session_id",
@@ -365,7 +365,7 @@ fn copilot_input(
     {
         // Read as the input itself is (lone surrogates mended); one that cannot be read is no
         // event to guess at, and one too deep to read cannot be given to its hooks.
-        match crate::head::parse(args.as_bytes()) {
+        match crate::protocol::head::parse(args.as_bytes()) {
             Ok(Value::Object(parsed)) => {
                 event.insert("tool_input".into(), Value::Object(parsed));
             }
@@ -921,7 +921,7 @@ pub fn in_agents_terms<'a>(
 pub fn agent_input(carry_back: &CarryBack, rewritten: &Value) -> Result<Value, String> {
     let own = match &carry_back.own {
         // Copilot CLI's toolArgs as its documentation shows it: a JSON string of the object.
-        Value::String(text) => match crate::head::parse(text.as_bytes()) {
+        Value::String(text) => match crate::protocol::head::parse(text.as_bytes()) {
             Ok(Value::Object(object)) => Value::Object(object),
             _ => Value::String(text.clone()),
         },
@@ -2310,7 +2310,7 @@ mod tests {
     /// `toolName`, and its guard never ran).
     #[test]
     fn the_head_keeps_every_event_field_and_copilots_names_for_them() {
-        for field in crate::head::EVENT_FIELDS {
+        for field in crate::protocol::head::EVENT_FIELDS {
             assert!(HEAD_FIELDS.contains(field), "{field}");
         }
         let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));

@@ -18,9 +18,9 @@ use crate::agents::dialect::{
     Answer, CarryBack, Translated, Transport, another_agents_event, answer, answer_verdict,
     in_agents_terms, translate_as, translate_head_as, unknown_event,
 };
-use crate::head::EVENT_FIELDS;
 use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
+use crate::protocol::head::EVENT_FIELDS;
 use crate::protocol::{Asking, ErrorKind, ErrorResponse, Event, FireResponse, too_large};
 use crate::record::{Kind, Record, Source};
 

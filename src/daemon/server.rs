@@ -640,14 +640,14 @@ struct Lines {
     large: Option<tokio::sync::OwnedSemaphorePermit>,
     large_until: Option<tokio::time::Instant>,
     /// Reading a large line without holding it (no permit to be had in time): its head so far.
-    scanning: Option<crate::head::Scanner>,
+    scanning: Option<crate::protocol::head::Scanner>,
 }
 
 /// What a connection sent next.
 enum Got {
     Line(Frame),
     /// The head of a line too large to hold while as many large lines as are read at once are read.
-    Head(crate::head::Head),
+    Head(crate::protocol::head::Head),
 }
 
 impl Lines {
@@ -678,7 +678,10 @@ impl Lines {
                 self.buffer.advance((upto + 1).min(self.buffer.len()));
                 self.decoder = LineDecoder::new(MAX_LINE);
                 if whole {
-                    let head = self.scanning.take().map(crate::head::Scanner::finish)?;
+                    let head = self
+                        .scanning
+                        .take()
+                        .map(crate::protocol::head::Scanner::finish)?;
                     return Some(Ok(Got::Head(head)));
                 }
             } else {

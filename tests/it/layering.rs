@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 const FLOORS: &[(&str, u8)] = &[
     ("agent", 1),
     ("decision", 1),
-    ("head", 1),
     ("limits", 1),
     ("lines", 1),
     ("logging", 1),

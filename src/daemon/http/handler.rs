@@ -33,10 +33,10 @@ use crate::agents::Agent;
 use crate::agents::dialect::{self, Translated, Transport};
 use crate::daemon::state::Daemon;
 use crate::engine::{Fire, NotDecided};
-use crate::head::Head;
 use crate::limits::{
     HTTP_BODY_TIMEOUT, LARGE_LINE, LARGE_LINE_DEADLINE, MAX_EVENT, OFF_THREAD, PERMIT_WAIT,
 };
+use crate::protocol::head::Head;
 use crate::protocol::too_large;
 
 /// The path prefix of the hook endpoints; the rest of the path is the agent's name.
