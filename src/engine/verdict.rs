@@ -207,8 +207,8 @@ fn allow_holds(allowers: &[usize], input_changers: &[usize], chained: bool) -> b
 /// The fields in which the agents' tools give the model their output as text: Gemini CLI's and Qwen
 /// Code's (`llmContent`), Copilot CLI's (`textResultForLlm`), Claude Code's Bash (`stdout`), others'. One
 /// list, in one order, for both ways round: text put back in a tool's shape here, and a shape read as
-/// text for the agents that take a result only as text (`agents/dialect.rs`, `model_text`), so that the
-/// field rewritten is the field sent.
+/// text for the agents that take a result only as text (`agents/dialect/answer.rs`, `model_text`), so
+/// that the field rewritten is the field sent.
 pub const TEXT_FIELDS: &[&str] = &[
     "llmContent",
     "textResultForLlm",
