@@ -258,11 +258,9 @@ pub fn in_agents_terms<'a>(
 }
 
 /// The verdict in the agent's dialect, with what the agent can do of allow, ask and rewrites
-/// ([`Powers`](crate::agent::Powers)); a plain refusal or adds as [`answer`]. Where the agent cannot do
-/// what the verdict says, the safe side: an ask it cannot ask is a refusal that says approval is needed;
-/// an allow it ignores is not sent; a rewritten input it cannot take refuses the call, giving the call
-/// as rewritten; a rewrite it takes only with an allow is sent with one (no hook asked for caution, or
-/// this would be an ask or a refusal).
+/// ([`Powers`](crate::agent::Powers)): what it says weighed against what the agent can do where it is
+/// asked ([`reply`]), then written (a plain refusal or adds as [`answer`], with a rewritten output where
+/// there is one; an allow, an ask or a rewritten input as [`permission_answer`]).
 pub fn answer_verdict(
     agent: Agent,
     moment: &str,
@@ -271,153 +269,160 @@ pub fn answer_verdict(
     transport: Transport,
 ) -> Answer {
     let adds: Vec<&str> = verdict.adds.iter().map(String::as_str).collect();
-    let shape = crate::moment::answer(moment);
+    match reply(agent, moment, verdict) {
+        Reply::Plain(reason) => {
+            let rewritten_output = verdict
+                .output
+                .as_ref()
+                .filter(|_| crate::moment::rewrites_output(moment));
+            match rewritten_output {
+                Some(output) => output_answer(
+                    agent,
+                    moment,
+                    agent_event_name,
+                    output,
+                    reason.as_deref(),
+                    &adds,
+                    transport,
+                ),
+                None => answer(
+                    agent,
+                    moment,
+                    agent_event_name,
+                    reason.as_deref(),
+                    &adds,
+                    transport,
+                ),
+            }
+        }
+        Reply::Permission {
+            word,
+            reason,
+            input,
+        } => permission_answer(agent, agent_event_name, word, reason, input, &adds),
+    }
+}
+
+/// What a verdict says, at its strongest, for the table of [`reply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Says {
+    Refuses,
+    Asks,
+    /// Rewrites the tool input (and may allow it too).
+    Rewrites,
+    Allows,
+    /// Nothing past what hooks add (and a rewritten output, which every answer carries).
+    Nothing,
+}
+
+/// Where the agent asks: before a tool runs (an allow, an ask and a rewritten input have their fields
+/// there), at its permission request, or elsewhere (only a refusal and adds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    BeforeTool,
+    PermissionRequest,
+    Elsewhere,
+}
+
+/// What the agent is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Reply<'a> {
+    /// [`answer`]'s: a refusal with this reason, or (`None`) only what hooks add.
+    Plain(Option<Cow<'a, str>>),
+    /// [`permission_answer`]'s: allow or ask (`word`; `None`: a rewrite alone), with the input to run.
+    Permission {
+        word: Option<&'static str>,
+        reason: Option<&'a str>,
+        input: Option<&'a Value>,
+    },
+}
+
+/// The table: what the verdict says x what the agent can do where it is asked. Where the agent cannot
+/// do what the verdict says, the safe side: an ask it cannot ask is a refusal that says approval is
+/// needed; an allow it ignores is not sent; a rewritten input it cannot take refuses the call, giving the
+/// call as rewritten; a rewrite it takes only with an allow is sent with one (no hook asked for caution,
+/// or this would be an ask or a refusal).
+fn reply<'a>(agent: Agent, moment: &str, verdict: &'a Verdict) -> Reply<'a> {
     let powers = agent.powers();
-    let before_tool = shape == Shape::PermissionDecision;
-    let permission_request = shape == Shape::PermissionBehavior;
-    let asked = verdict.asks();
-    let plain =
-        |refusal: Option<&str>| answer(agent, moment, agent_event_name, refusal, &adds, transport);
-    let rewritten_output = verdict
-        .output
-        .as_ref()
-        .filter(|_| crate::moment::rewrites_output(moment));
-    if verdict.refused && !asked {
-        let reason = refusal(true, verdict.reason.as_deref());
-        return match rewritten_output {
-            Some(output) => output_answer(
-                agent,
-                moment,
-                agent_event_name,
-                output,
-                reason,
-                &adds,
-                transport,
-            ),
-            None => plain(reason),
-        };
-    }
-    let input = verdict
-        .input
-        .as_ref()
-        .filter(|_| before_tool || permission_request);
-    if asked {
-        let reason = refusal(true, verdict.reason.as_deref()).unwrap_or_default();
-        if before_tool
-            && powers.ask
-            && !agent.advisory(moment)
-            && (input.is_none() || powers.input == InputRewrite::Alone)
-        {
-            return permission_answer(
-                agent,
-                agent_event_name,
-                Some("ask"),
-                Some(reason),
-                input,
-                &adds,
-            );
-        }
-        if permission_request && input.is_none() {
-            // The agent is about to ask the user: saying nothing lets it.
-            return plain(None);
-        }
-        let why = match input {
-            // Asked about, the call as the agent made it would run once approved: not the one hooks
-            // rewrote it to.
-            Some(input) if before_tool || permission_request => format!(
-                "{reason} (a hook asks for a person's approval of this call as hooks rewrote it, and {} \
-                 cannot ask about a rewritten call: refused; make this call instead, for approval: {input})",
-                agent.display_name()
-            ),
-            _ => format!(
-                "{reason} (a hook asks for a person's approval of this call, and {} cannot ask for it \
-                 here: refused)",
-                agent.display_name()
-            ),
-        };
-        return match rewritten_output {
-            Some(output) => output_answer(
-                agent,
-                moment,
-                agent_event_name,
-                output,
-                Some(&why),
-                &adds,
-                transport,
-            ),
-            None => plain(Some(&why)),
-        };
-    }
+    let place = match crate::moment::answer(moment) {
+        Shape::PermissionDecision => Place::BeforeTool,
+        Shape::PermissionBehavior => Place::PermissionRequest,
+        _ => Place::Elsewhere,
+    };
+    let input = verdict.input.as_ref().filter(|_| place != Place::Elsewhere);
     let allowed = verdict.permission == Some(Permission::Allow);
-    if let Some(input) = input {
-        let instead = || {
-            format!(
-                "hookd: the hooks rewrote this call, and {} cannot run a rewritten call here: make this \
-                 call instead: {input}",
-                agent.display_name()
-            )
-        };
-        if permission_request {
+    let reason = verdict.reason.as_deref();
+    let says = match () {
+        _ if verdict.asks() => Says::Asks,
+        _ if verdict.refused => Says::Refuses,
+        _ if input.is_some() => Says::Rewrites,
+        _ if allowed => Says::Allows,
+        _ => Says::Nothing,
+    };
+    let asked = || refusal(true, reason).unwrap_or_default();
+    let refuse = |why: String| Reply::Plain(Some(Cow::Owned(why)));
+    let instead = |input: &Value| {
+        refuse(format!(
+            "hookd: the hooks rewrote this call, and {} cannot run a rewritten call here: make this \
+             call instead: {input}",
+            agent.display_name()
+        ))
+    };
+    let permission = |word, reason, input| Reply::Permission {
+        word,
+        reason,
+        input,
+    };
+    match (says, place, input) {
+        (Says::Refuses, _, _) => Reply::Plain(refusal(true, reason).map(Cow::Borrowed)),
+        (Says::Asks, Place::BeforeTool, _)
+            if powers.ask
+                && !agent.advisory(moment)
+                && (input.is_none() || powers.input == InputRewrite::Alone) =>
+        {
+            permission(Some("ask"), Some(asked()), input)
+        }
+        // The agent is about to ask the user: saying nothing lets it.
+        (Says::Asks, Place::PermissionRequest, None) => Reply::Plain(None),
+        // Asked about, the call as the agent made it would run once approved: not the one hooks
+        // rewrote it to.
+        (Says::Asks, _, Some(input)) => refuse(format!(
+            "{} (a hook asks for a person's approval of this call as hooks rewrote it, and {} \
+             cannot ask about a rewritten call: refused; make this call instead, for approval: {input})",
+            asked(),
+            agent.display_name()
+        )),
+        (Says::Asks, _, None) => refuse(format!(
+            "{} (a hook asks for a person's approval of this call, and {} cannot ask for it \
+             here: refused)",
+            asked(),
+            agent.display_name()
+        )),
+        (Says::Rewrites, Place::PermissionRequest, Some(input))
             if allowed
                 && powers.input == InputRewrite::Alone
-                && agent.dialect() == Dialect::ClaudeCode
-            {
-                return permission_answer(
-                    agent,
-                    agent_event_name,
-                    Some("allow"),
-                    verdict.reason.as_deref(),
-                    Some(input),
-                    &adds,
-                );
-            }
-            return plain(Some(&instead()));
+                && agent.dialect() == Dialect::ClaudeCode =>
+        {
+            permission(Some("allow"), reason, Some(input))
         }
-        return match powers.input {
-            InputRewrite::Refused => plain(Some(&instead())),
-            InputRewrite::Alone => {
-                let word = (allowed && powers.allow).then_some("allow");
-                permission_answer(
-                    agent,
-                    agent_event_name,
-                    word,
-                    verdict.reason.as_deref(),
-                    Some(input),
-                    &adds,
-                )
-            }
-            InputRewrite::WithAllow => permission_answer(
-                agent,
-                agent_event_name,
-                Some("allow"),
-                verdict.reason.as_deref(),
+        (Says::Rewrites, Place::PermissionRequest, Some(input)) => instead(input),
+        (Says::Rewrites, _, Some(input)) => match powers.input {
+            InputRewrite::Refused => instead(input),
+            InputRewrite::Alone => permission(
+                (allowed && powers.allow).then_some("allow"),
+                reason,
                 Some(input),
-                &adds,
             ),
-        };
+            InputRewrite::WithAllow => permission(Some("allow"), reason, Some(input)),
+        },
+        (Says::Allows, Place::BeforeTool, _) if powers.allow => {
+            permission(Some("allow"), reason, None)
+        }
+        (Says::Allows, Place::PermissionRequest, _) => permission(Some("allow"), reason, None),
+        (Says::Rewrites, _, None) | (Says::Allows, _, _) | (Says::Nothing, _, _) => {
+            Reply::Plain(None)
+        }
     }
-    if allowed && ((before_tool && powers.allow) || permission_request) {
-        return permission_answer(
-            agent,
-            agent_event_name,
-            Some("allow"),
-            verdict.reason.as_deref(),
-            None,
-            &adds,
-        );
-    }
-    if let Some(output) = rewritten_output {
-        return output_answer(
-            agent,
-            moment,
-            agent_event_name,
-            output,
-            None,
-            &adds,
-            transport,
-        );
-    }
-    plain(None)
 }
 
 /// An allow or an ask (`word`; `None`: a rewrite alone), with the rewritten input where there is one, as
