@@ -15,8 +15,8 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
-    Answer, CarryBack, Translated, Transport, another_agents_event, answer, answer_verdict,
-    in_agents_terms, translate_as, translate_head_as, unknown_event,
+    Answer, CarryBack, Translated, Transport, another_agents_event, answer, answer_to,
+    translate_as, translate_head_as, unknown_event,
 };
 use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
 use crate::moment::Refusal;
@@ -278,8 +278,14 @@ pub fn answer_for(
     response: &FireResponse,
     carry_back: Option<&CarryBack>,
 ) -> Answer {
-    let said = in_agents_terms(response, carry_back);
-    answer_verdict(agent, moment, agent_event_name, &said, Transport::Process)
+    answer_to(
+        agent,
+        moment,
+        agent_event_name,
+        response,
+        carry_back,
+        Transport::Process,
+    )
 }
 
 /// How long to wait for the verdict at `moment`: `--timeout`, or less where the agent itself waits less

@@ -257,6 +257,21 @@ pub fn in_agents_terms<'a>(
     }
 }
 
+/// A fire's verdict as `agent` is answered, by the relay (a process) or over HTTP: its rewritten input
+/// carried back into the agent's terms ([`in_agents_terms`]), in the agent's dialect
+/// ([`answer_verdict`]).
+pub fn answer_to(
+    agent: Agent,
+    moment: &str,
+    agent_event_name: &str,
+    verdict: &Verdict,
+    carry_back: Option<&CarryBack>,
+    transport: Transport,
+) -> Answer {
+    let said = in_agents_terms(verdict, carry_back);
+    answer_verdict(agent, moment, agent_event_name, &said, transport)
+}
+
 /// The verdict in the agent's dialect, with what the agent can do of allow, ask and rewrites
 /// ([`Powers`](crate::agent::Powers)): what it says weighed against what the agent can do where it is
 /// asked ([`reply`]), then written (a plain refusal or adds as [`answer`], with a rewritten output where

@@ -8,8 +8,8 @@ pub mod answer;
 pub mod input;
 
 pub use answer::{
-    Answer, Transport, advisory_message, advisory_refusal, answer, answer_verdict, in_agents_terms,
-    model_text, refusal,
+    Answer, Transport, advisory_message, advisory_refusal, answer, answer_to, answer_verdict,
+    in_agents_terms, model_text, refusal,
 };
 pub use input::{
     CarryBack, Translated, agent_input, another_agents_event, head_scanner, translate,

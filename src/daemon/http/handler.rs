@@ -165,8 +165,14 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         Err(NotDecided::UnknownMoment(_)) => return ok(None),
         Err(NotDecided::ShuttingDown) => return shutting_down(),
     };
-    let said = dialect::in_agents_terms(&verdict, carry_back.as_ref());
-    let answer = dialect::answer_verdict(agent, &moment, &event_name, &said, Transport::Http);
+    let answer = dialect::answer_to(
+        agent,
+        &moment,
+        &event_name,
+        &verdict,
+        carry_back.as_ref(),
+        Transport::Http,
+    );
     if let Some(why) = undecidable
         && answer.stdout.is_none()
         && !verdict.hooks.is_empty()
