@@ -8,7 +8,7 @@
 //! Beyond "does not panic", each checks what the rest of hookd relies on:
 //!
 //! - [`request`]: a connection's bytes, split into lines by `LineDecoder` as the server does, each line
-//!   decoded by `protocol::decode`. The lines are exactly the input's lines, none longer than the limit;
+//!   decoded by `protocol::decoder::decode`. The lines are exactly the input's lines, none longer than the limit;
 //!   a request that does not decode gets an error response that is one line of JSON, echoes the request's
 //!   `id` whenever the line was an object with one (or, for a line that is not JSON, whenever its head
 //!   holds one), and says what is wrong in a bounded message. Only a fire nested too deep decodes from
@@ -49,7 +49,7 @@ use tokio_util::codec::Decoder;
 /// (`moment::shown`) so that a bad request of a megabyte is not echoed back whole.
 const MAX_ERROR_MESSAGE: usize = 1024;
 
-/// The bytes of one connection, fed to `LineDecoder` and each line to `protocol::decode`.
+/// The bytes of one connection, fed to `LineDecoder` and each line to `protocol::decoder::decode`.
 pub fn request(data: &[u8]) {
     match data.first() {
         // A first byte of 0x80 or more (never the start of a JSON request) is a header: a small line limit
@@ -161,7 +161,7 @@ fn sent_as_is(line: &[u8], id: &str) -> bool {
         .any(|window| window == quoted.as_bytes())
 }
 
-/// One request line through `protocol::decode`.
+/// One request line through `protocol::decoder::decode`.
 fn request_line(line: &[u8]) {
     // As the daemon reads JSON: lone surrogate escapes mended.
     let parsed = head::parse(line);
@@ -183,11 +183,11 @@ fn request_line(line: &[u8]) {
         None => scanned.as_ref(),
     };
     // An id over the limit is refused, never echoed.
-    let id_sent = id_sent.filter(|id| protocol::id_too_long(Some(id)).is_none());
+    let id_sent = id_sent.filter(|id| protocol::decoder::id_too_long(Some(id)).is_none());
     if let Some(object) = json.as_ref().and_then(Value::as_object) {
         head_agrees(line, object);
     }
-    match protocol::decode(line) {
+    match protocol::decoder::decode(line) {
         Ok((id, request)) => {
             // Or, decoded from the head of a line with bad bytes elsewhere, an id holding a U+FFFD its
             // own bytes hold as sent (`"\u{FFFD}deep"` written out in UTF-8): the id sent, given back

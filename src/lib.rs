@@ -20,7 +20,7 @@
 //!    hook settings (`--print-settings`) and imports its existing hooks, reading the rows of [`agent`]
 //!    and [`moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
-//!    the clients, a request's hand decoder, and [`protocol::head`] (the head of an event too large or
+//!    the clients, a request's hand decoder ([`protocol::decoder`]), and [`protocol::head`] (the head of an event too large or
 //!    too deep to decode whole). [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs. [`guard`]: the built-in guard's rules, a tool call judged
 //!    for what would destroy work or read secrets (pure).

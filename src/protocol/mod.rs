@@ -1,11 +1,9 @@
 //! Every request and response of the socket protocol (docs/protocol.md): one JSON object per line, each way.
-//! The types are here; a request is read by [`decode`] (its own file: by hand, for clear errors), and an
-//! event too large or too deep to decode whole by [`head`].
+//! The types are here; a request line is read by [`decoder`] (by hand, for clear errors), and an event
+//! too large or too deep to decode whole by [`head`].
 
-mod decode;
+pub mod decoder;
 pub mod head;
-
-pub use decode::{decode, decode_undecidable, id_too_long, request_scanner, undecidable_from_head};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -533,7 +531,7 @@ pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorRespon
     }))
 }
 
-/// A request as a client writes it: what [`decode`] reads back as a [`Request`] (a test holds the two
+/// A request as a client writes it: what [`decoder::decode`] reads back as a [`Request`] (a test holds the two
 /// to each other). The `id` is echoed in the response.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
@@ -599,82 +597,6 @@ pub const UNDECIDED: &str = "hookd could not give this hook the event: ";
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What a client writes is what the daemon reads: each request, written by [`Asking`], decodes to
-    /// the [`Request`] it means.
-    #[test]
-    fn what_clients_write_the_daemon_reads() {
-        let event: Map<String, Value> =
-            serde_json::from_str(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#).unwrap();
-        let moments = vec!["PreToolUse".to_string(), "Stop".to_string()];
-        let watch = WatchFilter {
-            agent: Some("codex".into()),
-            session: None,
-            moment: Some("PreToolUse".into()),
-            refused: true,
-        };
-        let cases = [
-            (
-                Asking::Fire {
-                    id: 1,
-                    moment: "PreToolUse",
-                    agent: Some("codex"),
-                    event: &event,
-                    source: None,
-                    undecidable: None,
-                },
-                Request::Fire {
-                    moment: "PreToolUse".into(),
-                    agent: Some("codex".into()),
-                    event: Event::from(event.clone()),
-                },
-            ),
-            (
-                Asking::Fire {
-                    id: 1,
-                    moment: "Stop",
-                    agent: None,
-                    event: &event,
-                    source: None,
-                    undecidable: Some("too large"),
-                },
-                Request::Fire {
-                    moment: "Stop".into(),
-                    agent: None,
-                    event: Event {
-                        undecidable: Some("too large".into()),
-                        ..Event::from(event.clone())
-                    },
-                },
-            ),
-            (
-                Asking::Hello {
-                    id: 1,
-                    agent: Some("my-agent"),
-                    moments: Some(&moments),
-                },
-                Request::Hello {
-                    agent: Some("my-agent".into()),
-                    moments: Some(moments.clone()),
-                },
-            ),
-            (Asking::Status { id: 1 }, Request::Status),
-            (Asking::Reload { id: 1 }, Request::Reload),
-            (
-                Asking::Watch {
-                    id: 1,
-                    filter: &watch,
-                },
-                Request::Watch(watch.clone()),
-            ),
-        ];
-        for (asking, meant) in cases {
-            let line = asking.to_line();
-            let (id, request) = decode(&line[..line.len() - 1]).unwrap();
-            assert_eq!(id, Some(Value::from(1)), "{asking:?}");
-            assert_eq!(request, meant, "{asking:?}");
-        }
-    }
 
     /// What the daemon writes is what a client reads: each response type read back from its own line.
     #[test]

@@ -331,6 +331,84 @@ fn optional_string(object: &Map<String, Value>, key: &str) -> Result<Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Asking;
+
+    /// What a client writes is what the daemon reads: each request, written by [`Asking`], decodes to
+    /// the [`Request`] it means.
+    #[test]
+    fn what_clients_write_the_daemon_reads() {
+        let event: Map<String, Value> =
+            serde_json::from_str(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#).unwrap();
+        let moments = vec!["PreToolUse".to_string(), "Stop".to_string()];
+        let watch = WatchFilter {
+            agent: Some("codex".into()),
+            session: None,
+            moment: Some("PreToolUse".into()),
+            refused: true,
+        };
+        let cases = [
+            (
+                Asking::Fire {
+                    id: 1,
+                    moment: "PreToolUse",
+                    agent: Some("codex"),
+                    event: &event,
+                    source: None,
+                    undecidable: None,
+                },
+                Request::Fire {
+                    moment: "PreToolUse".into(),
+                    agent: Some("codex".into()),
+                    event: Event::from(event.clone()),
+                },
+            ),
+            (
+                Asking::Fire {
+                    id: 1,
+                    moment: "Stop",
+                    agent: None,
+                    event: &event,
+                    source: None,
+                    undecidable: Some("too large"),
+                },
+                Request::Fire {
+                    moment: "Stop".into(),
+                    agent: None,
+                    event: Event {
+                        undecidable: Some("too large".into()),
+                        ..Event::from(event.clone())
+                    },
+                },
+            ),
+            (
+                Asking::Hello {
+                    id: 1,
+                    agent: Some("my-agent"),
+                    moments: Some(&moments),
+                },
+                Request::Hello {
+                    agent: Some("my-agent".into()),
+                    moments: Some(moments.clone()),
+                },
+            ),
+            (Asking::Status { id: 1 }, Request::Status),
+            (Asking::Reload { id: 1 }, Request::Reload),
+            (
+                Asking::Watch {
+                    id: 1,
+                    filter: &watch,
+                },
+                Request::Watch(watch.clone()),
+            ),
+        ];
+        for (asking, meant) in cases {
+            let line = asking.to_line();
+            let (id, request) = decode(&line[..line.len() - 1]).unwrap();
+            assert_eq!(id, Some(Value::from(1)), "{asking:?}");
+            assert_eq!(request, meant, "{asking:?}");
+        }
+    }
+
     use serde_json::json;
 
     fn error_of(line: &str) -> ErrorResponse {
