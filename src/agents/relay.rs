@@ -16,9 +16,9 @@ use serde_json::{Map, Value};
 use crate::agents::Agent;
 use crate::agents::dialect::{
     Answer, CarryBack, Translated, Transport, another_agents_event, answer, answer_to,
-    translate_as, translate_head_as, unknown_event,
+    read_translated, unknown_event,
 };
-use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
+use crate::limits::{AGENT_LIMIT_MARGIN, MAX_LINE};
 use crate::moment::Refusal;
 use crate::protocol::head::EVENT_FIELDS;
 use crate::protocol::{Asking, ErrorKind, ErrorResponse, Event, FireResponse, too_large};
@@ -296,42 +296,6 @@ pub fn wait_for(agent: Agent, moment: &str, timeout: Duration) -> Duration {
         Some(limit) => timeout.min(limit.saturating_sub(AGENT_LIMIT_MARGIN)),
         None => timeout,
     }
-}
-
-/// Reads an agent's hook input and translates it. Up to [`MAX_EVENT`] bytes are read whole; past that,
-/// the input is undecidable: the rest is read as it streams by, only for its head and its size, so that
-/// a huge input costs no more memory than the limit. `hookd test --agent` reads an agent's hook input so.
-pub fn read_translated(
-    mut stdin: impl Read,
-    agent: Agent,
-    told: Option<&str>,
-) -> Result<Translated, String> {
-    let mut input = Vec::new();
-    let cannot_read = |e: std::io::Error| format!("cannot read the hook input: {e}");
-    (&mut stdin)
-        .take(MAX_EVENT as u64 + 1)
-        .read_to_end(&mut input)
-        .map_err(cannot_read)?;
-    if input.len() <= MAX_EVENT {
-        return translate_as(agent, &input, told);
-    }
-    let mut scanner = crate::agents::dialect::head_scanner();
-    scanner.feed(&input);
-    let mut size = input.len() as u64;
-    drop(input);
-    let mut chunk = vec![0u8; 1 << 16];
-    loop {
-        match stdin.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => {
-                size += n as u64;
-                scanner.feed(&chunk[..n]);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(cannot_read(e)),
-        }
-    }
-    translate_head_as(agent, scanner.finish(), too_large(size), told)
 }
 
 /// The fire request, as the line sent. The event re-serialized is never larger than the agent's input

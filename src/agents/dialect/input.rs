@@ -1,17 +1,19 @@
-//! An agent's hook input read as a fire (docs/agents.md): its event named by hookd's moment, its tools
-//! and fields given Claude Code's names (what hooks are written for), Codex's patches seen as edits,
-//! Copilot CLI's native input placed, an input too large or too deep read from its head; and the way
-//! back, a rewritten tool input carried into the agent's own terms ([`agent_input`]). What differs per
-//! agent is read from its row ([`crate::agent::AGENTS`]: its names, its tools). Pure.
+//! An agent's hook input read as a fire (docs/agents.md), from the reader it is given: its event named by
+//! hookd's moment, its tools and fields given Claude Code's names (what hooks are written for), Codex's
+//! patches seen as edits, Copilot CLI's native input placed, an input too large or too deep read from its
+//! head; and the way back, a rewritten tool input carried into the agent's own terms ([`agent_input`]).
+//! What differs per agent is read from its row ([`crate::agent::AGENTS`]: its names, its tools). Pure:
+//! no I/O but the reader it is given.
 
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
 use crate::agents::{Agent, Dialect};
-use crate::limits::MAX_DEPTH;
-use crate::protocol::Event;
+use crate::limits::{MAX_DEPTH, MAX_EVENT};
 use crate::protocol::head::{Head, Scanner};
+use crate::protocol::{Event, too_large};
 
 /// An agent's hook input, read as a fire.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,6 +149,42 @@ pub fn translate_head_as(
         // Undecidable: its hooks are read as failed, and nothing is rewritten.
         carry_back: None,
     })
+}
+
+/// Reads an agent's hook input and translates it. Up to [`MAX_EVENT`] bytes are read whole; past that,
+/// the input is undecidable: the rest is read as it streams by, only for its head and its size, so that
+/// a huge input costs no more memory than the limit. `hookd test --agent` reads an agent's hook input so.
+pub fn read_translated(
+    mut stdin: impl Read,
+    agent: Agent,
+    told: Option<&str>,
+) -> Result<Translated, String> {
+    let mut input = Vec::new();
+    let cannot_read = |e: std::io::Error| format!("cannot read the hook input: {e}");
+    (&mut stdin)
+        .take(MAX_EVENT as u64 + 1)
+        .read_to_end(&mut input)
+        .map_err(cannot_read)?;
+    if input.len() <= MAX_EVENT {
+        return translate_as(agent, &input, told);
+    }
+    let mut scanner = head_scanner();
+    scanner.feed(&input);
+    let mut size = input.len() as u64;
+    drop(input);
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        match stdin.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                size += n as u64;
+                scanner.feed(&chunk[..n]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(cannot_read(e)),
+        }
+    }
+    translate_head_as(agent, scanner.finish(), too_large(size), told)
 }
 
 /// A translated event: the moment, the agent's name for it, the fields, and what carries a rewrite back.

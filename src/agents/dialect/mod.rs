@@ -12,6 +12,6 @@ pub use answer::{
     in_agents_terms, model_text, refusal,
 };
 pub use input::{
-    CarryBack, Translated, agent_input, another_agents_event, head_scanner, translate,
-    translate_as, translate_head, translate_head_as, unknown_event,
+    CarryBack, Translated, agent_input, another_agents_event, head_scanner, read_translated,
+    translate, translate_as, translate_head, translate_head_as, unknown_event,
 };
