@@ -4,6 +4,7 @@
 pub mod answer;
 pub mod answer_cap;
 pub mod descriptors;
+pub mod hang_up;
 pub mod http;
 pub mod journal;
 pub mod memory;

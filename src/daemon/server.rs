@@ -14,20 +14,21 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
 use serde_json::{Map, Value};
+use tokio::io::AsyncWriteExt;
 use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncWriteExt, Interest};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::task::TaskTracker;
 
+use crate::daemon::hang_up::{peer_gone, probe as hang_up_probe};
 use crate::daemon::memory::{self, Account, Memory};
 use crate::daemon::state::Daemon;
 use crate::engine::Fire;
@@ -598,33 +599,6 @@ async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
                 "a client read none of its answer for {WRITE_DEADLINE:?}: closing its connection"
             );
             Err(std::io::ErrorKind::TimedOut.into())
-        }
-    }
-}
-
-/// A second registration of the connection's socket, for writability only, whose readiness can be
-/// cleared without disturbing the writer. Its "write closed" (EPOLLHUP) comes only when the client has
-/// closed its end entirely, not when it merely shut down its sending side after its last request.
-fn hang_up_probe(write: &OwnedWriteHalf) -> Option<AsyncFd<OwnedFd>> {
-    let stream: &UnixStream = write.as_ref();
-    let fd = stream.as_fd().try_clone_to_owned().ok()?;
-    // SAFETY: `fd` is an `OwnedFd` the `AsyncFd` owns: open, the same file description, for its lifetime.
-    unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) }.ok()
-}
-
-pub(crate) async fn peer_gone(probe: Option<&AsyncFd<OwnedFd>>) {
-    let Some(probe) = probe else {
-        return std::future::pending().await;
-    };
-    loop {
-        match probe.writable().await {
-            Ok(mut guard) => {
-                if guard.ready().is_write_closed() {
-                    return;
-                }
-                guard.clear_ready();
-            }
-            Err(_) => return,
         }
     }
 }

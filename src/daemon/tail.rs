@@ -70,7 +70,7 @@ pub async fn stream(
                 }
                 Err(RecvError::Closed) => return,
             },
-            _ = crate::daemon::server::peer_gone(gone.as_ref()) => return,
+            _ = crate::daemon::hang_up::peer_gone(gone.as_ref()) => return,
             _ = draining.cancelled() => {
                 let error = ErrorResponse::new(watch.id.clone(), ErrorKind::ShuttingDown, "the daemon is stopping");
                 let _ = write_within(write, &to_line(&error)).await;
