@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use crate::agents::dialect::Answer;
+use crate::commands::style::{Style, painted, printable};
 use crate::engine::Printed;
 use crate::protocol::{FireResponse, HookReport, Outcome, Permission, Rewrote};
 
@@ -186,19 +187,19 @@ fn escaped_lines(text: &str) -> Vec<String> {
 }
 
 fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    super::printable(text)
+    printable(text)
 }
 
 /// `word` in its colour, when colour is wanted: red for what holds the call back or failed, yellow for
 /// an ask, green for an allow.
 fn paint(word: &str, colour: bool) -> String {
-    let code = match word {
-        "refused" | "failed" => "1;31",
-        "asked" => "1;33",
-        "allowed" => "32",
+    let style = match word {
+        "refused" | "failed" => Style::Alarm,
+        "asked" => Style::Caution,
+        "allowed" => Style::Fine,
         _ => return word.to_string(),
     };
-    super::render::painted(word, code, colour)
+    painted(word, style, colour)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use crate::commands::cli::Filter;
-use crate::commands::render;
+use crate::commands::{render, style};
 use crate::protocol::WatchFilter;
 use crate::record::Record;
 
@@ -96,7 +96,7 @@ pub fn log(asked: Log) -> Result<ExitCode, String> {
             eprintln!("hookd: nothing in {} matches", path.display());
             return Ok(ExitCode::SUCCESS);
         }
-        let colour = render::colour_wanted(true);
+        let colour = style::colour_wanted(true);
         out.push_str(&render::header());
         out.push('\n');
         for (_, record) in &kept {

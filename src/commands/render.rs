@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::commands::style::{Style, clean, painted};
 use crate::record::{Kind, Record};
 
 /// The columns' widths, in characters; the last (the slowest hook) takes what it needs.
@@ -13,21 +14,6 @@ const MOMENT: usize = 16;
 const ASKED: usize = 36;
 const VERDICT: usize = 10;
 const REASON: usize = 36;
-
-/// Whether to colour: only on a terminal, and never with `NO_COLOR` set (https://no-color.org; set to
-/// anything, even empty, it is taken as asked).
-pub fn colour_wanted(terminal: bool) -> bool {
-    terminal && std::env::var_os("NO_COLOR").is_none()
-}
-
-/// `text` in the ANSI style `code` (`"1;31"`: bold red) when colouring, else as it is.
-pub fn painted(text: &str, code: &str, colour: bool) -> String {
-    if colour {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
-}
 
 /// The table's first line.
 pub fn header() -> String {
@@ -56,9 +42,14 @@ pub fn row(record: &Record, colour: bool) -> String {
     line.push_str(&cell(&asked, ASKED));
     let shown = cell(&verdict, VERDICT);
     match paint(&verdict, colour) {
-        Some(code) => {
+        Some(style) => {
             let word = shown.trim_end();
-            let _ = write!(line, "\x1b[{code}m{word}\x1b[0m{}", &shown[word.len()..]);
+            let _ = write!(
+                line,
+                "{}{}",
+                painted(word, style, true),
+                &shown[word.len()..]
+            );
         }
         None => line.push_str(&shown),
     }
@@ -69,14 +60,14 @@ pub fn row(record: &Record, colour: bool) -> String {
     line.trim_end().to_string()
 }
 
-/// The ANSI style of a verdict, when colouring: what was held back stands out.
-fn paint(verdict: &str, colour: bool) -> Option<&'static str> {
+/// The style of a verdict, when colouring: what was held back stands out.
+fn paint(verdict: &str, colour: bool) -> Option<Style> {
     if !colour {
         return None;
     }
     match verdict {
-        "refused" | "fail_closed" | "bad reload" => Some("1;31"),
-        "asked" | "weakened" => Some("1;33"),
+        "refused" | "fail_closed" | "bad reload" => Some(Style::Alarm),
+        "asked" | "weakened" => Some(Style::Caution),
         _ => None,
     }
 }
@@ -159,13 +150,6 @@ fn cell(text: &str, width: usize) -> String {
         text
     };
     format!("{text:<width$}  ")
-}
-
-/// `text` on one line: every control character (a newline, a tab, an escape) a space.
-pub fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 /// `hookd why`'s account of a held-back record: when, who, what was asked, the verdict and its reason,

@@ -25,6 +25,7 @@ use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
 use crate::commands::files::{MAX_AGENT_FILE, Staged};
+use crate::commands::shared::{known_agent, relay_binary, this_binary};
 
 /// The mode of a settings file setup creates: it may hold the user's keys (Codex's config.toml does).
 const NEW_FILE_MODE: u32 = 0o600;
@@ -33,7 +34,7 @@ const NEW_FILE_MODE: u32 = 0o600;
 const DIFF_CELLS: usize = 4_000_000;
 
 pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
-    let agent = super::known_agent(&args.agent)?;
+    let agent = known_agent(&args.agent)?;
     let file = match &args.file {
         Some(file) => std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
         None => default_file(agent)?,
@@ -41,12 +42,12 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
     if let Some(refusal) = crate::agents::setup::wrong_kind_of_file(agent, &file) {
         return Err(refusal);
     }
-    let hookd = super::this_binary()?;
+    let hookd = this_binary()?;
     let flags = RelayFlags {
         socket: args.socket.clone(),
         fail_closed: args.fail_closed,
     };
-    let relay = super::relay_binary()?;
+    let relay = relay_binary()?;
     let command = snippet::relay_command(agent, &relay, &flags);
     let codex_file = codex_file(agent, &file, args.file.is_some())?;
     let wanted = Wanted {

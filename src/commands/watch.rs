@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use crate::commands::cli::Filter;
-use crate::commands::{ADMIN_TIMEOUT, client, error_message, render};
+use crate::commands::render;
+use crate::commands::shared::{ADMIN_TIMEOUT, error_message};
+use crate::commands::{client, style};
 use crate::protocol::{Asking, ErrorKind, ErrorResponse};
 use crate::record::Record;
 
@@ -28,7 +30,7 @@ pub fn watch(socket: &Path, filter: &Filter, json: bool) -> Result<ExitCode, Str
         });
     }
     let table = !json && std::io::stdout().is_terminal();
-    let colour = render::colour_wanted(table);
+    let colour = style::colour_wanted(table);
     let mut stdout = std::io::stdout().lock();
     let mut show = |text: &str| -> Result<(), std::io::Error> {
         stdout.write_all(text.as_bytes())?;
