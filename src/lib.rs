@@ -50,5 +50,6 @@ pub mod shell;
 pub mod sync;
 pub mod time;
 
-/// The daemon's version, as `hello` and `status` report it.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The daemon's version, as `hello` and `status` report it: [`protocol::VERSION`], named here for the
+/// binaries and the tests.
+pub use protocol::VERSION;

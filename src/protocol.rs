@@ -680,6 +680,9 @@ pub fn read_response<T: DeserializeOwned>(line: &str) -> Result<Result<T, ErrorR
     }
 }
 
+/// The daemon's version, as `hello` and `status` report it (and `doctor` compares with its own).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 const OPS: &[&str] = &["fire", "relay", "hello", "status", "reload", "watch"];
 
 /// The top-level members of a request read from a line that cannot be decoded whole.

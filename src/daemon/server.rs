@@ -483,7 +483,7 @@ impl Connection {
         HelloResponse {
             id,
             ok: true,
-            version: crate::VERSION.to_string(),
+            version: crate::protocol::VERSION.to_string(),
             unreachable,
         }
     }
@@ -538,7 +538,7 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
     StatusResponse {
         id,
         ok: true,
-        version: crate::VERSION.to_string(),
+        version: crate::protocol::VERSION.to_string(),
         pid: std::process::id(),
         config: daemon.config_path.display().to_string(),
         generation: generation.number,

@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 
 use crate::shell::{Command, Word};
 
-use super::folders::{Seen, absolute};
+use super::call::absolute;
+use super::folders::Seen;
 use super::words::{self, Opts, Spec};
 use super::{Finding, GIT_DISCARD, GIT_HISTORY};
 

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use crate::shell::{Command, Word};
 
-use super::call::{Call, Does};
-use super::folders::{Seen, absolute};
+use super::call::{Call, Does, absolute};
+use super::folders::Seen;
 use super::words::{self, Spec};
 use super::{Finding, SECRETS};
 

@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use crate::shell::unwrap::SHELLS;
 use crate::shell::{Command, Word};
 
-use super::folders::{Place, Seen, absolute};
+use super::call::absolute;
+use super::folders::{Place, Seen};
 use super::words::{self, Spec};
 use super::{DISK, Finding, NETWORK_SHELL, SYSTEM};
 
