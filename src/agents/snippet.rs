@@ -312,16 +312,7 @@ pub fn codex_trusted_hash(
 /// `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`, as Codex finds it: it canonicalizes
 /// `CODEX_HOME` (so a symlinked home is named by its target in the trust keys) and takes `~/.codex` as is.
 pub(crate) fn codex_config_path() -> Result<String, String> {
-    let home = match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            dir.canonicalize()
-                .or_else(|_| std::path::absolute(&dir))
-                .map_err(|e| format!("CODEX_HOME {}: {e}", dir.display()))?
-        }
-        None => crate::paths::home().join(".codex"),
-    };
-    let path = home.join("config.toml");
+    let path = Agent::Codex.row().settings.default_file.path()?;
     path.to_str()
         .map(str::to_string)
         .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))

@@ -383,33 +383,11 @@ pub(crate) fn agent_files() -> Vec<(String, PathBuf)> {
 
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).
 pub(super) fn default_file(agent: Agent) -> Result<PathBuf, String> {
-    let home = crate::paths::home();
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    Ok(match agent {
-        Agent::ClaudeCode => var("CLAUDE_CONFIG_DIR")
-            .unwrap_or_else(|| home.join(".claude"))
-            .join("settings.json"),
-        Agent::Codex => PathBuf::from(snippet::codex_config_path()?),
-        Agent::GeminiCli => var("GEMINI_CLI_HOME")
-            .unwrap_or(home)
-            .join(".gemini/settings.json"),
-        // Qwen Code reads `~` at the start of QWEN_HOME as the home folder.
-        Agent::QwenCode => match var("QWEN_HOME") {
-            Some(dir) => match dir.strip_prefix("~") {
-                Ok(rest) => home.join(rest),
-                Err(_) => std::path::absolute(&dir).unwrap_or(dir),
-            },
-            None => home.join(".qwen"),
-        }
-        .join("settings.json"),
-        Agent::CopilotCli => var("COPILOT_HOME")
-            .unwrap_or_else(|| home.join(".copilot"))
-            .join("settings.json"),
-    })
+    match agent {
+        // Named as Codex names it in its trust records, a path that must be UTF-8.
+        Agent::Codex => Ok(PathBuf::from(snippet::codex_config_path()?)),
+        _ => agent.row().settings.default_file.path(),
+    }
 }
 
 /// The name Codex gives the file in its trust records: as `--print-settings codex` names its default,

@@ -426,8 +426,8 @@ impl StopLoop {
             .unwrap_or_default()
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
-        match moment {
-            moment::USER_PROMPT_SUBMIT => {
+        match moment::stop_loop(moment) {
+            moment::StopLoop::StartsOver => {
                 let prompt = event
                     .get("prompt")
                     .and_then(Value::as_str)
@@ -435,7 +435,7 @@ impl StopLoop {
                 engine.stop_loops.prompt_submitted(&agent, &session, prompt);
                 None
             }
-            moment::STOP => {
+            moment::StopLoop::Counted => {
                 let refusals = engine.stop_loops.refusals(&agent, &session);
                 event.insert("stop_refusals".into(), refusals.into());
                 Some(StopLoop {
@@ -444,7 +444,7 @@ impl StopLoop {
                     refusals,
                 })
             }
-            _ => None,
+            moment::StopLoop::Apart => None,
         }
     }
 
