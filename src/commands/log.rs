@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use crate::commands::cli::Filter;
-use crate::commands::{render, style};
+use crate::commands::render;
+use crate::commands::style;
 use crate::protocol::WatchFilter;
 use crate::record::Record;
 

@@ -162,7 +162,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
 ///
 /// A command line that asks for fail-closed in any spelling ([`relay_argv::asks_fail_closed_as`]) and
 /// cannot relay as asked (help, `--print-settings` that fails, a misspelt `--fail-closed`) refuses the
-/// call ([`relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call through.
+/// call ([`crate::commands::relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call through.
 pub fn relay_main(
     words: &[std::ffi::OsString],
     other: impl FnOnce(cli::RelayArgs) -> Result<ExitCode, String>,
@@ -256,7 +256,7 @@ fn relay_for_an_agent(args: cli::RelayArgs) -> ExitCode {
 /// A relay's command line that clap could not read (`error`), in `hookd relay` and `hookd-relay` alike:
 /// said as clap says it, then help exits 0 and a mistake 1, never clap's 2, which an agent reads as a
 /// refusal; but a command line that asks for `--fail-closed` in any spelling refuses, help included
-/// (said on stderr) ([`relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call
+/// (said on stderr) ([`crate::commands::relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call
 /// through.
 fn relay_command_line_error(words: &[std::ffi::OsString], error: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;

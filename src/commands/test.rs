@@ -19,10 +19,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agents::Agent;
 use crate::agents::dialect::{Answer, CarryBack, another_agents_event, unknown_event};
+use crate::commands::answer_text;
 use crate::commands::event_input::{own_event, read_event};
+use crate::commands::relay::{answer_for, read_translated, undecided_warning};
 use crate::commands::shared::{EXIT_REFUSED, known_agent, misspelt_agent};
 use crate::commands::style::{self, printable};
-use crate::commands::{answer_text, relay};
 use crate::engine::{Engine, Fire, NotDecided, Printed};
 use crate::protocol::{Event, FireResponse};
 use crate::settings::{LoadError, Settings};
@@ -162,7 +163,7 @@ impl Trial {
             );
         };
         let agent = known_agent(agent)?;
-        let translated = relay::read_translated(input, agent, agent_event).map_err(|why| {
+        let translated = read_translated(input, agent, agent_event).map_err(|why| {
             let hint = if agent_event.is_none() && why.contains("--event") {
                 " (hookd test takes the event as --agent-event)"
             } else {
@@ -238,14 +239,14 @@ impl Trial {
         let response = crate::daemon::answer::fire_response(None, decision);
         let (answer, warning) = match &self.relay {
             Some(relay) => (
-                Some(relay::answer_for(
+                Some(answer_for(
                     relay.agent,
                     &self.moment,
                     &relay.event_name,
                     &response,
                     relay.carry_back.as_ref(),
                 )),
-                relay::undecided_warning(undecidable.as_deref(), &response),
+                undecided_warning(undecidable.as_deref(), &response),
             ),
             None => (None, None),
         };
