@@ -528,7 +528,6 @@ const NOT_YET: &[&str] = &[
     "agents/relay.rs imports agents/mod.rs, which stands above it",
     "agents/setup.rs imports agents/mod.rs, which stands above it",
     "agents/snippet.rs imports agents/mod.rs, which stands above it",
-    "agents/setup/layout.rs imports agents/setup.rs, which stands above it",
     "engine/fire.rs imports engine/mod.rs, which stands above it",
     "engine/protect/judge.rs imports engine/protect/mod.rs, which stands above it",
     "engine/recording.rs imports engine/mod.rs, which stands above it",
