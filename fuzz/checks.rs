@@ -589,7 +589,7 @@ fn check_outcome(run: &Run<'_>, outcome: &Heard) {
         context()
     );
     if outcome.warning.is_some() {
-        assert!(hookd::moment::is_stop(run.moment), "{}", context());
+        assert!(hookd::tables::moment::is_stop(run.moment), "{}", context());
     }
     if !matches!(run.exit, Exit::Code(_) | Exit::Answered) {
         // Killed, timed out, never started, cancelled, broken: whatever it printed, it failed.

@@ -13,7 +13,6 @@
 //!
 //! The reference for users is in `docs/` (the protocol, the settings, the agents, the limits).
 
-pub mod agent;
 pub mod agents;
 pub mod commands;
 pub mod daemon;
@@ -23,14 +22,15 @@ pub mod guard;
 pub mod limits;
 pub mod lines;
 pub mod logging;
-pub mod moment;
 pub mod paths;
 pub mod protocol;
 pub mod record;
 pub mod settings;
 pub mod shell;
 pub mod sync;
+pub mod tables;
 pub mod time;
 
-/// The daemon's version, as `hello` and `status` report it.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The daemon's version, as `hello` and `status` report it: [`protocol::VERSION`], named here for the
+/// binaries and the tests.
+pub use protocol::VERSION;

@@ -13,10 +13,10 @@ use std::path::{Component, Path};
 
 use serde_json::{Map, Value};
 
-use crate::agents::{Agent, SettingsFormat};
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, SHORT_COMMAND_TIMEOUT_SECS};
-use crate::moment;
 use crate::settings::Matcher;
+use crate::tables::agent::{Agent, SettingsFormat};
+use crate::tables::moment;
 
 /// What an import makes: the hookd TOML, and what the user must hear of even if they never read it
 /// (for stderr).
@@ -752,25 +752,13 @@ fn timeout_note(agent: Agent) -> [String; 2] {
     );
     let name = agent.display_name();
     let relay_waits = crate::limits::RELAY_TIMEOUT_SECS;
-    let default = match own_default_timeout(agent) {
+    let default = match agent.row().settings.default_timeout_s {
         secs if secs as f64 > relay_waits => format!(
             "{hookd}, not {name}'s own default of {secs} s: that is longer than hookd relay waits for a verdict ({relay_waits} s), so such a hook would be cut off there."
         ),
         secs => format!("{hookd} ({name}'s own default is {secs} s)."),
     };
     [kept, default]
-}
-
-/// How long each agent lets a command hook run when its settings give no timeout: Claude Code's and
-/// Codex's documented 600 s; Gemini CLI's `DEFAULT_HOOK_TIMEOUT = 6e4` ms (0.61.0) and Qwen Code's
-/// `DEFAULT_COMMAND_HOOK_TIMEOUT_SECONDS = 60` (0.24.4), read in their bundles; Copilot CLI's documented
-/// `timeoutSec` default of 30 s.
-fn own_default_timeout(agent: Agent) -> u64 {
-    match agent {
-        Agent::ClaudeCode | Agent::Codex => 600,
-        Agent::GeminiCli | Agent::QwenCode => 60,
-        Agent::CopilotCli => 30,
-    }
 }
 
 /// Whether a command line runs `hookd relay` (any path to a binary named hookd).

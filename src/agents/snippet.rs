@@ -1,7 +1,7 @@
 //! `hookd relay --print-settings AGENT`: the snippet for an agent's own settings file that routes every
 //! moment it has through `hookd relay --agent AGENT`.
 //!
-//! Each agent reads its hooks in its own shape (its row's [`AgentSettings`](crate::agent::AgentSettings);
+//! Each agent reads its hooks in its own shape (its row's [`AgentSettings`](crate::tables::agent::AgentSettings);
 //! docs/agents.md): Claude Code and Gemini CLI from JSON (Gemini with its own event names, named hooks
 //! and a timeout in milliseconds), Codex from TOML, where a hook also needs a trust record or Codex skips
 //! it without a word. The snippet is printed, never written:
@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::agents::{Agent, SettingsFormat};
 use crate::limits::AGENT_TIMEOUT_SECS;
-use crate::moment;
+use crate::tables::agent::{Agent, SettingsFormat};
+use crate::tables::moment;
 
 /// The relay options given beside `--print-settings`, carried into the printed command so that the
 /// agent runs the relay exactly as the user asked for it.
@@ -312,16 +312,7 @@ pub fn codex_trusted_hash(
 /// `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`, as Codex finds it: it canonicalizes
 /// `CODEX_HOME` (so a symlinked home is named by its target in the trust keys) and takes `~/.codex` as is.
 pub(crate) fn codex_config_path() -> Result<String, String> {
-    let home = match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            dir.canonicalize()
-                .or_else(|_| std::path::absolute(&dir))
-                .map_err(|e| format!("CODEX_HOME {}: {e}", dir.display()))?
-        }
-        None => crate::paths::home().join(".codex"),
-    };
-    let path = home.join("config.toml");
+    let path = Agent::Codex.row().settings.default_file.path()?;
     path.to_str()
         .map(str::to_string)
         .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))

@@ -7,12 +7,13 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::commands::render::{clean, ms, painted};
+use crate::commands::record_text::ms;
+use crate::commands::style::{Style, clean, painted};
 use crate::protocol::{ErrorResponse, HttpState, ProtectStatus, StatusResponse};
 
-const GREEN: &str = "1;32";
-const YELLOW: &str = "1;33";
-const RED: &str = "1;31";
+const GREEN: Style = Style::Good;
+const YELLOW: Style = Style::Caution;
+const RED: Style = Style::Alarm;
 
 /// The settings file the daemon serves, as this client finds it: not there, so that no settings file is
 /// in force (the daemon serves no hooks until it appears), and the file a typo away, if one.

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use crate::agents::dialect::Answer;
+use crate::commands::style::{painted_code, printable};
 use crate::decision::{HookReport, Outcome, Rewrote, Ruling};
 use crate::engine::Printed;
 use crate::protocol::FireResponse;
@@ -184,13 +185,13 @@ fn escaped_lines(text: &str) -> Vec<String> {
 }
 
 fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    super::printable(text)
+    printable(text)
 }
 
 /// `word` in its decision's colour ([`Outcome::colour`]), when colour is wanted and it has one.
 fn paint(word: &str, code: Option<&str>, colour: bool) -> String {
     match code {
-        Some(code) => super::render::painted(word, code, colour),
+        Some(code) => painted_code(word, code, colour),
         None => word.to_string(),
     }
 }

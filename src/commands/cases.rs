@@ -6,6 +6,7 @@
 //! fire, an event that is not an object): a case never passes for want of a verdict.
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::Path;
 use std::process::ExitCode;
@@ -15,7 +16,8 @@ use serde_json::{Value, json};
 use toml::Spanned;
 
 use crate::commands::answer_text::verdict_word;
-use crate::commands::test::{INTERRUPTED, Trial, Tried, interrupted, runtime};
+use crate::commands::style::{Style, colour_wanted, painted, printable};
+use crate::commands::test::{INTERRUPTED, Trial, Tried, interrupted, load, runtime};
 use crate::decision::Outcome;
 use crate::limits::CASES_SIZE;
 use crate::settings::{ConfigError, ConfigErrors, LineIndex, Settings};
@@ -74,7 +76,15 @@ struct Ready {
     answer: Option<String>,
 }
 
-pub fn run(settings: Settings, config: &Path, file: &Path, json: bool) -> Result<ExitCode, String> {
+/// `hookd test --cases FILE` on the settings at `config`; JSON lines when asked or when stdout is no
+/// terminal.
+pub fn run_file(config: &Path, file: &Path, json: bool) -> Result<ExitCode, String> {
+    let settings = load(config)?;
+    let json = json || !std::io::stdout().is_terminal();
+    run(settings, config, file, json)
+}
+
+fn run(settings: Settings, config: &Path, file: &Path, json: bool) -> Result<ExitCode, String> {
     let text = read_bounded(file)?;
     let label = file.display().to_string();
     let folder = std::path::absolute(file)
@@ -96,7 +106,7 @@ pub fn run(settings: Settings, config: &Path, file: &Path, json: bool) -> Result
             config.display()
         );
     }
-    let colour = !json && crate::commands::render::colour_wanted(true);
+    let colour = !json && colour_wanted(true);
     let runtime = runtime()?;
     let interrupted = runtime.block_on(async { interrupted() });
     let (mut passed, mut failed) = (0, 0);
@@ -273,17 +283,13 @@ fn check(case: &Ready, tried: &Tried) -> Vec<String> {
 
 /// A case's lines in the report: `ok` or `FAILED` with its name, then what differed.
 fn report(case: &Ready, label: &str, problems: &[String], colour: bool) -> String {
-    let name = super::printable(&case.name);
-    let (word, code) = if problems.is_empty() {
-        ("ok    ", "32")
+    let name = printable(&case.name);
+    let (word, style) = if problems.is_empty() {
+        ("ok    ", Style::Fine)
     } else {
-        ("FAILED", "1;31")
+        ("FAILED", Style::Alarm)
     };
-    let word = if colour {
-        format!("\x1b[{code}m{word}\x1b[0m")
-    } else {
-        word.to_string()
-    };
+    let word = painted(word, style, colour);
     let mut out = if problems.is_empty() {
         format!("{word}  {name}\n")
     } else {
@@ -293,7 +299,7 @@ fn report(case: &Ready, label: &str, problems: &[String], colour: bool) -> Strin
         for (i, line) in problem.lines().enumerate() {
             let lead = if i == 0 { "        - " } else { "          " };
             out.push_str(lead);
-            out.push_str(&super::printable(line));
+            out.push_str(&printable(line));
             out.push('\n');
         }
     }
@@ -328,7 +334,7 @@ fn parse(label: &str, text: &str, folder: &Path) -> Result<Vec<Ready>, ConfigErr
         }
         let expect = case.expect.get_ref().as_str();
         if !EXPECTED.contains(&expect) {
-            let hint = crate::moment::did_you_mean(expect, EXPECTED.iter().copied())
+            let hint = crate::tables::moment::did_you_mean(expect, EXPECTED.iter().copied())
                 .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
             wrong(
                 case.expect.span(),

@@ -26,7 +26,9 @@ use crate::agents::setup::{
 use crate::agents::setups::{self, Setup};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::client::{self, ClientError};
-use crate::commands::render;
+use crate::commands::shared::this_binary;
+use crate::commands::style::{self, Style};
+use crate::commands::{files, setup};
 use crate::protocol::Asking;
 use crate::settings::{LoadError, Settings};
 
@@ -116,11 +118,11 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
                     status["pid"]
                 ),
             );
-            if version != crate::VERSION {
+            if version != crate::protocol::VERSION {
                 check.status = Status::Warn;
                 check
                     .message
-                    .push_str(&format!(", not this hookd's version ({})", crate::VERSION));
+                    .push_str(&format!(", not this hookd's version ({})", crate::protocol::VERSION));
                 check.fix = Some("restart it: systemctl --user restart hookd".into());
             }
             check
@@ -179,7 +181,7 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
     if options.json {
         println!(
             "{}",
-            json!({ "ok": ok, "socket": socket.display().to_string(), "version": crate::VERSION, "checks": checks })
+            json!({ "ok": ok, "socket": socket.display().to_string(), "version": crate::protocol::VERSION, "checks": checks })
         );
     } else {
         print!("{}", report(&checks, ok, std::io::stdout().is_terminal()));
@@ -340,18 +342,18 @@ fn agent_files() -> Vec<AgentFile> {
             registered: Some(setup),
         });
     }
-    let hookd = super::this_binary().unwrap_or_default();
+    let hookd = this_binary().unwrap_or_default();
     for agent in Agent::ALL {
-        let Ok(file) = super::setup::default_file(agent) else {
+        let Ok(file) = setup::default_file(agent) else {
             continue;
         };
         if files.iter().any(|f| f.file == file) {
             continue;
         }
-        let Ok(text) = super::files::read_agent_file(&file) else {
+        let Ok(text) = files::read_agent_file(&file) else {
             continue;
         };
-        let codex_file = super::setup::codex_file(agent, &file, false).unwrap_or_default();
+        let codex_file = setup::codex_file(agent, &file, false).unwrap_or_default();
         let wanted = Wanted {
             agent,
             command: "",
@@ -372,7 +374,7 @@ fn agent_files() -> Vec<AgentFile> {
 /// The agent's own hooks in its file that hookd's settings hold too, which run twice (a warning: both
 /// run, the guard is whole, but a hook that counts, writes or notifies does so twice).
 fn twice_check(agent_file: &AgentFile, settings: &Settings, config: &Path) -> Option<Check> {
-    let text = super::files::read_agent_file(&agent_file.file).ok()?;
+    let text = files::read_agent_file(&agent_file.file).ok()?;
     let shown = agent_file.file.display().to_string();
     let twice = crate::agents::setup::runs_twice(&text, &shown, agent_file.agent, settings);
     if twice.is_empty() {
@@ -404,7 +406,7 @@ fn agent_checks(agent_file: &AgentFile, socket: &Path) -> (Vec<Check>, bool) {
     let name = agent.display_name();
     let again = |relay: Option<&str>| setup_again(agent, file, relay);
     let mut checks = Vec::new();
-    let text = match super::files::read_agent_file(file) {
+    let text = match files::read_agent_file(file) {
         Ok(text) => text,
         Err(e) => {
             checks.push(
@@ -419,9 +421,9 @@ fn agent_checks(agent_file: &AgentFile, socket: &Path) -> (Vec<Check>, bool) {
             return (checks, false);
         }
     };
-    let hookd = super::this_binary().unwrap_or_default();
-    let given = super::setup::default_file(agent).map_or(true, |default| default != *file);
-    let codex_file = super::setup::codex_file(agent, file, given).unwrap_or_default();
+    let hookd = this_binary().unwrap_or_default();
+    let given = setup::default_file(agent).map_or(true, |default| default != *file);
+    let codex_file = setup::codex_file(agent, file, given).unwrap_or_default();
     let probe = Wanted {
         agent,
         command: "",
@@ -658,7 +660,7 @@ fn said_drift(drifted: &[Drift]) -> String {
         if let Drift::Changed { event, command } = drift {
             said.push(format!(
                 "at {event} a hook not as written ({})",
-                render::clean(command)
+                style::clean(command)
             ));
         }
     }
@@ -670,7 +672,7 @@ fn said_drift(drifted: &[Drift]) -> String {
 /// which answers for them when they do not.
 fn relay_program_check(program: &str, fix: &str) -> Check {
     let path = Path::new(program);
-    let shown = render::clean(program);
+    let shown = style::clean(program);
     if !path.is_absolute() {
         return Check::new(
             "relay",
@@ -710,7 +712,7 @@ fn relay_program_check(program: &str, fix: &str) -> Check {
             .flatten()
     });
     match version {
-        Some(version) if version == crate::VERSION => Check::new(
+        Some(version) if version == crate::protocol::VERSION => Check::new(
             "relay",
             Status::Ok,
             format!("the relay program {shown} is there, hookd {version}"),
@@ -720,7 +722,7 @@ fn relay_program_check(program: &str, fix: &str) -> Check {
             Status::Warn,
             format!(
                 "the relay program {shown} is hookd {version}, not this hookd's version ({})",
-                crate::VERSION
+                crate::protocol::VERSION
             ),
         )
         .fix(fix.to_string()),
@@ -772,7 +774,7 @@ fn version_of(program: &Path) -> Option<String> {
 fn setup_again(agent: Agent, file: &Path, relay: Option<&str>) -> String {
     use crate::agents::snippet::shell_quote;
     let mut again = format!("hookd setup {}", agent.name());
-    if super::setup::default_file(agent).map_or(true, |default| default != *file) {
+    if setup::default_file(agent).map_or(true, |default| default != *file) {
         again.push_str(&format!(" --file {}", shell_quote(&file.to_string_lossy())));
     }
     if let Some(relay) = relay {
@@ -793,13 +795,13 @@ fn setup_again(agent: Agent, file: &Path, relay: Option<&str>) -> String {
 
 /// The report for people: a line a check (`ok`, `warn`, `FAIL`), its fix under it, and the verdict.
 fn report(checks: &[Check], ok: bool, colour: bool) -> String {
-    let colour = render::colour_wanted(colour);
+    let colour = style::colour_wanted(colour);
     let mut out = String::new();
     for check in checks {
-        let (word, code) = match check.status {
-            Status::Ok => ("ok  ", "32"),
-            Status::Warn => ("warn", "1;33"),
-            Status::Fail => ("FAIL", "1;31"),
+        let (word, look) = match check.status {
+            Status::Ok => ("ok  ", Style::Fine),
+            Status::Warn => ("warn", Style::Caution),
+            Status::Fail => ("FAIL", Style::Alarm),
         };
         let who = check
             .agent
@@ -809,11 +811,11 @@ fn report(checks: &[Check], ok: bool, colour: bool) -> String {
             .unwrap_or_default();
         out.push_str(&format!(
             "{} {who}{}\n",
-            render::painted(word, code, colour),
-            render::clean(&check.message)
+            style::painted(word, look, colour),
+            style::clean(&check.message)
         ));
         if let Some(fix) = &check.fix {
-            out.push_str(&format!("     fix: {}\n", render::clean(fix)));
+            out.push_str(&format!("     fix: {}\n", style::clean(fix)));
         }
     }
     out.push_str(if ok {

@@ -7,7 +7,8 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::commands::{EXIT_REFUSED, answer_text, client, error_message, render};
+use crate::commands::shared::{EXIT_REFUSED, error_message, misspelt_agent};
+use crate::commands::{answer_text, client, style};
 use crate::protocol::Asking;
 
 /// What `fire` was told on its command line.
@@ -20,7 +21,7 @@ pub struct Options<'a> {
 
 pub fn fire(options: Options<'_>) -> Result<ExitCode, String> {
     // Before the event is read: a misspelt agent is the caller's mistake, whatever the event.
-    crate::commands::misspelt_agent(options.agent.as_deref())?;
+    misspelt_agent(options.agent.as_deref())?;
     let input = crate::commands::event_input::read_event(None)?;
     let event = crate::commands::event_input::own_event(&input)?;
     let request = Asking::Fire {
@@ -48,7 +49,7 @@ pub fn fire(options: Options<'_>) -> Result<ExitCode, String> {
         Ok(fired) => {
             print!(
                 "{}",
-                answer_text::verdict(&fired, None, render::colour_wanted(terminal))
+                answer_text::verdict(&fired, None, style::colour_wanted(terminal))
             );
             Ok(if fired.refused {
                 ExitCode::from(EXIT_REFUSED)

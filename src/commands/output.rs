@@ -4,10 +4,39 @@
 //! -1`): std's `println!` panics then ("failed printing to stdout"), exit 101. hookd keeps Rust's SIGPIPE
 //! ignored rather than die of it, since a command killed in the middle of its work (setup between its
 //! write and its registry entry, install between two units) would leave it half done. Instead every
-//! command prints through the macros of `commands/mod.rs`, which shadow std's `print!`, `println!`,
-//! `eprint!` and `eprintln!` there and come here: once a stream's reader has gone, what is printed on it
+//! command prints through the macros defined here, which shadow std's `print!`, `println!`,
+//! `eprint!` and `eprintln!` in every command: once a stream's reader has gone, what is printed on it
 //! is dropped, the command finishes its work, and it exits with its own status, silently, as cargo and
 //! ripgrep do. Any other failed write (a full disk under `> file`) is kept, and `main` says it and exits 1.
+
+// std's printing macros, shadowed for every command (`#[macro_use]` on this module, declared first in
+// `commands/mod.rs`): what is printed after the reader has gone is dropped instead of panicking.
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::commands::output::print($crate::commands::output::Stream::Out, format_args!($($arg)*))
+    };
+}
+macro_rules! println {
+    () => {
+        print!("\n")
+    };
+    ($($arg:tt)*) => {
+        print!("{}\n", format_args!($($arg)*))
+    };
+}
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::commands::output::print($crate::commands::output::Stream::Err, format_args!($($arg)*))
+    };
+}
+macro_rules! eprintln {
+    () => {
+        eprint!("\n")
+    };
+    ($($arg:tt)*) => {
+        eprint!("{}\n", format_args!($($arg)*))
+    };
+}
 
 use std::io::Write;
 use std::sync::Mutex;

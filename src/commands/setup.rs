@@ -25,6 +25,7 @@ use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
 use crate::commands::files::{MAX_AGENT_FILE, Staged};
+use crate::commands::shared::{known_agent, relay_binary, this_binary};
 
 /// The mode of a settings file setup creates: it may hold the user's keys (Codex's config.toml does).
 const NEW_FILE_MODE: u32 = 0o600;
@@ -33,7 +34,7 @@ const NEW_FILE_MODE: u32 = 0o600;
 const DIFF_CELLS: usize = 4_000_000;
 
 pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
-    let agent = super::known_agent(&args.agent)?;
+    let agent = known_agent(&args.agent)?;
     let file = match &args.file {
         Some(file) => std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
         None => default_file(agent)?,
@@ -41,12 +42,12 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
     if let Some(refusal) = crate::agents::setup::wrong_kind_of_file(agent, &file) {
         return Err(refusal);
     }
-    let hookd = super::this_binary()?;
+    let hookd = this_binary()?;
     let flags = RelayFlags {
         socket: args.socket.clone(),
         fail_closed: args.fail_closed,
     };
-    let relay = super::relay_binary()?;
+    let relay = relay_binary()?;
     let command = snippet::relay_command(agent, &relay, &flags);
     let codex_file = codex_file(agent, &file, args.file.is_some())?;
     let wanted = Wanted {
@@ -382,33 +383,11 @@ pub(crate) fn agent_files() -> Vec<(String, PathBuf)> {
 
 /// Where `agent` reads its user settings, as the agent itself finds the file (its variables first).
 pub(super) fn default_file(agent: Agent) -> Result<PathBuf, String> {
-    let home = crate::paths::home();
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    Ok(match agent {
-        Agent::ClaudeCode => var("CLAUDE_CONFIG_DIR")
-            .unwrap_or_else(|| home.join(".claude"))
-            .join("settings.json"),
-        Agent::Codex => PathBuf::from(snippet::codex_config_path()?),
-        Agent::GeminiCli => var("GEMINI_CLI_HOME")
-            .unwrap_or(home)
-            .join(".gemini/settings.json"),
-        // Qwen Code reads `~` at the start of QWEN_HOME as the home folder.
-        Agent::QwenCode => match var("QWEN_HOME") {
-            Some(dir) => match dir.strip_prefix("~") {
-                Ok(rest) => home.join(rest),
-                Err(_) => std::path::absolute(&dir).unwrap_or(dir),
-            },
-            None => home.join(".qwen"),
-        }
-        .join("settings.json"),
-        Agent::CopilotCli => var("COPILOT_HOME")
-            .unwrap_or_else(|| home.join(".copilot"))
-            .join("settings.json"),
-    })
+    match agent {
+        // Named as Codex names it in its trust records, a path that must be UTF-8.
+        Agent::Codex => Ok(PathBuf::from(snippet::codex_config_path()?)),
+        _ => agent.row().settings.default_file.path(),
+    }
 }
 
 /// The name Codex gives the file in its trust records: as `--print-settings codex` names its default,

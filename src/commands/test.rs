@@ -3,7 +3,7 @@
 //! engine, held in hand ([`Engine::decide_showing`]): the same selection, runner, bounds (timeouts, output
 //! limit, process slots) and fold. Each hook's outcome is shown with what it printed, then the verdict as
 //! the daemon would answer it, and, for an agent, what `hookd relay` would answer that agent, by the
-//! relay's own code. `hookd test --cases` ([`crate::commands::cases`]) runs many such trials.
+//! relay's own code. `hookd test --cases` (`cases.rs`) runs many such trials.
 //!
 //! What differs from the daemon, on purpose: nothing is written to the record, and the stop loops start
 //! from nothing (a Stop is the first of its session); no subreaper is set up, so a process that leaves
@@ -19,8 +19,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agents::Agent;
 use crate::agents::dialect::{Answer, CarryBack, another_agents_event, unknown_event};
+use crate::commands::answer_text;
 use crate::commands::event_input::{own_event, read_event};
-use crate::commands::{EXIT_REFUSED, answer_text, relay, render};
+use crate::commands::relay_process::{answer_for, read_translated, undecided_warning};
+use crate::commands::shared::{EXIT_REFUSED, known_agent, misspelt_agent};
+use crate::commands::style::{self, printable};
 use crate::engine::{Engine, Fire, NotDecided, Printed};
 use crate::protocol::{Event, FireResponse};
 use crate::settings::{LoadError, Settings};
@@ -35,7 +38,6 @@ pub struct Options {
     pub event: Option<PathBuf>,
     pub agent_event: Option<String>,
     pub config: PathBuf,
-    pub cases: Option<PathBuf>,
     pub json: bool,
 }
 
@@ -43,9 +45,6 @@ pub fn test(options: Options) -> Result<ExitCode, String> {
     let settings = load(&options.config)?;
     let terminal = std::io::stdout().is_terminal();
     let json = options.json || !terminal;
-    if let Some(cases) = &options.cases {
-        return crate::commands::cases::run(settings, &options.config, cases, json);
-    }
     let input = read_event(options.event.as_deref())?;
     let trial = Trial::new(
         options.moment.as_deref(),
@@ -60,7 +59,7 @@ pub fn test(options: Options) -> Result<ExitCode, String> {
     } else {
         print!(
             "{}",
-            tried.text(&options.config, render::colour_wanted(terminal))
+            tried.text(&options.config, style::colour_wanted(terminal))
         );
     }
     Ok(if tried.response.refused {
@@ -137,7 +136,7 @@ impl Trial {
     ) -> Result<Trial, String> {
         // A misspelt agent (`claude`) is no agent a hook's `agents` names: its hooks would not run, and
         // the trial would pass for one that nothing refuses, as the settings refuse the same name.
-        crate::commands::misspelt_agent(agent)?;
+        misspelt_agent(agent)?;
         if let Some(moment) = moment {
             if agent_event.is_some() {
                 return Err(
@@ -163,8 +162,8 @@ impl Trial {
                     .into(),
             );
         };
-        let agent = crate::commands::known_agent(agent)?;
-        let translated = relay::read_translated(input, agent, agent_event).map_err(|why| {
+        let agent = known_agent(agent)?;
+        let translated = read_translated(input, agent, agent_event).map_err(|why| {
             let hint = if agent_event.is_none() && why.contains("--event") {
                 " (hookd test takes the event as --agent-event)"
             } else {
@@ -240,14 +239,14 @@ impl Trial {
         let response = crate::daemon::answer::fire_response(None, decision);
         let (answer, warning) = match &self.relay {
             Some(relay) => (
-                Some(relay::answer_for(
+                Some(answer_for(
                     relay.agent,
                     &self.moment,
                     &relay.event_name,
                     &response,
                     relay.carry_back.as_ref(),
                 )),
-                relay::undecided_warning(undecidable.as_deref(), &response),
+                undecided_warning(undecidable.as_deref(), &response),
             ),
             None => (None, None),
         };
@@ -317,12 +316,12 @@ impl Tried {
     pub fn text(&self, config: &Path, colour: bool) -> String {
         let mut out = format!(
             "{}{} with {}\n",
-            super::printable(&self.moment),
+            printable(&self.moment),
             self.agent
                 .as_deref()
-                .map(|agent| format!(" from {}", super::printable(agent)))
+                .map(|agent| format!(" from {}", printable(agent)))
                 .unwrap_or_default(),
-            super::printable(&config.display().to_string())
+            printable(&config.display().to_string())
         );
         out.push_str(&answer_text::verdict(
             &self.response,
@@ -335,7 +334,7 @@ impl Tried {
         if let Some(warning) = &self.warning {
             out.push_str(&format!(
                 "hookd relay would say on stderr: {}\n",
-                super::printable(warning)
+                printable(warning)
             ));
         }
         out

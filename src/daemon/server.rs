@@ -14,20 +14,21 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
 use serde_json::{Map, Value};
+use tokio::io::AsyncWriteExt;
 use tokio::io::unix::AsyncFd;
-use tokio::io::{AsyncWriteExt, Interest};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::task::TaskTracker;
 
+use crate::daemon::hang_up::{peer_gone, probe as hang_up_probe};
 use crate::daemon::memory::{self, Account, Memory};
 use crate::daemon::state::Daemon;
 use crate::engine::Fire;
@@ -141,7 +142,7 @@ enum Action {
         std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send>>,
     ),
     /// The connection becomes a stream of the record, once its pending fires are answered.
-    Watch(Box<crate::daemon::tail::Watch>),
+    Watch(Box<crate::daemon::watch::Watch>),
     /// An agent's hook input to answer as the relay would: run as a task, and charged, as a fire is.
     Relay(Option<Value>, crate::protocol::RelayRequest, usize),
 }
@@ -200,12 +201,12 @@ impl Connection {
         tokio::pin!(idle);
         // A `watch` asked for: requests after it are not read, and the stream starts once the fires
         // before it are answered.
-        let mut watching: Option<Box<crate::daemon::tail::Watch>> = None;
+        let mut watching: Option<Box<crate::daemon::watch::Watch>> = None;
         loop {
             if !reading && pending.is_empty() {
                 if let Some(watch) = watching.take() {
                     let gone = hang_up.take().or_else(|| hang_up_probe(&write));
-                    crate::daemon::tail::stream(&mut write, *watch, gone, &self.daemon.draining)
+                    crate::daemon::watch::stream(&mut write, *watch, gone, &self.daemon.draining)
                         .await;
                 }
                 break;
@@ -265,7 +266,7 @@ impl Connection {
                         Action::Relay(id, relay, cost) => {
                             account.charge(cost);
                             let (engine, cancel, answered) = (self.daemon.engine.clone(), cancel.clone(), id.clone());
-                            let task = pending.spawn(crate::daemon::relay::answer(engine, answered, relay, cancel));
+                            let task = pending.spawn(crate::daemon::relay_request::answer(engine, answered, relay, cancel));
                             pending_fires.insert(task.id(), (id, cost));
                         }
                         Action::Watch(watch) => {
@@ -420,7 +421,7 @@ impl Connection {
             }
             Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
             Request::Watch(filter) => match &self.daemon.journal {
-                Some(journal) => Action::Watch(Box::new(crate::daemon::tail::Watch {
+                Some(journal) => Action::Watch(Box::new(crate::daemon::watch::Watch {
                     id,
                     filter,
                     records: journal.hub.subscribe(),
@@ -482,7 +483,7 @@ impl Connection {
         HelloResponse {
             id,
             ok: true,
-            version: crate::VERSION.to_string(),
+            version: crate::protocol::VERSION.to_string(),
             unreachable,
         }
     }
@@ -537,7 +538,7 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
     StatusResponse {
         id,
         ok: true,
-        version: crate::VERSION.to_string(),
+        version: crate::protocol::VERSION.to_string(),
         pid: std::process::id(),
         config: daemon.config_path.display().to_string(),
         generation: generation.number,
@@ -598,33 +599,6 @@ async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
                 "a client read none of its answer for {WRITE_DEADLINE:?}: closing its connection"
             );
             Err(std::io::ErrorKind::TimedOut.into())
-        }
-    }
-}
-
-/// A second registration of the connection's socket, for writability only, whose readiness can be
-/// cleared without disturbing the writer. Its "write closed" (EPOLLHUP) comes only when the client has
-/// closed its end entirely, not when it merely shut down its sending side after its last request.
-fn hang_up_probe(write: &OwnedWriteHalf) -> Option<AsyncFd<OwnedFd>> {
-    let stream: &UnixStream = write.as_ref();
-    let fd = stream.as_fd().try_clone_to_owned().ok()?;
-    // SAFETY: `fd` is an `OwnedFd` the `AsyncFd` owns: open, the same file description, for its lifetime.
-    unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) }.ok()
-}
-
-pub(crate) async fn peer_gone(probe: Option<&AsyncFd<OwnedFd>>) {
-    let Some(probe) = probe else {
-        return std::future::pending().await;
-    };
-    loop {
-        match probe.writable().await {
-            Ok(mut guard) => {
-                if guard.ready().is_write_closed() {
-                    return;
-                }
-                guard.clear_ready();
-            }
-            Err(_) => return,
         }
     }
 }

@@ -13,9 +13,9 @@ use crate::engine::recording::FireRecord;
 use crate::engine::runner::{Input, Ran};
 use crate::engine::verdict::{self, Heard, Rewrites};
 use crate::engine::{Engine, Generation, protect};
-use crate::moment;
 use crate::protocol::Event;
 use crate::settings::{Hook, Program};
+use crate::tables::moment;
 
 /// What a fire asks.
 #[derive(Debug)]
@@ -256,7 +256,7 @@ impl Engine {
 fn advisory(agent: Option<&str>, moment: &str, refused: bool) -> bool {
     refused
         && agent
-            .and_then(crate::agent::Agent::from_name)
+            .and_then(crate::tables::agent::Agent::from_name)
             .is_some_and(|agent| agent.advisory(moment))
 }
 
@@ -378,8 +378,8 @@ impl StopLoop {
             .unwrap_or_default()
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
-        match moment {
-            moment::USER_PROMPT_SUBMIT => {
+        match moment::stop_loop(moment) {
+            moment::StopLoop::StartsOver => {
                 let prompt = event
                     .get("prompt")
                     .and_then(Value::as_str)
@@ -387,7 +387,7 @@ impl StopLoop {
                 engine.stop_loops.prompt_submitted(&agent, &session, prompt);
                 None
             }
-            moment::STOP => {
+            moment::StopLoop::Counted => {
                 let refusals = engine.stop_loops.refusals(&agent, &session);
                 event.insert("stop_refusals".into(), refusals.into());
                 Some(StopLoop {
@@ -396,7 +396,7 @@ impl StopLoop {
                     refusals,
                 })
             }
-            _ => None,
+            moment::StopLoop::Apart => None,
         }
     }
 
@@ -707,7 +707,7 @@ fn input_for(
     };
     let time_cap = agent
         .as_deref()
-        .and_then(crate::agent::Agent::from_name)
+        .and_then(crate::tables::agent::Agent::from_name)
         .and_then(|agent| agent.time_limit(&moment))
         .map(|limit| limit.saturating_sub(crate::limits::HOOK_LIMIT_MARGIN));
     Input {

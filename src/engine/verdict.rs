@@ -23,7 +23,7 @@ pub struct Heard {
     /// Context the hook adds, in the order it gave them.
     pub adds: Vec<String>,
     /// The tool input as the hook would have it (the fields it gives replace the event's; `null`
-    /// removes one), at a moment whose input can be rewritten ([`crate::moment::rewrites_input`]).
+    /// removes one), at a moment whose input can be rewritten ([`crate::tables::moment::rewrites_input`]).
     pub input: Option<Value>,
     /// What the model should see of the tool's result, at a moment whose output can be rewritten.
     pub output: Option<Value>,

@@ -2,7 +2,7 @@
 //! tool reads or writes, whatever the agent names them (`Bash`, Gemini's `run_shell_command`, Codex's
 //! `shell` with a list of words, Copilot's `toolArgs` sent as a JSON text).
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -135,7 +135,7 @@ impl Call {
                     .find_map(|field| input.get(*field).and_then(Value::as_str))
                     .filter(|workdir| !workdir.trim().is_empty())
                 {
-                    cwd = super::folders::absolute(workdir, &cwd, home);
+                    cwd = absolute(workdir, &cwd, home);
                 }
                 Does::Shell(command)
             }
@@ -224,4 +224,32 @@ pub fn command_text(value: &Value) -> String {
             .join(" "),
         _ => String::new(),
     }
+}
+
+/// `text` as an absolute path, cleaned of `.` and `..` (as the kernel would resolve it without links),
+/// `~` expanded.
+pub fn absolute(text: &str, folder: &Path, home: &Path) -> PathBuf {
+    let expanded = if text == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = text.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        folder.join(text)
+    };
+    clean(&expanded)
+}
+
+/// `path` without `.` and `..` (`..` at the root stays at the root).
+pub fn clean(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(part) => out.push(part),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
 }

@@ -1,8 +1,8 @@
 //! Deletes: `rm -r`, `rm -rf`, `find -delete`, `find -exec rm`, `xargs rm -rf`, `mv` of a folder away,
 //! `rsync --delete`, and what a one-liner of another language deletes (read by [`crate::shell`] as the
 //! `rm` it amounts to), judged by where they reach: the root, a top-level folder, the home folder
-//! ([`super::DELETE_ROOT`]), the project ([`super::DELETE_PROJECT`]), or anywhere outside the project
-//! and the temporary folders ([`super::DELETE_OUTSIDE`]).
+//! ([`super::rules::DELETE_ROOT`]), the project ([`super::rules::DELETE_PROJECT`]), or anywhere outside the project
+//! and the temporary folders ([`super::rules::DELETE_OUTSIDE`]).
 //!
 //! A delete that cannot be placed (`rm -rf $X`) is let through: scripts do it all the time, and what `X`
 //! holds is not on the line. One where an empty variable would make it the root (`rm -rf "$X/"`) is not.
@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use crate::shell::{Command, Word};
 
 use super::folders::{Place, Seen};
+use super::rules::{DELETE_OUTSIDE, DELETE_PROJECT, DELETE_ROOT, Finding};
 use super::system::{nested, producer, shown, wrapper_chain};
 use super::words::{self, Spec};
-use super::{DELETE_OUTSIDE, DELETE_PROJECT, DELETE_ROOT, Finding};
 
 /// GNU rm's options (uutils' are the same).
 const RM: Spec = Spec {

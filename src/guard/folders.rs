@@ -4,11 +4,11 @@
 //! project` deletes the project; `(cd build); rm -rf *` empties the project, since the `cd` stayed in
 //! its subshell.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::shell::{Command, Word};
 
-use super::call::Call;
+use super::call::{Call, absolute, clean};
 
 /// A call's commands, each with the folders it may run in.
 pub struct Seen<'a> {
@@ -140,34 +140,6 @@ pub enum Place {
     RootIfEmpty(String),
     /// What cannot be known before it runs (`$X`, `$(cmd)`): the word as written.
     Unknown(String),
-}
-
-/// `text` as an absolute path, cleaned of `.` and `..` (as the kernel would resolve it without links),
-/// `~` expanded.
-pub fn absolute(text: &str, folder: &Path, home: &Path) -> PathBuf {
-    let expanded = if text == "~" {
-        home.to_path_buf()
-    } else if let Some(rest) = text.strip_prefix("~/") {
-        home.join(rest)
-    } else {
-        folder.join(text)
-    };
-    clean(&expanded)
-}
-
-/// `path` without `.` and `..` (`..` at the root stays at the root).
-pub fn clean(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(part) => out.push(part),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
 }
 
 /// The temporary folders, where anything may be deleted.

@@ -1,5 +1,5 @@
-//! Git that loses work: [`super::GIT_DISCARD`] (uncommitted work thrown away: `reset --hard`,
-//! `checkout -- FILE`, `restore`, `clean -f`, `stash drop`, ...) and [`super::GIT_HISTORY`] (commits
+//! Git that loses work: [`super::rules::GIT_DISCARD`] (uncommitted work thrown away: `reset --hard`,
+//! `checkout -- FILE`, `restore`, `clean -f`, `stash drop`, ...) and [`super::rules::GIT_HISTORY`] (commits
 //! lost or shared history rewritten: `push --force`, `push --delete`, `branch -D`, `filter-branch`,
 //! ...).
 //!
@@ -20,9 +20,10 @@ use std::path::{Path, PathBuf};
 
 use crate::shell::{Command, Word};
 
-use super::folders::{Seen, absolute};
+use super::call::absolute;
+use super::folders::Seen;
+use super::rules::{Finding, GIT_DISCARD, GIT_HISTORY};
 use super::words::{self, Opts, Spec};
-use super::{Finding, GIT_DISCARD, GIT_HISTORY};
 
 /// How many aliases may expand one into another before the rest is judged as it stands (git itself
 /// stops at a loop).

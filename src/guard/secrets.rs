@@ -1,4 +1,4 @@
-//! Reading secrets ([`super::SECRETS`]), by any tool: `.env` files, private keys, cloud and registry
+//! Reading secrets ([`super::rules::SECRETS`]), by any tool: `.env` files, private keys, cloud and registry
 //! credentials, whether a file tool names them or a shell command reads them.
 //!
 //! What is read goes into the model's context, and from there into its provider's logs: a secret read
@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 
 use crate::shell::{Command, Word};
 
-use super::call::{Call, Does};
-use super::folders::{Seen, absolute};
+use super::call::{Call, Does, absolute};
+use super::folders::Seen;
+use super::rules::{Finding, SECRETS};
 use super::words::{self, Spec};
-use super::{Finding, SECRETS};
 
 /// What a secret file holds, and what to do instead of reading it.
 #[derive(Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! Downloads run as code ([`super::NETWORK_SHELL`]), disks and devices ([`super::DISK`]), and the system
-//! beyond repair ([`super::SYSTEM`]).
+//! Downloads run as code ([`super::rules::NETWORK_SHELL`]), disks and devices ([`super::rules::DISK`]), and the system
+//! beyond repair ([`super::rules::SYSTEM`]).
 //!
 //! A download is code run when it reaches a shell or an interpreter that reads its script from its
 //! input (`curl URL | sh`, `wget -O- URL | sudo bash -s`, `curl URL | tee f | python3`), or is that
@@ -18,9 +18,10 @@ use std::path::{Path, PathBuf};
 use crate::shell::unwrap::SHELLS;
 use crate::shell::{Command, Word};
 
-use super::folders::{Place, Seen, absolute};
+use super::call::absolute;
+use super::folders::{Place, Seen};
+use super::rules::{DISK, Finding, NETWORK_SHELL, SYSTEM};
 use super::words::{self, Spec};
-use super::{DISK, Finding, NETWORK_SHELL, SYSTEM};
 
 /// Programs that fetch from the network and can write what they fetch to their output.
 const DOWNLOADERS: &[&str] = &[

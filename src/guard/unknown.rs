@@ -1,4 +1,4 @@
-//! Commands that cannot be known before they run ([`super::UNKNOWN`]): a program that comes from a
+//! Commands that cannot be known before they run ([`super::rules::UNKNOWN`]): a program that comes from a
 //! variable or from a command's output (`$CMD x`, `$(cat cmd.txt)`), or a shell or an interpreter whose
 //! script comes from input (`xargs bash`, `xargs sh -c`, `cat x | python3`, `git show x | sh`).
 //!
@@ -12,10 +12,10 @@
 use crate::shell::Command;
 
 use super::folders::Seen;
+use super::rules::{Finding, UNKNOWN};
 use super::system::{
     fed_by_download, input_from, producer, runs_scripts, script_from_input, script_words, shown,
 };
-use super::{Finding, UNKNOWN};
 
 /// Tools whose output is their own shell set-up, run with `eval "$(tool ...)"`.
 const SETUP_PRINTERS: &[&str] = &[

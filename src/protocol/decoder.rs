@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::limits::{MAX_AGENT_NAME, MAX_DEPTH, MAX_HELLO_MOMENTS, MAX_ID};
-use crate::protocol::{ErrorKind, ErrorResponse, Event, RelayRequest, Request, WatchFilter};
+use crate::protocol::types::{ErrorKind, ErrorResponse, Event, RelayRequest, Request, WatchFilter};
 
 const OPS: &[&str] = &["fire", "relay", "hello", "status", "reload", "watch"];
 
@@ -185,13 +185,13 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
             })
         }
         other => {
-            let hint = crate::moment::did_you_mean(other, OPS.iter().copied()).map_or_else(
+            let hint = crate::tables::moment::did_you_mean(other, OPS.iter().copied()).map_or_else(
                 || format!(" (one of: {})", OPS.join(", ")),
                 |op| format!(" (did you mean \"{op}\"?)"),
             );
             return Err(bad(format!(
                 "unknown op \"{}\"{hint}",
-                crate::moment::shown(other)
+                crate::tables::moment::shown(other)
             )));
         }
     };

@@ -252,7 +252,7 @@ fn refused_tool_result_is_replaced_by_the_reason() {
     assert!(!seen.contains("E2E-SECRET-99"), "the output did not{why}");
 }
 
-// Allow, ask and rewrites, on the real agent. Copilot CLI 1.0.102's powers (src/agent.rs): an
+// Allow, ask and rewrites, on the real agent. Copilot CLI 1.0.102's powers (src/tables/agent.rs): an
 // allow lets a tool run without its permission prompt, an ask is sent as `permissionDecision: "ask"`,
 // `modifiedArgs` rewrites a call, and `modifiedResult` replaces what the model sees of a result.
 

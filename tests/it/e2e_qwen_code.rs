@@ -333,7 +333,7 @@ fn daemon_gone_mid_session_with_fail_closed_the_tool_is_refused() {
     );
 }
 
-// Allow, ask and rewrites, on the real agent. Qwen Code 0.24.4's powers (src/agent.rs): an
+// Allow, ask and rewrites, on the real agent. Qwen Code 0.24.4's powers (src/tables/agent.rs): an
 // allow changes nothing (not sent), an ask is sent, a rewritten input cannot reach the tool (the call is
 // refused, the reason giving the call as rewritten), and a rewritten output cannot be taken (the user is
 // told).

@@ -1,7 +1,7 @@
 //! A verdict written back as the agent reads it (docs/agents.md, the agents' answers): the moment's
 //! [`Shape`] as the agent's [`Dialect`] writes it, with what the agent can do of allow, ask and rewrites
-//! ([`Powers`](crate::agent::Powers)). What differs per agent is read from its row
-//! ([`crate::agent::AGENTS`]) and the moment's ([`crate::moment::KNOWN`]); the code here has one arm per
+//! ([`Powers`](crate::tables::agent::Powers)). What differs per agent is read from its row
+//! ([`crate::tables::agent::AGENTS`]) and the moment's ([`crate::tables::moment::KNOWN`]); the code here has one arm per
 //! dialect and shape. Pure: `hookd relay` (a process the agent starts) and the HTTP listener (an agent's
 //! http hook) both answer through [`answer_verdict`], so the two cannot drift apart.
 
@@ -9,11 +9,11 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::{InputRewrite, OutputRewrite};
 use crate::agents::dialect::input::{CarryBack, agent_input};
-use crate::agents::{Agent, Dialect};
 use crate::decision::{Permission, Verdict};
-use crate::moment::Shape;
+use crate::tables::agent::{Agent, Dialect};
+use crate::tables::agent::{InputRewrite, OutputRewrite};
+use crate::tables::moment::Shape;
 
 /// How the answer reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +136,7 @@ pub fn answer(
         .take_if(|_| agent.rejects_context(moment))
         .and_then(|added| refusal.map(|reason| format!("{reason}\n\n{added}")));
     let refusal = folded.as_deref().or(refusal);
-    let shape = crate::moment::answer(moment);
+    let shape = crate::tables::moment::answer(moment);
     let dialect = agent.dialect();
     // Where the agent only takes advice, a refusal would be ignored: said as what it is instead.
     if let Some(reason) = refusal
@@ -273,7 +273,7 @@ pub fn answer_to(
 }
 
 /// The verdict in the agent's dialect, with what the agent can do of allow, ask and rewrites
-/// ([`Powers`](crate::agent::Powers)): what it says weighed against what the agent can do where it is
+/// ([`Powers`](crate::tables::agent::Powers)): what it says weighed against what the agent can do where it is
 /// asked ([`reply`]), then written (a plain refusal or adds as [`answer`], with a rewritten output where
 /// there is one; an allow, an ask or a rewritten input as [`permission_answer`]).
 pub fn answer_verdict(
@@ -289,7 +289,7 @@ pub fn answer_verdict(
             let rewritten_output = verdict
                 .output
                 .as_ref()
-                .filter(|_| crate::moment::rewrites_output(moment));
+                .filter(|_| crate::tables::moment::rewrites_output(moment));
             match rewritten_output {
                 Some(output) => output_answer(
                     agent,
@@ -359,7 +359,7 @@ enum Reply<'a> {
 /// or this would be an ask or a refusal).
 fn reply<'a>(agent: Agent, moment: &str, verdict: &'a Verdict) -> Reply<'a> {
     let powers = agent.powers();
-    let place = match crate::moment::answer(moment) {
+    let place = match crate::tables::moment::answer(moment) {
         Shape::PermissionDecision => Place::BeforeTool,
         Shape::PermissionBehavior => Place::PermissionRequest,
         _ => Place::Elsewhere,
@@ -454,7 +454,7 @@ fn permission_answer(
     // Where the agent reads `additionalContext` as a failed hook (Codex at PermissionRequest), what hooks
     // add is left out: beside it, the allow would be lost.
     let context = (!adds.is_empty() && !agent.rejects_context(&moment)).then(|| adds.join("\n\n"));
-    let permission_request = moment == crate::moment::PERMISSION_REQUEST;
+    let permission_request = moment == crate::tables::moment::PERMISSION_REQUEST;
     let mut out = Map::new();
     match agent.dialect() {
         Dialect::CopilotCli => {
@@ -1000,7 +1000,7 @@ mod tests {
     #[test]
     fn over_http_every_refusal_is_json() {
         for agent in Agent::ALL {
-            for moment in crate::moment::KNOWN.iter().map(|m| m.name) {
+            for moment in crate::tables::moment::KNOWN.iter().map(|m| m.name) {
                 let answer =
                     super::answer(agent, moment, moment, Some("R"), &["T"], Transport::Http);
                 assert_eq!(

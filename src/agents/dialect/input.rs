@@ -2,7 +2,7 @@
 //! hookd's moment, its tools and fields given Claude Code's names (what hooks are written for), Codex's
 //! patches seen as edits, Copilot CLI's native input placed, an input too large or too deep read from its
 //! head; and the way back, a rewritten tool input carried into the agent's own terms ([`agent_input`]).
-//! What differs per agent is read from its row ([`crate::agent::AGENTS`]: its names, its tools). Pure:
+//! What differs per agent is read from its row ([`crate::tables::agent::AGENTS`]: its names, its tools). Pure:
 //! no I/O but the reader it is given.
 
 use std::io::Read;
@@ -10,10 +10,10 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::agents::{Agent, Dialect};
 use crate::limits::{MAX_DEPTH, MAX_EVENT};
 use crate::protocol::head::{Head, Scanner};
 use crate::protocol::{Event, too_large};
+use crate::tables::agent::{Agent, Dialect};
 
 /// An agent's hook input, read as a fire.
 #[derive(Debug, Clone, PartialEq)]
@@ -240,7 +240,7 @@ fn translate_object(
         patch_as_edit(&mut event, patch_tool);
     }
     let carry_back = own_input
-        .filter(|_| crate::moment::rewrites_input(&moment))
+        .filter(|_| crate::tables::moment::rewrites_input(&moment))
         .and_then(|own| {
             let sent = event.get("tool_input")?;
             (*sent != own).then(|| CarryBack {
@@ -314,7 +314,7 @@ fn copilot_input(
             "the hook input names the event \"{}\", which Copilot CLI's native hooks do not send: hooks \
              written in Claude Code's layout get Claude Code's input and answers, so run those with \
              --agent claude-code (or use the hooks hookd relay --print-settings copilot-cli prints)",
-            crate::moment::shown(named)
+            crate::tables::moment::shown(named)
         ));
     }
     // Told one event, the input naming another (a permissionRequest's `hookName`): the answer would be in
@@ -325,8 +325,8 @@ fn copilot_input(
         return Err(format!(
             "the relay was told --event {} but the hook input is Copilot CLI's \"{}\": give each hook \
              its own event, as hookd relay --print-settings copilot-cli does",
-            crate::moment::shown(told),
-            crate::moment::shown(named)
+            crate::tables::moment::shown(told),
+            crate::tables::moment::shown(named)
         ));
     }
     let Some(name) = told.map(str::to_string).or(named) else {
@@ -391,7 +391,7 @@ fn copilot_input(
     Ok(())
 }
 
-/// A call of the agent's patch tool (Codex's `apply_patch`, [`AgentRow::patch_tool`](crate::agent::AgentRow))
+/// A call of the agent's patch tool (Codex's `apply_patch`, [`AgentRow::patch_tool`](crate::tables::agent::AgentRow))
 /// as Claude Code's edit tools, so that a matcher `Edit|Write` fires for it: `Write` when the patch only
 /// adds files (what Claude Code's `Write` does), `Edit` when it changes, moves or deletes any (or cannot
 /// be read). The tool's own name stays in `agent_tool_name`, and the patch in `tool_input.command`; the
@@ -658,7 +658,7 @@ pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
     if own.contains(&event_name) {
         return None;
     }
-    let shown = crate::moment::shown(event_name);
+    let shown = crate::tables::moment::shown(event_name);
     let head = format!("\"{shown}\" is not an event {} sends", agent.name());
     for other in Agent::ALL.into_iter().filter(|other| *other != agent) {
         if other.event_names().contains(&event_name) {
@@ -671,7 +671,7 @@ pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
             return Some(format!("{head}; {what}: use --agent {}", other.name()));
         }
     }
-    match crate::moment::did_you_mean(event_name, own.iter().copied()) {
+    match crate::tables::moment::did_you_mean(event_name, own.iter().copied()) {
         Some(meant) => Some(format!("{head} (did you mean \"{meant}\"?)")),
         None => Some(format!(
             "{head}, and the daemon has no moment of that name (its events are: {})",

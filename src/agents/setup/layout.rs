@@ -8,7 +8,7 @@
 //! already, so the scan only finds bounds. Anything the scan does not expect gives up on the layout, and
 //! the file is written an entry a line, as agents write theirs.
 
-use super::Json;
+use super::json::{Json, indent_of, parse_json, write_json};
 
 /// Where a value lies in the original text, and where its members do.
 #[derive(Debug)]
@@ -214,7 +214,7 @@ pub(super) fn keep(root: &Json, original: &str) -> Option<String> {
     if original.trim().is_empty() {
         return None;
     }
-    let before = super::parse_json(original, "").ok()?;
+    let before = parse_json(original, "").ok()?;
     let mut scanner = Scanner {
         text: original,
         at: 0,
@@ -227,7 +227,7 @@ pub(super) fn keep(root: &Json, original: &str) -> Option<String> {
     let compact = !original.contains(": ") && !original.contains(", ");
     let mut style = Style {
         text: original,
-        indent: super::indent_of(original),
+        indent: indent_of(original),
         newline: if original.contains("\r\n") {
             "\r\n"
         } else {
@@ -362,7 +362,7 @@ fn write(
         }
         _ => {
             let mut fresh = String::new();
-            super::write_json(&mut fresh, value, &style.indent, level);
+            write_json(&mut fresh, value, &style.indent, level);
             out.push_str(&fresh);
         }
     }

@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::settings::Settings;
 
-use super::Places;
+use super::places::Places;
 
 /// One guarded path.
 #[derive(Debug, Clone, PartialEq, Eq)]

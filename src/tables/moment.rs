@@ -3,7 +3,7 @@
 //! One table, so that the settings validation, `check`, the fire path, the did-you-mean and every
 //! agent's dialect all agree: a row per moment, with the agents that fire it and their names for it.
 
-use crate::agent::Agent;
+use crate::tables::agent::Agent;
 
 /// Every moment's name, as Claude Code spells it: code names a moment by these, never by a literal.
 pub const SESSION_START: &str = "SessionStart";
@@ -59,11 +59,36 @@ pub struct Moment {
     /// What a refusal does to the agent here.
     pub refusal: Refusal,
     /// How a refusal is written here, in the dialect of Claude Code (whose moments these are); each
-    /// agent's [`Dialect`](crate::agent::Dialect) turns it into its own (`agents/dialect.rs`).
+    /// agent's [`Dialect`](crate::tables::agent::Dialect) turns it into its own (`agents/dialect.rs`).
     pub answer: Shape,
+    /// What of the tool call a hook may rewrite here, if anything.
+    pub rewrites: Option<Rewrite>,
+    /// Its part in counting refused Stops in a row (docs/settings.md, "Stop loops").
+    pub stop_loop: StopLoop,
     /// The agents that fire it, each under its own name for it. An agent not listed never fires it: its
     /// `--print-settings` leaves it out, and a hook scoped to that agent on it gets a warning.
     pub fired_by: &'static [Fired],
+}
+
+/// What of a tool call a hook may rewrite at a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rewrite {
+    /// The tool input (`tool_input`): the call has not run yet.
+    Input,
+    /// What the model sees of the tool's result (`tool_response`): the tool ran, the model has not seen
+    /// its result.
+    Output,
+}
+
+/// A moment's part in counting refused Stops in a row per session, against `stop_refusal_cap`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopLoop {
+    /// None.
+    Apart,
+    /// Counted: its hooks are told the count so far (`stop_refusals`), and past the cap it goes through.
+    Counted,
+    /// A new prompt: the count starts over.
+    StartsOver,
 }
 
 /// One agent firing one moment, under the agent's own name for it (its `hook_event_name`), and what
@@ -182,6 +207,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("source"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             // Seen with the real Claude Code 2.1.332, which skips an http hook on SessionStart without a
             // word (tests/it/e2e_claude_code.rs); exit 2 there only shows the reason to the user.
@@ -202,6 +229,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("trigger"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, SETUP).advisory()],
     },
     // A CLAUDE.md or rule file loaded: "observability-only", Claude Code reads no refusal.
@@ -210,6 +239,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("load_reason"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, INSTRUCTIONS_LOADED).advisory(),
             by(Agent::QwenCode, INSTRUCTIONS_LOADED).advisory(),
@@ -220,6 +251,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::HoldsBack,
         answer: Shape::Block,
+        rewrites: None,
+        stop_loop: StopLoop::StartsOver,
         fired_by: &[
             by(Agent::ClaudeCode, USER_PROMPT_SUBMIT),
             by(Agent::Codex, USER_PROMPT_SUBMIT),
@@ -236,6 +269,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::Codex, PRE_MODEL_REQUEST).advisory()],
     },
     Moment {
@@ -243,6 +278,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::Codex, POST_MODEL_REQUEST).advisory()],
     },
     // A slash command expanding into a prompt: a refusal blocks the expansion.
@@ -251,6 +288,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("command_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Block,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, USER_PROMPT_EXPANSION),
             by(Agent::QwenCode, USER_PROMPT_EXPANSION),
@@ -262,6 +301,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("to_model"),
         refusal: Refusal::HoldsBack,
         answer: Shape::PermissionDecision,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, PRE_MODEL_SWITCH)],
     },
     Moment {
@@ -269,6 +310,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("to_model"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, POST_MODEL_SWITCH).advisory()],
     },
     Moment {
@@ -276,6 +319,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::PermissionDecision,
+        rewrites: Some(Rewrite::Input),
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, PRE_TOOL_USE),
             by(Agent::Codex, PRE_TOOL_USE),
@@ -290,6 +335,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::PermissionDecision,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, PRE_SKILL_SHELL_COMMAND)],
     },
     Moment {
@@ -297,6 +344,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::PermissionBehavior,
+        rewrites: Some(Rewrite::Input),
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, PERMISSION_REQUEST),
             by(Agent::QwenCode, PERMISSION_REQUEST),
@@ -313,6 +362,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, PERMISSION_DENIED).advisory(),
             by(Agent::QwenCode, PERMISSION_DENIED).advisory(),
@@ -323,6 +374,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Block,
+        rewrites: Some(Rewrite::Output),
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, POST_TOOL_USE),
             by(Agent::Codex, POST_TOOL_USE),
@@ -338,6 +391,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("tool_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Block,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, POST_TOOL_USE_FAILURE),
             by(Agent::QwenCode, POST_TOOL_USE_FAILURE).advisory(),
@@ -351,6 +406,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::EndsTurn,
         answer: Shape::Block,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, POST_TOOL_BATCH),
             // Qwen Code 0.24.4 stops the batch on a block (read in its package, not run).
@@ -362,6 +419,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("notification_type"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, NOTIFICATION).advisory(),
             by(Agent::GeminiCli, "Notification").advisory(),
@@ -375,6 +434,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("mcp_server_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Decline,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, ELICITATION)],
     },
     // The user's answer to it: a refusal turns it into a decline.
@@ -383,6 +444,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("mcp_server_name"),
         refusal: Refusal::HoldsBack,
         answer: Shape::Decline,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, ELICITATION_RESULT)],
     },
     Moment {
@@ -390,6 +453,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("agent_type"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, SUBAGENT_START).advisory(),
             by(Agent::QwenCode, SUBAGENT_START).advisory(),
@@ -403,6 +468,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("agent_type"),
         refusal: Refusal::SendsOn,
         answer: Shape::Stop,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, SUBAGENT_STOP),
             by(Agent::QwenCode, SUBAGENT_STOP),
@@ -416,6 +483,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::HoldsBack,
         answer: Shape::BlockAlone,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, TASK_CREATED)],
     },
     // A refusal keeps the task open, and the model works on with the reason: a Stop of its own.
@@ -424,6 +493,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::SendsOn,
         answer: Shape::Stop,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, TASK_COMPLETED)],
     },
     // A refusal keeps the teammate working, with the reason.
@@ -432,6 +503,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::SendsOn,
         answer: Shape::Stop,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, TEAMMATE_IDLE)],
     },
     Moment {
@@ -439,6 +512,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::SendsOn,
         answer: Shape::Stop,
+        rewrites: None,
+        stop_loop: StopLoop::Counted,
         fired_by: &[
             by(Agent::ClaudeCode, STOP),
             by(Agent::Codex, STOP),
@@ -456,6 +531,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::TooLate,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::Codex, INTERRUPT).within_ms(3000)],
     },
     // Instead of Stop when an API error ended the turn: "fire-and-forget", its answer is ignored.
@@ -464,6 +541,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("error"),
         refusal: Refusal::TooLate,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, STOP_FAILURE).advisory(),
             // Qwen Code drops every answer there.
@@ -476,6 +555,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, MESSAGE_DISPLAY).advisory(),
             by(Agent::QwenCode, MESSAGE_DISPLAY).advisory(),
@@ -488,6 +569,8 @@ pub const KNOWN: &[Moment] = &[
         // Not Block: Claude Code 2.1.332's schema has no hookSpecificOutput for PreCompact, and an answer
         // that names one is read as plain text, its refusal lost (seen with the real Claude Code).
         answer: Shape::BlockAlone,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, PRE_COMPACT),
             by(Agent::GeminiCli, "PreCompress").advisory(),
@@ -501,6 +584,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("trigger"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             by(Agent::ClaudeCode, POST_COMPACT).advisory(),
             by(Agent::QwenCode, POST_COMPACT).advisory(),
@@ -514,6 +599,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("source"),
         refusal: Refusal::HoldsBack,
         answer: Shape::BlockAlone,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, CONFIG_CHANGE)],
     },
     Moment {
@@ -521,6 +608,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: None,
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, CWD_CHANGED).advisory()],
     },
     // Claude Code matches the file's base name, and fires only for the files its matchers (or a
@@ -530,6 +619,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("file_path"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, FILE_CHANGED).advisory()],
     },
     Moment {
@@ -537,6 +628,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("source"),
         refusal: Refusal::HoldsBack,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[by(Agent::ClaudeCode, DIRECTORY_ADDED).advisory()],
     },
     Moment {
@@ -544,6 +637,8 @@ pub const KNOWN: &[Moment] = &[
         matcher_field: Some("reason"),
         refusal: Refusal::TooLate,
         answer: Shape::ExitTwo,
+        rewrites: None,
+        stop_loop: StopLoop::Apart,
         fired_by: &[
             // Claude Code waits for the larger of 1.5 s and the largest SessionEnd hook `timeout` in its
             // settings, up to 60 s: `--print-settings` writes 120, so 60 s (2.1.332's own code).
@@ -608,20 +703,60 @@ pub fn is_stop(name: &str) -> bool {
     refusal(name) == Refusal::SendsOn
 }
 
-/// The moments whose tool input a hook may rewrite: the call has not run yet.
-pub const REWRITES_INPUT: &[&str] = &[PRE_TOOL_USE, PERMISSION_REQUEST];
+/// The moments whose tool input a hook may rewrite: the rows' [`Rewrite::Input`].
+pub const REWRITES_INPUT: &[&str] =
+    &rewriting::<{ count_rewriting(Rewrite::Input) }>(Rewrite::Input);
 
-/// The moments whose tool output a hook may rewrite: the tool ran, the model has not seen its result.
-pub const REWRITES_OUTPUT: &[&str] = &[POST_TOOL_USE];
+/// The moments whose tool output a hook may rewrite: the rows' [`Rewrite::Output`].
+pub const REWRITES_OUTPUT: &[&str] =
+    &rewriting::<{ count_rewriting(Rewrite::Output) }>(Rewrite::Output);
+
+/// How many rows rewrite `what` (for [`rewriting`], in const context).
+const fn count_rewriting(what: Rewrite) -> usize {
+    let (mut at, mut count) = (0, 0);
+    while at < KNOWN.len() {
+        if same_rewrite(KNOWN[at].rewrites, what) {
+            count += 1;
+        }
+        at += 1;
+    }
+    count
+}
+
+/// The names of the `N` rows that rewrite `what`, in the table's order.
+const fn rewriting<const N: usize>(what: Rewrite) -> [&'static str; N] {
+    let mut names = [""; N];
+    let (mut at, mut found) = (0, 0);
+    while at < KNOWN.len() {
+        if same_rewrite(KNOWN[at].rewrites, what) {
+            names[found] = KNOWN[at].name;
+            found += 1;
+        }
+        at += 1;
+    }
+    names
+}
+
+const fn same_rewrite(row: Option<Rewrite>, what: Rewrite) -> bool {
+    matches!(
+        (row, what),
+        (Some(Rewrite::Input), Rewrite::Input) | (Some(Rewrite::Output), Rewrite::Output)
+    )
+}
 
 /// Whether a hook may rewrite the tool input (`tool_input`) at `name`.
 pub fn rewrites_input(name: &str) -> bool {
-    REWRITES_INPUT.contains(&name)
+    known(name).is_some_and(|m| m.rewrites == Some(Rewrite::Input))
 }
 
 /// Whether a hook may rewrite what the model sees of the tool's result (`tool_response`) at `name`.
 pub fn rewrites_output(name: &str) -> bool {
-    REWRITES_OUTPUT.contains(&name)
+    known(name).is_some_and(|m| m.rewrites == Some(Rewrite::Output))
+}
+
+/// `name`'s part in counting refused Stops in a row; a moment hookd does not know takes none.
+pub fn stop_loop(name: &str) -> StopLoop {
+    known(name).map_or(StopLoop::Apart, |m| m.stop_loop)
 }
 
 /// How a refusal is written at `name` in Claude Code's dialect; at a moment hookd does not know, with
@@ -786,6 +921,19 @@ impl Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rewrites_and_the_stop_loop_are_read_from_the_rows() {
+        assert_eq!(REWRITES_INPUT, [PRE_TOOL_USE, PERMISSION_REQUEST]);
+        assert_eq!(REWRITES_OUTPUT, [POST_TOOL_USE]);
+        assert!(rewrites_input(PRE_TOOL_USE) && !rewrites_output(PRE_TOOL_USE));
+        assert!(rewrites_output(POST_TOOL_USE) && !rewrites_input(POST_TOOL_USE));
+        assert!(!rewrites_input("MyOwnMoment"));
+        assert_eq!(stop_loop(STOP), StopLoop::Counted);
+        assert_eq!(stop_loop(USER_PROMPT_SUBMIT), StopLoop::StartsOver);
+        assert_eq!(stop_loop(SUBAGENT_STOP), StopLoop::Apart);
+        assert_eq!(stop_loop("MyOwnMoment"), StopLoop::Apart);
+    }
 
     fn names() -> impl Iterator<Item = &'static str> {
         KNOWN.iter().map(|m| m.name)

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::commands::style::{clean, painted_code};
 use crate::decision::{self, Outcome, Ruling};
 use crate::record::{Kind, Record};
 
@@ -14,21 +15,6 @@ const MOMENT: usize = 16;
 const ASKED: usize = 36;
 const VERDICT: usize = 10;
 const REASON: usize = 36;
-
-/// Whether to colour: only on a terminal, and never with `NO_COLOR` set (https://no-color.org; set to
-/// anything, even empty, it is taken as asked).
-pub fn colour_wanted(terminal: bool) -> bool {
-    terminal && std::env::var_os("NO_COLOR").is_none()
-}
-
-/// `text` in the ANSI style `code` (`"1;31"`: bold red) when colouring, else as it is.
-pub fn painted(text: &str, code: &str, colour: bool) -> String {
-    if colour {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
-}
 
 /// The table's first line.
 pub fn header() -> String {
@@ -59,7 +45,12 @@ pub fn row(record: &Record, colour: bool) -> String {
     match paint(record, colour) {
         Some(code) => {
             let word = shown.trim_end();
-            let _ = write!(line, "\x1b[{code}m{word}\x1b[0m{}", &shown[word.len()..]);
+            let _ = write!(
+                line,
+                "{}{}",
+                painted_code(word, code, true),
+                &shown[word.len()..]
+            );
         }
         None => line.push_str(&shown),
     }
@@ -167,13 +158,6 @@ fn cell(text: &str, width: usize) -> String {
         text
     };
     format!("{text:<width$}  ")
-}
-
-/// `text` on one line: every control character (a newline, a tab, an escape) a space.
-pub fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 /// `hookd why`'s account of a held-back record: when, who, what was asked, the verdict and its reason,

@@ -1,7 +1,7 @@
 //! The agents hookd speaks for: one row of [`AGENTS`] each, with everything about the agent that is data
 //! (its names, its tools' names, the dialect it reads answers in, the shape of its own hook settings and
 //! what `hookd import` must know of them). Which moments it fires, and under which names, is in each
-//! moment's row ([`crate::moment::KNOWN`]), which also answers the questions about them
+//! moment's row ([`crate::tables::moment::KNOWN`]), which also answers the questions about them
 //! ([`Agent::moments`], [`Agent::moment_of`], ...). The code that differs per agent (`agents/`) dispatches on the
 //! row's enums ([`Dialect`], [`SettingsFormat`]), never on the agent.
 //!
@@ -21,7 +21,7 @@ pub enum Agent {
 /// How an agent reads hookd's answer: the dialect code (`agents/dialect.rs`) has one arm per dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
-    /// Claude Code's answers, which Codex reads too: the moment's [`Shape`](crate::moment::Shape) as is.
+    /// Claude Code's answers, which Codex reads too: the moment's [`Shape`](crate::tables::moment::Shape) as is.
     ClaudeCode,
     /// Gemini CLI's: every JSON refusal is `decision: "deny"` with a `reason`.
     GeminiCli,
@@ -129,6 +129,59 @@ pub struct AgentSettings {
     pub named_hooks: bool,
     /// It runs http hooks (`--print-settings --http`).
     pub http_hooks: bool,
+    /// The file `setup` and `doctor` look at when none is given: where the agent reads its user settings.
+    pub default_file: DefaultFile,
+    /// How long it lets a command hook run when its settings give no timeout, in seconds (what `hookd
+    /// import` says of a hook that gave none).
+    pub default_timeout_s: u64,
+}
+
+/// Where an agent reads its user settings when nothing says otherwise: `file` in the folder the
+/// variable `var` names, when it is set and not empty, else in `home_folder` under the home folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DefaultFile {
+    pub var: &'static str,
+    /// How the agent reads the variable's value.
+    pub var_read: VarRead,
+    /// The folder without the variable, under the home folder (empty: the home folder itself).
+    pub home_folder: &'static str,
+    pub file: &'static str,
+}
+
+/// How an agent reads the variable that moves its settings' folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarRead {
+    /// As it is.
+    AsGiven,
+    /// `~` at its start is the home folder; a relative folder is taken from the working folder.
+    TildeIsHome,
+    /// Its links resolved (Codex names the file by its real folder in its trust records); a folder that
+    /// does not exist, made absolute.
+    Resolved,
+}
+
+impl DefaultFile {
+    /// The file, as the agent finds it in this process's environment.
+    pub fn path(&self) -> Result<std::path::PathBuf, String> {
+        use std::path::PathBuf;
+        let home = crate::paths::home();
+        let set = std::env::var_os(self.var)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from);
+        let folder = match (set, self.var_read) {
+            (None, _) => home.join(self.home_folder),
+            (Some(dir), VarRead::AsGiven) => dir,
+            (Some(dir), VarRead::TildeIsHome) => match dir.strip_prefix("~") {
+                Ok(rest) => home.join(rest),
+                Err(_) => std::path::absolute(&dir).unwrap_or(dir),
+            },
+            (Some(dir), VarRead::Resolved) => dir
+                .canonicalize()
+                .or_else(|_| std::path::absolute(&dir))
+                .map_err(|e| format!("{} {}: {e}", self.var, dir.display()))?,
+        };
+        Ok(folder.join(self.file))
+    }
 }
 
 /// What `hookd import` must know of an agent's settings files.
@@ -173,6 +226,14 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: false,
             named_hooks: false,
             http_hooks: true,
+            default_file: DefaultFile {
+                var: "CLAUDE_CONFIG_DIR",
+                var_read: VarRead::AsGiven,
+                home_folder: ".claude",
+                file: "settings.json",
+            },
+            // Documented.
+            default_timeout_s: 600,
         },
         import: AgentImport {
             folder: None,
@@ -204,6 +265,14 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: false,
             named_hooks: false,
             http_hooks: false,
+            default_file: DefaultFile {
+                var: "CODEX_HOME",
+                var_read: VarRead::Resolved,
+                home_folder: ".codex",
+                file: "config.toml",
+            },
+            // Documented.
+            default_timeout_s: 600,
         },
         import: AgentImport {
             folder: Some(".codex"),
@@ -261,6 +330,14 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: true,
             named_hooks: true,
             http_hooks: false,
+            default_file: DefaultFile {
+                var: "GEMINI_CLI_HOME",
+                var_read: VarRead::AsGiven,
+                home_folder: "",
+                file: ".gemini/settings.json",
+            },
+            // `DEFAULT_HOOK_TIMEOUT = 6e4` ms, read in its bundle (0.61.0).
+            default_timeout_s: 60,
         },
         import: AgentImport {
             folder: Some(".gemini"),
@@ -315,6 +392,14 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: false,
             named_hooks: false,
             http_hooks: false,
+            default_file: DefaultFile {
+                var: "QWEN_HOME",
+                var_read: VarRead::TildeIsHome,
+                home_folder: ".qwen",
+                file: "settings.json",
+            },
+            // `DEFAULT_COMMAND_HOOK_TIMEOUT_SECONDS = 60`, read in its bundle (0.24.4).
+            default_timeout_s: 60,
         },
         import: AgentImport {
             folder: Some(".qwen"),
@@ -367,6 +452,14 @@ pub const AGENTS: &[AgentRow] = &[
             timeout_in_ms: false,
             named_hooks: false,
             http_hooks: false,
+            default_file: DefaultFile {
+                var: "COPILOT_HOME",
+                var_read: VarRead::AsGiven,
+                home_folder: ".copilot",
+                file: "settings.json",
+            },
+            // The documented default of `timeoutSec`.
+            default_timeout_s: 30,
         },
         import: AgentImport {
             folder: Some(".copilot"),
@@ -435,6 +528,26 @@ impl Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_default_file_without_its_variable_is_under_the_home_folder() {
+        let file = DefaultFile {
+            var: "HOOKD_NO_SUCH_VARIABLE_IS_SET",
+            var_read: VarRead::AsGiven,
+            home_folder: ".agent",
+            file: "settings.json",
+        };
+        assert_eq!(
+            file.path().unwrap(),
+            crate::paths::home().join(".agent/settings.json")
+        );
+        let in_home = DefaultFile {
+            home_folder: "",
+            file: ".agent/settings.json",
+            ..file
+        };
+        assert_eq!(in_home.path().unwrap(), file.path().unwrap());
+    }
 
     #[test]
     fn every_agent_is_at_its_place_in_the_table() {
