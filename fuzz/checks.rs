@@ -587,7 +587,7 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
         context()
     );
     if outcome.warning.is_some() {
-        assert!(hookd::moment::is_stop(run.moment), "{}", context());
+        assert!(hookd::tables::moment::is_stop(run.moment), "{}", context());
     }
     if !matches!(run.exit, Exit::Code(_) | Exit::Answered) {
         // Killed, timed out, never started, cancelled, broken: whatever it printed, it failed.

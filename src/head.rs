@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 /// The longest key looked at; a longer one is no key anybody asks for.
 const MAX_KEY: usize = 256;
 
-/// The members of an agent's event that an undecidable fire needs: the moment, what `moment.rs`'s
+/// The members of an agent's event that an undecidable fire needs: the moment, what `tables/moment.rs`'s
 /// matchers test, what the stop-loop count and a hook's environment use.
 pub const EVENT_FIELDS: &[&str] = &[
     "hook_event_name",

@@ -10,28 +10,27 @@
 //! above, and there is no import cycle:
 //!
 //! 5. [`commands`]: the command line ([`commands::cli`]) and what each command does; the client side of
-//!    the protocol ([`commands::client`]) and `hookd relay` as a process ([`commands::relay`]).
+//!    the protocol ([`commands::client`]) and `hookd relay` as a process ([`commands::relay_process`]).
 //! 4. [`daemon`]: `hookd serve`: the socket server, the HTTP listener, reload and the file watch,
 //!    systemd, the budgets (memory, descriptors). It owns an engine and translates its decisions.
 //! 3. [`engine`]: decides a fire from the settings in force: the generations, the runner, the workers,
 //!    the reaper, the stop loops, the verdict. Knows nothing of sockets: a test can hold one in its hand.
 //! 3. [`agents`]: the code that speaks each agent's dialect in and out, relays an agent's hook input
 //!    ([`agents::relay`]: the relay's logic, given its input and a way to ask the daemon), prints its
-//!    hook settings (`--print-settings`) and imports its existing hooks, reading the rows of [`agent`]
-//!    and [`moment`].
+//!    hook settings (`--print-settings`) and imports its existing hooks, reading the rows of [`tables::agent`]
+//!    and [`tables::moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
 //!    the clients. [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs. [`guard`]: the built-in guard's rules, a tool call judged
 //!    for what would destroy work or read secrets (pure).
-//! 1. The ground floor, facts and small tools that import nothing above them: [`moment`] (every moment,
+//! 1. The ground floor, facts and small tools that import nothing above them: [`tables::moment`] (every moment,
 //!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
-//!    under which names), [`agent`] (every agent, one row each: names, tools, dialect, settings file,
+//!    under which names), [`tables::agent`] (every agent, one row each: names, tools, dialect, settings file,
 //!    import), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
 //!    to decode), [`lines`] (bounded lines), [`shell`] (a shell command line read as a shell splits it, for judging), [`logging`], [`paths`], [`sync`], [`time`].
 //!
 //! The reference for users is in `docs/` (the protocol, the settings, the agents, the limits).
 
-pub mod agent;
 pub mod agents;
 pub mod commands;
 pub mod daemon;
@@ -41,13 +40,13 @@ pub mod head;
 pub mod limits;
 pub mod lines;
 pub mod logging;
-pub mod moment;
 pub mod paths;
 pub mod protocol;
 pub mod record;
 pub mod settings;
 pub mod shell;
 pub mod sync;
+pub mod tables;
 pub mod time;
 
 /// The daemon's version, as `hello` and `status` report it: [`protocol::VERSION`], named here for the

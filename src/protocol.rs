@@ -860,13 +860,13 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
             })
         }
         other => {
-            let hint = crate::moment::did_you_mean(other, OPS.iter().copied()).map_or_else(
+            let hint = crate::tables::moment::did_you_mean(other, OPS.iter().copied()).map_or_else(
                 || format!(" (one of: {})", OPS.join(", ")),
                 |op| format!(" (did you mean \"{op}\"?)"),
             );
             return Err(bad(format!(
                 "unknown op \"{}\"{hint}",
-                crate::moment::shown(other)
+                crate::tables::moment::shown(other)
             )));
         }
     };

@@ -163,7 +163,7 @@ fn run(args: &[*const u8], env: &[*const u8]) -> i32 {
     }
 }
 
-/// Writes the daemon's answer out as the relay does (`emit` in src/commands/relay.rs): an answer that
+/// Writes the daemon's answer out as the relay does (`emit` in src/commands/relay_process.rs): an answer that
 /// cannot reach the agent on stdout (closed, `/dev/null`, a write that fails) and holds the call back is
 /// refused on stderr with exit 2 instead; written to nowhere with exit 0, it let the call go on.
 fn write_answer(answer: &json::Answer) -> i32 {

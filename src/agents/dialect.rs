@@ -1,7 +1,7 @@
 //! The agents' hook dialects: their hook input read as a fire, and a verdict written back as the agent
 //! reads it (docs/agents.md, the agents' answers). What differs per agent is read from its row
-//! ([`crate::agent::AGENTS`]: its names, its tools, its [`Dialect`]) and the moment's row
-//! ([`crate::moment::KNOWN`]: its [`Shape`]); the code here has one arm per dialect and shape. Pure: `hookd relay` (a process the agent starts) and the HTTP listener (an
+//! ([`crate::tables::agent::AGENTS`]: its names, its tools, its [`Dialect`]) and the moment's row
+//! ([`crate::tables::moment::KNOWN`]: its [`Shape`]); the code here has one arm per dialect and shape. Pure: `hookd relay` (a process the agent starts) and the HTTP listener (an
 //! agent's http hook) both answer through [`answer`], so the two cannot drift apart.
 
 use std::borrow::Cow;
@@ -9,12 +9,12 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::{InputRewrite, OutputRewrite};
-use crate::agents::{Agent, Dialect};
 use crate::head::{Head, Scanner};
 use crate::limits::MAX_DEPTH;
-use crate::moment::Shape;
 use crate::protocol::{Event, FireResponse, Permission};
+use crate::tables::agent::{Agent, Dialect};
+use crate::tables::agent::{InputRewrite, OutputRewrite};
+use crate::tables::moment::Shape;
 
 /// How the answer reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,7 +235,7 @@ fn translate_object(
         patch_as_edit(&mut event, patch_tool);
     }
     let carry_back = own_input
-        .filter(|_| crate::moment::rewrites_input(&moment))
+        .filter(|_| crate::tables::moment::rewrites_input(&moment))
         .and_then(|own| {
             let sent = event.get("tool_input")?;
             (*sent != own).then(|| CarryBack {
@@ -309,7 +309,7 @@ fn copilot_input(
             "the hook input names the event \"{}\", which Copilot CLI's native hooks do not send: hooks \
              written in Claude Code's layout get Claude Code's input and answers, so run those with \
              --agent claude-code (or use the hooks hookd relay --print-settings copilot-cli prints)",
-            crate::moment::shown(named)
+            crate::tables::moment::shown(named)
         ));
     }
     // Told one event, the input naming another (a permissionRequest's `hookName`): the answer would be in
@@ -320,8 +320,8 @@ fn copilot_input(
         return Err(format!(
             "the relay was told --event {} but the hook input is Copilot CLI's \"{}\": give each hook \
              its own event, as hookd relay --print-settings copilot-cli does",
-            crate::moment::shown(told),
-            crate::moment::shown(named)
+            crate::tables::moment::shown(told),
+            crate::tables::moment::shown(named)
         ));
     }
     let Some(name) = told.map(str::to_string).or(named) else {
@@ -449,7 +449,7 @@ fn copilot_answer(
     json_answer(out)
 }
 
-/// A call of the agent's patch tool (Codex's `apply_patch`, [`AgentRow::patch_tool`](crate::agent::AgentRow))
+/// A call of the agent's patch tool (Codex's `apply_patch`, [`AgentRow::patch_tool`](crate::tables::agent::AgentRow))
 /// as Claude Code's edit tools, so that a matcher `Edit|Write` fires for it: `Write` when the patch only
 /// adds files (what Claude Code's `Write` does), `Edit` when it changes, moves or deletes any (or cannot
 /// be read). The tool's own name stays in `agent_tool_name`, and the patch in `tool_input.command`; the
@@ -716,7 +716,7 @@ pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
     if own.contains(&event_name) {
         return None;
     }
-    let shown = crate::moment::shown(event_name);
+    let shown = crate::tables::moment::shown(event_name);
     let head = format!("\"{shown}\" is not an event {} sends", agent.name());
     for other in Agent::ALL.into_iter().filter(|other| *other != agent) {
         if other.event_names().contains(&event_name) {
@@ -729,7 +729,7 @@ pub fn unknown_event(agent: Agent, event_name: &str) -> Option<String> {
             return Some(format!("{head}; {what}: use --agent {}", other.name()));
         }
     }
-    match crate::moment::did_you_mean(event_name, own.iter().copied()) {
+    match crate::tables::moment::did_you_mean(event_name, own.iter().copied()) {
         Some(meant) => Some(format!("{head} (did you mean \"{meant}\"?)")),
         None => Some(format!(
             "{head}, and the daemon has no moment of that name (its events are: {})",
@@ -791,7 +791,7 @@ pub fn answer(
         .take_if(|_| agent.rejects_context(moment))
         .and_then(|added| refusal.map(|reason| format!("{reason}\n\n{added}")));
     let refusal = folded.as_deref().or(refusal);
-    let shape = crate::moment::answer(moment);
+    let shape = crate::tables::moment::answer(moment);
     let dialect = agent.dialect();
     // Where the agent only takes advice, a refusal would be ignored: said as what it is instead.
     if let Some(reason) = refusal
@@ -992,7 +992,7 @@ pub fn agent_input(carry_back: &CarryBack, rewritten: &Value) -> Result<Value, S
 }
 
 /// The verdict in the agent's dialect, with what the agent can do of allow, ask and rewrites
-/// ([`Powers`](crate::agent::Powers)); a plain refusal or adds as [`answer`]. Where the agent cannot do
+/// ([`Powers`](crate::tables::agent::Powers)); a plain refusal or adds as [`answer`]. Where the agent cannot do
 /// what the verdict says, the safe side: an ask it cannot ask is a refusal that says approval is needed;
 /// an allow it ignores is not sent; a rewritten input it cannot take refuses the call, giving the call
 /// as rewritten; a rewrite it takes only with an allow is sent with one (no hook asked for caution, or
@@ -1004,7 +1004,7 @@ pub fn answer_verdict(
     said: &Said<'_>,
     transport: Transport,
 ) -> Answer {
-    let shape = crate::moment::answer(moment);
+    let shape = crate::tables::moment::answer(moment);
     let powers = agent.powers();
     let before_tool = shape == Shape::PermissionDecision;
     let permission_request = shape == Shape::PermissionBehavior;
@@ -1021,7 +1021,7 @@ pub fn answer_verdict(
     };
     let rewritten_output = said
         .output
-        .filter(|_| crate::moment::rewrites_output(moment));
+        .filter(|_| crate::tables::moment::rewrites_output(moment));
     if said.refused && !asked {
         let reason = refusal(true, said.reason.as_deref());
         return match rewritten_output {
@@ -1174,7 +1174,7 @@ fn permission_answer(
     // Where the agent reads `additionalContext` as a failed hook (Codex at PermissionRequest), what hooks
     // add is left out: beside it, the allow would be lost.
     let context = (!adds.is_empty() && !agent.rejects_context(&moment)).then(|| adds.join("\n\n"));
-    let permission_request = moment == crate::moment::PERMISSION_REQUEST;
+    let permission_request = moment == crate::tables::moment::PERMISSION_REQUEST;
     let mut out = Map::new();
     match agent.dialect() {
         Dialect::CopilotCli => {
@@ -2092,7 +2092,7 @@ mod tests {
     #[test]
     fn over_http_every_refusal_is_json() {
         for agent in Agent::ALL {
-            for moment in crate::moment::KNOWN.iter().map(|m| m.name) {
+            for moment in crate::tables::moment::KNOWN.iter().map(|m| m.name) {
                 let answer =
                     super::answer(agent, moment, moment, Some("R"), &["T"], Transport::Http);
                 assert_eq!(

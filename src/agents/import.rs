@@ -13,10 +13,10 @@ use std::path::{Component, Path};
 
 use serde_json::{Map, Value};
 
-use crate::agents::{Agent, SettingsFormat};
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, SHORT_COMMAND_TIMEOUT_SECS};
-use crate::moment;
 use crate::settings::Matcher;
+use crate::tables::agent::{Agent, SettingsFormat};
+use crate::tables::moment;
 
 /// What an import makes: the hookd TOML, and what the user must hear of even if they never read it
 /// (for stderr).

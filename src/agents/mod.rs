@@ -1,7 +1,7 @@
 //! The code that speaks to each agent: its dialect (reading its hook input, writing the answer), the
 //! relay's logic ([`relay`]), `--print-settings` ([`snippet`]) and `hookd import` ([`import`]). What is data about an agent (its
-//! names, tools, dialect, settings file) is its row in [`crate::agent::AGENTS`]; which moments it fires,
-//! and as what, is in the moment rows of [`crate::moment::KNOWN`]. Re-exported here for the floors above.
+//! names, tools, dialect, settings file) is its row in [`crate::tables::agent::AGENTS`]; which moments it fires,
+//! and as what, is in the moment rows of [`crate::tables::moment::KNOWN`]. Re-exported here for the floors above.
 
 use crate::limits::{HOOK_LIMIT_MARGIN, RELAY_TIMEOUT_SECS, SHORT_COMMAND_TIMEOUT_SECS};
 
@@ -12,7 +12,7 @@ pub mod setup;
 pub mod setups;
 pub mod snippet;
 
-pub use crate::agent::{AGENTS, Agent, AgentRow, Dialect, SettingsFormat};
+pub use crate::tables::agent::{AGENTS, Agent, AgentRow, Dialect, SettingsFormat};
 
 /// A line for each hook that is valid but will not do what it seems to, for agents: one scoped to a known
 /// agent on a moment that agent never fires, beside another of its agents that does (a hook none of
@@ -61,7 +61,7 @@ fn declared_agent_names(settings: &crate::settings::Settings) -> Vec<String> {
         .extra_moments
         .iter()
         .filter_map(|name| {
-            let (agent, meant) = crate::moment::agent_name_for(name)?;
+            let (agent, meant) = crate::tables::moment::agent_name_for(name)?;
             Some(format!(
                 "the declared moment \"{name}\" is {}'s name for {meant}: hookd relay --agent {} fires it as {meant}, so hooks on {name} run only for a client that fires \"{name}\" itself; hooks for {} belong under [[hooks.{meant}]]",
                 agent.display_name(),

@@ -3,7 +3,7 @@
 //! or refuses with `--fail-closed`.
 //!
 //! No input or output of its own: it is given the input and a way to ask the daemon, and returns what
-//! to say ([`Relayed`]). `hookd relay` ([`crate::commands::relay`]) gives it stdin and the socket and
+//! to say ([`Relayed`]). `hookd relay` ([`crate::commands::relay_process`]) gives it stdin and the socket and
 //! writes the answer out as a process; the code is here, below the daemon's floor, so that anything that
 //! answers an agent as the relay does answers by this one piece of code.
 
@@ -13,16 +13,16 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::agents::Agent;
 use crate::agents::dialect::{
     Answer, CarryBack, Said, Translated, Transport, another_agents_event, answer, answer_verdict,
     translate_as, translate_head_as, unknown_event,
 };
 use crate::head::EVENT_FIELDS;
 use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
-use crate::moment::Refusal;
 use crate::protocol::{Asking, ErrorKind, ErrorResponse, Event, FireResponse, too_large};
 use crate::record::{Kind, Record, Source};
+use crate::tables::agent::Agent;
+use crate::tables::moment::Refusal;
 
 /// What the relay was told on its command line.
 #[derive(Debug, Clone)]
@@ -509,7 +509,7 @@ fn spooled(agent: Option<Agent>, mut record: Record, did: &str, why: &str) -> Re
 /// refusal holds nothing back (it sends the agent on with no stop cap, comes when the session or turn is
 /// over, or ends the turn with nothing said).
 fn let_through_even_fail_closed(moment: &str, why: &str) -> Option<String> {
-    let because = match crate::moment::refusal(moment) {
+    let because = match crate::tables::moment::refusal(moment) {
         Refusal::HoldsBack => return None,
         Refusal::SendsOn => "refusing it would keep the agent working, with no stop cap",
         Refusal::TooLate => "the session or the turn is over, nothing to refuse",
@@ -530,19 +530,27 @@ mod tests {
     fn the_relay_waits_less_where_the_agent_does() {
         let timeout = Duration::from_secs(100);
         assert_eq!(
-            wait_for(Agent::ClaudeCode, crate::moment::SESSION_END, timeout),
+            wait_for(
+                Agent::ClaudeCode,
+                crate::tables::moment::SESSION_END,
+                timeout
+            ),
             Duration::from_millis(59_500)
         );
         assert_eq!(
             wait_for(
                 Agent::ClaudeCode,
-                crate::moment::SESSION_END,
+                crate::tables::moment::SESSION_END,
                 Duration::from_secs(2)
             ),
             Duration::from_secs(2)
         );
         assert_eq!(
-            wait_for(Agent::ClaudeCode, crate::moment::PRE_TOOL_USE, timeout),
+            wait_for(
+                Agent::ClaudeCode,
+                crate::tables::moment::PRE_TOOL_USE,
+                timeout
+            ),
             timeout
         );
         assert_eq!(wait_for(Agent::GeminiCli, "MyMoment", timeout), timeout);

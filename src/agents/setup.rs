@@ -21,7 +21,7 @@ use serde_json::Value;
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
 
 use crate::agents::snippet;
-use crate::agents::{Agent, SettingsFormat};
+use crate::tables::agent::{Agent, SettingsFormat};
 
 mod json;
 mod layout;
@@ -1158,7 +1158,7 @@ mod tests {
                 hookd: HOOKD,
                 codex_file: FILE,
             };
-            let event = agent.event_name_of(crate::moment::STOP);
+            let event = agent.event_name_of(crate::tables::moment::STOP);
             let file = format!(
                 "{{\"hooks\": {{\"{event}\": [], \"Unknown\": [], \"Notification\": []}}, \"model\": \"x\"}}\n"
             );

@@ -1,7 +1,7 @@
 //! `hookd relay --print-settings AGENT`: the snippet for an agent's own settings file that routes every
 //! moment it has through `hookd relay --agent AGENT`.
 //!
-//! Each agent reads its hooks in its own shape (its row's [`AgentSettings`](crate::agent::AgentSettings);
+//! Each agent reads its hooks in its own shape (its row's [`AgentSettings`](crate::tables::agent::AgentSettings);
 //! docs/agents.md): Claude Code and Gemini CLI from JSON (Gemini with its own event names, named hooks
 //! and a timeout in milliseconds), Codex from TOML, where a hook also needs a trust record or Codex skips
 //! it without a word. The snippet is printed, never written:
@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::agents::{Agent, SettingsFormat};
 use crate::limits::AGENT_TIMEOUT_SECS;
-use crate::moment;
+use crate::tables::agent::{Agent, SettingsFormat};
+use crate::tables::moment;
 
 /// The relay options given beside `--print-settings`, carried into the printed command so that the
 /// agent runs the relay exactly as the user asked for it.

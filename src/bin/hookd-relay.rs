@@ -1,6 +1,6 @@
 //! `hookd-relay`: `hookd relay` as a program of its own, the command an agent starts on every tool call.
 //!
-//! It is the same relay (`hookd::commands::relay`), with the same options, reading and answering the
+//! It is the same relay (`hookd::commands::relay_process`), with the same options, reading and answering the
 //! same way; only the program around it is small. A process of the whole `hookd` faults in pages of a
 //! large binary (and, in the default build, loads and relocates it) before it does any work, and on a VM
 //! every first touch of a page costs microseconds: that start was most of what a tool call paid for

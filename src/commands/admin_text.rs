@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::commands::render::ms;
+use crate::commands::record_text::ms;
 use crate::commands::style::{Style, clean, painted};
 use crate::protocol::{ErrorResponse, HttpState, ProtectStatus, StatusResponse};
 

@@ -338,7 +338,7 @@ fn parse(label: &str, text: &str, folder: &Path) -> Result<Vec<Ready>, ConfigErr
         }
         let expect = case.expect.get_ref().as_str();
         if !EXPECTED.contains(&expect) {
-            let hint = crate::moment::did_you_mean(expect, EXPECTED.iter().copied())
+            let hint = crate::tables::moment::did_you_mean(expect, EXPECTED.iter().copied())
                 .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
             wrong(
                 case.expect.span(),

@@ -259,11 +259,20 @@ pub struct SetupArgs {
 pub struct Names(fn() -> Vec<&'static str>);
 
 /// Every agent hookd speaks for, by its name on the command line (claude-code, ...).
-pub const AGENT_NAMES: Names =
-    Names(|| crate::agent::Agent::ALL.iter().map(|a| a.name()).collect());
+pub const AGENT_NAMES: Names = Names(|| {
+    crate::tables::agent::Agent::ALL
+        .iter()
+        .map(|a| a.name())
+        .collect()
+});
 
 /// Every moment hookd knows, by its name (PreToolUse, ...).
-pub const MOMENT_NAMES: Names = Names(|| crate::moment::KNOWN.iter().map(|m| m.name).collect());
+pub const MOMENT_NAMES: Names = Names(|| {
+    crate::tables::moment::KNOWN
+        .iter()
+        .map(|m| m.name)
+        .collect()
+});
 
 impl clap::builder::TypedValueParser for Names {
     type Value = String;

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use crate::commands::cli::Filter;
-use crate::commands::render;
+use crate::commands::record_text;
 use crate::commands::style;
 use crate::protocol::WatchFilter;
 use crate::record::Record;
@@ -98,10 +98,10 @@ pub fn log(asked: Log) -> Result<ExitCode, String> {
             return Ok(ExitCode::SUCCESS);
         }
         let colour = style::colour_wanted(true);
-        out.push_str(&render::header());
+        out.push_str(&record_text::header());
         out.push('\n');
         for (_, record) in &kept {
-            out.push_str(&render::row(record, colour));
+            out.push_str(&record_text::row(record, colour));
             out.push('\n');
         }
         if matched > kept.len() {
@@ -190,7 +190,7 @@ pub fn why(asked: Why) -> Result<ExitCode, String> {
     if asked.json {
         print_all(&format!("{line}\n"))
     } else {
-        print_all(&render::full(&record))
+        print_all(&record_text::full(&record))
     }
 }
 

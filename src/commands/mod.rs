@@ -22,10 +22,10 @@ mod install;
 pub mod log;
 mod manual;
 mod print_settings;
-pub mod relay;
+mod record_text;
 pub mod relay_argv;
+pub mod relay_process;
 mod reload;
-mod render;
 pub mod setup;
 mod shared;
 mod status;
@@ -162,7 +162,7 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
 ///
 /// A command line that asks for fail-closed in any spelling ([`relay_argv::asks_fail_closed_as`]) and
 /// cannot relay as asked (help, `--print-settings` that fails, a misspelt `--fail-closed`) refuses the
-/// call ([`crate::commands::relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call through.
+/// call ([`crate::commands::relay_process::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call through.
 pub fn relay_main(
     words: &[std::ffi::OsString],
     other: impl FnOnce(cli::RelayArgs) -> Result<ExitCode, String>,
@@ -203,7 +203,7 @@ pub fn relay_main(
 /// The relay's command line asks for fail-closed and cannot relay as asked (`why`): refused, placed by
 /// the agent and event its words name.
 fn refuse_for_the_relays_words(words: &[std::ffi::OsString], why: &str) -> ExitCode {
-    crate::commands::relay::refuse_for_its_command_line(
+    crate::commands::relay_process::refuse_for_its_command_line(
         relay_argv::value_of(words, "--agent").and_then(crate::agents::Agent::from_name),
         relay_argv::value_of(words, "--event"),
         why,
@@ -223,7 +223,7 @@ fn relay_for_an_agent(args: cli::RelayArgs) -> ExitCode {
         Ok(known) => known,
         // Exit 1 would let the agent go on: the refusal asked for must not be lost to a wrong option.
         Err(why) if args.fail_closed => {
-            return crate::commands::relay::refuse_for_its_command_line(
+            return crate::commands::relay_process::refuse_for_its_command_line(
                 crate::agents::Agent::from_name(&args.agent),
                 args.event.as_deref(),
                 &why,
@@ -241,8 +241,8 @@ fn relay_for_an_agent(args: cli::RelayArgs) -> ExitCode {
         Some(socket) => vec![socket],
         None => crate::paths::socket_places(),
     };
-    crate::commands::relay::run(
-        &crate::commands::relay::Options {
+    crate::commands::relay_process::run(
+        &crate::commands::relay_process::Options {
             agent,
             socket: places[0].clone(),
             fail_closed: args.fail_closed,
@@ -256,7 +256,7 @@ fn relay_for_an_agent(args: cli::RelayArgs) -> ExitCode {
 /// A relay's command line that clap could not read (`error`), in `hookd relay` and `hookd-relay` alike:
 /// said as clap says it, then help exits 0 and a mistake 1, never clap's 2, which an agent reads as a
 /// refusal; but a command line that asks for `--fail-closed` in any spelling refuses, help included
-/// (said on stderr) ([`crate::commands::relay::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call
+/// (said on stderr) ([`crate::commands::relay_process::refuse_for_its_command_line`]): exit 0 or 1 would let every tool call
 /// through.
 fn relay_command_line_error(words: &[std::ffi::OsString], error: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;

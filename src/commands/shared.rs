@@ -51,7 +51,7 @@ pub fn known_agent(name: &str) -> Result<crate::agents::Agent, String> {
             .unwrap_or_default();
         format!(
             "unknown agent \"{}\" ({meant}one of: {})",
-            crate::moment::shown(name),
+            crate::tables::moment::shown(name),
             names.join(", ")
         )
     })
@@ -65,7 +65,7 @@ pub fn misspelt_agent(agent: Option<&str>) -> Result<(), String> {
     match agent.and_then(crate::settings::meant_agent) {
         Some(meant) => Err(format!(
             "unknown agent \"{}\" (did you mean \"{meant}\"?): the hooks of {meant} would not run for it",
-            crate::moment::shown(agent.unwrap_or_default())
+            crate::tables::moment::shown(agent.unwrap_or_default())
         )),
         None => Ok(()),
     }

@@ -21,7 +21,7 @@ use crate::agents::Agent;
 use crate::agents::dialect::{Answer, CarryBack, another_agents_event, unknown_event};
 use crate::commands::answer_text;
 use crate::commands::event_input::{own_event, read_event};
-use crate::commands::relay::{answer_for, read_translated, undecided_warning};
+use crate::commands::relay_process::{answer_for, read_translated, undecided_warning};
 use crate::commands::shared::{EXIT_REFUSED, known_agent, misspelt_agent};
 use crate::commands::style::{self, printable};
 use crate::engine::{Engine, Fire, NotDecided, Printed};

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use crate::commands::cli::Filter;
-use crate::commands::render;
+use crate::commands::record_text;
 use crate::commands::shared::{ADMIN_TIMEOUT, error_message};
 use crate::commands::{client, style};
 use crate::protocol::{Asking, ErrorKind, ErrorResponse};
@@ -43,7 +43,7 @@ pub fn watch(socket: &Path, filter: &Filter, json: bool) -> Result<ExitCode, Str
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Some(Ok(ExitCode::SUCCESS)),
         Err(e) => Some(Err(format!("cannot write to stdout: {e}"))),
     };
-    if table && let Some(end) = ended(show(&render::header())) {
+    if table && let Some(end) = ended(show(&record_text::header())) {
         return end;
     }
     let mut line = String::new();
@@ -61,7 +61,7 @@ pub fn watch(socket: &Path, filter: &Filter, json: bool) -> Result<ExitCode, Str
         }
         let text = line.trim_end();
         let shown = match what(text) {
-            Line::Record(record) if table => render::row(&record, colour),
+            Line::Record(record) if table => record_text::row(&record, colour),
             Line::Record(_) => text.to_string(),
             Line::Stopped => {
                 eprintln!("hookd: the daemon on {} stopped", socket.display());

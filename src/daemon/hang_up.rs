@@ -1,6 +1,6 @@
 //! A client gone, seen while its connection is not being read: a second registration of the
 //! connection's socket, for writability only, whose "write closed" says the client has closed its end.
-//! The connection loop ([`crate::daemon::server`]) and a watch's stream ([`crate::daemon::tail`]) both
+//! The connection loop ([`crate::daemon::server`]) and a watch's stream ([`crate::daemon::watch`]) both
 //! wait on it, each while it reads nothing from the client.
 
 use std::os::fd::{AsFd, OwnedFd};

@@ -4,17 +4,17 @@
 pub mod answer;
 pub mod answer_cap;
 pub mod descriptors;
+pub mod file_changes;
 pub mod hang_up;
 pub mod http;
 pub mod journal;
 pub mod memory;
-pub mod relay;
+pub mod relay_request;
 pub mod reload;
 pub mod server;
 pub mod socket;
 pub mod state;
 pub mod systemd;
-pub mod tail;
 pub mod tally;
 pub mod watch;
 
@@ -42,7 +42,7 @@ pub fn run(
     let activated = crate::daemon::systemd::take_listener()?;
     raise_file_limit();
     let config = std::path::absolute(config).unwrap_or_else(|_| config.to_path_buf());
-    let read_as = crate::daemon::watch::SeenAtStart::before_reading(&config);
+    let read_as = crate::daemon::file_changes::SeenAtStart::before_reading(&config);
     let (settings, loaded_text) = initial_settings(&config)?;
     detach_from_terminal();
     // One thread: a hook's exit wakes its fire on the same thread, where a multi-threaded runtime paid a
@@ -103,7 +103,7 @@ pub fn run(
                 let _ = crate::daemon::reload::reload(&reloader, Trigger::Request).await;
             }
         });
-        crate::daemon::watch::spawn(daemon.clone(), daemon.draining.clone(), read_as);
+        crate::daemon::file_changes::spawn(daemon.clone(), daemon.draining.clone(), read_as);
         places.daemon_pid = i32::try_from(std::process::id()).ok();
         places.daemon_command_line = std::fs::read("/proc/self/cmdline")
             .map(|line| {

@@ -142,7 +142,7 @@ enum Action {
         std::pin::Pin<Box<dyn Future<Output = Vec<u8>> + Send>>,
     ),
     /// The connection becomes a stream of the record, once its pending fires are answered.
-    Watch(Box<crate::daemon::tail::Watch>),
+    Watch(Box<crate::daemon::watch::Watch>),
     /// An agent's hook input to answer as the relay would: run as a task, and charged, as a fire is.
     Relay(Option<Value>, crate::protocol::RelayRequest, usize),
 }
@@ -201,12 +201,12 @@ impl Connection {
         tokio::pin!(idle);
         // A `watch` asked for: requests after it are not read, and the stream starts once the fires
         // before it are answered.
-        let mut watching: Option<Box<crate::daemon::tail::Watch>> = None;
+        let mut watching: Option<Box<crate::daemon::watch::Watch>> = None;
         loop {
             if !reading && pending.is_empty() {
                 if let Some(watch) = watching.take() {
                     let gone = hang_up.take().or_else(|| hang_up_probe(&write));
-                    crate::daemon::tail::stream(&mut write, *watch, gone, &self.daemon.draining)
+                    crate::daemon::watch::stream(&mut write, *watch, gone, &self.daemon.draining)
                         .await;
                 }
                 break;
@@ -266,7 +266,7 @@ impl Connection {
                         Action::Relay(id, relay, cost) => {
                             account.charge(cost);
                             let (engine, cancel, answered) = (self.daemon.engine.clone(), cancel.clone(), id.clone());
-                            let task = pending.spawn(crate::daemon::relay::answer(engine, answered, relay, cancel));
+                            let task = pending.spawn(crate::daemon::relay_request::answer(engine, answered, relay, cancel));
                             pending_fires.insert(task.id(), (id, cost));
                         }
                         Action::Watch(watch) => {
@@ -421,7 +421,7 @@ impl Connection {
             }
             Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
             Request::Watch(filter) => match &self.daemon.journal {
-                Some(journal) => Action::Watch(Box::new(crate::daemon::tail::Watch {
+                Some(journal) => Action::Watch(Box::new(crate::daemon::watch::Watch {
                     id,
                     filter,
                     records: journal.hub.subscribe(),

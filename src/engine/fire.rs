@@ -11,9 +11,9 @@ use crate::engine::recording::FireRecord;
 use crate::engine::runner::{Input, Ran};
 use crate::engine::verdict::{self, Exit, Kind, Outcome, Permission, Rewrites, Rewritten};
 use crate::engine::{Engine, Generation, protect};
-use crate::moment;
 use crate::protocol::Event;
 use crate::settings::{Hook, Program};
+use crate::tables::moment;
 
 /// What a fire asks.
 #[derive(Debug)]
@@ -45,7 +45,7 @@ pub struct Decision {
     pub output: Option<Value>,
     /// Every hook that ran, in the settings file's order.
     pub hooks: Vec<HookReport>,
-    /// Refused, at a moment where the fire's agent only takes advice ([`crate::agent::Agent::advisory`]):
+    /// Refused, at a moment where the fire's agent only takes advice ([`crate::tables::agent::Agent::advisory`]):
     /// the agent will not stop for it.
     pub advisory: bool,
 }
@@ -304,7 +304,7 @@ impl Engine {
 fn advisory(agent: Option<&str>, moment: &str, refused: bool) -> bool {
     refused
         && agent
-            .and_then(crate::agent::Agent::from_name)
+            .and_then(crate::tables::agent::Agent::from_name)
             .is_some_and(|agent| agent.advisory(moment))
 }
 
@@ -755,7 +755,7 @@ fn input_for(
     };
     let time_cap = agent
         .as_deref()
-        .and_then(crate::agent::Agent::from_name)
+        .and_then(crate::tables::agent::Agent::from_name)
         .and_then(|agent| agent.time_limit(&moment))
         .map(|limit| limit.saturating_sub(crate::limits::HOOK_LIMIT_MARGIN));
     Input {

@@ -141,7 +141,7 @@ pub(crate) fn stop_cap(agent: &str, session: &str, refusals: u32, reason: &str) 
         return;
     }
     let mut record = Record::new(record::Kind::StopCap);
-    record.moment = Some(crate::moment::STOP.to_string());
+    record.moment = Some(crate::tables::moment::STOP.to_string());
     record.agent = (!agent.is_empty()).then(|| record::cut(agent, record::SUMMARY_CHARS));
     record.session = (!session.is_empty()).then(|| record::cut(session, record::SUMMARY_CHARS));
     record.count = Some(u64::from(refusals));

@@ -96,7 +96,7 @@ pub struct Outcome {
     /// Context the hook adds, in the order it gave them.
     pub adds: Vec<String>,
     /// The tool input as the hook would have it (the fields it gives replace the event's; `null`
-    /// removes one), at a moment whose input can be rewritten ([`crate::moment::rewrites_input`]).
+    /// removes one), at a moment whose input can be rewritten ([`crate::tables::moment::rewrites_input`]).
     pub input: Option<Value>,
     /// What the model should see of the tool's result, at a moment whose output can be rewritten.
     pub output: Option<Value>,
@@ -715,20 +715,20 @@ fn read_json(object: &Map<String, Value>, moment: &str) -> Result<Answered, Stri
         Ok(Some(input)) if !input.is_object() => {
             errors.push("a rewritten tool input must be a JSON object".into())
         }
-        Ok(Some(_)) if !crate::moment::rewrites_input(moment) => errors.push(format!(
+        Ok(Some(_)) if !crate::tables::moment::rewrites_input(moment) => errors.push(format!(
             "rewrote the tool input at {}, where there is no tool call to rewrite (only at {})",
-            crate::moment::shown(moment),
-            crate::moment::REWRITES_INPUT.join(" and ")
+            crate::tables::moment::shown(moment),
+            crate::tables::moment::REWRITES_INPUT.join(" and ")
         )),
         Ok(Some(input)) => said.input = Some(input.clone()),
         Err(why) => errors.push(why),
     }
     match one_rewrite(outputs, "output") {
         Ok(None) => {}
-        Ok(Some(_)) if !crate::moment::rewrites_output(moment) => errors.push(format!(
+        Ok(Some(_)) if !crate::tables::moment::rewrites_output(moment) => errors.push(format!(
             "rewrote the tool output at {}, where there is no tool result to rewrite (only at {})",
-            crate::moment::shown(moment),
-            crate::moment::REWRITES_OUTPUT.join(" and ")
+            crate::tables::moment::shown(moment),
+            crate::tables::moment::REWRITES_OUTPUT.join(" and ")
         )),
         Ok(Some(output)) => said.output = Some(output.clone()),
         Err(why) => errors.push(why),
@@ -864,7 +864,7 @@ fn settle(said: Said, run: &Run<'_>) -> Outcome {
                     reason: Some(format!("hook {} failed: {error}", run.hook)),
                     // After the tool ran a refusal cannot undo it, and the model would see the output
                     // as it was, which the hook may have been there to redact: withheld instead.
-                    output: crate::moment::rewrites_output(run.moment).then(|| {
+                    output: crate::tables::moment::rewrites_output(run.moment).then(|| {
                         withheld(&format!("hook {} failed and refuses on failure", run.hook))
                     }),
                     error: Some(error),
@@ -891,7 +891,7 @@ fn settle(said: Said, run: &Run<'_>) -> Outcome {
             outcome.kind = Kind::Refused;
             outcome.reason = Some(reason);
         }
-        Some(None) if crate::moment::is_stop(run.moment) => {
+        Some(None) if crate::tables::moment::is_stop(run.moment) => {
             // Sending the agent on with no instruction would only loop it: treat it as saying nothing.
             outcome.warning = Some(format!(
                 "hook {} refused {} without a reason; counted as nothing",

@@ -38,9 +38,9 @@ pub use rules::{
 /// The moments the guard may be hung on: those before a tool runs, where a refusal holds the call back
 /// (the same as hookd's guard of itself).
 pub const MOMENTS: &[&str] = &[
-    crate::moment::PRE_TOOL_USE,
-    crate::moment::PERMISSION_REQUEST,
-    crate::moment::PRE_SKILL_SHELL_COMMAND,
+    crate::tables::moment::PRE_TOOL_USE,
+    crate::tables::moment::PERMISSION_REQUEST,
+    crate::tables::moment::PRE_SKILL_SHELL_COMMAND,
 ];
 
 /// What the guard decided for one call.
@@ -74,7 +74,7 @@ impl Guard {
         for (name, action) in set {
             let Some(at) = RULES.iter().position(|rule| rule.name == name) else {
                 let names = RULES.iter().map(|rule| rule.name);
-                let hint = crate::moment::did_you_mean(name, names.clone())
+                let hint = crate::tables::moment::did_you_mean(name, names.clone())
                     .map_or_else(String::new, |meant| format!(" (did you mean \"{meant}\"?)"));
                 return Err(format!(
                     "unknown rule \"{name}\"{hint}; the guard's rules are {}",

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::limits::{DEFAULT_HOOK_TIMEOUT, SETTINGS_SIZE};
-use crate::moment;
+use crate::tables::moment;
 
 /// Why an empty settings file is refused, and what to write instead; the same words from `check` and a
 /// reload.

@@ -16,7 +16,7 @@ use super::{
     Protect, Record,
 };
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
-use crate::moment;
+use crate::tables::moment;
 
 const TOP_LEVEL_KEYS: &[&str] = &[
     "defaults",
@@ -733,7 +733,7 @@ impl Walker<'_> {
             if let Some(meant) = meant_agent(name) {
                 self.error(
                     item.span(),
-                    format!("{field}: unknown agent \"{}\" (did you mean \"{meant}\"?); the agents hookd knows are {}", moment::shown(name), crate::agent::Agent::ALL.map(|a| a.name()).join(", ")),
+                    format!("{field}: unknown agent \"{}\" (did you mean \"{meant}\"?); the agents hookd knows are {}", moment::shown(name), crate::tables::agent::Agent::ALL.map(|a| a.name()).join(", ")),
                 );
             }
         }
@@ -1006,7 +1006,7 @@ fn agents_own_name(name: &str) -> Option<String> {
             agent.display_name()
         ));
     }
-    let agent = crate::agent::Agent::ALL
+    let agent = crate::tables::agent::Agent::ALL
         .into_iter()
         .find(|agent| agent.row().own_events.contains(&name))?;
     Some(format!(
@@ -1019,7 +1019,7 @@ fn agents_own_name(name: &str) -> Option<String> {
 /// same letters with other case and punctuation, or the start of one, or one and a short tail (`gemini`,
 /// `claude_code`, `codex-cli`).
 pub(crate) fn meant_agent(name: &str) -> Option<&'static str> {
-    use crate::agent::Agent;
+    use crate::tables::agent::Agent;
     if Agent::from_name(name).is_some() {
         return None;
     }

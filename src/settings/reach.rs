@@ -14,8 +14,8 @@
 //! of for the others (`agents::settings_warnings`).
 
 use super::{Hook, Matcher};
-use crate::agent::Agent;
-use crate::moment::{self, Moment};
+use crate::tables::agent::Agent;
+use crate::tables::moment::{self, Moment};
 
 /// Why a hook can never run, and the key of the hook that makes it so (`agents` or `matcher`): where
 /// the settings file's validation places the error.

@@ -500,8 +500,8 @@ fn a_hook_that_cannot_finish_within_an_agents_limit_at_a_moment_is_warned_of() {
 fn a_hook_on_every_moment_for_every_agent_checks_clean() {
     let sb = Sandbox::new();
     let mut toml = String::new();
-    for moment in hookd::moment::KNOWN {
-        for agent in hookd::agent::Agent::ALL
+    for moment in hookd::tables::moment::KNOWN {
+        for agent in hookd::tables::agent::Agent::ALL
             .into_iter()
             .filter(|agent| agent.fires(moment.name))
         {
@@ -521,7 +521,7 @@ fn a_hook_on_every_moment_for_every_agent_checks_clean() {
         c.stderr
     );
     // And every agent's every moment is there.
-    for agent in hookd::agent::Agent::ALL {
+    for agent in hookd::tables::agent::Agent::ALL {
         for moment in agent.moments() {
             assert!(
                 c.stdout.contains(&format!("{}-{moment}", agent.name())),

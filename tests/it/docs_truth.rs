@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use hookd::agent::Agent;
+use hookd::tables::agent::Agent;
 
 /// The cell of the README's agent table that lists `agent`'s moments.
 fn readme_moments(readme: &str, agent: Agent) -> Vec<String> {

@@ -657,7 +657,7 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
     );
 }
 
-// Issue 15: allow, ask and rewrites, on the real agent. Copilot CLI 1.0.102's powers (src/agent.rs): an
+// Issue 15: allow, ask and rewrites, on the real agent. Copilot CLI 1.0.102's powers (src/tables/agent.rs): an
 // allow lets a tool run without its permission prompt, an ask is sent as `permissionDecision: "ask"`,
 // `modifiedArgs` rewrites a call, and `modifiedResult` replaces what the model sees of a result.
 

@@ -687,7 +687,7 @@ fn an_mcp_tool_is_matched_by_its_claude_code_name_and_refused() {
     );
 }
 
-// Issue 15: allow, ask and rewrites, on the real agent. Gemini CLI 0.61.0's powers (src/agent.rs): an
+// Issue 15: allow, ask and rewrites, on the real agent. Gemini CLI 0.61.0's powers (src/tables/agent.rs): an
 // allow grants nothing (not sent), an ask in -p would wait for ever (refused, saying approval is
 // needed), `hookSpecificOutput.tool_input` rewrites a call, and an AfterTool deny's reason is all the
 // model sees of a result (a rewritten output is sent that way).

@@ -557,7 +557,7 @@ fn settings_edit_takes_effect_at_the_next_tool_call_of_a_running_session() {
     );
 }
 
-// Issue 15: allow, ask and rewrites, on the real agent. Qwen Code 0.24.4's powers (src/agent.rs): an
+// Issue 15: allow, ask and rewrites, on the real agent. Qwen Code 0.24.4's powers (src/tables/agent.rs): an
 // allow changes nothing (not sent), an ask is sent, a rewritten input cannot reach the tool (the call is
 // refused, the reason giving the call as rewritten), and a rewritten output cannot be taken (the user is
 // told).

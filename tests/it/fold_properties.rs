@@ -643,8 +643,8 @@ fn named(fire: &Fire) -> Vec<(String, Outcome)> {
 fn originals(moment: &str) -> Originals<'_> {
     Originals {
         moment,
-        input: hookd::moment::rewrites_input(moment).then_some(&*ORIGINAL_INPUT),
-        output: hookd::moment::rewrites_output(moment).then_some(&*ORIGINAL_OUTPUT),
+        input: hookd::tables::moment::rewrites_input(moment).then_some(&*ORIGINAL_INPUT),
+        output: hookd::tables::moment::rewrites_output(moment).then_some(&*ORIGINAL_OUTPUT),
     }
 }
 
@@ -1280,10 +1280,10 @@ proptest! {
             }
             // Each hook is given the input (or output) as the hooks before it left it.
             let given: Value = serde_json::from_str(&std::fs::read_to_string(&given).unwrap()).unwrap();
-            if hookd::moment::rewrites_input(moment) {
+            if hookd::tables::moment::rewrites_input(moment) {
                 prop_assert_eq!(&given["tool_input"], &current_input, "given to hook-{}", i);
             }
-            if hookd::moment::rewrites_output(moment) {
+            if hookd::tables::moment::rewrites_output(moment) {
                 prop_assert_eq!(&given["tool_response"], &current_output, "given to hook-{}", i);
             }
             let outcome = verdict::read(Run {

@@ -9,12 +9,11 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level module and its floor, from the ground up, as in `src/lib.rs`.
 const FLOORS: &[(&str, u8)] = &[
-    ("agent", 1),
     ("head", 1),
     ("limits", 1),
     ("lines", 1),
     ("logging", 1),
-    ("moment", 1),
+    ("tables", 1),
     ("paths", 1),
     ("shell", 1),
     ("sync", 1),
@@ -523,11 +522,6 @@ fn the_files_import_no_circle_and_nothing_above_them() {
 /// findings, the shell's commands, the engine), and the shell's reader, whose parts call one another
 /// as a shell's grammar nests. Nothing may be added here; a line goes once it holds no longer.
 const NOT_YET: &[&str] = &[
-    "agents/dialect.rs imports agents/mod.rs, which stands above it",
-    "agents/import.rs imports agents/mod.rs, which stands above it",
-    "agents/relay.rs imports agents/mod.rs, which stands above it",
-    "agents/setup.rs imports agents/mod.rs, which stands above it",
-    "agents/snippet.rs imports agents/mod.rs, which stands above it",
     "engine/fire.rs imports engine/mod.rs, which stands above it",
     "engine/protect/judge.rs imports engine/protect/mod.rs, which stands above it",
     "engine/recording.rs imports engine/mod.rs, which stands above it",

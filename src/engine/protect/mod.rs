@@ -19,8 +19,8 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::moment;
 use crate::settings::Settings;
+use crate::tables::moment;
 
 pub use paths::Guarded;
 pub use places::Places;

@@ -3,7 +3,7 @@
 //! One table, so that the settings validation, `check`, the fire path, the did-you-mean and every
 //! agent's dialect all agree: a row per moment, with the agents that fire it and their names for it.
 
-use crate::agent::Agent;
+use crate::tables::agent::Agent;
 
 /// Every moment's name, as Claude Code spells it: code names a moment by these, never by a literal.
 pub const SESSION_START: &str = "SessionStart";
@@ -59,7 +59,7 @@ pub struct Moment {
     /// What a refusal does to the agent here.
     pub refusal: Refusal,
     /// How a refusal is written here, in the dialect of Claude Code (whose moments these are); each
-    /// agent's [`Dialect`](crate::agent::Dialect) turns it into its own (`agents/dialect.rs`).
+    /// agent's [`Dialect`](crate::tables::agent::Dialect) turns it into its own (`agents/dialect.rs`).
     pub answer: Shape,
     /// What of the tool call a hook may rewrite here, if anything.
     pub rewrites: Option<Rewrite>,

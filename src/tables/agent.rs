@@ -1,7 +1,7 @@
 //! The agents hookd speaks for: one row of [`AGENTS`] each, with everything about the agent that is data
 //! (its names, its tools' names, the dialect it reads answers in, the shape of its own hook settings and
 //! what `hookd import` must know of them). Which moments it fires, and under which names, is in each
-//! moment's row ([`crate::moment::KNOWN`]), which also answers the questions about them
+//! moment's row ([`crate::tables::moment::KNOWN`]), which also answers the questions about them
 //! ([`Agent::moments`], [`Agent::moment_of`], ...). The code that differs per agent (`agents/`) dispatches on the
 //! row's enums ([`Dialect`], [`SettingsFormat`]), never on the agent.
 //!
@@ -21,7 +21,7 @@ pub enum Agent {
 /// How an agent reads hookd's answer: the dialect code (`agents/dialect.rs`) has one arm per dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
-    /// Claude Code's answers, which Codex reads too: the moment's [`Shape`](crate::moment::Shape) as is.
+    /// Claude Code's answers, which Codex reads too: the moment's [`Shape`](crate::tables::moment::Shape) as is.
     ClaudeCode,
     /// Gemini CLI's: every JSON refusal is `decision: "deny"` with a `reason`.
     GeminiCli,

@@ -29,7 +29,7 @@ pub async fn answer(
         let known: Vec<&str> = Agent::ALL.iter().map(|agent| agent.name()).collect();
         let message = format!(
             "relay: unknown agent \"{}\" (one of: {})",
-            crate::moment::shown(&request.agent),
+            crate::tables::moment::shown(&request.agent),
             known.join(", ")
         );
         return to_line(&ErrorResponse::new(id, ErrorKind::BadRequest, message));
