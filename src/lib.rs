@@ -17,16 +17,17 @@
 //!    the reaper, the stop loops, the verdict. Knows nothing of sockets: a test can hold one in its hand.
 //! 3. [`agents`]: the code that speaks each agent's dialect in and out, relays an agent's hook input
 //!    ([`agents::relay`]: the relay's logic, given its input and a way to ask the daemon), prints its
-//!    hook settings (`--print-settings`) and imports its existing hooks, reading the rows of [`tables::agent`]
-//!    and [`tables::moment`].
+//!    hook settings (`--print-settings`) and imports its existing hooks, reading the rows of
+//!    [`tables::agent`] and [`tables::moment`].
 //! 2. [`protocol`]: the socket protocol's requests and responses, written by the daemon and read by
 //!    the clients. [`record`]: the journal's lines, the recorder they are handed to, the relay's spool. [`settings`]: the TOML model, its validation with `file:line:col` errors, the matchers,
 //!    the trust in the file and its programs. [`guard`]: the built-in guard's rules, a tool call judged
 //!    for what would destroy work or read secrets (pure).
-//! 1. The ground floor, facts and small tools that import nothing above them: [`tables::moment`] (every moment,
-//!    one row each: matcher field, what a refusal does, how it is answered, which agents fire it and
-//!    under which names), [`tables::agent`] (every agent, one row each: names, tools, dialect, settings file,
-//!    import), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
+//! 1. The ground floor, facts and small tools that import nothing above them: [`tables`]: [`tables::moment`]
+//!    (every moment, one row each: matcher field, what a refusal does, how it is answered, what may be
+//!    rewritten, its part in the stop loop, which agents fire it and under which names) and
+//!    [`tables::agent`] (every agent, one row each: names, tools, dialect, settings file and its default
+//!    place, default timeout, import), [`limits`] (every limit, with its reason), [`head`] (the head of an event too large
 //!    to decode), [`lines`] (bounded lines), [`shell`] (a shell command line read as a shell splits it, for judging), [`logging`], [`paths`], [`sync`], [`time`].
 //!
 //! The reference for users is in `docs/` (the protocol, the settings, the agents, the limits).
