@@ -20,7 +20,7 @@ pub const GREEN: &str = "32";
 
 /// What one hook said, at its strongest: a hook that allows and rewrites is [`Outcome::Allowed`] (its
 /// [`HookReport::rewrote`] says it rewrote too).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// Exit 0 with nothing to add.
@@ -45,7 +45,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Every outcome hookd makes, in the order of the table in docs/protocol.md.
+    /// Every outcome hookd makes, in the order docs/protocol.md lists them.
     pub const KNOWN: &[Outcome] = &[
         Outcome::Nothing,
         Outcome::Adds,

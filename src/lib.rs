@@ -1,10 +1,11 @@
 //! hookd: one per-user daemon that runs every coding agent's hooks from one settings file.
 //!
 //! A request comes in on the socket ([`daemon::server`]) or over HTTP ([`daemon::http`]), is decoded
-//! ([`protocol`]) and handed to the [`engine`], which finds its hooks in the settings in force, runs them
-//! all ([`engine::runner`], [`engine::worker`]) and folds what they said into a [`engine::Decision`]
-//! ([`engine::verdict`]); the daemon answers it ([`daemon::answer`]), in the agent's dialect over HTTP
-//! ([`agents::dialect`]).
+//! ([`protocol::decoder`]) and handed to the [`engine`], which finds its hooks in the settings in force,
+//! runs them all ([`engine::runner`], [`engine::worker`]), reads what each said ([`engine::reading`]) and
+//! folds it into a [`decision::Verdict`] ([`engine::verdict`]); the daemon answers it
+//! ([`daemon::answer`]), in the agent's dialect over HTTP
+//! ([`agents::dialect::answer`](mod@agents::dialect::answer)).
 //!
 //! The layout is in one place, `docs/development.md` ("The map of the house"): every folder and file of
 //! `src/` with what it holds, on its floor. A module imports only from its own floor or the floors

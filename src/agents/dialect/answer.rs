@@ -274,8 +274,8 @@ pub fn answer_to(
 
 /// The verdict in the agent's dialect, with what the agent can do of allow, ask and rewrites
 /// ([`Powers`](crate::tables::agent::Powers)): what it says weighed against what the agent can do where it is
-/// asked ([`reply`]), then written (a plain refusal or adds as [`answer`], with a rewritten output where
-/// there is one; an allow, an ask or a rewritten input as [`permission_answer`]).
+/// asked (`reply`), then written (a plain refusal or adds as [`answer`], with a rewritten output where
+/// there is one; an allow, an ask or a rewritten input as `permission_answer`).
 pub fn answer_verdict(
     agent: Agent,
     moment: &str,

@@ -39,7 +39,7 @@ pub struct CarryBack {
 /// moments and tools are renamed to Claude Code's, keeping the tool's own name in `agent_tool_name`, so
 /// that one matcher serves every agent.
 ///
-/// `input` is at most [`MAX_EVENT`](crate::limits::MAX_EVENT) bytes (past that, see [`translate_head`]). Lone
+/// `input` is at most [`MAX_EVENT`] bytes (past that, see [`translate_head`]). Lone
 /// surrogate escapes are read as U+FFFD, bytes that are not UTF-8 as U+FFFD; an input nested deeper than
 /// serde_json reads is translated from its head, as undecidable (its hooks are read as failed).
 pub fn translate(agent: Agent, input: &[u8]) -> Result<Translated, String> {
@@ -85,7 +85,7 @@ pub fn translate_as(agent: Agent, input: &[u8], told: Option<&str>) -> Result<Tr
 }
 
 /// An input that cannot be decoded whole (`why`: too large, too deep) as an undecidable fire, from what
-/// its head holds ([`EVENT_FIELDS`]).
+/// its head holds ([`EVENT_FIELDS`](crate::protocol::head::EVENT_FIELDS)).
 pub fn translate_head(agent: Agent, head: Head, why: String) -> Result<Translated, String> {
     translate_head_as(agent, head, why, None)
 }

@@ -1,8 +1,9 @@
 //! The agents' hook dialects, both ways: an agent's hook input read as a fire ([`input`]), and a
-//! verdict written back as the agent reads it ([`answer`]). What differs per agent is read from its row
-//! ([`crate::tables::agent::AGENTS`]: its names, its tools, its [`Dialect`](crate::agents::Dialect)) and the
-//! moment's row ([`crate::tables::moment::KNOWN`]: its [`Shape`](crate::tables::moment::Shape)). Pure: `hookd relay`
-//! and the HTTP listener both read and answer through here, so the two cannot drift apart.
+//! verdict written back as the agent reads it ([`answer`](mod@answer)). What differs per agent is read
+//! from its row ([`crate::tables::agent::AGENTS`]: its names, its tools, its
+//! [`Dialect`](crate::agents::Dialect)) and the moment's row ([`crate::tables::moment::KNOWN`]: its
+//! [`Shape`](crate::tables::moment::Shape)). Pure: `hookd relay` and the HTTP listener both read and answer
+//! through here, so the two cannot drift apart.
 
 pub mod answer;
 pub mod input;
