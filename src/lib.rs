@@ -13,6 +13,8 @@
 //!    the protocol ([`commands::client`]) and `hookd relay` as a process ([`commands::relay`]).
 //! 4. [`daemon`]: `hookd serve`: the socket server, the HTTP listener, reload and the file watch,
 //!    systemd, the budgets (memory, descriptors). It owns an engine and translates its decisions.
+//! 3. `export` (the `otlp` feature, on by default): the journal followed from its files and sent to an
+//!    OpenTelemetry collector as OTLP logs, on a thread of its own.
 //! 3. [`engine`]: decides a fire from the settings in force: the generations, the runner, the workers,
 //!    the reaper, the stop loops, the verdict. Knows nothing of sockets: a test can hold one in its hand.
 //! 3. [`agents`]: the code that speaks each agent's dialect in and out, relays an agent's hook input
@@ -36,6 +38,8 @@ pub mod agents;
 pub mod commands;
 pub mod daemon;
 pub mod engine;
+#[cfg(feature = "otlp")]
+pub mod export;
 pub mod guard;
 pub mod head;
 pub mod limits;

@@ -168,6 +168,9 @@ pub fn status(
     for (hook, processes) in &status.workers {
         field("worker", worker(hook, processes, colour));
     }
+    if let Some(export) = status.export.as_ref().filter(|e| e.state != "off") {
+        field("export", export_text(export));
+    }
     if let Some(record) = &status.record {
         let value = if !record.enabled {
             "off ([record] enabled = false)".to_string()
@@ -252,6 +255,28 @@ fn no_settings_file(config: &str, no_file: &NoSettingsFile) -> String {
     said
 }
 
+/// The export in one line: where, how far, what went wrong last.
+fn export_text(export: &crate::protocol::ExportStatus) -> String {
+    let mut value = format!(
+        "{} ({}): {}, {} sent, {} bytes of the journal to send",
+        clean(export.endpoint.as_deref().unwrap_or("?")),
+        clean(export.protocol.as_deref().unwrap_or("?")),
+        export.state.replace('_', " "),
+        export.sent,
+        export.backlog_bytes
+    );
+    if let Some(last) = &export.last_sent {
+        let _ = write!(value, ", last at {}", clean(last));
+    }
+    if export.refused > 0 {
+        let _ = write!(value, ", {} refused by the collector", export.refused);
+    }
+    if let Some(error) = &export.last_error {
+        let _ = write!(value, "; last error: {}", clean(error));
+    }
+    value
+}
+
 /// What in a status needs someone's attention, one line each.
 fn troubles(status: &StatusResponse) -> Vec<String> {
     let mut troubles = Vec::new();
@@ -263,6 +288,12 @@ fn troubles(status: &StatusResponse) -> Vec<String> {
     }
     if status.http.state == HttpState::Error {
         troubles.push("the http listener is down: agents' http hooks get no answer".to_string());
+    }
+    if let Some(export) = status.export.as_ref().filter(|e| e.state == "retrying") {
+        troubles.push(format!(
+            "the export to {} is not getting through: records wait in the journal and are sent once it does",
+            clean(export.endpoint.as_deref().unwrap_or("?"))
+        ));
     }
     if let Some(record) = &status.record {
         if record.error.is_some() {

@@ -4,6 +4,7 @@
 //! sees one generation from its start to its end.
 
 mod error;
+pub mod export;
 mod matcher;
 mod near;
 mod parse;
@@ -11,6 +12,7 @@ mod reach;
 mod trust;
 
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
+pub use export::Export;
 pub use matcher::Matcher;
 pub use near::near_name;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
@@ -213,6 +215,8 @@ pub struct Settings {
     pub record: Record,
     /// hookd's guard of itself.
     pub protect: Protect,
+    /// Where the journal is sent besides the disk (`[export.otlp]`, docs/export.md).
+    pub export: Export,
 }
 
 /// Why a settings file could not be loaded.
@@ -247,6 +251,7 @@ impl Settings {
             http: Http::default(),
             record: Record::default(),
             protect: Protect::default(),
+            export: Export::default(),
         }
     }
 
@@ -348,6 +353,7 @@ impl Settings {
         let dir = folder_of(&path);
         Ok(Settings {
             protect: parsed.protect.resolved(&dir),
+            export: parsed.export.resolved(&dir),
             dir,
             path,
             defaults: parsed.defaults,
@@ -365,7 +371,8 @@ impl Settings {
     /// (a group-writable copy of the example guard ran without a word). A relative path is taken from the
     /// settings file's folder, where a hook runs when its event has no usable `cwd`. A program that does not
     /// exist (yet) is not refused here: the hook fails when it runs, and its `on_failure` decides; nor is a
-    /// first word that only the shell can tell (`$VAR/x`, other than `$HOOKD_CONFIG_DIR`).
+    /// first word that only the shell can tell (`$VAR/x`, other than `$HOOKD_CONFIG_DIR`). The secrets
+    /// file `[export.otlp]` names is checked here too: the user's own, and unreadable by anyone else.
     pub fn check_programs(&self) -> Result<(), ConfigErrors> {
         let label = self.path.display().to_string();
         let mut verdicts: std::collections::HashMap<PathBuf, Option<String>> =
@@ -389,6 +396,7 @@ impl Settings {
                 }
             }
         }
+        errors.extend(self.export.check_files(&label));
         if errors.is_empty() {
             Ok(())
         } else {
