@@ -496,6 +496,31 @@ mod tests {
     }
 
     #[test]
+    fn the_export_has_its_line_and_a_collector_not_reached_is_a_trouble() {
+        let mut down = sample();
+        down.export = Some(crate::protocol::ExportStatus {
+            state: "retrying".into(),
+            endpoint: Some("http://127.0.0.1:4318/v1/logs".into()),
+            protocol: Some("http/protobuf".into()),
+            backlog_bytes: 512,
+            sent: 3,
+            last_error: Some("cannot connect".into()),
+            ..Default::default()
+        });
+        let shown = status(&down, "/s", None, false);
+        assert!(
+            shown.contains("       export: http://127.0.0.1:4318/v1/logs (http/protobuf): retrying, 3 sent, 512 bytes of the journal to send; last error: cannot connect\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("! the export to http://127.0.0.1:4318/v1/logs is not getting through"),
+            "{shown}"
+        );
+        let shown = status(&sample(), "/s", None, false);
+        assert!(!shown.contains("export"), "no line without export: {shown}");
+    }
+
+    #[test]
     fn a_workers_dropped_banners_are_counted() {
         let processes = serde_json::json!([{"state": "running", "pid": 7, "restarts": 0, "out_of_step": 0, "banners": 2}]);
         let shown = worker("policy", &processes, false);

@@ -439,6 +439,22 @@ fn a_collector_down_then_up_gets_every_record_once() {
         status["export"]["backlog_bytes"].as_u64() > Some(0),
         "{status}"
     );
+    // For people: doctor's warning (status's line for people is held by its unit test).
+    let socket = d.socket.to_str().unwrap();
+    let doctor = text(
+        &run_hookd(
+            &["doctor", "--socket", socket],
+            None,
+            Duration::from_secs(20),
+        )
+        .stdout,
+    );
+    assert!(
+        doctor.contains(&format!(
+            "the export to {endpoint} is not getting through (cannot connect"
+        )),
+        "{doctor}"
+    );
     let collector = Collector::start_on(port);
     wait_for_decisions(&collector, 20, &d);
     let mut sessions: Vec<String> = collector
@@ -557,5 +573,32 @@ fn an_https_endpoint_is_refused_at_its_place_with_the_way_round() {
             config.display()
         )) && stderr.contains("run an OpenTelemetry Collector on this machine"),
         "{stderr}"
+    );
+}
+
+/// The relays never link the exporter (nor hyper's client): an agent's every tool call starts one, and
+/// it stays small and quick to start. Read from the relay's symbols, as `nm` lists them.
+#[test]
+fn the_relay_does_not_link_the_exporter() {
+    if !require(on_path("nm"), "nm (binutils) lists the relay's symbols") {
+        return;
+    }
+    let mut nm = std::process::Command::new("nm");
+    nm.arg("--demangle").arg(RELAY_BIN);
+    let out = run_with_deadline(nm, None, Duration::from_secs(60));
+    let symbols = text(&out.stdout);
+    assert!(
+        symbols.contains("hookd::commands::relay"),
+        "nm gave no symbols of the relay: {}",
+        text(&out.stderr)
+    );
+    let linked: Vec<&str> = symbols
+        .lines()
+        .filter(|s| s.contains("hookd::export::") || s.contains("hyper::client::"))
+        .take(5)
+        .collect();
+    assert!(
+        linked.is_empty(),
+        "the relay links the exporter: {linked:?}"
     );
 }

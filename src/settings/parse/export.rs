@@ -102,6 +102,13 @@ impl Walker<'_> {
                 }
             }
         };
+        if enabled && !cfg!(feature = "otlp") {
+            self.error(
+                value.span(),
+                "[export.otlp]: this hookd was built without its exporter (the cargo feature \"otlp\"); build it with the feature, or write enabled = false".into(),
+            );
+            return None;
+        }
         enabled.then_some(Otlp {
             endpoint,
             protocol,
