@@ -124,14 +124,16 @@ impl Run {
                 tokio::time::sleep(POLL).await;
                 continue;
             };
-            self.exporter.set(|s| {
-                s.endpoint = Some(otlp.endpoint.url.clone());
-                s.protocol = Some(otlp.protocol.name().into());
-            });
             let (journal, cursor) = (self.journal.clone(), self.cursor.clone());
             let follower = self
                 .follower
                 .get_or_insert_with(|| Follower::start(journal, cursor));
+            // Said once the place to start from is found: a record written after status shows the
+            // endpoint is sent.
+            self.exporter.set(|s| {
+                s.endpoint = Some(otlp.endpoint.url.clone());
+                s.protocol = Some(otlp.protocol.name().into());
+            });
             let batch = follower.next(BATCH_RECORDS, BATCH_BYTES);
             if let Some(trouble) = follower.trouble.take() {
                 tracing::warn!("export: {trouble}");

@@ -602,3 +602,39 @@ fn the_relay_does_not_link_the_exporter() {
         "the relay links the exporter: {linked:?}"
     );
 }
+
+/// A reload applies `[export.otlp]`: turned on, it sends what is recorded from then on (not the history
+/// before it); its endpoint changed, the next records go to the new collector.
+#[test]
+fn a_reload_turns_the_export_on_and_moves_it() {
+    let first = Collector::start_on(Collector::reserve_port());
+    let second = Collector::start_on(Collector::reserve_port());
+    let d = Daemon::with_scripts(
+        &[DENY],
+        "[[hooks.PreToolUse]]\nname = \"deny-rm\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
+    );
+    fire_in_session(&d, "s-before", "Bash");
+    assert_eq!(d.status()["export"]["state"], "off");
+    let reload_to = |endpoint: &str, generation: u64| {
+        d.sb.settings(&settings(endpoint, "http/protobuf", ""));
+        wait_until(Duration::from_secs(30), "the reload", || {
+            let status = d.status();
+            status["generation"] == generation
+                && status["export"]["endpoint"] == endpoint
+                && status["export"]["state"] != "off"
+        });
+    };
+    reload_to(&first.endpoint(), 2);
+    fire_in_session(&d, "s-first", "Bash");
+    wait_for_decisions(&first, 1, &d);
+    assert_eq!(first.decisions()[0].attribute("session.id"), "s-first");
+    assert_eq!(
+        first.decisions()[0].attribute("hookd.settings.generation"),
+        2
+    );
+    reload_to(&second.endpoint(), 3);
+    fire_in_session(&d, "s-second", "Bash");
+    wait_for_decisions(&second, 1, &d);
+    assert_eq!(second.decisions()[0].attribute("session.id"), "s-second");
+    assert_eq!(first.decisions().len(), 1, "{:?}", first.decisions());
+}

@@ -146,7 +146,7 @@ impl Walker<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "otlp"))]
 mod tests {
     use super::super::parse;
     use crate::settings::export::Protocol;
