@@ -37,7 +37,7 @@
 //!   a one-shot `command` hook, Python per call (as the guard ran before it became a worker), against
 //!   the same script as the example settings run it, a `worker` (see [`guard_rows`]).
 //!
-//! - Ec, E0c, Ew, E0w (issue 29): E again, but a Bash call (`cargo test && git status`, and `echo x >
+//! - Ec, E0c, Ew, E0w: E again, but a Bash call (`cargo test && git status`, and `echo x >
 //!   out.txt`, a write in the project) that matches no hook, with hookd's guard of itself judging it
 //!   (on, as by default) against the same fire with `[protect] enabled = false`, two daemons of their
 //!   own fired in turns ABBA; Uc, U0c, Uw, U0w the same decision by the engine in this process, and Jc,
@@ -1374,7 +1374,7 @@ fn guard_rows(table: &mut Table, dir: &Path, rounds: usize) {
     );
     let daemon = Daemon::start(&config, dir.join("run/hookd.sock"));
     let mut client = daemon.connect();
-    // The agent's project, beside the settings' folder: inside it, hookd's guard of itself (issue 29)
+    // The agent's project, beside the settings' folder: inside it, hookd's guard of itself
     // refuses the command (it would give a path in the settings' folder to `cargo`).
     let project = dir.with_file_name("guard-project");
     std::fs::create_dir_all(project.join("src")).expect("create the guard's project folder");
@@ -1582,7 +1582,7 @@ fn export_rows(table: &mut Table, dir: &Path, rounds: usize) {
     );
 }
 
-/// Rows Ec to Jw (issue 29: "the protection check costs a no-hook fire under 5 %"): hookd's guard of
+/// Rows Ec to Jw ("the protection check costs a no-hook fire under 5 %"): hookd's guard of
 /// itself (`engine::protect`) judging a Bash call that matches no hook, for each of
 /// [`PROTECT_COMMANDS`]:
 /// - Ec against E0c (and Ew against E0w): the fire through a daemon of its own with the guard on (as by

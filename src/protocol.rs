@@ -1300,7 +1300,7 @@ mod tests {
 
     #[test]
     fn an_id_over_a_kibibyte_is_refused_and_never_echoed() {
-        // Found in the second attack on issue 12's fixes: 24 connections sending `status` with a 60 MiB
+        // Found attacking the fixes again: 24 connections sending `status` with a 60 MiB
         // id, reading nothing, pinned 1.48 GB in unread answers.
         let long = "7".repeat(1025);
         for line in [

@@ -1403,7 +1403,7 @@ mod tests {
 
     #[test]
     fn an_input_too_deep_and_not_utf8_is_still_decided_from_its_head() {
-        // Found attacking issue 12's fixes: one stray byte before the deep part made the input "not
+        // Found attacking the fixes: one stray byte before the deep part made the input "not
         // JSON", and the relay let it through.
         let mut input = b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"x\":\"\xff\",\"deep\":".to_vec();
         input.extend(std::iter::repeat_n(b'[', 10_000));
@@ -1572,7 +1572,7 @@ mod tests {
             );
         }
         // Claude Code's schema has no hookSpecificOutput for these: nothing the refusal rides on may be
-        // out of it, and what hooks add goes to the user. Found in issue 14: an answer naming one
+        // out of it, and what hooks add goes to the user. Found serving every moment: an answer naming one
         // (PreCompact's) is read as plain text, and a refusal with something added was lost.
         for moment in [
             "TaskCompleted",
@@ -2126,12 +2126,12 @@ mod tests {
             &["T"],
             Transport::Http,
         );
-        // Claude Code only shows a refusal at SessionStart to the user: said as what it is (issue 14).
+        // Claude Code only shows a refusal at SessionStart to the user: said as what it is.
         assert_eq!(
             parsed(&answer),
             json!({"systemMessage": "R (a refusal at SessionStart, where Claude Code only takes advice: it goes on)", "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "T"}})
         );
-        // Gemini CLI ignores a refusal at SessionStart: said as what it is (issue 14).
+        // Gemini CLI ignores a refusal at SessionStart: said as what it is.
         let answer = super::answer(
             Agent::GeminiCli,
             "SessionStart",
@@ -2166,7 +2166,7 @@ mod tests {
         }
     }
 
-    /// Found attacking issue 14: tools of Copilot CLI and Qwen Code that edit files or run shells, and
+    /// Found attacking the moments: tools of Copilot CLI and Qwen Code that edit files or run shells, and
     /// that escaped `Edit|Write` and `Bash` matchers.
     #[test]
     fn every_edit_and_shell_tool_is_seen_as_one() {
@@ -2216,7 +2216,7 @@ mod tests {
         assert_eq!(qwen.event.fields["agent_tool_name"], "monitor");
     }
 
-    /// Found attacking issue 14: told one event while the input names another, the relay answered in
+    /// Found attacking the moments: told one event while the input names another, the relay answered in
     /// the shape of the wrong one.
     #[test]
     fn a_copilot_input_naming_another_event_than_the_relay_was_told_is_not_placed() {
@@ -2234,7 +2234,7 @@ mod tests {
         );
     }
 
-    /// Found attacking issue 14: Codex's patch tool called through its shell (`apply_patch <<'EOF'`)
+    /// Found attacking the moments: Codex's patch tool called through its shell (`apply_patch <<'EOF'`)
     /// was seen only as `Bash`; now as the edit too, `Bash` kept where a matcher looks.
     #[test]
     fn a_patch_through_the_shell_is_an_edit_and_still_bash() {
@@ -2257,7 +2257,7 @@ mod tests {
         assert_eq!(fields["tool_name"], "Bash");
     }
 
-    /// Found in the second outside attack (issue 29): Codex applies `cd DIR && apply_patch <<'EOF'` as a
+    /// Found in the second outside attack: Codex applies `cd DIR && apply_patch <<'EOF'` as a
     /// patch whose paths are from DIR, and hookd left it `Bash`, so an `Edit|Write` guard never ran.
     #[test]
     fn a_patch_through_the_shell_after_cd_is_an_edit_with_its_paths_from_there() {
@@ -2351,7 +2351,7 @@ mod tests {
     }
 
     /// The head of an input too large or too deep to decode keeps every field an event is placed and
-    /// matched by, under Copilot CLI's names too (found reviewing issue 14: a deep Copilot input lost its
+    /// matched by, under Copilot CLI's names too (found in review: a deep Copilot input lost its
     /// `toolName`, and its guard never ran).
     #[test]
     fn the_head_keeps_every_event_field_and_copilots_names_for_them() {

@@ -973,7 +973,7 @@ mod tests {
             out.contains("matcher \"*.rs\" left out: hookd takes no matcher on WorktreeCreate"),
             "{out}"
         );
-        // Declared where the hook is, not by a top-level key that would land in a table (issue 17).
+        // Declared where the hook is, not by a top-level key that would land in a table.
         assert!(!out.contains("\nmoments = "), "{out}");
         assert!(
             out.contains("[[hooks.WorktreeCreate]]\nname = \"claude-code-WorktreeCreate-1\"\ndeclare_moment = true\n"),

@@ -1,7 +1,7 @@
 //! systemd integration: socket activation and sd_notify. Outside systemd (no `LISTEN_FDS` for this process,
 //! no `NOTIFY_SOCKET`) every function here does nothing.
 //!
-//! Hand-written, not the `sd-notify` crate (0.5.0, checked for issue 13): it connects to `NOTIFY_SOCKET` as
+//! Hand-written, not the `sd-notify` crate (0.5.0, checked): it connects to `NOTIFY_SOCKET` as
 //! a path, so the abstract `@name` socket systemd uses in containers is never reached, and it ends every
 //! message with a newline. Its `listen_fds` would save only the parsing of two variables: the descriptor
 //! would still be a raw number to take, check and make non-blocking here.

@@ -973,7 +973,7 @@ mod tests {
     #[test]
     fn a_hash_bang_script_whose_interpreter_has_no_hash_bang_fails_to_start_both_ways() {
         // The kernel says ENOEXEC for the script: its interpreter is no program. Run by sh, the `#!` line
-        // a comment, the script would run and exit 0 (issue 29): it must fail to start, saying why.
+        // a comment, the script would run and exit 0: it must fail to start, saying why.
         let dir = tempfile::tempdir().unwrap();
         let interpreter = dir.path().join("Interp");
         write_program(&interpreter, b"exit 0\n");

@@ -304,7 +304,12 @@ fn classify(path: &Path, whole: bool, project: &Path, home: &Path, temp_counts: 
     if project_counts && path.starts_with(project) {
         return Place::Inside(path.to_path_buf());
     }
-    if temp_counts && temp_folders().iter().any(|t| path.starts_with(t)) {
+    // A home that lives in a temporary folder (a test's, a sandbox's) is a home still: what is in it is
+    // the user's, not scratch.
+    let in_home_in_temp = path.starts_with(home)
+        && home.components().count() > 2
+        && temp_folders().iter().any(|t| home.starts_with(t));
+    if temp_counts && !in_home_in_temp && temp_folders().iter().any(|t| path.starts_with(t)) {
         return Place::Temp(path.to_path_buf());
     }
     if depth == 1 && whole {

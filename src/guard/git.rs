@@ -1124,6 +1124,25 @@ fn reflog(args: &[Word]) -> Option<Finding> {
 /// themselves otherwise (as git's submodule helper runs it). The git it runs is judged as any other
 /// (`git submodule foreach 'git reset --hard'`); what else it runs, the other rules do not see here.
 fn submodule(args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
+    // `submodule deinit -f`: the submodules' working trees removed, changes in them and all.
+    if let Some(at) = args.iter().position(|w| w.text == "deinit")
+        && args[at + 1..]
+            .iter()
+            .take_while(|w| w.text != "--")
+            .any(|w| {
+                (w.text.len() > 3 && "--force".starts_with(w.text.as_str()))
+                    || (w.text.starts_with('-')
+                        && !w.text.starts_with("--")
+                        && w.text.contains('f'))
+            })
+    {
+        return discard(
+            "`git submodule deinit -f` removes the submodules' working trees, their uncommitted changes \
+             with them. Commit or stash inside each submodule first, or deinit without -f, which stops \
+             where a submodule has changes"
+                .into(),
+        );
+    }
     let foreach = args.iter().position(|w| w.text == "foreach")?;
     let mut run = &args[foreach + 1..];
     while let Some(first) = run.first() {

@@ -5,7 +5,8 @@
 //! once is a secret told. So a file tool that reads (Read, Grep, an MCP server's read_file) naming a
 //! secret file is refused, and so is a shell command that prints one (`cat`, `head`, `grep`, `sed`,
 //! `base64`, `< .env`), sends one away (`curl -d @.env`, `cp`, `scp`, `tar`) or searches a folder of
-//! them (`grep -r x ~/.ssh`). What uses a secret without printing it stays allowed: `source .env`,
+//! them (`grep -r x ~/.ssh`), or prints what a sourced one set (`source .env && echo $KEY`). What uses
+//! a secret without printing it stays allowed: `source .env`,
 //! `docker run --env-file .env`, `ssh -i KEY`, `grep -q KEY .env` (a yes or no, no value), and so does
 //! what only names or writes one (`ls`, `test -f`, `touch`, `echo X >> .env`, Write and Edit, whose
 //! text the model wrote itself). Which files hold secrets is judged by their names and places, never by
@@ -294,7 +295,9 @@ fn named(text: &str, glob: bool, folder: &Path, home: &Path) -> Option<(PathBuf,
         .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
         .collect::<String>()
         .to_ascii_lowercase();
-    let aimed = GLOB_MARKERS.iter().any(|m| fixed.contains(m));
+    // A hidden name's glob that reaches `.env` by its first letters (`.e*`, `.en?`) aims at it too.
+    let aimed = GLOB_MARKERS.iter().any(|m| fixed.contains(m))
+        || (name.starts_with('.') && fixed.len() >= 2 && glob_match(name, ".env"));
     let in_secret_folder = secret(parent, home).is_some();
     let mut candidates: Vec<&str> = Vec::new();
     let parent_rel = parent.strip_prefix(home).ok();
@@ -430,17 +433,130 @@ pub(super) fn judge(call: &Call, seen: &Seen, found: &mut Vec<Finding>) {
             }
         }
         Does::Shell(_) => {
+            let mut links: Vec<(PathBuf, String)> = Vec::new();
+            let mut sourced: Option<(PathBuf, &'static Secret)> = None;
             for (command, folders) in seen.each() {
-                if let Some(finding) = folders
-                    .iter()
-                    .find_map(|folder| judge_command(command, folder, &call.home))
-                {
+                if let Some(finding) = folders.iter().find_map(|folder| {
+                    judge_command(command, folder, &call.home).or_else(|| {
+                        through_links(command, &links, folder, &call.home)
+                            .and_then(|command| judge_command(&command, folder, &call.home))
+                    })
+                }) {
                     found.push(finding);
                     return;
+                }
+                if let Some((path, secret)) = &sourced
+                    && prints_variables(command)
+                {
+                    found.push(finding(&super::system::shown(command), path, secret, false));
+                    return;
+                }
+                for folder in folders {
+                    links.extend(secret_links(command, folder, &call.home));
+                    if sourced.is_none() {
+                        sourced = secret_sourced(command, folder, &call.home);
+                    }
                 }
             }
         }
     }
+}
+
+/// `source .env`, `. ~/.aws/credentials`: the secret file whose values the shell now holds.
+fn secret_sourced(
+    command: &Command,
+    folder: &Path,
+    home: &Path,
+) -> Option<(PathBuf, &'static Secret)> {
+    let ("source" | ".", args) = command.run_words()? else {
+        return None;
+    };
+    let file = args.first().filter(|w| w.known)?;
+    named(&file.text, file.glob, folder, home)
+}
+
+/// A command that prints variables the line did not set (`echo "$API_KEY"`, `printenv`, `env`, `set`,
+/// `export -p`): after a secret file was sourced, what it prints may be the secret (`source .env &&
+/// echo "$API_KEY"`, found attacking the guard).
+fn prints_variables(command: &Command) -> bool {
+    let Some((program, args)) = command.run_words() else {
+        return false;
+    };
+    let unset = |w: &Word| !w.known && w.text.contains('$') && !w.text.contains("$(");
+    match program {
+        "echo" | "printf" | "print" => args.iter().any(unset),
+        "printenv" => true,
+        "env" => args.iter().all(|w| w.text.starts_with('-')),
+        "set" => args.is_empty(),
+        "export" | "declare" | "typeset" => args.is_empty() || args.iter().any(|w| w.text == "-p"),
+        _ => false,
+    }
+}
+
+/// `ln [-s] SECRET LINK` (or `ln -s SECRET`, the link named as the secret, here): the link's path and
+/// the secret it reaches, so that reading the link later on the line is reading the secret (`ln -s
+/// ~/.ssh/id_rsa k && cat k`, found attacking the guard).
+fn secret_links(command: &Command, folder: &Path, home: &Path) -> Vec<(PathBuf, String)> {
+    let Some(("ln", args)) = command.run_words() else {
+        return Vec::new();
+    };
+    let operands: Vec<&Word> = args.iter().filter(|w| !w.text.starts_with('-')).collect();
+    let (target, link) = match operands.as_slice() {
+        [target] => (*target, None),
+        [target, link] => (*target, Some(*link)),
+        _ => return Vec::new(),
+    };
+    if !target.known || named(&target.text, target.glob, folder, home).is_none() {
+        return Vec::new();
+    }
+    let target_path = absolute(&expand_home(&target.text, home), folder, home);
+    let link_path = match link {
+        Some(link) if link.known => absolute(&expand_home(&link.text, home), folder, home),
+        Some(_) => return Vec::new(),
+        None => match target_path.file_name() {
+            Some(name) => folder.join(name),
+            None => return Vec::new(),
+        },
+    };
+    // A link made into a folder (`ln -s ~/.ssh/id_rsa keys/`) is named as the secret, in it.
+    let link_path = match (link, target_path.file_name()) {
+        (Some(link), Some(name)) if link.text.ends_with('/') => link_path.join(name),
+        _ => link_path,
+    };
+    vec![(link_path, target_path.to_string_lossy().into_owned())]
+}
+
+/// `command` with each word that names one of `links` written as the secret the link reaches; `None`
+/// when no word does.
+fn through_links(
+    command: &Command,
+    links: &[(PathBuf, String)],
+    folder: &Path,
+    home: &Path,
+) -> Option<Command> {
+    if links.is_empty() {
+        return None;
+    }
+    let mut changed = false;
+    let mut through = command.clone();
+    for word in through.words.iter_mut().skip(1) {
+        if !word.known {
+            continue;
+        }
+        let path = absolute(&word.text, folder, home);
+        if let Some((_, target)) = links.iter().find(|(link, _)| *link == path) {
+            word.text = target.clone();
+            changed = true;
+        }
+    }
+    for redirect in &mut through.redirects {
+        let path = absolute(&redirect.target.text, folder, home);
+        if let Some((_, target)) = links.iter().find(|(link, _)| *link == path) {
+            redirect.target.text = target.clone();
+            changed = true;
+        }
+    }
+    changed.then_some(through)
 }
 
 /// The finding for `seen` (the command as written, in short) reading `path`, or sending it away

@@ -7,7 +7,7 @@ const MAX_BRACE_WORDS: usize = 256;
 
 /// A word with unquoted braces at `braces` (byte offsets of `{`, `,` and `}` in `text`) expanded as the
 /// shell does before anything else: `a{b,c}d` is `abd acd`, `{1..3}` is `1 2 3`, nested ones too (found
-/// attacking issue 29: `mv ~/.config/hookd{,.off}` named no guarded path as written). A word too long
+/// attacking the guard: `mv ~/.config/hookd{,.off}` named no guarded path as written). A word too long
 /// to expand cheaply is kept as it is.
 pub(super) fn brace_expand(text: &str, braces: &[usize]) -> Vec<String> {
     if text.len() > 4096 {

@@ -76,6 +76,20 @@ pub(super) struct Lexer<'e, 'b> {
 }
 
 impl<'e, 'b> Lexer<'e, 'b> {
+    /// Where the lexer is in the line (in chars): a loop's body is read again from here.
+    pub(super) fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The line's text between two positions.
+    pub(super) fn text_between(&self, from: usize, to: usize) -> String {
+        self.chars
+            .get(from..to.min(self.chars.len()))
+            .unwrap_or_default()
+            .iter()
+            .collect()
+    }
+
     pub(super) fn new(line: &str, env: &'e mut Env, depth: usize, ctx: Ctx<'b>) -> Self {
         Lexer {
             chars: line.chars().collect(),
@@ -403,7 +417,7 @@ impl Lexer<'_, '_> {
                         && assignment(&text).is_some_and(|(_, v)| v.is_empty())) =>
                 {
                     // `~` or `~/...` at the word's start: the home folder; `~USER` this user's too
-                    // (found attacking issue 29: `rm ~me/.config/hookd/hooks.toml`); `~+` and `~-`
+                    // (found attacking the guard: `rm ~me/.config/hookd/hooks.toml`); `~+` and `~-`
                     // the folder the shell is in or was in, which the reader cannot know.
                     let mut name = String::new();
                     let mut len = 0;
@@ -461,7 +475,9 @@ impl Lexer<'_, '_> {
             // `W='rm -rf'; $W x`: an unquoted expansion is split at blanks into words (and `"$@"`
             // at its arguments).
             let splits = std::mem::take(&mut self.splits);
-            let mut fields = split_fields(&text, &splits).into_iter();
+            // The line may set IFS (`IFS=,; cmd=rm,-rf,~; $cmd`): split where it says.
+            let ifs = self.env.vars.get("IFS").map_or(" \t\n", String::as_str);
+            let mut fields = split_fields(&text, &splits, ifs).into_iter();
             let first = fields.next().or_else(|| quoted_any.then(String::new));
             self.pending
                 .extend(fields.map(|text| Word { text, known, glob }));
@@ -598,15 +614,35 @@ impl Lexer<'_, '_> {
                 let written = format!("${{{inner}}}");
                 // `${X:-default}`, `${X-default}`: X's value when it is known and set (not empty,
                 // with the colon).
-                let defaulted = rest
-                    .strip_prefix(":-")
-                    .map(|d| (d, true))
-                    .or(rest.strip_prefix('-').map(|d| (d, false)));
-                if let (Some((_, colon)), Some(value)) =
+                // `${X:=default}`, `${X=default}` the same, and they set X to the default.
+                let defaulted = [(":-", true, false), (":=", true, true), ("-", false, false)]
+                    .into_iter()
+                    .chain([("=", false, true)])
+                    .find_map(|(op, colon, sets)| rest.strip_prefix(op).map(|d| (d, colon, sets)));
+                if let (Some((_, colon, _)), Some(value)) =
                     (defaulted, self.env.vars.get(name).cloned())
                     && !(colon && value.is_empty())
                 {
                     self.value(text, known, &value, &written, quoted);
+                    return;
+                }
+                // X not set on the line: the default is what it is when X is not set in the
+                // environment either, which a guard must consider (`rm -rf "${X:=~}"`, found
+                // attacking the guard). A default that is itself an expansion stays unknown.
+                if let Some((default, _, sets)) = defaulted
+                    && !self.env.unknown.contains_key(name)
+                    && !default.contains(['$', '`', '"', '\'', '\\'])
+                {
+                    let default = match (default.strip_prefix('~'), &self.env.home) {
+                        (Some(after), Some(home)) if after.is_empty() || after.starts_with('/') => {
+                            format!("{home}{after}")
+                        }
+                        _ => default.to_string(),
+                    };
+                    if sets && self.env.may_set(name) {
+                        self.env.vars.insert(name.to_string(), default.clone());
+                    }
+                    self.value(text, known, &default, &written, quoted);
                     return;
                 }
                 match (self.env.vars.get(name).cloned(), whole) {
@@ -803,9 +839,32 @@ impl Lexer<'_, '_> {
         };
         let mut level = 0usize;
         let mut inner = String::new();
+        // A `case WORD in` inside `$( )`: its patterns' `)` do not end the substitution, until `esac`
+        // (`$(case x in x) rm -rf ~;; esac)`, found attacking the guard).
+        let mut cases = 0usize;
+        let mut case_words = 0u8;
+        let mut word = String::new();
         while let Some(c) = self.peek(0) {
             self.at += 1;
+            if close == ')' {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    word.push(c);
+                } else if !word.is_empty() {
+                    match (case_words, word.as_str()) {
+                        (0, "case") => case_words = 1,
+                        (0, "esac") => cases = cases.saturating_sub(1),
+                        (1, _) => case_words = 2,
+                        (2, "in") => {
+                            cases += 1;
+                            case_words = 0;
+                        }
+                        _ => case_words = 0,
+                    }
+                    word.clear();
+                }
+            }
             match c {
+                ')' if level == 0 && cases > 0 => inner.push(c),
                 '\\' => {
                     inner.push(c);
                     if let Some(next) = self.peek(0) {
@@ -914,8 +973,8 @@ impl Lexer<'_, '_> {
 }
 
 /// `text` split into words at the blanks inside `splits` (sorted byte ranges that came from unquoted
-/// expansions); empty words dropped.
-fn split_fields(text: &str, splits: &[(usize, usize)]) -> Vec<String> {
+/// expansions), or at the characters of `ifs` when the line sets IFS; empty words dropped.
+fn split_fields(text: &str, splits: &[(usize, usize)], ifs: &str) -> Vec<String> {
     let mut fields = Vec::new();
     let mut field = String::new();
     let mut range = 0;
@@ -923,7 +982,7 @@ fn split_fields(text: &str, splits: &[(usize, usize)]) -> Vec<String> {
         while range < splits.len() && splits[range].1 <= at {
             range += 1;
         }
-        let split = c.is_whitespace() && range < splits.len() && splits[range].0 <= at;
+        let split = ifs.contains(c) && range < splits.len() && splits[range].0 <= at;
         if split {
             if !field.is_empty() {
                 fields.push(std::mem::take(&mut field));

@@ -50,7 +50,22 @@ struct Level {
     case_pattern: bool,
     /// What the previous part of the pipeline gives the next one's input.
     feed: Option<Feed>,
+    /// A `for` loop over several known words: its body is read again for each after the first.
+    replay: Option<Replay>,
 }
+
+/// A loop whose body is read once per value of its variable: the first value as the body is read, the
+/// others again at its `done` (`for d in ~ /; do rm -rf "$d"; done` deletes both).
+struct Replay {
+    name: String,
+    /// The values after the first.
+    values: Vec<String>,
+    /// Where the body begins in the line (after the header's separator).
+    body_start: usize,
+}
+
+/// How many values of a loop's list are read: a loop over more is read for these.
+const MAX_LOOP_VALUES: usize = 16;
 
 impl Level {
     fn new(kind: Kind, at: usize) -> Level {
@@ -67,6 +82,7 @@ impl Level {
             after_and_or: false,
             case_pattern: kind == Kind::Case,
             feed: None,
+            replay: None,
         }
     }
 }
@@ -312,7 +328,19 @@ impl Parser<'_, '_> {
                 self.current.words.push(word);
             }
             "do" if kind == Kind::Loop => self.level().conditional = true,
-            "done" => self.close(Kind::Loop, out),
+            "done" => {
+                let replay = self
+                    .stack
+                    .iter_mut()
+                    .rev()
+                    .find(|level| level.kind == Kind::Loop)
+                    .and_then(|level| level.replay.take());
+                let body_end = self.lexer.position();
+                self.close(Kind::Loop, out);
+                if let Some(replay) = replay {
+                    self.replay(replay, body_end, out);
+                }
+            }
             "esac" => self.close(Kind::Case, out),
             "time" => self.timed = true,
             // `time -p CMD`: its option, not a program.
@@ -361,6 +389,23 @@ impl Parser<'_, '_> {
             budget: self.ctx.budget,
         };
         parse_into(&body, self.lexer.env, self.depth + 1, out, ctx);
+    }
+
+    /// Reads a loop's body again for each of its variable's values after the first, as the loop runs
+    /// it (each a pass that may not run, in the shell itself).
+    fn replay(&mut self, replay: Replay, body_end: usize, out: &mut Vec<Command>) {
+        let text = self.lexer.text_between(replay.body_start, body_end);
+        let body = text.trim_end().strip_suffix("done").unwrap_or(&text);
+        let ctx = Ctx {
+            subshell: self.subshell(),
+            conditional: true,
+            budget: self.ctx.budget,
+        };
+        for value in replay.values {
+            let mut env = self.lexer.env.fork(self.ctx.budget);
+            env.vars.insert(replay.name.clone(), value);
+            parse_into(body, &mut env, self.depth + 1, out, ctx);
+        }
     }
 
     fn push(&mut self, kind: Kind, out: &mut Vec<Command>) {
@@ -464,7 +509,16 @@ impl Parser<'_, '_> {
             command.words.first().map(|w| w.text.as_str()),
             Some("for" | "select")
         ) {
-            loop_header(env, &command.words);
+            if let Some((name, values)) = loop_header(env, &command.words) {
+                let body_start = self.lexer.position();
+                if let Some(level) = self.stack.last_mut().filter(|l| l.kind == Kind::Loop) {
+                    level.replay = Some(Replay {
+                        name,
+                        values,
+                        body_start,
+                    });
+                }
+            }
             return;
         }
         if command.words.is_empty() && command.redirects.is_empty() {
@@ -483,7 +537,7 @@ impl Parser<'_, '_> {
 
 /// `NAME=value` (or `NAME+=value`) setting a variable for what follows. A value past [`MAX_VALUE`]
 /// is not kept: `b=$a$a; c=$b$b; ...` must not double the reader's memory with each word (found
-/// attacking issue 29).
+/// attacking the guard).
 pub(crate) fn set_variable(env: &mut Env, word: &Word) {
     let Some((name, value)) = assignment(&word.text) else {
         return;
@@ -501,21 +555,27 @@ pub(crate) fn set_variable(env: &mut Env, word: &Word) {
     }
 }
 
-/// `for x in a b`, `select x in ...`: a loop over one word gives its variable that word (`for f in
-/// ~/.config/hookd/*; do rm "$f"`: found attacking issue 29); over more, the variable cannot be told.
-fn loop_header(env: &mut Env, words: &[Word]) {
-    let Some(name) = words.get(1).map(|w| w.text.clone()) else {
-        return;
-    };
+/// `for x in a b`, `select x in ...`: the variable is given the first word of the list; the others,
+/// given back, are read again at the loop's end (`for f in ~/.config/hookd/*; do rm "$f"`, `for d in ~
+/// /; do rm -rf "$d"`: found attacking the guard). A list with a word that cannot be known leaves the
+/// variable unknown.
+fn loop_header(env: &mut Env, words: &[Word]) -> Option<(String, Vec<String>)> {
+    let name = words.get(1).map(|w| w.text.clone())?;
     let list: Vec<&Word> = words.iter().skip(3).collect();
-    match list.as_slice() {
-        [only]
-            if only.known && words.get(2).is_some_and(|w| w.text == "in") && env.may_set(&name) =>
-        {
-            env.vars.insert(name, only.text.clone());
+    let listed = words.get(2).is_some_and(|w| w.text == "in");
+    match list.split_first() {
+        Some((first, rest)) if listed && list.iter().all(|w| w.known) && env.may_set(&name) => {
+            env.vars.insert(name.clone(), first.text.clone());
+            let rest: Vec<String> = rest
+                .iter()
+                .take(MAX_LOOP_VALUES - 1)
+                .map(|w| w.text.clone())
+                .collect();
+            (!rest.is_empty()).then_some((name, rest))
         }
         _ => {
             env.vars.remove(&name);
+            None
         }
     }
 }

@@ -100,7 +100,12 @@ fn nested_commands_are_read_too() {
     );
     assert_eq!(
         programs("if true; then rm x; fi; for f in a b; do rm $f; done"),
-        vec![vec!["true"], vec!["rm", "x"], vec!["rm", "$f"]]
+        vec![
+            vec!["true"],
+            vec!["rm", "x"],
+            vec!["rm", "a"],
+            vec!["rm", "b"]
+        ]
     );
 }
 
@@ -313,7 +318,11 @@ fn each_command_says_whether_it_runs_in_a_subshell_or_may_not_run() {
         ),
         (
             "for f in a b; do cd $f; done; rm x",
-            &["cd ?($f) [cond]", "rm x"],
+            &["cd a [cond]", "cd b @1 [cond]", "rm x"],
+        ),
+        (
+            "for f in a $(ls); do cd $f; done",
+            &["ls @1 [sub]", "cd ?($f) [cond]"],
         ),
         (
             "case $x in a|b) cd y;; (*) rm z;; esac; rm w",
@@ -341,7 +350,16 @@ fn unquoted_expansions_are_split_into_words() {
         ("set -- a; X='-r -f'; rm $X /", &["set -- a", "rm -r -f /"]),
         (
             "rm -rf ${HOME:-/tmp}/x ${NOPE:-/y}",
-            &["rm -rf /home/u/x ?(${NOPE:-/y})"],
+            &["rm -rf /home/u/x /y"],
+        ),
+        (
+            ": ${X:=~/a}; rm $X ${Y=b} $Y; P=$(pwd); rm ${P:-/}",
+            &[
+                ": /home/u/a",
+                "rm /home/u/a b b",
+                "pwd @1 [sub]",
+                "rm ?(${P:-/})",
+            ],
         ),
         ("exec > >(tee log)", &["tee log @1 [sub]", "exec"]),
         (

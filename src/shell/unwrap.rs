@@ -4,7 +4,7 @@
 //! `env`, `nice`, `timeout`, `xargs`, `find -exec` and their kind run the words after their own options.
 //! Each wrapper is taken off, as many times as they are stacked, and the command inside read in its place.
 
-use super::{Command, Ctx, Env, MAX_DEPTH, Word, parse_into, plain_word, unknowable};
+use super::{Command, Ctx, Env, MAX_DEPTH, MAX_NAMES, Word, parse_into, plain_word, unknowable};
 
 /// The shells: `-c SCRIPT` runs the script; with no script and no file, they run their input.
 pub const SHELLS: &[&str] = &[
@@ -341,6 +341,10 @@ pub(crate) fn unwrap_into(
             }
             out.push(command);
         }
+        "ssh" => {
+            ssh(&command, &args, env, out, ctx);
+            out.push(command);
+        }
         "watch" => {
             let rest = after_options(
                 &args,
@@ -371,6 +375,15 @@ pub(crate) fn unwrap_into(
         "alias" => {
             for word in &args {
                 if let Some((_, script)) = word.text.split_once('=') {
+                    // Kept as a function of the same name that passes its words on, so that the
+                    // alias used later is read with its arguments (`alias r=rm; r -rf ~`).
+                    let name = &word.text[..word.text.len() - script.len() - 1];
+                    let functions = &mut env.functions;
+                    if !name.is_empty()
+                        && (functions.contains_key(name) || functions.len() < MAX_NAMES)
+                    {
+                        functions.insert(name.to_string(), format!("{script} \"$@\""));
+                    }
                     parse_into(
                         script,
                         &mut env.fork(ctx.budget),
@@ -419,6 +432,32 @@ pub(crate) fn unwrap_into(
                 };
                 parse_into(&script, &mut env.fork(ctx.budget), depth + 1, out, later);
             }
+            out.push(command);
+        }
+        "read" => {
+            read_into(&command, &args, env);
+            out.push(command);
+        }
+        // `set -- a b` (or `set a b`): the positional parameters.
+        "set"
+            if args
+                .first()
+                .is_some_and(|a| a.text == "--" || !a.text.starts_with(['-', '+'])) =>
+        {
+            let from = usize::from(args[0].text == "--");
+            super::parse::positional(env, Some(args[from..].to_vec()));
+            out.push(command);
+        }
+        // `printf -v NAME FORMAT ARGS`: NAME set to what printf would print.
+        "printf" if args.first().is_some_and(|a| a.text == "-v") && args.len() >= 3 => {
+            let name = args[1].text.clone();
+            let rest: Vec<&str> = args[3..].iter().map(|w| w.text.as_str()).collect();
+            let set = Word {
+                text: format!("{name}={}", printf(&args[2].text, &rest)),
+                known: args[1..].iter().all(|w| w.known),
+                glob: false,
+            };
+            super::parse::set_variable(env, &set);
             out.push(command);
         }
         "export" | "declare" | "typeset" | "local" | "readonly" => {
@@ -764,7 +803,7 @@ fn env_command(
     }
     rest.extend_from_slice(args.get(i..).unwrap_or(&[]));
     // `env -C DIR CMD`: CMD runs in DIR, read between a `pushd DIR` and a `popd` so that its
-    // relative paths are judged from there (found attacking issue 29).
+    // relative paths are judged from there (found attacking the guard).
     let mark = |words: Vec<Word>| Command {
         words,
         depth: depth + 1,
@@ -940,6 +979,21 @@ fn fed(
             glob: w.glob || value.glob,
         })
     };
+    if values.is_empty() {
+        // `echo | xargs git reset --hard` (GNU xargs runs its command once, given input or not) and
+        // `parallel git reset --hard :::`: the command as written, once.
+        unwrap_into(
+            Command {
+                words: rest,
+                ..base
+            },
+            env,
+            out,
+            inner_ctx,
+            None,
+        );
+        return;
+    }
     if program == "xargs" && replace.is_none() {
         // `xargs rm -rf` given `/ ~`: one command with all of them after its words.
         let mut words = rest.clone();
@@ -1002,8 +1056,8 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>,
             while i < args.len() && args[i].text != ";" && args[i].text != "+" {
                 if args[i].text.contains("{}") {
                     // Every path below each start (`START/**`, a pattern that takes the start too):
-                    // `find ~ -name '*.toml' -exec rm {} +` reaches the settings (found attacking
-                    // issue 29), and what `-name` keeps cannot be told without walking.
+                    // `find ~ -name '*.toml' -exec rm {} +` reaches the settings (found attacking the
+                    // guard), and what `-name` keeps cannot be told without walking.
                     words.extend(starts.iter().map(|start| Word {
                         text: format!("{}/**", start.text.trim_end_matches('/')),
                         glob: true,
@@ -1071,6 +1125,99 @@ fn after_options(args: &[Word], valued: &[&str], plain: usize) -> Vec<Word> {
         i += if valued.contains(&text) { 2 } else { 1 };
     }
     args.get(i + plain..).unwrap_or(&[]).to_vec()
+}
+
+/// `read [OPTIONS] NAME...`: each NAME set from the line read, when it is known (a here-string or a
+/// here-document: `read -r X <<< "$HOME"`, found attacking the guard), the last taking what is left;
+/// otherwise each NAME is one that cannot be known.
+fn read_into(command: &Command, args: &[Word], env: &mut Env) {
+    const VALUED: &[&str] = &["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"];
+    let mut names: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let text = args[i].text.as_str();
+        if text == "--" {
+            names.extend(args[i + 1..].iter().map(|w| w.text.as_str()));
+            break;
+        }
+        if text.starts_with('-') && text.len() > 1 {
+            i += if VALUED.contains(&text) { 2 } else { 1 };
+            continue;
+        }
+        names.push(text);
+        i += 1;
+    }
+    if names.is_empty() {
+        names.push("REPLY");
+    }
+    let line = command
+        .here
+        .as_deref()
+        .filter(|here| !here.contains(['$', '`']))
+        .map(|here| here.lines().next().unwrap_or_default().to_string());
+    let mut fields = line
+        .as_deref()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>());
+    for (n, name) in names.iter().enumerate() {
+        if super::assignment(&format!("{name}=")).is_none() || !env.may_set(name) {
+            continue;
+        }
+        env.vars.remove(*name);
+        env.unknown.remove(*name);
+        match fields.as_mut() {
+            Some(fields) => {
+                let value = if n + 1 == names.len() {
+                    fields.join(" ")
+                } else if fields.is_empty() {
+                    String::new()
+                } else {
+                    fields.remove(0).to_string()
+                };
+                if n + 1 == names.len() {
+                    fields.clear();
+                }
+                env.vars.insert(name.to_string(), value);
+            }
+            None => {
+                env.unknown.insert(name.to_string(), format!("${name}"));
+            }
+        }
+    }
+}
+
+/// ssh's options that take a value (as the next word).
+const SSH_VALUED: &[&str] = &[
+    "-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p",
+    "-Q", "-R", "-S", "-W", "-w",
+];
+
+/// `ssh [OPTIONS] HOST CMD...`: the remote user's shell runs CMD's words, joined by blanks, as a line,
+/// in the remote home. Read as `cd ~ && LINE`, so a relative path is placed in a home (where hookd
+/// cannot tell whose files are) rather than in the local project. `-N` (no command), `-s` (a
+/// subsystem) and `-W` (a forwarded port) run no shell line.
+fn ssh(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>, ctx: Ctx<'_>) {
+    let options_end = args
+        .iter()
+        .position(|a| !a.text.starts_with('-') || a.text == "--")
+        .unwrap_or(args.len());
+    if args[..options_end]
+        .iter()
+        .any(|a| a.text.starts_with("-N") || a.text.starts_with("-s") || a.text == "-W")
+    {
+        return;
+    }
+    let remote = after_options(args, SSH_VALUED, 1);
+    if remote.is_empty() {
+        return;
+    }
+    let line = format!("cd ~ && {}", words_line(&remote));
+    parse_into(
+        &line,
+        &mut env.fork(ctx.budget),
+        command.depth + 1,
+        out,
+        ctx.under(command),
+    );
 }
 
 /// Words joined back into a line.

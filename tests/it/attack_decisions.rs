@@ -1,4 +1,4 @@
-//! Attacks on issue 15 (allow, ask, rewrites): each test is a finding, ignored until fixed.
+//! Attacks on allow, ask and rewrites: each test is a finding, ignored until fixed.
 
 use std::process::Command;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Attacks on the everyday commands of issue 17 (`hookd setup`, `hookd test`, the text for people), as a
+//! Attacks on the everyday commands (`hookd setup`, `hookd test`, the text for people), as a
 //! careless user, a buggy hook or a buggy agent would make them; each a finding, fixed.
 
 use std::fs;

@@ -1,5 +1,5 @@
-//! Attacks on issue 18 (`hookd-relay`, the relay's hand-read command line, what setup writes, the
-//! reaper's delay), as a careless user, a buggy agent, a hostile local user and a buggy hook would make
+//! Attacks on `hookd-relay`, the relay's hand-read command line, what setup writes, the
+//! reaper's delay, as a careless user, a buggy agent, a hostile local user and a buggy hook would make
 //! them. Each test names what fell and was fixed, or what held and must go on holding.
 
 use std::fs;

@@ -251,7 +251,7 @@ fn file_owned_by_another_user_is_refused() {
     );
 }
 
-/// Issue 17: a hook scoped to `"claude"` would never run (no agent is called that); the file is refused
+/// A hook scoped to `"claude"` would never run (no agent is called that); the file is refused
 /// at the name, with the name meant.
 #[test]
 fn an_agent_name_that_means_a_known_agent_is_an_error_with_the_name_meant() {
@@ -265,7 +265,7 @@ fn an_agent_name_that_means_a_known_agent_is_an_error_with_the_name_meant() {
     );
 }
 
-/// Issue 17: an agent's own name for a moment is answered with the moment meant, not with advice to
+/// An agent's own name for a moment is answered with the moment meant, not with advice to
 /// declare it (a declared `BeforeTool` would never be fired by `hookd relay`).
 #[test]
 fn an_agents_own_moment_name_is_answered_with_the_moment_meant() {
@@ -280,7 +280,7 @@ fn an_agents_own_moment_name_is_answered_with_the_moment_meant() {
     assert!(!msg.contains("moments = "), "advice to declare it: {msg}");
 }
 
-/// Issue 17: an empty file is refused by `check` as a reload refuses it (reload_live holds the reload's
+/// An empty file is refused by `check` as a reload refuses it (reload_live holds the reload's
 /// side); a file with only a comment is valid and has no hooks.
 #[test]
 fn an_empty_file_is_refused_and_a_comment_is_the_way_to_have_no_hooks() {
@@ -312,7 +312,7 @@ fn declared_moments_are_valid() {
     );
 }
 
-// ----- Folders, programs, files that block or are huge, big files (issue 12) -----
+// ----- Folders, programs, files that block or are huge, big files -----
 
 /// Checks the sandbox's settings, expecting them refused; returns the result.
 fn refused(sb: &Sandbox) -> Checked {
@@ -456,7 +456,7 @@ fn ten_thousand_hooks_are_checked() {
     );
 }
 
-// ----- Time limits per moment (issue 14) -----
+// ----- Time limits per moment -----
 
 #[test]
 fn a_hook_that_cannot_finish_within_an_agents_limit_at_a_moment_is_warned_of() {
@@ -494,7 +494,7 @@ fn a_hook_that_cannot_finish_within_an_agents_limit_at_a_moment_is_warned_of() {
     );
 }
 
-/// Issue 14: a file with a hook on every moment hookd knows, for every agent, is clean: no hook is
+/// A file with a hook on every moment hookd knows, for every agent, is clean: no hook is
 /// unreachable for the agents it applies to, and hookd's own timeout fits itself to each agent's limit.
 #[test]
 fn a_hook_on_every_moment_for_every_agent_checks_clean() {

@@ -1,4 +1,4 @@
-//! `hookd import` as a user runs it (issue 17): its output appended to a settings file that already has
+//! `hookd import` as a user runs it: its output appended to a settings file that already has
 //! hooks (`hookd import F >> hooks.toml`) stays valid and keeps the file's meaning; a hook on a moment
 //! no relay sends is flagged in the output and on stderr; the agents' own timeouts are kept, in seconds.
 
@@ -174,7 +174,7 @@ fn imported_hooks_keep_the_agents_own_timeouts_in_seconds() {
     );
 }
 
-/// Attack (issue 17): `hookd import` of a FIFO (a path given by mistake, or `<(...)` with nothing yet
+/// Attack: `hookd import` of a FIFO (a path given by mistake, or `<(...)` with nothing yet
 /// written) waited for a writer forever, and of `/dev/zero` read it into memory without end. Each is
 /// refused at once; a symbolic link to a settings file (a dotfiles checkout) is read as the file.
 #[test]

@@ -1,4 +1,4 @@
-//! `hookd install` run again over units that are there (issue 17): a unit the user edited is left as it
+//! `hookd install` run again over units that are there: a unit the user edited is left as it
 //! is, with the difference shown, unless `--force`; hookd's own units (the same, or for another binary)
 //! are written; a `--bin` that cannot run is warned of. (systemd.rs verifies the units themselves.)
 

@@ -390,7 +390,7 @@ fn a_bad_case_file_is_an_error_at_its_place_and_runs_nothing() {
     }
 }
 
-/// Attack (issue 17): `--cases /dev/zero`, a mistaken path that never ends, was read whole into memory,
+/// Attack: `--cases /dev/zero`, a mistaken path that never ends, was read whole into memory,
 /// without end; a case file in another encoding failed with no place. Both are refused at once.
 #[test]
 fn a_case_file_without_end_or_not_text_is_refused_at_once() {

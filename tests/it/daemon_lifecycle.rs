@@ -186,7 +186,7 @@ fn sigint_exits_cleanly() {
 
 #[test]
 fn signals_that_would_end_it_are_absorbed_and_sigquit_stops_it_cleanly() {
-    // Issue 12, item 12: SIGUSR1 ended the daemon on the spot and left its socket behind.
+    // SIGUSR1 ended the daemon on the spot and left its socket behind.
     let sb = Sandbox::new();
     sb.settings("[[hooks.PreToolUse]]\nname = \"hi\"\ncommand = \"echo hi\"\n");
     let mut d = Daemon::start(sb);
@@ -201,7 +201,7 @@ fn signals_that_would_end_it_are_absorbed_and_sigquit_stops_it_cleanly() {
         nix::libc::SIGIO,
         nix::libc::SIGPWR,
         nix::libc::SIGXCPU,
-        // Found attacking issue 12's fixes: these killed the daemon (SYS, TRAP, ABRT, FPE, ILL) or
+        // Found attacking the fixes: these killed the daemon (SYS, TRAP, ABRT, FPE, ILL) or
         // stopped it (TSTP, TTIN, TTOU).
         nix::libc::SIGSYS,
         nix::libc::SIGTRAP,

@@ -563,7 +563,7 @@ fn shell_setting_runs_commands() {
 
 #[test]
 fn an_escapee_that_ignores_sigterm_is_stopped_and_reported_once() {
-    // Issue 12, item 14: while an escapee ignoring SIGTERM waited for its SIGKILL, every sweep (any hook's
+    // While an escapee ignoring SIGTERM waited for its SIGKILL, every sweep (any hook's
     // exit) signalled and reported it again.
     let sb = Sandbox::new();
     // The hook waits until its escapee has left the group, so the group's stop does not catch it.
@@ -695,7 +695,7 @@ fn an_argv_script_without_a_hash_bang_runs_and_its_refusal_is_heard() {
     }
 }
 
-/// Found in the second outside attack (issue 29): an `argv` hook whose `#!` interpreter is itself a script
+/// Found in the second outside attack: an `argv` hook whose `#!` interpreter is itself a script
 /// without `#!`. The kernel cannot run the interpreter (ENOEXEC), and the script was run by `/bin/sh` as a
 /// script without `#!` is, its `#!` line a comment: the guard meant for its interpreter ran as a shell
 /// script that said nothing, under `on_failure = "refuse"` too. Now it fails to start, saying why, and

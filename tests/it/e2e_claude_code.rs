@@ -4,6 +4,9 @@
 //! dialect `anthropic`). Each test checks what reached the model (the recorded requests) and what the
 //! tools did in the project folder.
 //!
+//! The scenarios every agent shares are rows of the table in `e2e_scenarios`, which this module's
+//! `impl RealAgent for Session` drives; the tests here are what Claude Code alone does, or does otherwise.
+//!
 //! Where the hooks go: Claude Code reads `$CLAUDE_CONFIG_DIR/settings.json` (the user's settings) and
 //! the project's `.claude/settings.json`; it runs the hooks of both, but ignores a project's
 //! `permissions.allow` until the workspace is trusted (an interactive dialog). So the tests merge the
@@ -20,6 +23,7 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::e2e_common::*;
+use crate::e2e_scenarios::{PROMPT, RealAgent, Told};
 
 /// The reason `--fail-closed` gives when the daemon is down (contract 12).
 const NOT_RUNNING: &str = "hookd is not running";
@@ -29,7 +33,7 @@ const AGENT_STEP: Duration = Duration::from_secs(60);
 
 /// One Claude Code session's setting: a hookd sandbox (settings, hook scripts, socket), with a temp
 /// HOME, config dir and project folder inside it.
-struct Session {
+pub struct Session {
     home: PathBuf,
     config: PathBuf,
     project: PathBuf,
@@ -120,6 +124,12 @@ impl Session {
 
     /// As `run`, with `env` added to the agent's environment.
     fn run_with(&self, server: &ModelServer, prompt: &str, env: &[(&str, &str)]) -> Output {
+        run_agent(self.claude(server, prompt, env), &server.netns())
+    }
+
+    /// `claude -p PROMPT --output-format json` in the project folder, talking to `server` only, with an
+    /// environment of its own and `env`.
+    fn claude(&self, server: &ModelServer, prompt: &str, env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(installed(&CLAUDE_CODE));
         cmd.args(["-p", prompt, "--output-format", "json"])
             .current_dir(&self.project)
@@ -135,11 +145,74 @@ impl Session {
             .env("DISABLE_AUTOUPDATER", "1")
             .env("DISABLE_ERROR_REPORTING", "1")
             .envs(env.iter().copied());
-        run_agent(cmd, &server.netns())
+        cmd
+    }
+}
+
+/// Claude Code in the table of scenarios the agents share (`e2e_scenarios`).
+impl RealAgent for Session {
+    const PACKAGE: &'static AgentPackage = &CLAUDE_CODE;
+    const DIALECT: &'static str = "anthropic";
+    const OWN_SHELL_TOOL: Option<&'static str> = None;
+    const REFUSED_PROMPT_SAYS: Option<&'static str> = Some(NOT_RUNNING);
+    const REFUSED_PROMPT_EXITS_CLEANLY: bool = true;
+    const ASK_REFUSED_SAYS: Option<&'static str> = None;
+
+    /// With `permissions.allow: ["Bash"]`: only a hook stops a call.
+    fn setup(sb: &Sandbox, _server: &ModelServer, socket: &Path, fail_closed: bool) -> Self {
+        let session = Session::new(sb);
+        let extra: &[&str] = if fail_closed { &["--fail-closed"] } else { &[] };
+        session.hook_settings(socket, extra);
+        session
+    }
+
+    fn command(&self, server: &ModelServer) -> Command {
+        self.claude(server, PROMPT, &[])
     }
 
     fn file(&self, name: &str) -> PathBuf {
         self.project.join(name)
+    }
+
+    fn conversation(request: &Value) -> String {
+        request["body"]["messages"].to_string()
+    }
+
+    fn calls(request: &Value) -> Vec<String> {
+        request["body"]["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|b| b["type"] == "tool_use")
+            .filter_map(|b| b["input"]["command"].as_str().map(String::from))
+            .collect()
+    }
+
+    fn result_of(request: &Value, command: &str) -> Option<Told> {
+        tool_results(request)
+            .into_iter()
+            .find(|(c, _, _)| c == command)
+            .map(|(_, text, is_error)| Told {
+                text,
+                error: Some(is_error),
+            })
+    }
+
+    /// The `result` of Claude Code's JSON output.
+    fn refused_prompt_said(out: &Output) -> String {
+        let result: Value = serde_json::from_slice(&out.stdout).expect("claude's JSON result");
+        result["result"].as_str().unwrap_or("").to_string()
+    }
+
+    fn explain(out: &Output, server: &ModelServer) -> String {
+        format!(
+            "\nstdout: {}\nstderr: {}\nrequests: {}",
+            text(&out.stdout),
+            text(&out.stderr),
+            transcript(server)
+        )
     }
 }
 
@@ -238,387 +311,7 @@ fn result_of(server: &ModelServer, turn: usize, command: &str) -> (String, bool)
         })
 }
 
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_tool_call_the_policy_refuses_does_not_run_and_the_model_is_told_why() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "deny.sh",
-        r#"input=$(cat)
-printf '%s\n' "$input" >> @DIR@/pre.log
-if printf '%s' "$input" | grep -q refused.txt; then echo "E2E-POLICY-7731: no refused files here" >&2; exit 2; fi"#,
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let command = "echo should-not-run > refused.txt";
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
-    );
-
-    let out = session.run(&server, "Please create refused.txt.");
-
-    assert_ran(&out, &server);
-    assert!(
-        !session.file("refused.txt").exists(),
-        "the refused command ran"
-    );
-    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
-    let (result, is_error) = result_of(&server, 1, command);
-    assert!(
-        result.contains("E2E-POLICY-7731: no refused files here"),
-        "the refusal's reason did not reach the model: {result:?}"
-    );
-    assert!(
-        is_error,
-        "the refusal reached the model as a success: {result:?}"
-    );
-    let pre = logged_events(&daemon.sb.p("pre.log"));
-    assert_eq!(pre.len(), 1, "the hook ran once: {pre:?}");
-    assert_refusal_in_log(&daemon, "claude-code", &pre[0], "E2E-POLICY-7731");
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    // A policy that looks at every call and refuses only what it must; it logs what it saw.
-    sb.script(
-        "policy.sh",
-        r#"cat >> @DIR@/seen.jsonl; echo >> @DIR@/seen.jsonl
-if grep -q 'rm -rf' @DIR@/seen.jsonl; then echo "no rm -rf" >&2; exit 2; fi"#,
-    );
-    sb.settings("[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/policy.sh\"\n");
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let command = "echo harmless-4410 > ok.txt && echo E2E-OUTPUT-$((6000+21))";
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
-    );
-
-    let out = session.run(&server, "Please create ok.txt.");
-
-    assert_ran(&out, &server);
-    assert_eq!(
-        fs::read_to_string(session.file("ok.txt")).unwrap_or_default(),
-        "harmless-4410\n",
-        "the harmless command did not run"
-    );
-    let seen = daemon.sb.read("seen.jsonl");
-    assert!(
-        seen.contains("\"tool_name\":\"Bash\"") && seen.contains("harmless-4410"),
-        "the hookd hook did not see the call: {seen}"
-    );
-    let (result, is_error) = result_of(&server, 1, command);
-    assert!(
-        result.contains("E2E-OUTPUT-6021"),
-        "the tool's output did not reach the model: {result:?}"
-    );
-    assert!(!is_error, "{result:?}");
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn context_added_at_user_prompt_submit_reaches_the_model() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.settings(
-        "[[hooks.UserPromptSubmit]]\nname = \"context\"\ncommand = \"echo 'E2E-CONTEXT-5520: the branch is main'\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let server = model(&daemon.sb, json!({"turns": [{"text": "E2E done."}]}));
-
-    let out = session.run(&server, "Which branch is this?");
-
-    assert_ran(&out, &server);
-    let turns = server.turns();
-    assert_eq!(turns.len(), 1, "{}", transcript(&server));
-    let first = turns[0]["body"]["messages"].to_string();
-    assert!(
-        first.contains("E2E-CONTEXT-5520: the branch is main"),
-        "the added context is not in the first model call: {first}"
-    );
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "stop.sh",
-        r#"event=$(cat); echo "$event" >> @DIR@/stops.jsonl
-case "$event" in *'"stop_refusals":0'*)
-  echo "E2E-STOP-8812: run the tests first" >&2; exit 2;;
-esac"#,
-    );
-    sb.settings("[[hooks.Stop]]\nname = \"once\"\ncommand = \"@DIR@/stop.sh\"\n");
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"text": "E2E first answer."}, {"text": "E2E second answer."}],
-               "then": {"text": "E2E unexpected third answer."}}),
-    );
-
-    let out = session.run(&server, "Say something.");
-
-    assert_ran(&out, &server);
-    let turns = server.turns();
-    assert_eq!(
-        turns.len(),
-        2,
-        "the model should be called once more, no more: {}",
-        transcript(&server)
-    );
-    assert!(
-        !turns[0]["body"]["messages"]
-            .to_string()
-            .contains("E2E-STOP-8812"),
-        "the reason was sent before the Stop"
-    );
-    assert!(
-        turns[1]["body"]["messages"]
-            .to_string()
-            .contains("E2E-STOP-8812: run the tests first"),
-        "the Stop's reason did not reach the model: {}",
-        turns[1]["body"]["messages"]
-    );
-    assert!(
-        text(&out.stdout).contains("E2E second answer."),
-        "{}",
-        text(&out.stdout)
-    );
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_stop_hook_that_always_refuses_is_stopped_by_the_cap() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "stop.sh",
-        r#"cat >> @DIR@/stops.jsonl; echo "E2E-STOP-NEVER-3390: keep going" >&2; exit 2"#,
-    );
-    sb.settings(
-        "[defaults]\nstop_refusal_cap = 2\n\n[[hooks.Stop]]\nname = \"never\"\ncommand = \"@DIR@/stop.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [], "then": {"text": "E2E answer."}}),
-    );
-
-    let out = session.run(&server, "Say something.");
-
-    assert_ran(&out, &server);
-    let turns = server.turns();
-    // The first answer, then one more per refused Stop: two refusals, and the third Stop is let through.
-    // (Claude Code 2.1.332 has a limit of its own: it honours 8 refused Stops in a row, so 9 model
-    // calls without hookd's cap; a cap of 2 tells the two apart.)
-    assert_eq!(
-        turns.len(),
-        3,
-        "expected 1 + stop_refusal_cap model calls: {}",
-        transcript(&server)
-    );
-    for turn in &turns[1..] {
-        assert!(
-            turn["body"]["messages"]
-                .to_string()
-                .contains("E2E-STOP-NEVER-3390"),
-            "a call after a refused Stop lacks the reason: {}",
-            turn["body"]["messages"]
-        );
-    }
-    let stops = daemon.sb.read("stops.jsonl");
-    assert_eq!(stops.lines().count(), 3, "the Stop hook ran {stops}");
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn with_the_daemon_down_the_agent_works_on() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    let session = Session::new(&sb);
-    // Nothing listens here: no daemon was started.
-    session.hook_settings(&sb.socket(), &[]);
-    let server = model(
-        &sb,
-        json!({"turns": [{"tool": "echo fail-open > open.txt"}, {"text": "E2E done."}]}),
-    );
-
-    let out = session.run(&server, "Please create open.txt.");
-
-    assert_ran(&out, &server);
-    assert_eq!(
-        fs::read_to_string(session.file("open.txt")).unwrap_or_default(),
-        "fail-open\n",
-        "the tool did not run with the daemon down (fail-open)"
-    );
-    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn with_the_daemon_down_and_fail_closed_no_prompt_reaches_the_model() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    let session = Session::new(&sb);
-    // Nothing listens here: no daemon was started.
-    session.hook_settings(&sb.socket(), &["--fail-closed"]);
-    let server = model(
-        &sb,
-        json!({"turns": [{"tool": "echo fail-closed > closed.txt"}, {"text": "E2E done."}]}),
-    );
-
-    let out = session.run(&server, "Please create closed.txt.");
-
-    assert_ran(&out, &server);
-    // UserPromptSubmit is refused too: Claude Code does not call the model at all.
-    assert!(server.requests().is_empty(), "{}", transcript(&server));
-    let result: Value = serde_json::from_slice(&out.stdout).expect("claude's JSON result");
-    assert!(
-        result["result"]
-            .as_str()
-            .unwrap_or("")
-            .contains(NOT_RUNNING),
-        "{result}"
-    );
-    assert!(!session.file("closed.txt").exists());
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn with_the_daemon_gone_mid_session_and_fail_closed_the_tool_is_refused() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    // Marks that the prompt went through hookd (the daemon was up then).
-    sb.settings("[[hooks.UserPromptSubmit]]\nname = \"up\"\ncommand = \"touch @DIR@/prompted\"\n");
-    let mut daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &["--fail-closed"]);
-    let gate = daemon.sb.p("gate");
-    let command = "echo fail-closed > closed.txt";
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"tool": command, "wait_for": gate}, {"text": "E2E done."}]}),
-    );
-
-    let prompted = daemon.sb.p("prompted");
-    let out = std::thread::scope(|scope| {
-        let agent = scope.spawn(|| session.run(&server, "Please create closed.txt."));
-        wait_until(AGENT_STEP, "the prompt to pass hookd", || prompted.exists());
-        daemon.signal(nix::sys::signal::Signal::SIGTERM);
-        daemon.wait_exit(RESPONSE);
-        fs::write(&gate, "").expect("opening the gate");
-        agent.join().expect("the agent's thread")
-    });
-
-    assert_ran(&out, &server);
-    assert!(!session.file("closed.txt").exists(), "the tool ran");
-    // The model did call the tool (turn 1 answers that call), and was told why it did not run.
-    let (result, is_error) = result_of(&server, 1, command);
-    assert!(
-        result.contains(NOT_RUNNING),
-        "the fail-closed reason did not reach the model: {result:?}"
-    );
-    assert!(is_error, "{result:?}");
-    // The Stop after it is let through even fail-closed (no daemon, so no stop_refusal_cap to end a
-    // run of refused Stops): the tool call and the answer to its refusal, nothing more.
-    let turns = server.turns().len();
-    assert_eq!(turns, 2, "{turns} model calls: {}", transcript(&server));
-}
-
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script("allow.sh", "cat > /dev/null");
-    sb.script(
-        "deny.sh",
-        r#"if grep -q second.txt; then echo "E2E-EDITED-2207: second.txt is now forbidden" >&2; exit 2; fi"#,
-    );
-    sb.settings("[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/allow.sh\"\n");
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let gate = daemon.sb.p("gate");
-    let second = "echo two > second.txt";
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [
-            {"tool": "echo one > first.txt"},
-            {"tool": second, "wait_for": gate},
-            {"text": "E2E done."}
-        ]}),
-    );
-
-    let generation = daemon.status()["generation"]
-        .as_u64()
-        .expect("a generation");
-    let first = session.file("first.txt");
-    let out = std::thread::scope(|scope| {
-        let agent = scope.spawn(|| session.run(&server, "Please create both files."));
-        wait_until(AGENT_STEP, "the first tool call to run", || first.exists());
-        daemon.sb.settings(
-            "[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
-        );
-        wait_until(RESPONSE, "the daemon to reload the edited settings", || {
-            daemon.status()["generation"].as_u64() > Some(generation)
-        });
-        fs::write(&gate, "").expect("opening the gate");
-        agent.join().expect("the agent's thread")
-    });
-
-    assert_ran(&out, &server);
-    assert!(first.exists());
-    assert!(
-        !session.file("second.txt").exists(),
-        "the second call ran although the edited settings refuse it"
-    );
-    assert_eq!(server.turns().len(), 3, "{}", transcript(&server));
-    let (result, is_error) = result_of(&server, 2, second);
-    assert!(
-        result.contains("E2E-EDITED-2207: second.txt is now forbidden"),
-        "the new refusal's reason did not reach the model: {result:?}"
-    );
-    assert!(is_error);
-}
-
-/// Claude Code with http hooks (issue 8): no relay process at all, Claude Code POSTs each event to the
+/// Claude Code with http hooks: no relay process at all, Claude Code POSTs each event to the
 /// daemon's HTTP listener with the bearer token from `$HOOKD_TOKEN`. The daemon runs in the model
 /// server's network namespace, since that is where Claude Code's 127.0.0.1 is.
 #[test]
@@ -722,7 +415,7 @@ if grep -q refused.txt @DIR@/seen.jsonl; then echo "E2E-HTTP-5120: no refused fi
     );
 }
 
-/// `--http --fail-closed` (issue 14): Claude Code's http hooks carry `onFailure: "block"`, so with hookd
+/// `--http --fail-closed`: Claude Code's http hooks carry `onFailure: "block"`, so with hookd
 /// gone mid-session the tool is refused, not run, though no relay process is there to say so.
 #[test]
 #[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
@@ -795,7 +488,7 @@ fn over_http_hooks_with_the_daemon_gone_and_fail_closed_the_tool_is_refused() {
     );
 }
 
-/// Issue 14: Claude Code's other moments reach hookd from the printed settings and are answered in the
+/// Claude Code's other moments reach hookd from the printed settings and are answered in the
 /// shape it reads there. A refusal at PostToolBatch (after the calls of a batch have run, before the next
 /// model call) ends the turn: the tool ran, and the model is not called again.
 #[test]
@@ -834,7 +527,7 @@ fn a_refusal_at_post_tool_batch_ends_the_turn() {
     assert_eq!(result["terminal_reason"], "hook_stopped", "{result}");
 }
 
-// ---- issue 15: allow, ask, rewrite the input, rewrite the output --------------------------------------
+// ---- Allow, ask, rewrite the input, rewrite the output --------------------------------------
 
 /// Without a hook's allow, a call the user has not allowed (no `permissions.allow`) is refused by Claude
 /// Code itself in `-p`: nobody is there to ask. What the allow test below overcomes.
@@ -1002,181 +695,6 @@ fn a_rewritten_call_is_held_to_the_users_rules() {
         is_error && result.contains("rewritten-marker"),
         "the model was not told the rewritten call needs approval: {result:?}"
     );
-}
-
-/// A hook's rewrite of the command (`{"input": {"command": ...}}`, said to Claude Code as `updatedInput`
-/// with no decision) is the call that runs: the rewritten marker is there, the original is not.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_rewritten_command_is_the_one_that_runs() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "rewrite.sh",
-        r#"cat > @DIR@/pre.json; echo '{"input": {"command": "touch rewritten-marker && echo E2E-REWRITTEN-RAN"}}'"#,
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/rewrite.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let command = "touch original-marker";
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
-    );
-
-    let out = session.run(&server, "Please create original-marker.");
-
-    assert_ran(&out, &server);
-    let seen: Value = serde_json::from_str(&daemon.sb.read("pre.json")).expect("the hook's input");
-    assert_eq!(seen["tool_input"]["command"], command, "{seen}");
-    assert!(
-        session.file("rewritten-marker").exists(),
-        "the rewritten call did not run\nstderr: {}\n{}",
-        text(&out.stderr),
-        transcript(&server)
-    );
-    assert!(
-        !session.file("original-marker").exists(),
-        "the call ran as the model made it, not as the hook rewrote it"
-    );
-    let (result, is_error) = result_of(&server, 1, command);
-    assert!(
-        result.contains("E2E-REWRITTEN-RAN") && !is_error,
-        "the model was not given the rewritten call's output: {result:?}"
-    );
-}
-
-/// A PostToolUse hook that redacts a token the tool printed (`{"output": ...}` in the shape of Claude
-/// Code's Bash result, said as `updatedToolOutput`): the model's next request carries `[REDACTED]`, and
-/// the token nowhere.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_redacted_output_is_what_the_model_receives() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
-    sb.settings(
-        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E done."}]}),
-    );
-
-    let out = session.run(&server, "Please print the token.");
-
-    assert_ran(&out, &server);
-    let post = logged_events(&daemon.sb.p("post.jsonl"));
-    assert!(
-        post.iter()
-            .any(|e| e["tool_response"].to_string().contains(TOKEN)),
-        "the hook never saw the token in the tool's output: {post:?}"
-    );
-    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
-    let (result, _) = result_of(&server, 1, PRINTS_TOKEN);
-    assert!(
-        result.contains("token=[REDACTED]"),
-        "the model was not given the redacted output: {result:?}\nstderr: {}",
-        text(&out.stderr)
-    );
-    assert!(
-        !everything_sent(&server.requests()).contains(TOKEN),
-        "the token reached the model: {}",
-        transcript(&server)
-    );
-}
-
-/// A redaction beside another hook's refusal after the tool ran (a block at PostToolUse, which cannot
-/// undo the call and does not hide its result from Claude Code's model): the refusal is said, and the
-/// model still sees the output only as redacted (`updatedToolOutput` beside the block).
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_refusal_after_the_tool_ran_keeps_the_redaction() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
-    sb.settings(
-        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n\n\
-         [[hooks.PostToolUse]]\nname = \"judge\"\nmatcher = \"Bash\"\ncommand = \"cat > /dev/null; echo E2E-JUDGE-7d1: that printed a secret >&2; exit 2\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "E2E done."}]}),
-    );
-
-    let out = session.run(&server, "Please print the token.");
-
-    assert_ran(&out, &server);
-    let sent = everything_sent(&server.requests());
-    assert!(
-        sent.contains("E2E-JUDGE-7d1"),
-        "the refusal's reason reached the model: {}",
-        transcript(&server)
-    );
-    assert!(
-        !sent.contains(TOKEN),
-        "the token reached the model: {}",
-        transcript(&server)
-    );
-}
-
-/// A hook's ask (`{"ask": "why"}`, said as `permissionDecision: "ask"`) in `-p`, with Bash allowed by
-/// the user: nobody can be asked, so the call does not run, Claude Code does not wait, and the model is
-/// told the hook's reason.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn an_ask_in_headless_mode_does_not_run_the_tool_and_the_model_is_told() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "ask.sh",
-        r#"cat > @DIR@/pre.json; echo '{"ask": "E2E-ASK-7781: a person must approve this"}'"#,
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"ask\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/ask.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let session = Session::new(&daemon.sb);
-    session.hook_settings(&daemon.socket, &[]);
-    let command = "touch asked-marker";
-    let server = model(
-        &daemon.sb,
-        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
-    );
-
-    // run_agent fails the test if Claude Code is still waiting for an answer at AGENT_RUN.
-    let out = session.run(&server, "Please create asked-marker.");
-
-    assert_ran(&out, &server);
-    assert!(daemon.sb.p("pre.json").exists(), "the hook did not run");
-    assert!(
-        !session.file("asked-marker").exists(),
-        "the call a hook asked about ran with nobody to ask"
-    );
-    assert_eq!(server.turns().len(), 2, "{}", transcript(&server));
-    let (result, is_error) = result_of(&server, 1, command);
-    assert!(
-        result.contains("E2E-ASK-7781: a person must approve this"),
-        "the ask's reason did not reach the model: {result:?}"
-    );
-    assert!(is_error, "{result:?}");
 }
 
 /// A daemon with an HTTP listener, started in the model server's network namespace (where Claude Code's
@@ -1370,7 +888,7 @@ fn last_result(server: &ModelServer, turn: usize) -> (String, String, bool) {
     (tool, content, result["is_error"] == true)
 }
 
-/// Issue 29, end to end: with the example settings in force, the model asks to switch the guard off
+/// End to end: with the example settings in force, the model asks to switch the guard off
 /// (a `sed` that comments out every line of the settings file, then a `Write` over it), is refused
 /// each time by hookd itself (`hookd:protect`, its reason sent back to the model), and the example
 /// guard still refuses the `rm -rf ~` that follows. The settings file is unchanged byte for byte and

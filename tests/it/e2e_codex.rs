@@ -1,4 +1,7 @@
-//! hookd inside the real Codex CLI 0.171.0, offline, end to end (issue 7).
+//! hookd inside the real Codex CLI 0.171.0, offline, end to end.
+//!
+//! The scenarios every agent shares are rows of the table in `e2e_scenarios`, which this module's
+//! `impl RealAgent for Codex` drives; the tests here are what Codex alone does, or does otherwise.
 //!
 //! Each test starts a real `hookd serve` on a temp socket with a real settings file and shell hooks, a
 //! scripted model server speaking the OpenAI Responses API (`tests/e2e/dialect_openai.py`), and runs
@@ -10,12 +13,13 @@
 //! requests) and what is in the project folder.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
 use crate::common::*;
 use crate::e2e_common::*;
+use crate::e2e_scenarios::{PROMPT, RealAgent, Told};
 use serde_json::{Value, json};
 
 /// How long a test waits for something the agent or daemon does in the middle of a session.
@@ -25,7 +29,7 @@ const STEP: Duration = Duration::from_secs(60);
 const KEY_VAR: &str = "HOOKD_E2E_CODEX_KEY";
 
 /// One Codex setup: its `CODEX_HOME`, `HOME` and project folder, all inside the test's sandbox.
-struct Codex {
+pub struct Codex {
     /// The model server's network namespace, where Codex runs (only loopback there).
     netns: PathBuf,
     codex_home: PathBuf,
@@ -101,7 +105,7 @@ impl Codex {
 
     /// `codex exec` in the project folder with `prompt`, in a clean environment (only `PATH` is kept:
     /// the npm package's `codex` is a Node script), to the end or `AGENT_RUN`.
-    fn command(&self, prompt: &str) -> Command {
+    fn exec(&self, prompt: &str) -> Command {
         let mut cmd = Command::new(installed(&CODEX));
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -117,11 +121,67 @@ impl Codex {
     }
 
     fn run(&self, prompt: &str) -> Output {
-        run_agent(self.command(prompt), &self.netns)
+        run_agent(self.exec(prompt), &self.netns)
+    }
+}
+
+/// Codex in the table of scenarios the agents share (`e2e_scenarios`).
+impl RealAgent for Codex {
+    const PACKAGE: &'static AgentPackage = &CODEX;
+    const DIALECT: &'static str = "openai";
+    const OWN_SHELL_TOOL: Option<&'static str> = None;
+    /// Unread: Codex is not in the row of a prompt refused with the daemon down (its suite had no such
+    /// test; the relay refuses its UserPromptSubmit then, and no model call is made).
+    const REFUSED_PROMPT_SAYS: Option<&'static str> = None;
+    const REFUSED_PROMPT_EXITS_CLEANLY: bool = true;
+    const ASK_REFUSED_SAYS: Option<&'static str> = Some("Codex cannot ask for it here: refused");
+
+    fn setup(sb: &Sandbox, server: &ModelServer, socket: &Path, fail_closed: bool) -> Self {
+        let socket = socket.to_str().expect("a UTF-8 socket path");
+        let mut flags = vec!["--socket", socket];
+        if fail_closed {
+            flags.push("--fail-closed");
+        }
+        Codex::new(sb, server, &flags)
+    }
+
+    fn command(&self, _server: &ModelServer) -> Command {
+        self.exec(PROMPT)
     }
 
     fn file(&self, name: &str) -> PathBuf {
         self.project.join(name)
+    }
+
+    /// The whole body: Codex sends the conversation as `input`, and its instructions beside it.
+    fn conversation(request: &Value) -> String {
+        request["body"].to_string()
+    }
+
+    fn calls(request: &Value) -> Vec<String> {
+        input(request)
+            .iter()
+            .filter(|item| item["type"] == "function_call" && item["name"] == "exec_command")
+            .filter_map(|item| {
+                let args: Value = serde_json::from_str(item["arguments"].as_str()?).ok()?;
+                args["cmd"].as_str().map(String::from)
+            })
+            .collect()
+    }
+
+    fn result_of(request: &Value, command: &str) -> Option<Told> {
+        tool_output(std::slice::from_ref(request), command).map(|text| Told { text, error: None })
+    }
+
+    /// Codex's log says how each hook ended: the relay's at PreToolUse, `Completed`.
+    fn assert_relay_ran(out: &Output) {
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("hook: PreToolUse Completed")
+                && !stderr.contains("hook: PreToolUse Failed"),
+            "Codex did not take the relay's answer at PreToolUse as a completed hook\n{}",
+            show(out)
+        );
     }
 }
 
@@ -182,438 +242,7 @@ fn log_input(log: &str) -> String {
     format!("input=$(cat)\nprintf '%s\\n' \"$input\" >> @DIR@/{log}")
 }
 
-/// A refused tool call does not run, the model was really asking for it, and the hook's reason is what
-/// the model is told in the next request.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_tool_call_the_policy_refuses_does_not_run_and_its_reason_reaches_the_model() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "deny.sh",
-        &format!(
-            "{}\necho 'CODEX-E2E-DENIED: writing refused.txt is not allowed' >&2\nexit 2",
-            log_input("pre.log")
-        ),
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"deny\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let cmd = "echo ran > refused.txt";
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": cmd}, {"text": "Understood, I will not."}]}),
-        sb.path(),
-        "model",
-    );
-    let socket = daemon.socket.to_str().unwrap();
-    let codex = Codex::new(sb, &server, &["--socket", socket]);
-    let out = codex.run("Create refused.txt.");
-    assert_ok(&out);
-
-    let pre = logged_events(&sb.p("pre.log"));
-    assert_eq!(
-        pre.len(),
-        1,
-        "the PreToolUse hook ran once: {pre:?}\n{}",
-        show(&out)
-    );
-    assert_eq!(pre[0]["tool_name"], "Bash", "{}", pre[0]);
-    assert_eq!(pre[0]["tool_input"]["command"], cmd, "{}", pre[0]);
-    assert!(
-        !codex.file("refused.txt").exists(),
-        "the refused command ran\n{}",
-        show(&out)
-    );
-    let requests = server.requests();
-    let told = tool_output(&requests, cmd)
-        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
-    assert!(
-        told.contains("CODEX-E2E-DENIED: writing refused.txt is not allowed"),
-        "the model was told: {told}"
-    );
-    assert_eq!(server.turns().len(), 2, "{}", show(&out));
-    assert_refusal_in_log(&daemon, "codex", &pre[0], "CODEX-E2E-DENIED");
-}
-
-/// A tool call the hooks let through runs, its output reaches the model, and the hook saw Codex's input
-/// (`tool_name: "Bash"`, the command): the relay really was asked.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_harmless_tool_call_runs_and_its_output_reaches_the_model() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script("allow.sh", &log_input("pre.log"));
-    sb.settings("[[hooks.PreToolUse]]\nname = \"watch\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/allow.sh\"\n");
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let cmd = "echo ran > harmless.txt && echo CODEX-E2E-TOOL-OUTPUT";
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let out = codex.run("Create harmless.txt.");
-    assert_ok(&out);
-
-    let pre = logged_events(&sb.p("pre.log"));
-    assert_eq!(
-        pre.len(),
-        1,
-        "the PreToolUse hook ran once: {pre:?}\n{}",
-        show(&out)
-    );
-    assert_eq!(pre[0]["tool_input"]["command"], cmd, "{}", pre[0]);
-    assert_eq!(
-        fs::read_to_string(codex.file("harmless.txt"))
-            .ok()
-            .as_deref(),
-        Some("ran\n"),
-        "the allowed command did not run\n{}",
-        show(&out)
-    );
-    let told = tool_output(&server.requests(), cmd)
-        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
-    assert!(
-        told.contains("CODEX-E2E-TOOL-OUTPUT"),
-        "the model was told: {told}"
-    );
-}
-
-/// What a UserPromptSubmit hook prints is added to the prompt the model gets in its first turn.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn context_added_at_user_prompt_submit_reaches_the_model() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "ctx.sh",
-        "cat > /dev/null\necho 'CODEX-E2E-CONTEXT: the branch is feature/x'",
-    );
-    sb.settings("[[hooks.UserPromptSubmit]]\nname = \"ctx\"\ncommand = \"@DIR@/ctx.sh\"\n");
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"text": "Noted."}]}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let out = codex.run("Which branch is this?");
-    assert_ok(&out);
-
-    let turns = server.turns();
-    assert_eq!(turns.len(), 1, "{}", show(&out));
-    let first = everything_sent(&turns[..1]);
-    assert!(
-        first.contains("CODEX-E2E-CONTEXT: the branch is feature/x"),
-        "the added context is not in the first turn's request\n{}",
-        show(&out)
-    );
-    assert!(
-        first.contains("Which branch is this?"),
-        "the prompt itself went missing"
-    );
-}
-
-/// A Stop hook that refuses only the first Stop of the turn (`stop_refusals` 0) sends Codex on with the
-/// reason: exactly one more model turn, which carries the reason, then Codex stops.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_stop_refused_once_sends_the_model_on_with_the_reason_exactly_once() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "once.sh",
-        "input=$(cat)\nprintf '%s\\n' \"$input\" >> @DIR@/stop.log\n\
-         case \"$input\" in *'\"stop_refusals\":0'[,}]*) echo 'CODEX-E2E-KEEP-GOING: run the tests first' >&2; exit 2;; esac\nexit 0",
-    );
-    sb.settings("[[hooks.Stop]]\nname = \"once\"\ncommand = \"@DIR@/once.sh\"\n");
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"text": "First answer."}, {"text": "Tests run; all pass."}],
-                "then": {"text": "Unexpected extra turn."}}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let out = codex.run("Fix the bug.");
-    assert_ok(&out);
-
-    let turns = server.turns();
-    assert_eq!(
-        turns.len(),
-        2,
-        "one refused Stop, one more turn\n{}",
-        show(&out)
-    );
-    assert!(
-        !everything_sent(&turns[..1]).contains("CODEX-E2E-KEEP-GOING"),
-        "the reason was sent before any Stop"
-    );
-    assert!(
-        everything_sent(&turns[1..]).contains("CODEX-E2E-KEEP-GOING: run the tests first"),
-        "the second turn does not carry the Stop's reason\n{}",
-        show(&out)
-    );
-    let stops = logged_events(&sb.p("stop.log"));
-    let seen: Vec<(Value, Value)> = stops
-        .iter()
-        .map(|s| (s["stop_refusals"].clone(), s["stop_hook_active"].clone()))
-        .collect();
-    assert_eq!(
-        seen,
-        [(json!(0), json!(false)), (json!(1), json!(true))],
-        "the Stops the hook saw (stop_refusals, stop_hook_active)"
-    );
-    assert!(
-        text(&out.stdout).contains("Tests run; all pass."),
-        "{}",
-        show(&out)
-    );
-}
-
-/// A Stop hook that always refuses would keep Codex asking the model forever (it has no cap of its own,
-/// agents.md): `stop_refusal_cap = 2` lets the third Stop through, so Codex exits after exactly three
-/// model turns. The hook itself gives up after 50 Stops, so that a missing cap fails this test quickly
-/// instead of spinning to the run's deadline.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_stop_hook_that_always_refuses_is_ended_by_stop_refusal_cap() {
-    if !require_network_namespaces() {
-        return;
-    }
-    const CAP: usize = 2;
-    let sb = Sandbox::new();
-    sb.script(
-        "nag.sh",
-        "cat >> @DIR@/stop.log; echo >> @DIR@/stop.log\n\
-         if [ \"$(wc -l < @DIR@/stop.log)\" -gt 50 ]; then exit 0; fi\n\
-         echo 'CODEX-E2E-NEVER-DONE' >&2\nexit 2",
-    );
-    sb.settings(&format!(
-        "[defaults]\nstop_refusal_cap = {CAP}\n\n[[hooks.Stop]]\nname = \"nag\"\ncommand = \"@DIR@/nag.sh\"\n"
-    ));
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"text": "Done."}], "then": {"text": "Still done."}}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let out = codex.run("Do the thing.");
-    assert_ok(&out);
-
-    let turns = server.turns().len();
-    let stops = logged_events(&sb.p("stop.log"));
-    assert_eq!(
-        (turns, stops.len()),
-        (CAP + 1, CAP + 1),
-        "(model turns, Stops): the first answer plus one per refused Stop, then the cap lets one through\n{}",
-        show(&out)
-    );
-    let refusals: Vec<Value> = stops.iter().map(|s| s["stop_refusals"].clone()).collect();
-    assert_eq!(refusals, [json!(0), json!(1), json!(2)]);
-    assert!(everything_sent(&server.turns()[1..]).contains("CODEX-E2E-NEVER-DONE"));
-}
-
-/// With nothing listening on the relay's socket, the relay lets Codex go on: the tool runs and its output
-/// reaches the model. Codex's own log shows the relay ran (Codex trusted it) and completed.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn with_the_daemon_down_codex_works_on() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    let cmd = "echo ran > open.txt && echo CODEX-E2E-FAIL-OPEN";
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
-        sb.path(),
-        "model",
-    );
-    let nothing = sb.p("run/nobody-listens.sock");
-    let codex = Codex::new(&sb, &server, &["--socket", nothing.to_str().unwrap()]);
-    let out = codex.run("Create open.txt.");
-    assert_ok(&out);
-
-    assert!(
-        text(&out.stderr).contains("hook: PreToolUse Completed"),
-        "Codex did not run the relay at PreToolUse\n{}",
-        show(&out)
-    );
-    assert!(
-        codex.file("open.txt").exists(),
-        "the tool did not run\n{}",
-        show(&out)
-    );
-    let told = tool_output(&server.requests(), cmd)
-        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
-    assert!(
-        told.contains("CODEX-E2E-FAIL-OPEN"),
-        "the model was told: {told}"
-    );
-}
-
-/// With `--fail-closed` in the printed settings, a tool call made while the daemon is down is refused
-/// with `hookd is not running`. The daemon is up for the start of the session (with it down from the
-/// start, the fail-closed relay refuses the prompt itself at UserPromptSubmit and no model call is made)
-/// and stopped while the model "thinks" about its tool call (the server holds that answer on a gate).
-///
-/// The Stop that follows is let through even fail-closed: before the relay did that, every Stop was
-/// refused with no daemon to cap it, and Codex looped without end (64 model calls in 3 s).
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn with_the_daemon_down_and_fail_closed_the_tool_is_refused() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script("prompted.sh", "cat > @DIR@/prompted.json");
-    sb.settings(
-        "[[hooks.UserPromptSubmit]]\nname = \"prompted\"\ncommand = \"@DIR@/prompted.sh\"\n",
-    );
-    let mut daemon = Daemon::start(sb);
-    let cmd = "echo ran > closed.txt";
-    let gate = daemon.sb.p("gate");
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": cmd, "wait_for": gate}, {"text": "Understood."}]}),
-        daemon.sb.path(),
-        "model",
-    );
-    let socket = daemon.socket.to_str().unwrap().to_string();
-    let codex = Codex::new(&daemon.sb, &server, &["--socket", &socket, "--fail-closed"]);
-    let agent = codex.command("Create closed.txt.");
-    let netns = server.netns();
-    let run = std::thread::spawn(move || run_agent(agent, &netns));
-
-    let prompted = daemon.sb.p("prompted.json");
-    wait_until(STEP, "the UserPromptSubmit hook", || prompted.exists());
-    daemon.signal(nix::sys::signal::Signal::SIGTERM);
-    daemon.wait_exit(STEP);
-    assert!(
-        !daemon.socket.exists(),
-        "the stopped daemon left its socket"
-    );
-    fs::write(&gate, "").unwrap();
-
-    let out = run.join().expect("the agent thread");
-    assert_ok(&out);
-    // The tool call, then the answer to its refusal; the Stop after it ends the session.
-    assert_eq!(server.turns().len(), 2, "{}", show(&out));
-
-    assert!(
-        !codex.file("closed.txt").exists(),
-        "the tool ran\n{}",
-        show(&out)
-    );
-    let told = tool_output(&server.requests(), cmd)
-        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
-    assert!(
-        told.contains("hookd is not running"),
-        "the model was told: {told}"
-    );
-}
-
-/// A settings edit made while a Codex session runs holds for that session's next tool call, with no
-/// restart of anything: the first call runs under the old settings, the file is replaced (as editors do),
-/// and the second call, held back by the model server until the daemon has loaded the new file, is
-/// refused with the new policy's reason.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_settings_edit_during_a_session_takes_effect_on_the_next_tool_call() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script("allow.sh", &log_input("pre.log"));
-    sb.script(
-        "deny-second.sh",
-        &format!(
-            "{}\ncase \"$input\" in *second.txt*) echo 'CODEX-E2E-EDITED: second.txt is now forbidden' >&2; exit 2;; esac\nexit 0",
-            log_input("pre.log")
-        ),
-    );
-    sb.settings("[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/allow.sh\"\n");
-    let daemon = Daemon::start(sb);
-    let first = "echo ran > first.txt";
-    let second = "echo ran > second.txt";
-    let gate = daemon.sb.p("gate");
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": first}, {"tool": second, "wait_for": gate}, {"text": "Done."}]}),
-        daemon.sb.path(),
-        "model",
-    );
-    let codex = Codex::new(
-        &daemon.sb,
-        &server,
-        &["--socket", daemon.socket.to_str().unwrap()],
-    );
-    let agent = codex.command("Create first.txt, then second.txt.");
-    let netns = server.netns();
-    let run = std::thread::spawn(move || run_agent(agent, &netns));
-
-    let first_file = codex.file("first.txt");
-    wait_until(STEP, "the first tool call to run", || first_file.exists());
-    let before = daemon.status()["generation"]
-        .as_u64()
-        .expect("a generation");
-    daemon.sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"policy\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny-second.sh\"\n",
-    );
-    wait_until(STEP, "the daemon to load the edited settings", || {
-        daemon.status()["generation"].as_u64() > Some(before)
-    });
-    fs::write(&gate, "").unwrap();
-    let out = run.join().expect("the agent thread");
-    assert_ok(&out);
-
-    let pre = logged_events(&daemon.sb.p("pre.log"));
-    let commands: Vec<&Value> = pre.iter().map(|e| &e["tool_input"]["command"]).collect();
-    assert_eq!(commands, [first, second], "the PreToolUse hooks' inputs");
-    assert!(
-        !codex.file("second.txt").exists(),
-        "the second tool ran\n{}",
-        show(&out)
-    );
-    let requests = server.requests();
-    assert!(
-        tool_output(&requests, first).is_some_and(|o| !o.contains("CODEX-E2E-EDITED")),
-        "the first call was not answered as run"
-    );
-    let told = tool_output(&requests, second).unwrap_or_else(|| {
-        panic!(
-            "Codex never sent back the call of {second:?}\n{}",
-            show(&out)
-        )
-    });
-    assert!(
-        told.contains("CODEX-E2E-EDITED: second.txt is now forbidden"),
-        "the model was told: {told}"
-    );
-}
-
-// ---- issue 14: every moment Codex fires, its edits, its permission requests ------------------------
+// ---- Every moment Codex fires, its edits, its permission requests ------------------------
 
 /// A Codex edit is `apply_patch` with the patch as its command: hookd sees it as its edit tools (`Edit`
 /// when the patch changes a file, `Write` when it only adds one), so a matcher `Edit|Write` refuses both.
@@ -926,7 +555,7 @@ fn a_codex_interrupt_reaches_hookd() {
         "model",
     );
     let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let agent = codex.command("Think for a long time.");
+    let agent = codex.exec("Think for a long time.");
     let netns = server.netns();
     let run = std::thread::spawn(move || run_agent(agent, &netns));
 
@@ -954,62 +583,7 @@ fn a_codex_interrupt_reaches_hookd() {
     assert_eq!(interrupts[0]["hook_event_name"], "Interrupt");
 }
 
-// ---- issue 15: allow, ask, rewrite the input, rewrite the output -----------------------------------
-
-/// Codex reads a PreToolUse `permissionDecision: "allow"` alone as a failed hook (agents.md), so hookd
-/// does not send it (`Powers.allow` false): the call runs as it would with no hook, and Codex reports
-/// the relay's hook as completed, not failed. (That an allow grants what Codex would otherwise not do is
-/// the PermissionRequest test below.)
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_pre_tool_use_allow_is_not_sent_and_the_tool_runs_as_without_it() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "approve.sh",
-        &format!(
-            "{}\necho '{{\"allow\": \"CODEX-E2E-ALLOW: harmless\"}}'",
-            log_input("pre.log")
-        ),
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"approve\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/approve.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let cmd = "touch allowed-marker && echo CODEX-E2E-ALLOWED-RAN";
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let out = codex.run("Create allowed-marker.");
-    assert_ok(&out);
-
-    assert_eq!(logged_events(&sb.p("pre.log")).len(), 1, "{}", show(&out));
-    assert!(
-        codex.file("allowed-marker").exists(),
-        "the allowed call did not run\n{}",
-        show(&out)
-    );
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("hook: PreToolUse Completed")
-            && !stderr.contains("hook: PreToolUse Failed"),
-        "Codex did not take the relay's answer as a completed hook\n{}",
-        show(&out)
-    );
-    let told = tool_output(&server.requests(), cmd)
-        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
-    assert!(
-        told.contains("CODEX-E2E-ALLOWED-RAN"),
-        "the model was told: {told}"
-    );
-}
+// ---- Allow, ask, rewrite the input, rewrite the output -----------------------------------
 
 /// The control for the allow below: without a hook's allow, the command that asks to leave the sandbox
 /// (`--approve-for-me`) goes to Codex's own automatic review, which asks the model; the scripted model's
@@ -1124,166 +698,6 @@ fn a_hook_allow_approves_a_codex_permission_request() {
         .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
     assert!(
         told.contains("CODEX-E2E-APPROVED-RAN"),
-        "the model was told: {told}"
-    );
-}
-
-/// A hook's rewrite of the command (`{"input": {"command": ...}}`), which Codex takes only beside an
-/// allow (`Powers.input` WithAllow: `permissionDecision: "allow"` + `updatedInput`), is the call that
-/// runs: the rewritten marker is there, the original is not, and the model gets the rewritten call's
-/// output.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_rewritten_command_is_the_one_that_runs() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "rewrite.sh",
-        &format!(
-            "{}\necho '{{\"input\": {{\"command\": \"touch rewritten-marker && echo CODEX-E2E-REWRITTEN-RAN\"}}}}'",
-            log_input("pre.log")
-        ),
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"rewrite\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/rewrite.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let cmd = "touch original-marker";
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": cmd}, {"text": "Done."}]}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let out = codex.run("Create original-marker.");
-    assert_ok(&out);
-
-    let pre = logged_events(&sb.p("pre.log"));
-    assert_eq!(pre.len(), 1, "{pre:?}\n{}", show(&out));
-    assert_eq!(pre[0]["tool_input"]["command"], cmd, "{}", pre[0]);
-    assert!(
-        codex.file("rewritten-marker").exists(),
-        "the rewritten call did not run\n{}",
-        show(&out)
-    );
-    assert!(
-        !codex.file("original-marker").exists(),
-        "the call ran as the model made it, not as the hook rewrote it\n{}",
-        show(&out)
-    );
-    let told = tool_output(&server.requests(), cmd)
-        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
-    assert!(
-        told.contains("CODEX-E2E-REWRITTEN-RAN"),
-        "the model was told: {told}"
-    );
-}
-
-/// A PostToolUse hook that redacts a token the tool printed (`{"output": ...}`; Codex's `tool_response`
-/// is a string): Codex takes a rewritten output only as the reason of a block (`Powers.output`
-/// AsReason), which replaces what the model sees of the result. The model's next request carries
-/// `[REDACTED]`, and the token nowhere.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn a_redacted_output_is_what_the_model_receives() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    fs::write(sb.p("redact.py"), sb.expand(REDACT_PY)).expect("writing redact.py");
-    sb.settings(
-        "[[hooks.PostToolUse]]\nname = \"redact\"\nmatcher = \"Bash\"\ncommand = \"python3 @DIR@/redact.py\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": PRINTS_TOKEN}, {"text": "Done."}]}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    let out = codex.run("Print the token.");
-    assert_ok(&out);
-
-    let post = logged_events(&sb.p("post.jsonl"));
-    assert!(
-        post.iter()
-            .any(|e| e["tool_response"].to_string().contains(TOKEN)),
-        "the hook never saw the token in the tool's output: {post:?}\n{}",
-        show(&out)
-    );
-    assert_eq!(server.turns().len(), 2, "{}", show(&out));
-    let requests = server.requests();
-    let told = tool_output(&requests, PRINTS_TOKEN).unwrap_or_else(|| {
-        panic!(
-            "Codex never sent back the call of {PRINTS_TOKEN:?}\n{}",
-            show(&out)
-        )
-    });
-    assert!(
-        told.contains("token=[REDACTED]"),
-        "the model was told: {told}\n{}",
-        show(&out)
-    );
-    assert!(
-        !everything_sent(&requests).contains(TOKEN),
-        "the token reached the model\n{}",
-        show(&out)
-    );
-}
-
-/// A hook's ask (`{"ask": "why"}`): Codex reads a PreToolUse `"ask"` as a failed hook and would run the
-/// call (agents.md), so hookd refuses it instead, saying approval is needed (`Powers.ask` false). The
-/// call does not run, Codex does not wait, and the model is told the hook's reason and why it was
-/// refused.
-#[test]
-#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
-fn an_ask_is_refused_saying_approval_is_needed() {
-    if !require_network_namespaces() {
-        return;
-    }
-    let sb = Sandbox::new();
-    sb.script(
-        "ask.sh",
-        &format!(
-            "{}\necho '{{\"ask\": \"CODEX-E2E-ASK: a person must approve this\"}}'",
-            log_input("pre.log")
-        ),
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"ask\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/ask.sh\"\n",
-    );
-    let daemon = Daemon::start(sb);
-    let sb = &daemon.sb;
-    let cmd = "touch asked-marker";
-    let server = ModelServer::start(
-        "openai",
-        &json!({"turns": [{"tool": cmd}, {"text": "Understood."}]}),
-        sb.path(),
-        "model",
-    );
-    let codex = Codex::new(sb, &server, &["--socket", daemon.socket.to_str().unwrap()]);
-    // run_agent fails the test if Codex is still waiting at AGENT_RUN.
-    let out = codex.run("Create asked-marker.");
-    assert_ok(&out);
-
-    assert_eq!(logged_events(&sb.p("pre.log")).len(), 1, "{}", show(&out));
-    assert!(
-        !codex.file("asked-marker").exists(),
-        "the call a hook asked about ran with nobody to ask\n{}",
-        show(&out)
-    );
-    assert_eq!(server.turns().len(), 2, "{}", show(&out));
-    let told = tool_output(&server.requests(), cmd)
-        .unwrap_or_else(|| panic!("Codex never sent back the call of {cmd:?}\n{}", show(&out)));
-    assert!(
-        told.contains("CODEX-E2E-ASK: a person must approve this")
-            && told.contains("Codex cannot ask for it here: refused"),
         "the model was told: {told}"
     );
 }
@@ -1553,7 +967,7 @@ fn last_output(server: &ModelServer, turn: usize) -> String {
     }
 }
 
-/// Issue 29, end to end in Codex: with the example settings in force, the model asks to switch the
+/// End to end in Codex: with the example settings in force, the model asks to switch the
 /// guard off (a `sed` that comments out every line of the settings file, then an `apply_patch` of
 /// it), is refused each time by hookd itself (`hookd:protect`, its reason sent back to the model),
 /// and the example guard still refuses the `rm -rf ~` that follows. The settings file is unchanged

@@ -336,7 +336,7 @@ fn the_guard_still_refuses_what_it_refused_as_a_script() {
     );
 }
 
-/// The gaps a new user found (issue 17): each refused, its reason saying what it would do and what to
+/// The gaps a new user found: each refused, its reason saying what it would do and what to
 /// do instead.
 #[test]
 fn the_guard_refuses_the_gaps_a_new_user_found() {
@@ -478,7 +478,7 @@ fn the_guard_refuses_the_gaps_a_new_user_found() {
     );
 }
 
-/// Attack (issue 17): a cd that ran in a subshell (parentheses, a substitution, a pipeline, the
+/// Attack: a cd that ran in a subshell (parentheses, a substitution, a pipeline, the
 /// background, sh -c) or may not have run (after ||) was followed all the same, so that `rm -rf *` after
 /// it was judged in the wrong folder and the whole working folder deleted; `sh -c -- SCRIPT` hid its
 /// script; a download run through a process substitution (`bash <(curl URL)`) was not seen; nor was
@@ -604,7 +604,7 @@ fn the_guard_lets_look_alikes_through() {
 fn a_long_line_of_braces_is_let_through_not_timed_out() {
     let g = Guarded::start();
     expect_let_through(&g, &[&format!("echo {}|", "a{ ".repeat(30_000))]);
-    // Attack (issue 17): a long run of plain characters before a { and a |, as a JSON payload of curl -d
+    // Attack: a long run of plain characters before a { and a |, as a JSON payload of curl -d
     // has, was tried at every length by the same check: seconds, past the timeout, and refused.
     expect_let_through(
         &g,

@@ -183,7 +183,7 @@ fn invalid_utf8_is_bad_json_and_the_connection_lives() {
         b"{\"op\":\"fire\",\"id\":1,\"moment\":\"PreToolUse\",\"event\":{\"tool_name\":\"Ba\x80sh\"}}\n",
         b"{\"op\":\"fire\",\"id\":2,\"moment\":\"PreToolUse\",\"event\":{\"tool_name\":\"Bash\"}}\xfe\n",
     ];
-    // The ids that can be read whole from each line (issue 12, item 14: an id that could be recovered
+    // The ids that can be read whole from each line (an id that could be recovered
     // is echoed); none from an id that is itself not UTF-8.
     let ids = [
         None,
@@ -422,7 +422,7 @@ fn lines_that_are_not_requests_are_answered_without_an_id() {
         );
     }
     // The fire nested too deep is no error: it is decided from its head, each hook it would have
-    // reached read as failed (issue 12, item 5).
+    // reached read as failed.
     c.send_raw(deep.as_bytes());
     let r = c.recv();
     assert_eq!((&r["ok"], &r["id"]), (&json!(true), &json!(1)), "{r}");
@@ -878,7 +878,7 @@ fn a_client_that_never_reads_holds_up_no_one_else() {
 
 #[test]
 fn idle_connections_never_take_the_descriptors_a_hook_needs() {
-    // Issue 12, item 7: under a low open-file limit, idle connections took every descriptor and the next
+    // Under a low open-file limit, idle connections took every descriptor and the next
     // hook "could not start: too many open files". The daemon is started with a limit of 256 (soft and
     // hard, so it cannot raise it); 400 clients connect and sit idle.
     const LIMIT: u64 = 256;
@@ -948,7 +948,7 @@ fn peak_memory_mib(pid: u32) -> u64 {
 
 #[test]
 fn a_client_that_pipelines_floods_and_never_reads_is_held_to_a_budget() {
-    // Issue 12, item 10: a hook printing 1 MiB of control characters gives answers of about 6 MiB once
+    // A hook printing 1 MiB of control characters gives answers of about 6 MiB once
     // escaped; one client pipelining 256 such fires without reading made the daemon hold 1.58 GB. Now an
     // answer is at most 2 MiB, and what a connection holds is budgeted.
     const FIRES: usize = 256;
@@ -1037,7 +1037,7 @@ fn a_client_that_pipelines_floods_and_never_reads_is_held_to_a_budget() {
 
 #[test]
 fn a_long_tool_name_against_slow_matchers_holds_up_no_other_client() {
-    // Issue 12, item 11: a regex matcher against a 0.9 MB tool_name stalled every client for 3.5 s. A
+    // A regex matcher against a 0.9 MB tool_name stalled every client for 3.5 s. A
     // regular expression like `\w{100}Z` is slow on a long non-ASCII value (the lazy DFA gives up and a
     // slower engine takes over): four of them take a long while against 0.9 MB.
     let mut settings = String::new();
@@ -1082,7 +1082,7 @@ fn a_long_tool_name_against_slow_matchers_holds_up_no_other_client() {
 
 #[test]
 fn clients_sending_large_lines_slowly_cannot_hold_up_a_large_event_for_long() {
-    // A sibling of issue 12, item 10: a line over 256 KiB is read under one of eight permits. Clients
+    // A sibling of the hole above: a line over 256 KiB is read under one of eight permits. Clients
     // that start large lines and stall would hold every permit, and an agent's large event (a `Write` of
     // a big file) would wait for good. Now a large line that finds no permit within 2 s is decided from
     // its head (each hook it would reach refuses it: busy is never "go on"), and a stalled one has 10 s to
@@ -1139,7 +1139,7 @@ fn clients_sending_large_lines_slowly_cannot_hold_up_a_large_event_for_long() {
 
 #[test]
 fn half_closed_connections_with_fires_pending_never_take_a_hooks_descriptors() {
-    // Found attacking issue 12's fixes: a connection that half-closes with fires pending takes a second
+    // Found attacking the fixes: a connection that half-closes with fires pending takes a second
     // descriptor (to see the client hang up), which the connection budget did not count: 700 of them
     // took every descriptor of a daemon with a limit of 1,024.
     const LIMIT: u64 = 256;
@@ -1189,7 +1189,7 @@ fn half_closed_connections_with_fires_pending_never_take_a_hooks_descriptors() {
 
 #[test]
 fn clients_that_fill_the_daemons_memory_budget_hold_up_no_one_asking_one_thing() {
-    // Found in the second attack on issue 12's fixes: 8 connections that never read, each pipelining 90
+    // Found attacking the fixes again: 8 connections that never read, each pipelining 90
     // fires, filled the daemon-wide memory budget (each pending fire has room kept for its answer), and
     // every other client's next request waited unread: an agent's `rm -rf /` timed out in the relay.
     // A connection that holds nothing may always send one request; unread answers close their connection
@@ -1228,7 +1228,7 @@ fn clients_that_fill_the_daemons_memory_budget_hold_up_no_one_asking_one_thing()
 
 #[test]
 fn a_client_that_does_not_read_keeps_no_large_line_permit() {
-    // Found in the second attack on issue 12's fixes: a connection whose answer waits unread, with a
+    // Found attacking the fixes again: a connection whose answer waits unread, with a
     // large line begun behind its request, kept its large-line permit for good (the 10 s deadline runs
     // only while the connection reads): eight such took every permit. A permit now goes back with its
     // line, and is taken again only to read on.
@@ -1272,7 +1272,7 @@ fn a_client_that_does_not_read_keeps_no_large_line_permit() {
 
 #[test]
 fn a_client_that_pipelines_past_its_budget_and_hangs_up_has_its_hooks_stopped() {
-    // Found in the second attack on issue 12's fixes: past its memory budget a connection stops reading,
+    // Found attacking the fixes again: past its memory budget a connection stops reading,
     // so it never saw its client hang up, and 128 hook processes ran on with nobody to answer.
     let sb = Sandbox::new();
     sb.script("slow.sh", "echo $$ >> @DIR@/pids\nexec sleep 30");

@@ -14,6 +14,7 @@
 //! rule = "delete-root"          # the rule expected to find it (refuse and ask)
 //! why = "deletes the home folder"
 //! cwd = "/home/user/project"    # optional: where the call is made (this is the default)
+//! home = "/home/user"            # optional: the home folder (this is the default)
 //! gap = true                    # optional: a known gap, the verdict meant but not given yet
 //! ```
 
@@ -36,6 +37,8 @@ struct Case {
     rule: Option<String>,
     why: String,
     cwd: Option<String>,
+    /// The home folder, when the case needs one of its own (default /home/user).
+    home: Option<String>,
     /// Not wrapped in carriers (a case about a carrier itself, or one whose quoting a carrier changes).
     #[serde(default)]
     plain_only: bool,
@@ -86,8 +89,8 @@ fn event(case: &Case, command: Option<&str>) -> Map<String, Value> {
 }
 
 /// What the guard says of `event`: "refuse", "ask" or "allow", with the rule.
-fn judged(guard: &Guard, event: &Map<String, Value>) -> (String, Option<String>) {
-    match guard.judge(event, Path::new(HOME)) {
+fn judged(guard: &Guard, case: &Case, event: &Map<String, Value>) -> (String, Option<String>) {
+    match guard.judge(event, Path::new(case.home.as_deref().unwrap_or(HOME))) {
         None => ("allow".into(), None),
         Some(v) => (
             match v.action {
@@ -112,7 +115,7 @@ fn the_guard_gives_every_case_of_its_corpus_the_verdict_expected() {
     );
     let mut wrong = Vec::new();
     for (file, case) in &cases {
-        let (verdict, rule) = judged(&guard, &event(case, case.command.as_deref()));
+        let (verdict, rule) = judged(&guard, case, &event(case, case.command.as_deref()));
         let rule_ok = case.verdict == "allow" || case.rule.is_none() || rule == case.rule;
         let right = verdict == case.verdict && rule_ok;
         if case.gap {
@@ -201,7 +204,7 @@ fn a_refused_command_stays_refused_in_every_carrier() {
         }
         for (carrier, wrapped) in carriers(command) {
             tried += 1;
-            let (verdict, _) = judged(&guard, &event(&case, Some(&wrapped)));
+            let (verdict, _) = judged(&guard, &case, &event(&case, Some(&wrapped)));
             if verdict != "refuse" {
                 let_through.push(format!("{file}: {carrier}: {wrapped:?} was {verdict}"));
             }

@@ -344,7 +344,7 @@ fn a_refusal_where_a_process_would_exit_2_is_json_over_http() {
         "[[hooks.SessionStart]]\nname = \"start\"\ncommand = \"@DIR@/start.sh\"\n",
     );
     let event = json!({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"});
-    // Claude Code only shows a refusal at SessionStart to the user: said as advice (issue 14).
+    // Claude Code only shows a refusal at SessionStart to the user: said as advice.
     assert_eq!(
         claude(&d, event),
         Some(
@@ -456,7 +456,7 @@ fn a_host_that_is_not_loopback_gets_403() {
 
 /// The token survives a restart, and a logout or reboot too: it is kept in the state folder
 /// (`$XDG_STATE_HOME/hookd`), not in the runtime folder beside the socket, which a logout or a reboot
-/// erases (issue 17: the agents' `HOOKD_TOKEN` stopped working after one).
+/// erases (the agents' `HOOKD_TOKEN` stopped working after one).
 #[test]
 fn the_token_file_is_private_kept_across_restarts_and_reboots_and_refused_when_others_can_read_it()
 {
@@ -969,7 +969,7 @@ fn print_settings_http_writes_claude_code_http_hooks() {
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("http://127.0.0.1:9999/hooks/claude-code"));
 
-    // Issue 14: http hooks fail closed with onFailure "block" (Claude Code 2.1.332 blocks on a hook that is
+    // Http hooks fail closed with onFailure "block" (Claude Code 2.1.332 blocks on a hook that is
     // down, late or unreadable), where a refusal holds something back; SessionStart's command hook gets
     // the relay's --fail-closed.
     let out = run_hookd(

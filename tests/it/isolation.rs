@@ -1,4 +1,4 @@
-//! `cargo test` never touches the user's own hookd (issue 29, item 6): every program a test starts, the
+//! `cargo test` never touches the user's own hookd: every program a test starts, the
 //! daemon, its hooks, the relays and any other hookd command, finds its daemon, settings and record in
 //! folders of the test's own (`common::keep_home`), whatever the environment `cargo test` was run in.
 //! Seen from inside: the environment a hook of a test's daemon has, and the one a program run to

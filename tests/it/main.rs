@@ -55,11 +55,11 @@ mod examples_hooks;
 
 // ---- the daemon --------------------------------------------------------------------------------------
 
-/// Attacks on allow, ask and rewrites (issue 15): findings, ignored until fixed.
+/// Attacks on allow, ask and rewrites: findings, ignored until fixed.
 mod attack_decisions;
-/// Attacks on setup, test and the text for people (issue 17): findings, each fixed.
+/// Attacks on setup, test and the text for people: findings, each fixed.
 mod attack_everyday;
-/// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper (issue 18).
+/// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper.
 mod attack_relay;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
 mod daemon_answers;
@@ -149,3 +149,5 @@ mod e2e_copilot_cli;
 mod e2e_gemini_cli;
 /// The real Qwen Code with the scripted model server.
 mod e2e_qwen_code;
+/// The scenarios the real agents share, as one table: one test per agent and scenario.
+mod e2e_scenarios;

@@ -1,4 +1,4 @@
-//! hookd's guard of itself (issue 29, docs/security.md), as agents meet it: the real daemon, each agent's
+//! hookd's guard of itself (docs/security.md), as agents meet it: the real daemon, each agent's
 //! captured hook input rewritten into a call that would switch the guard off, sent through `hookd relay
 //! --agent NAME` and answered in that agent's dialect, with the example settings and with settings that
 //! hold no hook at all. Reads and ordinary work go through; every refusal is in the journal under
@@ -47,7 +47,8 @@ const AGENTS: [&str; 5] = [
     "copilot-cli",
 ];
 
-/// Every call of the issue, for every agent, refused; reads and ordinary work not.
+/// Every call that would switch the guard off or stop hookd, for every agent, refused; reads and
+/// ordinary work not.
 fn holds(d: &Daemon) {
     let home = home(d);
     let work = home.join("work");

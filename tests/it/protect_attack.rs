@@ -1,4 +1,4 @@
-//! The guard of itself attacked through the real daemon (issue 29): spellings of a change to hookd's
+//! The guard of itself attacked through the real daemon: spellings of a change to hookd's
 //! files, or of its stop, that the guard first let through, sent as Claude Code's `PreToolUse` through
 //! `hookd relay`; and reads it first refused, which go through.
 

@@ -1,4 +1,4 @@
-//! `hookd log`, `hookd watch` and `hookd why` (issue 16, item 5): the record read back by people and
+//! `hookd log`, `hookd watch` and `hookd why`: the record read back by people and
 //! programs, against a real daemon's journal and against journals written by hand (rotated files, old
 //! times, lines that are not records).
 

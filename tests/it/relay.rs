@@ -3,7 +3,7 @@
 //! with real shell hooks, and what the relay prints and how it exits is compared with the dialect table.
 //! Also: Gemini CLI's names mapped to Claude Code's, `agents` scoping, fail-open and `--fail-closed`
 //! when the daemon is down, silent or fed garbage, and `hello` / `check` knowing which moments each agent
-//! fires. And events the model shapes, each decided (issue 12): up to 64 MiB given whole to the hooks,
+//! fires. And events the model shapes, each decided: up to 64 MiB given whole to the hooks,
 //! past that or 10,000 levels deep decided as failures of their hooks, lone surrogates read as U+FFFD;
 //! an event of another agent, or misspelt, said on stderr and refused with `--fail-closed`.
 //!
@@ -173,7 +173,7 @@ fn expected(
     let context = (!adds.is_empty()).then(|| adds.join("\n\n"));
     let gemini = agent == "gemini-cli";
     // Answered as a Stop: `decision` with the adds after the reason; adds alone to the user. PreCompact
-    // too since issue 14: Claude Code's schema has no hookSpecificOutput for it, and an answer naming
+    // too: Claude Code's schema has no hookSpecificOutput for it, and an answer naming
     // one is read as plain text, its refusal lost.
     let stop = moment == "Stop" || moment == "SubagentStop" || moment == "PreCompact";
     // hookSpecificOutput: hookEventName (the agent's own name), the given fields, and the adds.
@@ -200,13 +200,13 @@ fn expected(
         };
     };
     // Gemini CLI and Qwen Code ignore a refusal at these (agents.md, and Qwen Code 0.24.4's package):
-    // the answer says it goes on (issue 14).
+    // the answer says it goes on.
     let (advisory, shown): (&[&str], &str) = match agent {
         "gemini-cli" => (
             &["SessionStart", "PreCompact", "Notification", "SessionEnd"],
             "Gemini CLI",
         ),
-        // Claude Code 2.1.332 only shows a refusal to the user at these (its own code, issue 14).
+        // Claude Code 2.1.332 only shows a refusal to the user at these (its own code).
         "claude-code" => (
             &[
                 "SessionStart",
@@ -646,7 +646,7 @@ fn literal_answers_for_real_inputs() {
         &[],
         &fixture_json("claude-code", "SessionStart-1.json"),
     );
-    // Claude Code only shows a refusal at SessionStart to the user: said as advice (issue 14).
+    // Claude Code only shows a refusal at SessionStart to the user: said as advice.
     let said = "no: SessionStart for claude-code (a refusal at SessionStart, where Claude Code only takes advice: it goes on)";
     assert_eq!(
         (got.code, got.stderr.as_str()),
@@ -790,7 +790,7 @@ fn gemini_tools_reach_hooks_with_claude_names_and_both_matchers_fire() {
     );
 }
 
-/// Issue 14: Gemini CLI's MCP tools (`mcp_<server>_<tool>`, a real capture) are seen as Claude Code's
+/// Gemini CLI's MCP tools (`mcp_<server>_<tool>`, a real capture) are seen as Claude Code's
 /// `mcp__<server>__<tool>`: a `mcp__.*` or `mcp__echo__.*` matcher fires, refuses, and Gemini CLI is
 /// told so; a matcher for another server does not fire. (With the real agent and a scripted MCP server:
 /// e2e_gemini_cli.rs.)
@@ -1034,7 +1034,7 @@ fn a_moment_the_daemon_does_not_know_says_nothing() {
     .assert_silent("gemini BeforeToolSelection");
 }
 
-/// Issue 14: a refusal where the agent only takes advice (Gemini CLI ignores one at PreCompress) is
+/// A refusal where the agent only takes advice (Gemini CLI ignores one at PreCompress) is
 /// said as what it is, by the daemon's answer as by the relay's, never as a block that is not one.
 #[test]
 fn a_refusal_where_the_agent_only_advises_is_said_so_by_the_daemon_and_the_relay() {
@@ -1141,7 +1141,7 @@ fn hello_without_moments_uses_what_hookd_knows_of_the_agent() {
     scoped_settings(&sb);
     let d = Daemon::start(sb);
 
-    // Codex fires every moment but PostToolUseFailure and Notification (PreCompact too, since issue 14).
+    // Codex fires every moment but PostToolUseFailure and Notification (PreCompact too).
     let resp = d
         .connect()
         .request(&json!({"op": "hello", "id": "h1", "agent": "codex"}));
@@ -1234,7 +1234,7 @@ fn check_warns_of_a_hook_for_codex_on_a_moment_codex_never_fires() {
     }
 }
 
-// ---- events the model can shape: any size, any depth, lone surrogates (issue 12) ---------------------
+// ---- events the model can shape: any size, any depth, lone surrogates ---------------------
 
 /// A safety net for a relay run with an event of tens of MB (never a speed assertion).
 const BIG: Duration = Duration::from_secs(180);
@@ -1410,7 +1410,7 @@ fn a_lone_surrogate_in_the_command_still_reaches_the_hook_that_refuses() {
     }
 }
 
-// ---- what the relay does not know (issue 12) -----------------------------------------------------------
+// ---- what the relay does not know -----------------------------------------------------------
 
 #[test]
 fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed() {
@@ -1448,7 +1448,7 @@ fn an_event_of_another_agent_or_a_misspelt_one_is_said_and_refused_when_closed()
     assert!(got.stderr.contains("use --agent gemini-cli"), "{got:?}");
 }
 
-/// Issue 14: an event of a moment hookd knows, but under a name the relay's agent never sends (Claude
+/// An event of a moment hookd knows, but under a name the relay's agent never sends (Claude
 /// Code's `PreToolUse` through `--agent gemini-cli`): the hooks would run, and be answered in a dialect
 /// the real agent does not read, a refusal lost. Said, and refused under `--fail-closed` with stderr and
 /// exit 2, which every agent reads as a refusal. (An event an agent of the same dialect sends is fired:
@@ -1496,7 +1496,7 @@ fn an_event_of_a_known_moment_under_another_agents_name_is_said_and_refused_when
 
 #[test]
 fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
-    // Found attacking issue 12's fixes: a listener whose backlog is full (a flooded daemon, or a socket
+    // Found attacking the fixes: a listener whose backlog is full (a flooded daemon, or a socket
     // someone else bound and never accepts on) held the relay in connect() past its --timeout, until the
     // agent killed it and went on. One deadline now covers connecting, sending and the answer.
     let dir = tempfile::tempdir().unwrap();
@@ -1521,7 +1521,7 @@ fn a_daemon_that_never_accepts_is_answered_within_the_relay_timeout() {
 
 #[test]
 fn an_event_too_dense_to_hold_is_decided_from_its_head_and_said() {
-    // Found in the second attack on issue 12's fixes: when the daemon (not the relay) found an event
+    // Found attacking the fixes again: when the daemon (not the relay) found an event
     // undecidable, the relay let the agent go on without a word. Six MiB of tiny values would take more
     // memory decoded than a connection may hold: the daemon decides it from its head.
     let sb = Sandbox::new();
@@ -1557,7 +1557,7 @@ fn an_event_too_dense_to_hold_is_decided_from_its_head_and_said() {
 
 #[test]
 fn a_refusal_from_a_daemon_of_another_version_is_heard() {
-    // Found reviewing issue 13: the relay came to read the daemon's answer as this hookd writes it,
+    // Found in review: the relay came to read the daemon's answer as this hookd writes it,
     // and an answer of another shape (a daemon older or newer than the relay: no `adds`, no `hooks`, an
     // outcome this hookd does not know, a non-string add) was unreadable, so its refusal was let
     // through (fail-open). What a verdict needs is read loosely now; only a `refused` that is not a
@@ -1589,7 +1589,7 @@ fn a_refusal_from_a_daemon_of_another_version_is_heard() {
     }
 }
 
-/// Issue 14: `check` warns of a hook meant to refuse where an agent it runs for only takes advice, and
+/// `check` warns of a hook meant to refuse where an agent it runs for only takes advice, and
 /// is quiet about one on every moment that does not mean to.
 #[test]
 fn check_warns_of_a_refusal_where_an_agent_only_takes_advice() {
@@ -1711,7 +1711,7 @@ fn copilot_native_inputs_are_placed_by_the_event_the_relay_is_told() {
     );
 }
 
-// ---- Codex: its edits and its moments of its own (issue 14) ----------------------------------------
+// ---- Codex: its edits and its moments of its own ----------------------------------------
 
 /// Codex's `apply_patch` (the captured PreToolUse and PostToolUse of a patch that adds hello.txt) fires a
 /// hookd matcher `Edit|Write`, as `Write`, with the path made absolute and the patch kept; the refusal is
@@ -1874,7 +1874,7 @@ fn hooks_on_every_codex_moment_are_reachable_for_codex() {
     assert_eq!(unreachable(&resp), set(&[]), "{resp}");
 }
 
-// ---- Claude Code's other moments (issue 14) ----------------------------------------------------------
+// ---- Claude Code's other moments ----------------------------------------------------------
 
 /// Claude Code 2.1.332 reads a refusal in its own shape at each moment; PostToolBatch's ends the turn, so
 /// `--fail-closed` with hookd down lets it through (each tool call was refused before it ran), and an
@@ -1916,7 +1916,7 @@ fn claude_codes_other_moments_are_answered_in_their_shape() {
 
 /// Codex waits 3 s for its SessionEnd hooks. hookd stops a slow hook there a second before that, so the
 /// verdict reaches the relay before it gives up: a fast hook's refusal is heard, not lost with a relay
-/// that stopped waiting (issue 14). The slow hook is read by its `on_failure`, and stopped.
+/// that stopped waiting. The slow hook is read by its `on_failure`, and stopped.
 #[test]
 fn a_verdict_at_a_moment_the_agent_waits_little_for_is_heard_before_it_gives_up() {
     let sb = Sandbox::new();
@@ -1940,7 +1940,7 @@ fn a_verdict_at_a_moment_the_agent_waits_little_for_is_heard_before_it_gives_up(
     });
 }
 
-/// Found attacking issue 14: an MCP call of Gemini CLI too deep to decode whole was named from its head,
+/// Found attacking the moments: an MCP call of Gemini CLI too deep to decode whole was named from its head,
 /// which had no `mcp_context`: a server `my_srv` was split as `my`, and a guard on `mcp__my_srv__.*` with
 /// `on_failure = "refuse"` never counted, so the call went through.
 #[test]
@@ -1967,7 +1967,7 @@ fn a_gemini_mcp_call_too_deep_to_decode_still_reaches_its_guard() {
 }
 
 /// Codex's patch tool called through its shell reaches both the `Edit|Write` guard and the `Bash` one
-/// (found attacking issue 14).
+/// (found attacking the moments).
 #[test]
 fn a_codex_patch_through_the_shell_reaches_edit_and_bash_guards() {
     let sb = Sandbox::new();
@@ -1987,7 +1987,7 @@ fn a_codex_patch_through_the_shell_reaches_edit_and_bash_guards() {
     );
 }
 
-/// Found in the second outside attack (issue 29): Codex applies `cd DIR && apply_patch <<'EOF'` as a
+/// Found in the second outside attack: Codex applies `cd DIR && apply_patch <<'EOF'` as a
 /// patch whose paths are from DIR; it reached only the `Bash` guard. Now the `Edit|Write` guard sees the
 /// edit, its paths made absolute from DIR, and refuses it; the `Bash` guard still sees it too.
 #[test]
@@ -2017,7 +2017,7 @@ fn a_codex_patch_after_cd_reaches_edit_and_bash_guards_with_its_paths() {
     assert_eq!(bash["tool_input"]["command"], command);
 }
 
-/// Found reviewing issue 14: with `--fail-closed`, a Stop the relay could not fire (another agent's
+/// Found in review: with `--fail-closed`, a Stop the relay could not fire (another agent's
 /// name for it, or an input it could not read, placed by `--event`) was refused, sending the agent on
 /// with no stop cap; it is let through, as every Stop the daemon cannot answer is.
 #[test]

@@ -1,4 +1,4 @@
-//! `hookd-relay`, the relay as a program of its own (issue 18): it answers every agent exactly as `hookd
+//! `hookd-relay`, the relay as a program of its own: it answers every agent exactly as `hookd
 //! relay` does (refused, added to, nothing to say, the daemon down, fail-open and `--fail-closed`), reads
 //! the same command lines, and is what `--print-settings` and `setup` write when it is installed beside
 //! `hookd`, the old `hookd relay` entries being recognised and replaced.

@@ -1,4 +1,4 @@
-//! Where the relays and the other clients find the daemon, and how long they wait for it (issue 29): an
+//! Where the relays and the other clients find the daemon, and how long they wait for it: an
 //! agent started without `XDG_RUNTIME_DIR` (`su -`, `sudo -u`, cron) still reaches the daemon serving in
 //! `/run/user/$UID` or `/tmp/hookd-$UID`; a relay waits for a daemon that is restarting; and under
 //! socket activation a daemon killed with SIGKILL still decides the relay's next call. Each through all

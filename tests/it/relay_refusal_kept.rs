@@ -1,4 +1,4 @@
-//! A refusal the relay cannot give as it was written is still given (issue 29, the second attack): a
+//! A refusal the relay cannot give as it was written is still given (the second attack): a
 //! misspelt `--fail-closed` (or `--fail-closed` with help, or with `--print-settings` where it cannot
 //! print) refuses instead of exiting 0 or 1, and an answer that cannot reach the agent on stdout (closed,
 //! `/dev/full`, `/dev/null`) is refused on stderr with exit 2. Each through all three relays: `hookd

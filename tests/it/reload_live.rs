@@ -406,7 +406,7 @@ fn an_emptied_file_keeps_the_old_hooks() {
     expect_picked_up(&d, "v2", before);
 }
 
-/// Issue 17: `hookd check` and a reload say the same of an empty file, in the same words: it is refused
+/// `hookd check` and a reload say the same of an empty file, in the same words: it is refused
 /// (a reload keeps the last good settings), and a comment is the way to have no hooks.
 #[test]
 fn check_and_a_reload_refuse_an_empty_file_alike() {
@@ -705,7 +705,7 @@ fn a_group_writable_file_is_refused_until_its_mode_is_fixed() {
     );
 }
 
-// ----- A file is taken only once its writer is done with it (issue 12, item 2) -----
+// ----- A file is taken only once its writer is done with it -----
 
 /// A guard named `name` that refuses every PreToolUse.
 fn guard(name: &str) -> String {
@@ -900,7 +900,7 @@ fn a_generation_that_drops_hooks_says_which() {
     });
 }
 
-// ----- Files that block or are huge (issue 12, item 4) -----
+// ----- Files that block or are huge -----
 
 fn mkfifo(path: &Path) {
     nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600))
@@ -978,7 +978,7 @@ fn a_huge_sparse_file_is_refused_at_once() {
     assert_eq!(fire_adds(&d), ["v1"]);
 }
 
-// ----- Reloads do not hold up fires (issue 12, item 9) -----
+// ----- Reloads do not hold up fires -----
 
 #[test]
 fn a_fire_is_answered_while_a_big_reload_is_read_and_validated() {

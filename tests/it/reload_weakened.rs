@@ -1,4 +1,4 @@
-//! A reload that weakens the guard leaves a trace (issue 29, defence in depth): the settings file edited
+//! A reload that weakens the guard leaves a trace (defence in depth): the settings file edited
 //! as editors (and agents) edit it, a new file renamed over it, and the real daemon reloading it. Each
 //! weakening (a hook removed, disabled, its `on_failure` relaxed, its matcher narrowed, `[protect]`
 //! turned off) is one `weakened` record in the journal saying what changed, read back by `hookd log`,

@@ -171,7 +171,7 @@ fn refused_peer_gets_no_answer_runs_no_hook_leaks_nothing_and_is_logged() {
     );
 
     // The first refusal is logged at warn with the peer's uid; the flood after it is counted, not logged
-    // line by line (issue 12, item 14: 339 lines in 3 s).
+    // line by line (339 lines in 3 s).
     let refusals = |log: &str| {
         log.lines()
             .filter(|l| l.contains("refused a connection from another user"))
@@ -227,7 +227,7 @@ fn a_socket_another_user_listens_on_is_not_taken_for_hookd() {
     if !require_root("a socket another user listens on") {
         return;
     }
-    // Issue 12, a sibling of item 8: where the socket's folder is not private (`/tmp/hookd-$UID` made
+    // Beside a hole an attack found: where the socket's folder is not private (`/tmp/hookd-$UID` made
     // first by someone else), another user's process could answer the relay "go ahead".
     let sb = Sandbox::new();
     fs::set_permissions(sb.path(), fs::Permissions::from_mode(0o755)).unwrap();
@@ -819,7 +819,7 @@ fn systemd_variables_of_the_daemon_do_not_reach_hooks() {
     }
 }
 
-// ---- the folders above the settings file, and the programs hooks run (issue 12, item 3) ---------------
+// ---- the folders above the settings file, and the programs hooks run ---------------
 
 /// A guard that refuses every PreToolUse, named `name`.
 fn refusing(name: &str) -> String {

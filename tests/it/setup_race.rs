@@ -1,4 +1,4 @@
-//! `hookd setup` against a real concurrent writer (issue 29, 5f): an edit the agent or an editor saves
+//! `hookd setup` against a real concurrent writer: an edit the agent or an editor saves
 //! while setup merges a large settings file is never written over. The writer here is a thread that
 //! watches the file's folder with inotify and saves a new version of the file (a new file renamed over
 //! it, as editors and agents save) each time a reader closes the file, a few times: so its edits land

@@ -520,7 +520,7 @@ mod failures {
     }
 }
 
-/// Workers whose answers are out of step with the events (issue 12, item 1): a stray line must never
+/// Workers whose answers are out of step with the events: a stray line must never
 /// decide another event. Each worker here applies one policy (`rm -rf` refused, anything else let through
 /// with an add naming the command, so an answer shows which event it belonged to) but writes one line too
 /// many somewhere. Each test fires `rm -rf /` and `ls` in turn and checks every verdict: the event's own
@@ -657,7 +657,7 @@ for line in sys.stdin:
 
     #[test]
     fn a_banner_worker_that_does_not_echo_refuses_every_event() {
-        // Found in the second outside attack (issue 29): a worker that writes a banner and does not echo
+        // Found in the second outside attack: a worker that writes a banner and does not echo
         // hookd_id lost 10 of 10 refusals, each restart writing the banner again. Fired at once, without
         // waiting for the worker: the banner may come before the event is sent, or as it is sent.
         let d = banner_worker("", &format!("while read -r line; do {REFUSE}; done"));
@@ -809,7 +809,7 @@ for line in sys.stdin:
 
     #[test]
     fn a_line_without_the_id_from_a_worker_that_echoes_it() {
-        // Found attacking issue 12's fixes: a worker that echoes hookd_id, but writes a heartbeat (no id)
+        // Found attacking the fixes: a worker that echoes hookd_id, but writes a heartbeat (no id)
         // just before an answer, in a write of its own: the heartbeat was taken as the answer ("nothing")
         // and `rm -rf /` went through. Once a hook's workers have echoed the id, a line without it is out
         // of step.
@@ -835,7 +835,7 @@ for line in sys.stdin:
 
     #[test]
     fn a_progress_line_before_each_answer_from_a_worker_that_echoes() {
-        // Found in the second attack on issue 12's fixes: a worker that echoes hookd_id but writes a
+        // Found attacking the fixes again: a worker that echoes hookd_id but writes a
         // progress line (no id) before each answer, in a write of its own. Its answers were only ever
         // seen out of step, so the daemon never learned that it echoes, and every progress line passed
         // for "nothing". Now any line carrying the id teaches it; only the very first event, before
@@ -1024,7 +1024,7 @@ mod lifecycle {
         )
     }
 
-    /// Issue 12, item 6: a fire runs on one generation from start to end, so a reload that replaces a
+    /// A fire runs on one generation from start to end, so a reload that replaces a
     /// worker lets the old one answer the fires queued for it, then stops it.
     #[test]
     fn reload_lets_the_old_worker_answer_the_fires_it_holds() {
@@ -1270,7 +1270,7 @@ for line in sys.stdin:
 
     #[test]
     fn fires_past_a_full_queue_wait_their_turn_and_are_decided() {
-        // Found attacking issue 12's fixes: past 1,024 fires queued for one worker hook, a fire failed at
+        // Found attacking the fixes: past 1,024 fires queued for one worker hook, a fire failed at
         // once ("every worker is busy and the queue is full"), and under the default on_failure its
         // `rm -rf /` went through. It now waits its turn, as a command hook waits for a process slot.
         const CLIENTS: usize = 16;

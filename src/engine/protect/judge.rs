@@ -85,7 +85,7 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
     }
     let input = input?;
     // The paths a file tool names, `~/` and `$HOME/` as the agent's tool would expand them (found
-    // attacking issue 29: a `Write` of `~/.config/hookd/hooks.toml` was judged relative to the folder).
+    // attacking the guard: a `Write` of `~/.config/hookd/hooks.toml` was judged relative to the folder).
     let mut named = Vec::new();
     for field in PATH_FIELDS {
         match input.get(*field) {
@@ -132,7 +132,7 @@ pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<Strin
         return None;
     }
     // A tool that runs a command line it is given (an MCP server's `execute_command`): the line is
-    // judged as a shell's (found attacking issue 29: `pkill hookd` named no path, and went through).
+    // judged as a shell's (found attacking the guard: `pkill hookd` named no path, and went through).
     for field in COMMAND_FIELDS {
         if let Some(command) = input.get(*field).filter(|v| v.is_string() || v.is_array())
             && let Some(found) = judge.shell(&command_text(command), &cwd)
@@ -515,7 +515,7 @@ impl Judge<'_> {
                 .take_while(|c| c.piped)
                 .any(|c| self.lists_daemon(c))
         {
-            // `pgrep hookd | xargs kill` (found attacking issue 29).
+            // `pgrep hookd | xargs kill` (found attacking the guard).
             return Some("stop or kill the hookd daemon".into());
         }
         if program == "patch" {
@@ -785,7 +785,7 @@ impl Judge<'_> {
     }
 
     /// `tar -c` and `zip`, packing files into an archive: they read what they pack and write only the
-    /// archive (found attacking issue 29: `tar -czf backup.tgz ~/.config/hookd` was refused), unless
+    /// archive (found attacking the guard: `tar -czf backup.tgz ~/.config/hookd` was refused), unless
     /// they move what they pack (`zip -m`, `tar --remove-files`). `None` when `program` is neither, or
     /// `tar` unpacks (see [`Judge::archive`]).
     fn packs(&self, program: &str, args: &[Word], cwd: &Path) -> Option<Option<String>> {
@@ -838,7 +838,7 @@ impl Judge<'_> {
 
     /// A command that runs a command line elsewhere or later: `at`, `batch` and `crontab` read one
     /// from their input (a here-document, or `echo ... |`), and `tmux`, `screen`, `ssh` and terminals
-    /// take one among their words (found attacking issue 29: `echo pkill hookd | at now`, `tmux new
+    /// take one among their words (found attacking the guard: `echo pkill hookd | at now`, `tmux new
     /// -d 'pkill hookd'`). Each is judged as a line of its own.
     fn later(
         &self,
@@ -902,7 +902,7 @@ impl Judge<'_> {
 
     /// Code given to an interpreter (`-c`, `-e`, a here-document) that signals the daemon by its pid
     /// (`os.kill(PID, 9)`) or runs a command that names it with a stop (`subprocess.run(['pkill',
-    /// 'hookd'])`): found attacking issue 29. Code that builds the pid or the name is a disguise
+    /// 'hookd'])`): found attacking the guard. Code that builds the pid or the name is a disguise
     /// (docs/security.md).
     fn code_stops_daemon(&self, command: &Command, args: &[Word]) -> Option<String> {
         let pid = self.shield.daemon_pid.map(|p| p.to_string());
@@ -953,7 +953,7 @@ impl Judge<'_> {
 
     /// `sed` and `awk` without `-i`: they read their files, but a script may write one (`sed 'w
     /// FILE'`, `awk '{print > FILE}'`, `system(...)`): a script that can write has all its words judged
-    /// as any program's; else only a path named inside it (found attacking issue 29: `sed -n 1,20p
+    /// as any program's; else only a path named inside it (found attacking the guard: `sed -n 1,20p
     /// hooks.toml`, a read, was refused).
     fn filter(&self, program: &str, args: &[Word], cwd: &Path) -> Option<String> {
         let awk = program.ends_with("awk");
@@ -1026,8 +1026,8 @@ impl Judge<'_> {
     }
 
     /// `tar -x`, `unzip`, `bsdtar -x`, `7z x`, `cpio -i`: an archive unpacked into a folder that is
-    /// guarded or holds a guarded path, whose names cannot be told from the line (found attacking
-    /// issue 29: `tar -xf evil.tar -C ~` could unpack `.config/hookd/hooks.toml`).
+    /// guarded or holds a guarded path, whose names cannot be told from the line (found attacking the
+    /// guard: `tar -xf evil.tar -C ~` could unpack `.config/hookd/hooks.toml`).
     fn archive(&self, program: &str, args: &[Word], cwd: &Path) -> Option<String> {
         let valued = |names: &[&str]| {
             args.iter().enumerate().find_map(|(at, a)| {
@@ -1111,7 +1111,7 @@ impl Judge<'_> {
         // A copy only reads its sources, and a move or a link lands in its destination: the
         // destination is judged below, as the place written.
         // A copy that links instead (`cp -l`, `cp -s`, `rsync --link-dest`) makes a second name for
-        // its source: writing that name later writes the source (found attacking issue 29).
+        // its source: writing that name later writes the source (found attacking the guard).
         let links = program == "cp"
             && args.iter().any(|a| {
                 a.text == "--link"
@@ -1256,7 +1256,7 @@ impl Judge<'_> {
         // cost a million walks of the file system (the names as written are still judged).
         // Links under /dev and /proc are never followed: resolved in the daemon, `/dev/fd/3`,
         // `/dev/stdout` and `/proc/self/...` would name the daemon's own process, not the agent's
-        // (found attacking issue 29: `done < <(curl ...)` was refused as a change to the daemon).
+        // (found attacking the guard: `done < <(curl ...)` was refused as a change to the daemon).
         let budget = if path.starts_with("/dev") || path.starts_with("/proc") {
             MAX_RESOLVED
         } else {
@@ -1349,7 +1349,7 @@ impl Judge<'_> {
     }
 
     /// A file that is a guarded file under another name (a hard link made earlier: `cp -l`, `ln`), so
-    /// that writing it writes the guarded one (found attacking issue 29).
+    /// that writing it writes the guarded one (found attacking the guard).
     fn same_file(&self, path: &Path) -> Option<String> {
         use std::os::unix::fs::MetadataExt;
         if let Some((looked, seen)) = self.looked.borrow().as_ref()
@@ -1501,7 +1501,7 @@ impl Judge<'_> {
                     let text = args[i].text.as_str();
                     i += 1;
                     // `kill -9 -$(pgrep hookd)`: the daemon's group, a command's output after a `-`
-                    // that an option would be read as (found attacking issue 29).
+                    // that an option would be read as (found attacking the guard).
                     if !args[i - 1].known
                         && text.starts_with("-$")
                         && !probe
@@ -1592,7 +1592,7 @@ impl Judge<'_> {
                     return Some(stop());
                 }
                 // The verb is the first word that is neither an option nor an option's value
-                // (found attacking issue 29: `systemctl --user -s KILL kill hookd`).
+                // (found attacking the guard: `systemctl --user -s KILL kill hookd`).
                 let mut verb = None;
                 let mut at = 0;
                 while let Some(word) = words.get(at) {
@@ -1622,7 +1622,7 @@ impl Judge<'_> {
                     return Some(stop());
                 }
                 // `systemctl --user set-environment HOOKD_CONFIG=/tmp/x`, then a restart: the daemon
-                // back on settings of the agent's choosing (found attacking issue 29).
+                // back on settings of the agent's choosing (found attacking the guard).
                 if verb == Some(&"isolate") {
                     // `isolate` stops every unit the target does not want, hookd's perhaps among them.
                     return Some(stop());
@@ -1868,7 +1868,7 @@ impl Judge<'_> {
             }
             "install" if undoes => Some("take hookd's service away (hookd install --undo)".into()),
             // `hookd install --bin /tmp/fake --force`: the units rewritten to start another program
-            // as the daemon (found attacking issue 29).
+            // as the daemon (found attacking the guard).
             "install"
                 if args.iter().any(|a| {
                     a.text == "--bin" || a.text.starts_with("--bin=") || a.text == "--force"
@@ -1877,7 +1877,7 @@ impl Judge<'_> {
                 Some("rewrite hookd's systemd units (hookd install --bin or --force)".into())
             }
             // `hookd setup AGENT --socket /tmp/nowhere.sock`: the relay pointed at a socket nothing
-            // answers, where it lets every call through (found attacking issue 29).
+            // answers, where it lets every call through (found attacking the guard).
             "setup" => {
                 let dry = args.iter().any(|a| a.text == "--dry-run");
                 let socket = args.iter().enumerate().find_map(|(at, a)| {
@@ -2060,8 +2060,8 @@ fn describe(guarded: &Guarded) -> String {
     format!("{} ({})", guarded.path.display(), guarded.what)
 }
 
-/// The folder a command line is in as it goes: `cd`, `cd -`, `pushd` and `popd` followed (found attacking
-/// issue 29: `cd ~/.config/hookd; cd /tmp; cd -; rm hooks.toml`). A folder that cannot be told (`cd
+/// The folder a command line is in as it goes: `cd`, `cd -`, `pushd` and `popd` followed (found attacking the
+/// guard: `cd ~/.config/hookd; cd /tmp; cd -; rm hooks.toml`). A folder that cannot be told (`cd
 /// "$X"`) is [`UNKNOWN_FOLDER`], where a relative path is judged by its names alone.
 struct Folders {
     now: PathBuf,
@@ -2202,7 +2202,7 @@ fn git_folder(args: &[Word], cwd: &Path) -> Option<PathBuf> {
 
 /// An agent's settings file of a project (or any folder), whose hooks the agent merges with the user's
 /// and which can switch them all off (Claude Code's `disableAllHooks`): what it is, in a refusal (found
-/// attacking issue 29: `.claude/settings.local.json` written with `"disableAllHooks": true` silenced
+/// attacking the guard: `.claude/settings.local.json` written with `"disableAllHooks": true` silenced
 /// the relay that the user's settings hold).
 fn project_agent_settings(path: &Path) -> Option<&'static str> {
     let name = path.file_name()?.to_str()?;

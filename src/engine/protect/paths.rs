@@ -40,7 +40,7 @@ impl Guarded {
                     names.push(format!("{prefix}{rest}"));
                 }
                 // `process.env.HOME + '/.config/hookd/hooks.toml'`: a path in a dot folder of home,
-                // named from home in a script (found attacking issue 29).
+                // named from home in a script (found attacking the guard).
                 if rest.starts_with('.') && rest.contains('/') {
                     names.push(format!("/{rest}"));
                     names.push(format!("'{rest}"));
@@ -265,7 +265,7 @@ pub(super) fn real(path: &Path) -> Option<PathBuf> {
 /// line may switch those options on before it names the path.
 ///
 /// At most the product of a name's and its pattern's lengths for each component (no backtracking that a
-/// pattern of many `*` could make exponential: found attacking issue 29), and quadratic at worst in the
+/// pattern of many `*` could make exponential: found attacking the guard), and quadratic at worst in the
 /// number of components, which a path bounds.
 pub(super) fn pattern_matches(pattern: &str, path: &Path) -> bool {
     let pattern = pattern.trim_end_matches('/');

@@ -1,5 +1,5 @@
-//! The guard of itself, judged call by call: each row a call the issue names (or a disguise of one)
-//! that must be refused, or ordinary work and reads that must not be.
+//! The guard of itself, judged call by call: each row a call that would switch the guard off or stop
+//! hookd (or a disguise of one), that must be refused, or ordinary work and reads that must not be.
 
 use std::path::{Path, PathBuf};
 
@@ -272,7 +272,7 @@ fn let_go_all(w: &World, commands: &[&str]) {
     }
 }
 
-/// Found attacking issue 29: brace expansion, `~USER` and extglob named a guarded path the reader did
+/// Found attacking the guard: brace expansion, `~USER` and extglob named a guarded path the reader did
 /// not see.
 #[test]
 fn attack_brace_tilde_and_extglob_spellings() {
@@ -300,7 +300,7 @@ fn attack_brace_tilde_and_extglob_spellings() {
     );
 }
 
-/// Found attacking issue 29: patterns the matcher read too narrowly (POSIX classes, `**`, a dot file
+/// Found attacking the guard: patterns the matcher read too narrowly (POSIX classes, `**`, a dot file
 /// matched by `*` under `dotglob`).
 #[test]
 fn attack_glob_classes_globstar_and_dotglob() {
@@ -316,7 +316,7 @@ fn attack_glob_classes_globstar_and_dotglob() {
     );
 }
 
-/// Found attacking issue 29: the folder a relative path is in, after `cd -`, `pushd`/`popd`, a `cd`
+/// Found attacking the guard: the folder a relative path is in, after `cd -`, `pushd`/`popd`, a `cd`
 /// to a pattern or to a folder that cannot be told, and `env -C`.
 #[test]
 fn attack_the_folder_a_line_moves_to() {
@@ -351,7 +351,7 @@ fn attack_the_folder_a_line_moves_to() {
     );
 }
 
-/// Found attacking issue 29: `systemctl`'s option values taken for its verb, `preset`, D-Bus calls,
+/// Found attacking the guard: `systemctl`'s option values taken for its verb, `preset`, D-Bus calls,
 /// a `grep` pattern that finds the daemon, and a script piped into a shell.
 #[test]
 fn attack_stopping_the_daemon_by_other_spellings() {
@@ -385,7 +385,7 @@ fn attack_stopping_the_daemon_by_other_spellings() {
     );
 }
 
-/// Found attacking issue 29: copies that link (`cp -l` makes a second name that a later write goes
+/// Found attacking the guard: copies that link (`cp -l` makes a second name that a later write goes
 /// through), `--target-directory DIR`, a copy of a folder's contents into home, archives unpacked
 /// above the settings, `chmod` taking the owner's access to a folder above them.
 #[test]
@@ -423,7 +423,7 @@ fn attack_copies_links_archives_and_modes() {
     );
 }
 
-/// Found attacking issue 29: a hard link made to a guarded file in one call is written in the next.
+/// Found attacking the guard: a hard link made to a guarded file in one call is written in the next.
 #[test]
 fn attack_a_hard_link_made_earlier() {
     let w = world("");
@@ -435,7 +435,7 @@ fn attack_a_hard_link_made_earlier() {
     let_go_all(&w, &["echo '' > other.txt"]);
 }
 
-/// Found attacking issue 29: a file tool's `~/` path, and a tool's content that only names the
+/// Found attacking the guard: a file tool's `~/` path, and a tool's content that only names the
 /// settings (a README), which is no change to them.
 #[test]
 fn attack_file_tools_with_home_paths_and_content() {
@@ -468,7 +468,7 @@ fn attack_file_tools_with_home_paths_and_content() {
     );
 }
 
-/// Found attacking issue 29: reads of hookd's files and ordinary work that were refused.
+/// Found attacking the guard: reads of hookd's files and ordinary work that were refused.
 #[test]
 fn attack_false_positives_of_ordinary_work() {
     let w = world("");
@@ -548,7 +548,7 @@ fn attack_robustness_no_panic_and_bounded_time() {
     assert!(bash(&w, &many).is_some());
 }
 
-/// Found attacking issue 29: a command line run later or elsewhere (`at`, `crontab`, `tmux`,
+/// Found attacking the guard: a command line run later or elsewhere (`at`, `crontab`, `tmux`,
 /// `screen`, `ssh`) was not read as one.
 #[test]
 fn attack_a_line_run_later_or_elsewhere() {
@@ -580,7 +580,7 @@ fn attack_a_line_run_later_or_elsewhere() {
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
 
-/// Found attacking issue 29: the environment hookd's service starts with, a unit named by a command's
+/// Found attacking the guard: the environment hookd's service starts with, a unit named by a command's
 /// output, drop-ins for every user service, and PowerShell's `Stop-Process`.
 #[test]
 fn attack_the_service_environment_drop_ins_and_powershell() {
@@ -607,7 +607,7 @@ fn attack_the_service_environment_drop_ins_and_powershell() {
     );
 }
 
-/// Found attacking issue 29: an agent's project settings (`.claude/settings.local.json`) written with
+/// Found attacking the guard: an agent's project settings (`.claude/settings.local.json`) written with
 /// `"disableAllHooks": true` switch the relay off that the user's settings hold.
 #[test]
 fn attack_an_agents_project_settings_that_switch_hooks_off() {
@@ -649,7 +649,7 @@ fn attack_an_agents_project_settings_that_switch_hooks_off() {
     );
 }
 
-/// Found attacking issue 29: a walker's folder given to `rm` (`find -exec`, `find | xargs`), a pid
+/// Found attacking the guard: a walker's folder given to `rm` (`find -exec`, `find | xargs`), a pid
 /// list piped to `kill`, `isolate`, a patch applied in the settings' folder, a loop over a guarded
 /// folder's files, a path named from home in a script.
 #[test]
@@ -826,7 +826,7 @@ fn attack_every_plain_spelling_still_holds() {
 }
 
 /// Ordinary work in a project, and reads of hookd's files, that an agent must not be refused: among
-/// them, found attacking issue 29, packing hookd's folder into an archive (`tar -czf`, `zip -r`) and
+/// them, found attacking the guard, packing hookd's folder into an archive (`tar -czf`, `zip -r`) and
 /// `python3 -m json.tool` of an agent's settings, once refused.
 #[test]
 fn attack_ordinary_work_in_a_project_goes_on() {
@@ -918,7 +918,7 @@ fn attack_ordinary_work_in_a_project_goes_on() {
     );
 }
 
-/// Found attacking issue 29: a pid or a path kept in a variable on the line (`P=$(pgrep hookd); kill
+/// Found attacking the guard: a pid or a path kept in a variable on the line (`P=$(pgrep hookd); kill
 /// $P`), the daemon's process group, the daemon's `/proc` files and limits, and a line whose variables
 /// double with each word.
 #[test]
@@ -955,7 +955,7 @@ fn attack_values_kept_in_variables_and_the_daemons_process() {
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
 
-/// Found attacking issue 29: a shell tool by another name (an MCP server's `execute_command`, a
+/// Found attacking the guard: a shell tool by another name (an MCP server's `execute_command`, a
 /// dialect's own name), a command given as words, and a tool input sent as JSON text.
 #[test]
 fn attack_shell_tools_by_other_names() {
@@ -990,7 +990,7 @@ fn attack_shell_tools_by_other_names() {
     );
 }
 
-/// Found attacking issue 29: hookd's own commands that rewrite what keeps the guard standing: the
+/// Found attacking the guard: hookd's own commands that rewrite what keeps the guard standing: the
 /// units made to start another program, the relay pointed at a socket nothing answers.
 #[test]
 fn attack_hookds_own_commands_that_undo_it() {
@@ -1016,7 +1016,7 @@ fn attack_hookds_own_commands_that_undo_it() {
     );
 }
 
-/// Found attacking issue 29: an interpreter's code that signals the daemon by its pid or runs a stop
+/// Found attacking the guard: an interpreter's code that signals the daemon by its pid or runs a stop
 /// of it by name.
 #[test]
 fn attack_interpreter_code_that_stops_the_daemon() {
@@ -1041,7 +1041,7 @@ fn attack_interpreter_code_that_stops_the_daemon() {
     );
 }
 
-/// Found attacking issue 29 (by the whole suite: `examples_guard`): `/dev/fd/N`, `/dev/stdout` and
+/// Found attacking the guard (by the whole suite: `examples_guard`): `/dev/fd/N`, `/dev/stdout` and
 /// `/proc/self` followed in the daemon named the daemon's own process, so `done < <(curl ...)` was
 /// refused; `/proc/self/root` and `/proc/self/cwd` are read as the agent's shell reads them.
 #[test]

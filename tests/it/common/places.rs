@@ -4,7 +4,7 @@
 //! `$XDG_CONFIG_HOME`, else `~/.config`; the journal and the relay's spool in `$XDG_STATE_HOME`, else
 //! `~/.local/state`; `hookd setup` edits the agents' files under `$HOME` or their own variables. A test
 //! that inherited these from `cargo test` fired into the user's running daemon and wrote into the user's
-//! journal (issue 29, item 6).
+//! journal.
 //!
 //! So every program the helpers start goes through [`keep_home`]: each of those variables the test does
 //! not set (or remove) itself points into a folder of the test's own, and a hookd program left with a way

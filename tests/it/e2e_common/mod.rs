@@ -485,5 +485,8 @@ fn every_real_agent_test_is_left_to_the_explicit_step() {
         }
         assert!(tests > 0, "{name} has no test");
     }
-    assert_eq!(suites, 5, "one suite for each of the five agents");
+    assert_eq!(
+        suites, 6,
+        "one suite for each of the five agents, and the table of the scenarios they share"
+    );
 }
