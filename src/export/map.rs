@@ -90,6 +90,7 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
     text("hookd.error", &record.error);
     text("hookd.relay", &record.relay);
     text("hookd.file", &record.file);
+    text("hookd.settings.digest", &record.digest);
     if !redact {
         text("hookd.summary", &record.summary);
     }

@@ -217,6 +217,10 @@ pub struct Settings {
     pub protect: Protect,
     /// Where the journal is sent besides the disk (`[export.otlp]`, docs/export.md).
     pub export: Export,
+    /// The first 16 hex digits of the SHA-256 of the file's text (`sha256sum hooks.toml | cut -c1-16`),
+    /// in every fire's record: which settings decided it, across machines and restarts, where the
+    /// generation only counts reloads since the daemon started. Empty for settings read from no file.
+    pub digest: String,
 }
 
 /// Why a settings file could not be loaded.
@@ -252,6 +256,7 @@ impl Settings {
             record: Record::default(),
             protect: Protect::default(),
             export: Export::default(),
+            digest: String::new(),
         }
     }
 
@@ -362,6 +367,7 @@ impl Settings {
             hooks: parsed.hooks,
             http: parsed.http,
             record: parsed.record,
+            digest: digest_of(text),
         })
     }
 
@@ -607,6 +613,16 @@ fn pseudo_filesystem(file: &std::fs::File) -> Option<&'static str> {
 /// write lets them run commands as us.
 fn check_owner_and_mode(metadata: &std::fs::Metadata, path: &Path) -> Result<(), String> {
     trust::check_file(metadata, path, "the settings file")
+}
+
+/// The first 16 hex digits of the SHA-256 of `text`: enough to tell settings apart, short in every line.
+fn digest_of(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -314,6 +314,15 @@ fn one_record_per_fire_with_its_attributes(protocol: &str) {
     assert_eq!(refused.attribute("hookd.reason"), "not here");
     assert_eq!(refused.attribute("hookd.summary"), "rm -rf build");
     assert_eq!(refused.attribute("hookd.settings.generation"), 1);
+    let text = std::fs::read(&d.config).unwrap();
+    let digest: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&text)[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert_eq!(refused.attribute("hookd.settings.digest"), digest.as_str());
     assert!(
         refused.attribute("hookd.duration_ms").as_f64().is_some(),
         "{refused:?}"
