@@ -276,7 +276,7 @@ fn main() {
         engine_argv();
         engine_no_hook();
     }
-    let names = |decision: hookd::engine::Decision| -> Vec<String> {
+    let names = |decision: hookd::decision::Verdict| -> Vec<String> {
         decision.hooks.into_iter().map(|hook| hook.name).collect()
     };
     assert_eq!(names(engine_argv()), ["argv-true"]);

@@ -8,7 +8,7 @@
 //! Beyond "does not panic", each checks what the rest of hookd relies on:
 //!
 //! - [`request`]: a connection's bytes, split into lines by `LineDecoder` as the server does, each line
-//!   decoded by `protocol::decode`. The lines are exactly the input's lines, none longer than the limit;
+//!   decoded by `protocol::decoder::decode`. The lines are exactly the input's lines, none longer than the limit;
 //!   a request that does not decode gets an error response that is one line of JSON, echoes the request's
 //!   `id` whenever the line was an object with one (or, for a line that is not JSON, whenever its head
 //!   holds one), and says what is wrong in a bounded message. Only a fire nested too deep decodes from
@@ -16,7 +16,7 @@
 //! - [`settings`]: the bytes as a settings file (`Settings::parse`). Every error is placed at a real line
 //!   and column (both from 1), prints as `file:line:col: message` on one line, and the list is in file
 //!   order; valid settings hold only what validation promises (unique names, timeouts in range, ...).
-//! - [`answer`]: a few hook runs (how each ended, its stdout and stderr) read by `verdict::read`, then
+//! - [`answer`]: a few hook runs (how each ended, its stdout and stderr) read by `reading::read`, then
 //!   folded by `verdict::fold`. A refusal and an ask always have a reason that says something (an allow
 //!   may have one, never blank), a failure always has an error, a hook that did not exit by itself never
 //!   adds nor refuses but by `on_failure`, and the verdict holds the call back exactly when a hook refused
@@ -32,10 +32,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use hookd::engine::verdict::{self, Exit, Kind, Outcome, Run};
-use hookd::head::{self, Scanner};
+use hookd::decision::Outcome;
+use hookd::engine::reading::{self, Exit, Run};
+use hookd::engine::verdict::{self, Heard};
 use hookd::limits::MAX_LINE;
 use hookd::lines::{Frame, LineDecoder};
+use hookd::protocol::head::{self, Scanner};
 use hookd::protocol::{self, ErrorKind, Request};
 use hookd::settings::{ConfigError, OnFailure, Program, Settings};
 use serde_json::Value;
@@ -47,7 +49,7 @@ use tokio_util::codec::Decoder;
 /// (`moment::shown`) so that a bad request of a megabyte is not echoed back whole.
 const MAX_ERROR_MESSAGE: usize = 1024;
 
-/// The bytes of one connection, fed to `LineDecoder` and each line to `protocol::decode`.
+/// The bytes of one connection, fed to `LineDecoder` and each line to `protocol::decoder::decode`.
 pub fn request(data: &[u8]) {
     match data.first() {
         // A first byte of 0x80 or more (never the start of a JSON request) is a header: a small line limit
@@ -159,7 +161,7 @@ fn sent_as_is(line: &[u8], id: &str) -> bool {
         .any(|window| window == quoted.as_bytes())
 }
 
-/// One request line through `protocol::decode`.
+/// One request line through `protocol::decoder::decode`.
 fn request_line(line: &[u8]) {
     // As the daemon reads JSON: lone surrogate escapes mended.
     let parsed = head::parse(line);
@@ -181,11 +183,11 @@ fn request_line(line: &[u8]) {
         None => scanned.as_ref(),
     };
     // An id over the limit is refused, never echoed.
-    let id_sent = id_sent.filter(|id| protocol::id_too_long(Some(id)).is_none());
+    let id_sent = id_sent.filter(|id| protocol::decoder::id_too_long(Some(id)).is_none());
     if let Some(object) = json.as_ref().and_then(Value::as_object) {
         head_agrees(line, object);
     }
-    match protocol::decode(line) {
+    match protocol::decoder::decode(line) {
         Ok((id, request)) => {
             // Or, decoded from the head of a line with bad bytes elsewhere, an id holding a U+FFFD its
             // own bytes hold as sent (`"\u{FFFD}deep"` written out in UTF-8): the id sent, given back
@@ -526,26 +528,26 @@ pub fn answer(data: &[u8]) {
                 OnFailure::Ignore
             },
         };
-        let outcome = verdict::read(run);
+        let outcome = reading::read(run);
         check_outcome(&run, &outcome);
-        assert_eq!(verdict::read(run), outcome, "reading is deterministic");
+        assert_eq!(reading::read(run), outcome, "reading is deterministic");
         outcomes.push(outcome);
     }
     check_fold(&outcomes);
 }
 
 /// What any one hook's outcome promises.
-fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
+fn check_outcome(run: &Run<'_>, outcome: &Heard) {
     let context = || format!("{run:?} read as {outcome:?}");
     match outcome.kind {
         // A refusal and an ask are always told with something to say.
-        Kind::Refused | Kind::Asked => {
+        Outcome::Refused | Outcome::Asked => {
             let reason = outcome.reason.as_deref();
             let reason = reason.unwrap_or_else(|| panic!("no reason: {}", context()));
             assert!(!reason.trim().is_empty(), "a blank reason: {}", context());
         }
         // An allow's reason is optional, but never blank.
-        Kind::Allowed => assert!(
+        Outcome::Allowed => assert!(
             outcome
                 .reason
                 .as_deref()
@@ -559,7 +561,7 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
             context()
         ),
     }
-    if outcome.kind == Kind::Failed {
+    if outcome.kind == Outcome::Failed {
         let error = outcome.error.as_deref();
         let error = error.unwrap_or_else(|| panic!("a failure without an error: {}", context()));
         // A broken worker's text comes from the worker module as it stands.
@@ -570,15 +572,15 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
     }
     if outcome.error.is_some() {
         assert!(
-            outcome.kind == Kind::Failed
-                || (outcome.kind == Kind::Refused && run.on_failure == OnFailure::Refuse),
+            outcome.kind == Outcome::Failed
+                || (outcome.kind == Outcome::Refused && run.on_failure == OnFailure::Refuse),
             "an error on an outcome that did not fail: {}",
             context()
         );
     }
     match outcome.kind {
-        Kind::Nothing => assert!(outcome.adds.is_empty(), "{}", context()),
-        Kind::Adds => assert!(!outcome.adds.is_empty(), "{}", context()),
+        Outcome::Nothing => assert!(outcome.adds.is_empty(), "{}", context()),
+        Outcome::Adds => assert!(!outcome.adds.is_empty(), "{}", context()),
         _ => {}
     }
     assert!(
@@ -598,21 +600,23 @@ fn check_outcome(run: &Run<'_>, outcome: &Outcome) {
 
 /// What the verdict promises of the outcomes, in the settings file's order: a refusal over an ask, an
 /// ask over an allow, the first of each giving the reason.
-fn check_fold(outcomes: &[Outcome]) {
+fn check_fold(outcomes: &[Heard]) {
     let names: Vec<String> = (0..outcomes.len()).map(|i| format!("hook-{i}")).collect();
     let verdict = verdict::fold(
         names.iter().map(String::as_str).zip(outcomes),
         verdict::Originals::default(),
         false,
     );
-    let first = |kind: Kind| outcomes.iter().find(|o| o.kind == kind);
-    let first_refusal = first(Kind::Refused);
-    let first_ask = first(Kind::Asked);
+    let first = |kind: Outcome| outcomes.iter().find(|o| o.kind == kind);
+    let first_refusal = first(Outcome::Refused);
+    let first_ask = first(Outcome::Asked);
     assert_eq!(
         verdict.refused,
         first_refusal.is_some() || first_ask.is_some()
     );
-    let deciding = first_refusal.or(first_ask).or_else(|| first(Kind::Allowed));
+    let deciding = first_refusal
+        .or(first_ask)
+        .or_else(|| first(Outcome::Allowed));
     assert_eq!(
         verdict.reason,
         deciding.and_then(|o| o.reason.clone()),

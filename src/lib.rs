@@ -17,11 +17,11 @@ pub mod agent;
 pub mod agents;
 pub mod commands;
 pub mod daemon;
+pub mod decision;
 pub mod engine;
 #[cfg(feature = "otlp")]
 pub mod export;
 pub mod guard;
-pub mod head;
 pub mod limits;
 pub mod lines;
 pub mod logging;

@@ -15,12 +15,12 @@ use serde_json::{Map, Value};
 
 use crate::agents::Agent;
 use crate::agents::dialect::{
-    Answer, CarryBack, Said, Translated, Transport, another_agents_event, answer, answer_verdict,
-    translate_as, translate_head_as, unknown_event,
+    Answer, CarryBack, Translated, Transport, another_agents_event, answer, answer_to,
+    read_translated, unknown_event,
 };
-use crate::head::EVENT_FIELDS;
-use crate::limits::{AGENT_LIMIT_MARGIN, MAX_EVENT, MAX_LINE};
+use crate::limits::{AGENT_LIMIT_MARGIN, MAX_LINE};
 use crate::moment::Refusal;
+use crate::protocol::head::EVENT_FIELDS;
 use crate::protocol::{Asking, ErrorKind, ErrorResponse, Event, FireResponse, too_large};
 use crate::record::{Kind, Record, Source};
 
@@ -239,7 +239,7 @@ fn held_back(response: &FireResponse) -> Option<String> {
             .unwrap_or_default()
             .to_string();
         return Some(match response.permission {
-            Some(crate::protocol::Permission::Ask) => format!(
+            Some(crate::decision::Permission::Ask) => format!(
                 "{reason} (hookd's hooks ask before this call, and the answer that asks could not reach the agent)"
             ),
             _ => reason,
@@ -278,12 +278,14 @@ pub fn answer_for(
     response: &FireResponse,
     carry_back: Option<&CarryBack>,
 ) -> Answer {
-    let said = match Said::of(response, carry_back) {
-        Ok(said) => said,
-        // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
-        Err(why) => Said::refusal_owned(why),
-    };
-    answer_verdict(agent, moment, agent_event_name, &said, Transport::Process)
+    answer_to(
+        agent,
+        moment,
+        agent_event_name,
+        response,
+        carry_back,
+        Transport::Process,
+    )
 }
 
 /// How long to wait for the verdict at `moment`: `--timeout`, or less where the agent itself waits less
@@ -294,42 +296,6 @@ pub fn wait_for(agent: Agent, moment: &str, timeout: Duration) -> Duration {
         Some(limit) => timeout.min(limit.saturating_sub(AGENT_LIMIT_MARGIN)),
         None => timeout,
     }
-}
-
-/// Reads an agent's hook input and translates it. Up to [`MAX_EVENT`] bytes are read whole; past that,
-/// the input is undecidable: the rest is read as it streams by, only for its head and its size, so that
-/// a huge input costs no more memory than the limit. `hookd test --agent` reads an agent's hook input so.
-pub fn read_translated(
-    mut stdin: impl Read,
-    agent: Agent,
-    told: Option<&str>,
-) -> Result<Translated, String> {
-    let mut input = Vec::new();
-    let cannot_read = |e: std::io::Error| format!("cannot read the hook input: {e}");
-    (&mut stdin)
-        .take(MAX_EVENT as u64 + 1)
-        .read_to_end(&mut input)
-        .map_err(cannot_read)?;
-    if input.len() <= MAX_EVENT {
-        return translate_as(agent, &input, told);
-    }
-    let mut scanner = crate::agents::dialect::head_scanner();
-    scanner.feed(&input);
-    let mut size = input.len() as u64;
-    drop(input);
-    let mut chunk = vec![0u8; 1 << 16];
-    loop {
-        match stdin.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => {
-                size += n as u64;
-                scanner.feed(&chunk[..n]);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(cannot_read(e)),
-        }
-    }
-    translate_head_as(agent, scanner.finish(), too_large(size), told)
 }
 
 /// The fire request, as the line sent. The event re-serialized is never larger than the agent's input

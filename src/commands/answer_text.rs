@@ -6,8 +6,9 @@
 use std::fmt::Write;
 
 use crate::agents::dialect::Answer;
+use crate::decision::{HookReport, Outcome, Rewrote, Ruling};
 use crate::engine::Printed;
-use crate::protocol::{FireResponse, HookReport, Outcome, Permission, Rewrote};
+use crate::protocol::FireResponse;
 
 /// Lines of a hook's stdout or stderr shown on a terminal; `--json` has them all.
 const SHOWN_LINES: usize = 20;
@@ -15,11 +16,9 @@ const SHOWN_LINES: usize = 20;
 /// The verdict in one word or two: `refused`, `asked`, `allowed`, `not refused`. The words `hookd test
 /// --cases` expects, and the first of the text.
 pub fn verdict_word(response: &FireResponse) -> &'static str {
-    match (response.refused, response.permission) {
-        (true, Some(Permission::Ask)) => "asked",
-        (true, _) => "refused",
-        (false, Some(Permission::Allow)) => "allowed",
-        (false, _) => "not refused",
+    match response.ruling() {
+        Ruling::Rewrote | Ruling::None => "not refused",
+        ruling => ruling.word(),
     }
 }
 
@@ -29,7 +28,7 @@ pub fn verdict_word(response: &FireResponse) -> &'static str {
 pub fn verdict(response: &FireResponse, printed: Option<&[Printed]>, colour: bool) -> String {
     let mut out = String::new();
     let word = verdict_word(response);
-    let _ = write!(out, "{}", paint(word, colour));
+    let _ = write!(out, "{}", paint(word, response.ruling().colour(), colour));
     if response.advisory {
         out.push_str(" (as advice: the agent only takes advice here and goes on)");
     }
@@ -101,10 +100,9 @@ fn hook_line(out: &mut String, hook: &HookReport, width: usize, colour: bool) {
     let name = escaped(&hook.name);
     let word = hook.outcome.word();
     let rewrote = match hook.rewrote {
-        Some(Rewrote::Input) => " (input)",
-        Some(Rewrote::Output) => " (output)",
-        Some(Rewrote::Unknown) => " (something)",
-        None => "",
+        Some(Rewrote::Unknown) => " (something)".to_string(),
+        Some(what) => format!(" ({})", what.word()),
+        None => String::new(),
     };
     let outcome = format!("{word}{rewrote}");
     let ended = match hook.exit {
@@ -113,7 +111,7 @@ fn hook_line(out: &mut String, hook: &HookReport, width: usize, colour: bool) {
         None => "-".to_string(),
     };
     let shown = format!("{outcome:<17}");
-    let shown = shown.replacen(word, &paint(word, colour), 1);
+    let shown = shown.replacen(word, &paint(word, hook.outcome.colour(), colour), 1);
     let _ = writeln!(
         out,
         "  {name:<width$}  {shown}  {ended:<9} {:>9.1} ms",
@@ -189,46 +187,44 @@ fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
     super::printable(text)
 }
 
-/// `word` in its colour, when colour is wanted: red for what holds the call back or failed, yellow for
-/// an ask, green for an allow.
-fn paint(word: &str, colour: bool) -> String {
-    let code = match word {
-        "refused" | "failed" => "1;31",
-        "asked" => "1;33",
-        "allowed" => "32",
-        _ => return word.to_string(),
-    };
-    super::render::painted(word, code, colour)
+/// `word` in its decision's colour ([`Outcome::colour`]), when colour is wanted and it has one.
+fn paint(word: &str, code: Option<&str>, colour: bool) -> String {
+    match code {
+        Some(code) => super::render::painted(word, code, colour),
+        None => word.to_string(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use crate::decision::{Permission, Verdict};
+
     fn response(refused: bool, permission: Option<Permission>) -> FireResponse {
         FireResponse {
             id: None,
             ok: true,
-            refused,
-            permission,
-            reason: refused.then(|| "no \x1b[2J way".to_string()),
-            adds: vec!["on branch main\nclean".into()],
-            input: None,
-            output: None,
-            hooks: vec![HookReport {
-                name: "guard".into(),
-                outcome: if refused {
-                    Outcome::Refused
-                } else {
-                    Outcome::Nothing
-                },
-                rewrote: None,
-                exit: Some(if refused { 2 } else { 0 }),
-                ms: 12.5,
-                error: None,
-                truncated: false,
-            }],
-            advisory: false,
+            verdict: Verdict {
+                refused,
+                permission,
+                reason: refused.then(|| "no \x1b[2J way".to_string()),
+                adds: vec!["on branch main\nclean".into()],
+                hooks: vec![HookReport {
+                    name: "guard".into(),
+                    outcome: if refused {
+                        Outcome::Refused
+                    } else {
+                        Outcome::Nothing
+                    },
+                    rewrote: None,
+                    exit: Some(if refused { 2 } else { 0 }),
+                    ms: 12.5,
+                    error: None,
+                    truncated: false,
+                }],
+                ..Verdict::default()
+            },
         }
     }
 

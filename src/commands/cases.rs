@@ -16,17 +16,13 @@ use toml::Spanned;
 
 use crate::commands::answer_text::verdict_word;
 use crate::commands::test::{INTERRUPTED, Trial, Tried, interrupted, runtime};
+use crate::decision::Outcome;
 use crate::limits::CASES_SIZE;
 use crate::settings::{ConfigError, ConfigErrors, LineIndex, Settings};
 
 /// The verdicts a case may expect. `not refused` is any verdict that lets the call go on (allowed
 /// included); the others are exact.
 const EXPECTED: &[&str] = &["refused", "asked", "allowed", "not refused"];
-
-/// The outcomes a case may expect of one hook, as the protocol writes them.
-const OUTCOMES: &[&str] = &[
-    "nothing", "adds", "rewrote", "allowed", "asked", "refused", "failed", "skipped",
-];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -382,13 +378,15 @@ fn parse(label: &str, text: &str, folder: &Path) -> Result<Vec<Ready>, ConfigErr
         }
         let mut hooks = BTreeMap::new();
         for (hook, outcome) in case.hooks.iter().flatten() {
-            if !OUTCOMES.contains(&outcome.get_ref().as_str()) {
+            // The outcomes a case may expect of one hook, as the protocol writes them.
+            if Outcome::of_word(outcome.get_ref()).is_none() {
+                let words: Vec<&str> = Outcome::KNOWN.iter().map(|o| o.word()).collect();
                 wrong(
                     outcome.span(),
                     format!(
                         "hooks.{hook} = {:?}: not an outcome; one of: {}",
                         outcome.get_ref(),
-                        OUTCOMES.join(", ")
+                        words.join(", ")
                     ),
                 );
             }

@@ -53,7 +53,8 @@ pub fn own_event(input: &[u8]) -> Result<Event, String> {
             MAX_EVENT >> 20
         ));
     }
-    let value = crate::head::parse(input).map_err(|e| format!("the event is not JSON: {e}"))?;
+    let value =
+        crate::protocol::head::parse(input).map_err(|e| format!("the event is not JSON: {e}"))?;
     let Value::Object(fields) = value else {
         return Err("the event must be a JSON object".into());
     };

@@ -16,9 +16,8 @@ use crate::agents::relay::{
 use crate::commands::client::ClientError;
 use crate::limits::{MAX_EVENT, RELAY_DAEMON_PATIENCE};
 
-pub use crate::agents::relay::{
-    NOT_RUNNING, Options, answer_for, read_translated, undecided_warning, wait_for,
-};
+pub use crate::agents::dialect::read_translated;
+pub use crate::agents::relay::{NOT_RUNNING, Options, answer_for, undecided_warning, wait_for};
 
 /// Set by `hookd-relay-lite` when it hands a call over after the daemon took its request and gave no
 /// answer it could use: `silent` (none within the relay's wait), `closed` (the connection closed or broke

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::decision::{self, Outcome, Ruling};
 use crate::record::{Kind, Record};
 
 /// The columns' widths, in characters; the last (the slowest hook) takes what it needs.
@@ -55,7 +56,7 @@ pub fn row(record: &Record, colour: bool) -> String {
     line.push_str(&cell(record.moment.as_deref().unwrap_or("-"), MOMENT));
     line.push_str(&cell(&asked, ASKED));
     let shown = cell(&verdict, VERDICT);
-    match paint(&verdict, colour) {
+    match paint(record, colour) {
         Some(code) => {
             let word = shown.trim_end();
             let _ = write!(line, "\x1b[{code}m{word}\x1b[0m{}", &shown[word.len()..]);
@@ -69,14 +70,21 @@ pub fn row(record: &Record, colour: bool) -> String {
     line.trim_end().to_string()
 }
 
-/// The ANSI style of a verdict, when colouring: what was held back stands out.
-fn paint(verdict: &str, colour: bool) -> Option<&'static str> {
+/// The ANSI style of a record's verdict, when colouring: what was held back stands out (a fire refused
+/// or asked, in its decision's colour; the relay failing closed; a settings file refused or weakening).
+fn paint(record: &Record, colour: bool) -> Option<&'static str> {
     if !colour {
         return None;
     }
-    match verdict {
-        "refused" | "fail_closed" | "bad reload" => Some("1;31"),
-        "asked" | "weakened" => Some("1;33"),
+    match record.kind {
+        Kind::Fire => record
+            .verdict
+            .as_ref()
+            .filter(|v| !v.advisory && matches!(v.decision, Ruling::Refused | Ruling::Asked))
+            .and_then(|v| v.decision.colour()),
+        Kind::Relay if record.relay.as_deref() == Some("fail_closed") => Some(decision::RED),
+        Kind::ReloadRefused => Some(decision::RED),
+        Kind::Weakened => Some(decision::YELLOW),
         _ => None,
     }
 }
@@ -99,7 +107,7 @@ fn describe(record: &Record) -> (String, String, String) {
     let verdict = match record.kind {
         Kind::Fire => match &record.verdict {
             Some(v) if v.advisory => "advised".to_string(),
-            Some(v) => v.decision.clone(),
+            Some(v) => v.decision.word().to_string(),
             None if record.cut.is_some() => "cut".to_string(),
             None => "error".to_string(),
         },
@@ -176,7 +184,7 @@ pub fn full(record: &Record) -> String {
     let _ = writeln!(
         out,
         "{} at {}",
-        clean(&verdict.decision),
+        record.verdict.as_ref().map_or("", |v| v.decision.word()),
         clean(&record.time)
     );
     let tool = match (&record.tool, &record.agent_tool) {
@@ -205,13 +213,13 @@ pub fn full(record: &Record) -> String {
     let mut blamed: Vec<_> = record
         .hooks
         .iter()
-        .filter(|hook| hook.outcome == verdict.decision)
+        .filter(|hook| Some(hook.outcome) == verdict.decision.outcome())
         .collect();
     if blamed.is_empty() {
         blamed = record
             .hooks
             .iter()
-            .filter(|hook| hook.outcome == "failed")
+            .filter(|hook| hook.outcome == Outcome::Failed)
             .collect();
     }
     for hook in &blamed {
@@ -219,7 +227,7 @@ pub fn full(record: &Record) -> String {
         let _ = writeln!(
             out,
             "{} by {} ({exit}{})",
-            clean(&hook.outcome),
+            hook.outcome.word(),
             clean(&hook.name),
             ms(hook.ms)
         );
@@ -253,7 +261,7 @@ pub fn full(record: &Record) -> String {
         let mut line = format!(
             "  {:<width$}  {:<8}",
             clean(&hook.name),
-            clean(&hook.outcome)
+            hook.outcome.word()
         );
         match hook.exit {
             Some(exit) => {
@@ -319,7 +327,7 @@ mod tests {
             row(&refused(), false)
         );
         let mut allowed = refused();
-        allowed.verdict.as_mut().unwrap().decision = "allowed".into();
+        allowed.verdict.as_mut().unwrap().decision = Ruling::Allowed;
         assert!(!row(&allowed, true).contains('\x1b'));
     }
 

@@ -1,4 +1,4 @@
-//! The engine's decisions as the protocol's answers: the one place the daemon turns a [`Decision`] into
+//! The engine's verdicts as the protocol's answers: the one place the daemon turns a [`Verdict`] into
 //! a [`FireResponse`] (capped to [`MAX_ANSWER`](crate::limits::MAX_ANSWER)), and [`NotDecided`] into an
 //! [`ErrorResponse`].
 
@@ -7,11 +7,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::verdict::{self, Kind, Rewritten};
-use crate::engine::{Decision, Engine, Fire, NotDecided};
-use crate::protocol::{
-    ErrorKind, ErrorResponse, FireResponse, HookReport, Outcome, Permission, Rewrote, to_line,
-};
+use crate::decision::Verdict;
+use crate::engine::{Engine, Fire, NotDecided};
+use crate::protocol::{ErrorKind, ErrorResponse, FireResponse, to_line};
 
 /// Decides `fire` and answers it as one response line, echoing `id`.
 pub async fn fire_line(
@@ -40,52 +38,14 @@ pub fn error_response(id: Option<Value>, not_decided: NotDecided) -> ErrorRespon
     }
 }
 
-/// A decision as the protocol says it, echoing `id`. Never more than `MAX_ANSWER` bytes of answer,
+/// A verdict as the protocol says it, echoing `id`. Never more than `MAX_ANSWER` bytes of answer,
 /// whoever asks (socket or http); the verdict is kept whole.
-pub fn fire_response(id: Option<Value>, decision: Decision) -> FireResponse {
+pub fn fire_response(id: Option<Value>, verdict: Verdict) -> FireResponse {
     let mut response = FireResponse {
         id,
         ok: true,
-        refused: decision.refused,
-        permission: decision.permission.map(|p| match p {
-            verdict::Permission::Allow => Permission::Allow,
-            verdict::Permission::Ask => Permission::Ask,
-        }),
-        advisory: decision.advisory,
-        reason: decision.reason,
-        adds: decision.adds,
-        input: decision.input,
-        output: decision.output,
-        hooks: decision
-            .hooks
-            .into_iter()
-            .map(|hook| HookReport {
-                name: hook.name,
-                outcome: outcome(hook.outcome),
-                rewrote: hook.rewrote.map(|r| match r {
-                    Rewritten::Input => Rewrote::Input,
-                    Rewritten::Output => Rewrote::Output,
-                }),
-                exit: hook.exit,
-                ms: crate::time::tenths_of_ms(hook.elapsed),
-                error: hook.error,
-                truncated: hook.truncated,
-            })
-            .collect(),
+        verdict,
     };
     crate::daemon::answer_cap::cap(&mut response);
     response
-}
-
-fn outcome(kind: Kind) -> Outcome {
-    match kind {
-        Kind::Nothing => Outcome::Nothing,
-        Kind::Adds => Outcome::Adds,
-        Kind::Rewrote => Outcome::Rewrote,
-        Kind::Allowed => Outcome::Allowed,
-        Kind::Asked => Outcome::Asked,
-        Kind::Refused => Outcome::Refused,
-        Kind::Failed => Outcome::Failed,
-        Kind::Skipped => Outcome::Skipped,
-    }
 }

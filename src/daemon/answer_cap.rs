@@ -184,29 +184,27 @@ fn longest_prefix_within(text: &str, room: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::HookReport;
-    use crate::protocol::Outcome;
+    use crate::decision::{HookReport, Outcome, Verdict};
 
     fn response(refused: bool, adds: Vec<String>) -> FireResponse {
         FireResponse {
-            permission: None,
-            input: None,
-            output: None,
             id: Some(1.into()),
             ok: true,
-            refused,
-            advisory: false,
-            reason: refused.then(|| "\u{1}".repeat(1 << 20)),
-            adds,
-            hooks: vec![HookReport {
-                rewrote: None,
-                name: "flood".into(),
-                outcome: Outcome::Refused,
-                exit: Some(2),
-                ms: 1.0,
-                error: None,
-                truncated: true,
-            }],
+            verdict: Verdict {
+                refused,
+                reason: refused.then(|| "\u{1}".repeat(1 << 20)),
+                adds,
+                hooks: vec![HookReport {
+                    rewrote: None,
+                    name: "flood".into(),
+                    outcome: Outcome::Refused,
+                    exit: Some(2),
+                    ms: 1.0,
+                    error: None,
+                    truncated: true,
+                }],
+                ..Verdict::default()
+            },
         }
     }
 
@@ -275,16 +273,17 @@ mod tests {
     /// An allowed response carrying a rewritten `input` (or `output`) of `size` bytes of text.
     fn rewritten(size: usize, output: bool) -> FireResponse {
         let value = serde_json::json!({"command": "echo", "content": "x".repeat(size)});
-        FireResponse {
-            permission: Some(crate::protocol::Permission::Allow),
+        let mut response = response(false, vec!["kept".into()]);
+        response.verdict = Verdict {
+            permission: Some(crate::decision::Permission::Allow),
             input: (!output).then(|| value.clone()),
             output: output.then_some(value),
             reason: Some("fine".into()),
             hooks: vec![HookReport {
                 rewrote: Some(if output {
-                    crate::protocol::Rewrote::Output
+                    crate::decision::Rewrote::Output
                 } else {
-                    crate::protocol::Rewrote::Input
+                    crate::decision::Rewrote::Input
                 }),
                 name: "big".into(),
                 outcome: Outcome::Allowed,
@@ -293,8 +292,9 @@ mod tests {
                 error: None,
                 truncated: false,
             }],
-            ..response(false, vec!["kept".into()])
-        }
+            ..response.verdict
+        };
+        response
     }
 
     #[test]
@@ -363,16 +363,14 @@ mod attack {
     #[test]
     fn attack_an_oversized_redaction_is_dropped_at_post_tool_use() {
         let mut response = FireResponse {
-            permission: None,
-            input: None,
-            output: Some(serde_json::json!({"stdout": "x".repeat(MAX_REWRITE + 10), "stderr": ""})),
             id: Some(1.into()),
             ok: true,
-            refused: false,
-            advisory: false,
-            reason: None,
-            adds: Vec::new(),
-            hooks: Vec::new(),
+            verdict: crate::decision::Verdict {
+                output: Some(
+                    serde_json::json!({"stdout": "x".repeat(MAX_REWRITE + 10), "stderr": ""}),
+                ),
+                ..crate::decision::Verdict::default()
+            },
         };
         cap(&mut response);
         assert!(

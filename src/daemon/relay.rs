@@ -81,9 +81,9 @@ async fn ask(
         |why: String| Unanswered::Other(format!("hookd could not read its own fire: {why}"));
     // A large fire line is decoded off the thread every client shares, as a large request line is.
     let decoded = if line.len() <= OFF_THREAD {
-        Ok(crate::protocol::decode(&line))
+        Ok(crate::protocol::decoder::decode(&line))
     } else {
-        tokio::task::spawn_blocking(move || crate::protocol::decode(&line)).await
+        tokio::task::spawn_blocking(move || crate::protocol::decoder::decode(&line)).await
     };
     let Ok(decoded) = decoded else {
         return Err(unreadable("its decoding ended abnormally".into()));

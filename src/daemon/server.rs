@@ -240,7 +240,7 @@ impl Connection {
                         Some(Ok(Got::Line(Frame::Line(line)))) => self.take(line.freeze()).await,
                         Some(Ok(Got::Head(head))) => {
                             let why = "hookd was reading as many large requests as it reads at once, and did not hold this one";
-                            let mut decided = protocol::undecidable_from_head(head, why);
+                            let mut decided = protocol::decoder::undecidable_from_head(head, why);
                             if let Ok((_, Request::Fire { event, .. })) = &mut decided {
                                 event.busy = true;
                             }
@@ -346,9 +346,9 @@ impl Connection {
                     cost >> 20,
                     CONNECTION_BUDGET >> 20
                 );
-                protocol::decode_undecidable(&line, &why)
+                protocol::decoder::decode_undecidable(&line, &why)
             } else {
-                protocol::decode(&line)
+                protocol::decoder::decode(&line)
             }
         });
         let cost = if too_big { ANSWER_RESERVE } else { cost };
@@ -374,7 +374,7 @@ impl Connection {
 
     /// A request line decoded and acted on; `cost` is what a fire of it is charged while pending.
     fn handle(&mut self, line: &[u8], cost: usize) -> Action {
-        self.act(protocol::decode(line), cost)
+        self.act(protocol::decoder::decode(line), cost)
     }
 
     fn act(
@@ -644,14 +644,14 @@ struct Lines {
     large: Option<tokio::sync::OwnedSemaphorePermit>,
     large_until: Option<tokio::time::Instant>,
     /// Reading a large line without holding it (no permit to be had in time): its head so far.
-    scanning: Option<crate::head::Scanner>,
+    scanning: Option<crate::protocol::head::Scanner>,
 }
 
 /// What a connection sent next.
 enum Got {
     Line(Frame),
     /// The head of a line too large to hold while as many large lines as are read at once are read.
-    Head(crate::head::Head),
+    Head(crate::protocol::head::Head),
 }
 
 impl Lines {
@@ -682,7 +682,10 @@ impl Lines {
                 self.buffer.advance((upto + 1).min(self.buffer.len()));
                 self.decoder = LineDecoder::new(MAX_LINE);
                 if whole {
-                    let head = self.scanning.take().map(crate::head::Scanner::finish)?;
+                    let head = self
+                        .scanning
+                        .take()
+                        .map(crate::protocol::head::Scanner::finish)?;
                     return Some(Ok(Got::Head(head)));
                 }
             } else {
@@ -724,7 +727,7 @@ impl Lines {
                         Err(_) => {
                             // As many large lines as are read at once are being read: this one is not
                             // held, but decided from its head, rather than wait past the agent's patience.
-                            self.scanning = Some(protocol::request_scanner());
+                            self.scanning = Some(protocol::decoder::request_scanner());
                             continue;
                         }
                     }

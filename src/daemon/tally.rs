@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use crate::decision::{Outcome, Ruling};
 use crate::protocol::{HookTimes, MomentCounts};
 use crate::record::{Kind, Record};
 
@@ -43,16 +44,16 @@ impl Tally {
             return;
         };
         counts.fires += 1;
-        match record.verdict.as_ref().map(|v| v.decision.as_str()) {
-            Some("refused") => counts.refused += 1,
-            Some("asked") => counts.asked += 1,
+        match record.verdict.as_ref().map(|v| v.decision) {
+            Some(Ruling::Refused) => counts.refused += 1,
+            Some(Ruling::Asked) => counts.asked += 1,
             _ => {}
         }
-        if record.hooks.iter().any(|h| h.outcome == "failed") {
+        if record.hooks.iter().any(|h| h.outcome == Outcome::Failed) {
             counts.failed += 1;
         }
         for hook in &record.hooks {
-            if hook.outcome == "skipped" {
+            if hook.outcome == Outcome::Skipped {
                 continue;
             }
             if !self.hooks.contains_key(&hook.name) && self.hooks.len() >= MAX_NAMES {
@@ -102,19 +103,19 @@ mod tests {
     use super::*;
     use crate::record::{Hook, Verdict};
 
-    fn fire(moment: &str, decision: &str, hooks: &[(&str, &str, f64)]) -> Record {
+    fn fire(moment: &str, decision: Ruling, hooks: &[(&str, Outcome, f64)]) -> Record {
         let mut record = Record::new(Kind::Fire);
         record.moment = Some(moment.into());
         record.verdict = Some(Verdict {
-            decision: decision.into(),
-            refused: matches!(decision, "refused" | "asked"),
+            decision,
+            refused: matches!(decision, Ruling::Refused | Ruling::Asked),
             ..Verdict::default()
         });
         record.hooks = hooks
             .iter()
             .map(|(name, outcome, ms)| Hook {
                 name: (*name).into(),
-                outcome: (*outcome).into(),
+                outcome: *outcome,
                 exit: None,
                 ms: *ms,
                 error: None,
@@ -130,12 +131,16 @@ mod tests {
         for i in 0..100 {
             tally.count(&fire(
                 "PreToolUse",
-                "none",
-                &[("slow", "nothing", f64::from(i))],
+                Ruling::None,
+                &[("slow", Outcome::Nothing, f64::from(i))],
             ));
         }
-        tally.count(&fire("PreToolUse", "refused", &[("slow", "refused", 1.0)]));
-        tally.count(&fire("Stop", "asked", &[("x", "failed", 2.0)]));
+        tally.count(&fire(
+            "PreToolUse",
+            Ruling::Refused,
+            &[("slow", Outcome::Refused, 1.0)],
+        ));
+        tally.count(&fire("Stop", Ruling::Asked, &[("x", Outcome::Failed, 2.0)]));
         let moments = tally.moments();
         assert_eq!(
             moments["PreToolUse"],

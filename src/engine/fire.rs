@@ -2,14 +2,16 @@
 //! and fold the verdict.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::decision::{HookReport, Outcome, Rewrote, Verdict};
+use crate::engine::reading::{self, Exit};
 use crate::engine::recording::FireRecord;
 use crate::engine::runner::{Input, Ran};
-use crate::engine::verdict::{self, Exit, Kind, Outcome, Permission, Rewrites, Rewritten};
+use crate::engine::verdict::{self, Heard, Rewrites};
 use crate::engine::{Engine, Generation, protect};
 use crate::moment;
 use crate::protocol::Event;
@@ -23,48 +25,6 @@ pub struct Fire {
     pub agent: Option<String>,
     /// The event, or for one that could not be decoded whole, its head and why.
     pub event: Event,
-}
-
-/// What the hooks of a fire said, folded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    /// The call must not go on unattended: a hook refused, or asked ([`Decision::permission`] says which).
-    pub refused: bool,
-    /// Ask (a person may still approve what `refused` holds back) or allow, when a hook gave it.
-    pub permission: Option<Permission>,
-    /// Set when refused or asked, and never empty then, so the agent is always told something; an
-    /// allow's reason when it gave one.
-    pub reason: Option<String>,
-    /// Context to add, in the settings file's order of the hooks that gave it.
-    pub adds: Vec<String>,
-    /// The tool input as the hooks rewrote it (whole), when they changed it and nothing refused (kept
-    /// with an ask).
-    pub input: Option<Value>,
-    /// What the model should see of the tool's result (whole), when hooks changed it; kept when refused,
-    /// since the tool has run.
-    pub output: Option<Value>,
-    /// Every hook that ran, in the settings file's order.
-    pub hooks: Vec<HookReport>,
-    /// Refused, at a moment where the fire's agent only takes advice ([`crate::agent::Agent::advisory`]):
-    /// the agent will not stop for it.
-    pub advisory: bool,
-}
-
-/// One hook's part in a decision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HookReport {
-    pub name: String,
-    pub outcome: Kind,
-    /// What of the call it rewrote, if anything.
-    pub rewrote: Option<Rewritten>,
-    /// Its exit code, when it exited (not killed, not a worker).
-    pub exit: Option<i32>,
-    /// From its start (after waiting for a process slot) to its outcome.
-    pub elapsed: Duration,
-    /// What went wrong, when it failed.
-    pub error: Option<String>,
-    /// Whether its stdout or stderr was cut at the output limit.
-    pub truncated: bool,
 }
 
 /// What one hook printed, as it was read (cut at the output limit, [`HookReport::truncated`]).
@@ -90,19 +50,19 @@ impl Engine {
         self: &Arc<Self>,
         request: Fire,
         cancel: &CancellationToken,
-    ) -> Result<Decision, NotDecided> {
+    ) -> Result<Verdict, NotDecided> {
         Ok(self.decide_keeping_runs(request, cancel).await?.0)
     }
 
     /// As [`Engine::decide`], with what each hook printed, for `hookd test` to show: the runs the
     /// decision was read from, handed out instead of dropped, so that the daemon's fire costs nothing
-    /// more for it. One [`Printed`] per hook of [`Decision::hooks`], in the same order (empty for a hook
+    /// more for it. One [`Printed`] per hook of [`Verdict::hooks`], in the same order (empty for a hook
     /// not run), each as bounded as the daemon reads it (the output limit, the hook's timeout).
     pub async fn decide_showing(
         self: &Arc<Self>,
         request: Fire,
         cancel: &CancellationToken,
-    ) -> Result<(Decision, Vec<Printed>), NotDecided> {
+    ) -> Result<(Verdict, Vec<Printed>), NotDecided> {
         let (decision, runs) = self.decide_keeping_runs(request, cancel).await?;
         let printed = runs
             .into_iter()
@@ -121,7 +81,7 @@ impl Engine {
         self: &Arc<Self>,
         request: Fire,
         cancel: &CancellationToken,
-    ) -> Result<(Decision, Vec<Option<Ran>>), NotDecided> {
+    ) -> Result<(Verdict, Vec<Option<Ran>>), NotDecided> {
         let Fire {
             moment,
             agent,
@@ -197,22 +157,22 @@ impl Engine {
             let Some(ran) = ran else {
                 reports.push(HookReport {
                     name: hook.name.clone(),
-                    outcome: Kind::Skipped,
+                    outcome: Outcome::Skipped,
                     rewrote: None,
                     exit: None,
-                    elapsed: Duration::ZERO,
+                    ms: 0.0,
                     error: None,
                     truncated: false,
                 });
-                outcomes.push(Outcome::skipped());
+                outcomes.push(Heard::skipped());
                 continue;
             };
             let outcome = read_outcome(hook, &moment, ran, busy);
+            let ms = crate::time::tenths_of_ms(ran.elapsed);
             if matches!(ran.exit, Exit::Cancelled(_)) {
                 // Nobody is waiting for this answer: not worth a warning per hook.
                 tracing::debug!(hook = %hook.name, %moment, "hook stopped: its fire was abandoned");
             } else {
-                let ms = crate::time::tenths_of_ms(ran.elapsed);
                 log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
             }
             reports.push(HookReport {
@@ -220,7 +180,7 @@ impl Engine {
                 outcome: outcome.kind,
                 rewrote: outcome.rewrote(),
                 exit: ran.exit.code(),
-                elapsed: ran.elapsed,
+                ms,
                 error: outcome.error.clone(),
                 truncated: ran.truncated,
             });
@@ -229,7 +189,7 @@ impl Engine {
         record.hooks(&reports, &runs);
         let mut verdict = if outcomes.is_empty() {
             // The common case, kept cheap: nothing to fold.
-            verdict::Verdict::default()
+            Verdict::default()
         } else {
             let named = hooks.iter().map(|h| h.name.as_str()).zip(&outcomes);
             let chained = settings.is_sequential(&moment);
@@ -248,10 +208,10 @@ impl Engine {
             tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
             let report = HookReport {
                 name: protect::PROTECT_HOOK.to_string(),
-                outcome: Kind::Refused,
+                outcome: Outcome::Refused,
                 rewrote: None,
                 exit: None,
-                elapsed: Duration::ZERO,
+                ms: 0.0,
                 error: None,
                 truncated: false,
             };
@@ -285,18 +245,10 @@ impl Engine {
                 "refused where the agent only takes advice: it goes on"
             );
         }
-        let decision = Decision {
-            refused: verdict.refused,
-            permission: verdict.permission,
-            reason: verdict.reason,
-            adds: verdict.adds,
-            input: verdict.input,
-            output: verdict.output,
-            hooks: reports,
-            advisory,
-        };
-        record.decided(&decision);
-        Ok((decision, runs))
+        verdict.hooks = reports;
+        verdict.advisory = advisory;
+        record.decided(&verdict);
+        Ok((verdict, runs))
     }
 }
 
@@ -450,7 +402,7 @@ impl StopLoop {
 
     /// Past the cap, the Stop is let through whatever the hooks said, and the adds say why; then the
     /// verdict is counted.
-    fn finish(self, engine: &Engine, cap: u32, verdict: &mut verdict::Verdict) {
+    fn finish(self, engine: &Engine, cap: u32, verdict: &mut Verdict) {
         if verdict.refused && self.refusals >= cap {
             let reason = verdict.reason.take().unwrap_or_default();
             verdict.refused = false;
@@ -582,13 +534,13 @@ fn judged_by_guard(guard: &crate::guard::Guard, input: &Input) -> Ran {
 
 /// How `hook`'s run reads (docs/settings.md, "How a hook's answer is read"). An event hookd could only
 /// take in part (`busy`: read while the daemon was short of memory) fails closed.
-fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Outcome {
+fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Heard {
     // A JSON answer cut at the output limit cannot be read, and may have been a refusal or a redaction
     // too large to carry: it fails closed, whatever the hook's on_failure.
     let stdout = ran.stdout.trim_ascii_start();
     let stdout = stdout.strip_prefix(b"\xef\xbb\xbf").unwrap_or(stdout);
     let cut_answer = ran.truncated && stdout.starts_with(b"{");
-    verdict::read(verdict::Run {
+    reading::read(reading::Run {
         hook: &hook.name,
         moment,
         exit: &ran.exit,
@@ -627,8 +579,8 @@ impl Chain<'_> {
     ) -> Vec<Option<Ran>> {
         let originals = originals(self.moment, event);
         let field = match (originals.input, originals.output) {
-            (Some(input), _) => Some(("tool_input", Rewritten::Input, input)),
-            (None, Some(output)) => Some(("tool_response", Rewritten::Output, output)),
+            (Some(input), _) => Some(("tool_input", Rewrote::Input, input)),
+            (None, Some(output)) => Some(("tool_response", Rewrote::Output, output)),
             (None, None) => None,
         }
         .map(|(name, rewritten, original)| {
@@ -677,11 +629,11 @@ impl Chain<'_> {
             }
             let ran = run_one(engine, generation, hook, &input, cancel).await;
             let outcome = read_outcome(hook, self.moment, &ran, self.busy);
-            refused = outcome.kind == Kind::Refused;
+            refused = outcome.kind == Outcome::Refused;
             let rewrite = match field {
-                Some((_, Rewritten::Input)) => outcome.input.as_ref(),
-                Some((_, Rewritten::Output)) => outcome.output.as_ref(),
-                None => None,
+                Some((_, Rewrote::Input)) => outcome.input.as_ref(),
+                Some((_, Rewrote::Output)) => outcome.output.as_ref(),
+                Some((_, Rewrote::Unknown)) | None => None,
             };
             if let (Some(rewrites), Some(rewrite), Some((name, _))) =
                 (rewrites.as_mut(), rewrite, field)
@@ -786,23 +738,17 @@ fn fits_the_environment(value: &str) -> bool {
     value.len() <= crate::limits::MAX_ENV_VALUE && !value.contains('\0')
 }
 
-fn log_outcome(
-    hook: &Hook,
-    moment: &str,
-    agent: Option<&str>,
-    outcome: &verdict::Outcome,
-    ms: f64,
-) {
+fn log_outcome(hook: &Hook, moment: &str, agent: Option<&str>, outcome: &Heard, ms: f64) {
     let agent = agent.unwrap_or("");
     if let Some(warning) = &outcome.warning {
         tracing::warn!(hook = %hook.name, %moment, agent, "{warning}");
     }
     match outcome.kind {
-        Kind::Failed | Kind::Refused if outcome.error.is_some() => {
+        Outcome::Failed | Outcome::Refused if outcome.error.is_some() => {
             let error = outcome.error.as_deref().unwrap_or_default();
             tracing::warn!(hook = %hook.name, %moment, agent, ms, outcome = ?outcome.kind, "hook failed: {error}");
         }
-        Kind::Refused => {
+        Outcome::Refused => {
             let reason = outcome.reason.as_deref().unwrap_or_default();
             tracing::info!(hook = %hook.name, %moment, agent, ms, "hook refused: {reason}");
         }

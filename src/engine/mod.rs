@@ -1,6 +1,6 @@
 //! The engine: given the settings in force, decides a fire. It picks the hooks that fit, runs them all
 //! at once (processes, or questions to worker hooks), reads each answer and folds them into a
-//! [`Decision`], in the settings file's order whatever order the hooks finished in.
+//! [`Verdict`](crate::decision::Verdict), in the settings file's order whatever order the hooks finished in.
 //!
 //! It knows nothing of sockets, HTTP or systemd: the daemon owns an engine and translates its decisions
 //! into answers; tests and benchmarks hold one in their hand and fire at it in-process.
@@ -17,6 +17,7 @@
 mod clone_exec;
 pub mod fire;
 pub mod protect;
+pub mod reading;
 pub mod reaper;
 mod recording;
 pub mod runner;
@@ -37,7 +38,7 @@ use arc_swap::ArcSwap;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-pub use fire::{Decision, Fire, HookReport, NotDecided, Printed};
+pub use fire::{Fire, NotDecided, Printed};
 pub use weakened::weakened;
 
 use crate::settings::{Program, Settings};

@@ -8,10 +8,11 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
+use crate::decision::{HookReport, Outcome, Ruling};
+use crate::engine::NotDecided;
+use crate::engine::reading::Exit;
 use crate::engine::runner::Ran;
-use crate::engine::verdict::{Exit, Kind};
-use crate::engine::{Decision, HookReport, NotDecided};
-use crate::record::{self, Record, Source, Verdict};
+use crate::record::{self, Record, Source};
 
 /// The record of one fire in progress.
 pub(crate) struct FireRecord {
@@ -53,7 +54,10 @@ impl FireRecord {
             return;
         };
         for (report, ran) in reports.iter().zip(runs) {
-            let telling = matches!(report.outcome, Kind::Refused | Kind::Asked | Kind::Failed);
+            let telling = matches!(
+                report.outcome,
+                Outcome::Refused | Outcome::Asked | Outcome::Failed
+            );
             let stderr = ran
                 .as_ref()
                 .filter(|ran| telling && !ran.stderr.is_empty())
@@ -69,9 +73,9 @@ impl FireRecord {
             }
             record.hooks.push(record::Hook {
                 name: report.name.clone(),
-                outcome: outcome_word(report.outcome).to_string(),
+                outcome: report.outcome,
                 exit: report.exit,
-                ms: crate::time::tenths_of_ms(report.elapsed),
+                ms: report.ms,
                 error: report.error.clone(),
                 stderr,
             });
@@ -79,32 +83,11 @@ impl FireRecord {
     }
 
     /// The fire's decision: the record is written.
-    pub fn decided(mut self, decision: &Decision) {
+    pub fn decided(mut self, verdict: &crate::decision::Verdict) {
         let Some(mut record) = self.record.take() else {
             return;
         };
-        let mut rewrote = Vec::new();
-        if decision.input.is_some() {
-            rewrote.push("input".to_string());
-        }
-        if decision.output.is_some() {
-            rewrote.push("output".to_string());
-        }
-        let word = match (decision.refused, decision.permission) {
-            (true, Some(crate::engine::verdict::Permission::Ask)) => "asked",
-            (true, _) => "refused",
-            (false, Some(crate::engine::verdict::Permission::Allow)) => "allowed",
-            _ if !rewrote.is_empty() => "rewrote",
-            _ => "none",
-        };
-        record.verdict = Some(Verdict {
-            decision: word.to_string(),
-            refused: decision.refused,
-            reason: decision.reason.clone(),
-            adds: decision.adds.len(),
-            rewrote,
-            advisory: decision.advisory,
-        });
+        record.verdict = Some(record::Verdict::of(verdict));
         record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
         record::note(record);
     }
@@ -147,25 +130,11 @@ pub(crate) fn stop_cap(agent: &str, session: &str, refusals: u32, reason: &str) 
     record.agent = (!agent.is_empty()).then(|| record::cut(agent, record::SUMMARY_CHARS));
     record.session = (!session.is_empty()).then(|| record::cut(session, record::SUMMARY_CHARS));
     record.count = Some(u64::from(refusals));
-    record.verdict = Some(Verdict {
-        decision: "none".into(),
+    record.verdict = Some(record::Verdict {
+        decision: Ruling::None,
         refused: false,
         reason: Some(reason.to_string()),
-        ..Verdict::default()
+        ..record::Verdict::default()
     });
     record::note(record);
-}
-
-/// The word the protocol and the record use for an outcome.
-pub fn outcome_word(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Nothing => "nothing",
-        Kind::Adds => "adds",
-        Kind::Rewrote => "rewrote",
-        Kind::Allowed => "allowed",
-        Kind::Asked => "asked",
-        Kind::Refused => "refused",
-        Kind::Failed => "failed",
-        Kind::Skipped => "skipped",
-    }
 }

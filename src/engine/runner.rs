@@ -18,8 +18,8 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::engine::reading::Exit;
 use crate::engine::reaper::Reaper;
-use crate::engine::verdict::Exit;
 use crate::limits::{HOOK_OUTPUT, KILL_GRACE, PIPE_GRACE};
 use crate::settings::{Hook, Program};
 use crate::sync::lock;

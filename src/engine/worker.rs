@@ -38,9 +38,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::engine::reading::Exit;
 use crate::engine::reaper::Reaper;
 use crate::engine::runner::{Group, Leader, Ran, Runner, describe_spawn_error, hook_command};
-use crate::engine::verdict::Exit;
 use crate::limits::{HOOK_OUTPUT, WORKER_QUEUE};
 use crate::settings::{Hook, Program};
 use crate::sync::lock;

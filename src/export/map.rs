@@ -124,11 +124,11 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
     if !redact && let Some(input) = &record.input {
         attributes.push(("hookd.input".to_string(), Any::Str(input.to_string())));
     }
-    let decision = record.verdict.as_ref().map(|v| v.decision.as_str());
+    let decision = record.verdict.as_ref().map(|v| v.decision.word());
     if let Some(verdict) = &record.verdict {
         attributes.push((
             "hookd.decision".to_string(),
-            Any::Str(verdict.decision.clone()),
+            Any::Str(verdict.decision.word().into()),
         ));
         attributes.push(("hookd.held_back".to_string(), Any::Bool(verdict.refused)));
         if !redact && let Some(reason) = &verdict.reason {
@@ -140,11 +140,21 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
         if !verdict.rewrote.is_empty() {
             attributes.push((
                 "hookd.rewrote".to_string(),
-                Any::Array(verdict.rewrote.iter().cloned().map(Any::Str).collect()),
+                Any::Array(
+                    verdict
+                        .rewrote
+                        .iter()
+                        .map(|r| Any::Str(r.word().into()))
+                        .collect(),
+                ),
             ));
         }
         // The hook that decided: the first, in the settings' order, whose outcome is the decision.
-        if let Some(hook) = record.hooks.iter().find(|h| h.outcome == verdict.decision) {
+        if let Some(hook) = record
+            .hooks
+            .iter()
+            .find(|h| h.outcome.word() == verdict.decision.word())
+        {
             attributes.push(("hookd.hook".to_string(), Any::Str(hook.name.clone())));
         }
     }
@@ -155,7 +165,7 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
             .map(|hook| {
                 let mut fields = vec![
                     ("name".to_string(), Any::Str(hook.name.clone())),
-                    ("outcome".to_string(), Any::Str(hook.outcome.clone())),
+                    ("outcome".to_string(), Any::Str(hook.outcome.word().into())),
                     ("ms".to_string(), Any::Double(hook.ms)),
                 ];
                 if let Some(exit) = hook.exit {
@@ -185,7 +195,10 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
             ),
         ));
     }
-    let failed = record.hooks.iter().any(|h| h.outcome == "failed");
+    let failed = record
+        .hooks
+        .iter()
+        .any(|h| h.outcome == crate::decision::Outcome::Failed);
     let warn = match record.kind {
         Kind::Fire => decision == Some("refused") || failed || record.cut.is_some(),
         Kind::Reload | Kind::StopCap | Kind::Other => false,
@@ -217,7 +230,7 @@ fn body(record: &Record, kind: &str, redact: bool) -> String {
         .or(record.moment.as_deref())
         .unwrap_or_default();
     let head = match (&record.verdict, kind) {
-        (Some(verdict), _) => format!("{} {what}", verdict.decision),
+        (Some(verdict), _) => format!("{} {what}", verdict.decision.word()),
         (None, "fire") => format!("fire {what}"),
         (None, _) => kind.replace('_', " "),
     };
@@ -248,14 +261,14 @@ mod tests {
         record.summary = Some("rm -rf ~".into());
         record.generation = Some(3);
         record.verdict = Some(Verdict {
-            decision: "refused".into(),
+            decision: crate::decision::Ruling::Refused,
             refused: true,
             reason: Some("no".into()),
             ..Verdict::default()
         });
         record.hooks = vec![Hook {
             name: "deny".into(),
-            outcome: "refused".into(),
+            outcome: crate::decision::Outcome::Refused,
             exit: Some(2),
             ms: 0.5,
             error: None,

@@ -159,7 +159,7 @@ impl Run {
                 .iter()
                 .filter_map(|line| serde_json::from_slice::<Record>(line).ok())
                 .filter(|record| {
-                    let decision = record.verdict.as_ref().map(|v| v.decision.as_str());
+                    let decision = record.verdict.as_ref().map(|v| v.decision.word());
                     otlp.sends(map::kind_name(record.kind), decision)
                 })
                 .map(|record| map::log_record(&record, otlp.redact))

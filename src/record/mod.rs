@@ -16,6 +16,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::decision::{Outcome, Rewrote, Ruling};
 pub use recorder::{Message, Recorder, get, install, note};
 
 /// The version of the record's format, in every line's `v`.
@@ -224,11 +225,12 @@ pub fn weakened_words(changes: &[Weakening]) -> String {
         .join("; ")
 }
 
-/// The verdict of a fire, as the agent was told it.
+/// The verdict of a fire, as the agent was told it, in short: its word, its reason, how many adds, what
+/// was rewritten (not the rewrites themselves).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Verdict {
     /// `refused`, `asked`, `allowed`, `rewrote` or `none`: the strongest thing the hooks said.
-    pub decision: String,
+    pub decision: Ruling,
     /// Whether the call was held back (refused, or sent to a person).
     pub refused: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -238,10 +240,31 @@ pub struct Verdict {
     pub adds: usize,
     /// `input`, `output` or both, when the hooks rewrote them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rewrote: Vec<String>,
+    pub rewrote: Vec<Rewrote>,
     /// Refused at a moment where the agent only takes advice.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub advisory: bool,
+}
+
+impl Verdict {
+    /// A fire's verdict as the record keeps it.
+    pub fn of(verdict: &crate::decision::Verdict) -> Verdict {
+        let rewrote = [
+            (verdict.input.is_some(), Rewrote::Input),
+            (verdict.output.is_some(), Rewrote::Output),
+        ];
+        Verdict {
+            decision: verdict.ruling(),
+            refused: verdict.refused,
+            reason: verdict.reason.clone(),
+            adds: verdict.adds.len(),
+            rewrote: rewrote
+                .into_iter()
+                .filter_map(|(rewrote, what)| rewrote.then_some(what))
+                .collect(),
+            advisory: verdict.advisory,
+        }
+    }
 }
 
 /// One hook's part in a fire.
@@ -250,7 +273,7 @@ pub struct Hook {
     pub name: String,
     /// As in the fire response: `nothing`, `adds`, `rewrote`, `allowed`, `asked`, `refused`, `failed`,
     /// `skipped`.
-    pub outcome: String,
+    pub outcome: Outcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<i32>,
     pub ms: f64,
@@ -367,20 +390,11 @@ impl Record {
         }
         if let Some(verdict) = self.verdict.as_mut() {
             short(&mut verdict.reason, STDERR_CHARS);
-            let mut decision = Some(std::mem::take(&mut verdict.decision));
-            short(&mut decision, SUMMARY_CHARS);
-            verdict.decision = decision.unwrap_or_default();
             verdict.rewrote.truncate(2);
-            for word in &mut verdict.rewrote {
-                word.truncate(word.floor_char_boundary(SUMMARY_CHARS));
-            }
         }
         for hook in &mut self.hooks {
             if hook.name.len() > SUMMARY_CHARS {
                 hook.name = cut(&hook.name, SUMMARY_CHARS);
-            }
-            if hook.outcome.len() > SUMMARY_CHARS {
-                hook.outcome = cut(&hook.outcome, SUMMARY_CHARS);
             }
             short(&mut hook.error, STDERR_CHARS);
             short(&mut hook.stderr, STDERR_CHARS);
@@ -532,7 +546,7 @@ mod tests {
             false,
         );
         record.verdict = Some(Verdict {
-            decision: "refused".into(),
+            decision: Ruling::Refused,
             refused: true,
             reason: Some("no".into()),
             ..Verdict::default()
@@ -556,14 +570,14 @@ mod tests {
         record.summary = Some(huge.clone());
         record.error = Some(huge.clone());
         record.verdict = Some(Verdict {
-            decision: huge.clone(),
+            decision: Ruling::Refused,
             reason: Some(huge.clone()),
-            rewrote: vec![huge.clone(); 5],
+            rewrote: vec![Rewrote::Input; 5],
             ..Verdict::default()
         });
         record.hooks.push(Hook {
             name: huge.clone(),
-            outcome: "refused".into(),
+            outcome: Outcome::Refused,
             exit: Some(2),
             ms: 1.0,
             error: Some(huge.clone()),

@@ -82,7 +82,7 @@ fn attack_daemon_post_tool_use_block_drops_the_redaction() {
 
 /// Decides a PreToolUse with two hooks, the second refusing, after the engine gave up every fire
 /// (the daemon stopping past its drain deadline); `sequential` or not.
-fn decide_after_abandon(sequential: bool) -> Result<hookd::engine::Decision, String> {
+fn decide_after_abandon(sequential: bool) -> Result<hookd::decision::Verdict, String> {
     use hookd::engine::{Engine, Fire as EngineFire};
     use hookd::protocol::Event;
     use hookd::settings::Settings;

@@ -1,5 +1,5 @@
 //! Properties of the verdict (contract 8), checked with proptest over generated fires: each hook's run (how
-//! it ended, what it printed) is read by `verdict::read` as `fire` reads it, and the outcomes are folded by
+//! it ended, what it printed) is read by `reading::read` as `fire` reads it, and the outcomes are folded by
 //! `verdict::fold` in the settings file's order.
 //!
 //! - The verdict does not depend on the order the hooks finish in: a real [`Engine`] in this process runs
@@ -32,7 +32,9 @@ use hookd::engine::{Engine, Fire as EngineFire};
 use hookd::protocol::Event;
 use hookd::settings::Settings;
 
-use hookd::engine::verdict::{self, Exit, Kind, Originals, Outcome, Permission, Run, Verdict};
+use hookd::decision::{Outcome, Permission, Verdict};
+use hookd::engine::reading::{self, Exit, Run};
+use hookd::engine::verdict::{self, Heard, Originals};
 use hookd::settings::OnFailure;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -80,10 +82,10 @@ struct Fire {
 
 impl Fire {
     /// Each run read as `fire` reads it, in the order given.
-    fn outcomes(&self, runs: &[HookRun]) -> Vec<Outcome> {
+    fn outcomes(&self, runs: &[HookRun]) -> Vec<Heard> {
         runs.iter()
             .map(|run| {
-                verdict::read(Run {
+                reading::read(Run {
                     hook: &run.name,
                     moment: self.moment,
                     exit: &run.exit,
@@ -186,28 +188,28 @@ fn fire_and_finishing_order() -> impl Strategy<Value = (Fire, Vec<usize>)> {
 }
 
 /// Outcomes made directly rather than read: any kind, any reason (even none), any adds.
-fn raw_outcomes() -> impl Strategy<Value = Vec<Outcome>> {
+fn raw_outcomes() -> impl Strategy<Value = Vec<Heard>> {
     let kind = prop_oneof![
-        Just(Kind::Nothing),
-        Just(Kind::Adds),
-        Just(Kind::Refused),
-        Just(Kind::Failed)
+        Just(Outcome::Nothing),
+        Just(Outcome::Adds),
+        Just(Outcome::Refused),
+        Just(Outcome::Failed)
     ];
     let outcome = (
         kind,
         proptest::option::of("[a-z]{0,4}"),
         proptest::collection::vec("[a-z]{1,3}", 0..3),
     )
-        .prop_map(|(kind, reason, adds)| Outcome {
+        .prop_map(|(kind, reason, adds)| Heard {
             reason,
             adds,
-            ..Outcome::new(kind)
+            ..Heard::new(kind)
         });
     proptest::collection::vec(outcome, 0..10)
 }
 
 /// Outcomes of both sorts: read from generated runs, and made directly.
-fn outcomes() -> impl Strategy<Value = Vec<Outcome>> {
+fn outcomes() -> impl Strategy<Value = Vec<Heard>> {
     prop_oneof![
         fire().prop_map(|fire| fire.outcomes(&fire.runs)),
         raw_outcomes()
@@ -215,7 +217,7 @@ fn outcomes() -> impl Strategy<Value = Vec<Outcome>> {
 }
 
 /// Folds outcomes named after their place (hook-0, hook-1, ...), at a moment with nothing to rewrite.
-fn fold(outcomes: &[Outcome]) -> Verdict {
+fn fold(outcomes: &[Heard]) -> Verdict {
     let names: Vec<String> = (0..outcomes.len()).map(|i| format!("hook-{i}")).collect();
     verdict::fold(
         names.iter().map(String::as_str).zip(outcomes),
@@ -224,8 +226,8 @@ fn fold(outcomes: &[Outcome]) -> Verdict {
     )
 }
 
-fn first_refusal(outcomes: &[Outcome]) -> Option<&Outcome> {
-    outcomes.iter().find(|o| o.kind == Kind::Refused)
+fn first_refusal(outcomes: &[Heard]) -> Option<&Heard> {
+    outcomes.iter().find(|o| o.kind == Outcome::Refused)
 }
 
 proptest! {
@@ -255,10 +257,10 @@ proptest! {
         let first = first_refusal(&outcomes);
         prop_assert_eq!(verdict.reason, first.and_then(|o| o.reason.clone()));
         // Nothing after the first refusal can change the reason, whatever it says.
-        if let Some(at) = outcomes.iter().position(|o| o.kind == Kind::Refused) {
+        if let Some(at) = outcomes.iter().position(|o| o.kind == Outcome::Refused) {
             let mut later_changed = outcomes.clone();
             for later in &mut later_changed[at + 1..] {
-                later.kind = Kind::Refused;
+                later.kind = Outcome::Refused;
                 later.reason = Some("a later reason".into());
             }
             prop_assert_eq!(fold(&later_changed).reason, first.and_then(|o| o.reason.clone()));
@@ -275,7 +277,7 @@ proptest! {
     #[test]
     fn refused_exactly_when_some_hook_refused(outcomes in outcomes()) {
         let verdict = fold(&outcomes);
-        prop_assert_eq!(verdict.refused, outcomes.iter().any(|o| o.kind == Kind::Refused));
+        prop_assert_eq!(verdict.refused, outcomes.iter().any(|o| o.kind == Outcome::Refused));
         prop_assert_eq!(verdict.reason.is_some(), first_refusal(&outcomes).is_some_and(|o| o.reason.is_some()));
     }
 
@@ -298,9 +300,9 @@ proptest! {
         failed in any::<bool>(),
     ) {
         let mut with_silent = outcomes.clone();
-        let silent = Outcome {
+        let silent = Heard {
             error: failed.then(|| "exit 1".to_string()),
-            ..Outcome::new(if failed { Kind::Failed } else { Kind::Nothing })
+            ..Heard::new(if failed { Outcome::Failed } else { Outcome::Nothing })
         };
         with_silent.insert(at.index(outcomes.len() + 1), silent);
         prop_assert_eq!(fold(&with_silent), fold(&outcomes));
@@ -630,7 +632,7 @@ fn rich_fire_and_finishing_order(fields: Fields) -> impl Strategy<Value = (Fire,
 }
 
 /// Each hook's outcome beside its name, in the settings file's order.
-fn named(fire: &Fire) -> Vec<(String, Outcome)> {
+fn named(fire: &Fire) -> Vec<(String, Heard)> {
     fire.runs
         .iter()
         .map(|run| run.name.clone())
@@ -649,7 +651,7 @@ fn originals(moment: &str) -> Originals<'_> {
 }
 
 /// Folds named outcomes, in the order given, at `moment`.
-fn fold_named(moment: &str, outcomes: &[(String, Outcome)], chained: bool) -> Verdict {
+fn fold_named(moment: &str, outcomes: &[(String, Heard)], chained: bool) -> Verdict {
     verdict::fold(
         outcomes
             .iter()
@@ -714,16 +716,16 @@ fn changes_applied<'a>(
     applied_in_order(original, &changes)
 }
 
-fn any_kind(outcomes: &[(String, Outcome)], kind: Kind) -> bool {
+fn any_kind(outcomes: &[(String, Heard)], kind: Outcome) -> bool {
     outcomes.iter().any(|(_, o)| o.kind == kind)
 }
 
-fn first_of_kind(outcomes: &[(String, Outcome)], kind: Kind) -> Option<&Outcome> {
+fn first_of_kind(outcomes: &[(String, Heard)], kind: Outcome) -> Option<&Heard> {
     outcomes.iter().map(|(_, o)| o).find(|o| o.kind == kind)
 }
 
 /// `outcomes` without those of `kinds`.
-fn without(outcomes: Vec<(String, Outcome)>, kinds: &[Kind]) -> Vec<(String, Outcome)> {
+fn without(outcomes: Vec<(String, Heard)>, kinds: &[Outcome]) -> Vec<(String, Heard)> {
     outcomes
         .into_iter()
         .filter(|(_, o)| !kinds.contains(&o.kind))
@@ -767,7 +769,7 @@ proptest! {
         // Folded as the hooks finished (no reassembly): the reason and the adds' order may differ, but
         // not whether the call goes on, with what permission, and as what input and output.
         let in_settings_order = named(&fire);
-        let as_finished: Vec<(String, Outcome)> =
+        let as_finished: Vec<(String, Heard)> =
             finishing_order.iter().map(|&i| in_settings_order[i].clone()).collect();
         let expected = fold_named(fire.moment, &in_settings_order, false);
         let verdict = fold_named(fire.moment, &as_finished, false);
@@ -775,7 +777,7 @@ proptest! {
         // conflicts with any other rewrite of it (and the output stays withheld either way).
         let withholds = in_settings_order
             .iter()
-            .any(|(_, o)| o.kind == Kind::Refused && o.error.is_some() && o.output.is_some());
+            .any(|(_, o)| o.kind == Outcome::Refused && o.error.is_some() && o.output.is_some());
         if !withholds {
             prop_assert_eq!(&expected.conflict, &None, "hooks rewriting their own fields conflicted");
             prop_assert_eq!(&verdict.conflict, &None);
@@ -793,7 +795,7 @@ proptest! {
         // Even where hooks rewrite the same fields: a conflict is one whichever hook came first. (An
         // output rewritten whole beside one rewritten field by field is left to the test below.)
         let in_settings_order = named(&fire);
-        let as_finished: Vec<(String, Outcome)> =
+        let as_finished: Vec<(String, Heard)> =
             finishing_order.iter().map(|&i| in_settings_order[i].clone()).collect();
         let expected = fold_named(fire.moment, &in_settings_order, false);
         let verdict = fold_named(fire.moment, &as_finished, false);
@@ -809,18 +811,18 @@ proptest! {
         chained in any::<bool>(),
     ) {
         let mut outcomes = named(&fire);
-        let refusal = Outcome { reason: Some("no".into()), ..Outcome::new(Kind::Refused) };
+        let refusal = Heard { reason: Some("no".into()), ..Heard::new(Outcome::Refused) };
         outcomes.insert(at.index(outcomes.len() + 1), ("refuser".into(), refusal));
         let verdict = fold_named(fire.moment, &outcomes, chained);
         // (After the tool ran, a refusal cannot undo it: the output as hooks rewrote it still holds.)
         prop_assert!(verdict.refused);
         prop_assert_eq!(verdict.permission, None);
         prop_assert_eq!(verdict.input, None);
-        prop_assert_eq!(verdict.reason, first_of_kind(&outcomes, Kind::Refused).unwrap().reason.clone());
+        prop_assert_eq!(verdict.reason, first_of_kind(&outcomes, Outcome::Refused).unwrap().reason.clone());
         // And as read, without one put in: the same whenever some hook refused.
         let outcomes = named(&fire);
         let verdict = fold_named(fire.moment, &outcomes, chained);
-        if any_kind(&outcomes, Kind::Refused) {
+        if any_kind(&outcomes, Outcome::Refused) {
             prop_assert!(verdict.refused);
             prop_assert_eq!(verdict.permission, None);
             prop_assert_eq!(verdict.input, None);
@@ -834,26 +836,26 @@ proptest! {
         reason in "[a-z]{1,6}",
         chained in any::<bool>(),
     ) {
-        let mut outcomes = without(named(&fire), &[Kind::Refused]);
-        let ask = Outcome { reason: Some(reason), ..Outcome::new(Kind::Asked) };
+        let mut outcomes = without(named(&fire), &[Outcome::Refused]);
+        let ask = Heard { reason: Some(reason), ..Heard::new(Outcome::Asked) };
         outcomes.insert(at.index(outcomes.len() + 1), ("asker".into(), ask));
         let verdict = fold_named(fire.moment, &outcomes, chained);
         prop_assert!(verdict.refused, "an ask holds the call back");
         prop_assert_eq!(verdict.permission, Some(Permission::Ask));
         prop_assert!(verdict.reason.as_deref().is_some_and(|r| !r.trim().is_empty()));
-        prop_assert_eq!(verdict.reason, first_of_kind(&outcomes, Kind::Asked).unwrap().reason.clone());
+        prop_assert_eq!(verdict.reason, first_of_kind(&outcomes, Outcome::Asked).unwrap().reason.clone());
     }
 
     #[test]
     fn asks_as_read_ask_unless_a_hook_refused_or_rewrites_conflict(fire in rich_fire(Fields::Shared)) {
         let outcomes = named(&fire);
         let verdict = fold_named(fire.moment, &outcomes, false);
-        if !any_kind(&outcomes, Kind::Refused) && verdict.conflict.is_none() {
-            if let Some(first) = first_of_kind(&outcomes, Kind::Asked) {
+        if !any_kind(&outcomes, Outcome::Refused) && verdict.conflict.is_none() {
+            if let Some(first) = first_of_kind(&outcomes, Outcome::Asked) {
                 prop_assert!(verdict.refused);
                 prop_assert_eq!(verdict.permission, Some(Permission::Ask));
                 prop_assert_eq!(verdict.reason, first.reason.clone());
-            } else if let Some(first) = first_of_kind(&outcomes, Kind::Allowed) {
+            } else if let Some(first) = first_of_kind(&outcomes, Outcome::Allowed) {
                 prop_assert!(!verdict.refused);
                 // An allow stands for the call as it runs: every hook that changed the input allowed.
                 let original = originals(fire.moment).input;
@@ -865,7 +867,7 @@ proptest! {
                         (Some(rewrite), Some(base)) => rewrite != base,
                         _ => false,
                     };
-                    !changes || o.kind == Kind::Allowed
+                    !changes || o.kind == Outcome::Allowed
                 });
                 if changers_allowed {
                     prop_assert_eq!(verdict.permission, Some(Permission::Allow));
@@ -888,27 +890,27 @@ proptest! {
         reason in proptest::option::of("[a-z]{1,6}"),
         chained in any::<bool>(),
     ) {
-        let mut outcomes = without(named(&fire), &[Kind::Refused, Kind::Asked]);
+        let mut outcomes = without(named(&fire), &[Outcome::Refused, Outcome::Asked]);
         // No rewrite of the input: an allow stands only for the call as it runs (see
         // `an_allow_stands_only_for_the_call_as_it_will_run` in verdict.rs).
         for (_, outcome) in &mut outcomes {
             outcome.input = None;
         }
-        let allow = Outcome { reason, ..Outcome::new(Kind::Allowed) };
+        let allow = Heard { reason, ..Heard::new(Outcome::Allowed) };
         outcomes.insert(at.index(outcomes.len() + 1), ("allower".into(), allow));
         let verdict = fold_named(fire.moment, &outcomes, chained);
         prop_assert!(!verdict.refused, "{:?}", verdict);
         prop_assert_eq!(verdict.permission, Some(Permission::Allow));
-        prop_assert_eq!(verdict.reason, first_of_kind(&outcomes, Kind::Allowed).unwrap().reason.clone());
+        prop_assert_eq!(verdict.reason, first_of_kind(&outcomes, Outcome::Allowed).unwrap().reason.clone());
     }
 
     #[test]
     fn rewrites_of_different_fields_compose_in_any_order(
         (fire, finishing_order) in rich_fire_and_finishing_order(Fields::Own),
     ) {
-        let in_settings_order = without(named(&fire), &[Kind::Refused]);
+        let in_settings_order = without(named(&fire), &[Outcome::Refused]);
         let order: Vec<usize> = finishing_order.iter().copied().filter(|&i| i < in_settings_order.len()).collect();
-        let as_finished: Vec<(String, Outcome)> =
+        let as_finished: Vec<(String, Heard)> =
             order.iter().map(|&i| in_settings_order[i].clone()).collect();
         let originals = originals(fire.moment);
         let expected_input = originals
@@ -931,8 +933,8 @@ proptest! {
         field in proptest::sample::select(SHARED_INPUT_FIELDS.to_vec()),
         values in proptest::sample::subsequence(vec![json!("a"), json!("b"), json!(7), Value::Null], 2),
         kinds in (
-            proptest::sample::select(vec![Kind::Rewrote, Kind::Allowed, Kind::Asked]),
-            proptest::sample::select(vec![Kind::Rewrote, Kind::Allowed, Kind::Asked]),
+            proptest::sample::select(vec![Outcome::Rewrote, Outcome::Allowed, Outcome::Asked]),
+            proptest::sample::select(vec![Outcome::Rewrote, Outcome::Allowed, Outcome::Asked]),
         ),
         first_at in any::<prop::sample::Index>(),
         second_at in any::<prop::sample::Index>(),
@@ -940,7 +942,7 @@ proptest! {
     ) {
         // At PreToolUse; the other hooks leave the field alone.
         let moment = "PreToolUse";
-        let mut outcomes: Vec<(String, Outcome)> = named(&fire)
+        let mut outcomes: Vec<(String, Heard)> = named(&fire)
             .into_iter()
             .map(|(name, mut outcome)| {
                 if let Some(Value::Object(fields)) = &mut outcome.input {
@@ -953,10 +955,10 @@ proptest! {
         if shuffled {
             values.reverse();
         }
-        let rewriting = |kind: Kind, value: Value| Outcome {
+        let rewriting = |kind: Outcome, value: Value| Heard {
             input: Some(json!({ field: value })),
-            reason: (kind == Kind::Asked).then(|| "sure?".to_string()),
-            ..Outcome::new(kind)
+            reason: (kind == Outcome::Asked).then(|| "sure?".to_string()),
+            ..Heard::new(kind)
         };
         let first = first_at.index(outcomes.len() + 1);
         outcomes.insert(first, ("early".into(), rewriting(kinds.0, values[0].clone())));
@@ -972,7 +974,7 @@ proptest! {
         prop_assert!(verdict.refused);
         prop_assert_eq!(verdict.permission, None);
         prop_assert_eq!(verdict.input, None);
-        let expected_reason = match first_of_kind(&outcomes, Kind::Refused) {
+        let expected_reason = match first_of_kind(&outcomes, Outcome::Refused) {
             Some(refusal) => refusal.reason.clone(),
             None => Some(conflict),
         };
@@ -990,7 +992,7 @@ proptest! {
         chained in any::<bool>(),
     ) {
         let outcomes = named(&fire);
-        let silent = verdict::read(Run {
+        let silent = reading::read(Run {
             hook: "silent",
             moment: fire.moment,
             exit: &exit,
@@ -999,7 +1001,7 @@ proptest! {
             via_shell: true,
             on_failure: OnFailure::Ignore,
         });
-        prop_assert!(matches!(silent.kind, Kind::Nothing | Kind::Failed), "{:?}", silent);
+        prop_assert!(matches!(silent.kind, Outcome::Nothing | Outcome::Failed), "{:?}", silent);
         let mut with_silent = outcomes.clone();
         with_silent.insert(at.index(outcomes.len() + 1), ("silent".into(), silent));
         prop_assert_eq!(
@@ -1013,8 +1015,8 @@ proptest! {
         let outcomes = named(&fire);
         let verdict = fold_named(fire.moment, &outcomes, true);
         prop_assert_eq!(&verdict.conflict, &None, "a chain never conflicts");
-        let refused = any_kind(&outcomes, Kind::Refused);
-        prop_assert_eq!(verdict.refused, refused || any_kind(&outcomes, Kind::Asked));
+        let refused = any_kind(&outcomes, Outcome::Refused);
+        prop_assert_eq!(verdict.refused, refused || any_kind(&outcomes, Outcome::Asked));
         let originals = originals(fire.moment);
         let expected_input = originals
             .input
@@ -1146,12 +1148,12 @@ fn release_in_order(dir: &Path, order: &[usize]) {
 /// What the hooks say, read in the settings file's order and folded from the event's tool input and
 /// output: what the engine must decide.
 fn expected(moment: &str, hooks: &[ShellHook]) -> Verdict {
-    let outcomes: Vec<(String, Outcome)> = hooks
+    let outcomes: Vec<(String, Heard)> = hooks
         .iter()
         .enumerate()
         .map(|(i, hook)| {
             let name = format!("hook-{i}");
-            let outcome = verdict::read(Run {
+            let outcome = reading::read(Run {
                 hook: &name,
                 moment,
                 exit: &Exit::Code(hook.code),
@@ -1249,13 +1251,13 @@ proptest! {
         let mut refused = false;
         let mut current_input = ORIGINAL_INPUT.clone();
         let mut current_output = ORIGINAL_OUTPUT.clone();
-        let mut outcomes: Vec<(String, Outcome)> = Vec::new();
+        let mut outcomes: Vec<(String, Heard)> = Vec::new();
         for (i, hook) in hooks.iter().enumerate() {
             let name = format!("hook-{i}");
             let given = dir.path().join(format!("in-{i}"));
             if refused {
                 prop_assert!(!given.exists(), "hook-{} ran after a refusal", i);
-                outcomes.push((name, Outcome::skipped()));
+                outcomes.push((name, Heard::skipped()));
                 continue;
             }
             // Each hook is given the input (or output) as the hooks before it left it.
@@ -1266,7 +1268,7 @@ proptest! {
             if hookd::moment::rewrites_output(moment) {
                 prop_assert_eq!(&given["tool_response"], &current_output, "given to hook-{}", i);
             }
-            let outcome = verdict::read(Run {
+            let outcome = reading::read(Run {
                 hook: &name,
                 moment,
                 exit: &Exit::Code(hook.code),
@@ -1275,7 +1277,7 @@ proptest! {
                 via_shell: true,
                 on_failure: hook.on_failure,
             });
-            refused = outcome.kind == Kind::Refused;
+            refused = outcome.kind == Outcome::Refused;
             if !refused {
                 if let Some(input) = &outcome.input {
                     apply_rewrite(&mut current_input, input);
@@ -1293,8 +1295,8 @@ proptest! {
         prop_assert_eq!(decision.adds, expected.adds);
         prop_assert_eq!(decision.input, expected.input);
         prop_assert_eq!(decision.output, expected.output);
-        let kinds: Vec<Kind> = decision.hooks.iter().map(|h| h.outcome).collect();
-        let expected_kinds: Vec<Kind> = outcomes.iter().map(|(_, o)| o.kind).collect();
+        let kinds: Vec<Outcome> = decision.hooks.iter().map(|h| h.outcome).collect();
+        let expected_kinds: Vec<Outcome> = outcomes.iter().map(|(_, o)| o.kind).collect();
         prop_assert_eq!(kinds, expected_kinds);
     }
 }
@@ -1317,12 +1319,12 @@ fn whether_the_call_is_refused_does_not_depend_on_the_finishing_order_with_whole
     });
     runner
         .run(&strategy, |(moment, stdouts, order)| {
-            let in_settings_order: Vec<(String, Outcome)> = stdouts
+            let in_settings_order: Vec<(String, Heard)> = stdouts
                 .iter()
                 .enumerate()
                 .map(|(i, stdout)| {
                     let name = format!("hook-{i}");
-                    let outcome = verdict::read(Run {
+                    let outcome = reading::read(Run {
                         hook: &name,
                         moment,
                         exit: &Exit::Code(0),
@@ -1334,7 +1336,7 @@ fn whether_the_call_is_refused_does_not_depend_on_the_finishing_order_with_whole
                     (name, outcome)
                 })
                 .collect();
-            let as_finished: Vec<(String, Outcome)> = order
+            let as_finished: Vec<(String, Heard)> = order
                 .iter()
                 .map(|&i| in_settings_order[i].clone())
                 .collect();
@@ -1349,13 +1351,13 @@ fn whether_the_call_is_refused_does_not_depend_on_the_finishing_order_with_whole
 
 #[test]
 fn an_output_rewritten_whole_then_a_field_removed_is_a_conflict_not_null() {
-    let whole = Outcome {
+    let whole = Heard {
         output: Some(json!("token=[REDACTED]")),
-        ..Outcome::new(Kind::Rewrote)
+        ..Heard::new(Outcome::Rewrote)
     };
-    let removal = Outcome {
+    let removal = Heard {
         output: Some(json!({"stdout": null})),
-        ..Outcome::new(Kind::Rewrote)
+        ..Heard::new(Outcome::Rewrote)
     };
     let whole_first = [
         ("a".to_string(), whole.clone()),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// Each top-level module and its floor, from the ground up, as the map in `docs/development.md` lists them.
 const FLOORS: &[(&str, u8)] = &[
     ("agent", 1),
-    ("head", 1),
+    ("decision", 1),
     ("limits", 1),
     ("lines", 1),
     ("logging", 1),

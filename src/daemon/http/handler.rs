@@ -33,10 +33,10 @@ use crate::agents::Agent;
 use crate::agents::dialect::{self, Translated, Transport};
 use crate::daemon::state::Daemon;
 use crate::engine::{Fire, NotDecided};
-use crate::head::Head;
 use crate::limits::{
     HTTP_BODY_TIMEOUT, LARGE_LINE, LARGE_LINE_DEADLINE, MAX_EVENT, OFF_THREAD, PERMIT_WAIT,
 };
+use crate::protocol::head::Head;
 use crate::protocol::too_large;
 
 /// The path prefix of the hook endpoints; the rest of the path is the agent's name.
@@ -165,12 +165,14 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         Err(NotDecided::UnknownMoment(_)) => return ok(None),
         Err(NotDecided::ShuttingDown) => return shutting_down(),
     };
-    let said = match dialect::Said::of(&verdict, carry_back.as_ref()) {
-        Ok(said) => said,
-        // A rewrite that cannot reach the agent: refused, never run as it was before the rewrite.
-        Err(why) => dialect::Said::refusal_owned(why),
-    };
-    let answer = dialect::answer_verdict(agent, &moment, &event_name, &said, Transport::Http);
+    let answer = dialect::answer_to(
+        agent,
+        &moment,
+        &event_name,
+        &verdict,
+        carry_back.as_ref(),
+        Transport::Http,
+    );
     if let Some(why) = undecidable
         && answer.stdout.is_none()
         && !verdict.hooks.is_empty()
