@@ -52,6 +52,12 @@
 //!   true` in the same turns (Cg; target: Ggl under Cg). See [`builtin_rows`]; a few seconds at the
 //!   default rounds.
 //!
+//! - Eo, E0o: E again, with the journal exported to an OpenTelemetry collector that is down (nothing
+//!   listens on its port: the exporter retries with backoff) against the same fire with no export, two
+//!   daemons of their own fired in turns ABBA, swapping roles halfway (see [`export_rows`]). Target: Eo
+//!   within 5 % of E0o (the median of the rounds' ratios). `cargo bench --bench fire -- export` runs
+//!   only these.
+//!
 //! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
 //! other row); `cargo bench --bench fire -- protect` only the guard of itself's rows, Ec to Jw;
 //! `cargo bench --bench fire -- builtin` only the built-in guard's rows, Jge to Ggl.
@@ -161,6 +167,15 @@ fn main() {
             table.print();
             return;
         }
+        ["export"] => {
+            println!(
+                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the export only (rows Eo and E0o)",
+                cores()
+            );
+            export_rows(&mut table, &dir.path().join("export"), rounds);
+            table.print();
+            return;
+        }
         ["guard"] => {
             println!(
                 "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
@@ -172,8 +187,8 @@ fn main() {
         }
         _ => {
             panic!(
-                "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z), \
-                 `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
+                "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z), `export` (rows \
+                 Eo and E0o), `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
                  Jge to Ggl)"
             )
         }
@@ -657,6 +672,9 @@ fn main() {
         "fire: the built-in guard, alone, in the engine, over the socket and through the lite relay"
     );
     builtin_rows(&mut table, &dir.path().join("builtin"), rounds);
+
+    eprintln!("fire: the journal exported to a collector that is down, and not exported");
+    export_rows(&mut table, &dir.path().join("export"), rounds);
 
     println!(
         "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}: {} samples per spawning row (A to D), {} for E, {} for F, {} for G; \
@@ -1449,6 +1467,120 @@ argv = ["/bin/true"]
 /// made absolute against the call's folder and its links followed, then set against every guarded path).
 const PROTECT_COMMANDS: [(&str, &str); 2] =
     [("c", "cargo test && git status"), ("w", "echo x > out.txt")];
+
+/// Rows Eo and E0o: what exporting the journal to a collector that is down costs a fire that matches
+/// no hook. The exporter reads the journal back from its files on a thread of its own, so the target
+/// is nothing: Eo within 5 % of E0o.
+fn export_rows(table: &mut Table, dir: &Path, rounds: usize) {
+    // A port nothing listens on: the collector is down, and stays down.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a loopback port")
+        .port();
+    let exported =
+        format!("{SETTINGS}\n[export.otlp]\nendpoint = \"http://127.0.0.1:{port}/v1/logs\"\n");
+    let start = |name: &str, text: &str| -> (Daemon, PathBuf) {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).expect("create a daemon's folder");
+        let config = folder.join("hooks.toml");
+        write_settings(&config, text);
+        (
+            Daemon::start(&config, folder.join("run/hookd.sock")),
+            config,
+        )
+    };
+    let (on, on_config) = start("on", &exported);
+    let (off, off_config) = start("off", SETTINGS);
+    let (mut on_client, mut off_client) = (on.connect(), off.connect());
+    let request = fire_request(NO_HOOK_TOOL);
+    let retrying = |client: &mut Client| {
+        common::wait_until(
+            START_DEADLINE,
+            "the exporter to find the collector down",
+            || {
+                client.fire(&request);
+                client
+                    .send("{\"op\":\"status\"}\n")
+                    .contains("\"state\":\"retrying\"")
+            },
+        );
+    };
+    retrying(&mut on_client);
+    for _ in 0..200 {
+        on_client.fire(&request);
+        off_client.fire(&request);
+    }
+    let mut samples: [Vec<Duration>; 2] = Default::default();
+    let mut round_ratios = Vec::new();
+    let (mut exporting, mut plain) = (on_config.clone(), off_config.clone());
+    for round in 0..rounds {
+        if rounds > 1 && round == rounds / 2 {
+            // Halfway the daemons swap roles, each reloaded: what one process pays for its place on
+            // the machine falls on both sides alike.
+            write_settings(&exporting, SETTINGS);
+            write_settings(&plain, &exported);
+            for client in [&mut on_client, &mut off_client] {
+                let reloaded = client.send("{\"op\":\"reload\"}\n").to_string();
+                assert!(reloaded.contains("\"ok\":true"), "reload: {reloaded}");
+            }
+            std::mem::swap(&mut on_client, &mut off_client);
+            std::mem::swap(&mut exporting, &mut plain);
+            retrying(&mut on_client);
+        }
+        let order = if round % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
+        let mut this_round: [Vec<Duration>; 2] = Default::default();
+        for which in order {
+            let client = if which == 0 {
+                &mut on_client
+            } else {
+                &mut off_client
+            };
+            for _ in 0..BATCH * 2 {
+                this_round[which].push(timed(|| {
+                    client.fire(&request);
+                }));
+            }
+        }
+        round_ratios.push(ratio(
+            Summary::of(&mut this_round[0]).p50,
+            Summary::of(&mut this_round[1]).p50,
+        ));
+        for which in 0..2 {
+            samples[which].append(&mut this_round[which]);
+        }
+    }
+    // Still down, and still trying: the rows measured what they say.
+    let status = on_client.send("{\"op\":\"status\"}\n").to_string();
+    assert!(
+        status.contains("\"state\":\"retrying\"") && status.contains("cannot connect"),
+        "the exporter is not retrying against a collector that is down: {status}"
+    );
+    drop((on, off));
+    round_ratios.sort_by(f64::total_cmp);
+    let median = round_ratios[round_ratios.len() / 2];
+    let off_summary = Summary::of(&mut samples[1]);
+    table.row(
+        "Eo",
+        "fire, no matching hook, journal exported to a collector that is down",
+        &Summary::of(&mut samples[0]),
+        format!(
+            "{median:.2} x E0o (median of {} rounds)",
+            round_ratios.len()
+        ),
+        Some(("p50 within 5 % of E0o".into(), median <= 1.05)),
+    );
+    table.row(
+        "E0o",
+        "fire, no matching hook, no export",
+        &off_summary,
+        "-".into(),
+        None,
+    );
+}
 
 /// Rows Ec to Jw ("the protection check costs a no-hook fire under 5 %"): hookd's guard of
 /// itself (`engine::protect`) judging a Bash call that matches no hook, for each of

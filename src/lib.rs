@@ -19,6 +19,8 @@ pub mod commands;
 pub mod daemon;
 pub mod decision;
 pub mod engine;
+#[cfg(feature = "otlp")]
+pub mod export;
 pub mod guard;
 pub mod limits;
 pub mod lines;

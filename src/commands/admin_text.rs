@@ -169,6 +169,9 @@ pub fn status(
     for (hook, processes) in &status.workers {
         field("worker", worker(hook, processes, colour));
     }
+    if let Some(export) = status.export.as_ref().filter(|e| e.state != "off") {
+        field("export", export_text(export));
+    }
     if let Some(record) = &status.record {
         let value = if !record.enabled {
             "off ([record] enabled = false)".to_string()
@@ -253,6 +256,28 @@ fn no_settings_file(config: &str, no_file: &NoSettingsFile) -> String {
     said
 }
 
+/// The export in one line: where, how far, what went wrong last.
+fn export_text(export: &crate::protocol::ExportStatus) -> String {
+    let mut value = format!(
+        "{} ({}): {}, {} sent, {} bytes of the journal to send",
+        clean(export.endpoint.as_deref().unwrap_or("?")),
+        clean(export.protocol.as_deref().unwrap_or("?")),
+        export.state.replace('_', " "),
+        export.sent,
+        export.backlog_bytes
+    );
+    if let Some(last) = &export.last_sent {
+        let _ = write!(value, ", last at {}", clean(last));
+    }
+    if export.refused > 0 {
+        let _ = write!(value, ", {} refused by the collector", export.refused);
+    }
+    if let Some(error) = &export.last_error {
+        let _ = write!(value, "; last error: {}", clean(error));
+    }
+    value
+}
+
 /// What in a status needs someone's attention, one line each.
 fn troubles(status: &StatusResponse) -> Vec<String> {
     let mut troubles = Vec::new();
@@ -264,6 +289,12 @@ fn troubles(status: &StatusResponse) -> Vec<String> {
     }
     if status.http.state == HttpState::Error {
         troubles.push("the http listener is down: agents' http hooks get no answer".to_string());
+    }
+    if let Some(export) = status.export.as_ref().filter(|e| e.state == "retrying") {
+        troubles.push(format!(
+            "the export to {} is not getting through: records wait in the journal and are sent once it does",
+            clean(export.endpoint.as_deref().unwrap_or("?"))
+        ));
     }
     if let Some(record) = &status.record {
         if record.error.is_some() {
@@ -463,6 +494,31 @@ mod tests {
         }
         assert!(!shown.contains('!'), "no trouble: {shown}");
         assert!(!shown.contains('\x1b'));
+    }
+
+    #[test]
+    fn the_export_has_its_line_and_a_collector_not_reached_is_a_trouble() {
+        let mut down = sample();
+        down.export = Some(crate::protocol::ExportStatus {
+            state: "retrying".into(),
+            endpoint: Some("http://127.0.0.1:4318/v1/logs".into()),
+            protocol: Some("http/protobuf".into()),
+            backlog_bytes: 512,
+            sent: 3,
+            last_error: Some("cannot connect".into()),
+            ..Default::default()
+        });
+        let shown = status(&down, "/s", None, false);
+        assert!(
+            shown.contains("       export: http://127.0.0.1:4318/v1/logs (http/protobuf): retrying, 3 sent, 512 bytes of the journal to send; last error: cannot connect\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("! the export to http://127.0.0.1:4318/v1/logs is not getting through"),
+            "{shown}"
+        );
+        let shown = status(&sample(), "/s", None, false);
+        assert!(!shown.contains("export"), "no line without export: {shown}");
     }
 
     #[test]

@@ -53,7 +53,7 @@ enum Status {
 /// One line of the report.
 #[derive(Debug, Clone, Serialize)]
 struct Check {
-    /// What was checked: `daemon`, `settings`, `protect`, `agents`, and per agent `hooks`, `trust`,
+    /// What was checked: `daemon`, `settings`, `protect`, `export`, `agents`, and per agent `hooks`, `trust`,
     /// `relay`, `fail_closed`, `switched_off`.
     check: &'static str,
     status: Status,
@@ -140,6 +140,7 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
     ));
     if let Ok(status) = &status {
         checks.push(protect_check(status));
+        checks.extend(export_check(status));
     }
     let agents = agent_files();
     let mut fail_open = agents.is_empty();
@@ -326,6 +327,48 @@ fn protect_check(status: &Value) -> Check {
         )
         .fix("run a hookd that protects itself (restart the daemon after upgrading)"),
     }
+}
+
+/// The journal's export to a collector, as the daemon's `status` says (docs/export.md); no line when
+/// there is none. A collector that does not take the records is a warning: they wait in the journal.
+fn export_check(status: &Value) -> Option<Check> {
+    let export = status.get("export")?;
+    let state = export["state"].as_str().unwrap_or("off");
+    let endpoint = export["endpoint"].as_str().unwrap_or("?");
+    if state == "off" {
+        return None;
+    }
+    let error = export["last_error"].as_str().unwrap_or("no answer");
+    Some(if state == "retrying" {
+        Check::new(
+            "export",
+            Status::Warn,
+            format!(
+                "the export to {endpoint} is not getting through ({error}): {} bytes of the journal wait to be sent",
+                export["backlog_bytes"]
+            ),
+        )
+        .fix(format!("start the collector at {endpoint}, or correct endpoint in [export.otlp]"))
+    } else if export["refused"].as_u64().unwrap_or(0) > 0 {
+        Check::new(
+            "export",
+            Status::Warn,
+            format!(
+                "the collector at {endpoint} refused {} records for good ({error})",
+                export["refused"]
+            ),
+        )
+        .fix("see the collector's own log for why it could not read them")
+    } else {
+        Check::new(
+            "export",
+            Status::Ok,
+            format!(
+                "the journal goes to {endpoint}: {} records sent since start",
+                export["sent"]
+            ),
+        )
+    })
 }
 
 /// The agents' files to check: each in the registry of setups, then each agent's own settings file
@@ -853,6 +896,23 @@ mod tests {
         let check = protect_check(&unknown);
         assert_eq!(check.status, Status::Warn);
         assert!(check.message.contains("unknown"), "{}", check.message);
+    }
+
+    #[test]
+    fn the_export_is_checked_where_it_is_on() {
+        assert!(export_check(&json!({"ok": true})).is_none());
+        assert!(export_check(&json!({"export": {"state": "off"}})).is_none());
+        let fine = json!({"export": {"state": "caught_up", "endpoint": "http://c/v1/logs", "sent": 3, "refused": 0}});
+        assert_eq!(export_check(&fine).unwrap().status, Status::Ok);
+        let down = json!({"export": {"state": "retrying", "endpoint": "http://c/v1/logs",
+            "last_error": "cannot connect", "backlog_bytes": 10, "sent": 0, "refused": 0}});
+        let check = export_check(&down).unwrap();
+        assert_eq!(check.status, Status::Warn);
+        assert!(
+            check.message.contains("cannot connect") && check.fix.is_some(),
+            "{}",
+            check.message
+        );
     }
 
     #[test]

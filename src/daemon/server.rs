@@ -580,6 +580,10 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
                 hooks: tally.hooks(),
             }
         }),
+        #[cfg(feature = "otlp")]
+        export: Some(daemon.exporter.status()),
+        #[cfg(not(feature = "otlp"))]
+        export: None,
     }
 }
 

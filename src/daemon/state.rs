@@ -43,6 +43,9 @@ pub struct Daemon {
     /// The record's writer: the journal, its counts, its watchers. `None` when this process has a
     /// recorder already.
     pub journal: Option<Arc<Journal>>,
+    /// The journal's export to an OpenTelemetry collector (docs/export.md).
+    #[cfg(feature = "otlp")]
+    pub exporter: Arc<crate::export::Exporter>,
 }
 
 impl Daemon {
@@ -55,6 +58,16 @@ impl Daemon {
     ) -> Arc<Daemon> {
         let descriptors = Descriptors::new(&settings);
         let engine = Engine::new(settings);
+        // Before the journal's writer starts: the exporter's first place is the journal's end as it is
+        // before this start writes anything.
+        #[cfg(feature = "otlp")]
+        let exporter = {
+            let engine = engine.clone();
+            crate::export::Exporter::start(
+                crate::paths::state_dir(),
+                Box::new(move || engine.current().settings.export.otlp.clone()),
+            )
+        };
         let journal = Journal::start(engine.clone(), crate::paths::state_dir());
         Arc::new(Daemon {
             engine,
@@ -69,6 +82,8 @@ impl Daemon {
             descriptors,
             memory: Arc::default(),
             journal,
+            #[cfg(feature = "otlp")]
+            exporter,
         })
     }
 

@@ -35,6 +35,8 @@ impl FireRecord {
             let mut record = Record::new(record::Kind::Fire);
             record.source = Some(source);
             record.generation = Some(generation.number);
+            record.digest =
+                Some(generation.settings.digest.clone()).filter(|digest| !digest.is_empty());
             record.agent = agent.map(|a| record::cut(a, record::SUMMARY_CHARS));
             record.describe(moment, event, recorder.full_inputs());
             record

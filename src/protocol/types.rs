@@ -293,6 +293,41 @@ pub struct StatusResponse {
     /// The record: the journal, and what was counted since the daemon started (docs/record.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record: Option<RecordStatus>,
+    /// The journal's export to an OpenTelemetry collector (docs/export.md); absent from a hookd built
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<ExportStatus>,
+}
+
+/// The export in `status`:
+///
+/// ```json
+/// {"state":"retrying","endpoint":"http://127.0.0.1:4318/v1/logs","protocol":"http/protobuf",
+///  "backlog_bytes":5120,"sent":120,"refused":0,"last_sent":"2026-12-01T09:30:00.123Z",
+///  "last_error":"cannot connect to http://127.0.0.1:4318/v1/logs: Connection refused (os error 111)"}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportStatus {
+    /// `off` (no `[export.otlp]`), `sending`, `caught_up` (nothing left to send), or `retrying` (the
+    /// collector did not take the last batch; it is sent again after a pause).
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// Bytes of the journal not yet sent (before `kinds` and `decisions` leave some out).
+    pub backlog_bytes: u64,
+    /// Records the collector took since the daemon started.
+    pub sent: u64,
+    /// Records the collector refused for good (400) since the daemon started: not sent again.
+    pub refused: u64,
+    /// When a batch was last taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_sent: Option<String>,
+    /// The last trouble (the collector's answer, no connection, a cursor not written), until a batch is
+    /// taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
 }
 
 /// The record in `status`.

@@ -87,6 +87,9 @@ pub struct Record {
     /// The settings' generation it was decided on (a fire), or installed (a reload).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<u64>,
+    /// The digest of the settings the fire was decided on (`crate::settings::Settings::digest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -291,6 +294,7 @@ impl Record {
             at: Some(SystemTime::now()),
             kind,
             generation: None,
+            digest: None,
             source: None,
             agent: None,
             session: None,
@@ -368,6 +372,7 @@ impl Record {
         short(&mut self.relay, SUMMARY_CHARS);
         short(&mut self.cut, SUMMARY_CHARS);
         short(&mut self.file, SUMMARY_CHARS);
+        short(&mut self.digest, SUMMARY_CHARS);
         short(&mut self.error, ERROR_CHARS);
         if self.weakened.len() > MAX_WEAKENINGS + 1
             || self.weakened.iter().any(|w| {

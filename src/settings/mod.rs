@@ -4,6 +4,7 @@
 //! sees one generation from its start to its end.
 
 mod error;
+pub mod export;
 mod matcher;
 mod near;
 mod parse;
@@ -11,6 +12,7 @@ mod reach;
 mod trust;
 
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
+pub use export::Export;
 pub use matcher::Matcher;
 pub use near::near_name;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
@@ -213,6 +215,12 @@ pub struct Settings {
     pub record: Record,
     /// hookd's guard of itself.
     pub protect: Protect,
+    /// Where the journal is sent besides the disk (`[export.otlp]`, docs/export.md).
+    pub export: Export,
+    /// The first 16 hex digits of the SHA-256 of the file's text (`sha256sum hooks.toml | cut -c1-16`),
+    /// in every fire's record: which settings decided it, across machines and restarts, where the
+    /// generation only counts reloads since the daemon started. Empty for settings read from no file.
+    pub digest: String,
 }
 
 /// Why a settings file could not be loaded.
@@ -247,6 +255,8 @@ impl Settings {
             http: Http::default(),
             record: Record::default(),
             protect: Protect::default(),
+            export: Export::default(),
+            digest: String::new(),
         }
     }
 
@@ -348,6 +358,7 @@ impl Settings {
         let dir = folder_of(&path);
         Ok(Settings {
             protect: parsed.protect.resolved(&dir),
+            export: parsed.export.resolved(&dir),
             dir,
             path,
             defaults: parsed.defaults,
@@ -356,6 +367,7 @@ impl Settings {
             hooks: parsed.hooks,
             http: parsed.http,
             record: parsed.record,
+            digest: digest_of(text),
         })
     }
 
@@ -365,7 +377,8 @@ impl Settings {
     /// (a group-writable copy of the example guard ran without a word). A relative path is taken from the
     /// settings file's folder, where a hook runs when its event has no usable `cwd`. A program that does not
     /// exist (yet) is not refused here: the hook fails when it runs, and its `on_failure` decides; nor is a
-    /// first word that only the shell can tell (`$VAR/x`, other than `$HOOKD_CONFIG_DIR`).
+    /// first word that only the shell can tell (`$VAR/x`, other than `$HOOKD_CONFIG_DIR`). The secrets
+    /// file `[export.otlp]` names is checked here too: the user's own, and unreadable by anyone else.
     pub fn check_programs(&self) -> Result<(), ConfigErrors> {
         let label = self.path.display().to_string();
         let mut verdicts: std::collections::HashMap<PathBuf, Option<String>> =
@@ -389,6 +402,7 @@ impl Settings {
                 }
             }
         }
+        errors.extend(self.export.check_files(&label));
         if errors.is_empty() {
             Ok(())
         } else {
@@ -599,6 +613,16 @@ fn pseudo_filesystem(file: &std::fs::File) -> Option<&'static str> {
 /// write lets them run commands as us.
 fn check_owner_and_mode(metadata: &std::fs::Metadata, path: &Path) -> Result<(), String> {
     trust::check_file(metadata, path, "the settings file")
+}
+
+/// The first 16 hex digits of the SHA-256 of `text`: enough to tell settings apart, short in every line.
+fn digest_of(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -12,9 +12,11 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{
-    ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure, Program,
-    Protect, Record,
+    ConfigError, ConfigErrors, Defaults, Export, Hook, Http, LineIndex, Matcher, OnFailure,
+    Program, Protect, Record,
 };
+
+mod export;
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
 use crate::tables::moment;
 
@@ -26,6 +28,7 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "http",
     "record",
     "protect",
+    "export",
 ];
 const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
 const RECORD_KEYS: &[&str] = &["enabled", "file_size_mib", "files", "full_inputs"];
@@ -66,6 +69,7 @@ pub(super) struct Parsed {
     pub http: Http,
     pub record: Record,
     pub protect: Protect,
+    pub export: Export,
 }
 
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -124,6 +128,10 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
         .get("protect")
         .map(|v| walker.protect(v))
         .unwrap_or_default();
+    let export = root
+        .get("export")
+        .map(|v| walker.export(v))
+        .unwrap_or_default();
     if walker.errors.is_empty() {
         Ok(Parsed {
             defaults,
@@ -133,6 +141,7 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
             http,
             record,
             protect,
+            export,
         })
     } else {
         Err(walker.finish())
@@ -1067,6 +1076,7 @@ mod tests {
             ("in [http]", HTTP_KEYS),
             ("in [record]", RECORD_KEYS),
             ("in [protect]", PROTECT_KEYS),
+            ("in [export.otlp]", export::OTLP_KEYS),
             ("in a hook", HOOK_KEYS),
         ] {
             let at = listed

@@ -116,6 +116,9 @@ mod security;
 
 // ---- the record ----------------------------------------------------------------------------------------
 
+/// The journal exported to an OpenTelemetry collector: a collector on loopback decoding OTLP/HTTP.
+#[cfg(feature = "otlp")]
+mod export_otlp;
 /// The record through the real daemon: the journal, watch, the relay's spool, rotation; and attacked.
 mod record_daemon;
 
