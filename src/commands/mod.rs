@@ -582,6 +582,9 @@ fn check_json(settings: &Settings) -> Value {
                 if let Some(matcher) = &hook.matcher_source {
                     entry["matcher"] = json!(matcher);
                 }
+                if let Some(condition) = &hook.condition {
+                    entry["if"] = json!(condition.source);
+                }
                 if let Some(agents) = &hook.agents {
                     entry["agents"] = json!(agents);
                 }
@@ -645,6 +648,9 @@ fn describe(settings: &Settings) -> String {
             let mut line = format!("  {}", printable(&hook.name));
             if let Some(matcher) = &hook.matcher_source {
                 line.push_str(&format!("  matcher {matcher:?}"));
+            }
+            if let Some(condition) = &hook.condition {
+                line.push_str(&format!("  if {:?}", condition.source));
             }
             match &hook.program {
                 Program::Shell { command, .. } => line.push_str(&format!("  command {command:?}")),

@@ -160,6 +160,7 @@ impl Engine {
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
         let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
+        let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let _in_flight = (!hooks.is_empty()).then(|| self.fire_started());
         let runs: Vec<Option<Ran>> = if let Some(why) = &undecidable {
             undecided(&hooks, &moment, agent.as_deref(), why)
@@ -382,6 +383,50 @@ async fn select_hooks(
         tracing::error!("matching hooks failed abnormally ({e}): running every hook of the moment");
         candidates
     })
+}
+
+/// The hooks whose `if` fits the call (and those with none), in the same order: the call is read once,
+/// for all of them, and only when one has an `if`; a large event's on a blocking thread, as its
+/// serialization is (a command line of megabytes is read in milliseconds, not on the runtime's one
+/// thread). An undecidable event (only its head was read) is not judged: its hooks are kept, to be read
+/// as failed, so that their `on_failure` decides what hookd could not read, as for a hook without one.
+async fn keep_fitting(
+    mut hooks: Vec<Arc<Hook>>,
+    event: &mut Map<String, Value>,
+    large: bool,
+    undecidable: bool,
+) -> Vec<Arc<Hook>> {
+    if undecidable || hooks.iter().all(|hook| hook.condition.is_none()) {
+        return hooks;
+    }
+    let home = crate::paths::home();
+    let call = if large {
+        let taken = std::mem::take(event);
+        let reading = tokio::task::spawn_blocking(move || {
+            let call = crate::settings::ToolCall::read(&taken, &home);
+            (call, taken)
+        });
+        match reading.await {
+            Ok((call, taken)) => {
+                *event = taken;
+                call
+            }
+            Err(e) => {
+                // The event went with the thread: every hook is kept, and none can be given it whole.
+                tracing::error!(
+                    "reading a tool call for the hooks' `if` failed abnormally ({e}): running every hook of the moment"
+                );
+                return hooks;
+            }
+        }
+    } else {
+        crate::settings::ToolCall::read(event, &home)
+    };
+    hooks.retain(|hook| match &hook.condition {
+        None => true,
+        Some(condition) => call.as_ref().is_some_and(|call| condition.fits(call)),
+    });
+    hooks
 }
 
 /// The runs of an undecidable event's hooks (too large or too deep to decode): none is run, since none

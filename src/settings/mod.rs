@@ -3,6 +3,7 @@
 //! A settings value is immutable once built: a reload builds a whole new one and swaps it in, so a fire
 //! sees one generation from its start to its end.
 
+mod condition;
 mod error;
 mod matcher;
 mod near;
@@ -10,6 +11,7 @@ mod parse;
 mod reach;
 mod trust;
 
+pub use condition::{Condition, ToolCall, Unreadable};
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use matcher::Matcher;
 pub use near::near_name;
@@ -165,6 +167,9 @@ pub struct Hook {
     pub matcher: Matcher,
     /// The matcher as written, for `check` and logs; `None` when absent.
     pub matcher_source: Option<String>,
+    /// Its `if`: a condition on what the tool was called with (`condition.rs`); a hook whose condition
+    /// does not fit the call is not started. `None`: every call its matcher fits.
+    pub condition: Option<Condition>,
     pub program: Program,
     pub timeout: Duration,
     /// Whether the file gives this hook's timeout (on the hook, or in `[defaults]`). One it does not is

@@ -12,8 +12,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{
-    ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure, Program,
-    Protect, Record,
+    Condition, ConfigError, ConfigErrors, Defaults, Hook, Http, LineIndex, Matcher, OnFailure,
+    Program, Protect, Record,
 };
 use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
 use crate::moment;
@@ -43,6 +43,7 @@ const DEFAULTS_KEYS: &[&str] = &[
 const HOOK_KEYS: &[&str] = &[
     "name",
     "matcher",
+    "if",
     "command",
     "argv",
     "worker",
@@ -538,6 +539,7 @@ impl Walker<'_> {
 
         let mut matcher = Matcher::Any;
         let mut matcher_source = None;
+        let mut condition = None;
         let mut command = None;
         let mut argv = None;
         let mut worker = None;
@@ -586,6 +588,7 @@ impl Walker<'_> {
                     }
                     matcher_source = Some(source);
                 }
+                "if" => condition = self.condition(key, value, &what, moment_name),
                 "command" => command = self.non_empty_string(value, &field),
                 "argv" => argv = self.program_words(value, &field),
                 "worker" => worker = self.program_words(value, &field),
@@ -701,6 +704,7 @@ impl Walker<'_> {
             moment: moment_name.to_string(),
             matcher,
             matcher_source,
+            condition,
             program,
             timeout,
             timeout_given,
@@ -735,6 +739,46 @@ impl Walker<'_> {
                     item.span(),
                     format!("{field}: unknown agent \"{}\" (did you mean \"{meant}\"?); the agents hookd knows are {}", moment::shown(name), crate::agent::Agent::ALL.map(|a| a.name()).join(", ")),
                 );
+            }
+        }
+    }
+
+    /// `if = "Bash(git push *)"`: a condition on what a tool was called with (`condition.rs`), only at a
+    /// moment of a tool call. A rule that cannot be read is an error at the character that stops it.
+    fn condition(
+        &mut self,
+        key: &Spanned<std::borrow::Cow<'_, str>>,
+        value: &Value<'_>,
+        what: &str,
+        moment_name: &str,
+    ) -> Option<Condition> {
+        let source = self.string(value, &format!("{what}: if"))?;
+        if moment::known(moment_name).and_then(|m| m.matcher_field) != Some("tool_name") {
+            self.error(
+                key.span(),
+                format!("{what}: {moment_name} is no tool call, so an `if` (a rule on what a tool is called with) cannot be used there; remove it, or hang the hook on PreToolUse, PostToolUse or another moment of a tool call"),
+            );
+            return None;
+        }
+        match Condition::parse(&source) {
+            Ok(condition) => Some(condition),
+            Err(e) => {
+                // At the character itself when the value is written as it reads (no escapes in it).
+                let span = value.span();
+                let raw = self.text.get(span.clone()).unwrap_or_default();
+                let offset = match raw.get(1..raw.len().saturating_sub(1)) {
+                    Some(inner) if inner == source => span.start + 1 + e.at,
+                    _ => span.start,
+                };
+                self.error_at(
+                    offset,
+                    format!(
+                        "{what}: if {:?} cannot be read: {}",
+                        moment::shown(&source),
+                        e.message
+                    ),
+                );
+                None
             }
         }
     }
