@@ -585,6 +585,9 @@ fn check_json(settings: &Settings) -> Value {
                 if let Some(condition) = &hook.condition {
                     entry["if"] = json!(condition.source);
                 }
+                if hook.background {
+                    entry["background"] = json!(true);
+                }
                 if let Some(agents) = &hook.agents {
                     entry["agents"] = json!(agents);
                 }
@@ -651,6 +654,9 @@ fn describe(settings: &Settings) -> String {
             }
             if let Some(condition) = &hook.condition {
                 line.push_str(&format!("  if {:?}", condition.source));
+            }
+            if hook.background {
+                line.push_str("  background");
             }
             match &hook.program {
                 Program::Shell { command, .. } => line.push_str(&format!("  command {command:?}")),

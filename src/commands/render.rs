@@ -110,6 +110,7 @@ fn describe(record: &Record) -> (String, String, String) {
         Kind::StopCap => "stop cap".into(),
         Kind::Dropped => "dropped".into(),
         Kind::Weakened => "weakened".into(),
+        Kind::Background => "background".into(),
         Kind::Other => "?".into(),
     };
     let asked = match record.kind {

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::recording::FireRecord;
-use crate::engine::runner::{Input, Ran};
+pub(super) use crate::engine::runner::Input;
+use crate::engine::runner::Ran;
 use crate::engine::verdict::{self, Exit, Kind, Outcome, Permission, Rewrites, Rewritten};
 use crate::engine::{Engine, Generation, protect};
 use crate::moment;
@@ -161,6 +162,20 @@ impl Engine {
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
         let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
+        let (background, hooks): (Vec<_>, Vec<_>) =
+            hooks.into_iter().partition(|hook| hook.background);
+        if !background.is_empty() {
+            let started = crate::engine::background::Started {
+                moment: &moment,
+                agent: agent.as_deref(),
+                source,
+                large,
+                undecidable: undecidable.as_deref(),
+            };
+            started
+                .start(self, &generation, background, &mut event)
+                .await;
+        }
         let _in_flight = (!hooks.is_empty()).then(|| self.fire_started());
         let runs: Vec<Option<Ran>> = if let Some(why) = &undecidable {
             undecided(&hooks, &moment, agent.as_deref(), why)
@@ -432,7 +447,7 @@ async fn keep_fitting(
 /// The runs of an undecidable event's hooks (too large or too deep to decode): none is run, since none
 /// could be given the event; each is read as failed with `why`, so that `on_failure = "refuse"` refuses
 /// and `ignore` shows the failure in the response, rather than the event passing as if nothing watched it.
-fn undecided(
+pub(super) fn undecided(
     hooks: &[Arc<Hook>],
     moment: &str,
     agent: Option<&str>,
@@ -522,7 +537,7 @@ impl StopLoop {
 
 /// Runs every hook at once; the results come back in the settings file's order, whatever order they
 /// finished in.
-async fn run_all(
+pub(super) async fn run_all(
     engine: &Arc<Engine>,
     generation: &Arc<Generation>,
     hooks: &[Arc<Hook>],
@@ -627,7 +642,7 @@ fn judged_by_guard(guard: &crate::guard::Guard, input: &Input) -> Ran {
 
 /// How `hook`'s run reads (docs/settings.md, "How a hook's answer is read"). An event hookd could only
 /// take in part (`busy`: read while the daemon was short of memory) fails closed.
-fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Outcome {
+pub(super) fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Outcome {
     // A JSON answer cut at the output limit cannot be read, and may have been a refusal or a redaction
     // too large to carry: it fails closed, whatever the hook's on_failure.
     let stdout = ran.stdout.trim_ascii_start();
@@ -747,7 +762,7 @@ impl Chain<'_> {
 
 /// The event as hooks are given it. A large event (tens of megabytes) is serialized on a blocking
 /// thread, not the runtime's, and handed back after; `Err` if that thread failed.
-async fn serialized(
+pub(super) async fn serialized(
     event: &mut Map<String, Value>,
     moment: &str,
     agent: Option<&str>,
@@ -831,7 +846,7 @@ fn fits_the_environment(value: &str) -> bool {
     value.len() <= crate::limits::MAX_ENV_VALUE && !value.contains('\0')
 }
 
-fn log_outcome(
+pub(super) fn log_outcome(
     hook: &Hook,
     moment: &str,
     agent: Option<&str>,

@@ -107,7 +107,7 @@ fn identity(hook: &Hook) -> String {
         hook.matcher_source
             .as_deref()
             .filter(|m| !m.is_empty() && *m != "*"),
-        hook.condition.as_ref().map(|c| &c.source),
+        (hook.condition.as_ref().map(|c| &c.source), hook.background),
         hook.on_failure,
         hook.agents,
         hook.timeout
@@ -136,6 +136,10 @@ fn hook_changes(before: &Hook, after: &Hook) -> Vec<String> {
             "if changed from {:?} to {new:?}",
             old.as_deref().unwrap_or("(none: every call)")
         ));
+    }
+    if after.background && !before.background {
+        // Its answer (an output redacted, advice given) is no longer read.
+        changes.push("background turned on: its answer is no longer read".to_string());
     }
     if let Some(change) = agents_narrowed(before.agents.as_deref(), after.agents.as_deref()) {
         changes.push(change);

@@ -53,6 +53,9 @@ pub enum Kind {
     /// narrowed, hookd's guard of itself turned off or narrowed): what changed, in `weakened`. Written
     /// even with `[record] enabled = false`, so that turning the journal off cannot hide it.
     Weakened,
+    /// What came of a fire's hooks that ran in the background (`background = true`): written once they
+    /// end, after the fire's own line, which did not wait for them.
+    Background,
     /// Anything a newer hookd writes that this one does not know.
     #[serde(other)]
     Other,

@@ -3,6 +3,7 @@
 //! A settings value is immutable once built: a reload builds a whole new one and swaps it in, so a fire
 //! sees one generation from its start to its end.
 
+mod background;
 mod condition;
 mod error;
 mod matcher;
@@ -181,6 +182,9 @@ pub struct Hook {
     pub agents: Option<Vec<String>>,
     pub env: Vec<(String, String)>,
     pub enabled: bool,
+    /// `background = true`: the fire is answered without waiting for it and its answer is never read;
+    /// only where that loses no decision (`background.rs`). Its outcome goes to the journal.
+    pub background: bool,
     /// Line and column of its `command`, `argv` or `worker` in the file, for the checks of the program it
     /// runs, made once the file is valid.
     pub program_at: (usize, usize),

@@ -53,6 +53,7 @@ const HOOK_KEYS: &[&str] = &[
     "agents",
     "env",
     "enabled",
+    "background",
     "declare_moment",
     "builtin",
     "rules",
@@ -552,6 +553,7 @@ impl Walker<'_> {
         let mut agents = None;
         let mut env = Vec::new();
         let mut enabled = true;
+        let mut background = false;
         for (key, value) in table.iter() {
             let field = format!("{what}: {}", key.get_ref());
             match key.get_ref().as_ref() {
@@ -620,6 +622,14 @@ impl Walker<'_> {
                 "env" => env = self.env(value, &field),
                 "enabled" => match value.get_ref().as_bool() {
                     Some(b) => enabled = b,
+                    None => self.type_error(value, &field, "true or false"),
+                },
+                "background" => match value.get_ref().as_bool() {
+                    Some(true) => match super::background::refused_at(moment_name) {
+                        Some(why) => self.error(value.span(), format!("{field}: {why}")),
+                        None => background = true,
+                    },
+                    Some(false) => {}
                     None => self.type_error(value, &field, "true or false"),
                 },
                 // Read before the hooks are (see `declared_by_hooks`); checked here.
@@ -712,6 +722,7 @@ impl Walker<'_> {
             agents,
             env,
             enabled,
+            background,
             program_at,
         };
         // A hook that can never run where it is hung is refused at the key that makes it so.

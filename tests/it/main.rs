@@ -71,6 +71,8 @@ mod daemon_processes;
 mod daemon_protocol;
 /// Allow, ask, rewritten inputs and outputs, and sequential chains, through the real daemon.
 mod daemon_rewrites;
+/// `background = true`: answered at once, the outcome journaled after; reloads and shutdown.
+mod hook_background;
 /// A hook's `if`: not started for a call its rule does not fit, for every agent; empty fields.
 mod hook_conditions;
 /// The HTTP listener for agents' http hooks.
