@@ -287,6 +287,17 @@ impl Engine {
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "fire answered"
         );
+        self.asks.told(crate::engine::asks::Told {
+            moment: &moment,
+            agent: agent.as_deref(),
+            event: &event,
+            asked: verdict.refused && verdict.permission == Some(verdict::Permission::Ask),
+            refused: verdict.refused && verdict.permission != Some(verdict::Permission::Ask),
+            reason: verdict.reason.as_deref(),
+            generation: generation.number,
+            source,
+            recording: settings.record.enabled,
+        });
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.

@@ -14,6 +14,7 @@
 //! # }
 //! ```
 
+mod asks;
 mod background;
 mod clone_exec;
 pub mod fire;
@@ -95,6 +96,8 @@ pub struct Engine {
     /// Cancelled when the fires still running are given up (the daemon's drain deadline): their hooks
     /// are stopped, and they are answered `NotDecided::ShuttingDown`.
     abandoned: CancellationToken,
+    /// The calls hookd answered "ask" for, waiting for what came of them (`asks.rs`).
+    asks: asks::Asks,
     /// The hooks running in the background (`background = true`), which no fire waits for.
     background: tokio_util::task::TaskTracker,
     /// Cancelled at shutdown once the hooks in the background had their time: stops them.
@@ -129,6 +132,7 @@ impl Engine {
             in_flight: AtomicUsize::new(0),
             installing: std::sync::Mutex::new(()),
             abandoned: CancellationToken::new(),
+            asks: asks::Asks::default(),
             background: tokio_util::task::TaskTracker::new(),
             background_stop: CancellationToken::new(),
             workers_stop,
@@ -229,6 +233,7 @@ impl Engine {
     /// Stops every worker and waits up to `deadline` for the hooks being stopped (SIGKILL follows SIGTERM)
     /// to be reaped: at shutdown, once the fires are answered or abandoned.
     pub async fn shut_down(&self, deadline: Duration) {
+        self.asks.stopping();
         // The hooks in the background first, while their workers still run: their time, then stopped.
         self.background.close();
         let waited = background::BACKGROUND_CLOSE.min(deadline);

@@ -120,6 +120,8 @@ mod security;
 
 // ---- the record ----------------------------------------------------------------------------------------
 
+/// Asks followed to their end: what came of each (ran, denied, unknown), and `hookd log --asks`.
+mod ask_outcomes;
 /// The record through the real daemon: the journal, watch, the relay's spool, rotation; and attacked.
 mod record_daemon;
 
