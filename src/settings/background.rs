@@ -11,7 +11,7 @@ use crate::moment::{self, Refusal};
 const AFTER_THE_CALL: &[&str] = &[moment::POST_TOOL_USE, moment::POST_TOOL_USE_FAILURE];
 
 /// Why a hook on `moment_name` may not run in the background, or `None` when it may.
-pub(super) fn refused_at(moment_name: &str) -> Option<String> {
+pub fn refused_at(moment_name: &str) -> Option<String> {
     let Some(known) = moment::known(moment_name) else {
         return Some(format!(
             "{moment_name} is a declared moment, and hookd cannot tell that no agent waits for a hook's verdict there; run the hook in the foreground"

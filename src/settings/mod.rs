@@ -12,6 +12,7 @@ mod parse;
 mod reach;
 mod trust;
 
+pub use background::refused_at as background_refused_at;
 pub use condition::{Condition, ToolCall, Unreadable};
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use matcher::Matcher;
