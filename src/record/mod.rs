@@ -409,9 +409,11 @@ impl Record {
         }
     }
 
-    /// Whether the fire was held back: refused, or asked.
+    /// Whether the fire was held back: refused, or asked. An `ask` record carries its ask's verdict
+    /// again, but is what came of the ask, not a second call held back (`hookd why` and `--refused`
+    /// show the fire).
     pub fn refused(&self) -> bool {
-        self.verdict.as_ref().is_some_and(|v| v.refused)
+        self.kind != Kind::Ask && self.verdict.as_ref().is_some_and(|v| v.refused)
     }
 
     /// Writes `time` from the clock reading taken when the record was made, if it is not written yet.

@@ -202,4 +202,13 @@ fn an_ask_followed_by_the_calls_post_tool_use_ran_and_by_permission_denied_was_d
             .all(|l| l["kind"] == "ask" || l["verdict"]["decision"] == "asked"),
         "{shown:?}"
     );
+    // `hookd why` still shows the last call held back, not what came of an ask.
+    let out = run_hookd(
+        &["why", "--json", "--journal", path.to_str().unwrap()],
+        None,
+        Duration::from_secs(20),
+    );
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let why: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(why["kind"], "fire", "{why}");
 }
