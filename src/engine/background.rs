@@ -9,6 +9,7 @@
 //! reaped), and their record says so.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -43,9 +44,18 @@ impl Started<'_> {
     ) {
         let record =
             FireRecord::background(self.source, self.moment, self.agent, event, generation);
-        let ready: Result<fire::Input, Vec<Option<Ran>>> = match self.undecidable {
-            Some(why) => Err(fire::undecided(&hooks, self.moment, self.agent, why)),
-            None => {
+        let share = (generation.settings.defaults.max_processes / 2).max(1);
+        let running = Running::take(&engine.background_hooks, hooks.len(), share);
+        let ready: Result<fire::Input, Vec<Option<Ran>>> = match (self.undecidable, &running) {
+            (_, None) => {
+                tracing::warn!(moment = %self.moment, hooks = hooks.len(), "hooks in the background not run: {share} are running already (half of max_processes)");
+                let why = format!(
+                    "not run: {share} hooks were running in the background already (half of max_processes, the rest kept for the hooks fires wait for)"
+                );
+                Err(hooks.iter().map(|_| Some(Ran::lost(&why))).collect())
+            }
+            (Some(why), _) => Err(fire::undecided(&hooks, self.moment, self.agent, why)),
+            (None, Some(_)) => {
                 match fire::serialized(event, self.moment, self.agent, generation, self.large).await
                 {
                     // Nobody waits for them: the agent's own time limit at the moment is not theirs.
@@ -93,7 +103,37 @@ impl Started<'_> {
             let mut record = record;
             record.hooks(&reports, &runs);
             record.ended(stopped);
+            drop(running);
         });
+    }
+}
+
+/// Hooks counted as running in the background until dropped. Held to a share of `max_processes`, so
+/// that slow hooks nobody waits for (a notifier fired at every tool call) can never take every process
+/// slot from the hooks a fire waits for: a guard kept waiting for a slot past the relay's timeout would
+/// be a refusal lost. Past the share, they are not run, and their record says why.
+struct Running {
+    count: Arc<AtomicUsize>,
+    hooks: usize,
+}
+
+impl Running {
+    fn take(count: &Arc<AtomicUsize>, hooks: usize, share: usize) -> Option<Running> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                (now + hooks <= share).then_some(now + hooks)
+            })
+            .ok()?;
+        Some(Running {
+            count: count.clone(),
+            hooks,
+        })
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.count.fetch_sub(self.hooks, Ordering::AcqRel);
     }
 }
 

@@ -100,6 +100,8 @@ pub struct Engine {
     asks: asks::Asks,
     /// The hooks running in the background (`background = true`), which no fire waits for.
     background: tokio_util::task::TaskTracker,
+    /// Hooks running in the background now, held to half of `max_processes` (`background.rs`).
+    background_hooks: std::sync::Arc<AtomicUsize>,
     /// Cancelled at shutdown once the hooks in the background had their time: stops them.
     background_stop: CancellationToken,
     /// Cancelled at shutdown: stops every worker, of the generation in force and of any older one a fire
@@ -135,6 +137,7 @@ impl Engine {
             asks: asks::Asks::default(),
             background: tokio_util::task::TaskTracker::new(),
             background_stop: CancellationToken::new(),
+            background_hooks: std::sync::Arc::new(AtomicUsize::new(0)),
             workers_stop,
         })
     }

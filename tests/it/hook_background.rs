@@ -145,3 +145,45 @@ fn background_is_refused_where_a_hook_decides_with_the_reason() {
     );
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
 }
+
+/// Hooks in the background take at most half of `max_processes`: past it they are not run (their
+/// record says why), and the hooks fires wait for always find a slot.
+#[test]
+fn hooks_in_the_background_never_take_the_slots_a_guard_waits_for() {
+    let sb = Sandbox::new();
+    sb.script(
+        "gated.sh",
+        "cat >/dev/null; echo $$ > @DIR@/pid; while [ ! -e @DIR@/go ]; do sleep 0.02; done",
+    );
+    sb.script("guard.sh", "cat >/dev/null; echo no >&2; exit 2");
+    sb.settings(
+        "[defaults]\nmax_processes = 2\n[[hooks.PostToolUse]]\nname = \"shipper\"\nbackground = true\ncommand = \"@DIR@/gated.sh\"\n[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"@DIR@/guard.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    d.fire("PostToolUse", post_tool_use("bg-3"));
+    d.sb.wait_pid("pid");
+    // The share (1 of 2) is taken: the next is not run, and says so.
+    d.fire("PostToolUse", post_tool_use("bg-4"));
+    let path = journal(&d);
+    let mut record = None;
+    wait_until(RESPONSE, "the record of the hook not run", || {
+        record = lines(&path)
+            .into_iter()
+            .find(|l| l["kind"] == "background" && l["session"] == "bg-4");
+        record.is_some()
+    });
+    let record = record.unwrap();
+    assert_eq!(record["hooks"][0]["outcome"], "failed", "{record}");
+    assert!(
+        record["hooks"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("half of max_processes"),
+        "{record}"
+    );
+    // A guard still finds its slot at once, and refuses.
+    let event = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}});
+    let resp = d.fire("PreToolUse", event);
+    assert_eq!(resp["refused"], true, "{resp}");
+    std::fs::write(d.sb.p("go"), "").unwrap();
+}
