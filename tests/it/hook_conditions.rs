@@ -207,3 +207,30 @@ fn an_empty_or_missing_field_fits_only_a_matcher_that_fits_anything() {
     let ran = std::fs::read_to_string(d.sb.p("ran")).unwrap();
     assert_eq!(ran.lines().count(), 10, "{ran}");
 }
+
+/// An event hookd could read only in part (its head) is not judged by `if`: the hook is kept and read as
+/// failed, so that a guard with `on_failure = "refuse"` refuses what hookd could not read, rather than
+/// the call passing because its head names no path.
+#[test]
+fn an_if_does_not_let_an_event_hookd_could_not_read_slip_past_its_guard() {
+    let sb = Sandbox::new();
+    sb.script("count.sh", "cat >/dev/null; echo ran >> @DIR@/ran");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"src-guard\"\nif = \"Edit(src/**)\"\non_failure = \"refuse\"\ncommand = \"@DIR@/count.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    let resp = d.fire_req(json!({
+        "op": "fire", "id": 1, "moment": "PreToolUse", "agent": "claude-code",
+        "event": {"session_id": "s", "tool_name": "Write"},
+        "undecidable": "too large to read whole",
+    }));
+    assert_eq!(resp["refused"], true, "{resp}");
+    assert_eq!(hook_names(&resp), ["src-guard"], "{resp}");
+    // A call read whole that does not fit is not given to the hook.
+    let resp = d.fire(
+        "PreToolUse",
+        json!({"tool_name": "Write", "cwd": "/p", "tool_input": {"file_path": "/p/docs/a.md"}}),
+    );
+    assert_eq!(resp["refused"], false, "{resp}");
+    assert!(hook_names(&resp).is_empty(), "{resp}");
+}
