@@ -203,6 +203,17 @@ pub const HTTP_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// longest is forgotten: a forgotten session only starts counting again from zero.
 pub const STOP_LOOP_SESSIONS: usize = 4096;
 
+// ---- Asks followed to their end. ----
+
+/// Asks followed at once, waiting for what came of them (docs/record.md, asks). Past it, the oldest is
+/// written as `unknown` to make room: a flood of asks with no word after them (an agent that fires no
+/// PostToolUse) must not grow the daemon.
+pub const ASKS_FOLLOWED: usize = 4096;
+
+/// How long an ask is waited on for a word of what came of it (the call run, denied) before it is
+/// written as `unknown`: a person may leave a prompt open a while, but not all day.
+pub const ASK_OUTCOME_WAIT: Duration = Duration::from_secs(30 * 60);
+
 // ---- Shutdown. ----
 
 /// How long running fires may take to finish once shutdown begins.

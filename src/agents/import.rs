@@ -158,9 +158,13 @@ struct Converted {
     /// Where it was in the file (`hooks.PreToolUse[0].hooks[1]`), for the comment above it.
     source: String,
     matcher: Option<String>,
+    /// Its condition on the call (`if`), kept as the agent wrote it when hookd reads it the same.
+    condition: Option<String>,
     command: String,
     timeout: Option<f64>,
     enabled: bool,
+    /// The agent ran it in the background (`async`), where hookd can too.
+    background: bool,
     /// Comment lines above the hook: what changed on the way and why.
     notes: Vec<String>,
 }
@@ -397,9 +401,11 @@ impl Import {
             moment: moment.to_string(),
             source: source.to_string(),
             matcher: None,
+            condition: None,
             command,
             timeout: None,
             enabled: !self.all_disabled,
+            background: false,
             notes,
         };
         for (key, value) in hook {
@@ -418,10 +424,21 @@ impl Import {
                     .notes
                     .push(format!("{key}: {}", short(value))),
                 "async" if value == &Value::Bool(false) => {}
+                "async" if crate::settings::background_refused_at(moment).is_none() => {
+                    converted.background = true;
+                }
                 "async" => converted.notes.push(format!(
                     "{} ran it in the background (async); hookd waits for it, and its answer counts",
                     agent_title(self.agent)
                 )),
+                // The same rule, read the same way on hookd's tool vocabulary (settings.md, `if`).
+                "if" if value.as_str().is_some_and(|rule| {
+                    crate::tables::moment::known(moment).and_then(|m| m.matcher_field) == Some("tool_name")
+                        && crate::settings::Condition::parse(rule).is_ok()
+                }) =>
+                {
+                    converted.condition = value.as_str().map(str::to_string);
+                }
                 "if" => {
                     converted.enabled = false;
                     converted.notes.push(format!(
@@ -692,6 +709,12 @@ impl Import {
             }
             if let Some(matcher) = &hook.matcher {
                 out.push_str(&format!("matcher = {}\n", toml_string(matcher)));
+            }
+            if let Some(condition) = &hook.condition {
+                out.push_str(&format!("if = {}\n", toml_string(condition)));
+            }
+            if hook.background {
+                out.push_str("background = true\n");
             }
             out.push_str(&format!("command = {}\n", toml_string(&hook.command)));
             if let Some(timeout) = hook.timeout {
@@ -1200,8 +1223,9 @@ mod tests {
             {"hooks": [7, {"command": "x"}, {"type": "command"}, {"type": "command", "command": "  "},
                        {"type": "http", "url": "http://x"}, {"type": "command", "command": "ok.sh", "timeout": -1, "async": true, "once": true}]},
             {"matcher": "Bash(", "hooks": [{"type": "command", "command": "bad-regex.sh"}]},
-            {"matcher": "Bash", "hooks": [{"type": "command", "command": "cond.sh", "if": "Bash(git *)"}]}
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "cond.sh", "if": "Bash(git *"}]}
           ],
+          "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "log.sh", "if": "Bash(git *)", "async": true}]}],
           "Stop": {"not": "a list"},
           "weird event": [{"hooks": [{"type": "command", "command": "x"}]}]
         }}"#;
@@ -1221,10 +1245,14 @@ mod tests {
             "ran it in the background (async)",
             "# not kept: \"once\" = true",
             "is not a regex hookd can read",
-            "ran it only if \"Bash(git *)\"",
+            "ran it only if \"Bash(git *\"",
+            "matcher = \"Bash\"\nif = \"Bash(git *)\"\nbackground = true\ncommand = \"log.sh\"\n",
         ] {
             assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
         }
+        let post = &settings.hooks_for("PostToolUse")[0];
+        assert_eq!(post.condition.as_ref().unwrap().source, "Bash(git *)");
+        assert!(post.background);
         let pre = settings.hooks_for("PreToolUse");
         assert_eq!(pre.len(), 3);
         assert!(

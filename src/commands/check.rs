@@ -109,6 +109,12 @@ fn check_json(settings: &Settings) -> Value {
                 if let Some(matcher) = &hook.matcher_source {
                     entry["matcher"] = json!(matcher);
                 }
+                if let Some(condition) = &hook.condition {
+                    entry["if"] = json!(condition.source);
+                }
+                if hook.background {
+                    entry["background"] = json!(true);
+                }
                 if let Some(agents) = &hook.agents {
                     entry["agents"] = json!(agents);
                 }
@@ -154,6 +160,12 @@ fn describe(settings: &Settings) -> String {
             let mut line = format!("  {}", printable(&hook.name));
             if let Some(matcher) = &hook.matcher_source {
                 line.push_str(&format!("  matcher {matcher:?}"));
+            }
+            if let Some(condition) = &hook.condition {
+                line.push_str(&format!("  if {:?}", condition.source));
+            }
+            if hook.background {
+                line.push_str("  background");
             }
             match &hook.program {
                 Program::Shell { command, .. } => line.push_str(&format!("  command {command:?}")),

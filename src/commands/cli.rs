@@ -155,6 +155,9 @@ pub enum Command {
         /// Only the last N records that pass the filters [default: 20 in the table, all as JSON]
         #[arg(short = 'n', value_name = "N")]
         last: Option<usize>,
+        /// Only asks: the fires that asked a person, and what came of each (ran, denied, unknown)
+        #[arg(long)]
+        asks: bool,
         /// JSON lines, as the journal holds them, also on a terminal
         #[arg(long)]
         json: bool,

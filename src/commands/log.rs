@@ -23,6 +23,8 @@ pub struct Log {
     pub filter: Filter,
     pub since: Option<String>,
     pub last: Option<usize>,
+    /// Only asks and their outcomes.
+    pub asks: bool,
     pub json: bool,
     pub journal: Option<PathBuf>,
 }
@@ -48,7 +50,7 @@ pub fn log(asked: Log) -> Result<ExitCode, String> {
         .then(|| std::io::BufWriter::new(std::io::stdout().lock()));
     let mut failed = None;
     let read = crate::record::read::each(&path, |line, record| {
-        if !passes(&filter, since.as_deref(), &record) {
+        if !passes(&filter, since.as_deref(), &record) || (asked.asks && !is_ask(&record)) {
             return ControlFlow::Continue(());
         }
         matched += 1;
@@ -121,6 +123,18 @@ pub fn log(asked: Log) -> Result<ExitCode, String> {
 
 /// Whether `record` passes the filter and is not older than `since` (RFC 3339 in UTC to the millisecond,
 /// as the record's `time` is: such times compare as strings).
+/// An ask, or what came of one: a fire that asked a person, or an `ask` record.
+fn is_ask(record: &Record) -> bool {
+    match record.kind {
+        crate::record::Kind::Ask => true,
+        crate::record::Kind::Fire => record
+            .verdict
+            .as_ref()
+            .is_some_and(|v| v.decision == crate::decision::Ruling::Asked),
+        _ => false,
+    }
+}
+
 fn passes(filter: &WatchFilter, since: Option<&str>, record: &Record) -> bool {
     filter.matches(record) && since.is_none_or(|since| record.time.as_str() >= since)
 }

@@ -84,9 +84,10 @@ fn paint(record: &Record, colour: bool) -> Option<&'static str> {
 fn describe(record: &Record) -> (String, String, String) {
     let text = |value: &Option<String>| value.clone().unwrap_or_default();
     let reason = record
-        .verdict
+        .settled_by
         .as_ref()
-        .and_then(|v| v.reason.clone())
+        .map(|by| format!("by {by}"))
+        .or_else(|| record.verdict.as_ref().and_then(|v| v.reason.clone()))
         .or_else(|| record.cut.clone())
         .or_else(|| record.error.clone())
         .unwrap_or_default();
@@ -109,6 +110,8 @@ fn describe(record: &Record) -> (String, String, String) {
         Kind::StopCap => "stop cap".into(),
         Kind::Dropped => "dropped".into(),
         Kind::Weakened => "weakened".into(),
+        Kind::Background => "background".into(),
+        Kind::Ask => format!("ask: {}", record.outcome.as_deref().unwrap_or("?")),
         Kind::Other => "?".into(),
     };
     let asked = match record.kind {

@@ -28,8 +28,13 @@ struct Times {
 }
 
 impl Tally {
-    /// Counts one record (only fires count).
+    /// Counts one record: a fire for its moment and its hooks; hooks run in the background for their
+    /// runs and times only (their fire was counted already).
     pub fn count(&mut self, record: &Record) {
+        if record.kind == Kind::Background {
+            self.count_hooks(record);
+            return;
+        }
         if record.kind != Kind::Fire || record.error.is_some() {
             return;
         }
@@ -52,6 +57,11 @@ impl Tally {
         if record.hooks.iter().any(|h| h.outcome == Outcome::Failed) {
             counts.failed += 1;
         }
+        self.count_hooks(record);
+    }
+
+    /// Each hook of the record that ran: one more run, and its time among the recent ones.
+    fn count_hooks(&mut self, record: &Record) {
         for hook in &record.hooks {
             if hook.outcome == Outcome::Skipped {
                 continue;
@@ -164,6 +174,19 @@ mod tests {
         assert_eq!(hooks["slow"].runs, 101);
         assert_eq!(hooks["slow"].p50_ms, 49.0);
         assert_eq!(hooks["slow"].p99_ms, 98.0);
+        let mut background = fire(
+            "PostToolUse",
+            Ruling::None,
+            &[("shipper", Outcome::Nothing, 7.0)],
+        );
+        background.kind = Kind::Background;
+        background.verdict = None;
+        tally.count(&background);
+        assert_eq!(
+            tally.hooks()["shipper"].runs,
+            1,
+            "a hook in the background counts its runs"
+        );
         tally.count(&Record::new(Kind::Reload));
         assert_eq!(tally.moments().len(), 2, "only fires count");
     }

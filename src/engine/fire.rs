@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 use crate::decision::{HookReport, Outcome, Rewrote, Verdict};
 use crate::engine::reading::{self, Exit};
 use crate::engine::recording::FireRecord;
-use crate::engine::runner::{Input, Ran};
+pub(super) use crate::engine::runner::Input;
+use crate::engine::runner::Ran;
 use crate::engine::verdict::{self, Heard, Rewrites};
 use crate::engine::{Engine, Generation, protect};
 use crate::protocol::Event;
@@ -120,6 +121,21 @@ impl Engine {
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
         let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
+        let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
+        let (background, hooks): (Vec<_>, Vec<_>) =
+            hooks.into_iter().partition(|hook| hook.background);
+        if !background.is_empty() {
+            let started = crate::engine::background::Started {
+                moment: &moment,
+                agent: agent.as_deref(),
+                source,
+                large,
+                undecidable: undecidable.as_deref(),
+            };
+            started
+                .start(self, &generation, background, &mut event)
+                .await;
+        }
         let _in_flight = (!hooks.is_empty()).then(|| self.fire_started());
         let runs: Vec<Option<Ran>> = if let Some(why) = &undecidable {
             undecided(&hooks, &moment, agent.as_deref(), why)
@@ -231,6 +247,18 @@ impl Engine {
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "fire answered"
         );
+        self.asks.told(crate::engine::asks::Told {
+            moment: &moment,
+            agent: agent.as_deref(),
+            event: &event,
+            asked: verdict.refused && verdict.permission == Some(crate::decision::Permission::Ask),
+            refused: verdict.refused
+                && verdict.permission != Some(crate::decision::Permission::Ask),
+            reason: verdict.reason.as_deref(),
+            generation: generation.number,
+            source,
+            recording: settings.record.enabled,
+        });
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.
@@ -336,10 +364,54 @@ async fn select_hooks(
     })
 }
 
+/// The hooks whose `if` fits the call (and those with none), in the same order: the call is read once,
+/// for all of them, and only when one has an `if`; a large event's on a blocking thread, as its
+/// serialization is (a command line of megabytes is read in milliseconds, not on the runtime's one
+/// thread). An undecidable event (only its head was read) is not judged: its hooks are kept, to be read
+/// as failed, so that their `on_failure` decides what hookd could not read, as for a hook without one.
+async fn keep_fitting(
+    mut hooks: Vec<Arc<Hook>>,
+    event: &mut Map<String, Value>,
+    large: bool,
+    undecidable: bool,
+) -> Vec<Arc<Hook>> {
+    if undecidable || hooks.iter().all(|hook| hook.condition.is_none()) {
+        return hooks;
+    }
+    let home = crate::paths::home();
+    let call = if large {
+        let taken = std::mem::take(event);
+        let reading = tokio::task::spawn_blocking(move || {
+            let call = crate::settings::ToolCall::read(&taken, &home);
+            (call, taken)
+        });
+        match reading.await {
+            Ok((call, taken)) => {
+                *event = taken;
+                call
+            }
+            Err(e) => {
+                // The event went with the thread: every hook is kept, and none can be given it whole.
+                tracing::error!(
+                    "reading a tool call for the hooks' `if` failed abnormally ({e}): running every hook of the moment"
+                );
+                return hooks;
+            }
+        }
+    } else {
+        crate::settings::ToolCall::read(event, &home)
+    };
+    hooks.retain(|hook| match &hook.condition {
+        None => true,
+        Some(condition) => call.as_ref().is_some_and(|call| condition.fits(call)),
+    });
+    hooks
+}
+
 /// The runs of an undecidable event's hooks (too large or too deep to decode): none is run, since none
 /// could be given the event; each is read as failed with `why`, so that `on_failure = "refuse"` refuses
 /// and `ignore` shows the failure in the response, rather than the event passing as if nothing watched it.
-fn undecided(
+pub(super) fn undecided(
     hooks: &[Arc<Hook>],
     moment: &str,
     agent: Option<&str>,
@@ -429,7 +501,7 @@ impl StopLoop {
 
 /// Runs every hook at once; the results come back in the settings file's order, whatever order they
 /// finished in.
-async fn run_all(
+pub(super) async fn run_all(
     engine: &Arc<Engine>,
     generation: &Arc<Generation>,
     hooks: &[Arc<Hook>],
@@ -534,7 +606,7 @@ fn judged_by_guard(guard: &crate::guard::Guard, input: &Input) -> Ran {
 
 /// How `hook`'s run reads (docs/settings.md, "How a hook's answer is read"). An event hookd could only
 /// take in part (`busy`: read while the daemon was short of memory) fails closed.
-fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Heard {
+pub(super) fn read_outcome(hook: &Hook, moment: &str, ran: &Ran, busy: bool) -> Heard {
     // A JSON answer cut at the output limit cannot be read, and may have been a refusal or a redaction
     // too large to carry: it fails closed, whatever the hook's on_failure.
     let stdout = ran.stdout.trim_ascii_start();
@@ -654,7 +726,7 @@ impl Chain<'_> {
 
 /// The event as hooks are given it. A large event (tens of megabytes) is serialized on a blocking
 /// thread, not the runtime's, and handed back after; `Err` if that thread failed.
-async fn serialized(
+pub(super) async fn serialized(
     event: &mut Map<String, Value>,
     moment: &str,
     agent: Option<&str>,
@@ -738,7 +810,13 @@ fn fits_the_environment(value: &str) -> bool {
     value.len() <= crate::limits::MAX_ENV_VALUE && !value.contains('\0')
 }
 
-fn log_outcome(hook: &Hook, moment: &str, agent: Option<&str>, outcome: &Heard, ms: f64) {
+pub(super) fn log_outcome(
+    hook: &Hook,
+    moment: &str,
+    agent: Option<&str>,
+    outcome: &Heard,
+    ms: f64,
+) {
     let agent = agent.unwrap_or("");
     if let Some(warning) = &outcome.warning {
         tracing::warn!(hook = %hook.name, %moment, agent, "{warning}");

@@ -14,6 +14,8 @@
 //! # }
 //! ```
 
+mod asks;
+mod background;
 mod clone_exec;
 pub mod fire;
 pub mod protect;
@@ -95,6 +97,14 @@ pub struct Engine {
     /// Cancelled when the fires still running are given up (the daemon's drain deadline): their hooks
     /// are stopped, and they are answered `NotDecided::ShuttingDown`.
     abandoned: CancellationToken,
+    /// The calls hookd answered "ask" for, waiting for what came of them (`asks.rs`).
+    asks: asks::Asks,
+    /// The hooks running in the background (`background = true`), which no fire waits for.
+    background: tokio_util::task::TaskTracker,
+    /// Hooks running in the background now, held to half of `max_processes` (`background.rs`).
+    background_hooks: std::sync::Arc<AtomicUsize>,
+    /// Cancelled at shutdown once the hooks in the background had their time: stops them.
+    background_stop: CancellationToken,
     /// Cancelled at shutdown: stops every worker, of the generation in force and of any older one a fire
     /// still holds.
     workers_stop: CancellationToken,
@@ -125,6 +135,10 @@ impl Engine {
             in_flight: AtomicUsize::new(0),
             installing: std::sync::Mutex::new(()),
             abandoned: CancellationToken::new(),
+            asks: asks::Asks::default(),
+            background: tokio_util::task::TaskTracker::new(),
+            background_stop: CancellationToken::new(),
+            background_hooks: std::sync::Arc::new(AtomicUsize::new(0)),
             workers_stop,
         })
     }
@@ -223,6 +237,21 @@ impl Engine {
     /// Stops every worker and waits up to `deadline` for the hooks being stopped (SIGKILL follows SIGTERM)
     /// to be reaped: at shutdown, once the fires are answered or abandoned.
     pub async fn shut_down(&self, deadline: Duration) {
+        self.asks.stopping();
+        // The hooks in the background first, while their workers still run: their time, then stopped.
+        self.background.close();
+        let waited = background::BACKGROUND_CLOSE.min(deadline);
+        if tokio::time::timeout(waited, self.background.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                running = self.background.len(),
+                "hooks in the background still running at shutdown: stopping them"
+            );
+            self.background_stop.cancel();
+            let _ = tokio::time::timeout(deadline, self.background.wait()).await;
+        }
         self.workers_stop.cancel();
         let cleanups = &self.runner.cleanups;
         cleanups.close();

@@ -47,6 +47,35 @@ impl FireRecord {
         }
     }
 
+    /// The record of a fire's hooks run in the background: a `background` line of its own, written
+    /// once they end ([`FireRecord::ended`]), beside the fire's, which does not wait for them.
+    pub fn background(
+        source: Source,
+        moment: &str,
+        agent: Option<&str>,
+        event: &Map<String, Value>,
+        generation: &crate::engine::Generation,
+    ) -> FireRecord {
+        let mut record = FireRecord::begin(source, moment, agent, event, generation);
+        if let Some(record) = &mut record.record {
+            record.kind = record::Kind::Background;
+        }
+        record
+    }
+
+    /// The hooks run in the background ended, or were stopped at shutdown (`stopped`): the record is
+    /// written, with no verdict (nobody read one).
+    pub fn ended(mut self, stopped: bool) {
+        let Some(mut record) = self.record.take() else {
+            return;
+        };
+        if stopped {
+            record.cut = Some("the daemon stopped before the hooks finished".into());
+        }
+        record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
+        record::note(record);
+    }
+
     /// The hooks that ran: each one's outcome, with its stderr when it refused, asked or failed (what
     /// `hookd why` shows). A run cancelled because nobody waits for it marks the fire as cut short.
     pub fn hooks(&mut self, reports: &[HookReport], runs: &[Option<Ran>]) {

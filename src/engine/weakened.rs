@@ -103,10 +103,11 @@ fn identity(hook: &Hook) -> String {
         other => format!("{other:?}"),
     };
     format!(
-        "{program}\n{:?}\n{:?}\n{:?}\n{:?}",
+        "{program}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
         hook.matcher_source
             .as_deref()
             .filter(|m| !m.is_empty() && *m != "*"),
+        (hook.condition.as_ref().map(|c| &c.source), hook.background),
         hook.on_failure,
         hook.agents,
         hook.timeout
@@ -125,6 +126,20 @@ fn hook_changes(before: &Hook, after: &Hook) -> Vec<String> {
             matcher_words(before),
             matcher_words(after)
         ));
+    }
+    let condition = |hook: &Hook| hook.condition.as_ref().map(|c| c.source.clone());
+    if let (old, Some(new)) = (condition(before), condition(after))
+        && old.as_deref() != Some(new.as_str())
+    {
+        // Two rules cannot be compared: any new or changed `if` may run the hook for fewer calls.
+        changes.push(format!(
+            "if changed from {:?} to {new:?}",
+            old.as_deref().unwrap_or("(none: every call)")
+        ));
+    }
+    if after.background && !before.background {
+        // Its answer (an output redacted, advice given) is no longer read.
+        changes.push("background turned on: its answer is no longer read".to_string());
     }
     if let Some(change) = agents_narrowed(before.agents.as_deref(), after.agents.as_deref()) {
         changes.push(change);
@@ -262,6 +277,22 @@ mod tests {
             ]
         );
         assert!(words(&builtin("secrets = \"ask\""), &builtin("")).is_empty());
+    }
+
+    #[test]
+    fn an_if_added_or_changed_is_said_and_one_taken_away_is_not() {
+        let hook = |rule: &str| {
+            format!("[[hooks.PreToolUse]]\nname = \"g\"\ncommand = \"/bin/g\"\n{rule}\n")
+        };
+        assert_eq!(
+            words(&hook(""), &hook("if = \"Bash(git push *)\"")),
+            ["PreToolUse g: if changed from \"(none: every call)\" to \"Bash(git push *)\""]
+        );
+        assert_eq!(
+            words(&hook("if = \"Bash\""), &hook("if = \"Bash(rm *)\"")),
+            ["PreToolUse g: if changed from \"Bash\" to \"Bash(rm *)\""]
+        );
+        assert!(words(&hook("if = \"Bash\""), &hook("")).is_empty());
     }
 
     #[test]

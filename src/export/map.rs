@@ -27,6 +27,8 @@ pub fn kind_name(kind: Kind) -> &'static str {
         Kind::Dropped => "dropped",
         Kind::Relay => "relay",
         Kind::Weakened => "weakened",
+        Kind::Background => "background",
+        Kind::Ask => "ask",
         Kind::Other => "other",
     }
 }
@@ -201,7 +203,8 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
         .any(|h| h.outcome == crate::decision::Outcome::Failed);
     let warn = match record.kind {
         Kind::Fire => decision == Some("refused") || failed || record.cut.is_some(),
-        Kind::Reload | Kind::StopCap | Kind::Other => false,
+        Kind::Background => failed || record.cut.is_some(),
+        Kind::Reload | Kind::StopCap | Kind::Ask | Kind::Other => false,
         Kind::WorkerRestart => true,
         Kind::ReloadRefused | Kind::Weakened | Kind::Dropped | Kind::Relay => true,
     };

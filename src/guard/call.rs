@@ -190,7 +190,7 @@ impl Call {
 }
 
 /// Every path `input` names in one of [`PATH_FIELDS`], as a text or a list of texts.
-fn paths_named(input: &Value) -> Vec<String> {
+pub fn paths_named(input: &Value) -> Vec<String> {
     let mut paths = Vec::new();
     for field in PATH_FIELDS {
         match input.get(*field) {

@@ -54,6 +54,12 @@ pub enum Kind {
     /// narrowed, hookd's guard of itself turned off or narrowed): what changed, in `weakened`. Written
     /// even with `[record] enabled = false`, so that turning the journal off cannot hide it.
     Weakened,
+    /// What came of a fire's hooks that ran in the background (`background = true`): written once they
+    /// end, after the fire's own line, which did not wait for them.
+    Background,
+    /// What came of a call hookd answered "ask" for (ran, denied, unknown), once the agent told, or
+    /// the session went on, or the wait ran out.
+    Ask,
     /// Anything a newer hookd writes that this one does not know.
     #[serde(other)]
     Other,
@@ -145,6 +151,19 @@ pub struct Record {
     /// [`MAX_WEAKENINGS`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub weakened: Vec<Weakening>,
+    /// What came of an ask (an `ask` record): `ran`, `denied` or `unknown`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// What told the outcome of an ask: the moment the agent fired for the call (`PostToolUse`,
+    /// `PermissionDenied`, ...), or `next prompt`, `no word in time`, `daemon stopped`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_by: Option<String>,
+    /// The tool call's id as the agent gave it (`tool_use_id`), when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// When hookd asked (an `ask` record), as `time` is written: the fire line it pairs with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<String>,
 }
 
 /// The most changes a `weakened` record (and `status`'s `last_weakened`) lists; past it, a last entry
@@ -314,6 +333,10 @@ impl Record {
             relay: None,
             file: None,
             weakened: Vec::new(),
+            outcome: None,
+            settled_by: None,
+            call: None,
+            asked: None,
         }
     }
 
@@ -374,6 +397,10 @@ impl Record {
         short(&mut self.file, SUMMARY_CHARS);
         short(&mut self.digest, SUMMARY_CHARS);
         short(&mut self.error, ERROR_CHARS);
+        short(&mut self.outcome, SUMMARY_CHARS);
+        short(&mut self.settled_by, SUMMARY_CHARS);
+        short(&mut self.call, SUMMARY_CHARS);
+        short(&mut self.asked, SUMMARY_CHARS);
         if self.weakened.len() > MAX_WEAKENINGS + 1
             || self.weakened.iter().any(|w| {
                 [&w.moment, &w.hook]
@@ -401,9 +428,11 @@ impl Record {
         }
     }
 
-    /// Whether the fire was held back: refused, or asked.
+    /// Whether the fire was held back: refused, or asked. An `ask` record carries its ask's verdict
+    /// again, but is what came of the ask, not a second call held back (`hookd why` and `--refused`
+    /// show the fire).
     pub fn refused(&self) -> bool {
-        self.verdict.as_ref().is_some_and(|v| v.refused)
+        self.kind != Kind::Ask && self.verdict.as_ref().is_some_and(|v| v.refused)
     }
 
     /// Writes `time` from the clock reading taken when the record was made, if it is not written yet.

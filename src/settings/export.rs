@@ -42,6 +42,8 @@ pub const KINDS: &[&str] = &[
     "stop_cap",
     "dropped",
     "relay",
+    "background",
+    "ask",
 ];
 
 /// A fire's decisions, as the journal names them, that `decisions` may list.

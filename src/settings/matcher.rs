@@ -44,7 +44,9 @@ impl Matcher {
         }
     }
 
-    /// Whether an event fits, testing `field`. An event without the field fits no matcher but [`Matcher::Any`].
+    /// Whether an event fits, testing `field`. An event without the field, or with it empty (Claude Code
+    /// once sent `agent_type: ""` at SubagentStop, which slipped past a matcher `.*` was not meant to let
+    /// pass), fits no matcher but [`Matcher::Any`]: a value the agent did not give is no value to match.
     ///
     /// For `tool_name`, the agent's own tool name in `agent_tool_name` (set by the relay for agents whose tools
     /// are renamed, docs/agents.md) is tested too, so that a matcher fits when it matches either name.
@@ -56,6 +58,7 @@ impl Matcher {
             event
                 .get(key)
                 .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
                 .is_some_and(|v| self.matches_value(v))
         };
         fits(field) || (field == "tool_name" && fits("agent_tool_name"))
@@ -120,6 +123,16 @@ mod tests {
         let event = json!({"session_id": "s"});
         assert!(!m("Bash").matches_event(event.as_object().unwrap(), "tool_name"));
         assert!(!m(".*").matches_event(event.as_object().unwrap(), "tool_name"));
+    }
+
+    #[test]
+    fn an_empty_field_fits_no_matcher_but_any() {
+        let event = json!({"agent_type": ""});
+        let event = event.as_object().unwrap();
+        for source in [".*", "^$", "x|", "Explore"] {
+            assert!(!m(source).matches_event(event, "agent_type"), "{source}");
+        }
+        assert!(m("*").matches_event(event, "agent_type"));
     }
 
     #[test]

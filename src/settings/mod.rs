@@ -3,6 +3,8 @@
 //! A settings value is immutable once built: a reload builds a whole new one and swaps it in, so a fire
 //! sees one generation from its start to its end.
 
+mod background;
+mod condition;
 mod error;
 pub mod export;
 mod matcher;
@@ -11,6 +13,8 @@ mod parse;
 mod reach;
 mod trust;
 
+pub use background::refused_at as background_refused_at;
+pub use condition::{Condition, ToolCall, Unreadable};
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use export::Export;
 pub use matcher::Matcher;
@@ -167,6 +171,9 @@ pub struct Hook {
     pub matcher: Matcher,
     /// The matcher as written, for `check` and logs; `None` when absent.
     pub matcher_source: Option<String>,
+    /// Its `if`: a condition on what the tool was called with (`condition.rs`); a hook whose condition
+    /// does not fit the call is not started. `None`: every call its matcher fits.
+    pub condition: Option<Condition>,
     pub program: Program,
     pub timeout: Duration,
     /// Whether the file gives this hook's timeout (on the hook, or in `[defaults]`). One it does not is
@@ -178,6 +185,9 @@ pub struct Hook {
     pub agents: Option<Vec<String>>,
     pub env: Vec<(String, String)>,
     pub enabled: bool,
+    /// `background = true`: the fire is answered without waiting for it and its answer is never read;
+    /// only where that loses no decision (`background.rs`). Its outcome goes to the journal.
+    pub background: bool,
     /// Line and column of its `command`, `argv` or `worker` in the file, for the checks of the program it
     /// runs, made once the file is valid.
     pub program_at: (usize, usize),

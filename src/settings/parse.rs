@@ -12,8 +12,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{
-    ConfigError, ConfigErrors, Defaults, Export, Hook, Http, LineIndex, Matcher, OnFailure,
-    Program, Protect, Record,
+    Condition, ConfigError, ConfigErrors, Defaults, Export, Hook, Http, LineIndex, Matcher,
+    OnFailure, Program, Protect, Record,
 };
 
 mod export;
@@ -46,6 +46,7 @@ const DEFAULTS_KEYS: &[&str] = &[
 const HOOK_KEYS: &[&str] = &[
     "name",
     "matcher",
+    "if",
     "command",
     "argv",
     "worker",
@@ -55,6 +56,7 @@ const HOOK_KEYS: &[&str] = &[
     "agents",
     "env",
     "enabled",
+    "background",
     "declare_moment",
     "builtin",
     "rules",
@@ -547,6 +549,7 @@ impl Walker<'_> {
 
         let mut matcher = Matcher::Any;
         let mut matcher_source = None;
+        let mut condition = None;
         let mut command = None;
         let mut argv = None;
         let mut worker = None;
@@ -559,6 +562,7 @@ impl Walker<'_> {
         let mut agents = None;
         let mut env = Vec::new();
         let mut enabled = true;
+        let mut background = false;
         for (key, value) in table.iter() {
             let field = format!("{what}: {}", key.get_ref());
             match key.get_ref().as_ref() {
@@ -595,6 +599,7 @@ impl Walker<'_> {
                     }
                     matcher_source = Some(source);
                 }
+                "if" => condition = self.condition(key, value, &what, moment_name),
                 "command" => command = self.non_empty_string(value, &field),
                 "argv" => argv = self.program_words(value, &field),
                 "worker" => worker = self.program_words(value, &field),
@@ -626,6 +631,14 @@ impl Walker<'_> {
                 "env" => env = self.env(value, &field),
                 "enabled" => match value.get_ref().as_bool() {
                     Some(b) => enabled = b,
+                    None => self.type_error(value, &field, "true or false"),
+                },
+                "background" => match value.get_ref().as_bool() {
+                    Some(true) => match super::background::refused_at(moment_name) {
+                        Some(why) => self.error(value.span(), format!("{field}: {why}")),
+                        None => background = true,
+                    },
+                    Some(false) => {}
                     None => self.type_error(value, &field, "true or false"),
                 },
                 // Read before the hooks are (see `declared_by_hooks`); checked here.
@@ -710,6 +723,7 @@ impl Walker<'_> {
             moment: moment_name.to_string(),
             matcher,
             matcher_source,
+            condition,
             program,
             timeout,
             timeout_given,
@@ -717,6 +731,7 @@ impl Walker<'_> {
             agents,
             env,
             enabled,
+            background,
             program_at,
         };
         // A hook that can never run where it is hung is refused at the key that makes it so.
@@ -744,6 +759,46 @@ impl Walker<'_> {
                     item.span(),
                     format!("{field}: unknown agent \"{}\" (did you mean \"{meant}\"?); the agents hookd knows are {}", moment::shown(name), crate::tables::agent::Agent::ALL.map(|a| a.name()).join(", ")),
                 );
+            }
+        }
+    }
+
+    /// `if = "Bash(git push *)"`: a condition on what a tool was called with (`condition.rs`), only at a
+    /// moment of a tool call. A rule that cannot be read is an error at the character that stops it.
+    fn condition(
+        &mut self,
+        key: &Spanned<std::borrow::Cow<'_, str>>,
+        value: &Value<'_>,
+        what: &str,
+        moment_name: &str,
+    ) -> Option<Condition> {
+        let source = self.string(value, &format!("{what}: if"))?;
+        if moment::known(moment_name).and_then(|m| m.matcher_field) != Some("tool_name") {
+            self.error(
+                key.span(),
+                format!("{what}: {moment_name} is no tool call, so an `if` (a rule on what a tool is called with) cannot be used there; remove it, or hang the hook on PreToolUse, PostToolUse or another moment of a tool call"),
+            );
+            return None;
+        }
+        match Condition::parse(&source) {
+            Ok(condition) => Some(condition),
+            Err(e) => {
+                // At the character itself when the value is written as it reads (no escapes in it).
+                let span = value.span();
+                let raw = self.text.get(span.clone()).unwrap_or_default();
+                let offset = match raw.get(1..raw.len().saturating_sub(1)) {
+                    Some(inner) if inner == source => span.start + 1 + e.at,
+                    _ => span.start,
+                };
+                self.error_at(
+                    offset,
+                    format!(
+                        "{what}: if {:?} cannot be read: {}",
+                        moment::shown(&source),
+                        e.message
+                    ),
+                );
+                None
             }
         }
     }

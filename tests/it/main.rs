@@ -71,6 +71,10 @@ mod daemon_processes;
 mod daemon_protocol;
 /// Allow, ask, rewritten inputs and outputs, and sequential chains, through the real daemon.
 mod daemon_rewrites;
+/// `background = true`: answered at once, the outcome journaled after; reloads and shutdown.
+mod hook_background;
+/// A hook's `if`: not started for a call its rule does not fit, for every agent; empty fields.
+mod hook_conditions;
 /// The HTTP listener for agents' http hooks.
 mod http_hooks;
 /// hookd's guard of itself: every agent's call that would switch the guard off refused, reads not.
@@ -116,6 +120,8 @@ mod security;
 
 // ---- the record ----------------------------------------------------------------------------------------
 
+/// Asks followed to their end: what came of each (ran, denied, unknown), and `hookd log --asks`.
+mod ask_outcomes;
 /// The journal exported to an OpenTelemetry collector: a collector on loopback decoding OTLP/HTTP.
 #[cfg(feature = "otlp")]
 mod export_otlp;
