@@ -15,10 +15,10 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::decision::HookReport;
-use crate::engine::fire;
 use crate::engine::reading::Exit;
 use crate::engine::recording::FireRecord;
 use crate::engine::runner::Ran;
+use crate::engine::running;
 use crate::engine::{Engine, Generation};
 use crate::record::Source;
 use crate::settings::Hook;
@@ -47,7 +47,7 @@ impl Started<'_> {
             FireRecord::background(self.source, self.moment, self.agent, event, generation);
         let share = (generation.settings.defaults.max_processes / 2).max(1);
         let running = Running::take(&engine.background_hooks, hooks.len(), share);
-        let ready: Result<fire::Input, Vec<Option<Ran>>> = match (self.undecidable, &running) {
+        let ready: Result<running::Input, Vec<Option<Ran>>> = match (self.undecidable, &running) {
             (_, None) => {
                 tracing::warn!(moment = %self.moment, hooks = hooks.len(), "hooks in the background not run: {share} are running already (half of max_processes)");
                 let why = format!(
@@ -55,12 +55,13 @@ impl Started<'_> {
                 );
                 Err(hooks.iter().map(|_| Some(Ran::lost(&why))).collect())
             }
-            (Some(why), _) => Err(fire::undecided(&hooks, self.moment, self.agent, why)),
+            (Some(why), _) => Err(running::undecided(&hooks, self.moment, self.agent, why)),
             (None, Some(_)) => {
-                match fire::serialized(event, self.moment, self.agent, generation, self.large).await
+                match running::serialized(event, self.moment, self.agent, generation, self.large)
+                    .await
                 {
                     // Nobody waits for them: the agent's own time limit at the moment is not theirs.
-                    Ok(input) => Ok(fire::Input {
+                    Ok(input) => Ok(running::Input {
                         time_cap: None,
                         ..input
                     }),
@@ -75,17 +76,17 @@ impl Started<'_> {
         engine.clone().background.spawn(async move {
             let runs = match ready {
                 Ok(input) => {
-                    fire::run_all(&engine, &generation, &hooks, &Arc::new(input), &cancel).await
+                    running::run_all(&engine, &generation, &hooks, &Arc::new(input), &cancel).await
                 }
                 Err(runs) => runs,
             };
             let mut reports = Vec::with_capacity(hooks.len());
             for (hook, ran) in hooks.iter().zip(&runs) {
                 let Some(ran) = ran else { continue };
-                let outcome = fire::read_outcome(hook, &moment, ran, false);
+                let outcome = running::read_outcome(hook, &moment, ran, false);
                 let ms = crate::time::tenths_of_ms(ran.elapsed);
                 if !matches!(ran.exit, Exit::Cancelled(_)) {
-                    fire::log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
+                    running::log_outcome(hook, &moment, agent.as_deref(), &outcome, ms);
                 }
                 reports.push(HookReport {
                     name: hook.name.clone(),

@@ -23,6 +23,7 @@ pub mod reading;
 pub mod reaper;
 mod recording;
 pub mod runner;
+mod running;
 mod spawn;
 pub mod stoploop;
 #[cfg(test)]
