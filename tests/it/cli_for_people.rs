@@ -35,6 +35,10 @@ fn status_on_a_terminal_reads_like_systemctl_and_piped_is_json() {
     let socket = d.socket.to_str().unwrap();
     let refused = d.fire("PreToolUse", serde_json::json!({"tool_name": "Bash"}));
     assert_eq!(refused["refused"], true, "{refused}");
+    // The record counts a fire once its writer has taken it, a moment after the answer.
+    wait_until(RESPONSE, "the fire counted in the record", || {
+        d.status()["record"]["moments"]["PreToolUse"]["fires"] == 1
+    });
     let out = on_terminal(&["status", "--socket", socket], true);
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
     let shown = text(&out.stdout);
