@@ -92,12 +92,18 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
 pub(crate) const INTERRUPTED: &str = "interrupted: the hooks were stopped";
 
 /// Cancelled at the first Ctrl-C (SIGINT), for as long as the runtime runs: handled once for the whole
-/// command, so that a Ctrl-C between two cases is not lost. Needs the runtime.
+/// command, so that a Ctrl-C between two cases is not lost. Needs the runtime. The handler is in place
+/// when this returns, not when the task that waits on it first runs: a Ctrl-C in between would
+/// otherwise kill the command with its hooks still running.
 pub(crate) fn interrupted() -> CancellationToken {
+    use tokio::signal::unix::{SignalKind, signal};
     let token = CancellationToken::new();
     let cancel = token.clone();
+    let Ok(mut sigint) = signal(SignalKind::interrupt()) else {
+        return token;
+    };
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        if sigint.recv().await.is_some() {
             cancel.cancel();
         }
     });
