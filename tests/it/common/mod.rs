@@ -40,8 +40,10 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_hookd");
 /// The relay as a program of its own, built beside [`BIN`]: what `--print-settings` and `setup` write.
 pub const RELAY_BIN: &str = env!("CARGO_BIN_EXE_hookd-relay");
 
-/// How long the daemon may take to accept its first connection.
-pub const READY: Duration = Duration::from_secs(10);
+/// How long the daemon may take to accept its first connection: a deadline, not a wait. Generous, since a
+/// debug build compiling its settings' regular expressions (`\w{100}` four times) on a loaded two-core
+/// machine was seen to need more than 10 s.
+pub const READY: Duration = Duration::from_secs(30);
 
 /// How long a response may take before a read gives up (a safety net against a hung test, not a speed
 /// assertion: every test that needs a response waits on this deadline).
