@@ -20,7 +20,11 @@
 //!   A pattern ending in ` *` also fits the command with nothing after it (`git push *` fits `git push`
 //!   and `git push origin main`, not `git pushy`); the older `:*` ending means the same. A command hookd
 //!   cannot read (its program is a variable, a script piped into a shell) fits every pattern: the hook
-//!   is given what hookd could not judge.
+//!   is given what hookd could not judge; nor does one with too many options after its program. The
+//!   options right after the program may stand before what the pattern names (`git -C x push`), a word
+//!   hookd cannot know may be any text (`git $(printf push)`), and case is not told apart (`GIT push`
+//!   runs git where the file system does not tell it): each only fits more, so a guard is not slipped
+//!   past.
 //! - `Edit(path)`, `Read(path)`, `Write(path)`, ...: a path the call names fits, in gitignore's syntax:
 //!   `*` within one folder, `**` across folders, `?`, `[abc]`; a pattern without a `/` fits a name at
 //!   any depth; a pattern that fits a folder fits everything below it. Where it starts: `//path` from
@@ -78,8 +82,9 @@ enum Tools {
 /// What a rule asks of the call's arguments.
 #[derive(Debug, Clone)]
 enum Argument {
-    /// A command line's pattern (anchored).
-    Command(Regex),
+    /// A command line's pattern: anchored, and as its pieces for a command with words that cannot
+    /// be known.
+    Command { pattern: Regex, glob: Glob },
     /// A path pattern, from where it starts.
     Path { from: Start, pattern: Regex },
     /// A fetched address's host: exactly this, or (`*.x`) any host below `x`.
@@ -185,12 +190,13 @@ impl Condition {
         }
         match &self.argument {
             None => true,
-            Some(Argument::Command(pattern)) => {
+            Some(Argument::Command { pattern, glob }) => {
                 call.line
                     .as_deref()
                     .is_some_and(|line| pattern.is_match(line.trim()))
                     || call.commands.iter().any(|command| match command {
-                        Simple::Read(text) => pattern.is_match(text),
+                        Simple::Read(texts) => texts.iter().any(|text| pattern.is_match(text)),
+                        Simple::Partly(texts) => texts.iter().any(|text| glob.fits(text)),
                         Simple::Unknown => true,
                     })
             }
@@ -254,7 +260,13 @@ fn argument(name: &str, tool: &Tools, inner: &str, at: usize) -> Result<Argument
         ));
     }
     match tool {
-        Tools::Shell => command_pattern(inner, at).map(Argument::Command),
+        Tools::Shell => {
+            let pattern = command_pattern(inner, at)?;
+            Ok(Argument::Command {
+                pattern,
+                glob: Glob::new(inner),
+            })
+        }
         _ if PATH_TOOLS.contains(&name) => path_pattern(inner, at),
         _ if name == "WebFetch" => domain(inner, at),
         _ => Err(unreadable(
@@ -282,7 +294,8 @@ fn command_pattern(inner: &str, at: usize) -> Result<Regex, Unreadable> {
             _ => (inner, false),
         },
     };
-    let mut pattern = String::from("^");
+    // Case is not told apart: on a file system that does not (macOS's), `GIT push` runs git.
+    let mut pattern = String::from("(?i)^");
     let mut chars = body.char_indices();
     while let Some((i, c)) = chars.next() {
         match c {
@@ -331,7 +344,8 @@ fn path_pattern(inner: &str, at: usize) -> Result<Argument, Unreadable> {
     }
     // A pattern with no `/` but at its end fits a name at any depth (gitignore).
     let any_depth = !anchored && !rest.contains('/');
-    let mut pattern = String::from("^");
+    // Case is not told apart: on a file system that does not (macOS's), `SRC/a.rs` is `src/a.rs`.
+    let mut pattern = String::from("(?i)^");
     if any_depth {
         pattern.push_str("(?:.*/)?");
     }
@@ -469,10 +483,167 @@ fn path_fits(pattern: &Regex, base: &Path, path: &Path) -> bool {
 /// One simple command of a shell call, as a rule's pattern is matched against it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Simple {
-    /// Its program (without its folder) and arguments, one space between them.
-    Read(String),
+    /// Its program (without its folder) and arguments, one space between them; and the same past each
+    /// of the options right after the program (`git -C x push` is also `git x push` and `git push`),
+    /// which may stand between a program and the words a pattern names.
+    Read(Vec<String>),
+    /// The same, with words that cannot be known (`git $(printf push)`): each may be any text.
+    Partly(Vec<Vec<Piece>>),
     /// What runs cannot be known.
     Unknown,
+}
+
+/// How many places past the options after a program are tried: a command with more options before
+/// its first other word is taken as one that cannot be known (it fits every pattern).
+const MAX_OPTION_STARTS: usize = 32;
+
+/// How long a command with words that cannot be known may be to be matched piece by piece (the cost
+/// is its length times the pattern's): a longer one fits every pattern.
+const MAX_PARTLY: usize = 64 * 1024;
+
+/// A simple command as [`Simple`].
+fn simple(command: &crate::shell::Command) -> Simple {
+    if command.unknown_from.is_some() {
+        return Simple::Unknown;
+    }
+    let Some((program, args)) = command.run_words() else {
+        return Simple::Read(vec![String::new()]);
+    };
+    let is_option = |n: usize| args[n].text.starts_with('-');
+    let mut starts = vec![0];
+    if !args.is_empty() && is_option(0) {
+        for start in 1..=args.len() {
+            // Still among the options: an option, or the word after one (its value, perhaps).
+            if !(is_option(start - 1) || (start >= 2 && is_option(start - 2))) {
+                break;
+            }
+            if starts.len() > MAX_OPTION_STARTS {
+                return Simple::Unknown;
+            }
+            starts.push(start);
+        }
+    }
+    if args.iter().all(|word| word.known) {
+        return Simple::Read(
+            starts
+                .iter()
+                .map(|&start| {
+                    std::iter::once(program)
+                        .chain(args[start..].iter().map(|w| w.text.as_str()))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect(),
+        );
+    }
+    let mut texts = Vec::with_capacity(starts.len());
+    for start in starts {
+        let mut text: Vec<Piece> = program.chars().map(Piece::Char).collect();
+        for word in &args[start..] {
+            text.push(Piece::Char(' '));
+            match word.known {
+                true => text.extend(word.text.chars().map(Piece::Char)),
+                false => text.push(Piece::Any),
+            }
+        }
+        if text.len() > MAX_PARTLY {
+            return Simple::Unknown;
+        }
+        texts.push(text);
+    }
+    Simple::Partly(texts)
+}
+
+/// A piece of a command's text, or of a pattern: a character, or any text at all (a word that cannot
+/// be known, a pattern's `*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    Char(char),
+    Any,
+}
+
+/// A command pattern as pieces, to match a command with words that cannot be known: it fits when some
+/// value of those words would make the command fit.
+#[derive(Debug, Clone)]
+struct Glob {
+    body: Vec<Piece>,
+    /// It ended in ` *` or `:*`: the body alone fits too.
+    open_end: bool,
+}
+
+impl Glob {
+    /// Read as [`command_pattern`] reads it (which has said already whether it can be read).
+    fn new(inner: &str) -> Glob {
+        let (body, open_end) = match inner.strip_suffix(":*") {
+            Some(body) => (body, true),
+            None => match inner.strip_suffix(" *") {
+                Some(body) if !body.ends_with('\\') => (body, true),
+                _ => (inner, false),
+            },
+        };
+        let mut pieces = Vec::new();
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            pieces.push(match c {
+                '*' => Piece::Any,
+                '\\' => Piece::Char(chars.next().unwrap_or('\\')),
+                c => Piece::Char(c),
+            });
+        }
+        Glob {
+            body: pieces,
+            open_end,
+        }
+    }
+
+    fn fits(&self, text: &[Piece]) -> bool {
+        if both_fit(&self.body, text) {
+            return true;
+        }
+        if !self.open_end {
+            return false;
+        }
+        let mut open = self.body.clone();
+        open.extend([Piece::Char(' '), Piece::Any]);
+        both_fit(&open, text)
+    }
+}
+
+/// Whether some text fits both `pattern` and `text`, each a run of characters and of any text.
+fn both_fit(pattern: &[Piece], text: &[Piece]) -> bool {
+    let same = |a: char, b: char| a == b || a.to_lowercase().eq(b.to_lowercase());
+    let width = text.len() + 1;
+    // fits[i * width + j]: the first i pieces of the pattern and the first j of the text can be the
+    // same text.
+    let mut fits = vec![false; (pattern.len() + 1) * width];
+    fits[0] = true;
+    for i in 0..=pattern.len() {
+        for j in 0..=text.len() {
+            if !fits[i * width + j] {
+                continue;
+            }
+            let p = pattern.get(i).copied();
+            let t = text.get(j).copied();
+            if p == Some(Piece::Any) {
+                fits[(i + 1) * width + j] = true;
+                if j < text.len() {
+                    fits[i * width + j + 1] = true;
+                }
+            }
+            if t == Some(Piece::Any) {
+                fits[i * width + j + 1] = true;
+                if i < pattern.len() {
+                    fits[(i + 1) * width + j] = true;
+                }
+            }
+            if let (Some(Piece::Char(a)), Some(Piece::Char(b))) = (p, t)
+                && same(a, b)
+            {
+                fits[(i + 1) * width + j + 1] = true;
+            }
+        }
+    }
+    fits[pattern.len() * width + text.len()]
 }
 
 /// What a tool call is, as rules are matched against it: read once per fire, for every hook's `if`.
@@ -535,22 +706,7 @@ impl ToolCall {
             && let Some(parsed) = Call::read(event, home)
             && let Does::Shell(line) = &parsed.does
         {
-            read.commands = parsed
-                .commands()
-                .iter()
-                .map(
-                    |command| match (&command.unknown_from, command.run_words()) {
-                        (None, Some((program, args))) => Simple::Read(
-                            std::iter::once(program)
-                                .chain(args.iter().map(|w| w.text.as_str()))
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                        ),
-                        (None, None) => Simple::Read(String::new()),
-                        (Some(_), _) => Simple::Unknown,
-                    },
-                )
-                .collect();
+            read.commands = parsed.commands().iter().map(simple).collect();
             read.line = Some(line.clone());
         }
         read.paths = call::paths_named(&input)
@@ -645,6 +801,47 @@ mod tests {
     }
 
     #[test]
+    fn a_shell_rule_is_not_slipped_past_by_options_unknown_words_or_case() {
+        let push = rule("Bash(git push *)");
+        for fits in [
+            // Options between the program and what the pattern names.
+            "git -C elsewhere push",
+            "git -c user.name=x push origin",
+            "git --no-pager push",
+            "git --git-dir=.git --work-tree . push --force",
+            "cd x && git -C y -c a=b --bare push",
+            // Words that cannot be known may be what the pattern names.
+            "git $(printf push)",
+            "git \"$SUB\" origin main",
+            "git $(printf pu)sh",
+            "git -C \"$D\" push",
+            // A file system that does not tell case apart runs git for GIT.
+            "GIT push",
+            "Git Push origin",
+        ] {
+            assert!(push.fits(&bash(fits)), "{fits}");
+        }
+        for not in [
+            "git status",
+            "git log --grep push",
+            "ls $(pwd)",
+            "git -C x status",
+            "git pushy",
+            "echo $X git push",
+        ] {
+            assert!(!push.fits(&bash(not)), "{not}");
+        }
+        let exact = rule("Bash(npm run build)");
+        assert!(exact.fits(&bash("npm --silent run build")));
+        assert!(exact.fits(&bash("npm run $(echo build)")));
+        assert!(!exact.fits(&bash("npm run $(echo build) --prod")));
+        // A line that piles up options is taken as one that cannot be known.
+        let piled = format!("git {}push", "-x ".repeat(MAX_OPTION_STARTS + 1));
+        assert!(push.fits(&bash(&piled)));
+        assert!(rule("Bash(rm *)").fits(&bash("rm $(cat list)")));
+    }
+
+    #[test]
     fn a_path_rule_reads_paths_as_gitignore_does() {
         let edit = |path: &str| {
             call(json!({"tool_name": "Edit", "cwd": "/p", "tool_input": {"file_path": path}}))
@@ -669,6 +866,10 @@ mod tests {
         };
         assert!(env.fits(&read("/p/.env")) && env.fits(&read(".env")));
         assert!(!env.fits(&read("/p/sub/.env")), "./ anchors at the cwd");
+        assert!(
+            env.fits(&read("/p/.ENV")) && src.fits(&edit("/p/SRC/a.rs")),
+            "case is not told apart"
+        );
         assert!(
             rule("Read(.env)").fits(&read("/p/sub/.env")),
             "no slash: any depth"
