@@ -201,12 +201,15 @@ impl Condition {
                     })
             }
             Some(Argument::Path { from, pattern }) => {
-                let base = match from {
-                    Start::Root => Path::new("/"),
-                    Start::Home => call.home.as_path(),
-                    Start::Cwd => call.cwd.as_path(),
+                let (base, real_base) = match from {
+                    Start::Root => (Path::new("/"), None),
+                    Start::Home => (call.home.as_path(), call.real_home.as_deref()),
+                    Start::Cwd => (call.cwd.as_path(), call.real_cwd.as_deref()),
                 };
-                call.paths.iter().any(|path| path_fits(pattern, base, path))
+                call.paths.iter().any(|path| {
+                    path_fits(pattern, base, path)
+                        || real_base.is_some_and(|real| path_fits(pattern, real, path))
+                })
             }
             Some(Argument::Domain { host, below }) => call.host.as_deref().is_some_and(|h| {
                 let h = h.to_ascii_lowercase();
@@ -659,8 +662,12 @@ pub struct ToolCall {
     line: Option<String>,
     /// Every simple command of it, read as a shell would run it.
     commands: Vec<Simple>,
-    /// Every path the call names, absolute.
+    /// Every path the call names, absolute; and where each reaches through the links on its way,
+    /// where that is elsewhere (a link `lnk` to `src` makes `lnk/a.rs` also `src/a.rs`).
     paths: Vec<PathBuf>,
+    /// The folders a rule starts from, through their links, where that is elsewhere.
+    real_cwd: Option<PathBuf>,
+    real_home: Option<PathBuf>,
     /// A fetch's host.
     host: Option<String>,
     cwd: PathBuf,
@@ -717,8 +724,38 @@ impl ToolCall {
                 crate::guard::call::absolute(path, &read.cwd, home)
             })
             .collect();
+        let linked: Vec<PathBuf> = read
+            .paths
+            .iter()
+            .take(MAX_RESOLVED)
+            .filter_map(|path| through_links(path))
+            .filter(|real| !read.paths.contains(real))
+            .collect();
+        read.paths.extend(linked);
+        read.real_cwd = through_links(&read.cwd);
+        read.real_home = through_links(&read.home);
         read.host = input.get("url").and_then(Value::as_str).and_then(host_of);
         Some(read)
+    }
+}
+
+/// How many of a call's paths are followed through links (each costs a look at the file system): a
+/// call that names more is matched on the first ones so followed, and on all as written.
+const MAX_RESOLVED: usize = 256;
+
+/// Where `path` (absolute, cleaned) reaches through the links on its way, when that is another path:
+/// the deepest folder of it that exists resolved, and the rest (a file yet to be written) after it. A
+/// hostile agent may make a link to the folder a rule guards and edit through it.
+fn through_links(path: &Path) -> Option<PathBuf> {
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let real = rest.iter().rev().fold(real, |real, part| real.join(part));
+            return (real != path).then_some(real);
+        }
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
     }
 }
 
@@ -890,6 +927,36 @@ mod tests {
         assert!(!rule("Read(k[!0-9].txt)").fits(&read("/p/k1.txt")));
         // Grep is a reading tool.
         assert!(rule("Read(src/**)").fits(&call(json!({"tool_name": "Grep", "cwd": "/p", "tool_input": {"pattern": "x", "path": "src/a"}}))));
+    }
+
+    #[test]
+    fn a_path_rule_fits_a_path_through_a_link() {
+        let project = tempfile::tempdir().unwrap();
+        let cwd = project.path().join("p");
+        std::fs::create_dir_all(cwd.join("src")).unwrap();
+        std::os::unix::fs::symlink(cwd.join("src"), cwd.join("lnk")).unwrap();
+        std::os::unix::fs::symlink(&cwd, project.path().join("p-link")).unwrap();
+        let edit = |cwd: &Path, path: &str| {
+            call(json!({"tool_name": "Edit", "cwd": cwd, "tool_input": {"file_path": path}}))
+        };
+        let src = rule("Edit(src/**)");
+        assert!(
+            src.fits(&edit(&cwd, "lnk/a.rs")),
+            "a new file through a link"
+        );
+        assert!(src.fits(&edit(&cwd, "lnk/deep/b.rs")));
+        assert!(
+            src.fits(&edit(&project.path().join("p-link"), "src/a.rs")),
+            "a cwd through a link"
+        );
+        assert!(
+            src.fits(&edit(
+                &project.path().join("p-link"),
+                &format!("{}/src/a.rs", cwd.display())
+            )),
+            "the real path from a cwd through a link"
+        );
+        assert!(!src.fits(&edit(&cwd, "other/a.rs")));
     }
 
     #[test]
