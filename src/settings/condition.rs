@@ -172,6 +172,14 @@ impl Condition {
         })
     }
 
+    /// Whether the event's call fits the rule: `call` as [`ToolCall::read`] gave it, `None` for an event
+    /// that names no tool (or not as a text) although a rule is only on a moment of a tool call. hookd
+    /// cannot tell what such an event's call is, so it fits: a guard is not skipped for an agent that
+    /// names its tool in a field hookd does not read.
+    pub fn fits_event(&self, call: Option<&ToolCall>) -> bool {
+        call.is_none_or(|call| self.fits(call))
+    }
+
     /// Whether the call fits the rule.
     pub fn fits(&self, call: &ToolCall) -> bool {
         let tool_fits = match &self.tool {
@@ -957,6 +965,25 @@ mod tests {
             "the real path from a cwd through a link"
         );
         assert!(!src.fits(&edit(&cwd, "other/a.rs")));
+    }
+
+    #[test]
+    fn an_event_that_names_no_tool_fits_every_rule() {
+        let read = |event: Value| ToolCall::read(event.as_object().unwrap(), Path::new("/h"));
+        for event in [
+            json!({"tool_input": {"command": "git push"}}),
+            json!({"tool_name": 7, "tool_input": {"command": "git push"}}),
+            json!({"tool": "Bash", "tool_input": {"command": "git push"}}),
+        ] {
+            let call = read(event.clone());
+            assert!(
+                rule("Bash(git push *)").fits_event(call.as_ref()),
+                "{event}"
+            );
+            assert!(rule("Edit(src/**)").fits_event(call.as_ref()), "{event}");
+        }
+        let other = read(json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}));
+        assert!(!rule("Bash(git push *)").fits_event(other.as_ref()));
     }
 
     #[test]
