@@ -209,6 +209,10 @@ impl Condition {
                     })
             }
             Some(Argument::Path { from, pattern }) => {
+                // No cwd given (or not an absolute one): where the rule starts cannot be told.
+                if *from == Start::Cwd && call.cwd_unknown && !call.paths.is_empty() {
+                    return true;
+                }
                 let (base, real_base) = match from {
                     Start::Root => (Path::new("/"), None),
                     Start::Home => (call.home.as_path(), call.real_home.as_deref()),
@@ -673,6 +677,8 @@ pub struct ToolCall {
     /// Every path the call names, absolute; and where each reaches through the links on its way,
     /// where that is elsewhere (a link `lnk` to `src` makes `lnk/a.rs` also `src/a.rs`).
     paths: Vec<PathBuf>,
+    /// The call gave no absolute `cwd`: [`ToolCall::cwd`] is the home folder, a guess.
+    cwd_unknown: bool,
     /// The folders a rule starts from, through their links, where that is elsewhere.
     real_cwd: Option<PathBuf>,
     real_home: Option<PathBuf>,
@@ -698,19 +704,20 @@ impl ToolCall {
             name == "Bash" || call::SHELL_TOOLS.contains(&name.to_ascii_lowercase().as_str())
         };
         let shell_tool = is_shell(&tool) || agent_tool.as_deref().is_some_and(is_shell);
-        let cwd = event
+        let given_cwd = event
             .get("cwd")
             .and_then(Value::as_str)
-            .filter(|cwd| cwd.starts_with('/'))
-            .map_or_else(
-                || home.to_path_buf(),
-                |cwd| crate::guard::call::clean(Path::new(cwd)),
-            );
+            .filter(|cwd| cwd.starts_with('/'));
+        let cwd = given_cwd.map_or_else(
+            || home.to_path_buf(),
+            |cwd| crate::guard::call::clean(Path::new(cwd)),
+        );
         let mut read = ToolCall {
             tool,
             agent_tool,
             shell_tool,
             cwd,
+            cwd_unknown: given_cwd.is_none(),
             home: home.to_path_buf(),
             ..ToolCall::default()
         };
@@ -968,7 +975,7 @@ mod tests {
     }
 
     #[test]
-    fn an_event_that_names_no_tool_fits_every_rule() {
+    fn an_event_that_names_no_tool_or_no_cwd_fits() {
         let read = |event: Value| ToolCall::read(event.as_object().unwrap(), Path::new("/h"));
         for event in [
             json!({"tool_input": {"command": "git push"}}),
@@ -982,6 +989,11 @@ mod tests {
             );
             assert!(rule("Edit(src/**)").fits_event(call.as_ref()), "{event}");
         }
+        // No cwd: the project a rule starts from cannot be told.
+        let no_cwd = read(json!({"tool_name": "Edit", "tool_input": {"file_path": "/p/src/a.rs"}}));
+        assert!(rule("Edit(src/**)").fits_event(no_cwd.as_ref()));
+        assert!(rule("Edit(./src/**)").fits_event(no_cwd.as_ref()));
+        assert!(!rule("Edit(//etc/**)").fits_event(no_cwd.as_ref()));
         let other = read(json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}));
         assert!(!rule("Bash(git push *)").fits_event(other.as_ref()));
     }
