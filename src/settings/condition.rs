@@ -538,7 +538,10 @@ fn simple(command: &crate::shell::Command) -> Simple {
             starts.push(start);
         }
     }
-    if args.iter().all(|word| word.known) {
+    // A word that cannot be known, or that the shell matches against file names (`pus?` is `push`
+    // where a file is so named), may be any text; so may the words a command is fed (`xargs git < f`).
+    let any = |word: &crate::shell::Word| !word.known || word.glob;
+    if !command.fed && !args.iter().any(any) {
         return Simple::Read(
             starts
                 .iter()
@@ -556,10 +559,16 @@ fn simple(command: &crate::shell::Command) -> Simple {
         let mut text: Vec<Piece> = program.chars().map(Piece::Char).collect();
         for word in &args[start..] {
             text.push(Piece::Char(' '));
-            match word.known {
-                true => text.extend(word.text.chars().map(Piece::Char)),
-                false => text.push(Piece::Any),
+            if !word.known {
+                text.push(Piece::Any);
+            } else if word.glob {
+                glob_pieces(&word.text, &mut text);
+            } else {
+                text.extend(word.text.chars().map(Piece::Char));
             }
+        }
+        if command.fed {
+            text.push(Piece::Any);
         }
         if text.len() > MAX_PARTLY {
             return Simple::Unknown;
@@ -567,6 +576,33 @@ fn simple(command: &crate::shell::Command) -> Simple {
         texts.push(text);
     }
     Simple::Partly(texts)
+}
+
+/// A word the shell matches against file names, as pieces: `*`, `?` and `[...]` each any text (more
+/// than they can match, and the file names it may become, one or many, or itself when none fits).
+/// `x/**` (the reader's word for what `find x` gives `-exec`) is `x` itself too.
+fn glob_pieces(word: &str, out: &mut Vec<Piece>) {
+    let word = match word.strip_suffix("/**") {
+        Some(folder) if !folder.is_empty() => {
+            out.extend(folder.chars().map(Piece::Char));
+            out.push(Piece::Any);
+            return;
+        }
+        _ => word,
+    };
+    let mut in_class = false;
+    for c in word.chars() {
+        match (in_class, c) {
+            (true, ']') => in_class = false,
+            (true, _) => {}
+            (false, '[') => {
+                in_class = true;
+                out.push(Piece::Any);
+            }
+            (false, '*' | '?') => out.push(Piece::Any),
+            (false, c) => out.push(Piece::Char(c)),
+        }
+    }
 }
 
 /// A piece of a command's text, or of a pattern: a character, or any text at all (a word that cannot
@@ -887,6 +923,18 @@ mod tests {
         assert!(exact.fits(&bash("npm --silent run build")));
         assert!(exact.fits(&bash("npm run $(echo build)")));
         assert!(!exact.fits(&bash("npm run $(echo build) --prod")));
+        // Words matched against file names, and words a command is fed.
+        for fits in [
+            "git pus?",
+            "git p[u]sh",
+            "xargs git < commands",
+            "xargs -a commands git",
+            "find push -maxdepth 0 -exec git {} \\;",
+        ] {
+            assert!(push.fits(&bash(fits)), "{fits}");
+        }
+        assert!(!push.fits(&bash("git stat?s")));
+        assert!(!push.fits(&bash("find . -exec git {} \\;")), "git ./x");
         // A line that piles up options is taken as one that cannot be known.
         let piled = format!("git {}push", "-x ".repeat(MAX_OPTION_STARTS + 1));
         assert!(push.fits(&bash(&piled)));
