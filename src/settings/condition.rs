@@ -85,8 +85,14 @@ enum Argument {
     /// A command line's pattern: anchored, and as its pieces for a command with words that cannot
     /// be known.
     Command { pattern: Regex, glob: Glob },
-    /// A path pattern, from where it starts.
-    Path { from: Start, pattern: Regex },
+    /// A path pattern, from where it starts; with, for a search of a folder, the part of it before
+    /// its first wildcard (as written, lowercase) and whether it fits a name at any depth.
+    Path {
+        from: Start,
+        pattern: Regex,
+        literal: String,
+        any_depth: bool,
+    },
     /// A fetched address's host: exactly this, or (`*.x`) any host below `x`.
     Domain { host: String, below: bool },
 }
@@ -208,7 +214,12 @@ impl Condition {
                         Simple::Unknown => true,
                     })
             }
-            Some(Argument::Path { from, pattern }) => {
+            Some(Argument::Path {
+                from,
+                pattern,
+                literal,
+                any_depth,
+            }) => {
                 // No cwd given (or not an absolute one): where the rule starts cannot be told.
                 if *from == Start::Cwd && call.cwd_unknown && !call.paths.is_empty() {
                     return true;
@@ -218,9 +229,22 @@ impl Condition {
                     Start::Home => (call.home.as_path(), call.real_home.as_deref()),
                     Start::Cwd => (call.cwd.as_path(), call.real_cwd.as_deref()),
                 };
-                call.paths.iter().any(|path| {
+                let searches = SEARCH_TOOLS.contains(&call.tool.as_str());
+                // A search with no path searches the cwd.
+                let cwd = [call.cwd.clone()];
+                let paths = match searches && call.paths.is_empty() {
+                    true => &cwd[..],
+                    false => &call.paths[..],
+                };
+                let search = |base: &Path, path: &Path| {
+                    searches && search_may_fit(literal, *any_depth, base, path)
+                };
+                paths.iter().any(|path| {
                     path_fits(pattern, base, path)
-                        || real_base.is_some_and(|real| path_fits(pattern, real, path))
+                        || search(base, path)
+                        || real_base.is_some_and(|real| {
+                            path_fits(pattern, real, path) || search(real, path)
+                        })
                 })
             }
             Some(Argument::Domain { host, below }) => call.host.as_deref().is_some_and(|h| {
@@ -368,7 +392,17 @@ fn path_pattern(inner: &str, at: usize) -> Result<Argument, Unreadable> {
     pattern.push('$');
     let pattern = Regex::new(&pattern)
         .map_err(|e| unreadable(at, format!("the pattern cannot be read ({e})")))?;
-    Ok(Argument::Path { from, pattern })
+    let literal = rest
+        .split(['*', '?', '[', '\\'])
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    Ok(Argument::Path {
+        from,
+        pattern,
+        literal,
+        any_depth,
+    })
 }
 
 /// A gitignore glob, as regular expression text appended to `out`; `at` is its place in the rule.
@@ -471,6 +505,28 @@ fn domain(inner: &str, at: usize) -> Result<Argument, Unreadable> {
         ));
     }
     Ok(Argument::Domain { host, below })
+}
+
+/// The tools that search a folder (or read a file) by a path: a search of a folder reads what is in it.
+const SEARCH_TOOLS: &[&str] = &["Grep", "Glob", "LS"];
+
+/// Whether a search of `path` (a folder, or a file) may read something a path rule fits, from `base`:
+/// the search covers `base` whole (it is `base` or above it), or the rule fits a name at any depth
+/// below it, or the rule's path (`literal`, before its first wildcard) goes through or past it.
+fn search_may_fit(literal: &str, any_depth: bool, base: &Path, path: &Path) -> bool {
+    if base.starts_with(path) {
+        return true;
+    }
+    let Ok(relative) = path.strip_prefix(base) else {
+        return false;
+    };
+    if any_depth {
+        return true;
+    }
+    let relative = relative.to_string_lossy().to_lowercase();
+    let folder = literal.rsplit_once('/').map_or("", |(folder, _)| folder);
+    literal.starts_with(&format!("{relative}/"))
+        || (!folder.is_empty() && format!("{relative}/").starts_with(&format!("{folder}/")))
 }
 
 /// Whether `path` (absolute, cleaned) fits `pattern` taken from `base`: the path or one of the folders
@@ -1044,6 +1100,38 @@ mod tests {
         assert!(!rule("Edit(//etc/**)").fits_event(no_cwd.as_ref()));
         let other = read(json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}));
         assert!(!rule("Bash(git push *)").fits_event(other.as_ref()));
+    }
+
+    #[test]
+    fn a_search_of_a_folder_fits_a_rule_on_what_is_in_it() {
+        let search = |tool: &str, input: Value| {
+            call(json!({"tool_name": tool, "cwd": "/p", "tool_input": input}))
+        };
+        let env = rule("Read(./.env)");
+        for fits in [
+            search("Grep", json!({"pattern": "KEY"})),
+            search("Grep", json!({"pattern": "KEY", "path": "."})),
+            search("Grep", json!({"pattern": "KEY", "path": "/"})),
+            search("Glob", json!({"pattern": "**/.env*"})),
+            search("LS", json!({"path": "/p"})),
+        ] {
+            assert!(env.fits(&fits), "{fits:?}");
+        }
+        assert!(!env.fits(&search("Grep", json!({"pattern": "KEY", "path": "src"}))));
+        assert!(!env.fits(&search("Grep", json!({"pattern": "KEY", "path": "/q"}))));
+        let secrets = rule("Read(config/secrets/**)");
+        assert!(secrets.fits(&search("Grep", json!({"pattern": "x", "path": "config"}))));
+        assert!(secrets.fits(&search(
+            "Grep",
+            json!({"pattern": "x", "path": "config/secrets/a"})
+        )));
+        assert!(!secrets.fits(&search("Grep", json!({"pattern": "x", "path": "docs"}))));
+        // A name at any depth: any folder below the cwd may hold it.
+        assert!(rule("Read(.env)").fits(&search("Grep", json!({"pattern": "x", "path": "sub"}))));
+        // A Read of a folder's file is no search.
+        assert!(!env.fits(&call(
+            json!({"tool_name": "Read", "cwd": "/p", "tool_input": {"file_path": "/p/README"}})
+        )));
     }
 
     #[test]
