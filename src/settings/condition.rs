@@ -568,12 +568,14 @@ enum Simple {
 /// its first other word is taken as one that cannot be known (it fits every pattern).
 const MAX_OPTION_STARTS: usize = 32;
 
-/// How long a command with words that cannot be known may be to be matched piece by piece (the cost
-/// is its length times the pattern's): a longer one fits every pattern.
-const MAX_PARTLY: usize = 64 * 1024;
+/// How many characters of texts a call's commands may be read into beyond one each: the texts past
+/// options (each a copy), and those with words that cannot be known (each matched piece by piece, at
+/// a cost of its length times the pattern's, for each hook's `if`). Past it, a command fits every
+/// pattern: a line cannot make the reading of it grow without bound.
+const MAX_PARTLY: usize = 256 * 1024;
 
-/// A simple command as [`Simple`].
-fn simple(command: &crate::shell::Command) -> Simple {
+/// A simple command as [`Simple`]; `partly` is what is left of [`MAX_PARTLY`] for the call.
+fn simple(command: &crate::shell::Command, partly: &mut usize) -> Simple {
     if command.unknown_from.is_some() {
         return Simple::Unknown;
     }
@@ -598,6 +600,11 @@ fn simple(command: &crate::shell::Command) -> Simple {
     // where a file is so named), may be any text; so may the words a command is fed (`xargs git < f`).
     let any = |word: &crate::shell::Word| !word.known || word.glob;
     if !command.fed && !args.iter().any(any) {
+        let length: usize = program.len() + args.iter().map(|w| w.text.len() + 1).sum::<usize>();
+        match partly.checked_sub(length.saturating_mul(starts.len() - 1)) {
+            Some(left) => *partly = left,
+            None => return Simple::Unknown,
+        }
         return Simple::Read(
             starts
                 .iter()
@@ -626,8 +633,9 @@ fn simple(command: &crate::shell::Command) -> Simple {
         if command.fed {
             text.push(Piece::Any);
         }
-        if text.len() > MAX_PARTLY {
-            return Simple::Unknown;
+        match partly.checked_sub(text.len()) {
+            Some(left) => *partly = left,
+            None => return Simple::Unknown,
         }
         texts.push(text);
     }
@@ -820,7 +828,12 @@ impl ToolCall {
             && let Some(parsed) = Call::read(event, home)
             && let Does::Shell(line) = &parsed.does
         {
-            read.commands = parsed.commands().iter().map(simple).collect();
+            let mut partly = MAX_PARTLY;
+            read.commands = parsed
+                .commands()
+                .iter()
+                .map(|command| simple(command, &mut partly))
+                .collect();
             read.line = Some(line.clone());
         }
         read.paths = call::paths_named(&input)
@@ -994,6 +1007,13 @@ mod tests {
         // A line that piles up options is taken as one that cannot be known.
         let piled = format!("git {}push", "-x ".repeat(MAX_OPTION_STARTS + 1));
         assert!(push.fits(&bash(&piled)));
+        // Past the pieces a call may match one by one, a command fits every pattern.
+        let long = format!("ls $X {}; ls $Y", "a ".repeat(MAX_PARTLY / 2 + 1));
+        assert!(push.fits(&bash(&long)));
+        let long = format!("ls -a -b {}", "a".repeat(MAX_PARTLY / 2));
+        assert!(push.fits(&bash(&long)), "copies past the bound");
+        let short = format!("ls -a {}", "a".repeat(MAX_PARTLY / 4));
+        assert!(!push.fits(&bash(&short)), "copies within the bound");
         assert!(rule("Bash(rm *)").fits(&bash("rm $(cat list)")));
     }
 
