@@ -849,7 +849,6 @@ impl ToolCall {
             .iter()
             .take(MAX_RESOLVED)
             .filter_map(|path| through_links(path))
-            .filter(|real| !read.paths.contains(real))
             .collect();
         read.paths.extend(linked);
         read.real_cwd = through_links(&read.cwd);
