@@ -170,12 +170,11 @@ impl Asks {
                 });
             match (told.moment, key) {
                 (moment::USER_PROMPT_SUBMIT, _) => {
+                    let (agent, session) = (key_part(&agent), key_part(&session));
                     let gone: Vec<Key> = state
                         .waiting
                         .keys()
-                        .filter(|key| {
-                            key.agent == key_part(&agent) && key.session == key_part(&session)
-                        })
+                        .filter(|key| key.agent == agent && key.session == session)
                         .cloned()
                         .collect();
                     for key in gone {
