@@ -40,12 +40,34 @@ struct Key {
     call: String,
 }
 
+/// How long a part of a [`Key`] is kept as it is: a longer one (a session id or a call id is the
+/// agent's to write, as long as an event) is kept as its length and hash, so that the asks followed
+/// cost a bounded amount of memory whatever their ids.
+const KEY_PART_KEPT: usize = 128;
+
+/// How many bytes of tool inputs (`[record] full_inputs`) the asks waiting keep in their records, all
+/// together: past it, an ask's record leaves its input out (the fire's own record has it), so that
+/// [`ASKS_FOLLOWED`] asks of inputs as large as an event cannot take the daemon's memory.
+const ASK_INPUTS_KEPT: usize = 16 << 20;
+
+/// A part of a [`Key`], bounded (see [`KEY_PART_KEPT`]).
+fn key_part(text: &str) -> String {
+    if text.len() <= KEY_PART_KEPT {
+        return text.to_string();
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    format!("#{}:{:016x}", text.len(), hasher.finish())
+}
+
 /// An ask waiting for its outcome: its record made ready when it was asked.
 #[derive(Debug)]
 struct Waiting {
     since: Instant,
     order: u64,
     record: Record,
+    /// The bytes of its record's input, counted in [`State::input_bytes`].
+    input_bytes: usize,
 }
 
 #[derive(Debug, Default)]
@@ -53,6 +75,26 @@ struct State {
     waiting: HashMap<Key, Waiting>,
     next: u64,
     swept: Option<Instant>,
+    /// The bytes of the inputs the waiting asks' records keep (see [`ASK_INPUTS_KEPT`]).
+    input_bytes: usize,
+}
+
+impl State {
+    /// Takes an ask out of those waiting, its input's bytes with it.
+    fn remove(&mut self, key: &Key) -> Option<Waiting> {
+        let waiting = self.waiting.remove(key)?;
+        self.input_bytes = self.input_bytes.saturating_sub(waiting.input_bytes);
+        Some(waiting)
+    }
+
+    /// Whether an input of `bytes` may be kept in a waiting ask's record, counted if so.
+    fn keep_input(&mut self, bytes: usize) -> bool {
+        let kept = self.input_bytes.saturating_add(bytes) <= ASK_INPUTS_KEPT;
+        if kept {
+            self.input_bytes += bytes;
+        }
+        kept
+    }
 }
 
 /// The asks the engine follows (see the module's doc).
@@ -102,7 +144,7 @@ impl Asks {
                     .map(|(key, _)| key.clone())
                     .collect();
                 for key in late {
-                    if let Some(waiting) = state.waiting.remove(&key) {
+                    if let Some(waiting) = state.remove(&key) {
                         settled.push((waiting, "unknown", "no word in time".to_string()));
                     }
                 }
@@ -122,12 +164,13 @@ impl Asks {
                 .then(|| call_key(told.event))
                 .flatten()
                 .map(|call| Key {
-                    agent: agent.clone(),
-                    session: session.clone(),
-                    call,
+                    agent: key_part(&agent),
+                    session: key_part(&session),
+                    call: key_part(&call),
                 });
             match (told.moment, key) {
                 (moment::USER_PROMPT_SUBMIT, _) => {
+                    let (agent, session) = (key_part(&agent), key_part(&session));
                     let gone: Vec<Key> = state
                         .waiting
                         .keys()
@@ -135,25 +178,25 @@ impl Asks {
                         .cloned()
                         .collect();
                     for key in gone {
-                        if let Some(waiting) = state.waiting.remove(&key) {
+                        if let Some(waiting) = state.remove(&key) {
                             settled.push((waiting, "unknown", "next prompt".to_string()));
                         }
                     }
                 }
                 (moment::POST_TOOL_USE | moment::POST_TOOL_USE_FAILURE, Some(key)) => {
-                    if let Some(waiting) = state.waiting.remove(&key) {
+                    if let Some(waiting) = state.remove(&key) {
                         settled.push((waiting, "ran", told.moment.to_string()));
                     }
                 }
                 (moment::PERMISSION_DENIED, Some(key)) => {
-                    if let Some(waiting) = state.waiting.remove(&key) {
+                    if let Some(waiting) = state.remove(&key) {
                         settled.push((waiting, "denied", told.moment.to_string()));
                     }
                 }
                 (moment::PERMISSION_REQUEST, Some(key))
                     if told.refused && state.waiting.contains_key(&key) =>
                 {
-                    if let Some(waiting) = state.waiting.remove(&key) {
+                    if let Some(waiting) = state.remove(&key) {
                         settled.push((
                             waiting,
                             "denied",
@@ -172,7 +215,7 @@ impl Asks {
                             .iter()
                             .min_by_key(|(_, w)| w.order)
                             .map(|(key, _)| key.clone())
-                        && let Some(waiting) = state.waiting.remove(&oldest)
+                        && let Some(waiting) = state.remove(&oldest)
                     {
                         settled.push((waiting, "unknown", "too many asks waiting".into()));
                     }
@@ -181,6 +224,17 @@ impl Asks {
                     record.source = Some(told.source);
                     record.agent = told.agent.map(|a| record::cut(a, record::SUMMARY_CHARS));
                     record.describe(told.moment, told.event, recorder.full_inputs());
+                    let input_bytes = record
+                        .input
+                        .as_ref()
+                        .map_or(0, |input| input.to_string().len());
+                    let input_bytes = match state.keep_input(input_bytes) {
+                        true => input_bytes,
+                        false => {
+                            record.input = None;
+                            0
+                        }
+                    };
                     record.call = CALL_ID_FIELDS
                         .iter()
                         .find_map(|field| told.event.get(*field).and_then(Value::as_str))
@@ -201,6 +255,7 @@ impl Asks {
                             since: now,
                             order,
                             record,
+                            input_bytes,
                         },
                     );
                 }
@@ -216,6 +271,7 @@ impl Asks {
     pub(crate) fn stopping(&self) {
         let waiting: Vec<Waiting> = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.input_bytes = 0;
             state.waiting.drain().map(|(_, w)| w).collect()
         };
         for waiting in waiting {
@@ -263,6 +319,38 @@ fn text(event: &Map<String, Value>, key: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_ask_costs_bounded_memory_whatever_its_ids_and_input() {
+        let long_a = "a".repeat(1 << 20);
+        let long_b = format!("{}b", "a".repeat((1 << 20) - 1));
+        assert!(key_part(&long_a).len() <= KEY_PART_KEPT);
+        assert_ne!(key_part(&long_a), key_part(&long_b));
+        assert_eq!(key_part("session-1"), "session-1");
+        let mut state = State::default();
+        assert!(state.keep_input(ASK_INPUTS_KEPT - 10));
+        assert!(
+            !state.keep_input(11),
+            "past the bound, the input is left out"
+        );
+        assert!(state.keep_input(10));
+        let key = Key {
+            agent: "a".into(),
+            session: "s".into(),
+            call: "c".into(),
+        };
+        state.waiting.insert(
+            key.clone(),
+            Waiting {
+                since: Instant::now(),
+                order: 0,
+                record: Record::new(record::Kind::Ask),
+                input_bytes: ASK_INPUTS_KEPT,
+            },
+        );
+        assert!(state.remove(&key).is_some());
+        assert_eq!(state.input_bytes, 0, "a settled ask gives its bytes back");
+    }
 
     #[test]
     fn a_call_is_known_by_its_id_else_by_its_tool_and_input() {

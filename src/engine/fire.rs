@@ -403,7 +403,7 @@ async fn keep_fitting(
     };
     hooks.retain(|hook| match &hook.condition {
         None => true,
-        Some(condition) => call.as_ref().is_some_and(|call| condition.fits(call)),
+        Some(condition) => condition.fits_event(call.as_ref()),
     });
     hooks
 }

@@ -219,15 +219,22 @@ impl Follower {
                 if lines.len() >= max_lines || (taken >= max_bytes && !lines.is_empty()) {
                     break;
                 }
-                let mut line = Vec::new();
-                reader.read_until(b'\n', &mut line)?;
-                if line.last() != Some(&b'\n') {
-                    break; // the end, or a line still being written
-                }
-                taken += line.len();
-                line.pop();
-                if !line.iter().all(u8::is_ascii_whitespace) {
-                    lines.push(line);
+                match read_line(&mut reader, MAX_JOURNAL_LINE)? {
+                    Line::Whole(mut line) => {
+                        taken += line.len();
+                        line.pop();
+                        if !line.iter().all(u8::is_ascii_whitespace) {
+                            lines.push(line);
+                        }
+                    }
+                    Line::TooLong(length) => {
+                        taken += length;
+                        self.trouble = Some(format!(
+                            "a journal line of more than {} MiB was not sent (no record of hookd's is that long: the journal was written by something else)",
+                            MAX_JOURNAL_LINE >> 20
+                        ));
+                    }
+                    Line::Unended => break, // the end, or a line still being written
                 }
             }
             if taken > 0 {
@@ -279,6 +286,57 @@ impl Follower {
     }
 }
 
+/// The longest journal line read: hookd's records are cut far below it (but a full input, at most an
+/// event's size). The journal is a file the user's programs can write, the agent among them: a longer
+/// line is skipped unread, so that it cannot take the daemon's memory.
+const MAX_JOURNAL_LINE: usize = crate::limits::MAX_LINE;
+
+/// A line read from the journal.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    /// With its `\n`.
+    Whole(Vec<u8>),
+    /// Longer than the bound: skipped to its `\n`, this many bytes with it.
+    TooLong(usize),
+    /// No `\n` yet (the end of the file, or a line still being written): nothing is taken.
+    Unended,
+}
+
+/// Reads a line of at most `bound` bytes; a longer one is read through without being kept.
+fn read_line(reader: &mut impl BufRead, bound: usize) -> std::io::Result<Line> {
+    use std::io::Read;
+    let mut line = Vec::new();
+    reader
+        .by_ref()
+        .take(bound as u64 + 1)
+        .read_until(b'\n', &mut line)?;
+    if line.last() == Some(&b'\n') {
+        return Ok(Line::Whole(line));
+    }
+    if line.len() <= bound {
+        return Ok(Line::Unended);
+    }
+    let mut length = line.len();
+    drop(line);
+    loop {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(Line::Unended);
+        }
+        match buffer.iter().position(|&b| b == b'\n') {
+            Some(at) => {
+                reader.consume(at + 1);
+                return Ok(Line::TooLong(length + at + 1));
+            }
+            None => {
+                let n = buffer.len();
+                length += n;
+                reader.consume(n);
+            }
+        }
+    }
+}
+
 /// The length of the file up to and with its last `\n`.
 fn whole_length(file: &mut File, len: u64) -> std::io::Result<u64> {
     use std::io::Read;
@@ -318,6 +376,26 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    #[test]
+    fn a_line_past_the_bound_is_skipped_unkept() {
+        let text = format!("short\n{}\nnext\n{}", "x".repeat(100), "y".repeat(100));
+        let mut reader = std::io::Cursor::new(text.into_bytes());
+        assert_eq!(
+            read_line(&mut reader, 10).unwrap(),
+            Line::Whole(b"short\n".to_vec())
+        );
+        assert_eq!(read_line(&mut reader, 10).unwrap(), Line::TooLong(101));
+        assert_eq!(
+            read_line(&mut reader, 10).unwrap(),
+            Line::Whole(b"next\n".to_vec())
+        );
+        assert_eq!(
+            read_line(&mut reader, 10).unwrap(),
+            Line::Unended,
+            "a long line not ended yet is not taken"
+        );
+    }
+
     fn append(path: &Path, text: &str) {
         let mut file = std::fs::OpenOptions::new()
             .append(true)
@@ -333,6 +411,28 @@ mod tests {
             .iter()
             .map(|l| String::from_utf8(l.clone()).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn a_journal_line_past_the_bound_is_not_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("journal.jsonl");
+        append(&journal, "old\n");
+        let mut follower = Follower::start(journal.clone(), dir.path().join(CURSOR_FILE));
+        assert!(follower.next(10, 1 << 20).unwrap().is_none());
+        append(
+            &journal,
+            &format!("a\n{}\nb\n", "x".repeat(MAX_JOURNAL_LINE + 1)),
+        );
+        let batch = follower.next(10, 1 << 20).unwrap().unwrap();
+        assert!(
+            texts(&batch) == ["a"],
+            "the long line skipped, not kept: {} lines",
+            batch.lines.len()
+        );
+        assert!(follower.trouble.take().unwrap().contains("was not sent"));
+        follower.commit(batch.end);
+        assert_eq!(texts(&follower.next(10, 1 << 20).unwrap().unwrap()), ["b"]);
     }
 
     #[test]

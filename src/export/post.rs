@@ -17,6 +17,24 @@ pub const DEADLINE: Duration = Duration::from_secs(10);
 /// The most of an answer's body read (an error's text, for `status`).
 const ANSWER_BYTES: usize = 4096;
 
+/// The first [`ANSWER_BYTES`] of an answer's body, as text: read no further, so that a collector that
+/// answers with an endless or enormous body costs neither memory nor the request's deadline.
+async fn answer_text(mut body: hyper::body::Incoming) -> String {
+    let mut bytes = Vec::new();
+    while bytes.len() < ANSWER_BYTES {
+        match body.frame().await {
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    bytes.extend_from_slice(data);
+                }
+            }
+            _ => break,
+        }
+    }
+    bytes.truncate(ANSWER_BYTES);
+    String::from_utf8_lossy(&bytes).trim().to_string()
+}
+
 /// What became of a request.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Sent {
@@ -85,14 +103,7 @@ async fn exchange(
     let sent = match sender.send_request(request).await {
         Ok(response) => {
             let status = response.status();
-            let text = match response.into_body().collect().await {
-                Ok(collected) => {
-                    let bytes = collected.to_bytes();
-                    let end = bytes.len().min(ANSWER_BYTES);
-                    String::from_utf8_lossy(&bytes[..end]).trim().to_string()
-                }
-                Err(_) => String::new(),
-            };
+            let text = answer_text(response.into_body()).await;
             let said = |status: hyper::StatusCode| {
                 let printable: String =
                     text.chars().filter(|c| !c.is_control()).take(300).collect();
@@ -114,4 +125,40 @@ async fn exchange(
     };
     driver.abort();
     sent
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[test]
+    fn an_endless_answer_is_read_only_to_its_bound() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = listener.local_addr().unwrap().port();
+            // A collector that answers 503 with a body that never ends.
+            tokio::spawn(async move {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                let mut request = vec![0u8; 64 * 1024];
+                let _ = stream.read(&mut request).await;
+                let head = "HTTP/1.1 503 Service Unavailable\r\ntransfer-encoding: chunked\r\n\r\n";
+                if stream.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let chunk = format!("{:x}\r\n{}\r\n", 1024, "x".repeat(1024));
+                while stream.write_all(chunk.as_bytes()).await.is_ok() {}
+            });
+            let endpoint = Endpoint::parse(&format!("http://127.0.0.1:{port}/v1/logs")).unwrap();
+            let sent = post(&endpoint, "application/json", &[], b"{}".to_vec()).await;
+            match sent {
+                Sent::Again(why) => assert!(why.contains("503"), "{why}"),
+                other => panic!("{other:?}"),
+            }
+        });
+    }
 }

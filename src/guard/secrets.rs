@@ -452,7 +452,8 @@ pub(super) fn judge(call: &Call, seen: &Seen, found: &mut Vec<Finding>) {
                     return;
                 }
                 for folder in folders {
-                    links.extend(secret_links(command, folder, &call.home));
+                    let made = secret_links(command, folder, &call.home, &links);
+                    links.extend(made);
                     if sourced.is_none() {
                         sourced = secret_sourced(command, folder, &call.home);
                     }
@@ -495,21 +496,48 @@ fn prints_variables(command: &Command) -> bool {
 
 /// `ln [-s] SECRET LINK` (or `ln -s SECRET`, the link named as the secret, here): the link's path and
 /// the secret it reaches, so that reading the link later on the line is reading the secret (`ln -s
-/// ~/.ssh/id_rsa k && cat k`, found attacking the guard).
-fn secret_links(command: &Command, folder: &Path, home: &Path) -> Vec<(PathBuf, String)> {
-    let Some(("ln", args)) = command.run_words() else {
+/// ~/.ssh/id_rsa k && cat k`, found attacking the guard); and a link to one of the `links` made
+/// before it, or that link moved (`ln -s k k2 && cat k2`, `mv k k2 && cat k2`), reaches the same secret.
+fn secret_links(
+    command: &Command,
+    folder: &Path,
+    home: &Path,
+    links: &[(PathBuf, String)],
+) -> Vec<(PathBuf, String)> {
+    let Some((program @ ("ln" | "mv"), args)) = command.run_words() else {
         return Vec::new();
     };
     let operands: Vec<&Word> = args.iter().filter(|w| !w.text.starts_with('-')).collect();
     let (target, link) = match operands.as_slice() {
-        [target] => (*target, None),
+        [target] if program == "ln" => (*target, None),
         [target, link] => (*target, Some(*link)),
         _ => return Vec::new(),
     };
-    if !target.known || named(&target.text, target.glob, folder, home).is_none() {
+    if !target.known {
         return Vec::new();
     }
     let target_path = absolute(&expand_home(&target.text, home), folder, home);
+    // A relative target of a symbolic link is found from the link's folder: both are tried.
+    let link_folder = link
+        .filter(|link| link.known)
+        .map(|link| absolute(&expand_home(&link.text, home), folder, home))
+        .and_then(|link| link.parent().map(Path::to_path_buf));
+    let through = |path: &Path| {
+        links
+            .iter()
+            .find(|(link, _)| link == path)
+            .map(|(_, secret)| PathBuf::from(secret))
+    };
+    let target_path = match through(&target_path).or_else(|| {
+        link_folder
+            .as_deref()
+            .filter(|_| !target.text.starts_with(['/', '~']))
+            .and_then(|at| through(&absolute(&target.text, at, home)))
+    }) {
+        Some(secret) => secret,
+        None if named(&target.text, target.glob, folder, home).is_some() => target_path,
+        None => return Vec::new(),
+    };
     let link_path = match link {
         Some(link) if link.known => absolute(&expand_home(&link.text, home), folder, home),
         Some(_) => return Vec::new(),

@@ -595,9 +595,25 @@ fn call(command: Command, body: &str, env: &mut Env, out: &mut Vec<Command>, ctx
     out.push(command);
 }
 
+/// How many positional parameters, and how many bytes of them, are kept as known: more (`set -- "$@"
+/// "$@"` again and again doubles them) are kept as one word that cannot be known, so that a line cannot
+/// make the reader's time and memory grow without bound.
+pub(crate) const MAX_POSITIONAL: usize = 1024;
+
 /// Sets the positional parameters (`$1`..`$9`, `$@`, `$*`, `$#`) to `args` (unset when `None`),
 /// giving back what they were.
 pub(crate) fn positional(env: &mut Env, args: Option<Vec<Word>>) -> Option<Vec<Word>> {
+    let args = args.map(|args| {
+        let bytes: usize = args.iter().map(|w| w.text.len()).sum();
+        if args.len() <= MAX_POSITIONAL && bytes <= MAX_VALUE * 16 {
+            return args;
+        }
+        vec![Word {
+            text: "$@".into(),
+            known: false,
+            glob: false,
+        }]
+    });
     for n in 1..=9 {
         env.vars.remove(&n.to_string());
     }

@@ -512,3 +512,33 @@ fn a_line_left_inside_a_quote_says_so_at_its_own_level_only() {
     // Inside a nested line the open quote is that shell's error: it runs nothing.
     assert!(!open("bash -c \"'x\""));
 }
+
+#[test]
+fn positional_parameters_doubled_again_and_again_stay_bounded() {
+    // Each `set -- "$@" "$@"` doubles them: 2 << 12 words unbounded, and twice as many for each more.
+    let line = format!(
+        "set -- a b; {} rm -rf \"$@\"",
+        "set -- \"$@\" \"$@\";".repeat(12)
+    );
+    let commands = read(&line, &env());
+    let rm = commands.last().unwrap();
+    assert_eq!(rm.program(), "rm");
+    assert!(
+        rm.words.len() <= parse::MAX_POSITIONAL + 2,
+        "{} words",
+        rm.words.len()
+    );
+    assert!(
+        rm.args().iter().any(|w| !w.known),
+        "what was not kept cannot be known"
+    );
+    // A few are kept as they are.
+    assert_eq!(
+        programs("set -- a b; set -- \"$@\" \"$@\"; rm \"$@\""),
+        vec![
+            vec!["set", "--", "a", "b"],
+            vec!["set", "--", "a", "b", "a", "b"],
+            vec!["rm", "a", "b", "a", "b"]
+        ]
+    );
+}

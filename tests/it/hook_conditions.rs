@@ -234,3 +234,43 @@ fn an_if_does_not_let_an_event_hookd_could_not_read_slip_past_its_guard() {
     assert_eq!(resp["refused"], false, "{resp}");
     assert!(hook_names(&resp).is_empty(), "{resp}");
 }
+
+#[test]
+fn a_guard_of_git_push_is_not_slipped_past_by_options_unknown_words_case_or_a_link() {
+    let d = counting_daemon("Bash(git push *)");
+    let ran = d.sb.p("ran");
+    let cwd = d.sb.path().to_path_buf();
+    for command in [
+        "git -C elsewhere push",
+        "git -c credential.helper= --no-pager push --force",
+        "git $(printf push)",
+        "git pus?",
+        "xargs git < commands",
+        "GIT push",
+    ] {
+        let before = runs(&ran);
+        let (event, extra) = shell_call("claude-code", command, &cwd);
+        let out = relay(&d, "claude-code", &event, &extra);
+        assert_eq!(code(&out.status), 0, "{command}: {}", text(&out.stderr));
+        assert_eq!(
+            runs(&ran),
+            before + 1,
+            "{command}: the guard was not started"
+        );
+    }
+    // An edit through a link made to the folder a rule guards.
+    let sb = Sandbox::new();
+    sb.script("count.sh", "cat >/dev/null; echo ran >> @DIR@/ran");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"counted\"\nif = \"Edit(src/**)\"\ncommand = \"@DIR@/count.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    let project = d.sb.path().join("project");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::os::unix::fs::symlink(project.join("src"), project.join("lnk")).unwrap();
+    let resp = d.fire(
+        "PreToolUse",
+        json!({"tool_name": "Edit", "cwd": project, "tool_input": {"file_path": "lnk/main.rs", "old_string": "a", "new_string": "b"}}),
+    );
+    assert_eq!(hook_names(&resp), ["counted"], "{resp}");
+}
