@@ -351,12 +351,16 @@ pub(crate) fn plain_word(text: &str) -> Word {
 fn assignment(text: &str) -> Option<(&str, &str)> {
     let (name, value) = text.split_once('=')?;
     let name = name.strip_suffix('+').unwrap_or(name);
+    is_name(name).then_some((name, value))
+}
+
+/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
+fn is_name(name: &str) -> bool {
     let mut chars = name.chars();
-    let first = chars.next()?;
-    (first.is_ascii_alphabetic() || first == '_')
-        .then_some(())
-        .filter(|_| chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))?;
-    Some((name, value))
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]

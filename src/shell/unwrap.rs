@@ -374,10 +374,9 @@ pub(crate) fn unwrap_into(
         }
         "alias" => {
             for word in &args {
-                if let Some((_, script)) = word.text.split_once('=') {
+                if let Some((name, script)) = word.text.split_once('=') {
                     // Kept as a function of the same name that passes its words on, so that the
                     // alias used later is read with its arguments (`alias r=rm; r -rf ~`).
-                    let name = &word.text[..word.text.len() - script.len() - 1];
                     let functions = &mut env.functions;
                     if !name.is_empty()
                         && (functions.contains_key(name) || functions.len() < MAX_NAMES)
@@ -1159,7 +1158,7 @@ fn read_into(command: &Command, args: &[Word], env: &mut Env) {
         .as_deref()
         .map(|l| l.split_whitespace().collect::<Vec<_>>());
     for (n, name) in names.iter().enumerate() {
-        if super::assignment(&format!("{name}=")).is_none() || !env.may_set(name) {
+        if !super::is_name(name) || !env.may_set(name) {
             continue;
         }
         env.vars.remove(*name);
