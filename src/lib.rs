@@ -22,6 +22,7 @@ pub mod engine;
 #[cfg(feature = "otlp")]
 pub mod export;
 pub mod guard;
+pub mod layers;
 pub mod limits;
 pub mod lines;
 pub mod logging;

@@ -158,7 +158,7 @@ pub fn begin(options: &Options, input: impl Read) -> Begun {
         return Begun::Answered(Box::new(wrong_agent(options, &moment, &why, &event.fields)));
     }
     Begun::Asking(Pending {
-        line: request_line(options.agent, &moment, &event),
+        line: request_line(options.agent, &moment, &event, options.fail_closed),
         wait: wait_for(options.agent, &moment, options.timeout),
         moment,
         agent_event_name,
@@ -301,7 +301,7 @@ pub fn wait_for(agent: Agent, moment: &str, timeout: Duration) -> Duration {
 /// The fire request, as the line sent. The event re-serialized is never larger than the agent's input
 /// (serde_json writes no more than it read, numbers being kept as written), so it fits the daemon's line
 /// limit; should it not, the head is sent as undecidable rather than a line the daemon would refuse.
-fn request_line(agent: Agent, moment: &str, event: &Event) -> Vec<u8> {
+fn request_line(agent: Agent, moment: &str, event: &Event, fail_closed: bool) -> Vec<u8> {
     let line = Asking::Fire {
         id: 1,
         moment,
@@ -309,6 +309,7 @@ fn request_line(agent: Agent, moment: &str, event: &Event) -> Vec<u8> {
         event: &event.fields,
         undecidable: event.undecidable.as_deref(),
         source: Some("relay"),
+        fail_closed,
     }
     .to_line();
     if line.len() <= MAX_LINE {
@@ -328,6 +329,7 @@ fn request_line(agent: Agent, moment: &str, event: &Event) -> Vec<u8> {
         event: &head,
         undecidable: Some(&why),
         source: Some("relay"),
+        fail_closed,
     }
     .to_line()
 }

@@ -12,9 +12,14 @@ use crate::settings::{LoadError, Program, Settings};
 
 /// `hookd check`: the hooks per moment (or, with `--json`, one JSON object) and warnings; an invalid file
 /// is every error, each said once.
-pub fn check(config: &Path, json: bool) -> Result<ExitCode, String> {
+pub fn check(config: &Path, managed: &Path, json: bool) -> Result<ExitCode, String> {
     let loaded = match Settings::load(config) {
-        Ok(settings) => Ok(settings),
+        // Folded with the managed layer as the daemon folds them: each hook's layer shown, a hook two
+        // layers hold named once. The managed layer's errors are its own, at its files' places.
+        Ok(settings) => match crate::layers::managed::read(managed) {
+            Ok(read) => Ok(crate::layers::fold::fold(read.settings.as_ref(), settings)),
+            Err(errors) => Err(errors),
+        },
         Err(LoadError::Invalid(errors)) => Err(errors),
         Err(LoadError::NotFound) => {
             let near = crate::settings::near_name(config).map_or_else(String::new, |near| {
@@ -115,6 +120,7 @@ fn check_json(settings: &Settings) -> Value {
                 if hook.background {
                     entry["background"] = json!(true);
                 }
+                entry["layer"] = json!(hook.layer.name());
                 if let Some(agents) = &hook.agents {
                     entry["agents"] = json!(agents);
                 }
@@ -133,6 +139,8 @@ fn check_json(settings: &Settings) -> Value {
         "moments": moments,
         "http_listen": settings.http.listen.map(|a| a.to_string()),
         "warnings": crate::agents::settings_warnings(settings),
+        "managed_files": settings.managed_files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+        "layers": settings.layer_notes,
     })
 }
 
@@ -144,6 +152,15 @@ fn describe(settings: &Settings) -> String {
         printable(&settings.path.display().to_string()),
         if total == 1 { "" } else { "s" }
     );
+    for file in &settings.managed_files {
+        out.push_str(&format!(
+            "managed layer: {} (root's; its hooks run first, nothing below can change them)\n",
+            printable(&file.display().to_string())
+        ));
+    }
+    for note in &settings.layer_notes {
+        out.push_str(&format!("layers: {}\n", printable(note)));
+    }
     if let Some(listen) = settings.http.listen {
         out.push_str(&format!(
             "http listener on {listen} (for agents' http hooks)\n"
@@ -158,6 +175,9 @@ fn describe(settings: &Settings) -> String {
         out.push_str(&format!("{}{chained}\n", printable(moment)));
         for hook in hooks {
             let mut line = format!("  {}", printable(&hook.name));
+            if hook.layer != crate::settings::Layer::User {
+                line.push_str(&format!("  [{}]", hook.layer.name()));
+            }
             if let Some(matcher) = &hook.matcher_source {
                 line.push_str(&format!("  matcher {matcher:?}"));
             }

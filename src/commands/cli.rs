@@ -23,12 +23,31 @@ pub enum Command {
         /// Socket to listen on [default: $HOOKD_SOCKET, else $XDG_RUNTIME_DIR/hookd/hookd.sock, else /tmp/hookd-$UID/hookd.sock]
         #[arg(long, value_name = "PATH")]
         socket: Option<PathBuf>,
+        /// The managed layer's folder: managed.toml and managed.d/*.toml, root's [default: /etc/hookd]
+        #[arg(long, value_name = "DIR")]
+        managed: Option<PathBuf>,
+    },
+    /// Trust a repository's own hooks (.hookd/hooks.toml): each is shown, then pinned to its content
+    ///
+    /// Records, per hook, a digest of its definition and of the files of the repository it runs, in
+    /// hookd's state. A hook changed by one byte since is pending again: it does not run until trusted
+    /// anew. Run it yourself, at a terminal, after reading what it shows: never let an agent run it.
+    Trust {
+        /// The repository, or a folder inside it [default: the current folder]
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Forget what was trusted of this repository: its hooks are pending again
+        #[arg(long)]
+        revoke: bool,
     },
     /// Validate a settings file and print its hooks per moment (exit 1 and every error when invalid)
     Check {
         /// Settings file [default: as for serve]
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// The managed layer's folder, checked and folded with the file [default: /etc/hookd]
+        #[arg(long, value_name = "DIR")]
+        managed: Option<PathBuf>,
         /// One JSON object on stdout: the hooks per moment and the warnings, or every error
         #[arg(long)]
         json: bool,

@@ -30,6 +30,7 @@ pub fn fire(options: Options<'_>) -> Result<ExitCode, String> {
         agent: options.agent.as_deref(),
         event: &event.fields,
         undecidable: None,
+        fail_closed: false,
         source: None,
     };
     let response = client::request(options.socket, &request, None)?;

@@ -31,6 +31,7 @@ mod shared;
 mod status;
 pub mod style;
 mod test;
+mod trust;
 pub mod watch;
 
 use std::process::ExitCode;
@@ -40,7 +41,11 @@ use crate::commands::shared::{for_people, known_agent};
 
 pub fn run(command: Command) -> Result<ExitCode, String> {
     match command {
-        Command::Serve { config, socket } => {
+        Command::Serve {
+            config,
+            socket,
+            managed,
+        } => {
             let socket = socket.unwrap_or_else(crate::paths::default_socket);
             let places = crate::engine::protect::Places {
                 socket: Some(std::path::absolute(&socket).unwrap_or_else(|_| socket.clone())),
@@ -51,12 +56,20 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
             crate::daemon::run(
                 &config.unwrap_or_else(crate::paths::default_config),
                 &socket,
+                &managed.unwrap_or_else(|| crate::layers::managed::DEFAULT_DIR.into()),
                 places,
             )
         }
-        Command::Check { config, json } => {
-            check::check(&config.unwrap_or_else(crate::paths::default_config), json)
-        }
+        Command::Trust { dir, revoke } => trust::trust(dir.as_deref(), revoke),
+        Command::Check {
+            config,
+            managed,
+            json,
+        } => check::check(
+            &config.unwrap_or_else(crate::paths::default_config),
+            &managed.unwrap_or_else(|| crate::layers::managed::DEFAULT_DIR.into()),
+            json,
+        ),
         Command::Fire {
             moment,
             agent,

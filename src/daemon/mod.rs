@@ -8,6 +8,7 @@ pub mod file_changes;
 pub mod hang_up;
 pub mod http;
 pub mod journal;
+pub mod managed_watch;
 pub mod memory;
 pub mod relay_request;
 pub mod reload;
@@ -33,6 +34,7 @@ use crate::settings::{LoadError, Settings};
 pub fn run(
     config: &Path,
     socket: &Path,
+    managed_dir: &Path,
     mut places: crate::engine::protect::Places,
 ) -> Result<ExitCode, String> {
     crate::logging::init();
@@ -44,6 +46,17 @@ pub fn run(
     let config = std::path::absolute(config).unwrap_or_else(|_| config.to_path_buf());
     let read_as = crate::daemon::file_changes::SeenAtStart::before_reading(&config);
     let (settings, loaded_text) = initial_settings(&config)?;
+    let managed_dir =
+        std::path::absolute(managed_dir).unwrap_or_else(|_| managed_dir.to_path_buf());
+    let managed_seen = crate::layers::managed::fingerprint(&managed_dir);
+    let managed = crate::layers::managed::read(&managed_dir).map_err(|errors| {
+        format!(
+            "the managed layer is invalid (it is not run without the policy it holds):\n{errors}"
+        )
+    })?;
+    if let Some(layer) = &managed.settings {
+        tracing::info!(managed = %managed_dir.display(), hooks = %layer.summary(), "managed layer loaded");
+    }
     detach_from_terminal();
     // One thread: a hook's exit wakes its fire on the same thread, where a multi-threaded runtime paid a
     // cross-thread wake-up on every hook (about 250 us here, half again the cost of the spawn itself).
@@ -87,7 +100,12 @@ pub fn run(
             .map_err(|e| format!("cannot listen: {e}"))?;
         let daemon = Daemon::new(
             config.clone(),
-            settings,
+            managed_dir.clone(),
+            crate::daemon::state::Layers {
+                managed: managed.settings,
+                managed_hash: Some(managed.hash),
+                user: settings,
+            },
             loaded_text,
             Notifier::from_env(),
             crate::daemon::http::token::default_path(),
@@ -104,6 +122,7 @@ pub fn run(
             }
         });
         crate::daemon::file_changes::spawn(daemon.clone(), daemon.draining.clone(), read_as);
+        crate::daemon::managed_watch::spawn(daemon.clone(), daemon.draining.clone(), managed_seen);
         places.daemon_pid = i32::try_from(std::process::id()).ok();
         places.daemon_command_line = std::fs::read("/proc/self/cmdline")
             .map(|line| {

@@ -41,17 +41,31 @@ enum Prepared {
     Invalid(ConfigErrors),
 }
 
+/// What the blocking part found of the managed layer.
+enum ManagedPrepared {
+    /// Its files read as the layer in force (a watch trigger only).
+    Unchanged,
+    /// The layer whole (`None`: no managed file), and the hash of its texts.
+    Valid(Option<Box<Settings>>, u64),
+    Invalid(ConfigErrors),
+}
+
 /// Re-reads the settings file now. `Ok` is the generation in force afterwards; `Err` keeps the old
 /// settings.
 pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, ConfigErrors> {
     let _serialized = SERIAL.lock().await;
     let in_force = *lock(&daemon.loaded_text);
+    let managed_in_force = lock(&daemon.layers).managed_hash;
     let path = daemon.config_path.clone();
+    let managed_dir = daemon.managed_dir.clone();
     // The files `hookd setup` wrote the relay into are read again too (setup asks for a reload once it
     // wrote one), so that hookd's guard of itself keeps a file set up while the daemon runs.
     let read = tokio::task::spawn_blocking(move || {
         (
-            prepare(&path, trigger, in_force),
+            (
+                prepare(&path, trigger, in_force),
+                prepare_managed(&managed_dir, trigger, managed_in_force),
+            ),
             crate::agents::setups::setup_files(),
         )
     })
@@ -63,26 +77,89 @@ pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, Confi
         }
         Err(e) => {
             tracing::error!("reading the settings file failed abnormally: {e}");
-            Prepared::Invalid(whole_file(
-                &daemon.config_path,
-                "reading the file failed abnormally; keeping the last good settings (see the daemon's log)",
-            ))
+            (
+                Prepared::Invalid(whole_file(
+                    &daemon.config_path,
+                    "reading the file failed abnormally; keeping the last good settings (see the daemon's log)",
+                )),
+                ManagedPrepared::Unchanged,
+            )
         }
     };
     apply(daemon, prepared)
 }
 
+/// The blocking part of a reload for the managed layer: its files read and validated whole.
+fn prepare_managed(dir: &Path, trigger: Trigger, in_force: Option<u64>) -> ManagedPrepared {
+    match crate::layers::managed::read(dir) {
+        Ok(read) if trigger == Trigger::Watch && in_force == Some(read.hash) => {
+            ManagedPrepared::Unchanged
+        }
+        Ok(read) => ManagedPrepared::Valid(read.settings.map(Box::new), read.hash),
+        Err(errors) => ManagedPrepared::Invalid(errors),
+    }
+}
+
 /// What a reload found, put in force: the one place that a reload changes the daemon. The engine takes
 /// the new settings (and starts, keeps or lets go of their workers), the connection slots and the http
 /// listener follow them, `status` and systemd are told.
-fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> {
-    let (settings, hash) = match prepared {
-        Prepared::Unchanged => {
-            // Back to (or still at) the settings in force: nothing to swap, but an earlier error is over.
-            *lock(&daemon.last_reload) = LastReload::now(None);
-            return Ok(daemon.engine.current().number);
+fn apply(
+    daemon: &Arc<Daemon>,
+    (prepared, managed): (Prepared, ManagedPrepared),
+) -> Result<u64, ConfigErrors> {
+    // Each layer on its own: an error keeps that layer's last good settings, and the other's change
+    // is still taken.
+    let mut errors = Vec::new();
+    let mut changed = false;
+    let mut user_hash = None;
+    match prepared {
+        Prepared::Unchanged => {}
+        Prepared::Invalid(found) => errors.extend(found.0),
+        Prepared::Valid(settings, hash) => {
+            lock(&daemon.layers).user = *settings;
+            user_hash = Some(hash);
+            changed = true;
         }
-        Prepared::Invalid(errors) => {
+    }
+    match managed {
+        ManagedPrepared::Unchanged => {}
+        ManagedPrepared::Invalid(found) => errors.extend(found.0),
+        ManagedPrepared::Valid(settings, hash) => {
+            let mut layers = lock(&daemon.layers);
+            layers.managed = settings.map(|settings| *settings);
+            layers.managed_hash = Some(hash);
+            changed = true;
+        }
+    }
+    let errors = (!errors.is_empty()).then_some(ConfigErrors(errors));
+    if !changed {
+        return match errors {
+            None => {
+                // Back to (or still at) the settings in force: nothing to swap, but an earlier error
+                // is over.
+                *lock(&daemon.last_reload) = LastReload::now(None);
+                Ok(daemon.engine.current().number)
+            }
+            Some(errors) => {
+                refused(daemon, &errors);
+                Err(errors)
+            }
+        };
+    }
+    let installed = install(daemon, daemon.folded(), user_hash);
+    match errors {
+        None => installed,
+        Some(errors) => {
+            refused(daemon, &errors);
+            Err(errors)
+        }
+    }
+}
+
+/// A layer refused: the last good settings stay, and the log, `status` and the journal say why.
+fn refused(daemon: &Arc<Daemon>, errors: &ConfigErrors) {
+    {
+        {
             daemon.notifier.reloading();
             tracing::error!("settings not reloaded, the last good ones stay:\n{errors}");
             *lock(&daemon.last_reload) = LastReload::now(Some(errors.to_string()));
@@ -91,10 +168,16 @@ fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> 
             record.error = Some(crate::record::cut(&errors.to_string(), 4000));
             crate::record::note(record);
             daemon.notifier.ready();
-            return Err(errors);
         }
-        Prepared::Valid(settings, hash) => (*settings, hash),
-    };
+    }
+}
+
+/// Folded settings put in force; `hash` the user's file's text when it was read anew.
+fn install(
+    daemon: &Arc<Daemon>,
+    settings: Settings,
+    hash: Option<u64>,
+) -> Result<u64, ConfigErrors> {
     daemon.notifier.reloading();
     let summary = settings.summary();
     // A new max_processes or new workers move the reserve of descriptors hooks keep.
@@ -106,7 +189,10 @@ fn apply(daemon: &Arc<Daemon>, prepared: Prepared) -> Result<u64, ConfigErrors> 
     } = daemon.engine.install(settings);
     // Its error is logged and shown by `status`; the hooks of the new settings are in force.
     let _ = crate::daemon::http::apply(daemon);
-    *lock(&daemon.loaded_text) = Some(hash);
+    if let Some(hash) = hash {
+        *lock(&daemon.loaded_text) = Some(hash);
+    }
+    crate::daemon::state::note_layers(&daemon.engine.current().settings);
     *lock(&daemon.last_reload) = LastReload::now(None);
     let mut record = crate::record::Record::new(crate::record::Kind::Reload);
     record.generation = Some(generation);

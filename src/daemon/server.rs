@@ -584,7 +584,35 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
         export: Some(daemon.exporter.status()),
         #[cfg(not(feature = "otlp"))]
         export: None,
+        layers: layers_status(daemon),
     }
+}
+
+/// The layers in `status`: the managed layer's files, and the repositories fires came from.
+fn layers_status(daemon: &Daemon) -> Option<Value> {
+    let managed: Vec<String> = daemon
+        .engine
+        .current()
+        .settings
+        .managed_files
+        .iter()
+        .map(|file| file.display().to_string())
+        .collect();
+    let projects: Vec<Value> = daemon
+        .engine
+        .projects()
+        .into_iter()
+        .map(|state| {
+            serde_json::json!({
+                "root": state.root.display().to_string(),
+                "hooks": state.hooks,
+                "pending": state.pending,
+                "error": state.error,
+            })
+        })
+        .collect();
+    (!managed.is_empty() || !projects.is_empty())
+        .then(|| serde_json::json!({"managed": managed, "projects": projects}))
 }
 
 /// Writes a whole answer within [`WRITE_DEADLINE`].

@@ -130,6 +130,7 @@ mod tests {
                 ms: *ms,
                 error: None,
                 stderr: None,
+                layer: None,
             })
             .collect();
         record

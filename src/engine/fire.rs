@@ -15,7 +15,7 @@ use crate::engine::running::{log_outcome, read_outcome, run_all, run_one, serial
 use crate::engine::verdict::{self, Heard, Rewrites};
 use crate::engine::{Engine, Generation, protect};
 use crate::protocol::Event;
-use crate::settings::Hook;
+use crate::settings::{Hook, Layer, ProjectHooks};
 use crate::tables::moment;
 
 /// What a fire asks.
@@ -93,6 +93,7 @@ impl Engine {
                     large,
                     busy,
                     source,
+                    fail_closed,
                 },
         } = request;
         let generation = self.current();
@@ -120,7 +121,10 @@ impl Engine {
         let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
-        let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
+        let mut hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
+        let project = self.project_hooks(&generation, &moment, agent.as_deref(), field, &event);
+        hooks.extend(project.run.iter().cloned());
+        let unclosed = unclosed_relay(&generation, &moment, source, fail_closed);
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let (background, hooks): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|hook| hook.background);
@@ -183,7 +187,10 @@ impl Engine {
                 outcomes.push(Heard::skipped());
                 continue;
             };
-            let outcome = read_outcome(hook, &moment, ran, busy);
+            let mut outcome = read_outcome(hook, &moment, ran, busy);
+            if hook.layer == Layer::Project && outcome.kind == Outcome::Allowed {
+                ignore_allow(&mut outcome);
+            }
             let ms = crate::time::tenths_of_ms(ran.elapsed);
             if matches!(ran.exit, Exit::Cancelled(_)) {
                 // Nobody is waiting for this answer: not worth a warning per hook.
@@ -203,6 +210,7 @@ impl Engine {
             outcomes.push(outcome);
         }
         record.hooks(&reports, &runs);
+        record.layers(&hooks);
         let mut verdict = if outcomes.is_empty() {
             // The common case, kept cheap: nothing to fold.
             Verdict::default()
@@ -218,6 +226,50 @@ impl Engine {
             stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
         }
         let mut runs = runs;
+        for (hook, why) in &project.pending {
+            // Never run, never silent: in the fire's report and its journal line.
+            let report = HookReport {
+                name: hook.name.clone(),
+                outcome: Outcome::Skipped,
+                rewrote: None,
+                exit: None,
+                ms: 0.0,
+                error: Some(why.clone()),
+                truncated: false,
+            };
+            record.hooks(std::slice::from_ref(&report), &[None]);
+            record.layers(std::slice::from_ref(hook));
+            reports.push(report);
+            runs.push(None);
+        }
+        if let Some((root, waiting)) = &project.waiting
+            && moment == moment::SESSION_START
+        {
+            verdict.adds.push(format!(
+                "This repository ({}) has {waiting} hook(s) of its own (.hookd/hooks.toml) waiting for the user to trust them: they do not run until the user reviews them and runs `hookd trust {}` (an agent must not run it).",
+                root.display(),
+                root.display()
+            ));
+        }
+        if let Some(reason) = unclosed {
+            tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
+            let report = HookReport {
+                name: REQUIRE_FAIL_CLOSED_HOOK.to_string(),
+                outcome: Outcome::Refused,
+                rewrote: None,
+                exit: None,
+                ms: 0.0,
+                error: None,
+                truncated: false,
+            };
+            record.hooks(std::slice::from_ref(&report), &[None]);
+            reports.push(report);
+            runs.push(None);
+            verdict.reason = Some(reason);
+            verdict.refused = true;
+            verdict.permission = None;
+            verdict.input = None;
+        }
         // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
         let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
         if let Some(reason) = protected {
@@ -277,6 +329,84 @@ impl Engine {
         verdict.advisory = advisory;
         record.decided(&verdict);
         Ok((verdict, runs))
+    }
+}
+
+/// The name a refusal of `require_fail_closed` has in the report and the journal: hookd's own.
+pub const REQUIRE_FAIL_CLOSED_HOOK: &str = "hookd:require-fail-closed";
+
+/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay that
+/// does not hold the call back when it cannot reach hookd, at a moment whose refusal holds something
+/// back (a Stop refused would only send the agent on working).
+fn unclosed_relay(
+    generation: &Generation,
+    moment: &str,
+    source: crate::record::Source,
+    fail_closed: bool,
+) -> Option<String> {
+    let holds_back =
+        moment::known(moment).is_some_and(|known| known.refusal == moment::Refusal::HoldsBack);
+    (generation.settings.policy.require_fail_closed
+        && source == crate::record::Source::Relay
+        && !fail_closed
+        && holds_back)
+        .then(|| {
+            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string()
+        })
+}
+
+/// A repository's hook only tightens: its allow is read as what else it said (a rewrite, context, or
+/// nothing), and the journal says so.
+fn ignore_allow(outcome: &mut Heard) {
+    outcome.kind = if outcome.input.is_some() || outcome.output.is_some() {
+        Outcome::Rewrote
+    } else if outcome.adds.is_empty() {
+        Outcome::Nothing
+    } else {
+        Outcome::Adds
+    };
+    outcome.reason = None;
+    outcome.error = Some(
+        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow"
+            .into(),
+    );
+}
+
+impl Engine {
+    /// A repository's hooks for this fire, when its `cwd` is in one and the managed layer lets them run:
+    /// the trusted ones that fit, and the pending ones, to report.
+    fn project_hooks(
+        &self,
+        generation: &Generation,
+        moment: &str,
+        agent: Option<&str>,
+        field: Option<&'static str>,
+        event: &Map<String, Value>,
+    ) -> crate::engine::projects::ForFire {
+        let Some(cwd) = event
+            .get("cwd")
+            .and_then(Value::as_str)
+            .filter(|cwd| !cwd.is_empty())
+        else {
+            return Default::default();
+        };
+        let Some(root) = self.projects.root_of(cwd) else {
+            return Default::default();
+        };
+        let policy = generation.settings.policy;
+        if policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off {
+            self.projects.skipped(&root, policy);
+            return Default::default();
+        }
+        self.projects.for_fire(
+            &root,
+            moment,
+            generation.settings.hooks_for(moment),
+            |hook| {
+                hook.applies_to_agent(agent)
+                    && field.is_none_or(|field| hook.matcher.matches_event(event, field))
+            },
+        )
     }
 }
 

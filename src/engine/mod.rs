@@ -18,6 +18,7 @@ mod asks;
 mod background;
 mod clone_exec;
 pub mod fire;
+pub mod projects;
 pub mod protect;
 pub mod reading;
 pub mod reaper;
@@ -112,6 +113,8 @@ pub struct Engine {
     /// Where hookd lives beyond its settings, which its guard of itself keeps (the daemon says them
     /// with [`Engine::guard_places`]).
     places: std::sync::Mutex<Arc<protect::Places>>,
+    /// The repositories fires came from, and their hooks (`projects.rs`).
+    projects: projects::Projects,
 }
 
 impl Engine {
@@ -141,6 +144,7 @@ impl Engine {
             background_stop: CancellationToken::new(),
             background_hooks: std::sync::Arc::new(AtomicUsize::new(0)),
             workers_stop,
+            projects: projects::Projects::default(),
         })
     }
 
@@ -219,6 +223,11 @@ impl Engine {
         self.guard_places(places);
     }
 
+    /// The repositories fires came from: their hooks, pending ones, errors (for `status`).
+    pub fn projects(&self) -> Vec<projects::ProjectState> {
+        self.projects.states()
+    }
+
     /// Fires being worked on right now.
     pub fn in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Relaxed)
@@ -279,9 +288,10 @@ fn start_workers(
         if !hook.enabled || !matches!(hook.program, Program::Worker { .. }) {
             continue;
         }
+        let dir = hook.dir.clone().unwrap_or_else(|| settings.dir.clone());
         let pool = match previous.get(&hook.name) {
-            Some(pool) if pool.identity == worker::identity(hook, &settings.dir) => pool.clone(),
-            _ => Pool::start(hook, settings.dir.clone(), runner, stopping),
+            Some(pool) if pool.identity == worker::identity(hook, &dir) => pool.clone(),
+            _ => Pool::start(hook, dir, runner, stopping),
         };
         workers.insert(hook.name.clone(), pool);
     }

@@ -107,7 +107,22 @@ impl FireRecord {
                 ms: report.ms,
                 error: report.error.clone(),
                 stderr,
+                layer: None,
             });
+        }
+    }
+
+    /// The layer of each of `hooks`, the last of the hooks recorded so far: said for a managed and a
+    /// repository's hook (a hook with none is the user's).
+    pub fn layers(&mut self, hooks: &[std::sync::Arc<crate::settings::Hook>]) {
+        let Some(record) = &mut self.record else {
+            return;
+        };
+        let start = record.hooks.len().saturating_sub(hooks.len());
+        for (recorded, hook) in record.hooks[start..].iter_mut().zip(hooks) {
+            if hook.layer != crate::settings::Layer::User {
+                recorded.layer = Some(hook.layer.name().to_string());
+            }
         }
     }
 

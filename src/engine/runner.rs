@@ -307,7 +307,11 @@ fn prepared(hook: &Hook, input: &Input) -> std::io::Result<spawn::Prepared> {
     spawn::prepare(&spawn::Spec {
         program,
         args: &args,
-        vars: &hook_vars(hook, &input.config_dir, event_vars),
+        vars: &hook_vars(
+            hook,
+            hook.dir.as_deref().unwrap_or(&input.config_dir),
+            event_vars,
+        ),
         working_dir: &input.working_dir,
     })
 }

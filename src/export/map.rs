@@ -276,6 +276,7 @@ mod tests {
             ms: 0.5,
             error: None,
             stderr: Some("no\n".into()),
+            layer: None,
         }];
         record
     }

@@ -74,6 +74,11 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                     ));
                 }
             };
+            let fail_closed = match object.get("fail_closed") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(closed)) => *closed,
+                Some(_) => return Err(bad("fire: \"fail_closed\" must be true or false".into())),
+            };
             Request::Fire {
                 moment,
                 agent,
@@ -83,6 +88,7 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                     large: false,
                     busy: false,
                     source,
+                    fail_closed,
                 },
             }
         }
@@ -294,6 +300,9 @@ pub fn undecidable_from_head(
                         Some("relay") => crate::record::Source::Relay,
                         _ => crate::record::Source::Socket,
                     },
+                    // Not read from a head: a relay's undecidable fire is refused under
+                    // `require_fail_closed`, the safe side.
+                    fail_closed: false,
                 },
             },
         ));
@@ -355,6 +364,7 @@ mod tests {
                     event: &event,
                     source: None,
                     undecidable: None,
+                    fail_closed: false,
                 },
                 Request::Fire {
                     moment: "PreToolUse".into(),
@@ -370,6 +380,7 @@ mod tests {
                     event: &event,
                     source: None,
                     undecidable: Some("too large"),
+                    fail_closed: false,
                 },
                 Request::Fire {
                     moment: "Stop".into(),
@@ -505,6 +516,7 @@ mod tests {
                     large: false,
                     busy: false,
                     source: crate::record::Source::Socket,
+                    fail_closed: false,
                 },
             }
         );

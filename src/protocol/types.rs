@@ -132,6 +132,10 @@ pub struct Event {
     /// Where it came from, for the record: the request's `"source"` (`"relay"` from `hookd relay`),
     /// else the socket; the http listener sets its own.
     pub source: crate::record::Source,
+    /// The request's `"fail_closed"`: the relay that sent it holds the call back when it cannot reach
+    /// hookd (`--fail-closed`). A managed layer's `require_fail_closed` refuses fires from a relay that
+    /// does not say so.
+    pub fail_closed: bool,
 }
 
 impl From<Map<String, Value>> for Event {
@@ -142,6 +146,7 @@ impl From<Map<String, Value>> for Event {
             large: false,
             busy: false,
             source: crate::record::Source::Socket,
+            fail_closed: false,
         }
     }
 }
@@ -297,6 +302,10 @@ pub struct StatusResponse {
     /// without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub export: Option<ExportStatus>,
+    /// The layers: the managed layer's files (none: no managed layer), and each repository fires came
+    /// from, with its hooks pending `hookd trust` and its file's error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layers: Option<Value>,
 }
 
 /// The export in `status`:
@@ -581,6 +590,9 @@ pub enum Asking<'a> {
         /// `"relay"` from `hookd relay`: see [`Event::source`].
         #[serde(skip_serializing_if = "Option::is_none")]
         source: Option<&'a str>,
+        /// The relay holds the call back when it cannot reach hookd: see [`Event::fail_closed`].
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        fail_closed: bool,
     },
     Hello {
         id: u64,

@@ -301,6 +301,9 @@ pub struct Hook {
     /// What it wrote on stderr, cut to [`STDERR_CHARS`], when it refused, asked or failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// The layer whose file holds it, `managed` or `project`; absent: the user's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
 }
 
 impl Record {
@@ -611,6 +614,7 @@ mod tests {
             ms: 1.0,
             error: Some(huge.clone()),
             stderr: Some(huge),
+            layer: None,
         });
         record.bound();
         let line = record.to_line();

@@ -7,6 +7,7 @@ mod background;
 mod condition;
 mod error;
 pub mod export;
+mod layer;
 mod matcher;
 mod near;
 mod parse;
@@ -17,11 +18,13 @@ pub use background::refused_at as background_refused_at;
 pub use condition::{Condition, ToolCall, Unreadable};
 pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use export::Export;
+pub use layer::{Layer, Policy, ProjectHooks};
 pub use matcher::Matcher;
 pub use near::near_name;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
 pub(crate) use parse::meant_agent;
 pub use reach::NeverRuns;
+pub(crate) use trust::{Owners, Untrusted, resolve_owned};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -191,9 +194,27 @@ pub struct Hook {
     /// Line and column of its `command`, `argv` or `worker` in the file, for the checks of the program it
     /// runs, made once the file is valid.
     pub program_at: (usize, usize),
+    /// The layer whose file holds it: managed hooks run first, and nothing lower touches them.
+    pub layer: Layer,
+    /// The folder of the file that holds it (`HOOKD_CONFIG_DIR`) where that is not the user's settings'
+    /// folder: the managed layer's, a repository's `.hookd`. `None`: the settings' own folder.
+    pub dir: Option<PathBuf>,
+    /// Where its table is in its file (bytes): a project hook's trust is pinned to this text.
+    pub span: (usize, usize),
 }
 
 impl Hook {
+    /// Whether `other` is the same hook from another layer: the same program with the same words, at
+    /// the same moment, with the same matcher and `if`. It runs once (the higher layer's).
+    pub fn same_as(&self, other: &Hook) -> bool {
+        self.moment == other.moment
+            && self.program == other.program
+            && self.matcher_source == other.matcher_source
+            && self.condition.as_ref().map(|c| &c.source)
+                == other.condition.as_ref().map(|c| &c.source)
+            && self.agents == other.agents
+    }
+
     /// Whether this hook runs for a fire from `agent`.
     pub fn applies_to_agent(&self, agent: Option<&str>) -> bool {
         match (&self.agents, agent) {
@@ -231,6 +252,16 @@ pub struct Settings {
     /// in every fire's record: which settings decided it, across machines and restarts, where the
     /// generation only counts reloads since the daemon started. Empty for settings read from no file.
     pub digest: String,
+    /// What only the managed layer sets: its defaults where there is none.
+    pub policy: Policy,
+    /// The top-level keys the file gives (for the managed layer's tables to hold over the user's).
+    pub given: Vec<String>,
+    /// What folding the layers did that a person should know: a hook that runs once because another
+    /// layer has it too, the user's hooks skipped by `allow_managed_hooks_only`, a user's setting the
+    /// managed layer holds. Shown by `check`, journaled at each load.
+    pub layer_notes: Vec<String>,
+    /// The managed layer's files in force, in their order (none: no managed layer).
+    pub managed_files: Vec<PathBuf>,
 }
 
 /// Why a settings file could not be loaded.
@@ -267,6 +298,10 @@ impl Settings {
             protect: Protect::default(),
             export: Export::default(),
             digest: String::new(),
+            policy: Policy::default(),
+            given: Vec::new(),
+            layer_notes: Vec::new(),
+            managed_files: Vec::new(),
         }
     }
 
@@ -287,6 +322,12 @@ impl Settings {
     /// refused without being read (a FIFO froze the daemon for good), and so is a file bigger than
     /// [`SETTINGS_SIZE`] (a 1 GB sparse file took 14 s and 1 GB of memory).
     pub fn read(path: &Path) -> Result<String, LoadError> {
+        Settings::read_owned(path, Owners::UserOrRoot)
+    }
+
+    /// As [`Settings::read`], with the file and its folders held to `owners` (root alone for the
+    /// managed layer).
+    pub(crate) fn read_owned(path: &Path, owners: Owners) -> Result<String, LoadError> {
         use std::io::Read;
         use std::os::unix::fs::OpenOptionsExt;
         let label = path.display().to_string();
@@ -295,7 +336,7 @@ impl Settings {
             std::io::ErrorKind::NotFound => LoadError::NotFound,
             _ => refused(format!("cannot read the file: {e}")),
         };
-        let resolved = match trust::resolve(path, "the settings file") {
+        let resolved = match trust::resolve_owned(path, "the settings file", owners) {
             Ok(resolved) => resolved,
             Err(trust::Untrusted::NotFound) => return Err(LoadError::NotFound),
             Err(trust::Untrusted::Refused(message)) => return Err(refused(message)),
@@ -322,7 +363,9 @@ impl Settings {
                 resolved.display()
             )));
         }
-        if let Err(message) = check_owner_and_mode(&metadata, &resolved) {
+        if let Err(message) =
+            trust::check_file_owned(&metadata, &resolved, "the settings file", owners)
+        {
             return Err(refused(message));
         }
         if metadata.len() > SETTINGS_SIZE {
@@ -363,7 +406,17 @@ impl Settings {
 
     /// Validates settings text; `label` names the file in errors.
     pub fn parse(path: &Path, label: &str, text: &str) -> Result<Settings, ConfigErrors> {
-        let parsed = parse::parse(label, text)?;
+        Settings::parse_layer(path, label, text, Layer::User)
+    }
+
+    /// Validates settings text read for `layer`: what it may set, each hook marked with it.
+    pub fn parse_layer(
+        path: &Path,
+        label: &str,
+        text: &str,
+        layer: Layer,
+    ) -> Result<Settings, ConfigErrors> {
+        let parsed = parse::parse(label, text, layer)?;
         let path = absolute(path);
         let dir = folder_of(&path);
         Ok(Settings {
@@ -378,6 +431,10 @@ impl Settings {
             http: parsed.http,
             record: parsed.record,
             digest: digest_of(text),
+            policy: parsed.policy,
+            given: parsed.given,
+            layer_notes: Vec::new(),
+            managed_files: Vec::new(),
         })
     }
 
@@ -390,6 +447,12 @@ impl Settings {
     /// first word that only the shell can tell (`$VAR/x`, other than `$HOOKD_CONFIG_DIR`). The secrets
     /// file `[export.otlp]` names is checked here too: the user's own, and unreadable by anyone else.
     pub fn check_programs(&self) -> Result<(), ConfigErrors> {
+        self.check_programs_owned(Owners::UserOrRoot)
+    }
+
+    /// As [`Settings::check_programs`], the programs held to `owners`: a managed hook's program must be
+    /// root's, or the user (and the agent) could change what the team's hook runs.
+    pub(crate) fn check_programs_owned(&self, owners: Owners) -> Result<(), ConfigErrors> {
         let label = self.path.display().to_string();
         let mut verdicts: std::collections::HashMap<PathBuf, Option<String>> =
             std::collections::HashMap::new();
@@ -401,7 +464,7 @@ impl Settings {
             for program in programs_of(&hook.program, &self.dir) {
                 let verdict = verdicts
                     .entry(program.clone())
-                    .or_insert_with(|| check_program(&program));
+                    .or_insert_with(|| check_program(&program, owners));
                 if let Some(message) = verdict {
                     let mut error = ConfigError::whole_file(
                         &label,
@@ -427,6 +490,20 @@ impl Settings {
     /// relative one taken from the settings' folder. What hookd's guard of itself keeps the agent from
     /// changing (docs/security.md).
     pub fn program_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for hook in self.hooks.iter().flat_map(|(_, hooks)| hooks) {
+            for path in self.hook_files(hook) {
+                if !files.contains(&path) {
+                    files.push(path);
+                }
+            }
+        }
+        files
+    }
+
+    /// The files one hook runs, as [`Settings::program_files`] finds them: the program when it is a
+    /// path, and each of its words that names a file that exists, taken from the settings' folder.
+    pub fn hook_files(&self, hook: &Hook) -> Vec<PathBuf> {
         let mut env = crate::shell::Env {
             home: Some(crate::paths::home().to_string_lossy().into_owned()),
             ..crate::shell::Env::default()
@@ -440,29 +517,40 @@ impl Settings {
                 files.push(path);
             }
         };
-        for hook in self.hooks.iter().flat_map(|(_, hooks)| hooks) {
-            for program in programs_of(&hook.program, &self.dir) {
-                add(program);
+        for program in programs_of(&hook.program, &self.dir) {
+            add(program);
+        }
+        let words: Vec<String> = match &hook.program {
+            Program::Argv(argv) | Program::Worker { argv, .. } => argv.clone(),
+            Program::Guard(_) => Vec::new(),
+            Program::Shell { command, .. } => crate::shell::read(command, &env)
+                .into_iter()
+                .flat_map(|c| c.words.into_iter().filter(|w| w.known).map(|w| w.text))
+                .collect(),
+        };
+        for word in words {
+            if word.starts_with('-') || word.is_empty() {
+                continue;
             }
-            let words: Vec<String> = match &hook.program {
-                Program::Argv(argv) | Program::Worker { argv, .. } => argv.clone(),
-                Program::Guard(_) => Vec::new(),
-                Program::Shell { command, .. } => crate::shell::read(command, &env)
-                    .into_iter()
-                    .flat_map(|c| c.words.into_iter().filter(|w| w.known).map(|w| w.text))
-                    .collect(),
-            };
-            for word in words {
-                if word.starts_with('-') || word.is_empty() {
-                    continue;
-                }
-                let path = self.dir.join(&word);
-                if path.is_file() {
-                    add(path);
-                }
+            let path = self.dir.join(&word);
+            if path.is_file() {
+                add(path);
             }
         }
         files
+    }
+
+    /// The program a hook starts, when it is a path: `argv[0]`, a worker's, or a command's first word
+    /// (not the shell that runs the command), taken from `dir` when relative.
+    pub fn run_path(hook: &Hook, dir: &Path) -> Option<PathBuf> {
+        match &hook.program {
+            Program::Shell { command, .. } => first_word(command, dir),
+            Program::Argv(argv) | Program::Worker { argv, .. } => argv
+                .first()
+                .filter(|word| word.contains('/'))
+                .map(|word| dir.join(word)),
+            Program::Guard(_) => None,
+        }
     }
 
     /// The hooks hung on `moment`, in the file's order (disabled ones included).
@@ -559,14 +647,14 @@ fn first_word(command: &str, dir: &Path) -> Option<PathBuf> {
 }
 
 /// Why a program cannot be trusted to run, or `None`.
-fn check_program(program: &Path) -> Option<String> {
+fn check_program(program: &Path, owners: Owners) -> Option<String> {
     let what = format!("the program {}", program.display());
-    match trust::resolve(program, &what) {
+    match trust::resolve_owned(program, &what, owners) {
         Err(trust::Untrusted::NotFound) => None,
         Err(trust::Untrusted::Refused(message)) => Some(message),
         Ok(resolved) => {
             let metadata = std::fs::metadata(&resolved).ok()?;
-            trust::check_file(&metadata, &resolved, "the program").err()
+            trust::check_file_owned(&metadata, &resolved, "the program", owners).err()
         }
     }
 }
@@ -617,12 +705,6 @@ fn pseudo_filesystem(file: &std::fs::File) -> Option<&'static str> {
         SYSFS_MAGIC => Some("/sys"),
         _ => None,
     }
-}
-
-/// The rule ssh applies to its keys: owned by us or root, writable by nobody else. A file others can
-/// write lets them run commands as us.
-fn check_owner_and_mode(metadata: &std::fs::Metadata, path: &Path) -> Result<(), String> {
-    trust::check_file(metadata, path, "the settings file")
 }
 
 /// The first 16 hex digits of the SHA-256 of `text`: enough to tell settings apart, short in every line.

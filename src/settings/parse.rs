@@ -12,8 +12,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{
-    Condition, ConfigError, ConfigErrors, Defaults, Export, Hook, Http, LineIndex, Matcher,
-    OnFailure, Program, Protect, Record,
+    Condition, ConfigError, ConfigErrors, Defaults, Export, Hook, Http, Layer, LineIndex, Matcher,
+    OnFailure, Policy, Program, ProjectHooks, Protect, Record,
 };
 
 mod export;
@@ -30,6 +30,8 @@ const TOP_LEVEL_KEYS: &[&str] = &[
     "protect",
     "export",
 ];
+/// What a repository's `.hookd/hooks.toml` may hold: hooks, and the moments they need, nothing else.
+const PROJECT_KEYS: &[&str] = &["hooks", "moments", "sequential"];
 const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
 const RECORD_KEYS: &[&str] = &["enabled", "file_size_mib", "files", "full_inputs"];
 /// Hook names hookd keeps for itself, so that a record naming one was hookd's own doing.
@@ -72,14 +74,19 @@ pub(super) struct Parsed {
     pub record: Record,
     pub protect: Protect,
     pub export: Export,
+    /// What only the managed layer may set (its defaults elsewhere).
+    pub policy: Policy,
+    /// The top-level keys the file gives, for the managed layer's tables to hold over the user's.
+    pub given: Vec<String>,
 }
 
 type Value<'i> = Spanned<DeValue<'i>>;
 
-pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
+pub(super) fn parse(label: &str, text: &str, layer: Layer) -> Result<Parsed, ConfigErrors> {
     let mut walker = Walker {
         label,
         text,
+        layer,
         lines: LineIndex::new(text),
         errors: Vec::new(),
     };
@@ -93,9 +100,33 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
         return Err(walker.finish());
     }
     let root = root.into_inner();
-    for (key, _) in root.iter() {
-        if !TOP_LEVEL_KEYS.contains(&key.get_ref().as_ref()) {
+    let mut policy = Policy::default();
+    let mut given = Vec::new();
+    for (key, value) in root.iter() {
+        let name = key.get_ref().as_ref();
+        given.push(name.to_string());
+        if Policy::KEYS.contains(&name) {
+            if layer == Layer::Managed {
+                walker.policy(name, value, &mut policy);
+            } else {
+                walker.error(
+                    key.span(),
+                    format!(
+                        "`{name}` is a team's policy: only the managed layer (/etc/hookd/managed.toml, root's) may set it, not {} (docs/teams.md)",
+                        match layer {
+                            Layer::Project => "a repository's .hookd/hooks.toml",
+                            _ => "the user's settings file",
+                        }
+                    ),
+                );
+            }
+        } else if !TOP_LEVEL_KEYS.contains(&name) {
             walker.unknown_key(key, "at the top level", TOP_LEVEL_KEYS);
+        } else if layer == Layer::Project && !PROJECT_KEYS.contains(&name) {
+            walker.error(
+                key.span(),
+                format!("a repository's .hookd/hooks.toml holds hooks (and `moments`, `sequential`), nothing else: `{name}` belongs in the user's settings file"),
+            );
         }
     }
     let mut extra_moments = root
@@ -144,6 +175,8 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
             record,
             protect,
             export,
+            policy,
+            given,
         })
     } else {
         Err(walker.finish())
@@ -157,9 +190,45 @@ struct Walker<'a> {
     /// Where each line starts, found once, to place every error and name.
     lines: LineIndex<'a>,
     errors: Vec<ConfigError>,
+    /// The layer the file is read for: what it may set.
+    layer: Layer,
 }
 
 impl Walker<'_> {
+    /// One of the managed layer's policy keys.
+    fn policy(&mut self, name: &str, value: &Value<'_>, policy: &mut Policy) {
+        match name {
+            "allow_managed_hooks_only" => {
+                if let Some(on) = self.boolean(value, name) {
+                    policy.allow_managed_hooks_only = on;
+                }
+            }
+            "require_fail_closed" => {
+                if let Some(on) = self.boolean(value, name) {
+                    policy.require_fail_closed = on;
+                }
+            }
+            _ => match value.get_ref().as_str() {
+                Some("off") => policy.project_hooks = ProjectHooks::Off,
+                Some("trusted") => policy.project_hooks = ProjectHooks::Trusted,
+                _ => self.error(
+                    value.span(),
+                    format!("{name} must be \"off\" or \"trusted\""),
+                ),
+            },
+        }
+    }
+
+    fn boolean(&mut self, value: &Value<'_>, field: &str) -> Option<bool> {
+        match value.get_ref() {
+            DeValue::Boolean(b) => Some(*b),
+            _ => {
+                self.type_error(value, field, "true or false");
+                None
+            }
+        }
+    }
+
     /// The 1-based line of a byte offset.
     fn line_of(&self, offset: usize) -> usize {
         self.lines.line(offset)
@@ -718,7 +787,18 @@ impl Walker<'_> {
         let program_at = table
             .get(forms[0])
             .map_or((0, 0), |value| self.place(value.span().start));
+        if self.layer == Layer::Project && table.get("worker").is_some() {
+            let span = table.get("worker").map_or(entry.span(), |v| v.span());
+            self.error(
+                span,
+                format!("{what}: a repository's hooks run a `command` or an `argv`, not a `worker` (a process kept running from a repository's files)"),
+            );
+            return None;
+        }
         let hook = Hook {
+            layer: self.layer,
+            dir: None,
+            span: (entry.span().start, entry.span().end),
             name,
             moment: moment_name.to_string(),
             matcher,
@@ -1152,14 +1232,14 @@ mod tests {
     use super::*;
 
     fn errors(text: &str) -> Vec<String> {
-        match parse("hooks.toml", text) {
+        match parse("hooks.toml", text, Layer::User) {
             Ok(_) => Vec::new(),
             Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
         }
     }
 
     fn hooks(text: &str) -> Vec<(String, Vec<Arc<Hook>>)> {
-        match parse("hooks.toml", text) {
+        match parse("hooks.toml", text, Layer::User) {
             Ok(parsed) => parsed.hooks,
             Err(errors) => panic!("unexpected errors:\n{errors}"),
         }
@@ -1256,6 +1336,7 @@ on_failure = "ignore"
 [[hooks.UserPromptSubmit]]
 command = "git status"
 "#,
+            Layer::User,
         )
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.defaults.max_processes, 8);
@@ -1360,7 +1441,7 @@ command = "git status"
     #[test]
     fn a_hook_may_declare_its_own_moment_wherever_it_is_written() {
         let text = "[[hooks.PreToolUse]]\ncommand = \"x\"\n[[hooks.WorktreeCreate]]\ncommand = \"y\"\ndeclare_moment = true\n[[hooks.WorktreeCreate]]\ncommand = \"z\"\n";
-        let parsed = parse("hooks.toml", text).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = parse("hooks.toml", text, Layer::User).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.extra_moments, ["WorktreeCreate"]);
         assert_eq!(parsed.hooks[1].0, "WorktreeCreate");
         assert_eq!(
@@ -1371,7 +1452,7 @@ command = "git status"
         // With `moments` too, it is declared once; `sequential` may name it.
         let both =
             format!("moments = [\"WorktreeCreate\"]\nsequential = [\"WorktreeCreate\"]\n{text}");
-        let parsed = parse("hooks.toml", &both).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = parse("hooks.toml", &both, Layer::User).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.extra_moments, ["WorktreeCreate"]);
         // On a known moment, or not a boolean: an error at the key. `false` declares nothing.
         assert_eq!(
@@ -1522,12 +1603,13 @@ command = "git status"
 
     #[test]
     fn the_record_is_on_by_default_and_its_keys_are_checked() {
-        let parsed = parse("hooks.toml", "").unwrap();
+        let parsed = parse("hooks.toml", "", Layer::User).unwrap();
         assert_eq!(parsed.record, Record::default());
         assert!(parsed.record.enabled);
         let parsed = parse(
             "hooks.toml",
             "[record]\nenabled = false\nfiles = 2\nfile_size_mib = 1\nfull_inputs = true\n",
+            Layer::User,
         )
         .unwrap();
         assert_eq!(
@@ -1550,13 +1632,17 @@ command = "git status"
 
     #[test]
     fn http_is_off_unless_listen_is_given() {
-        let parsed = parse("hooks.toml", "").unwrap_or_else(|e| panic!("{e}"));
+        let parsed = parse("hooks.toml", "", Layer::User).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.http, Http::default());
-        let parsed = parse("hooks.toml", "[http]\nlisten = \"127.0.0.1:8787\"\n")
-            .unwrap_or_else(|e| panic!("{e}"));
+        let parsed = parse(
+            "hooks.toml",
+            "[http]\nlisten = \"127.0.0.1:8787\"\n",
+            Layer::User,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.http.listen, Some("127.0.0.1:8787".parse().unwrap()));
-        let parsed =
-            parse("hooks.toml", "[http]\nlisten = \"[::1]:0\"\n").unwrap_or_else(|e| panic!("{e}"));
+        let parsed = parse("hooks.toml", "[http]\nlisten = \"[::1]:0\"\n", Layer::User)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.http.listen, Some("[::1]:0".parse().unwrap()));
     }
 
@@ -1573,6 +1659,7 @@ command = "git status"
         let parsed = parse(
             "hooks.toml",
             "[http]\nlisten = \"0.0.0.0:8787\"\nallow_non_loopback = true\n",
+            Layer::User,
         )
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.http.listen, Some("0.0.0.0:8787".parse().unwrap()));
@@ -1609,7 +1696,7 @@ command = "git status"
         // 10,000-hook file took 9 s to check on the daemon's only thread. Counted, not timed.
         let text = many_hooks(10_000);
         super::super::error::SCANNED.with(|s| s.set(0));
-        let parsed = parse("hooks.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = parse("hooks.toml", &text, Layer::User).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.hooks[0].1.len(), 10_000);
         let scanned = super::super::error::SCANNED.with(std::cell::Cell::get);
         assert!(

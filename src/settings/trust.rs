@@ -20,6 +20,29 @@ use std::path::{Component, Path, PathBuf};
 /// Links followed before giving up (a loop of links), as the kernel's own limit.
 const MAX_LINKS: usize = 40;
 
+/// Who may own a file and the folders that hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Owners {
+    /// The user (the daemon's own uid) or root: the user's own settings and programs.
+    UserOrRoot,
+    /// Root alone: the managed layer, which the user (and so the agent, running as the user) must not
+    /// be able to change. A file the user owns can be made writable again by the user, whatever its mode.
+    RootOnly,
+}
+
+impl Owners {
+    fn allows(self, owner: u32, uid: u32) -> bool {
+        owner == 0 || (self == Owners::UserOrRoot && owner == uid)
+    }
+
+    fn who(self, uid: u32) -> String {
+        match self {
+            Owners::UserOrRoot => format!("this user (uid {uid}) or root"),
+            Owners::RootOnly => "root".to_string(),
+        }
+    }
+}
+
 /// Why a path cannot be taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Untrusted {
@@ -32,13 +55,18 @@ pub(crate) enum Untrusted {
 /// Follows every link of `path` (made absolute against the current folder) and checks each folder on
 /// the way. `what` names the file in messages ("the settings file"). Returns the path with no link left.
 pub(crate) fn resolve(path: &Path, what: &str) -> Result<PathBuf, Untrusted> {
+    resolve_owned(path, what, Owners::UserOrRoot)
+}
+
+/// As [`resolve`], with every folder on the way held to `owners`.
+pub(crate) fn resolve_owned(path: &Path, what: &str, owners: Owners) -> Result<PathBuf, Untrusted> {
     let path = std::path::absolute(path)
         .map_err(|e| Untrusted::Refused(format!("cannot tell where {} is: {e}", path.display())))?;
     let uid = nix::unistd::getuid().as_raw();
     let mut pending: Vec<OsString> = names(&path);
     pending.reverse(); // popped from the end: the next name last
     let mut current = PathBuf::from("/");
-    check_folder(&current, &metadata(&current)?, uid, what)?;
+    check_folder(&current, &metadata(&current)?, uid, what, owners)?;
     let mut links = 0;
     while let Some(name) = pending.pop() {
         if name == ".." {
@@ -71,26 +99,33 @@ pub(crate) fn resolve(path: &Path, what: &str) -> Result<PathBuf, Untrusted> {
             if !meta.is_dir() {
                 return Err(Untrusted::NotFound);
             }
-            check_folder(&next, &meta, uid, what)?;
+            check_folder(&next, &meta, uid, what, owners)?;
         }
         current = next;
     }
     Ok(current)
 }
 
-/// Checks the file at a path with no link left (from [`resolve`]): owned by the user or root, and
+/// Checks the file at a path with no link left (from [`resolve`]): owned by one of `owners`, and
 /// writable by nobody else.
-pub(crate) fn check_file(
+pub(crate) fn check_file_owned(
     metadata: &std::fs::Metadata,
     path: &Path,
     what: &str,
+    owners: Owners,
 ) -> Result<(), String> {
     let uid = nix::unistd::getuid().as_raw();
-    if metadata.uid() != uid && metadata.uid() != 0 {
+    if !owners.allows(metadata.uid(), uid) {
         return Err(format!(
-            "refused: {what} {} is owned by uid {}, not by this user (uid {uid}) or root; whoever owns it could run commands as you",
+            "refused: {what} {} is owned by uid {}, not by {}; whoever owns it could run commands as you{}",
             path.display(),
-            metadata.uid()
+            metadata.uid(),
+            owners.who(uid),
+            if owners == Owners::RootOnly {
+                " and the managed layer must be out of the user's (and the agent's) reach (fix: chown root: and chmod go-w)"
+            } else {
+                ""
+            }
         ));
     }
     let mode = metadata.mode() & 0o7777;
@@ -129,12 +164,14 @@ fn check_folder(
     metadata: &std::fs::Metadata,
     uid: u32,
     what: &str,
+    owners: Owners,
 ) -> Result<(), Untrusted> {
     let owner = metadata.uid();
-    if owner != uid && owner != 0 {
+    if !owners.allows(owner, uid) {
         return Err(Untrusted::Refused(format!(
-            "refused: the folder {} that holds {what} is owned by uid {owner}, not by this user (uid {uid}) or root; whoever owns it could replace {what} (keep it in a folder of your own)",
-            folder.display()
+            "refused: the folder {} that holds {what} is owned by uid {owner}, not by {}; whoever owns it could replace {what}",
+            folder.display(),
+            owners.who(uid)
         )));
     }
     let mode = metadata.mode() & 0o7777;
@@ -188,7 +225,10 @@ mod tests {
     fn a_sticky_folder_of_roots_may_be_written_by_all() {
         let meta = std::fs::symlink_metadata("/tmp").unwrap();
         if meta.uid() == 0 && meta.mode() & 0o1000 != 0 {
-            assert_eq!(check_folder(Path::new("/tmp"), &meta, 12345, "x"), Ok(()));
+            assert_eq!(
+                check_folder(Path::new("/tmp"), &meta, 12345, "x", Owners::UserOrRoot),
+                Ok(())
+            );
         }
     }
 

@@ -24,6 +24,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("settings", 2),
     ("agents", 3),
     ("engine", 3),
+    ("layers", 3),
     ("export", 3),
     ("daemon", 4),
     ("commands", 5),

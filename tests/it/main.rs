@@ -77,6 +77,10 @@ mod hook_background;
 mod hook_conditions;
 /// The HTTP listener for agents' http hooks.
 mod http_hooks;
+/// The managed layer: first, out of the user's reach, its policy; a hook two layers hold run once.
+mod layers_managed;
+/// A repository's own hooks: pending until trusted, pinned to content, only tightening, only inside.
+mod layers_project;
 /// hookd's guard of itself: every agent's call that would switch the guard off refused, reads not.
 mod protect;
 mod protect_attack;

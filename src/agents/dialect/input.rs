@@ -145,6 +145,7 @@ pub fn translate_head_as(
             large: false,
             busy: false,
             source: crate::record::Source::Socket,
+            fail_closed: false,
         },
         // Undecidable: its hooks are read as failed, and nothing is rewritten.
         carry_back: None,

@@ -152,7 +152,7 @@ mod tests {
     use crate::settings::export::Protocol;
 
     fn errors(text: &str) -> Vec<String> {
-        match parse("hooks.toml", text) {
+        match parse("hooks.toml", text, super::super::Layer::User) {
             Ok(_) => Vec::new(),
             Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
         }
@@ -160,11 +160,14 @@ mod tests {
 
     #[test]
     fn export_is_off_unless_the_file_has_export_otlp() {
-        let parsed = parse("hooks.toml", "# none\n").ok().unwrap();
+        let parsed = parse("hooks.toml", "# none\n", super::super::Layer::User)
+            .ok()
+            .unwrap();
         assert_eq!(parsed.export.otlp, None);
         let parsed = parse(
             "hooks.toml",
             "[export.otlp]\nendpoint = \"http://127.0.0.1:4318/v1/logs\"\nprotocol = \"http/json\"\nkinds = [\"fire\"]\ndecisions = [\"refused\", \"asked\"]\nredact = true\n",
+            super::super::Layer::User,
         )
         .ok()
         .unwrap();
@@ -173,9 +176,13 @@ mod tests {
         assert_eq!(otlp.endpoint.port, 4318);
         assert_eq!(otlp.kinds, ["fire"]);
         assert!(otlp.redact);
-        let off = parse("hooks.toml", "[export.otlp]\nenabled = false\n")
-            .ok()
-            .unwrap();
+        let off = parse(
+            "hooks.toml",
+            "[export.otlp]\nenabled = false\n",
+            super::super::Layer::User,
+        )
+        .ok()
+        .unwrap();
         assert_eq!(off.export.otlp, None);
     }
 

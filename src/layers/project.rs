@@ -1,0 +1,228 @@
+//! A repository's own hooks: `.hookd/hooks.toml`, found from an event's `cwd` upwards, no higher than
+//! the repository's root (the folder that holds `.git`) and never the home folder or above it. It holds
+//! hooks (and their `moments` and `sequential`), nothing else; its hooks run only for events whose
+//! `cwd` is inside it, once the user trusted them (`layers::trust`), and they only tighten: their allow
+//! is ignored.
+//!
+//! What a repository brings is checked where it is named: a hooks file that is a symbolic link leaving
+//! the repository is refused, and so is a hook that runs, or names, a file outside it that the user could
+//! change (a system program, root's, may be run).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::settings::{
+    ConfigError, ConfigErrors, Hook, Layer, LoadError, Owners, Settings, Untrusted, resolve_owned,
+};
+
+/// The folder of a repository's hookd files, and its hooks file in it.
+pub const FOLDER: &str = ".hookd";
+pub const FILE: &str = "hooks.toml";
+
+/// The repository whose hooks an event at `cwd` sees: the nearest folder, from `cwd` up, that holds
+/// `.hookd/hooks.toml`, looked for no higher than the first folder holding `.git`, and never in `home`
+/// or above it. `None`: no repository's hooks here.
+pub fn find(cwd: &Path, home: &Path) -> Option<PathBuf> {
+    if !cwd.is_absolute() {
+        return None;
+    }
+    let mut found = None;
+    let mut dir = cwd;
+    loop {
+        if dir == home || home.starts_with(dir) {
+            return None; // home, or above it: not a repository's
+        }
+        if found.is_none() && std::fs::symlink_metadata(dir.join(FOLDER).join(FILE)).is_ok() {
+            found = Some(dir.to_path_buf());
+        }
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            return found;
+        }
+        dir = dir.parent()?;
+    }
+}
+
+/// A repository's hooks, read and checked.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The repository's root (the folder that holds `.hookd`).
+    pub root: PathBuf,
+    /// Its hooks file, as found (`ROOT/.hookd/hooks.toml`).
+    pub file: PathBuf,
+    /// The file's settings: hooks only, each named `project:NAME`, run from `.hookd`.
+    pub settings: Settings,
+    /// Each hook with what its trust is pinned to.
+    pub hooks: Vec<Pinned>,
+}
+
+/// One hook of a repository, and the digest of what it is now.
+#[derive(Debug, Clone)]
+pub struct Pinned {
+    pub hook: Arc<Hook>,
+    /// `Moment/name` (the name as the file gives it): what the trust store keys it by.
+    pub key: String,
+    /// Its table as written in the file, for `hookd trust` to show.
+    pub definition: String,
+    /// The files of the repository it runs or names, whose bytes its digest holds.
+    pub files: Vec<PathBuf>,
+    /// The digest of its definition and those files now.
+    pub digest: String,
+}
+
+impl Pinned {
+    /// The digest again, from the files as they are now.
+    pub fn digest_now(&self, sequential: bool) -> String {
+        crate::layers::trust::hook_digest(
+            &self.hook.moment,
+            &self.definition,
+            sequential,
+            &self.files,
+        )
+    }
+}
+
+/// Reads the hooks of the repository at `root`. `Err`: every error, at its file:line:col.
+pub fn read(root: &Path) -> Result<Project, ConfigErrors> {
+    let file = root.join(FOLDER).join(FILE);
+    let label = file.display().to_string();
+    let refused = |message: String| ConfigErrors(vec![ConfigError::whole_file(&label, message)]);
+    let canonical = std::fs::canonicalize(root)
+        .map_err(|e| refused(format!("cannot tell where the repository is: {e}")))?;
+    match resolve_owned(&file, "a repository's hooks file", Owners::UserOrRoot) {
+        Ok(resolved) if resolved.starts_with(&canonical) => {}
+        Ok(resolved) => {
+            return Err(refused(format!(
+                "refused: {} is a symbolic link leaving the repository (to {}): a repository's hooks file must be in it",
+                file.display(),
+                resolved.display()
+            )));
+        }
+        Err(Untrusted::NotFound) => return Err(refused("the file does not exist".into())),
+        Err(Untrusted::Refused(message)) => return Err(refused(message)),
+    }
+    let text = match Settings::read(&file) {
+        Ok(text) => text,
+        Err(LoadError::NotFound) => return Err(refused("the file does not exist".into())),
+        Err(LoadError::Invalid(errors)) => return Err(errors),
+    };
+    let settings = Settings::parse_layer(&file, &label, &text, Layer::Project)?;
+    let mut errors = Vec::new();
+    let mut pinned = Vec::new();
+    let mut hooks = Vec::with_capacity(settings.hooks.len());
+    for (moment, list) in &settings.hooks {
+        let sequential = settings.is_sequential(moment);
+        let mut renamed_list = Vec::with_capacity(list.len());
+        for hook in list {
+            let mut files = Vec::new();
+            let named = Settings::run_path(hook, &settings.dir)
+                .into_iter()
+                .chain(settings.hook_files(hook));
+            for path in named {
+                match inside(&path, &canonical) {
+                    Ok(Some(resolved)) => {
+                        if !files.contains(&resolved) {
+                            files.push(resolved);
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(message) => {
+                        let mut error = ConfigError::whole_file(
+                            &label,
+                            format!("hook \"{}\": {message}", hook.name),
+                        );
+                        (error.line, error.column) = hook.program_at;
+                        errors.push(error);
+                    }
+                }
+            }
+            files.sort();
+            let definition = text
+                .get(hook.span.0..hook.span.1)
+                .unwrap_or_default()
+                .to_string();
+            let key = format!("{moment}/{}", hook.name);
+            let mut renamed = (**hook).clone();
+            renamed.name = crate::layers::fold::qualified(Layer::Project, &hook.name);
+            renamed.dir = Some(settings.dir.clone());
+            let renamed = Arc::new(renamed);
+            let digest = crate::layers::trust::hook_digest(moment, &definition, sequential, &files);
+            pinned.push(Pinned {
+                hook: renamed.clone(),
+                key,
+                definition,
+                files,
+                digest,
+            });
+            renamed_list.push(renamed);
+        }
+        hooks.push((moment.clone(), renamed_list));
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|e| (e.line, e.column));
+        return Err(ConfigErrors(errors));
+    }
+    let mut settings = settings;
+    settings.hooks = hooks;
+    Ok(Project {
+        root: canonical,
+        file,
+        settings,
+        hooks: pinned,
+    })
+}
+
+/// Where a file a repository's hook runs or names lies: `Some` (resolved) inside the repository, whose
+/// bytes the hook's digest holds; `None` outside it but root's and out of the user's reach (a system
+/// program), or not there at all (the hook fails when it runs, its digest saying the file is missing);
+/// `Err` outside it where the user, or the agent, could change it.
+fn inside(path: &Path, root: &Path) -> Result<Option<PathBuf>, String> {
+    match resolve_owned(path, "a program", Owners::UserOrRoot) {
+        Err(Untrusted::NotFound) => {
+            // Not there (yet): inside the repository, pinned as missing; outside it, refused.
+            let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            if absolute.starts_with(root) {
+                Ok(Some(absolute))
+            } else {
+                Err(outside(path, &absolute))
+            }
+        }
+        Err(Untrusted::Refused(message)) => Err(message),
+        Ok(resolved) if resolved.starts_with(root) => Ok(Some(resolved)),
+        Ok(resolved) => {
+            let system = SYSTEM_FOLDERS
+                .iter()
+                .any(|folder| resolved.starts_with(folder))
+                && resolve_owned(&resolved, "a program", Owners::RootOnly).is_ok()
+                && std::fs::metadata(&resolved).is_ok_and(|meta| {
+                    use std::os::unix::fs::MetadataExt;
+                    meta.uid() == 0 && meta.mode() & 0o022 == 0
+                });
+            if system {
+                Ok(None)
+            } else {
+                Err(outside(path, &resolved))
+            }
+        }
+    }
+}
+
+/// Where a system's programs live: a file outside the repository may be run from these alone (and only
+/// when root's), never from a temporary folder or the user's own, whatever their owner.
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/usr/",
+    "/bin/",
+    "/sbin/",
+    "/lib/",
+    "/lib64/",
+    "/opt/",
+    "/nix/store/",
+    "/etc/",
+];
+
+fn outside(path: &Path, resolved: &Path) -> String {
+    format!(
+        "refused: {} is outside the repository ({}), where its bytes cannot be pinned by `hookd trust`: a repository's hooks run what the repository holds, or a system program (root's, in /usr, /bin, /opt, ...)",
+        path.display(),
+        resolved.display()
+    )
+}

@@ -1,0 +1,248 @@
+//! A repository's own hooks on the real daemon: pending until trusted, pinned to their content, only
+//! for events whose `cwd` is inside, only tightening; and what a hostile repository (or agent) tries:
+//! a hooks file that links out of the repository, a script outside it, the trust store edited.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+use crate::layers_managed::{journaled, start_managed};
+
+/// A repository in the sandbox (`repo/`, with `.git`), its `.hookd/hooks.toml` and scripts written.
+fn make_repo(sb: &Sandbox, toml: &str, scripts: &[(&str, &str)]) -> PathBuf {
+    let repo = sb.p("repo");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join(".hookd")).unwrap();
+    fs::create_dir_all(repo.join("src")).unwrap();
+    for (name, body) in scripts {
+        let path = repo.join(".hookd").join(name);
+        fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    fs::write(repo.join(".hookd/hooks.toml"), toml).unwrap();
+    repo
+}
+
+/// `hookd trust ARGS` as the user runs it, with the daemon's state folder.
+fn trust(d: &Daemon, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("trust")
+        .args(args)
+        .env("XDG_STATE_HOME", state_home_for(&d.socket));
+    run_with_deadline(cmd, None, RESPONSE)
+}
+
+fn bash(command: &str, cwd: &Path) -> Value {
+    json!({"session_id": "s", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+const GATE: &str = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
+
+#[test]
+fn an_untrusted_project_hook_does_not_run_runs_after_trust_and_is_pending_after_one_byte() {
+    let sb = Sandbox::new();
+    sb.settings("# no hooks of the user's\n");
+    let repo = make_repo(
+        &sb,
+        GATE,
+        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
+    );
+    let d = Daemon::start(sb);
+    let cwd = repo.join("src");
+    let resp = d.fire("PreToolUse", bash("make", &cwd));
+    assert_eq!(resp["refused"], false, "not trusted yet: {resp}");
+    let pending = hook(&resp, "project:gate");
+    assert_eq!(pending["outcome"], "skipped", "{resp}");
+    assert!(
+        pending["error"].as_str().unwrap().contains("hookd trust"),
+        "{resp}"
+    );
+    journaled(&d, "the pending hook in the journal", |r| {
+        r["kind"] == "fire"
+            && r["hooks"][0]["name"] == "project:gate"
+            && r["hooks"][0]["layer"] == "project"
+            && r["hooks"][0]["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("pending"))
+    });
+    // A session starting there is told, as context.
+    let start = d.fire(
+        "SessionStart",
+        json!({"session_id": "s", "cwd": cwd, "source": "startup"}),
+    );
+    assert!(
+        adds(&start)
+            .iter()
+            .any(|a| a.contains("waiting") && a.contains("hookd trust")),
+        "{start}"
+    );
+    let out = trust(&d, &[repo.to_str().unwrap()]);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("gate.sh"),
+        "shows what it runs: {}",
+        text(&out.stdout)
+    );
+    let resp = d.fire("PreToolUse", bash("make", &cwd));
+    assert_eq!(resp["refused"], true, "trusted: {resp}");
+    assert_eq!(resp["reason"], "the repo says no");
+    // One byte of its script changed: pending again.
+    let script = repo.join(".hookd/gate.sh");
+    let mut bytes = fs::read(&script).unwrap();
+    bytes.push(b'\n');
+    fs::write(&script, bytes).unwrap();
+    let resp = d.fire("PreToolUse", bash("make", &cwd));
+    assert_eq!(resp["refused"], false, "changed since trusted: {resp}");
+    assert!(
+        hook(&resp, "project:gate")["error"]
+            .as_str()
+            .unwrap()
+            .contains("changed since it was trusted"),
+        "{resp}"
+    );
+    // Trusted again, then revoked.
+    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
+    assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], true);
+    assert_eq!(
+        code(&trust(&d, &["--revoke", repo.to_str().unwrap()]).status),
+        0
+    );
+    assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], false);
+    // `status` lists the pending hook.
+    let status = d.status();
+    assert!(status.to_string().contains("PreToolUse/gate"), "{status}");
+}
+
+#[test]
+fn a_project_allow_is_ignored_while_its_refusal_holds() {
+    let sb = Sandbox::new();
+    sb.settings("# none\n");
+    let toml = "[[hooks.PreToolUse]]\nname = \"allow-all\"\ncommand = \"$HOOKD_CONFIG_DIR/allow.sh\"\n\n[[hooks.PreToolUse]]\nname = \"no-rm\"\ncommand = \"$HOOKD_CONFIG_DIR/no-rm.sh\"\n";
+    let repo = make_repo(
+        &sb,
+        toml,
+        &[
+            ("allow.sh", "echo '{\"allow\": \"fine by the repo\"}'"),
+            (
+                "no-rm.sh",
+                "grep -q 'rm -rf' && { echo 'no rm here' >&2; exit 2; }; exit 0",
+            ),
+        ],
+    );
+    let d = Daemon::start(sb);
+    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
+    let resp = d.fire("PreToolUse", bash("ls", &repo));
+    assert_eq!(resp["refused"], false, "{resp}");
+    assert!(
+        resp.get("permission").is_none(),
+        "a repository cannot allow: {resp}"
+    );
+    let allow = hook(&resp, "project:allow-all");
+    assert_eq!(allow["outcome"], "nothing", "{resp}");
+    assert!(
+        allow["error"]
+            .as_str()
+            .unwrap()
+            .contains("allow is ignored"),
+        "{resp}"
+    );
+    let resp = d.fire("PreToolUse", bash("rm -rf build", &repo));
+    assert_eq!(resp["refused"], true, "{resp}");
+    assert_eq!(resp["reason"], "no rm here");
+}
+
+#[test]
+fn an_event_whose_cwd_is_outside_the_project_does_not_see_its_hooks() {
+    let sb = Sandbox::new();
+    sb.settings("# none\n");
+    let repo = make_repo(&sb, GATE, &[("gate.sh", "echo 'no' >&2; exit 2")]);
+    let outside = sb.p("elsewhere");
+    fs::create_dir_all(outside.join(".git")).unwrap();
+    let d = Daemon::start(sb);
+    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
+    assert_eq!(d.fire("PreToolUse", bash("ls", &repo))["refused"], true);
+    let resp = d.fire("PreToolUse", bash("ls", &outside));
+    assert_eq!(resp["refused"], false, "{resp}");
+    assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
+    let resp = d.fire("PreToolUse", bash("ls", d.sb.p("").as_path()));
+    assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
+}
+
+#[test]
+fn a_hooks_file_linking_out_of_the_repository_or_a_script_outside_it_is_refused_where_named() {
+    let sb = Sandbox::new();
+    sb.settings("# none\n");
+    sb.script("outside.sh", "echo 'from outside' >&2; exit 2");
+    let repo = make_repo(&sb, GATE, &[("gate.sh", "exit 0")]);
+    let d = Daemon::start(sb);
+    // A script outside the repository.
+    let toml = format!(
+        "[[hooks.PreToolUse]]\nname = \"out\"\ncommand = \"{}\"\n",
+        d.sb.p("outside.sh").display()
+    );
+    fs::write(repo.join(".hookd/hooks.toml"), &toml).unwrap();
+    let out = trust(&d, &[repo.to_str().unwrap()]);
+    assert_eq!(code(&out.status), 1);
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("hooks.toml:3:11") && said.contains("outside the repository"),
+        "{said}"
+    );
+    // The hooks file a link out of the repository.
+    let elsewhere = d.sb.p("elsewhere.toml");
+    fs::write(&elsewhere, GATE).unwrap();
+    fs::remove_file(repo.join(".hookd/hooks.toml")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, repo.join(".hookd/hooks.toml")).unwrap();
+    let out = trust(&d, &[repo.to_str().unwrap()]);
+    assert_eq!(code(&out.status), 1);
+    assert!(
+        text(&out.stderr).contains("symbolic link leaving the repository"),
+        "{}",
+        text(&out.stderr)
+    );
+    let resp = d.fire("PreToolUse", bash("ls", &repo));
+    assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
+    journaled(&d, "the refusal in the journal", |r| {
+        r["kind"] == "reload_refused"
+            && r["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("symbolic link leaving"))
+    });
+}
+
+#[test]
+fn the_trust_store_edited_by_hand_does_not_trust_a_changed_hook() {
+    let sb = Sandbox::new();
+    sb.settings("# none\n");
+    let repo = make_repo(&sb, GATE, &[("gate.sh", "echo 'no' >&2; exit 2")]);
+    let d = Daemon::start(sb);
+    // A store naming the hook with any digest but its own trusts nothing.
+    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    fs::create_dir_all(store.parent().unwrap()).unwrap();
+    let root = fs::canonicalize(&repo).unwrap();
+    fs::write(
+        &store,
+        json!({"projects": {root.to_str().unwrap(): {"PreToolUse/gate": "0".repeat(64)}}})
+            .to_string(),
+    )
+    .unwrap();
+    let resp = d.fire("PreToolUse", bash("ls", &repo));
+    assert_eq!(hook(&resp, "project:gate")["outcome"], "skipped", "{resp}");
+    // The managed layer can switch repositories' hooks off altogether.
+    if !require_root("the managed layer must be root's") {
+        return;
+    }
+    drop(d);
+    let sb = Sandbox::new();
+    sb.settings("# none\n");
+    let repo_off = make_repo(&sb, GATE, &[("gate.sh", "echo 'no' >&2; exit 2")]);
+    let dir = crate::layers_managed::managed(&sb, "project_hooks = \"off\"\n");
+    let d = start_managed(sb, &dir);
+    assert_eq!(code(&trust(&d, &[repo_off.to_str().unwrap()]).status), 0);
+    let resp = d.fire("PreToolUse", bash("ls", &repo_off));
+    assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
+}
