@@ -1867,6 +1867,12 @@ impl Judge<'_> {
                 Some("take hookd's relay out of an agent's settings (hookd setup --undo)".into())
             }
             "install" if undoes => Some("take hookd's service away (hookd install --undo)".into()),
+            // `hookd trust`: a repository's hooks let run, which only the user may decide, having read
+            // them; the agent that could run it could trust the hooks it just wrote. `--revoke` only
+            // takes trust away.
+            "trust" if !args.iter().any(|a| a.text == "--revoke") => Some(
+                "trust a repository's hooks (hookd trust): only the user may, having read them".into(),
+            ),
             // `hookd install --bin /tmp/fake --force`: the units rewritten to start another program
             // as the daemon (found attacking the guard).
             "install"
