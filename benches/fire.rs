@@ -58,6 +58,10 @@
 //!   within 5 % of E0o (the median of the rounds' ratios). `cargo bench --bench fire -- export` runs
 //!   only these.
 //!
+//! - El, E1l: a fire that matches no hook with three layers loaded (a managed layer, the user's file,
+//!   the fire's `cwd` in a repository with hooks of its own) against the user's file alone; target: El
+//!   within 5 % of E1l. See [`layers_rows`]; `cargo bench --bench fire -- layers` runs only these.
+//!
 //! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
 //! other row); `cargo bench --bench fire -- protect` only the guard of itself's rows, Ec to Jw;
 //! `cargo bench --bench fire -- builtin` only the built-in guard's rows, Jge to Ggl.
@@ -176,6 +180,15 @@ fn main() {
             table.print();
             return;
         }
+        ["layers"] => {
+            println!(
+                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the layers only (rows El and E1l)",
+                cores()
+            );
+            layers_rows(&mut table, &dir.path().join("layers"), rounds);
+            table.print();
+            return;
+        }
         ["guard"] => {
             println!(
                 "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
@@ -188,7 +201,7 @@ fn main() {
         _ => {
             panic!(
                 "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z), `export` (rows \
-                 Eo and E0o), `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
+                 Eo and E0o), `layers` (rows El and E1l), `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
                  Jge to Ggl)"
             )
         }
@@ -1467,6 +1480,122 @@ argv = ["/bin/true"]
 /// made absolute against the call's folder and its links followed, then set against every guarded path).
 const PROTECT_COMMANDS: [(&str, &str); 2] =
     [("c", "cargo test && git status"), ("w", "echo x > out.txt")];
+
+/// Rows El and E1l: what the settings' layers cost a fire that matches no hook. El: a daemon with a
+/// managed layer (`--managed`, a hook at Stop), the user's file, and the fire's `cwd` inside a
+/// repository whose `.hookd/hooks.toml` holds a hook at Stop (found, read and remembered once), against
+/// E1l: the user's file alone and a `cwd` in no repository. Two daemons fired in turns ABBA; the target
+/// is El within 5 % of E1l (the median of the rounds' ratios). The managed layer must be root's: run
+/// as root (`cargo bench --bench fire -- layers`).
+fn layers_rows(table: &mut Table, dir: &Path, rounds: usize) {
+    let start = |name: &str, managed: Option<&Path>| -> Daemon {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).expect("create a daemon's folder");
+        let config = folder.join("hooks.toml");
+        write_settings(&config, SETTINGS);
+        let socket = folder.join("run/hookd.sock");
+        let mut command = common::serve_command_at(&config, &socket);
+        command.env("HOOKD_LOG", "warn");
+        if let Some(managed) = managed {
+            command.arg("--managed").arg(managed);
+        }
+        let child = common::ChildGuard(command.spawn().expect("start hookd"));
+        common::wait_until(START_DEADLINE, "hookd to listen on its socket", || {
+            UnixStream::connect(&socket).is_ok()
+        });
+        Daemon { child, socket }
+    };
+    let managed = dir.join("managed");
+    std::fs::create_dir_all(&managed).expect("the managed folder");
+    write_settings(
+        &managed.join("managed.toml"),
+        "[[hooks.Stop]]\nname = \"team\"\ncommand = \"true\"\n",
+    );
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join(".git")).expect("a repository");
+    std::fs::create_dir_all(repo.join(".hookd")).expect("its .hookd");
+    write_settings(
+        &repo.join(".hookd/hooks.toml"),
+        "[[hooks.Stop]]\nname = \"tests\"\ncommand = \"true\"\n",
+    );
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("a folder in no repository");
+    let request = |cwd: &Path| {
+        format!(
+            "{{\"op\":\"fire\",\"moment\":\"PreToolUse\",\"event\":{{\"session_id\":\"bench\",\"cwd\":\"{}\",\"tool_name\":\"{NO_HOOK_TOOL}\",\"tool_input\":{{}}}}}}\n",
+            cwd.display()
+        )
+    };
+    let three = start("three", Some(&managed));
+    let one = start("one", None);
+    let (mut three_client, mut one_client) = (three.connect(), one.connect());
+    let (three_request, one_request) = (request(&repo), request(&elsewhere));
+    let status = three_client.send("{\"op\":\"status\"}\n").to_string();
+    assert!(
+        status.contains("managed.toml"),
+        "the managed layer is not loaded (run as root: it must be root's): {status}"
+    );
+    for _ in 0..200 {
+        three_client.fire(&three_request);
+        one_client.fire(&one_request);
+    }
+    let status = three_client.send("{\"op\":\"status\"}\n").to_string();
+    assert!(
+        status.contains(&repo.display().to_string()),
+        "the repository's hooks are not loaded: {status}"
+    );
+    let mut samples: [Vec<Duration>; 2] = Default::default();
+    let mut round_ratios = Vec::new();
+    for round in 0..rounds {
+        let order = if round % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
+        let mut this_round: [Vec<Duration>; 2] = Default::default();
+        for which in order {
+            for _ in 0..BATCH * 2 {
+                this_round[which].push(if which == 0 {
+                    timed(|| {
+                        three_client.fire(&three_request);
+                    })
+                } else {
+                    timed(|| {
+                        one_client.fire(&one_request);
+                    })
+                });
+            }
+        }
+        round_ratios.push(ratio(
+            Summary::of(&mut this_round[0]).p50,
+            Summary::of(&mut this_round[1]).p50,
+        ));
+        for which in 0..2 {
+            samples[which].append(&mut this_round[which]);
+        }
+    }
+    drop((three, one));
+    round_ratios.sort_by(f64::total_cmp);
+    let median = round_ratios[round_ratios.len() / 2];
+    let one_summary = Summary::of(&mut samples[1]);
+    table.row(
+        "El",
+        "fire, no matching hook, three layers loaded (managed, user, the cwd's repository)",
+        &Summary::of(&mut samples[0]),
+        format!(
+            "{median:.2} x E1l (median of {} rounds)",
+            round_ratios.len()
+        ),
+        Some(("p50 within 5 % of E1l".into(), median <= 1.05)),
+    );
+    table.row(
+        "E1l",
+        "fire, no matching hook, the user's file alone, a cwd in no repository",
+        &one_summary,
+        "-".into(),
+        None,
+    );
+}
 
 /// Rows Eo and E0o: what exporting the journal to a collector that is down costs a fire that matches
 /// no hook. The exporter reads the journal back from its files on a thread of its own, so the target

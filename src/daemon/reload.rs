@@ -43,7 +43,7 @@ enum Prepared {
 
 /// What the blocking part found of the managed layer.
 enum ManagedPrepared {
-    /// Its files read as the layer in force (a watch trigger only).
+    /// Its files read as the layer in force.
     Unchanged,
     /// The layer whole (`None`: no managed file), and the hash of its texts.
     Valid(Option<Box<Settings>>, u64),
@@ -64,7 +64,7 @@ pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, Confi
         (
             (
                 prepare(&path, trigger, in_force),
-                prepare_managed(&managed_dir, trigger, managed_in_force),
+                prepare_managed(&managed_dir, managed_in_force),
             ),
             crate::agents::setups::setup_files(),
         )
@@ -90,11 +90,11 @@ pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, Confi
 }
 
 /// The blocking part of a reload for the managed layer: its files read and validated whole.
-fn prepare_managed(dir: &Path, trigger: Trigger, in_force: Option<u64>) -> ManagedPrepared {
+/// Unchanged whatever the trigger: a reload asked for makes its new generation from the user's file,
+/// and must not make one of a managed layer as it was when the user's file is refused.
+fn prepare_managed(dir: &Path, in_force: Option<u64>) -> ManagedPrepared {
     match crate::layers::managed::read(dir) {
-        Ok(read) if trigger == Trigger::Watch && in_force == Some(read.hash) => {
-            ManagedPrepared::Unchanged
-        }
+        Ok(read) if in_force == Some(read.hash) => ManagedPrepared::Unchanged,
         Ok(read) => ManagedPrepared::Valid(read.settings.map(Box::new), read.hash),
         Err(errors) => ManagedPrepared::Invalid(errors),
     }
