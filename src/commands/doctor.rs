@@ -141,7 +141,12 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
     if let Ok(status) = &status {
         checks.push(protect_check(status));
         checks.extend(export_check(status));
+        checks.extend(layers_checks(status));
     }
+    let require_fail_closed = status
+        .as_ref()
+        .ok()
+        .is_some_and(|s| s["layers"]["require_fail_closed"] == true);
     let agents = agent_files();
     let mut fail_open = agents.is_empty();
     if agents.is_empty() {
@@ -166,6 +171,17 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
         let (agent_checks, closed) = agent_checks(agent_file, &socket);
         fail_open |= !closed;
         checks.extend(agent_checks);
+        if require_fail_closed && !closed {
+            checks.push(
+                Check::new(
+                    "layers",
+                    Status::Fail,
+                    "the team's managed settings require a fail-closed relay (require_fail_closed): this agent's relay is fail-open, and hookd refuses its calls",
+                )
+                .of(agent_file.agent, &agent_file.file)
+                .fix(setup_again(agent_file.agent, &agent_file.file, Some("--fail-closed"))),
+            );
+        }
         if let Some(settings) = &settings {
             checks.extend(twice_check(agent_file, settings, &config));
         }
@@ -327,6 +343,47 @@ fn protect_check(status: &Value) -> Check {
         )
         .fix("run a hookd that protects itself (restart the daemon after upgrading)"),
     }
+}
+
+/// The layers, as the daemon's `status` says: each repository with hooks waiting for `hookd trust`, and
+/// each whose hooks file is refused (docs/teams.md).
+fn layers_checks(status: &Value) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let projects = status["layers"]["projects"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for project in projects {
+        let root = project["root"].as_str().unwrap_or("?");
+        let pending: Vec<&str> = project["pending"]
+            .as_array()
+            .map(|p| p.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !pending.is_empty() {
+            checks.push(
+                Check::new(
+                    "layers",
+                    Status::Warn,
+                    format!(
+                        "the repository {root} has hooks waiting for trust, which do not run: {}",
+                        pending.join(", ")
+                    ),
+                )
+                .fix(format!("read them, then: hookd trust {root}")),
+            );
+        }
+        if let Some(error) = project["error"].as_str() {
+            checks.push(
+                Check::new(
+                    "layers",
+                    Status::Warn,
+                    format!("the repository {root}'s hooks file is refused: {error}"),
+                )
+                .fix("correct it where the error says; its last good hooks stay"),
+            );
+        }
+    }
+    checks
 }
 
 /// The journal's export to a collector, as the daemon's `status` says (docs/export.md); no line when

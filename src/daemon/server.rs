@@ -611,8 +611,15 @@ fn layers_status(daemon: &Daemon) -> Option<Value> {
             })
         })
         .collect();
-    (!managed.is_empty() || !projects.is_empty())
-        .then(|| serde_json::json!({"managed": managed, "projects": projects}))
+    (!managed.is_empty() || !projects.is_empty()).then(|| {
+        let policy = daemon.engine.current().settings.policy;
+        serde_json::json!({
+            "managed": managed,
+            "allow_managed_hooks_only": policy.allow_managed_hooks_only,
+            "require_fail_closed": policy.require_fail_closed,
+            "projects": projects,
+        })
+    })
 }
 
 /// Writes a whole answer within [`WRITE_DEADLINE`].
