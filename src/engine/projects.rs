@@ -19,6 +19,11 @@ use crate::sync::lock;
 /// a repository cloned, or a hooks file added, is seen within this.
 const REMEMBERED: Duration = Duration::from_secs(2);
 
+/// How long a repository's hooks file is taken as unchanged without looking at it again: a change is in
+/// force within this (as the user's file's, within the watcher's 150 ms), and a fire that comes sooner
+/// pays no look at all.
+const LOOKED_AT: Duration = Duration::from_millis(100);
+
 /// Folders remembered at most; past it the memory starts over (an agent that wanders through many
 /// folders costs lookups, never memory).
 const MAX_FOLDERS: usize = 4096;
@@ -51,6 +56,8 @@ pub(crate) struct Projects {
 #[derive(Debug, Clone)]
 struct Loaded {
     stamps: (Stamp, Stamp),
+    /// When the stamps were taken.
+    looked: Instant,
     /// The last good read (a bad edit keeps it), `None` before any.
     project: Option<Arc<Project>>,
     /// Why the file as it is now is refused, at its file:line:col.
@@ -99,10 +106,16 @@ impl Projects {
     /// and is journaled.
     fn project(&self, root: &Path) -> (Option<Arc<Project>>, Option<String>) {
         let file = root.join(project::FOLDER).join(project::FILE);
-        let stamps = (stamp(&file), stamp(&root.join(project::FOLDER)));
         if let Some(loaded) = lock(&self.loaded).get(root)
+            && loaded.looked.elapsed() < LOOKED_AT
+        {
+            return (loaded.project.clone(), loaded.error.clone());
+        }
+        let stamps = (stamp(&file), stamp(&root.join(project::FOLDER)));
+        if let Some(loaded) = lock(&self.loaded).get_mut(root)
             && loaded.stamps == stamps
         {
+            loaded.looked = Instant::now();
             return (loaded.project.clone(), loaded.error.clone());
         }
         let read = project::read(root);
@@ -138,6 +151,7 @@ impl Projects {
             root.to_path_buf(),
             Loaded {
                 stamps,
+                looked: Instant::now(),
                 project: project.clone(),
                 error: error.clone(),
             },
@@ -170,6 +184,17 @@ impl Projects {
         let Some(project) = project else {
             return ForFire::default();
         };
+        // A fire none of the repository's hooks fits costs no more: the trust store is looked at only
+        // for hooks to run or report, and for a session's start.
+        let starts = moment == crate::tables::moment::SESSION_START;
+        if !starts
+            && !project
+                .hooks
+                .iter()
+                .any(|pinned| pinned.hook.moment == moment && pinned.hook.enabled)
+        {
+            return ForFire::default();
+        }
         let store = self.store();
         let mut out = ForFire::default();
         let mut waiting = 0;
