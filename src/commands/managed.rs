@@ -128,6 +128,39 @@ pub(super) fn check_folders(file: &Path) -> Result<(), String> {
     }
 }
 
+/// Checks a program a managed file runs (the relay, and the hookd it hands over to): the file it is,
+/// its links followed, root's (or this user's) and writable by nobody else, in folders that are too. A
+/// relay a user could replace would take the managed relay out as surely as editing the file: root's
+/// setup run from a user's `~/.cargo/bin` is refused, with what to do instead.
+pub(super) fn check_program(program: &Path) -> Result<(), String> {
+    let me = nix::unistd::getuid().as_raw();
+    let shown = program.display();
+    let real =
+        std::fs::canonicalize(program).map_err(|e| format!("cannot resolve {shown}: {e}"))?;
+    let install = "install hookd where only root can write (as root: cargo install --root /usr/local --path ., and cargo install --root /usr/local --path lite), then run that hookd's setup --managed";
+    let refused = |why: String| {
+        format!("{why}: a managed relay must be beyond every user's reach; {install}")
+    };
+    check_folders(program).map_err(&refused)?;
+    check_folders(&real).map_err(&refused)?;
+    let meta =
+        std::fs::metadata(&real).map_err(|e| format!("cannot look at {}: {e}", real.display()))?;
+    if meta.uid() != me && meta.uid() != 0 {
+        return Err(refused(format!(
+            "{shown} ({}) belongs to uid {}, who could replace what every user's agent runs",
+            real.display(),
+            meta.uid()
+        )));
+    }
+    if meta.permissions().mode() & 0o022 != 0 {
+        return Err(refused(format!(
+            "{shown} ({}) is writable by group or others",
+            real.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses a managed file that others may write (`mode`, its permission bits): it would not be managed.
 pub(super) fn check_mode(file: &Path, mode: u32) -> Result<(), String> {
     if mode & 0o022 != 0 {
@@ -186,7 +219,7 @@ pub(super) fn notes(agent: Agent, text: &str, shown: &str) -> Vec<String> {
             }
         }
         Agent::GeminiCli => notes.push(format!(
-            "note: Gemini CLI still lets a user's own settings switch one hook off by its name or command (hooksConfig.disabled is joined across the files, never overridden): {shown} cannot stop that"
+            "note: Gemini CLI still lets a user's own settings switch one hook off by its name or command (hooksConfig.disabled is joined across the files, never overridden): {shown} cannot stop that; hookd's guard of itself keeps an agent from writing it there, not the user"
         )),
         Agent::QwenCode => notes.push(
             "note: Qwen Code started with --safe-mode or --bare (or QWEN_CODE_SAFE_MODE) runs no hooks, the managed ones included".to_string(),

@@ -60,6 +60,10 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         fail_closed: args.fail_closed,
     };
     let relay = relay_binary()?;
+    if managed.is_some() && !(args.remove || args.undo) {
+        managed::check_program(Path::new(&relay))?;
+        managed::check_program(Path::new(&hookd))?;
+    }
     let command = snippet::relay_command(agent, &relay, &flags);
     let codex_file = match &managed {
         Some(managed) if agent.row().settings.format == SettingsFormat::CodexToml => {

@@ -239,7 +239,7 @@ fn undo_and_remove_never_lose_an_administrators_entries() {
 
 /// What a managed setup refuses, with nothing written: a folder on the way that is a link or that
 /// others can write, a managed file that is a link or that others can write, `--file` beside
-/// `--managed`, and a relay that is not fail-closed where hookd's managed layer requires fail-closed
+/// `--managed`, a relay in a folder others can write, and a relay that is not fail-closed where hookd's managed layer requires fail-closed
 /// relays (said, and let through, with `--fail-closed`).
 #[test]
 fn what_a_managed_setup_refuses() {
@@ -292,6 +292,29 @@ fn what_a_managed_setup_refuses() {
         said.contains("'--managed' cannot be used with '--file"),
         "{said}"
     );
+
+    // A hookd in a folder others can write: the relay it writes could be replaced by any of them.
+    let loose = dir.path().join("loose-bin");
+    fs::create_dir(&loose).unwrap();
+    fs::copy(BIN, loose.join("hookd")).unwrap();
+    fs::set_permissions(&loose, fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = Command::new(loose.join("hookd"));
+    cmd.args([
+        "setup",
+        "claude-code",
+        "--managed",
+        "--managed-root",
+        root.to_str().unwrap(),
+    ])
+    .env("HOME", &home)
+    .env("XDG_STATE_HOME", home.join(".state"));
+    let said = refusal(&run_with_deadline(cmd, None, TIMEOUT));
+    assert!(
+        said.contains("loose-bin, a folder on the way to")
+            && said.contains("a managed relay must be beyond every user's reach"),
+        "{said}"
+    );
+    assert!(!file.exists());
 
     // hookd's managed layer requires fail-closed relays.
     fs::create_dir_all(root.join("etc/hookd/managed.d")).unwrap();
