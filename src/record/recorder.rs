@@ -14,7 +14,7 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::Record;
+use super::line::Record;
 use crate::sync::lock;
 
 /// What the journal's writer is handed.
@@ -95,7 +95,7 @@ impl Recorder {
 
     /// A fire's record to fill in: one the writer gave back when there is one, its strings kept
     /// ([`Record::recycled`]; [`Record::describe`] must write them), else a new one; of `kind`, now.
-    pub fn fresh(&self, kind: super::Kind) -> Box<Record> {
+    pub fn fresh(&self, kind: super::line::Kind) -> Box<Record> {
         let spare = lock(&self.queue).spare.pop();
         let mut record = spare.unwrap_or_else(|| Box::new(Record::new(kind)));
         record.kind = kind;
@@ -213,7 +213,7 @@ mod tests {
         let recorder = recorder(2);
         let queue = Queue(recorder);
         for _ in 0..5 {
-            recorder.note(Record::new(super::super::Kind::Fire));
+            recorder.note(Record::new(super::super::line::Kind::Fire));
         }
         assert_eq!(recorder.take_dropped(), 3);
         let (done, _wait) = sync_channel(1);
@@ -223,7 +223,7 @@ mod tests {
         assert_eq!(taken.len(), 3);
         assert!(matches!(taken[2], Message::Flush(_)));
         // Taken, there is room again.
-        recorder.note(Record::new(super::super::Kind::Fire));
+        recorder.note(Record::new(super::super::line::Kind::Fire));
         assert_eq!(recorder.take_dropped(), 0);
     }
 
@@ -234,7 +234,7 @@ mod tests {
         assert!(!queue.wait(Duration::from_millis(10)), "nothing waits");
         let sender = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));
-            recorder.note(Record::new(super::super::Kind::Fire));
+            recorder.note(Record::new(super::super::line::Kind::Fire));
         });
         let started = Instant::now();
         assert!(queue.wait(Duration::from_secs(30)));
