@@ -604,7 +604,6 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
     }
 }
 
-/// Writes a whole answer within [`WRITE_DEADLINE`].
 /// What polling a fire once, in place, came to: see [`first_poll`].
 enum FirstPoll {
     /// Its answer (`None`: it panicked, and said so in the log).
@@ -642,6 +641,7 @@ fn internal_error(id: Option<Value>) -> Vec<u8> {
     ))
 }
 
+/// Writes a whole answer within [`WRITE_DEADLINE`].
 async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
     // Nearly always the answer fits in the socket at once: no timer for that.
     let rest = match write.try_write(bytes) {
