@@ -118,7 +118,8 @@ pub fn fold(managed: Option<&Settings>, mut user: Settings) -> Settings {
         user.defaults.stop_refusal_cap = managed.defaults.stop_refusal_cap;
     }
     user.digest =
-        crate::layers::trust::short_digest(format!("{}{}", managed.digest, user.digest).as_bytes());
+        crate::layers::trust::short_digest(format!("{}{}", managed.digest, user.digest).as_bytes())
+            .into();
     user.managed_files = managed.managed_files.clone();
     user.layer_notes = notes;
     user

@@ -223,7 +223,7 @@ fn join(
             before.given.push(key);
         }
     }
-    before.digest = format!("{}{}", before.digest, later.digest);
+    before.digest = format!("{}{}", before.digest, later.digest).into();
     Ok(before)
 }
 
