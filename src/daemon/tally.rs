@@ -124,13 +124,13 @@ mod tests {
         record.hooks = hooks
             .iter()
             .map(|(name, outcome, ms)| Hook {
+                layer: None,
                 name: (*name).into(),
                 outcome: *outcome,
                 exit: None,
                 ms: *ms,
                 error: None,
                 stderr: None,
-                layer: None,
             })
             .collect();
         record

@@ -97,10 +97,22 @@ impl Engine {
         let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
-        let mut hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
         let project = self.project_hooks(&generation, &moment, agent.as_deref(), field, &event);
-        hooks.extend(project.run.iter().cloned());
         let unclosed = unclosed_relay(&generation, &moment, source, fail_closed);
+        // The live hooks of the moment come after the settings' (the file's, then the repository's), in
+        // the order hung.
+        let session = event.get("session_id").and_then(Value::as_str);
+        let live = self.live.candidates(&moment, agent.as_deref(), session);
+        let hooks = select_hooks(
+            &generation,
+            &project.run,
+            live,
+            &moment,
+            agent.as_deref(),
+            field,
+            &event,
+        )
+        .await;
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let (background, hooks): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|hook| hook.background);
@@ -153,6 +165,7 @@ impl Engine {
             let Some(ran) = ran else {
                 reports.push(HookReport {
                     name: hook.name.clone(),
+                    layer: hook.layer(),
                     outcome: Outcome::Skipped,
                     rewrote: None,
                     exit: None,
@@ -176,6 +189,7 @@ impl Engine {
             }
             reports.push(HookReport {
                 name: hook.name.clone(),
+                layer: hook.layer(),
                 outcome: outcome.kind,
                 rewrote: outcome.rewrote(),
                 exit: ran.exit.code(),
@@ -206,6 +220,7 @@ impl Engine {
             // Never run, never silent: in the fire's report and its journal line.
             let report = HookReport {
                 name: hook.name.clone(),
+                layer: None,
                 outcome: Outcome::Skipped,
                 rewrote: None,
                 exit: None,
@@ -231,6 +246,7 @@ impl Engine {
             tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
             let report = HookReport {
                 name: REQUIRE_FAIL_CLOSED_HOOK.to_string(),
+                layer: None,
                 outcome: Outcome::Refused,
                 rewrote: None,
                 exit: None,
@@ -252,6 +268,7 @@ impl Engine {
             tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
             let report = HookReport {
                 name: protect::PROTECT_HOOK.to_string(),
+                layer: None,
                 outcome: Outcome::Refused,
                 rewrote: None,
                 exit: None,
@@ -287,6 +304,12 @@ impl Engine {
             source,
             recording: settings.record.enabled,
         });
+        if moment == moment::SESSION_END
+            && let Some(session) = event.get("session_id").and_then(Value::as_str)
+        {
+            // Its live hooks ran for this SessionEnd, and are taken down after it.
+            self.live.session_ended(session);
+        }
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.
@@ -421,9 +444,12 @@ static NO_OUTPUT: Value = Value::Null;
 const LONG_MATCHED_VALUE: usize = 256;
 
 /// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
-/// file's order.
+/// file's order, then the repository's hooks that fit (`project`), then the live ones (`live`), in the
+/// order hung.
 async fn select_hooks(
     generation: &Arc<Generation>,
+    project: &[Arc<Hook>],
+    live: Vec<Arc<Hook>>,
     moment: &str,
     agent: Option<&str>,
     field: Option<&'static str>,
@@ -433,7 +459,9 @@ async fn select_hooks(
         .settings
         .hooks_for(moment)
         .iter()
-        .filter(|hook| hook.enabled && hook.applies_to_agent(agent));
+        .filter(|hook| hook.enabled && hook.applies_to_agent(agent))
+        .chain(project.iter())
+        .chain(live.iter());
     let Some(field) = field else {
         return candidates.cloned().collect();
     };

@@ -104,12 +104,12 @@ impl FireRecord {
             }
             record.hooks.push(record::Hook {
                 name: report.name.clone(),
+                layer: report.layer.clone(),
                 outcome: report.outcome,
                 exit: report.exit,
                 ms: report.ms,
                 error: report.error.clone(),
                 stderr,
-                layer: None,
             });
         }
     }

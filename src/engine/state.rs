@@ -87,6 +87,8 @@ pub struct Engine {
     pub(super) places: std::sync::Mutex<Arc<protect::Places>>,
     /// The repositories fires came from, and their hooks (`projects.rs`).
     pub(super) projects: crate::engine::projects::Projects,
+    /// The hooks hung live over the socket, and their clients (`live.rs`).
+    pub(super) live: crate::engine::live::Live,
 }
 
 impl Engine {
@@ -117,7 +119,13 @@ impl Engine {
             background_hooks: std::sync::Arc::new(AtomicUsize::new(0)),
             workers_stop,
             projects: crate::engine::projects::Projects::default(),
+            live: crate::engine::live::Live::default(),
         })
+    }
+
+    /// The hooks hung live over the socket (docs/protocol.md, "Live hooks").
+    pub fn live(&self) -> &crate::engine::live::Live {
+        &self.live
     }
 
     /// Makes the engine the subreaper of every hook's descendants and starts sweeping for escapees

@@ -273,13 +273,13 @@ mod tests {
             ..Verdict::default()
         });
         record.hooks = vec![Hook {
+            layer: None,
             name: "deny".into(),
             outcome: crate::decision::Outcome::Refused,
             exit: Some(2),
             ms: 0.5,
             error: None,
             stderr: Some("no\n".into()),
-            layer: None,
         }];
         record
     }

@@ -291,7 +291,8 @@ pub struct Hook {
     /// What it wrote on stderr, cut to [`STDERR_CHARS`], when it refused, asked or failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
-    /// The layer whose file holds it, `managed` or `project`; absent: the user's.
+    /// Where the hook comes from: `managed` or `project` (the layer whose file holds it), `live:CLIENT`
+    /// for a hook hung live over the socket by the client CLIENT; absent: the user's settings file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
 }
@@ -738,13 +739,13 @@ mod tests {
             ..Verdict::default()
         });
         record.hooks.push(Hook {
+            layer: None,
             name: huge.clone(),
             outcome: Outcome::Refused,
             exit: Some(2),
             ms: 1.0,
             error: Some(huge.clone()),
             stderr: Some(huge),
-            layer: None,
         });
         record.bound();
         let line = record.to_line();

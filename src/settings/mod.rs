@@ -23,6 +23,8 @@ pub use layer::{Layer, Policy, ProjectHooks};
 pub use matcher::Matcher;
 pub use model::{Defaults, Hook, Http, OnFailure, Program, Protect, Record};
 pub use near::near_name;
+/// The start of a name hookd keeps for its own hooks (`hookd:protect`).
+pub use parse::RESERVED_NAME_PREFIX;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
 pub(crate) use parse::meant_agent;
 pub use reach::NeverRuns;
@@ -335,7 +337,7 @@ impl Settings {
         }
         let words: Vec<String> = match &hook.program {
             Program::Argv(argv) | Program::Worker { argv, .. } => argv.clone(),
-            Program::Guard(_) => Vec::new(),
+            Program::Guard(_) | Program::Live { .. } => Vec::new(),
             Program::Shell { command, .. } => crate::shell::read(command, &env)
                 .into_iter()
                 .flat_map(|c| c.words.into_iter().filter(|w| w.known).map(|w| w.text))
@@ -362,7 +364,7 @@ impl Settings {
                 .first()
                 .filter(|word| word.contains('/'))
                 .map(|word| dir.join(word)),
-            Program::Guard(_) => None,
+            Program::Guard(_) | Program::Live { .. } => None,
         }
     }
 
@@ -427,7 +429,7 @@ fn programs_of(program: &Program, dir: &Path) -> Vec<PathBuf> {
             .and_then(|word| path(word))
             .into_iter()
             .collect(),
-        Program::Guard(_) => Vec::new(),
+        Program::Guard(_) | Program::Live { .. } => Vec::new(),
     }
 }
 

@@ -135,6 +135,10 @@ pub enum Program {
     /// Run in the daemon's own process, with nothing to start: the built-in guard
     /// (`builtin = "guard"`, [`crate::guard`]), its rules as the hook sets them.
     Guard(crate::guard::Guard),
+    /// Hung live over the socket by a client (`attach`, docs/protocol.md), never in the file: each event
+    /// is sent to the client on its connection as a `call`, and its `answer` is read as a worker's.
+    /// `connection` is the engine's number for the client's connection, `client` the name it gave.
+    Live { connection: u64, client: String },
 }
 
 /// One hook of the settings file, with the defaults already applied.

@@ -82,6 +82,8 @@ mod http_hooks;
 mod layers_managed;
 /// A repository's own hooks: pending until trusted, pinned to content, only tightening, only inside.
 mod layers_project;
+/// Hooks hung live over the socket: attach, call, answer, detach; refused where they can never run.
+mod live_hooks;
 /// hookd's guard of itself: every agent's call that would switch the guard off refused, reads not.
 mod protect;
 mod protect_attack;
