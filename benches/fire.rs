@@ -62,6 +62,10 @@
 //!   call at once) against a worker hook (one Python process answering `{}` per line), on one daemon,
 //!   fired in turns ABBA (see [`live_rows`]). Target: Ll's p50 under 100 us above Lw's. `cargo bench
 //!   --bench fire -- live` runs only these.
+//! - Es, Ws, E0, Ee, Is, Xs, I0, Ls, L0, As, Bs: the speed rows (see [`speed_rows`]): E, W, I, X and
+//!   L again beside the earlier tree's daemon (built from [`EARLIER`] into `target/`) and a Unix
+//!   socket echo, and a client asleep in `read` firing one hook against spawning it. `cargo bench
+//!   --bench fire -- speed` runs only these: the rows to run for a change to the fire path.
 //!
 //! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
 //! other row); `cargo bench --bench fire -- protect` only the guard of itself's rows, Ec to Jw;
@@ -81,6 +85,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Barrier;
@@ -190,6 +195,15 @@ fn main() {
             table.print();
             return;
         }
+        ["speed"] => {
+            println!(
+                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the speed rows only (Es, Ws, E0, Ee, Is, Xs, I0, Ls, L0, As, Bs)",
+                cores()
+            );
+            speed_rows(&mut table, &dir.path().join("speed"), rounds);
+            table.print();
+            return;
+        }
         ["guard"] => {
             println!(
                 "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
@@ -201,7 +215,7 @@ fn main() {
         }
         _ => {
             panic!(
-                "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z), `export` (rows \
+                "unknown rows {filters:?}: give no filter (every row), `speed` (the record, the earlier tree, the echo, idle memory, the sleeping client), `guard` (rows Y and Z), `export` (rows \
                  Eo and E0o), `live` (rows Lw and Ll), `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
                  Jge to Ggl)"
             )
@@ -695,6 +709,9 @@ fn main() {
     eprintln!("fire: the journal exported to a collector that is down, and not exported");
     export_rows(&mut table, &dir.path().join("export"), rounds);
 
+    eprintln!("fire: the speed rows: the record on and off, the earlier tree, a socket echo");
+    speed_rows(&mut table, &dir.path().join("speed"), rounds);
+
     println!(
         "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}: {} samples per spawning row (A to D), {} for E, {} for F, {} for G; \
          a p99 of fewer than 100 samples is their worst",
@@ -902,7 +919,32 @@ struct Daemon {
 
 impl Daemon {
     fn start(config: &Path, socket: PathBuf) -> Daemon {
+        Daemon::start_program(Path::new(common::BIN), config, socket)
+    }
+
+    /// [`Daemon::start`] with another build of hookd: the earlier tree's of the speed rows.
+    fn start_program(program: &Path, config: &Path, socket: PathBuf) -> Daemon {
         let mut command = common::serve_command_at(config, &socket);
+        if program != Path::new(common::BIN) {
+            // The same arguments, environment and descriptors, another program.
+            let mut other = Command::new(program);
+            other.args(command.get_args());
+            for (key, value) in command.get_envs() {
+                match value {
+                    Some(value) => other.env(key, value),
+                    None => other.env_remove(key),
+                };
+            }
+            other.stdin(Stdio::null());
+            unsafe {
+                // Safety: only fcntl, which is async-signal-safe, runs between fork and exec.
+                other.pre_exec(|| {
+                    common::cloexec_from(3);
+                    Ok(())
+                });
+            }
+            command = other;
+        }
         command.env("HOOKD_LOG", "warn");
         let child = common::ChildGuard(command.spawn().expect("start hookd"));
         common::wait_until(START_DEADLINE, "hookd to listen on its socket", || {
@@ -2865,4 +2907,369 @@ fn thousands(x: f64) -> String {
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The earlier tree of the speed rows: the last commit before the record and the wave of features that
+/// followed it (allow, ask, rewrites, the journal, the guards, the export), where a no-hook fire was
+/// at its fastest. Its daemon is built once into `target/earlier-<commit>` (minutes; cached after).
+const EARLIER: &str = "c679f6d3945f6fbd65509855651a8981e65257fb";
+
+/// The speed rows' settings: valid in the earlier tree as in this one. `Read` matches no hook.
+const SPEED_SETTINGS: &str = r#"[defaults]
+shell = "/bin/sh"
+
+[[hooks.PreToolUse]]
+name = "argv-true"
+matcher = "Bash"
+argv = ["/bin/true"]
+"#;
+
+/// The earlier tree's `hookd`: `HOOKD_BENCH_EARLIER`, else built from [`EARLIER`] (`git archive` of the
+/// commit into a temp folder, `cargo build --release` there with its own Cargo.lock) into
+/// `target/earlier-<commit>/release/hookd`, kept for the next run. `Err` says why there is none (not a
+/// git checkout: a crate's source).
+fn earlier_hookd() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("HOOKD_BENCH_EARLIER").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    let target = target_dir().join(format!("earlier-{}", &EARLIER[..7]));
+    let program = target.join("release/hookd");
+    if program.is_file() {
+        return Ok(program);
+    }
+    let source = tempfile::tempdir().map_err(|e| format!("a temp folder: {e}"))?;
+    eprintln!(
+        "fire: building the earlier tree ({}) into {} (once; minutes)",
+        &EARLIER[..7],
+        target.display()
+    );
+    let mut archive = Command::new("git")
+        .arg("-C")
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .args(["archive", "--format=tar", EARLIER])
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("git: {e}"))?;
+    let tar = archive.stdout.take().expect("git's stdout");
+    let unpacked = Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(source.path())
+        .stdin(tar)
+        .status()
+        .map_err(|e| format!("tar: {e}"))?;
+    let archived = archive.wait().map_err(|e| format!("git: {e}"))?;
+    if !unpacked.success() || !archived.success() {
+        return Err(format!(
+            "`git archive {EARLIER}` did not unpack (not a git checkout?)"
+        ));
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--bin",
+            "hookd",
+            "--target-dir",
+        ])
+        .arg(&target)
+        .current_dir(source.path())
+        .status()
+        .map_err(|e| format!("cargo: {e}"))?;
+    if !built.success() || !program.is_file() {
+        return Err(format!("building the earlier tree {EARLIER} failed"));
+    }
+    Ok(program)
+}
+
+/// A Unix socket echo in this process: a thread that reads a line and writes it back, on one connection,
+/// both sides asleep in `read` between lines as a fire's client and the daemon are. The floor of row E.
+fn echo_server(dir: &Path) -> (PathBuf, std::thread::JoinHandle<()>) {
+    let socket = dir.join("echo.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind the echo socket");
+    let server = std::thread::spawn(move || {
+        let Ok((stream, _)) = listener.accept() else {
+            return;
+        };
+        let mut writer = stream.try_clone().expect("clone a unix stream");
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if writer.write_all(line.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    (socket, server)
+}
+
+/// Median of the rounds' own ratios.
+fn median(mut ratios: Vec<f64>) -> f64 {
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
+/// The speed rows (`cargo bench --bench fire -- speed`), each a ratio in this one run, measured in turns
+/// (the order reversed every round) so that a shared machine's drift hits every side alike:
+/// - Es, Ws, E0, Ee: a no-hook fire (E and W again, in this row's turns) on one connection, to today's daemon (the record on, as by default),
+///   to one with `[record] enabled = false`, to the earlier tree's daemon ([`EARLIER`]), and a Unix
+///   socket echo of the same line (no daemon); targets Es at most 1.05 x Ws and 2.5 x Ee;
+/// - Is, Xs, I0 (I and X again): their throughput, [`CLIENTS`] threads firing no-hook fires, each on a connection of its
+///   own; targets Is at least 0.95 x Xs and 1.0 x I0;
+/// - Ls, L0: the daemons' VmRSS idle after start, today's and the earlier tree's; target Ls at most 5 MiB;
+/// - As, Bs: a client asleep in `read` while it waits (as every relay is) spawning `/bin/true` directly,
+///   and firing one `argv = ["/bin/true"]` hook; target Bs at most 1.15 x As.
+fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
+    let start = |name: &str, program: &Path, text: &str| -> Daemon {
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).expect("create a daemon's folder");
+        let config = folder.join("hooks.toml");
+        write_settings(&config, text);
+        Daemon::start_program(program, &config, folder.join("run/hookd.sock"))
+    };
+    let earlier = earlier_hookd();
+    let on = start("on", Path::new(common::BIN), SPEED_SETTINGS);
+    let off = start(
+        "off",
+        Path::new(common::BIN),
+        &format!("{SPEED_SETTINGS}\n[record]\nenabled = false\n"),
+    );
+    let then = match &earlier {
+        Ok(program) => Some(start("earlier", program, SPEED_SETTINGS)),
+        Err(why) => {
+            table.text_row(
+                "E0, I0, L0",
+                "the earlier tree's daemon",
+                &format!("not measured: {why}"),
+            );
+            None
+        }
+    };
+    // Idle after start, before any fire: what the daemon holds for nothing.
+    std::thread::sleep(Duration::from_millis(300));
+    let idle = |daemon: &Daemon| rss_kib(daemon.pid());
+    let (idle_on, idle_then) = (idle(&on), then.as_ref().map(idle));
+
+    let (echo_socket, echo_thread) = echo_server(dir);
+    let mut echo = {
+        let stream = UnixStream::connect(&echo_socket).expect("connect to the echo");
+        let reader = BufReader::new(stream.try_clone().expect("clone a unix stream"));
+        Client {
+            writer: stream,
+            reader,
+            line: String::new(),
+        }
+    };
+    let request = fire_request(NO_HOOK_TOOL);
+    let argv_fire = fire_request(ARGV_TOOL);
+    let event_line = format!("{}\n", event(ARGV_TOOL));
+    let mut clients: Vec<Client> = [Some(&on), Some(&off), then.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(Daemon::connect)
+        .collect();
+    for _ in 0..200 {
+        for client in &mut clients {
+            client.fire(&request);
+        }
+        echo.send(&request);
+    }
+    for _ in 0..50 {
+        clients[0].fire(&argv_fire);
+        spawn_directly(&mut Command::new("/bin/true"), &event_line);
+    }
+    expect_hooks(clients[0].fire(&request), &[]);
+    expect_hooks(clients[0].fire(&argv_fire), &["argv-true"]);
+
+    eprintln!("fire: speed rows, one fire at a time ({rounds} rounds)");
+    // Sides: 0 E (on), 1 W (off), 2 E0 (earlier, if any), last Ee (echo).
+    let sides = clients.len() + 1;
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); sides];
+    let (mut on_off, mut on_echo, mut on_then) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut spawned, mut fired, mut sleeping) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let mut order: Vec<usize> = (0..sides).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        let mut this_round: Vec<Vec<Duration>> = vec![Vec::new(); sides];
+        for side in order {
+            for _ in 0..BATCH * 2 {
+                let took = if side == sides - 1 {
+                    timed(|| {
+                        echo.send(&request);
+                    })
+                } else {
+                    let client = &mut clients[side];
+                    timed(|| {
+                        client.fire(&request);
+                    })
+                };
+                this_round[side].push(took);
+            }
+        }
+        let p50 = |s: &mut Vec<Duration>| Summary::of(s).p50;
+        let e = p50(&mut this_round[0]);
+        on_off.push(ratio(e, p50(&mut this_round[1])));
+        on_echo.push(ratio(e, p50(&mut this_round[sides - 1])));
+        if sides == 4 {
+            on_then.push(ratio(e, p50(&mut this_round[2])));
+        }
+        for (side, batch) in this_round.iter_mut().enumerate() {
+            samples[side].append(batch);
+        }
+        // The sleeping client: a direct spawn and a one-hook fire, in turns.
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for first in [round % 2 == 0, round % 2 == 1] {
+            if first {
+                for _ in 0..BATCH / 2 {
+                    a.push(timed(|| {
+                        spawn_directly(&mut Command::new("/bin/true"), &event_line)
+                    }));
+                }
+            } else {
+                for _ in 0..BATCH / 2 {
+                    b.push(timed(|| {
+                        clients[0].fire(&argv_fire);
+                    }));
+                }
+            }
+        }
+        sleeping.push(ratio(Summary::of(&mut b).p50, Summary::of(&mut a).p50));
+        spawned.append(&mut a);
+        fired.append(&mut b);
+    }
+    drop(echo);
+    let _ = echo_thread.join();
+
+    eprintln!("fire: speed rows, {CLIENTS} clients at once");
+    let each = rounds * 150 / TURNS;
+    let mut loads: Vec<Vec<Turn>> = (1..sides).map(|_| Vec::new()).collect();
+    let daemons: Vec<&Daemon> = [Some(&on), Some(&off), then.as_ref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    for turn in 0..TURNS {
+        let mut order: Vec<usize> = (0..daemons.len()).collect();
+        if turn % 2 == 1 {
+            order.reverse();
+        }
+        for which in order {
+            let daemon = daemons[which];
+            loads[which].push(load(daemon, each, firing(daemon, &request)));
+        }
+    }
+    let loads: Vec<Load> = loads.into_iter().map(Load::joined).collect();
+
+    let summaries: Vec<Summary> = samples.iter_mut().map(|s| Summary::of(s)).collect();
+    let (e, w, ee) = (&summaries[0], &summaries[1], &summaries[sides - 1]);
+    let (r_off, r_echo) = (median(on_off), median(on_echo));
+    table.row(
+        "Es",
+        "fire that matches no hook, record on (as by default), one connection",
+        e,
+        format!("{r_off:.2} x Ws, {r_echo:.2} x Ee (medians of {rounds} rounds' ratios)"),
+        Some((
+            "at most 1.05 x Ws and 2.5 x Ee".into(),
+            r_off <= 1.05 && r_echo <= 2.5,
+        )),
+    );
+    table.row(
+        "Ws",
+        "the same, `[record] enabled = false` (a daemon of its own)",
+        w,
+        "-".into(),
+        None,
+    );
+    if sides == 4 {
+        table.row(
+            "E0",
+            &format!("the same, the earlier tree's daemon ({})", &EARLIER[..7]),
+            &summaries[2],
+            format!(
+                "Es is {:.2} x E0 (median of the rounds' ratios)",
+                median(on_then)
+            ),
+            None,
+        );
+    }
+    table.row(
+        "Ee",
+        "a Unix socket echo of the same request line (a thread of this process, no daemon)",
+        ee,
+        "-".into(),
+        None,
+    );
+    let rate = |i: usize| loads[i].rate();
+    table.rate_row(
+        "Is",
+        "fire, no hook, record on",
+        &loads[0],
+        true,
+        format!("{:.2} x Xs", rate(0) / rate(1)),
+        Some(("at least 0.95 x Xs".into(), rate(0) >= 0.95 * rate(1))),
+    );
+    table.rate_row(
+        "Xs",
+        "fire, no hook, `[record] enabled = false`",
+        &loads[1],
+        true,
+        "-".into(),
+        None,
+    );
+    if sides == 4 {
+        table.rate_row(
+            "I0",
+            &format!(
+                "fire, no hook, the earlier tree's daemon ({})",
+                &EARLIER[..7]
+            ),
+            &loads[2],
+            true,
+            format!("Is is {:.2} x I0", rate(0) / rate(2)),
+            Some(("Is at least 1.0 x I0".into(), rate(0) >= rate(2))),
+        );
+    }
+    table.memory_row(
+        "Ls",
+        "daemon VmRSS, idle after start",
+        idle_on,
+        "-".into(),
+        Some(("at most 5 MiB".into(), idle_on <= 5 * 1024)),
+    );
+    if let Some(kib) = idle_then {
+        table.memory_row(
+            "L0",
+            &format!(
+                "the earlier tree's daemon VmRSS, idle after start ({})",
+                &EARLIER[..7]
+            ),
+            kib,
+            format!("Ls is {:.2} x L0", idle_on as f64 / kib as f64),
+            None,
+        );
+    }
+    let sleeping = median(sleeping);
+    table.row(
+        "As",
+        "spawn `/bin/true` directly, the client asleep in `read` (as A)",
+        &Summary::of(&mut spawned),
+        "1.00 (baseline of Bs)".into(),
+        None,
+    );
+    table.row(
+        "Bs",
+        "fire, one `argv = [\"/bin/true\"]` hook, the client asleep in `read` (in turns with As)",
+        &Summary::of(&mut fired),
+        format!("{sleeping:.2} x As (median of the rounds' ratios)"),
+        Some(("at most 1.15 x As".into(), sleeping <= 1.15)),
+    );
 }

@@ -23,18 +23,54 @@ fn rfc3339(time: SystemTime) -> String {
 /// `time` as RFC 3339 in UTC, to the millisecond (`2026-11-30T08:01:02.345Z`): always 24 characters,
 /// so that such times sort as strings in the order they happened (the record's `time`).
 pub fn rfc3339_millis(time: SystemTime) -> String {
-    let since = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
-    let (seconds, millis) = (since.as_secs(), since.subsec_millis());
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
+    Stamps::default().millis(time).to_string()
+}
+
+/// Times as [`rfc3339_millis`] writes them, for one who writes many a second (the journal's writer): the
+/// date and the second are worked out once per second, and each time after it only its milliseconds
+/// are put in: formatting every time whole was among the writer's top costs under load.
+#[derive(Debug, Default)]
+pub struct Stamps {
+    /// The second `text` holds, since the epoch; `None` before the first.
+    second: Option<u64>,
+    /// `2026-11-30T08:01:02.345Z`: the last time written.
+    text: [u8; 24],
+}
+
+impl Stamps {
+    /// `time` as RFC 3339 in UTC to the millisecond: 24 characters, borrowed until the next call.
+    pub fn millis(&mut self, time: SystemTime) -> &str {
+        let since = time
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default();
+        let (seconds, millis) = (since.as_secs(), since.subsec_millis());
+        if self.second != Some(seconds) {
+            let (days, rest) = (seconds / 86_400, seconds % 86_400);
+            let (year, month, day) = civil_from_days(days as i64);
+            // A year past 9999 has no place in four digits: shown as 9999, as `{:04}` would not.
+            let year = year.clamp(0, 9999) as u32;
+            let fields = [
+                (0, year / 100),
+                (2, year % 100),
+                (5, month),
+                (8, day),
+                (11, (rest / 3600) as u32),
+                (14, (rest % 3600 / 60) as u32),
+                (17, (rest % 60) as u32),
+            ];
+            self.text = *b"0000-00-00T00:00:00.000Z";
+            for (at, value) in fields {
+                self.text[at] = b'0' + (value / 10) as u8;
+                self.text[at + 1] = b'0' + (value % 10) as u8;
+            }
+            self.second = Some(seconds);
+        }
+        self.text[20] = b'0' + (millis / 100) as u8;
+        self.text[21] = b'0' + (millis / 10 % 10) as u8;
+        self.text[22] = b'0' + (millis % 10) as u8;
+        // Only ASCII digits and punctuation were written.
+        std::str::from_utf8(&self.text).unwrap_or_default()
+    }
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `civil_from_days`).
@@ -144,6 +180,42 @@ mod tests {
         let millis = t + Duration::from_micros(45_678);
         assert_eq!(rfc3339(millis), "2026-11-30T08:21:02Z");
         assert_eq!(rfc3339_millis(millis), "2026-11-30T08:21:02.045Z");
+    }
+
+    #[test]
+    fn stamps_write_what_formatting_each_time_whole_writes() {
+        let mut stamps = Stamps::default();
+        let start = SystemTime::UNIX_EPOCH + Duration::from_millis(1_796_026_861_990);
+        // Across seconds, a day, a month, a leap day and a year; each written as a whole format would.
+        let whole = |t: SystemTime| {
+            let since = t.duration_since(SystemTime::UNIX_EPOCH).unwrap();
+            let (s, ms) = (since.as_secs(), since.subsec_millis());
+            let (y, mo, d) = civil_from_days((s / 86_400) as i64);
+            let rest = s % 86_400;
+            format!(
+                "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+                rest / 3600,
+                rest % 3600 / 60,
+                rest % 60
+            )
+        };
+        let mut times: Vec<SystemTime> = (0..3000)
+            .map(|i| start + Duration::from_millis(i * 7))
+            .collect();
+        for base in [0u64, 951_782_399, 951_868_799, 1_798_761_599, 4_102_444_799] {
+            let at = SystemTime::UNIX_EPOCH + Duration::from_secs(base);
+            times.extend([
+                at,
+                at + Duration::from_millis(999),
+                at + Duration::from_millis(1000),
+            ]);
+        }
+        // Going back in time (a clock set back) is written as well.
+        times.push(start);
+        for t in times {
+            assert_eq!(stamps.millis(t), whole(t));
+            assert_eq!(rfc3339_millis(t), whole(t));
+        }
     }
 
     #[test]

@@ -13,7 +13,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -46,18 +45,12 @@ pub struct Entry {
     pub line: Vec<u8>,
 }
 
-fn take(message: Message, batch: &mut Vec<Record>, flushes: &mut Vec<SyncSender<()>>) {
-    match message {
-        Message::Record(record) => batch.push(*record),
-        Message::Flush(done) => flushes.push(done),
-    }
-}
-
 /// What the daemon's other tasks see of the journal.
 #[derive(Debug)]
 pub struct Journal {
-    /// Every record, as written, for `watch`.
-    pub hub: broadcast::Sender<Arc<Entry>>,
+    /// Every record, as written, for `watch`: made when the first watcher comes ([`Journal::watch`]),
+    /// since its slots (all [`WATCH_BUFFER`] of them) are made, and resident, at once.
+    hub: std::sync::OnceLock<broadcast::Sender<Arc<Entry>>>,
     /// Counts for `status`.
     pub tally: Mutex<Tally>,
     /// Where the journal is written.
@@ -78,9 +71,8 @@ impl Journal {
     /// already (a second daemon in one process: a test).
     pub fn start(engine: Arc<Engine>, state_dir: PathBuf) -> Option<Arc<Journal>> {
         let queue = record::install(QUEUE)?;
-        let (hub, _) = broadcast::channel(WATCH_BUFFER);
         let journal = Arc::new(Journal {
-            hub,
+            hub: std::sync::OnceLock::new(),
             tally: Mutex::default(),
             path: state_dir.join(FILE),
             written: Mutex::default(),
@@ -90,6 +82,8 @@ impl Journal {
             engine,
             state_dir,
             file: None,
+            stamps: crate::time::Stamps::default(),
+            spent: Vec::new(),
         };
         std::thread::Builder::new()
             .name("hookd-journal".into())
@@ -98,49 +92,62 @@ impl Journal {
         Some(journal)
     }
 
+    /// A stream of every record written from now on.
+    pub fn watch(&self) -> broadcast::Receiver<Arc<Entry>> {
+        self.hub
+            .get_or_init(|| broadcast::channel(WATCH_BUFFER).0)
+            .subscribe()
+    }
+
+    /// How many watch the records.
+    pub fn watchers(&self) -> usize {
+        self.hub.get().map_or(0, broadcast::Sender::receiver_count)
+    }
+
     pub fn written(&self) -> Written {
         lock(&self.written).clone()
     }
 }
 
+// Records stay boxed from the fire to the writer and back ([`record::Recorder::fresh`]): a box is what
+// circulates, so that neither thread allocates or frees one per fire.
+#[allow(clippy::vec_box)]
 struct Writer {
     journal: Arc<Journal>,
     engine: Arc<Engine>,
     state_dir: PathBuf,
     /// The journal file open for appending, and its length.
     file: Option<(File, u64)>,
+    /// Records' times, the date written once a second.
+    stamps: crate::time::Stamps,
+    /// Records written, emptied, to give back to the fires ([`Record::recycled`]).
+    spent: Vec<Box<Record>>,
 }
 
+#[allow(clippy::vec_box)]
 impl Writer {
     /// Idle, the writer blocks on the queue, and the first record wakes it; then it gathers on a
     /// [`TICK`], draining the queue once a tick, until a tick brings nothing. So a fire never pays a
     /// wake-up of this thread while fires come often (the cost that mattered: a record per fire, each
     /// waking the writer for its own `write`, made a no-hook fire three times as slow), and an idle
     /// daemon does not poll.
-    fn run(mut self, queue: Receiver<Message>) {
-        let mut batch: Vec<Record> = self.spooled();
+    fn run(mut self, queue: record::Queue) {
+        let mut batch: Vec<Box<Record>> = self.spooled();
         let mut last_spool = Instant::now();
         let mut flushes = Vec::new();
+        let mut taken = Vec::new();
         let mut gathering = false;
         loop {
-            let mut ended = false;
             if gathering || !batch.is_empty() {
                 std::thread::sleep(TICK);
             } else {
-                match queue.recv_timeout(SPOOL_EVERY) {
-                    Ok(message) => take(message, &mut batch, &mut flushes),
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => ended = true,
-                }
+                queue.wait(SPOOL_EVERY);
             }
-            loop {
-                match queue.try_recv() {
-                    Ok(message) => take(message, &mut batch, &mut flushes),
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => {
-                        ended = true;
-                        break;
-                    }
+            queue.take_all(&mut taken);
+            for message in taken.drain(..) {
+                match message {
+                    Message::Record(record) => batch.push(record),
+                    Message::Flush(done) => flushes.push(done),
                 }
             }
             gathering = !batch.is_empty();
@@ -154,25 +161,27 @@ impl Writer {
                     let mut record = Record::new(Kind::Dropped);
                     record.count = Some(dropped);
                     lock(&self.journal.written).dropped += dropped;
-                    batch.push(record);
+                    batch.push(Box::new(record));
                 }
             }
-            self.write(std::mem::take(&mut batch));
+            self.write(&mut batch);
+            queue.give_back(&mut self.spent);
             for done in flushes.drain(..) {
                 let _ = done.try_send(());
-            }
-            if ended {
-                return;
             }
         }
     }
 
     /// What the relay answered alone while the daemon was down, from its spool.
-    fn spooled(&self) -> Vec<Record> {
+    fn spooled(&self) -> Vec<Box<Record>> {
         record::spool::take(&self.state_dir)
+            .into_iter()
+            .map(Box::new)
+            .collect()
     }
 
-    fn write(&mut self, batch: Vec<Record>) {
+    /// Writes `batch` (emptied; its room kept for the next).
+    fn write(&mut self, batch: &mut Vec<Box<Record>>) {
         if batch.is_empty() {
             return;
         }
@@ -183,20 +192,34 @@ impl Writer {
         let mut lines = Vec::new();
         {
             let mut tally = lock(&self.journal.tally);
-            for record in &batch {
+            for record in batch.iter() {
                 tally.count(record);
             }
         }
-        for mut record in batch {
+        let hub = self
+            .journal
+            .hub
+            .get()
+            .filter(|hub| hub.receiver_count() > 0);
+        let mut count = 0u64;
+        for mut record in batch.drain(..) {
             record.bound();
-            let line = record.to_line();
+            let start = lines.len();
+            record.write_line(&mut lines, &mut self.stamps);
             // With the journal off, a reload that weakened the guard is written all the same: turning
             // the journal off in the same edit must not hide it.
-            if settings.enabled || record.kind == Kind::Weakened {
-                lines.extend_from_slice(&line);
+            let kept = settings.enabled || record.kind == Kind::Weakened;
+            if let Some(hub) = hub {
+                let line = lines[start..].to_vec();
+                let record = *record;
+                let _ = hub.send(Arc::new(Entry { record, line }));
+            } else if record.kind == Kind::Fire {
+                self.spent.push(record.recycled());
             }
-            if self.journal.hub.receiver_count() > 0 {
-                let _ = self.journal.hub.send(Arc::new(Entry { record, line }));
+            if kept {
+                count += 1;
+            } else {
+                lines.truncate(start);
             }
         }
         if lines.is_empty() {
@@ -210,8 +233,7 @@ impl Writer {
         let mut written = lock(&self.journal.written);
         match result {
             Ok(too_long) => {
-                let all = lines.iter().filter(|&&b| b == b'\n').count() as u64;
-                written.records += all - too_long;
+                written.records += count - too_long;
                 if too_long > 0 {
                     tracing::warn!(
                         "{too_long} records longer than file_size_mib were not written (a whole tool input kept by full_inputs)"
@@ -237,6 +259,15 @@ impl Writer {
     /// a MiB too). A line longer than `max` on its own (only a whole input kept by `full_inputs` can be)
     /// is not written: it is counted, and the count returned, so the bound holds.
     fn append(&mut self, lines: &[u8], max: u64, files: u32) -> std::io::Result<u64> {
+        // As nearly always: the whole batch fits in the open file, each line with it, in one write,
+        // with no line looked for.
+        if let Some((file, len)) = &mut self.file
+            && *len + lines.len() as u64 <= max
+        {
+            file.write_all(lines)?;
+            *len += lines.len() as u64;
+            return Ok(0);
+        }
         let mut too_long = 0;
         let mut rest = lines;
         while !rest.is_empty() {
@@ -379,7 +410,7 @@ mod tests {
         let path = dir.path().join(FILE);
         let mut writer = Writer {
             journal: Arc::new(Journal {
-                hub: broadcast::channel(1).0,
+                hub: std::sync::OnceLock::new(),
                 tally: Mutex::default(),
                 path: path.clone(),
                 written: Mutex::default(),
@@ -389,6 +420,8 @@ mod tests {
             )),
             state_dir: dir.path().to_path_buf(),
             file: None,
+            stamps: crate::time::Stamps::default(),
+            spent: Vec::new(),
         };
         let line = format!("{}\n", "x".repeat(99));
         let lines = line.repeat(35);

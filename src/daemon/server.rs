@@ -284,8 +284,25 @@ impl Connection {
                         Action::Fire(id, request, cost) => {
                             account.charge(cost);
                             let (engine, cancel, answered) = (self.daemon.engine.clone(), cancel.clone(), id.clone());
-                            let task = pending.spawn(async move { crate::daemon::answer::fire_line(&engine, answered, request, cancel).await });
-                            pending_fires.insert(task.id(), (id, cost));
+                            // Boxed: the task then holds a pointer, where it held the whole fire's state,
+                            // which tokio moves whole when the task starts, ends and is read.
+                            let mut fire = Box::pin(async move { crate::daemon::answer::fire_line(&engine, answered, request, cancel).await });
+                            match first_poll(fire.as_mut()) {
+                                FirstPoll::Ready(response) => {
+                                    // Decided at once (no hook to run, as most fires): answered now, with
+                                    // no task, no wake-up and no bookkeeping between the line and its answer.
+                                    let response = response.unwrap_or_else(|| internal_error(id));
+                                    lines.set_permit_aside();
+                                    let written = send(&mut write, &response).await;
+                                    drop(response);
+                                    account.release(cost);
+                                    if written.is_err() { break; }
+                                }
+                                FirstPoll::Pending => {
+                                    let task = pending.spawn(fire);
+                                    pending_fires.insert(task.id(), (id, cost));
+                                }
+                            }
                         }
                         Action::Later(id, work) => {
                             let task = pending.spawn(work);
@@ -294,7 +311,7 @@ impl Connection {
                         Action::Relay(id, relay, cost) => {
                             account.charge(cost);
                             let (engine, cancel, answered) = (self.daemon.engine.clone(), cancel.clone(), id.clone());
-                            let task = pending.spawn(crate::daemon::relay_request::answer(engine, answered, relay, cancel));
+                            let task = pending.spawn(Box::pin(crate::daemon::relay_request::answer(engine, answered, relay, cancel)));
                             pending_fires.insert(task.id(), (id, cost));
                         }
                         Action::Watch(watch) => {
@@ -327,7 +344,7 @@ impl Connection {
                         Ok((_, response)) => response,
                         Err(e) => {
                             tracing::error!("a fire's task ended abnormally: {e}");
-                            to_line(&ErrorResponse::new(id, ErrorKind::Internal, "internal error; see the daemon's log"))
+                            internal_error(id)
                         }
                     };
                     lines.set_permit_aside();
@@ -479,7 +496,7 @@ impl Connection {
                 Some(journal) => Action::Watch(Box::new(crate::daemon::watch::Watch {
                     id,
                     filter,
-                    records: journal.hub.subscribe(),
+                    records: journal.watch(),
                 })),
                 None => Action::Respond(to_line(&ErrorResponse::new(
                     id,
@@ -629,7 +646,7 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
                 enabled: generation.settings.record.enabled,
                 written: written.records,
                 dropped: written.dropped,
-                watchers: journal.hub.receiver_count(),
+                watchers: journal.watchers(),
                 error: written.last_error,
                 moments: tally.moments(),
                 hooks: tally.hooks(),
@@ -665,6 +682,43 @@ async fn next_call(
         Some(calls) => calls.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// What polling a fire once, in place, came to: see [`first_poll`].
+enum FirstPoll {
+    /// Its answer (`None`: it panicked, and said so in the log).
+    Ready(Option<Vec<u8>>),
+    /// It waits for something (its hooks): to be run as a task of its own.
+    Pending,
+}
+
+/// Polls a fire once, on the connection's own task, before it is given a task of its own: a fire that
+/// matches no hook is decided without waiting, and spawning it cost the shared thread a task's
+/// allocation, two polls through the scheduler, a wake-up of this task and the join set's bookkeeping,
+/// about a tenth of a no-hook fire's instructions (`valgrind --tool=callgrind`; BENCHMARKS.md). A fire
+/// that waits is moved into its task as it is: every waker it registered here is replaced by the task's
+/// at its next poll (tokio's resources keep what happened meanwhile, and are looked at again then). A
+/// panic is caught, as the task would have caught it, and answered as an internal error.
+fn first_poll(fire: std::pin::Pin<&mut (dyn Future<Output = Vec<u8>> + Send)>) -> FirstPoll {
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fire.poll(&mut context)));
+    match polled {
+        Ok(std::task::Poll::Ready(response)) => FirstPoll::Ready(Some(response)),
+        Ok(std::task::Poll::Pending) => FirstPoll::Pending,
+        Err(_) => {
+            tracing::error!("a fire ended abnormally (a panic) while it was decided");
+            FirstPoll::Ready(None)
+        }
+    }
+}
+
+/// The answer to a request whose fire ended abnormally.
+fn internal_error(id: Option<Value>) -> Vec<u8> {
+    to_line(&ErrorResponse::new(
+        id,
+        ErrorKind::Internal,
+        "internal error; see the daemon's log",
+    ))
 }
 
 /// Writes a whole answer within [`WRITE_DEADLINE`].

@@ -16,7 +16,9 @@ use crate::record::{self, Record, Source};
 
 /// The record of one fire in progress.
 pub(crate) struct FireRecord {
-    record: Option<Record>,
+    /// Boxed: held across every await of the fire, it would otherwise make the fire's future (moved
+    /// whole at each step of its task) larger by the record's size.
+    record: Option<Box<Record>>,
     started: Instant,
 }
 
@@ -32,13 +34,13 @@ impl FireRecord {
     ) -> FireRecord {
         let enabled = generation.settings.record.enabled;
         let record = record::get().filter(|_| enabled).map(|recorder| {
-            let mut record = Record::new(record::Kind::Fire);
+            let mut record = recorder.fresh(record::Kind::Fire);
             record.source = Some(source);
             record.generation = Some(generation.number);
             record.digest =
                 Some(generation.settings.digest.clone()).filter(|digest| !digest.is_empty());
-            record.agent = agent.map(|a| record::cut(a, record::SUMMARY_CHARS));
             record.describe(moment, event, recorder.full_inputs());
+            record.describe_agent(agent);
             record
         });
         FireRecord {
@@ -73,7 +75,7 @@ impl FireRecord {
             record.cut = Some("the daemon stopped before the hooks finished".into());
         }
         record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
-        record::note(record);
+        note(record);
     }
 
     /// The hooks that ran: each one's outcome, with its stderr when it refused, asked or failed (what
@@ -119,7 +121,7 @@ impl FireRecord {
         };
         record.verdict = Some(record::Verdict::of(verdict));
         record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
-        record::note(record);
+        note(record);
     }
 
     /// The fire was not decided: an unknown moment, or the daemon stopping before the hooks finished.
@@ -134,7 +136,7 @@ impl FireRecord {
             }
         }
         record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
-        record::note(record);
+        note(record);
     }
 }
 
@@ -145,8 +147,15 @@ impl Drop for FireRecord {
                 .cut
                 .get_or_insert_with(|| "the fire ended before its decision".into());
             record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
-            record::note(record);
+            note(record);
         }
+    }
+}
+
+/// Hands a fire's record to the journal's writer.
+fn note(record: Box<Record>) {
+    if let Some(recorder) = record::get() {
+        recorder.note_boxed(record);
     }
 }
 

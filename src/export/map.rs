@@ -92,7 +92,10 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
     text("hookd.error", &record.error);
     text("hookd.relay", &record.relay);
     text("hookd.file", &record.file);
-    text("hookd.settings.digest", &record.digest);
+    text(
+        "hookd.settings.digest",
+        &record.digest.as_deref().map(str::to_string),
+    );
     if !redact {
         text("hookd.summary", &record.summary);
     }

@@ -61,6 +61,15 @@ impl Exporter {
         let started = std::thread::Builder::new()
             .name("hookd-export".into())
             .spawn(move || {
+                // Export off, as it is by default: the settings are looked at every POLL without a
+                // runtime, whose drivers (its epoll, its timer wheel, its buffers) an idle daemon would
+                // hold resident for nothing; the runtime is built once export is turned on.
+                while settings().is_none() {
+                    if Arc::strong_count(&running) == 1 {
+                        return; // the daemon that started it is gone (a test's daemon in its process)
+                    }
+                    std::thread::sleep(POLL);
+                }
                 let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()

@@ -85,7 +85,7 @@ pub struct Record {
     pub generation: Option<u64>,
     /// The digest of the settings the fire was decided on (`crate::settings::Settings::digest`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
+    pub digest: Option<std::sync::Arc<str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -342,26 +342,68 @@ impl Record {
         record
     }
 
-    /// Fills in what the event says of its session, folder, tool and input.
+    /// Fills in what the event says of its session, folder, tool and input. Each text is written into
+    /// the record's own string where it has one (a record taken again from the writer keeps them,
+    /// emptied: [`Record::recycled`]), so that a fire's record allocates nothing once the daemon runs.
     pub fn describe(&mut self, moment: &str, event: &Map<String, Value>, full_inputs: bool) {
-        let text = |key: &str| {
+        let text = |key: &str| event.get(key).and_then(Value::as_str);
+        put(&mut self.moment, Some(moment));
+        put(&mut self.session, text("session_id"));
+        put(&mut self.cwd, text("cwd"));
+        put(&mut self.tool, text("tool_name"));
+        put(&mut self.agent_tool, text("agent_tool_name"));
+        if self.agent_tool.is_some() && self.agent_tool == self.tool {
+            self.agent_tool = None;
+        }
+        summary_into(&mut self.summary, event);
+        self.input = if full_inputs {
             event
-                .get(key)
-                .and_then(Value::as_str)
-                .map(|s| cut(s, SUMMARY_CHARS))
-        };
-        self.moment = Some(cut(moment, SUMMARY_CHARS));
-        self.session = text("session_id");
-        self.cwd = text("cwd");
-        self.tool = text("tool_name");
-        self.agent_tool = text("agent_tool_name").filter(|own| Some(own) != self.tool.as_ref());
-        self.summary = summary(event);
-        if full_inputs {
-            self.input = event
                 .get("tool_input")
                 .or_else(|| event.get("prompt"))
-                .cloned();
-        }
+                .cloned()
+        } else {
+            None
+        };
+    }
+
+    /// The agent that fired, cut to [`SUMMARY_CHARS`], into the record's own string where it has one.
+    pub fn describe_agent(&mut self, agent: Option<&str>) {
+        put(&mut self.agent, agent);
+    }
+
+    /// This record made ready to be a fire's record again ([`Record::describe`] writes its texts), by
+    /// the journal's writer once it is written: its strings are kept, emptied, and go back to the
+    /// thread that made them, so that neither thread allocates or frees them per fire (a string made on
+    /// one thread and freed on another defeats the allocator's per-thread cache: the fire's thread then
+    /// took its allocations from the shared arena, under its lock).
+    pub fn recycled(mut self: Box<Record>) -> Box<Record> {
+        let emptied = |text: &mut Option<String>| {
+            text.take().map(|mut text| {
+                text.clear();
+                text
+            })
+        };
+        let kept = [
+            emptied(&mut self.moment),
+            emptied(&mut self.session),
+            emptied(&mut self.cwd),
+            emptied(&mut self.tool),
+            emptied(&mut self.summary),
+            emptied(&mut self.agent),
+        ];
+        let mut time = std::mem::take(&mut self.time);
+        time.clear();
+        *self = Record::new(Kind::Fire);
+        self.time = time;
+        [
+            self.moment,
+            self.session,
+            self.cwd,
+            self.tool,
+            self.summary,
+            self.agent,
+        ] = kept;
+        self
     }
 
     /// Cuts every text of the record to its bound ([`SUMMARY_CHARS`] for names and the summary,
@@ -389,7 +431,11 @@ impl Record {
         short(&mut self.relay, SUMMARY_CHARS);
         short(&mut self.cut, SUMMARY_CHARS);
         short(&mut self.file, SUMMARY_CHARS);
-        short(&mut self.digest, SUMMARY_CHARS);
+        if let Some(digest) = self.digest.as_mut()
+            && digest.len() > SUMMARY_CHARS
+        {
+            *digest = cut(digest, SUMMARY_CHARS).into();
+        }
         short(&mut self.error, ERROR_CHARS);
         short(&mut self.outcome, SUMMARY_CHARS);
         short(&mut self.settled_by, SUMMARY_CHARS);
@@ -438,33 +484,80 @@ impl Record {
 
     /// The record as one line, with its `\n`, its `time` written first.
     pub fn to_line(&mut self) -> Vec<u8> {
-        self.stamp();
-        let mut line = serde_json::to_vec(self).unwrap_or_default();
-        line.push(b'\n');
+        let mut line = Vec::new();
+        self.write_line(&mut line, &mut crate::time::Stamps::default());
         line
+    }
+
+    /// The record as one line, with its `\n`, appended to `out` (the writer's batch, so that no line
+    /// is a buffer of its own), its `time` written first by `stamps` (once a second the whole date).
+    pub fn write_line(&mut self, out: &mut Vec<u8>, stamps: &mut crate::time::Stamps) {
+        if let Some(at) = self.at.take() {
+            self.time.clear();
+            self.time.push_str(stamps.millis(at));
+        }
+        let start = out.len();
+        if serde_json::to_writer(&mut *out, self).is_err() {
+            out.truncate(start);
+        }
+        out.push(b'\n');
     }
 }
 
 /// What was asked, in short: the command of a shell call, the path of a file edit, the pattern of a
 /// search, the address of a fetch, the first line of a prompt; else the tool input's first text field.
 pub fn summary(event: &Map<String, Value>) -> Option<String> {
+    let mut summary = None;
+    summary_into(&mut summary, event);
+    summary
+}
+
+/// [`summary`] written into `field`'s string, where it has one.
+fn summary_into(field: &mut Option<String>, event: &Map<String, Value>) {
     // On the fire's path: only the head of a first line that may be megabytes long (a one-line file
     // written, a minified script) is copied, never the whole line; the head is long enough that the
     // result is the same as cutting the whole.
-    let short = |text: &str| {
-        let first = text.lines().next().unwrap_or_default();
-        let more = first.len() < text.trim_end().len();
-        let head = match first.char_indices().nth(SUMMARY_CHARS + 2) {
-            Some((end, _)) => &first[..end],
-            None => first,
-        };
-        let first = if more {
-            format!("{head} …")
-        } else {
-            head.to_string()
-        };
-        cut(&first, SUMMARY_CHARS)
+    let Some(text) = summarized(event) else {
+        *field = None;
+        return;
     };
+    let first = text.lines().next().unwrap_or_default();
+    let more = first.len() < text.trim_end().len();
+    let head = match first.char_indices().nth(SUMMARY_CHARS + 2) {
+        Some((end, _)) => &first[..end],
+        None => first,
+    };
+    if more {
+        put(field, Some(&format!("{head} …")));
+    } else {
+        put(field, Some(head));
+    }
+}
+
+/// `text` cut to [`SUMMARY_CHARS`] into `field`: written into its string if it has one, else a new one;
+/// `None` for no text.
+fn put(field: &mut Option<String>, text: Option<&str>) {
+    let Some(text) = text else {
+        *field = None;
+        return;
+    };
+    let into = field.get_or_insert_with(String::new);
+    into.clear();
+    // No more bytes than SUMMARY_CHARS, so no more characters: nothing to count.
+    let past = (text.len() > SUMMARY_CHARS)
+        .then(|| text.char_indices().nth(SUMMARY_CHARS))
+        .flatten();
+    match past {
+        None => into.push_str(text),
+        Some((end, _)) => {
+            into.push_str(&text[..end]);
+            into.push('…');
+        }
+    }
+}
+
+/// The text a summary is made of.
+fn summarized(event: &Map<String, Value>) -> Option<&str> {
     if let Some(input) = event.get("tool_input").and_then(Value::as_object) {
         for key in [
             "command",
@@ -478,21 +571,22 @@ pub fn summary(event: &Map<String, Value>) -> Option<String> {
             "description",
         ] {
             if let Some(text) = input.get(key).and_then(Value::as_str) {
-                return Some(short(text));
+                return Some(text);
             }
         }
-        return input.values().find_map(Value::as_str).map(short);
+        return input.values().find_map(Value::as_str);
     }
-    for key in ["prompt", "message", "reason", "source", "trigger"] {
-        if let Some(text) = event.get(key).and_then(Value::as_str) {
-            return Some(short(text));
-        }
-    }
-    None
+    ["prompt", "message", "reason", "source", "trigger"]
+        .into_iter()
+        .find_map(|key| event.get(key).and_then(Value::as_str))
 }
 
 /// `text` cut to at most `chars` characters, with `…` where it was cut.
 pub fn cut(text: &str, chars: usize) -> String {
+    if text.len() <= chars {
+        // No more bytes than `chars`, so no more characters: nothing to count.
+        return text.to_string();
+    }
     match text.char_indices().nth(chars) {
         None => text.to_string(),
         Some((end, _)) => format!("{}…", &text[..end]),
@@ -583,6 +677,52 @@ mod tests {
         assert_eq!(back, record);
         assert_eq!(back.agent_tool.as_deref(), Some("shell"));
         assert!(back.refused());
+    }
+
+    #[test]
+    fn a_recycled_record_described_again_writes_what_a_new_one_would() {
+        let events = [
+            json!({"session_id": "s1", "cwd": "/p", "tool_name": "Bash", "agent_tool_name": "shell",
+                "tool_input": {"command": "ls\nmore"}}),
+            json!({"session_id": "s2", "prompt": "é".repeat(400)}),
+            json!({"x": 1}),
+            json!({"tool_name": "Read", "agent_tool_name": "Read", "tool_input": {"file_path": "/a"}}),
+        ];
+        let mut used = Box::new(Record::new(Kind::Fire));
+        used.describe("PreToolUse", &event(events[0].clone()), true);
+        used.describe_agent(Some("claude-code"));
+        used.generation = Some(3);
+        used.verdict = Some(Verdict {
+            decision: Ruling::Refused,
+            refused: true,
+            reason: Some("no".into()),
+            ..Verdict::default()
+        });
+        used.hooks.push(Hook {
+            layer: None,
+            name: "h".into(),
+            outcome: Outcome::Refused,
+            exit: Some(2),
+            ms: 1.5,
+            error: None,
+            stderr: Some("e".into()),
+        });
+        used.cut = Some("the client left".into());
+        used.ms = Some(2.0);
+        used.to_line();
+        for (i, fields) in events.into_iter().enumerate() {
+            let fields = event(fields);
+            let agent = (i % 2 == 0).then_some("codex");
+            let mut recycled = used.clone().recycled();
+            let mut new = Record::new(Kind::Fire);
+            for record in [&mut *recycled, &mut new] {
+                record.at = Some(SystemTime::UNIX_EPOCH);
+                record.describe("Stop", &fields, false);
+                record.describe_agent(agent);
+            }
+            assert_eq!(recycled.to_line(), new.to_line(), "event {i}");
+            assert_eq!(*recycled, new, "event {i}");
+        }
     }
 
     #[test]

@@ -16,4 +16,4 @@ pub use line::{
     ERROR_CHARS, Hook, Kind, MAX_WEAKENINGS, Record, STDERR_CHARS, SUMMARY_CHARS, Source, VERSION,
     Verdict, Weakening, cut, summary, weakened_words,
 };
-pub use recorder::{Message, Recorder, get, install, note};
+pub use recorder::{Message, Queue, Recorder, get, install, note};

@@ -63,7 +63,8 @@ pub struct Settings {
     /// The first 16 hex digits of the SHA-256 of the file's text (`sha256sum hooks.toml | cut -c1-16`),
     /// in every fire's record: which settings decided it, across machines and restarts, where the
     /// generation only counts reloads since the daemon started. Empty for settings read from no file.
-    pub digest: String,
+    /// Shared, not copied, by every fire's record.
+    pub digest: std::sync::Arc<str>,
 }
 
 /// Why a settings file could not be loaded.
@@ -99,7 +100,7 @@ impl Settings {
             record: Record::default(),
             protect: Protect::default(),
             export: Export::default(),
-            digest: String::new(),
+            digest: std::sync::Arc::from(""),
         }
     }
 
@@ -210,7 +211,7 @@ impl Settings {
             hooks: parsed.hooks,
             http: parsed.http,
             record: parsed.record,
-            digest: digest_of(text),
+            digest: digest_of(text).into(),
         })
     }
 
