@@ -699,6 +699,7 @@ mod tests {
             ..Verdict::default()
         });
         used.hooks.push(Hook {
+            layer: None,
             name: "h".into(),
             outcome: Outcome::Refused,
             exit: Some(2),
