@@ -181,7 +181,7 @@ class Connection:
         agents: Union[str, Sequence[str], None] = None,
         session: Optional[str] = None,
         timeout: Optional[float] = None,
-        on_failure: Optional[str] = None,
+        on_failure: str = "ignore",
         name: Optional[str] = None,
     ) -> Callable[[HookFunction], LiveHook]:
         """A decorator that hangs the function as a hook on `moment`, at once: once it returns, the
@@ -192,7 +192,9 @@ class Connection:
         - `agents`: the agents it runs for (`["claude-code"]`); none: every agent.
         - `session`: one session (`session_id`) it runs for; it is taken down when that session ends.
         - `timeout`: seconds the daemon waits for its answer; none: the settings' default.
-        - `on_failure`: `"ignore"` (a failure says nothing) or `"refuse"`; none: the settings' default.
+        - `on_failure`: `"ignore"` (a failure says nothing, the default) or `"refuse"` (a failure
+          refuses): what the call means when the callable raises, blocks past the timeout, or this
+          client is gone. Always sent, so that the daemon and this client read a failure alike.
         - `name`: the hook's name in answers and the journal; none: the function's name.
         """
 
@@ -219,7 +221,7 @@ class Connection:
         agents: Union[str, Sequence[str], None] = None,
         session: Optional[str] = None,
         timeout: Optional[float] = None,
-        on_failure: Optional[str] = None,
+        on_failure: str = "ignore",
         name: Optional[str] = None,
     ) -> LiveHook:
         """[`hook`] without the decorator: hangs `function` and returns its [`LiveHook`]."""
@@ -228,7 +230,7 @@ class Connection:
             raise ValueError("a live hook needs a name: pass name=... (a lambda has none)")
         if not isinstance(moment, str) or not moment:
             raise ValueError("the moment must be a non-empty string such as \"PreToolUse\"")
-        if on_failure not in (None, "ignore", "refuse"):
+        if on_failure not in ("ignore", "refuse"):
             raise ValueError('on_failure must be "ignore" or "refuse", not %r' % (on_failure,))
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0
@@ -244,9 +246,8 @@ class Connection:
             spec["session"] = session
         if timeout is not None:
             spec["timeout"] = timeout
-        if on_failure is not None:
-            spec["on_failure"] = on_failure
-        live = LiveHook(self, hook_name, moment, function, timeout, on_failure or "ignore")
+        spec["on_failure"] = on_failure
+        live = LiveHook(self, hook_name, moment, function, timeout, on_failure)
         with self._lock:
             if hook_name in self._hooks:
                 raise HookRefused(hook_name, "a hook of that name is already hung on this connection")
@@ -523,9 +524,10 @@ class Connection:
         return members
 
     def _failure(self, hook: LiveHook, what: str) -> Dict[str, Any]:
-        """A failed call: `error` tells the daemon it failed, and its on_failure decides; a hook that
-        refuses on failure also says so itself, so that the refusal is heard whatever the daemon makes
-        of `error`."""
+        """A failed call, answered as its on_failure says: nothing, or a refusal naming the failure.
+        The client says the refusal itself rather than leave it to the daemon, which reads an answer
+        as a worker's (where `error` is no member it knows: it is there for the record and for a
+        daemon that reads it)."""
         members: Dict[str, Any] = {"error": "the client's callable %s" % what}
         if hook.on_failure == "refuse":
             members["refused"] = "hook %s failed: the client's callable %s" % (hook.name, what)

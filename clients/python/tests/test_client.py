@@ -71,7 +71,7 @@ class ClientTest(unittest.TestCase):
         attach = self.daemon.requests[0]
         self.assertEqual(attach["op"], "attach")
         self.assertEqual(attach["client"], "tests")
-        self.assertEqual(attach["hooks"], [{"name": "no_push", "moment": "PreToolUse", "matcher": "Bash"}])
+        self.assertEqual(attach["hooks"], [{"name": "no_push", "moment": "PreToolUse", "matcher": "Bash", "on_failure": "ignore"}])
         self.assertTrue(no_push.attached)
         self.assertEqual(
             self.answer_to(17, "no_push", bash("git push origin main")),
