@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import socket
+import struct
 import sys
 import threading
 import time
@@ -27,6 +28,7 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Set,
     Tuple,
     Union,
 )
@@ -56,6 +58,9 @@ DEFAULT_TIMEOUT = 60.0
 #: Callables running at once on one connection, those past their timeout included (a Python thread
 #: cannot be stopped): a call beyond it is answered as failed at once rather than queued behind them.
 MAX_RUNNING = 64
+
+#: Seconds a write to the daemon may wait for room before the connection is taken as broken.
+SEND_TIMEOUT = 30.0
 
 #: How `run_forever` ended when it returned rather than raised.
 STOPPED = "stopped"
@@ -150,11 +155,15 @@ class Connection:
         self.timeout = timeout
         self.on_detached = on_detached
         self._sock = sock
+        # A daemon that stops reading does not hold a writer (and every answer behind it) forever.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", int(SEND_TIMEOUT), 0))
         self._reader = sock.makefile("rb")
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._waiters: Dict[int, _Waiter] = {}
+        # Requests sent without waiting for their answers (a detach after an attach went wrong).
+        self._unwaited: Set[int] = set()
         self._hooks: Dict[str, LiveHook] = {}
         self._running = 0
         self._closed = threading.Event()
@@ -257,6 +266,9 @@ class Connection:
             response = self._request({"op": "attach", "client": self.client, "hooks": [spec]})
         except BaseException:
             self._forget([hook_name], "not hung: the attach failed")
+            # Its answer may yet come, and hang it: a hook this client no longer answers would say
+            # nothing to every call, quietly. Taken down, unasked.
+            self._detach_unwaited(hook_name)
             raise
         for refused in response.get("refused") or []:
             if isinstance(refused, dict) and refused.get("name") == hook_name:
@@ -372,6 +384,17 @@ class Connection:
             raise HookdError("hookd answered: %s" % (response,))
         return response
 
+    def _detach_unwaited(self, name: str) -> None:
+        with self._lock:
+            if self._closed.is_set():
+                return
+            request_id = next(self._ids)
+            self._unwaited.add(request_id)
+        try:
+            self._send({"op": "detach", "id": request_id, "hooks": [name]})
+        except ConnectionLost:
+            pass
+
     def _send(self, message: Mapping[str, Any]) -> None:
         line = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
         with self._write_lock:
@@ -425,8 +448,15 @@ class Connection:
                     except Exception:
                         log.exception("on_detached raised")
         elif op is None and "id" in message:
+            request_id = message["id"]
             with self._lock:
-                waiter = self._waiters.get(message["id"]) if isinstance(message["id"], int) else None
+                known = isinstance(request_id, int) and not isinstance(request_id, bool)
+                waiter = self._waiters.get(request_id) if known else None
+                quiet = known and request_id in self._unwaited
+                if quiet:
+                    self._unwaited.discard(request_id)
+            if quiet:
+                return
             if waiter is None:
                 log.warning("the daemon answered a request this client did not make: %r", line[:200])
                 return
@@ -501,7 +531,8 @@ class Connection:
             )
             return
         if members.get("error") is None:
-            hook.calls += 1
+            with self._lock:
+                hook.calls += 1
         try:
             self._answer(call, members)
         except ConnectionLost:

@@ -33,6 +33,8 @@ class FakeDaemon:
         self.received: "queue.Queue[Dict[str, Any]]" = queue.Queue()
         #: Every attach and detach request, parsed.
         self.requests: List[Dict[str, Any]] = []
+        #: Attaches left unanswered, put with the rest in `received` for the test to answer.
+        self.silent_attach = False
         self.conn: Optional[socket.socket] = None
         self.accepted = threading.Event()
         self.eof = threading.Event()
@@ -46,7 +48,9 @@ class FakeDaemon:
         for line in reader:
             message = json.loads(line)
             op = message.get("op")
-            if op == "attach":
+            if op == "attach" and self.silent_attach:
+                self.received.put(message)
+            elif op == "attach":
                 self.requests.append(message)
                 names = [h["name"] for h in message["hooks"]]
                 self.send(

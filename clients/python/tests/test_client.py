@@ -208,6 +208,7 @@ class ClientTest(unittest.TestCase):
             b'{"op":"call","call":[1],"hook":"deny","event":{}}\n',
             b'{"op":"what"}\n',
             b'{"id":999,"ok":true}\n',  # an answer to nothing asked
+            b'{"id":true,"ok":true,"attached":["x"]}\n',  # true is no request's id, though 1 == True
             b'{"ok":false,"error":{"kind":"bad_json","message":"x"}}\n',
             b"\n",
         ]:
@@ -309,6 +310,42 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(told, [(["s1"], "session S1 ended")])
         self.assertFalse(hook.attached)
         self.assertEqual(hook.detached_reason, "session S1 ended")
+
+    def test_only_the_answer_with_the_requests_own_id_answers_it(self) -> None:
+        self.daemon.silent_attach = True
+        hung: List[hookd.LiveHook] = []
+        attaching = threading.Thread(
+            target=lambda: hung.append(self.agent.attach(lambda e: None, "PreToolUse", name="h"))
+        )
+        attaching.start()
+        request = self.daemon.next()
+        self.assertEqual(request["id"], 1)
+        # true == 1 in Python, but is no request's id; nor is "1".
+        self.daemon.send({"id": True, "ok": True, "attached": [], "refused": [{"name": "h", "reason": "fake"}]})
+        self.daemon.send({"id": "1", "ok": True, "attached": [], "refused": [{"name": "h", "reason": "fake"}]})
+        self.daemon.send({"id": 1, "ok": True, "attached": ["h"], "refused": []})
+        attaching.join(WAIT)
+        self.assertEqual([h.name for h in hung], ["h"])
+        self.assertTrue(hung[0].attached)
+
+    def test_an_attach_not_answered_in_time_is_taken_down_unasked(self) -> None:
+        self.daemon.silent_attach = True
+        self.agent.timeout = 0.2
+        with self.assertRaises(hookd.HookdError) as raised:
+            self.agent.attach(lambda e: hookd.refuse("no"), "PreToolUse", name="late")
+        self.assertIn("did not answer attach", str(raised.exception))
+        self.assertEqual(self.daemon.next()["op"], "attach")
+        deadline = time.monotonic() + WAIT
+        while not self.daemon.requests:
+            self.assertLess(time.monotonic(), deadline, "no detach came")
+            time.sleep(0.01)
+        detach = self.daemon.requests[0]
+        self.assertEqual((detach["op"], detach["hooks"]), ("detach", ["late"]))
+        self.assertEqual(self.agent.hooks, [])
+        # Its answer, unasked for, is not taken for another request's.
+        self.daemon.silent_attach = False
+        self.agent.timeout = WAIT
+        self.agent.attach(lambda e: None, "PreToolUse", name="after")
 
     def test_a_name_hung_twice_is_refused_by_the_client(self) -> None:
         self.agent.attach(lambda e: None, "PreToolUse", name="twice")
