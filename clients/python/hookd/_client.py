@@ -346,6 +346,8 @@ class Connection:
         self._sock.close()
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=5)
+            if not self._thread.is_alive():
+                self._reader.close()
 
     def __enter__(self) -> "Connection":
         return self
