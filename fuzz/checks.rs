@@ -252,6 +252,21 @@ fn request_line(line: &[u8]) {
                         );
                     }
                 }
+                Request::Attach { client, hooks } => {
+                    assert_eq!(object.get("op"), Some(&Value::from("attach")));
+                    assert!(!client.trim().is_empty(), "an attach names its client");
+                    assert!(hooks.len() <= hookd::limits::MAX_LIVE_HOOKS_PER_CONNECTION);
+                }
+                Request::Answer { answer, .. } => {
+                    assert_eq!(object.get("op"), Some(&Value::from("answer")));
+                    assert!(
+                        !answer.contains_key("op") && !answer.contains_key("call"),
+                        "an answer's members are its own"
+                    );
+                }
+                Request::Detach { .. } => {
+                    assert_eq!(object.get("op"), Some(&Value::from("detach")))
+                }
             }
         }
         Err(error) => {
@@ -450,6 +465,7 @@ fn valid_settings(settings: &Settings) {
                     hookd::guard::MOMENTS.contains(&moment.as_str()),
                     "the built-in guard on {moment}"
                 ),
+                Program::Live { .. } => panic!("a settings file hangs no live hook"),
             }
             if let Some(agents) = &hook.agents {
                 assert!(!agents.is_empty() && agents.iter().all(|a| !a.is_empty()));

@@ -207,6 +207,10 @@ impl Ruling {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookReport {
     pub name: String,
+    /// Where the hook comes from, when not the settings file: `live:CLIENT` for a hook hung live over the
+    /// socket by the client CLIENT. Written only then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
     pub outcome: Outcome,
     /// `input` or `output`: what of the call this hook rewrote. Written only when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -362,6 +366,7 @@ mod tests {
             reason: Some("no".into()),
             hooks: vec![HookReport {
                 name: "h".into(),
+                layer: None,
                 outcome: Outcome::Refused,
                 rewrote: None,
                 exit: Some(2),

@@ -214,6 +214,30 @@ pub const ASKS_FOLLOWED: usize = 4096;
 /// written as `unknown`: a person may leave a prompt open a while, but not all day.
 pub const ASK_OUTCOME_WAIT: Duration = Duration::from_secs(30 * 60);
 
+// ---- Hooks hung live over the socket (`attach`). ----
+
+/// The longest name a live hook or its client may be given: both are written in the log and the record
+/// with every call.
+pub const MAX_LIVE_NAME: usize = 256;
+
+/// The longest session id a live hook may be hung on; real ones are tens of bytes.
+pub const MAX_SESSION_ID: usize = 1024;
+
+/// Live hooks one connection may hang at once: each is looked at by every fire of its moment.
+pub const MAX_LIVE_HOOKS_PER_CONNECTION: usize = 64;
+
+/// Live hooks hung at once across every connection: the daemon's own bound, whatever the number of
+/// clients.
+pub const MAX_LIVE_HOOKS: usize = 1024;
+
+/// Calls waiting for one connection's answers at once. Past it, a call fails at once (its `on_failure`
+/// decides): a client that answers nothing cannot make the daemon hold an event per fire for ever.
+pub const MAX_LIVE_CALLS_PENDING: usize = 256;
+
+/// Sessions remembered as ended (a SessionEnd fired for them), so that a live hook hung on one is
+/// refused where it is hung; the oldest is forgotten past it.
+pub const ENDED_SESSIONS: usize = 4096;
+
 // ---- Shutdown. ----
 
 /// How long running fires may take to finish once shutdown begins.

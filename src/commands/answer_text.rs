@@ -213,6 +213,7 @@ mod tests {
                 adds: vec!["on branch main\nclean".into()],
                 hooks: vec![HookReport {
                     name: "guard".into(),
+                    layer: None,
                     outcome: if refused {
                         Outcome::Refused
                     } else {

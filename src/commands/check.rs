@@ -96,6 +96,7 @@ fn check_json(settings: &Settings) -> Value {
                         entry["worker"] = json!(argv);
                         entry["workers"] = json!(count);
                     }
+                    Program::Live { client, .. } => entry["live"] = json!(client),
                     Program::Guard(guard) => {
                         entry["builtin"] = json!("guard");
                         let rules: serde_json::Map<String, serde_json::Value> = guard
@@ -173,6 +174,7 @@ fn describe(settings: &Settings) -> String {
                 Program::Worker { argv, count } => {
                     line.push_str(&format!("  worker {argv:?} x{count}"))
                 }
+                Program::Live { client, .. } => line.push_str(&format!("  live {client:?}")),
                 Program::Guard(guard) => {
                     line.push_str("  builtin guard");
                     for (rule, action) in guard.changed() {

@@ -195,6 +195,7 @@ mod tests {
                 reason: refused.then(|| "\u{1}".repeat(1 << 20)),
                 adds,
                 hooks: vec![HookReport {
+                    layer: None,
                     rewrote: None,
                     name: "flood".into(),
                     outcome: Outcome::Refused,
@@ -251,6 +252,7 @@ mod tests {
         let mut answer = response(false, vec!["kept".into()]);
         answer.hooks = (0..3000)
             .map(|n| HookReport {
+                layer: None,
                 rewrote: None,
                 name: format!("hook{n}"),
                 outcome: Outcome::Failed,
@@ -280,6 +282,7 @@ mod tests {
             output: output.then_some(value),
             reason: Some("fine".into()),
             hooks: vec![HookReport {
+                layer: None,
                 rewrote: Some(if output {
                     crate::decision::Rewrote::Output
                 } else {

@@ -8,6 +8,7 @@ pub mod file_changes;
 pub mod hang_up;
 pub mod http;
 pub mod journal;
+pub mod live;
 pub mod memory;
 pub mod relay_request;
 pub mod reload;

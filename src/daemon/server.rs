@@ -29,6 +29,7 @@ use tokio::task::JoinSet;
 use tokio_util::task::TaskTracker;
 
 use crate::daemon::hang_up::{peer_gone, probe as hang_up_probe};
+use crate::daemon::live::LiveSide;
 use crate::daemon::memory::{self, Account, Memory};
 use crate::daemon::state::Daemon;
 use crate::engine::Fire;
@@ -145,6 +146,8 @@ enum Action {
     Watch(Box<crate::daemon::watch::Watch>),
     /// An agent's hook input to answer as the relay would: run as a task, and charged, as a fire is.
     Relay(Option<Value>, crate::protocol::RelayRequest, usize),
+    /// Nothing to write: a live hook's answer, taken.
+    Nothing,
 }
 
 /// One client connection.
@@ -152,12 +155,22 @@ struct Connection {
     daemon: Arc<Daemon>,
     /// The agent named by this connection's `hello`, for fires that do not name one.
     agent: Option<String>,
+    /// The live hooks this connection hung, and the calls to write for them.
+    live: LiveSide,
+}
+
+impl Drop for Connection {
+    /// However the connection ends (its client gone, the daemon stopping, its task failing), its live
+    /// hooks are taken down and their calls pending fail at once.
+    fn drop(&mut self) {
+        self.live.end(&self.daemon);
+    }
 }
 
 impl Connection {
     async fn serve(stream: UnixStream, daemon: Arc<Daemon>) {
-        match stream.peer_cred() {
-            Ok(cred) if crate::daemon::socket::peer_allowed(cred.uid()) => {}
+        let peer = match stream.peer_cred() {
+            Ok(cred) if crate::daemon::socket::peer_allowed(cred.uid()) => cred,
             Ok(cred) => {
                 // Another user can connect as often as they like: said once per period, with a count.
                 static OTHERS: crate::logging::Throttled = crate::logging::Throttled::new();
@@ -176,10 +189,15 @@ impl Connection {
                 tracing::warn!("refused a connection whose peer could not be identified: {e}");
                 return;
             }
-        }
+        };
         let mut connection = Connection {
             daemon,
             agent: None,
+            live: LiveSide {
+                pid: peer.pid(),
+                uid: Some(peer.uid()),
+                ..LiveSide::default()
+            },
         };
         connection.run(stream).await;
     }
@@ -202,7 +220,12 @@ impl Connection {
         // A `watch` asked for: requests after it are not read, and the stream starts once the fires
         // before it are answered.
         let mut watching: Option<Box<crate::daemon::watch::Watch>> = None;
+        // The calls and notices for this connection's live hooks, once it hangs one.
+        let mut calls: Option<tokio::sync::mpsc::Receiver<Vec<u8>>> = None;
         loop {
+            if calls.is_none() {
+                calls = self.live.lines.take();
+            }
             if !reading && pending.is_empty() {
                 if let Some(watch) = watching.take() {
                     let gone = hang_up.take().or_else(|| hang_up_probe(&write));
@@ -274,7 +297,16 @@ impl Connection {
                             watching = Some(watch);
                             reading = false;
                         }
+                        Action::Nothing => {}
                     }
+                }
+                // A call for one of this connection's live hooks (or a notice): written at once. A client
+                // that does not read holds up only this connection: each call's wait is bounded by its
+                // hook's timeout in the fire, and the write by WRITE_DEADLINE, past which the connection
+                // closes and its hooks are taken down.
+                Some(call) = next_call(&mut calls) => {
+                    lines.set_permit_aside();
+                    if send(&mut write, &call).await.is_err() { break; }
                 }
                 _ = &mut freed, if reading && !room => {} // look at the budget again
                 Some(joined) = pending.join_next_with_id() => {
@@ -303,7 +335,7 @@ impl Connection {
                     tracing::debug!(pending = pending.len(), "client hung up with fires pending: stopping their hooks");
                     break;
                 }
-                _ = &mut idle, if reading && pending.is_empty() => break,
+                _ = &mut idle, if reading && pending.is_empty() && !self.live.holds_hooks() => break,
                 _ = self.daemon.draining.cancelled(), if reading && pending.is_empty() => {
                     // Requests the client wrote before the shutdown may sit unread: each gets its answer
                     // (`shutting_down`) rather than a closed connection.
@@ -385,7 +417,10 @@ impl Connection {
     ) -> Action {
         let (id, request) = match decoded {
             Ok(decoded) => decoded,
-            Err(error) => return Action::Respond(to_line(&error)),
+            Err(error) => {
+                self.live.unreadable_line(&error.error.message);
+                return Action::Respond(to_line(&error));
+            }
         };
         if self.daemon.draining.is_cancelled() {
             let error =
@@ -420,6 +455,16 @@ impl Connection {
                 Action::Relay(id, relay, cost)
             }
             Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
+            Request::Attach { client, hooks } => {
+                Action::Respond(self.live.attach(&self.daemon, id, &client, &hooks))
+            }
+            Request::Answer { call, answer } => match self.live.answer(id, call, &answer) {
+                Some(error) => Action::Respond(error),
+                None => Action::Nothing,
+            },
+            Request::Detach { hooks } => {
+                Action::Respond(self.live.detach(&self.daemon, id, hooks.as_deref()))
+            }
             Request::Watch(filter) => match &self.daemon.journal {
                 Some(journal) => Action::Watch(Box::new(crate::daemon::watch::Watch {
                     id,
@@ -584,6 +629,15 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
         export: Some(daemon.exporter.status()),
         #[cfg(not(feature = "otlp"))]
         export: None,
+        live: daemon.engine.live().status(),
+    }
+}
+
+/// The next line to write for the connection's live hooks; never, while it has hung none.
+async fn next_call(calls: &mut Option<tokio::sync::mpsc::Receiver<Vec<u8>>>) -> Option<Vec<u8>> {
+    match calls {
+        Some(calls) => calls.recv().await,
+        None => std::future::pending().await,
     }
 }
 

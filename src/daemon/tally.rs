@@ -124,6 +124,7 @@ mod tests {
         record.hooks = hooks
             .iter()
             .map(|(name, outcome, ms)| Hook {
+                layer: None,
                 name: (*name).into(),
                 outcome: *outcome,
                 exit: None,

@@ -89,6 +89,7 @@ impl Started<'_> {
                 }
                 reports.push(HookReport {
                     name: hook.name.clone(),
+                    layer: None,
                     outcome: outcome.kind,
                     rewrote: None,
                     exit: ran.exit.code(),

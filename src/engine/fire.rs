@@ -96,7 +96,10 @@ impl Engine {
         let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
-        let hooks = select_hooks(&generation, &moment, agent.as_deref(), field, &event).await;
+        // The live hooks of the moment come after the file's, in the order hung.
+        let session = event.get("session_id").and_then(Value::as_str);
+        let live = self.live.candidates(&moment, agent.as_deref(), session);
+        let hooks = select_hooks(&generation, live, &moment, agent.as_deref(), field, &event).await;
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let (background, hooks): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|hook| hook.background);
@@ -149,6 +152,7 @@ impl Engine {
             let Some(ran) = ran else {
                 reports.push(HookReport {
                     name: hook.name.clone(),
+                    layer: hook.layer(),
                     outcome: Outcome::Skipped,
                     rewrote: None,
                     exit: None,
@@ -169,6 +173,7 @@ impl Engine {
             }
             reports.push(HookReport {
                 name: hook.name.clone(),
+                layer: hook.layer(),
                 outcome: outcome.kind,
                 rewrote: outcome.rewrote(),
                 exit: ran.exit.code(),
@@ -200,6 +205,7 @@ impl Engine {
             tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
             let report = HookReport {
                 name: protect::PROTECT_HOOK.to_string(),
+                layer: None,
                 outcome: Outcome::Refused,
                 rewrote: None,
                 exit: None,
@@ -235,6 +241,12 @@ impl Engine {
             source,
             recording: settings.record.enabled,
         });
+        if moment == moment::SESSION_END
+            && let Some(session) = event.get("session_id").and_then(Value::as_str)
+        {
+            // Its live hooks ran for this SessionEnd, and are taken down after it.
+            self.live.session_ended(session);
+        }
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.
@@ -294,6 +306,7 @@ const LONG_MATCHED_VALUE: usize = 256;
 /// file's order.
 async fn select_hooks(
     generation: &Arc<Generation>,
+    live: Vec<Arc<Hook>>,
     moment: &str,
     agent: Option<&str>,
     field: Option<&'static str>,
@@ -303,7 +316,8 @@ async fn select_hooks(
         .settings
         .hooks_for(moment)
         .iter()
-        .filter(|hook| hook.enabled && hook.applies_to_agent(agent));
+        .filter(|hook| hook.enabled && hook.applies_to_agent(agent))
+        .chain(live.iter());
     let Some(field) = field else {
         return candidates.cloned().collect();
     };

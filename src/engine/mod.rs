@@ -18,6 +18,8 @@ mod asks;
 mod background;
 mod clone_exec;
 pub mod fire;
+pub mod live;
+pub mod live_check;
 pub mod protect;
 pub mod reading;
 pub mod reaper;

@@ -102,6 +102,7 @@ impl FireRecord {
             }
             record.hooks.push(record::Hook {
                 name: report.name.clone(),
+                layer: report.layer.clone(),
                 outcome: report.outcome,
                 exit: report.exit,
                 ms: report.ms,

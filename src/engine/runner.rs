@@ -332,6 +332,8 @@ fn program_and_args(hook: &Hook) -> (&str, Vec<&str>) {
         // Judged in the daemon's process (engine::fire), never started: a name no program has, so that
         // a mistake here fails the hook (and its on_failure decides) rather than running anything.
         Program::Guard(_) => ("hookd:guard", Vec::new()),
+        // Asked of its client over the socket (engine::live), never started.
+        Program::Live { .. } => ("hookd:live", Vec::new()),
     }
 }
 

@@ -91,6 +91,9 @@ pub(super) async fn run_one(
         return judged_by_guard(guard, input);
     }
     let timeout = fitted_timeout(hook, input);
+    if let Program::Live { .. } = &hook.program {
+        return engine.live.call(hook, input, timeout, cancel).await;
+    }
     if !matches!(hook.program, Program::Worker { .. }) {
         return engine
             .runner

@@ -85,6 +85,8 @@ pub struct Engine {
     /// Where hookd lives beyond its settings, which its guard of itself keeps (the daemon says them
     /// with [`Engine::guard_places`]).
     pub(super) places: std::sync::Mutex<Arc<protect::Places>>,
+    /// The hooks hung live over the socket, and their clients (`live.rs`).
+    pub(super) live: crate::engine::live::Live,
 }
 
 impl Engine {
@@ -114,7 +116,13 @@ impl Engine {
             background_stop: CancellationToken::new(),
             background_hooks: std::sync::Arc::new(AtomicUsize::new(0)),
             workers_stop,
+            live: crate::engine::live::Live::default(),
         })
+    }
+
+    /// The hooks hung live over the socket (docs/protocol.md, "Live hooks").
+    pub fn live(&self) -> &crate::engine::live::Live {
+        &self.live
     }
 
     /// Makes the engine the subreaper of every hook's descendants and starts sweeping for escapees

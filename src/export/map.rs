@@ -270,6 +270,7 @@ mod tests {
             ..Verdict::default()
         });
         record.hooks = vec![Hook {
+            layer: None,
             name: "deny".into(),
             outcome: crate::decision::Outcome::Refused,
             exit: Some(2),

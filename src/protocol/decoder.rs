@@ -5,10 +5,15 @@
 
 use serde_json::{Map, Value};
 
-use crate::limits::{MAX_AGENT_NAME, MAX_DEPTH, MAX_HELLO_MOMENTS, MAX_ID};
+use crate::limits::{
+    MAX_AGENT_NAME, MAX_DEPTH, MAX_HELLO_MOMENTS, MAX_ID, MAX_LIVE_HOOKS_PER_CONNECTION,
+    MAX_LIVE_NAME,
+};
 use crate::protocol::types::{ErrorKind, ErrorResponse, Event, RelayRequest, Request, WatchFilter};
 
-const OPS: &[&str] = &["fire", "relay", "hello", "status", "reload", "watch"];
+const OPS: &[&str] = &[
+    "fire", "relay", "hello", "status", "reload", "watch", "attach", "answer", "detach",
+];
 
 /// The top-level members of a request read from a line that cannot be decoded whole.
 const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source"];
@@ -183,6 +188,58 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
                 moment: text("moment")?,
                 refused,
             })
+        }
+        "attach" => {
+            let bad = |m: String| bad(format!("attach: {m}"));
+            let client = match object.get("client") {
+                Some(Value::String(client))
+                    if !client.trim().is_empty() && client.len() <= MAX_LIVE_NAME =>
+                {
+                    client.clone()
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "\"client\" must be a non-empty string of at most {MAX_LIVE_NAME} bytes (the program hanging the hooks, as status and the record name it)"
+                    )));
+                }
+            };
+            let hooks = match object.remove("hooks") {
+                Some(Value::Array(hooks)) if hooks.len() <= MAX_LIVE_HOOKS_PER_CONNECTION => hooks,
+                Some(Value::Array(hooks)) => {
+                    return Err(bad(format!(
+                        "\"hooks\" lists {} hooks; a connection may hang at most {MAX_LIVE_HOOKS_PER_CONNECTION}",
+                        hooks.len()
+                    )));
+                }
+                _ => return Err(bad("\"hooks\" must be a list of hooks".into())),
+            };
+            Request::Attach { client, hooks }
+        }
+        "answer" => {
+            object.remove("op");
+            let call = object.remove("call");
+            Request::Answer {
+                call,
+                answer: object,
+            }
+        }
+        "detach" => {
+            let hooks = match object.get("hooks") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|item| item.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| {
+                            bad("detach: \"hooks\" must be a list of hook names".into())
+                        })?,
+                ),
+                Some(_) => {
+                    return Err(bad("detach: \"hooks\" must be a list of hook names".into()));
+                }
+            };
+            Request::Detach { hooks }
         }
         other => {
             let hint = crate::tables::moment::did_you_mean(other, OPS.iter().copied()).map_or_else(

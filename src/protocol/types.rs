@@ -44,6 +44,22 @@ pub enum Request {
     Watch(WatchFilter),
     /// An agent's raw hook input, answered as `hookd relay` would answer it (docs/protocol.md, "relay").
     Relay(RelayRequest),
+    /// Hooks hung live on this connection by the client `client` (docs/protocol.md, "attach"): each
+    /// hook as the client sent it, checked one by one, so that one refused does not refuse the others.
+    Attach {
+        client: String,
+        hooks: Vec<Value>,
+    },
+    /// A live hook's answer to the call numbered `call` (as the client sent it: a call it does not
+    /// echo is out of step), with the answer's members, read as a worker hook's JSON answer.
+    Answer {
+        call: Option<Value>,
+        answer: Map<String, Value>,
+    },
+    /// This connection's live hooks taken down: those named, or all of them (`None`).
+    Detach {
+        hooks: Option<Vec<String>>,
+    },
 }
 
 /// A `relay` request: what `hookd relay` is told on its command line, and the agent's hook input.
@@ -166,6 +182,8 @@ pub enum ErrorKind {
     Internal,
     /// A watcher fell too far behind the record: it is dropped, told how many records it missed.
     TooSlow,
+    /// An `answer` that echoes no call pending on its connection (docs/protocol.md, "answer").
+    OutOfStep,
 }
 
 /// An error response.
@@ -234,6 +252,73 @@ impl std::ops::DerefMut for FireResponse {
     }
 }
 
+/// `attach`'s response: the hooks hung, and each one refused with why.
+///
+/// ```json
+/// {"id":1,"ok":true,"attached":["approve"],"refused":[{"name":"x","reason":"unknown moment \"Stp\" (did you mean \"Stop\"?)"}]}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttachResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub attached: Vec<String>,
+    pub refused: Vec<Refused>,
+}
+
+/// A live hook not hung, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Refused {
+    pub name: String,
+    pub reason: String,
+}
+
+/// `detach`'s response: the hooks taken down, and the names given that this connection had not hung.
+///
+/// ```json
+/// {"id":2,"ok":true,"detached":["approve"]}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetachResponse {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub ok: bool,
+    pub detached: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<String>,
+}
+
+/// Live hooks taken down by the daemon, told to the client that hung them (a SessionEnd of their
+/// session).
+///
+/// ```json
+/// {"op":"detached","hooks":["approve"],"reason":"session S1 ended"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Detached {
+    pub op: String,
+    pub hooks: Vec<String>,
+    pub reason: String,
+}
+
+/// A live hook in `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiveHookStatus {
+    /// The name its client gave itself in `attach`.
+    pub client: String,
+    /// The client's process, as the kernel says (SO_PEERCRED).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i32>,
+    pub hook: String,
+    pub moment: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agents: Option<Vec<String>>,
+    /// Calls sent to it since it was hung.
+    pub calls: u64,
+}
+
 /// `hello`'s response: the hooks that apply to this agent on moments it does not run.
 ///
 /// ```json
@@ -297,6 +382,9 @@ pub struct StatusResponse {
     /// without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub export: Option<ExportStatus>,
+    /// The hooks hung live over the socket, in the order hung (docs/protocol.md, "attach").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub live: Vec<LiveHookStatus>,
 }
 
 /// The export in `status`:
@@ -544,6 +632,10 @@ pub fn read_fire_response(line: &str) -> Result<Result<FireResponse, ErrorRespon
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_string(),
+                layer: hook
+                    .get("layer")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 outcome: Outcome::Unknown,
                 rewrote: None,
                 exit: None,
@@ -646,6 +738,7 @@ mod tests {
                 reason: Some("no".into()),
                 adds: vec!["branch: main".into()],
                 hooks: vec![HookReport {
+                    layer: None,
                     rewrote: None,
                     name: "deny".into(),
                     outcome: Outcome::Refused,

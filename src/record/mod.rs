@@ -290,6 +290,10 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hook {
     pub name: String,
+    /// Where the hook comes from when not the settings file: `live:CLIENT` for a hook hung live over the
+    /// socket by the client CLIENT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
     /// As in the fire response: `nothing`, `adds`, `rewrote`, `allowed`, `asked`, `refused`, `failed`,
     /// `skipped`.
     pub outcome: Outcome,
@@ -605,6 +609,7 @@ mod tests {
             ..Verdict::default()
         });
         record.hooks.push(Hook {
+            layer: None,
             name: huge.clone(),
             outcome: Outcome::Refused,
             exit: Some(2),

@@ -19,6 +19,8 @@ pub use error::{ConfigError, ConfigErrors, LineIndex, line_and_column};
 pub use export::Export;
 pub use matcher::Matcher;
 pub use near::near_name;
+/// The start of a name hookd keeps for its own hooks (`hookd:protect`).
+pub use parse::RESERVED_NAME_PREFIX;
 /// The agent a misspelt name surely means (`claude` for claude-code): settings and `hookd test` refuse it.
 pub(crate) use parse::meant_agent;
 pub use reach::NeverRuns;
@@ -160,6 +162,10 @@ pub enum Program {
     /// Run in the daemon's own process, with nothing to start: the built-in guard
     /// (`builtin = "guard"`, [`crate::guard`]), its rules as the hook sets them.
     Guard(crate::guard::Guard),
+    /// Hung live over the socket by a client (`attach`, docs/protocol.md), never in the file: each event
+    /// is sent to the client on its connection as a `call`, and its `answer` is read as a worker's.
+    /// `connection` is the engine's number for the client's connection, `client` the name it gave.
+    Live { connection: u64, client: String },
 }
 
 /// One hook of the settings file, with the defaults already applied.
@@ -446,7 +452,7 @@ impl Settings {
             }
             let words: Vec<String> = match &hook.program {
                 Program::Argv(argv) | Program::Worker { argv, .. } => argv.clone(),
-                Program::Guard(_) => Vec::new(),
+                Program::Guard(_) | Program::Live { .. } => Vec::new(),
                 Program::Shell { command, .. } => crate::shell::read(command, &env)
                     .into_iter()
                     .flat_map(|c| c.words.into_iter().filter(|w| w.known).map(|w| w.text))
@@ -526,7 +532,7 @@ fn programs_of(program: &Program, dir: &Path) -> Vec<PathBuf> {
             .and_then(|word| path(word))
             .into_iter()
             .collect(),
-        Program::Guard(_) => Vec::new(),
+        Program::Guard(_) | Program::Live { .. } => Vec::new(),
     }
 }
 

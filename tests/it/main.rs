@@ -77,6 +77,8 @@ mod hook_background;
 mod hook_conditions;
 /// The HTTP listener for agents' http hooks.
 mod http_hooks;
+/// Hooks hung live over the socket: attach, call, answer, detach; refused where they can never run.
+mod live_hooks;
 /// hookd's guard of itself: every agent's call that would switch the guard off refused, reads not.
 mod protect;
 mod protect_attack;
