@@ -546,7 +546,10 @@ class Connection:
         try:
             said = hook.function(event)
         except Exception as e:
-            log.exception("hook %s raised on call %s: it says nothing", hook.name, call)
+            log.exception(
+                "hook %s raised on call %s: %s", hook.name, call,
+                "it refuses (on_failure refuse)" if hook.on_failure == "refuse" else "it says nothing",
+            )
             return self._failure(hook, "raised %s: %s" % (type(e).__name__, e))
         try:
             members = _answer_members(said)
