@@ -444,11 +444,13 @@ class Connection:
             if isinstance(names, list):
                 gone = self._forget([n for n in names if isinstance(n, str)], reason)
                 log.info("the daemon took down %s: %s", ", ".join(gone) or "no hook", reason)
-                if self.on_detached is not None and gone:
-                    try:
-                        self.on_detached(gone, reason)
-                    except Exception:
-                        log.exception("on_detached raised")
+                callback = self.on_detached
+                if callback is not None and gone:
+                    # On a thread of its own: a callback that hangs a hook again waits for an answer
+                    # only this thread can read.
+                    threading.Thread(
+                        target=_told, args=(callback, gone, reason), name="hookd-detached", daemon=True
+                    ).start()
         elif op is None and "id" in message:
             request_id = message["id"]
             with self._lock:
@@ -622,6 +624,13 @@ class Connection:
             log.info("connection to hookd over: %s", reason)
 
 
+def _told(callback: Callable[[List[str], str], None], names: List[str], reason: str) -> None:
+    try:
+        callback(names, reason)
+    except Exception:
+        log.exception("on_detached raised")
+
+
 def _answer_members(said: AnswerLike) -> Dict[str, Any]:
     if said is None:
         return {}
@@ -651,7 +660,7 @@ def connect(
 
     - `client`: this program's name, in `status` and the journal; none: the script's name.
     - `timeout`: seconds to wait for the daemon's answer to an attach or a detach.
-    - `on_detached(names, reason)`: called (on the reading thread) when the daemon takes hooks down
+    - `on_detached(names, reason)`: called (on a thread of its own) when the daemon takes hooks down
       itself, as when a hook's session ends.
 
     Use it as a context manager: leaving the block closes the connection, and the daemon takes every

@@ -301,6 +301,8 @@ class ClientTest(unittest.TestCase):
 
         def on_detached(names: List[str], reason: str) -> None:
             told.append((names, reason))
+            # A callback may hang a hook again: the connection still reads its answer.
+            self.agent.attach(lambda e: None, "PreToolUse", name="again")
             done.set()
 
         self.agent.on_detached = on_detached
@@ -310,6 +312,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(told, [(["s1"], "session S1 ended")])
         self.assertFalse(hook.attached)
         self.assertEqual(hook.detached_reason, "session S1 ended")
+        self.assertEqual([h.name for h in self.agent.hooks], ["again"])
 
     def test_only_the_answer_with_the_requests_own_id_answers_it(self) -> None:
         self.daemon.silent_attach = True
@@ -357,6 +360,17 @@ class ClientTest(unittest.TestCase):
             self.agent.attach(lambda e: None, "PreToolUse", name="x", on_failure="deny")
         with self.assertRaises(ValueError):
             self.agent.attach(lambda e: None, "PreToolUse", name="x", timeout=0)
+
+    def test_a_line_too_long_ends_the_connection(self) -> None:
+        old = hookd._client.MAX_LINE
+        hookd._client.MAX_LINE = 1000
+        self.addCleanup(setattr, hookd._client, "MAX_LINE", old)
+        hook = self.agent.attach(lambda e: None, "PreToolUse", name="h")
+        self.daemon.send_raw(b'{"op":"call","call":1,"hook":"h","event":{"x":"' + b"a" * 2000 + b'"}}\n')
+        with self.assertRaises(hookd.ConnectionLost) as raised:
+            self.agent.run_forever()
+        self.assertIn("longer than 1000 bytes", str(raised.exception))
+        self.assertFalse(hook.attached)
 
     def test_run_forever_raises_when_the_daemon_goes_and_every_hook_is_down(self) -> None:
         hook = self.agent.attach(lambda e: None, "PreToolUse", name="h")

@@ -139,6 +139,41 @@ class RealDaemonTest(unittest.TestCase):
         self.assertFalse(hook.attached)
         self.assertFalse(self.daemon.fire("PreToolUse", bash("ls", "S1"))["refused"])
 
+    def test_a_silent_client_is_cut_at_its_timeout_while_other_clients_fires_go_on(self) -> None:
+        silent = self.connect()
+        release = threading.Event()
+        self.addCleanup(release.set)
+        returned = threading.Event()
+
+        @silent.hook("PreToolUse", timeout=1)
+        def stuck(event: hookd.Event) -> hookd.AnswerLike:
+            if event["tool_input"]["command"] == "block":
+                release.wait(RESPONSE)
+                returned.set()
+                return hookd.refuse("too late to count")
+            return hookd.refuse("in time")
+
+        other = self.connect()
+        other.attach(lambda e: hookd.adds("other client"), "PostToolUse", name="other")
+        blocked: Dict[str, Any] = {}
+        fired = threading.Thread(
+            target=lambda: blocked.update(self.daemon.fire("PreToolUse", bash("block", "S1")))
+        )
+        fired.start()
+        # Another client's fire is answered while the silent one's call waits.
+        post = self.daemon.fire("PostToolUse", dict(bash("ls", "S1"), tool_response={"stdout": ""}))
+        self.assertEqual(post["adds"], ["other client"], post)
+        fired.join(RESPONSE)
+        self.assertFalse(fired.is_alive())
+        self.assertFalse(blocked["refused"], blocked)
+        self.assertEqual(outcome(blocked, "stuck"), "failed")
+        # The callable returns after its time: its answer is dropped by the client, and the connection
+        # is not out of step — the next call is answered as ever.
+        release.set()
+        self.assertTrue(returned.wait(RESPONSE))
+        verdict = self.daemon.fire("PreToolUse", bash("ls", "S1"))
+        self.assertEqual((verdict["refused"], verdict.get("reason")), (True, "in time"), verdict)
+
     KILLED = """
 import sys, time, hookd
 with hookd.connect(sys.argv[1]) as agent:
