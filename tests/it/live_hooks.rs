@@ -3,6 +3,7 @@
 //! connections that wait for its answers.
 
 use std::thread;
+use std::time::Duration;
 
 use crate::common::*;
 use serde_json::{Value, json};
@@ -140,4 +141,277 @@ fn a_live_hooks_answer_is_read_as_a_workers_and_folded_in_the_order_hung() {
     assert_eq!(r["permission"], "ask", "{r}");
     assert_eq!(r["reason"], "a person decides", "{r}");
     assert_eq!(hook(&r, "asks")["layer"], "live:two", "{r}");
+}
+
+/// A fire as [`fire_in_thread`], whose answer must come within `deadline` (the test fails past it):
+/// for what must be answered long before the hook's own timeout.
+fn fire_within(
+    d: &Daemon,
+    deadline: Duration,
+    moment: &str,
+    event: Value,
+) -> thread::JoinHandle<Value> {
+    let socket = d.socket.clone();
+    let moment = moment.to_string();
+    thread::spawn(move || {
+        let stream = std::os::unix::net::UnixStream::connect(&socket).expect("connecting");
+        let mut agent = Client::from_stream(stream.try_clone().expect("cloning"));
+        // The clones share one socket: this deadline is the client's.
+        stream.set_read_timeout(Some(deadline)).expect("a deadline");
+        agent.request(&json!({"op": "fire", "id": "f", "moment": moment, "agent": "claude-code", "event": event}))
+    })
+}
+
+/// The live hooks `status` lists.
+fn live_in_status(d: &Daemon) -> Vec<Value> {
+    d.status()["live"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn hooks_hung_where_they_can_never_run_are_refused_in_the_answer_and_the_rest_are_hung() {
+    let d = daemon_with_a_file_hook();
+    // A session already ended.
+    let r = d.fire_req(
+        json!({"op": "fire", "moment": "SessionEnd", "agent": "claude-code",
+                              "event": {"session_id": "S0", "reason": "exit"}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    let mut live = d.connect();
+    let r = attach(
+        &mut live,
+        "flow",
+        json!([
+            {"name": "typo", "moment": "PreToolUze"},
+            {"name": "codex-notes", "moment": "Notification", "agents": ["codex"]},
+            {"name": "stop-bash", "moment": "Stop", "matcher": "Bash"},
+            {"name": "over", "moment": "PreToolUse", "session": "S0"},
+            {"name": "misspelt", "moment": "Stop", "sesion": "S1"},
+            {"name": "good", "moment": "Stop", "agents": ["codex"]},
+            {"name": "good", "moment": "Stop"},
+        ]),
+    );
+    assert_eq!(r["attached"], json!(["good"]), "{r}");
+    let reasons: Vec<(String, String)> = r["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|refused| {
+            (
+                refused["name"].as_str().unwrap().to_string(),
+                refused["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let reason = |name: &str| {
+        reasons
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, reason)| reason.clone())
+            .unwrap_or_else(|| panic!("{name} not refused: {r}"))
+    };
+    assert_eq!(reasons.len(), 6, "{r}");
+    assert!(
+        reason("typo").contains("(did you mean \"PreToolUse\"?)"),
+        "{r}"
+    );
+    assert!(
+        reason("codex-notes").starts_with("codex never fires Notification"),
+        "{r}"
+    );
+    assert!(reason("stop-bash").contains("no field to match"), "{r}");
+    assert!(
+        reason("over").contains("session S0 has already ended"),
+        "{r}"
+    );
+    assert!(
+        reason("misspelt").contains("did you mean \"session\""),
+        "{r}"
+    );
+    // The second of one name on one connection.
+    assert_eq!(reasons[5].0, "good", "{r}");
+    assert!(
+        reasons[5].1.contains("already hung a hook named \"good\""),
+        "{r}"
+    );
+    let hung = live_in_status(&d);
+    assert_eq!(hung.len(), 1, "{hung:?}");
+    assert_eq!(hung[0]["hook"], "good");
+}
+
+#[test]
+fn a_client_killed_mid_call_makes_the_fire_follow_its_on_failure_at_once() {
+    let d = daemon_with_a_file_hook();
+    for (on_failure, refused) in [("refuse", true), ("ignore", false)] {
+        let mut live = d.connect();
+        attach(
+            &mut live,
+            "dies",
+            json!([{"name": "guard", "moment": "PreToolUse", "timeout": 30, "on_failure": on_failure}]),
+        );
+        // Answered long before the hook's 30 s.
+        let fire = fire_within(
+            &d,
+            Duration::from_secs(10),
+            "PreToolUse",
+            bash_in("S", "rm -rf x"),
+        );
+        next_call(&mut live);
+        // Killed: the kernel closes its socket, and nothing more comes from it.
+        drop(live);
+        let r = fire
+            .join()
+            .expect("the fire was answered before its deadline");
+        check_fire_shape(&r);
+        assert_eq!(r["refused"], refused, "{on_failure}: {r}");
+        let guard = hook(&r, "guard");
+        assert_eq!(
+            guard["outcome"],
+            if refused { "refused" } else { "failed" },
+            "{r}"
+        );
+        assert!(
+            guard["error"]
+                .as_str()
+                .unwrap()
+                .contains("connection ended"),
+            "{r}"
+        );
+        // And the hook is down: the next fire does not wait for it.
+        wait_until(Duration::from_secs(10), "the hook taken down", || {
+            live_in_status(&d).is_empty()
+        });
+        let r = d.fire("PreToolUse", bash_in("S", "rm -rf x"));
+        assert_eq!(hook_names(&r), vec!["file"], "{r}");
+    }
+}
+
+#[test]
+fn a_silent_client_is_cut_at_its_timeout_while_other_clients_fires_go_on() {
+    let d = daemon_with_a_file_hook();
+    let mut silent = d.connect();
+    let mut answering = d.connect();
+    attach(
+        &mut silent,
+        "silent",
+        json!([{"name": "mute", "moment": "PreToolUse", "session": "slow", "timeout": 5}]),
+    );
+    attach(
+        &mut answering,
+        "quick",
+        json!([{"name": "quick", "moment": "PreToolUse", "session": "fast"}]),
+    );
+    let slow = fire_in_thread(&d, "PreToolUse", bash_in("slow", "ls"));
+    let call = next_call(&mut silent);
+    assert_eq!(call["event"]["session_id"], "slow", "{call}");
+    // The silent client says nothing; another client's fire is answered meanwhile.
+    let fast = fire_in_thread(&d, "PreToolUse", bash_in("fast", "ls"));
+    let call = next_call(&mut answering);
+    answering.send(&json!({"op": "answer", "call": call["call"], "adds": "quick said"}));
+    let r = fast.join().unwrap();
+    assert_eq!(adds(&r), vec!["from the file", "quick said"], "{r}");
+    assert!(
+        !slow.is_finished(),
+        "the silent client's fire ended before its hook's timeout"
+    );
+    // Cut at its timeout: it said nothing.
+    let r = slow.join().unwrap();
+    check_fire_shape(&r);
+    assert_eq!(r["refused"], false, "{r}");
+    assert_eq!(hook(&r, "mute")["outcome"], "failed", "{r}");
+    assert_eq!(hook(&r, "mute")["error"], "timed out after 5s", "{r}");
+    // Its late answer is dropped, and said to be.
+    silent.send(&json!({"op": "answer", "call": call["call"], "refused": "too late"}));
+    let r = silent.recv();
+    assert_eq!(error_kind(&r), "bad_request", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no longer pending"),
+        "{r}"
+    );
+}
+
+#[test]
+fn session_end_takes_the_sessions_hooks_down_and_tells_the_client() {
+    let d = daemon_with_a_file_hook();
+    let mut live = d.connect();
+    attach(
+        &mut live,
+        "ide",
+        json!([{"name": "s1-only", "moment": "PreToolUse", "session": "S1"},
+               {"name": "every", "moment": "Stop"}]),
+    );
+    // Another session's end leaves it.
+    d.fire_req(
+        json!({"op": "fire", "moment": "SessionEnd", "agent": "claude-code",
+                      "event": {"session_id": "S2", "reason": "exit"}}),
+    );
+    assert_eq!(live_in_status(&d).len(), 2);
+    d.fire_req(
+        json!({"op": "fire", "moment": "SessionEnd", "agent": "claude-code",
+                      "event": {"session_id": "S1", "reason": "exit"}}),
+    );
+    let told = live.recv();
+    assert_eq!(told["op"], "detached", "{told}");
+    assert_eq!(told["hooks"], json!(["s1-only"]), "{told}");
+    assert!(told["reason"].as_str().unwrap().contains("S1"), "{told}");
+    let hung = live_in_status(&d);
+    assert_eq!(hung.len(), 1, "{hung:?}");
+    assert_eq!(hung[0]["hook"], "every", "{hung:?}");
+    let r = d.fire("PreToolUse", bash_in("S1", "ls"));
+    assert_eq!(hook_names(&r), vec!["file"], "{r}");
+}
+
+#[test]
+fn status_lists_live_hooks_the_journal_names_them_and_a_disconnect_takes_them_down() {
+    let d = daemon_with_a_file_hook();
+    let mut live = d.connect();
+    attach(
+        &mut live,
+        "watcher",
+        json!([{"name": "note", "moment": "PreToolUse", "session": "S1", "agents": ["claude-code"]}]),
+    );
+    let fire = fire_in_thread(&d, "PreToolUse", bash_in("S1", "ls"));
+    let call = next_call(&mut live);
+    live.send(&json!({"op": "answer", "call": call["call"], "refused": "not now"}));
+    let r = fire.join().unwrap();
+    assert_eq!(r["reason"], "not now", "{r}");
+
+    let hung = live_in_status(&d);
+    assert_eq!(hung.len(), 1, "{hung:?}");
+    assert_eq!(hung[0]["client"], "watcher");
+    assert_eq!(hung[0]["pid"], std::process::id());
+    assert_eq!(hung[0]["hook"], "note");
+    assert_eq!(hung[0]["moment"], "PreToolUse");
+    assert_eq!(hung[0]["session"], "S1");
+    assert_eq!(hung[0]["agents"], json!(["claude-code"]));
+    assert_eq!(hung[0]["calls"], 1);
+
+    // The journal names it, and where it came from.
+    let journal = state_home_for(&d.socket)
+        .join("hookd")
+        .join("journal.jsonl");
+    let mut named = None;
+    wait_until(Duration::from_secs(10), "the fire in the journal", || {
+        let text = std::fs::read_to_string(&journal).unwrap_or_default();
+        named = text
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|record| record["kind"] == "fire")
+            .flat_map(|record| record["hooks"].as_array().cloned().unwrap_or_default())
+            .find(|hook| hook["name"] == "note");
+        named.is_some()
+    });
+    let named = named.unwrap();
+    assert_eq!(named["layer"], "live:watcher", "{named}");
+    assert_eq!(named["outcome"], "refused", "{named}");
+
+    // A disconnect takes it down.
+    drop(live);
+    wait_until(Duration::from_secs(10), "the hook taken down", || {
+        live_in_status(&d).is_empty()
+    });
+    let r = d.fire("PreToolUse", bash_in("S1", "ls"));
+    assert_eq!(hook_names(&r), vec!["file"], "{r}");
 }
