@@ -88,6 +88,10 @@ def approver(timeout: float) -> hookd.HookFunction:
                 flush=True,
             )
             answer = read_answer(deadline)
+            if answer is not None and time.monotonic() >= deadline + 1:
+                # Answered after the daemon stopped waiting: it has refused the call already.
+                print("  too late: the call was already refused", file=sys.stderr, flush=True)
+                return None
         if answer in ("y", "yes"):
             print("  allowed", file=sys.stderr, flush=True)
             return hookd.allow("approved at the terminal")

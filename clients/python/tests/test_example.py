@@ -21,7 +21,12 @@ def bash(command: str) -> Dict[str, Any]:
     return {"session_id": "S1", "cwd": "/", "tool_name": "Bash", "tool_input": {"command": command}}
 
 
-class ApproveLiveTest(unittest.TestCase):
+class Example(unittest.TestCase):
+    """The example running against a daemon of its own (no tests of its own)."""
+
+    #: Seconds a call waits for the person.
+    TIMEOUT = "30"
+
     def setUp(self) -> None:
         require_hookd(self)
         self.daemon = RealDaemon()
@@ -31,7 +36,7 @@ class ApproveLiveTest(unittest.TestCase):
         self.addCleanup(self.stderr.close)
         self.example = subprocess.Popen(
             [sys.executable, EXAMPLE, "--socket", self.daemon.socket, "--agent", "claude-code",
-             "--timeout", "30"],
+             "--timeout", self.TIMEOUT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -66,6 +71,9 @@ class ApproveLiveTest(unittest.TestCase):
         self.assertFalse(fired.is_alive())
         return verdict
 
+
+
+class ApproveLiveTest(Example):
     def test_rules_then_the_person_then_nothing_once_stopped(self) -> None:
         read_only = self.daemon.fire("PreToolUse", bash("git status"))
         self.assertEqual((read_only["refused"], read_only.get("permission")), (False, "allow"), read_only)
@@ -85,6 +93,17 @@ class ApproveLiveTest(unittest.TestCase):
         after = self.daemon.fire("PreToolUse", bash("ls > listing"))
         self.assertFalse(after["refused"], after)
         self.assertIsNone(outcome(after, "approve-live"))
+
+
+
+class ApproveLiveUnansweredTest(Example):
+    TIMEOUT = "1.5"
+
+    def test_a_question_nobody_answers_refuses_the_call(self) -> None:
+        verdict = self.daemon.fire("PreToolUse", bash("rm -r build"))
+        self.assertTrue(verdict["refused"], verdict)
+        self.assertIn("no answer in time", verdict["reason"])
+        self.assertIn("rm -r build", self.err())
 
 
 if __name__ == "__main__":
