@@ -422,6 +422,11 @@ class Connection:
         except (OSError, ValueError) as e:
             if not self._closed.is_set():
                 reason = "cannot read from the daemon: %s" % e
+        except BaseException as e:
+            # Whatever else goes wrong here ends the connection, never the reading alone: a connection
+            # nobody reads would hold its hooks up, each call failing only at its timeout.
+            log.exception("the client failed reading the daemon")
+            reason = "the client failed reading the daemon: %r" % e
         self._lost(reason)
 
     def _take(self, line: bytes) -> None:
@@ -429,7 +434,8 @@ class Connection:
         goes on, and a call the daemon garbled is failed on its side at its timeout."""
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # RecursionError: nested deeper than Python's JSON reader goes.
             log.warning("the daemon sent a line that is not JSON, passed over: %r", line[:200])
             return
         if not isinstance(message, dict):

@@ -211,6 +211,8 @@ class ClientTest(unittest.TestCase):
             b'{"id":true,"ok":true,"attached":["x"]}\n',  # true is no request's id, though 1 == True
             b'{"ok":false,"error":{"kind":"bad_json","message":"x"}}\n',
             b"\n",
+            b"[" * 100000 + b"\n",  # deeper than Python's JSON reader goes
+            b'{"op":"call","call":9,"hook":"deny","event":' + b"[" * 100000 + b"\n",
         ]:
             self.daemon.send_raw(junk)
         self.daemon.call(5, "deny", "not an object")  # type: ignore[arg-type]
