@@ -419,6 +419,8 @@ class Connection:
                     reason = "the daemon sent a line longer than %d bytes" % MAX_LINE
                     break
                 self._take(line)
+        except ConnectionLost as e:
+            reason = str(e)
         except (OSError, ValueError) as e:
             if not self._closed.is_set():
                 reason = "cannot read from the daemon: %s" % e
@@ -510,12 +512,20 @@ class Connection:
             self._calls[call] = (deadline, hook)
             heapq.heappush(self._deadlines, (deadline, next(self._deadline_seq), call))
             self._watchdog_wake.notify()
-        threading.Thread(
-            target=self._run_call,
-            args=(hook, call, event, float(timeout)),
-            name="hookd-call-%s" % hook.name,
-            daemon=True,
-        ).start()
+        try:
+            threading.Thread(
+                target=self._run_call,
+                args=(hook, call, event, float(timeout)),
+                name="hookd-call-%s" % hook.name,
+                daemon=True,
+            ).start()
+        except RuntimeError as e:
+            # No thread to be had (the process is out of them): this call fails, the next may not.
+            with self._lock:
+                self._running -= 1
+                self._calls.pop(call, None)
+            log.error("hook %s: cannot start a thread for call %s: %s", hook.name, call, e)
+            self._answer(call, self._failure(hook, "could not be run: %s" % e))
 
     def _run_call(self, hook: LiveHook, call: Any, event: Event, timeout: float) -> None:
         try:

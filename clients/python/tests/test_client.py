@@ -275,6 +275,24 @@ class ClientTest(unittest.TestCase):
         self.assertIn("2 callables still running", answer["error"])
         self.assertIn("hook stuck failed", answer["refused"])
 
+    def test_a_call_with_no_thread_to_run_it_fails_and_the_next_is_answered(self) -> None:
+        self.agent.attach(lambda e: hookd.refuse("no"), "PreToolUse", name="h", on_failure="refuse")
+        real_start = threading.Thread.start
+        starts: List[str] = []
+
+        def start(thread: threading.Thread) -> None:
+            if thread.name.startswith("hookd-call-") and not starts:
+                starts.append(thread.name)
+                raise RuntimeError("can't start new thread")
+            real_start(thread)
+
+        threading.Thread.start = start  # type: ignore[method-assign]
+        self.addCleanup(setattr, threading.Thread, "start", real_start)
+        answer = self.answer_to(1, "h", bash("ls"))
+        self.assertIn("can't start new thread", answer["error"])
+        self.assertIn("hook h failed", answer["refused"])
+        self.assertEqual(self.answer_to(2, "h", bash("ls")), {"op": "answer", "call": 2, "refused": "no"})
+
     def test_detach_takes_down_the_hooks_named_or_all(self) -> None:
         first = self.agent.attach(lambda e: None, "PreToolUse", name="first")
         second = self.agent.attach(lambda e: None, "PostToolUse", name="second")
