@@ -286,7 +286,7 @@ class ClientTest(unittest.TestCase):
                 raise RuntimeError("can't start new thread")
             real_start(thread)
 
-        threading.Thread.start = start  # type: ignore[method-assign]
+        threading.Thread.start = start  # type: ignore[method-assign, assignment]
         self.addCleanup(setattr, threading.Thread, "start", real_start)
         answer = self.answer_to(1, "h", bash("ls"))
         self.assertIn("can't start new thread", answer["error"])
