@@ -571,10 +571,21 @@ class Connection:
             return self._failure(hook, "raised %s: %s" % (type(e).__name__, e))
         try:
             members = _answer_members(said)
-            json.dumps(members, allow_nan=False)
-        except (TypeError, ValueError) as e:
-            log.error("hook %s answered call %s with what cannot be sent: %s", hook.name, call, e)
+        except TypeError as e:
+            log.error("hook %s answered call %s with what is not an answer: %s", hook.name, call, e)
             return self._failure(hook, str(e))
+        try:
+            json.dumps(members, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as e:
+            log.error("hook %s answered call %s with what cannot be sent: %s", hook.name, call, e)
+            failed = self._failure(hook, "answered what cannot be sent: %s" % e)
+            # As the daemon reads a worker's answer: a refusal or an ask in it stands whatever is wrong
+            # with the rest (nothing of the call runs then); an allow or a rewrite beside what cannot be
+            # sent does not.
+            for word in ("refused", "ask"):
+                if word in members and _sendable(members[word]):
+                    failed[word] = members[word]
+            return failed
         return members
 
     def _failure(self, hook: LiveHook, what: str) -> Dict[str, Any]:
@@ -638,6 +649,14 @@ class Connection:
             waiter.done.set()
         if not self._stop_asked.is_set():
             log.info("connection to hookd over: %s", reason)
+
+
+def _sendable(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 def _told(callback: Callable[[List[str], str], None], names: List[str], reason: str) -> None:

@@ -195,6 +195,20 @@ class ClientTest(unittest.TestCase):
             self.assertIn("error", answer, name)
             self.assertEqual(set(answer), {"op", "call", "error"}, name)
 
+    def test_a_refusal_beside_what_cannot_be_sent_still_refuses(self) -> None:
+        self.agent.attach(lambda e: {"refused": "no", "extra": object()}, "PreToolUse", name="refuses")
+        self.agent.attach(lambda e: {"ask": "a person", "x": float("inf")}, "PreToolUse", name="asks")
+        self.agent.attach(
+            lambda e: hookd.allow(input={"command": object()}), "PreToolUse", name="allows"
+        )
+        answer = self.answer_to(1, "refuses", bash("ls"))
+        self.assertEqual(answer["refused"], "no")
+        self.assertIn("cannot be sent", answer["error"])
+        self.assertEqual(self.answer_to(2, "asks", bash("ls"))["ask"], "a person")
+        # An allow beside a rewrite that cannot be sent is not an allow of the call as it stands.
+        answer = self.answer_to(3, "allows", bash("ls"))
+        self.assertEqual(set(answer), {"op", "call", "error"}, answer)
+
     def test_garbage_from_the_daemon_is_passed_over_and_the_connection_goes_on(self) -> None:
         @self.agent.hook("PreToolUse")
         def deny(event: hookd.Event) -> hookd.AnswerLike:
