@@ -58,6 +58,11 @@
 //!   within 5 % of E0o (the median of the rounds' ratios). `cargo bench --bench fire -- export` runs
 //!   only these.
 //!
+//! - Lw, Ll: a hook hung live over the socket (`attach`; a client thread in this process answering each
+//!   call at once) against a worker hook (one Python process answering `{}` per line), on one daemon,
+//!   fired in turns ABBA (see [`live_rows`]). Target: Ll's p50 under 100 us above Lw's. `cargo bench
+//!   --bench fire -- live` runs only these.
+//!
 //! `cargo bench --bench fire -- guard` runs only rows Y and Z (the machine may be shared; they need no
 //! other row); `cargo bench --bench fire -- protect` only the guard of itself's rows, Ec to Jw;
 //! `cargo bench --bench fire -- builtin` only the built-in guard's rows, Jge to Ggl.
@@ -176,6 +181,15 @@ fn main() {
             table.print();
             return;
         }
+        ["live"] => {
+            println!(
+                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the live hook only (rows Lw and Ll)",
+                cores()
+            );
+            live_rows(&mut table, &dir.path().join("live"), rounds);
+            table.print();
+            return;
+        }
         ["guard"] => {
             println!(
                 "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
@@ -188,7 +202,7 @@ fn main() {
         _ => {
             panic!(
                 "unknown rows {filters:?}: give no filter (every row), `guard` (rows Y and Z), `export` (rows \
-                 Eo and E0o), `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
+                 Eo and E0o), `live` (rows Lw and Ll), `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
                  Jge to Ggl)"
             )
         }
@@ -660,6 +674,11 @@ fn main() {
             "a worker hook beside spawning python per event",
             note,
         );
+    }
+
+    if worker_note.is_none() {
+        eprintln!("fire: a live hook beside a worker hook");
+        live_rows(&mut table, &dir.path().join("live"), rounds);
     }
 
     eprintln!("fire: the example guard, as a worker and as a command hook");
@@ -1160,6 +1179,144 @@ enum Support {
     No,
     /// Anything else, and why.
     Unknown(String),
+}
+
+/// Rows Lw and Ll: what a live hook's answer costs a fire beside a worker hook's. One daemon holds a
+/// worker hook (`worker.py`, answering `{}` to each event line) on one tool and a live hook, hung by a
+/// client thread of this process that answers each call with nothing to say as soon as it reads it, on
+/// another; a client fires at each in turns, ABBA. Both hooks say nothing: what is measured is the way
+/// to the hook and back (a pipe to a process, against the socket to a client), and the reading.
+fn live_rows(table: &mut Table, dir: &Path, rounds: usize) {
+    const WORKER_TOOL: &str = "WorkerTool";
+    const LIVE_TOOL: &str = "LiveTool";
+    std::fs::create_dir_all(dir).expect("create the live folder");
+    let python = if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let worker = dir.join("worker.py");
+    std::fs::write(
+        &worker,
+        "import sys\n\
+         while True:\n    \
+             line = sys.stdin.readline()\n    \
+             if not line:\n        break\n    \
+             sys.stdout.write('{}\\n')\n    \
+             sys.stdout.flush()\n",
+    )
+    .expect("write worker.py");
+    let config = dir.join("hooks.toml");
+    write_settings(
+        &config,
+        &format!(
+            "[[hooks.PreToolUse]]\nname = \"w\"\nmatcher = \"{WORKER_TOOL}\"\nworker = [\"{python}\", \"{}\"]\n",
+            worker.display()
+        ),
+    );
+    let daemon = Daemon::start(&config, dir.join("run/hookd.sock"));
+    let mut client = daemon.connect();
+
+    // The live client: hangs its hook, then answers every call at once, until the daemon closes.
+    let mut live = daemon.connect();
+    let attached = live
+        .send(&format!(
+            "{{\"op\":\"attach\",\"id\":1,\"client\":\"bench\",\"hooks\":[{{\"name\":\"l\",\"moment\":\"PreToolUse\",\"matcher\":\"{LIVE_TOOL}\"}}]}}\n"
+        ))
+        .to_string();
+    if !attached.contains("\"attached\":[\"l\"]") {
+        table.text_row(
+            "Lw, Ll",
+            "a live hook beside a worker hook",
+            &format!("not measured: attach answered {}", attached.trim()),
+        );
+        return;
+    }
+    let answering = std::thread::spawn(move || {
+        let Client {
+            mut writer,
+            mut reader,
+            mut line,
+        } = live;
+        loop {
+            line.clear();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            // `{"op":"call","call":N,...`: the number, read as any client reads it.
+            let Some(number) = line
+                .strip_prefix("{\"op\":\"call\",\"call\":")
+                .and_then(|rest| rest.split(',').next())
+            else {
+                continue;
+            };
+            let answer = format!("{{\"op\":\"answer\",\"call\":{number}}}\n");
+            if writer.write_all(answer.as_bytes()).is_err() {
+                return;
+            }
+        }
+    });
+
+    let worker_request = fire_request(WORKER_TOOL);
+    let live_request = fire_request(LIVE_TOOL);
+    // The first fires start the worker; both must answer as measured.
+    for _ in 0..200 {
+        client.fire(&worker_request);
+        client.fire(&live_request);
+    }
+    expect_hooks(client.fire(&worker_request), &["w"]);
+    expect_hooks(client.fire(&live_request), &["l"]);
+    let mut samples: [Vec<Duration>; 2] = Default::default();
+    for round in 0..rounds {
+        let order = if round % 2 == 0 {
+            [0, 1, 1, 0]
+        } else {
+            [1, 0, 0, 1]
+        };
+        for which in order {
+            let request = if which == 0 {
+                &worker_request
+            } else {
+                &live_request
+            };
+            for _ in 0..BATCH {
+                samples[which].push(timed(|| {
+                    client.fire(request);
+                }));
+            }
+        }
+    }
+    let [mut worker_samples, mut live_samples] = samples;
+    let worker = Summary::of(&mut worker_samples);
+    let live = Summary::of(&mut live_samples);
+    let beyond = live.p50.saturating_sub(worker.p50);
+    table.row(
+        "Lw",
+        &format!(
+            "fire, one `worker = [\"python3\", \"worker.py\"]` hook answering `{{}}` ({} samples)",
+            worker.count
+        ),
+        &worker,
+        "1.00 (baseline of Ll)".into(),
+        None,
+    );
+    table.row(
+        "Ll",
+        &format!(
+            "fire, one live hook whose client answers at once ({} samples; {} beyond Lw at p50)",
+            live.count,
+            duration(beyond)
+        ),
+        &live,
+        format!("{:.2} x Lw", ratio(live.p50, worker.p50)),
+        Some((
+            "p50 under 100 us beyond Lw".into(),
+            beyond < Duration::from_micros(100),
+        )),
+    );
+    drop(daemon);
+    let _ = answering.join();
 }
 
 /// Writes `worker.py` and `hook.py` into `dir`, and asks `hookd check` about a settings file with one

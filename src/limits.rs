@@ -234,6 +234,11 @@ pub const MAX_LIVE_HOOKS: usize = 1024;
 /// decides): a client that answers nothing cannot make the daemon hold an event per fire for ever.
 pub const MAX_LIVE_CALLS_PENDING: usize = 256;
 
+/// The bytes of calls queued for one connection and not yet written to it (its client reads slower
+/// than it is called, or not at all): past it, a call fails at once. A call always goes into an empty
+/// queue, whatever its event's size.
+pub const LIVE_QUEUE_BYTES: usize = 4 << 20;
+
 /// Sessions remembered as ended (a SessionEnd fired for them), so that a live hook hung on one is
 /// refused where it is hung; the oldest is forgotten past it.
 pub const ENDED_SESSIONS: usize = 4096;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use crate::daemon::state::Daemon;
-use crate::engine::live::{Client, NotTaken};
+use crate::engine::live::{Client, Line, NotTaken};
 use crate::protocol::{AttachResponse, DetachResponse, ErrorKind, ErrorResponse, Refused, to_line};
 
 /// What a connection holds of its live hooks.
@@ -21,13 +21,18 @@ pub struct LiveSide {
     /// Set at the connection's first `attach`.
     pub client: Option<Arc<Client>>,
     /// The lines to write to the client (calls, notices), until the connection's loop takes them.
-    pub lines: Option<mpsc::Receiver<Vec<u8>>>,
+    pub lines: Option<mpsc::Receiver<Line>>,
 }
 
 impl LiveSide {
     /// Whether the connection holds live hooks now: then it is not idle, however long it is silent.
     pub fn holds_hooks(&self) -> bool {
         self.client.as_ref().is_some_and(|client| client.hung() > 0)
+    }
+
+    /// A line taken from the queue, to write now: `None` for a call nobody waits for any more.
+    pub fn to_write(&self, line: Line) -> Option<Vec<u8>> {
+        self.client.as_ref()?.to_write(line)
     }
 
     /// The client sent a line hookd could not read: it may have been an answer, so every call pending

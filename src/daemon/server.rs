@@ -221,7 +221,7 @@ impl Connection {
         // before it are answered.
         let mut watching: Option<Box<crate::daemon::watch::Watch>> = None;
         // The calls and notices for this connection's live hooks, once it hangs one.
-        let mut calls: Option<tokio::sync::mpsc::Receiver<Vec<u8>>> = None;
+        let mut calls: Option<tokio::sync::mpsc::Receiver<crate::engine::live::Line>> = None;
         loop {
             if calls.is_none() {
                 calls = self.live.lines.take();
@@ -304,9 +304,10 @@ impl Connection {
                 // that does not read holds up only this connection: each call's wait is bounded by its
                 // hook's timeout in the fire, and the write by WRITE_DEADLINE, past which the connection
                 // closes and its hooks are taken down.
-                Some(call) = next_call(&mut calls) => {
+                Some(line) = next_call(&mut calls) => {
+                    let Some(line) = self.live.to_write(line) else { continue };
                     lines.set_permit_aside();
-                    if send(&mut write, &call).await.is_err() { break; }
+                    if send(&mut write, &line).await.is_err() { break; }
                 }
                 _ = &mut freed, if reading && !room => {} // look at the budget again
                 Some(joined) = pending.join_next_with_id() => {
@@ -336,7 +337,9 @@ impl Connection {
                     break;
                 }
                 _ = &mut idle, if reading && pending.is_empty() && !self.live.holds_hooks() => break,
-                _ = self.daemon.draining.cancelled(), if reading && pending.is_empty() => {
+                // A live client with calls pending is kept while the daemon drains: the fires still
+                // running wait for its answers.
+                _ = drained(&self.daemon.draining, self.live.client.clone()), if reading && pending.is_empty() => {
                     // Requests the client wrote before the shutdown may sit unread: each gets its answer
                     // (`shutting_down`) rather than a closed connection.
                     for line in lines.unread() {
@@ -633,8 +636,24 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
     }
 }
 
+/// Once the daemon begins to drain, and then once no call waits for this connection's answers (a live
+/// client's answers are what the fires still running wait for).
+async fn drained(
+    draining: &tokio_util::sync::CancellationToken,
+    live: Option<Arc<crate::engine::live::Client>>,
+) {
+    draining.cancelled().await;
+    if let Some(client) = live {
+        while client.pending() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
 /// The next line to write for the connection's live hooks; never, while it has hung none.
-async fn next_call(calls: &mut Option<tokio::sync::mpsc::Receiver<Vec<u8>>>) -> Option<Vec<u8>> {
+async fn next_call(
+    calls: &mut Option<tokio::sync::mpsc::Receiver<crate::engine::live::Line>>,
+) -> Option<crate::engine::live::Line> {
     match calls {
         Some(calls) => calls.recv().await,
         None => std::future::pending().await,

@@ -27,7 +27,7 @@ use crate::engine::live_check::LiveSpec;
 use crate::engine::reading::Exit;
 use crate::engine::runner::{Input, Ran};
 use crate::limits::{
-    ENDED_SESSIONS, HOOK_OUTPUT, MAX_LIVE_CALLS_PENDING, MAX_LIVE_HOOKS,
+    ENDED_SESSIONS, HOOK_OUTPUT, LIVE_QUEUE_BYTES, MAX_LIVE_CALLS_PENDING, MAX_LIVE_HOOKS,
     MAX_LIVE_HOOKS_PER_CONNECTION,
 };
 use crate::protocol::{Detached, LiveHookStatus};
@@ -81,7 +81,9 @@ pub struct Client {
     /// The client's process, as the kernel said when it connected.
     pub pid: Option<i32>,
     /// Lines for the connection to write: calls, and `detached` notices.
-    out: mpsc::Sender<Vec<u8>>,
+    out: mpsc::Sender<Line>,
+    /// The bytes of the lines queued and not yet written, within [`LIVE_QUEUE_BYTES`].
+    queued: AtomicUsize,
     pending: Mutex<Pending>,
     /// Cancelled when the connection ends: every call pending fails at once.
     gone: CancellationToken,
@@ -96,6 +98,14 @@ struct Pending {
     waiting: HashMap<u64, oneshot::Sender<Reply>>,
 }
 
+/// A line for the connection to write to its client.
+#[derive(Debug)]
+pub struct Line {
+    /// The call it carries; `None` for a notice.
+    call: Option<u64>,
+    bytes: Vec<u8>,
+}
+
 /// What became of a call.
 #[derive(Debug)]
 enum Reply {
@@ -108,7 +118,7 @@ enum Reply {
 #[derive(Debug)]
 pub struct Connected {
     pub client: Arc<Client>,
-    pub lines: mpsc::Receiver<Vec<u8>>,
+    pub lines: mpsc::Receiver<Line>,
 }
 
 /// Why an answer was not taken.
@@ -168,6 +178,33 @@ impl Client {
         }
     }
 
+    /// A line taken from the queue to be written: its bytes, or `None` for a call no longer pending (its
+    /// fire already had its answer, or gave up on it), which is not written: a client back from a stall
+    /// is not sent what nobody waits for.
+    pub fn to_write(&self, line: Line) -> Option<Vec<u8>> {
+        self.queued.fetch_sub(line.bytes.len(), Ordering::Relaxed);
+        match line.call {
+            Some(call) if !lock(&self.pending).waiting.contains_key(&call) => None,
+            _ => Some(line.bytes),
+        }
+    }
+
+    /// Queues a line for the connection to write, unless the client has left that much unread (a
+    /// line always goes into an empty queue, whatever its size).
+    fn queue(&self, call: Option<u64>, bytes: Vec<u8>) -> bool {
+        let size = bytes.len();
+        let queued = self.queued.fetch_add(size, Ordering::Relaxed);
+        if queued > 0 && queued + size > LIVE_QUEUE_BYTES {
+            self.queued.fetch_sub(size, Ordering::Relaxed);
+            return false;
+        }
+        if self.out.try_send(Line { call, bytes }).is_err() {
+            self.queued.fetch_sub(size, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
     /// Every call pending fails at once with `why` (the client sent what hookd could not read).
     pub fn fail_pending(&self, why: &str) -> usize {
         let mut pending = lock(&self.pending);
@@ -202,6 +239,7 @@ impl Live {
             connection: changes.next_connection,
             pid,
             out,
+            queued: AtomicUsize::new(0),
             pending: Mutex::new(Pending::default()),
             gone: CancellationToken::new(),
             hung: AtomicUsize::new(0),
@@ -367,11 +405,7 @@ impl Live {
                 hooks,
                 reason: format!("session {} ended", crate::tables::moment::shown(session)),
             };
-            if client
-                .out
-                .try_send(crate::protocol::to_line(&notice))
-                .is_err()
-            {
+            if !client.queue(None, crate::protocol::to_line(&notice)) {
                 tracing::warn!(
                     connection,
                     "a live client reads nothing: it was not told its hooks were taken down at SessionEnd"
@@ -451,8 +485,10 @@ impl Live {
             number,
         };
         let line = call_line(number, &hook.name, &input.moment, &input.event_line);
-        if client.out.try_send(line).is_err() {
-            return broken("the client is not reading its calls (its queue is full)");
+        if !client.queue(Some(number), line) {
+            return broken(
+                "the client is not reading its calls (those written to it wait unread, and more are queued)",
+            );
         }
         tokio::select! {
             replied = replied => match replied {

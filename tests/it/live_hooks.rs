@@ -415,3 +415,252 @@ fn status_lists_live_hooks_the_journal_names_them_and_a_disconnect_takes_them_do
     let r = d.fire("PreToolUse", bash_in("S1", "ls"));
     assert_eq!(hook_names(&r), vec!["file"], "{r}");
 }
+
+// ---- A hostile client. ----
+
+#[test]
+fn a_flood_of_attaches_is_bounded_per_connection_and_per_daemon() {
+    let d = daemon_with_a_file_hook();
+    let hooks = |from: usize| -> Value {
+        (from..from + 64)
+            .map(|i| json!({"name": format!("h{i}"), "moment": "Stop", "session": "never"}))
+            .collect()
+    };
+    // More than a connection may hang, in one attach: refused whole.
+    let mut first = d.connect();
+    let mut too_many: Vec<Value> = hooks(0).as_array().unwrap().clone();
+    too_many.push(json!({"name": "one-more", "moment": "Stop"}));
+    let r = first.request(&json!({"op": "attach", "id": 1, "client": "flood", "hooks": too_many}));
+    assert_eq!(error_kind(&r), "bad_request", "{r}");
+    // As many as it may, then one more, refused.
+    let r = attach(&mut first, "flood", hooks(0));
+    assert_eq!(r["attached"].as_array().unwrap().len(), 64, "{r}");
+    let r = attach(
+        &mut first,
+        "flood",
+        json!([{"name": "h64", "moment": "Stop"}]),
+    );
+    assert_eq!(r["attached"], json!([]), "{r}");
+    assert!(
+        r["refused"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("as many as one may"),
+        "{r}"
+    );
+    // Up to the daemon's bound over other connections, then refused.
+    let mut others: Vec<Client> = Vec::new();
+    for n in 1..16 {
+        let mut c = d.connect();
+        let r = attach(&mut c, "flood", hooks(n * 64));
+        assert_eq!(r["attached"].as_array().unwrap().len(), 64, "{r}");
+        others.push(c);
+    }
+    let mut last = d.connect();
+    let r = attach(
+        &mut last,
+        "flood",
+        json!([{"name": "past", "moment": "Stop"}]),
+    );
+    assert_eq!(r["attached"], json!([]), "{r}");
+    assert!(
+        r["refused"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the daemon holds 1024"),
+        "{r}"
+    );
+    assert_eq!(live_in_status(&d).len(), 1024);
+    // None of them is this session's: a Stop does not wait for any.
+    let r = d.fire("Stop", json!({"session_id": "S"}));
+    assert_eq!(r["hooks"], json!([]), "{r}");
+    // Gone with their connections.
+    drop(others);
+    wait_until(Duration::from_secs(10), "the hooks taken down", || {
+        live_in_status(&d).len() == 64
+    });
+    let r = attach(
+        &mut last,
+        "flood",
+        json!([{"name": "past", "moment": "Stop"}]),
+    );
+    assert_eq!(r["attached"], json!(["past"]), "{r}");
+}
+
+#[test]
+fn an_answer_out_of_step_or_a_line_that_cannot_be_read_fails_the_calls_pending_at_once() {
+    let d = daemon_with_a_file_hook();
+    for wrong in [
+        &br#"{"op":"answer","call":999,"refused":"meant for another"}"#[..],
+        br#"{"op":"answer","refused":"which call?"}"#,
+        br#"{"op":"answer","call":"1"}"#,
+        b"{\"op\":\"answer\",\"call\":1,\"refused\":",
+    ] {
+        let mut live = d.connect();
+        attach(
+            &mut live,
+            "confused",
+            json!([{"name": "strict", "moment": "PreToolUse", "timeout": 30, "on_failure": "refuse"}]),
+        );
+        let fire = fire_within(
+            &d,
+            Duration::from_secs(10),
+            "PreToolUse",
+            bash_in("S", "ls"),
+        );
+        next_call(&mut live);
+        let mut line = wrong.to_vec();
+        line.push(b'\n');
+        live.send_raw(&line);
+        let said = live.recv();
+        assert_eq!(said["ok"], false, "{said}");
+        let r = fire.join().expect("the fire was answered at once");
+        assert_eq!(
+            r["refused"],
+            true,
+            "{}: {r}",
+            String::from_utf8_lossy(wrong)
+        );
+        assert_eq!(hook(&r, "strict")["outcome"], "refused", "{r}");
+        // The connection goes on: the hook is still hung and answers the next call.
+        let fire = fire_in_thread(&d, "PreToolUse", bash_in("S", "ls"));
+        let call = next_call(&mut live);
+        live.send(&json!({"op": "answer", "call": call["call"]}));
+        let r = fire.join().unwrap();
+        assert_eq!(r["refused"], false, "{r}");
+    }
+    // An answer from a connection that was never called.
+    let mut stranger = d.connect();
+    let r = stranger.request(&json!({"op": "answer", "call": 1, "allow": "sure"}));
+    assert_eq!(error_kind(&r), "out_of_step", "{r}");
+}
+
+#[test]
+fn a_huge_answer_fails_closed_and_the_daemon_goes_on() {
+    let d = daemon_with_a_file_hook();
+    let mut live = d.connect();
+    attach(
+        &mut live,
+        "huge",
+        json!([{"name": "flood", "moment": "PreToolUse", "on_failure": "ignore"}]),
+    );
+    let fire = fire_in_thread(&d, "PreToolUse", bash_in("S", "ls"));
+    let call = next_call(&mut live);
+    live.send(&json!({"op": "answer", "call": call["call"], "adds": "x".repeat(3 << 20)}));
+    let r = fire.join().unwrap();
+    check_fire_shape(&r);
+    // Cut, it may have been a refusal too large to carry: refused, whatever its on_failure.
+    assert_eq!(
+        r["refused"],
+        true,
+        "{}",
+        &r.to_string()[..500.min(r.to_string().len())]
+    );
+    assert_eq!(hook(&r, "flood")["outcome"], "refused");
+    assert_eq!(hook(&r, "flood")["truncated"], true);
+    assert_eq!(d.status()["ok"], true);
+}
+
+#[test]
+fn a_client_that_never_reads_fails_its_calls_and_holds_up_no_other_clients_fires() {
+    // No hook of the file: only the live hooks' ways are loaded.
+    let d = Daemon::with_scripts(&[], "# no hooks of the file\n");
+    // It hangs a hook, then reads nothing more.
+    let mut deaf = d.connect();
+    attach(
+        &mut deaf,
+        "deaf",
+        json!([{"name": "deaf", "moment": "PreToolUse", "session": "deaf", "timeout": 1}]),
+    );
+    let mut hearing = d.connect();
+    attach(
+        &mut hearing,
+        "hearing",
+        json!([{"name": "hearing", "moment": "PreToolUse", "session": "ok"}]),
+    );
+    // Calls of 240 KB each (under the size that needs a large-line permit), more than its socket and
+    // its queue (4 MiB) hold together. (The deadline is for a machine under load: each is answered at
+    // its hook's timeout at most.)
+    let big = "y".repeat(240 << 10);
+    let fires: Vec<_> = (0..30)
+        .map(|_| {
+            fire_within(
+                &d,
+                Duration::from_secs(60),
+                "PreToolUse",
+                bash_in("deaf", &big),
+            )
+        })
+        .collect();
+    // Meanwhile another client's fire goes on.
+    let other = fire_in_thread(&d, "PreToolUse", bash_in("ok", "ls"));
+    let call = next_call(&mut hearing);
+    hearing.send(&json!({"op": "answer", "call": call["call"], "adds": "heard"}));
+    let r = other.join().unwrap();
+    assert_eq!(adds(&r), vec!["heard"], "{r}");
+    let mut not_reading = 0;
+    for fire in fires {
+        let r = fire
+            .join()
+            .expect("each fire answered, at its hook's timeout at most");
+        assert_eq!(r["refused"], false, "{}", hook(&r, "deaf"));
+        let deaf = hook(&r, "deaf");
+        assert_eq!(deaf["outcome"], "failed");
+        let error = deaf["error"].as_str().unwrap();
+        assert!(
+            error == "timed out after 1s" || error.contains("not reading its calls"),
+            "{error}"
+        );
+        not_reading += usize::from(error.contains("not reading its calls"));
+    }
+    assert!(
+        not_reading > 0,
+        "no call was failed for a client that reads nothing"
+    );
+    drop(deaf);
+}
+
+#[test]
+fn another_user_cannot_hang_a_hook() {
+    if !require_root("a client of another uid") {
+        return;
+    }
+    let d = daemon_with_a_file_hook();
+    std::fs::set_permissions(
+        d.sb.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    d.open_to_others();
+    let mut py = as_nobody("/usr/bin/python3");
+    py.args([
+        "-I",
+        "-c",
+        r#"
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.settimeout(10)
+try:
+    s.sendall(b'{"op":"attach","id":1,"client":"x","hooks":[{"name":"h","moment":"PreToolUse"}]}\n')
+except OSError:
+    pass
+data = b""
+try:
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+except ConnectionResetError:
+    pass
+print("DATA" if data else "EMPTY")
+"#,
+    ])
+    .arg(&d.socket);
+    let out = run_with_deadline(py, None, Duration::from_secs(30));
+    assert_eq!(text(&out.stdout).trim(), "EMPTY", "{}", text(&out.stderr));
+    assert!(live_in_status(&d).is_empty());
+    let r = d.fire("PreToolUse", bash_in("S", "ls"));
+    assert_eq!(hook_names(&r), vec!["file"], "{r}");
+}
