@@ -11,7 +11,7 @@
 //! user's own hooks that moved carried to their new places (a hook whose record names another place is
 //! skipped by Codex without a word).
 //!
-//! JSON is kept in the file's key order by a small ordered tree of its own ([`Json`]): serde_json's map
+//! JSON is kept in the file's key order by a small ordered tree of its own (`Json`, `setup/json.rs`): serde_json's map
 //! here sorts its keys, which the Codex trust hash relies on.
 
 use std::collections::HashSet;

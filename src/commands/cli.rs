@@ -303,7 +303,9 @@ impl clap::builder::TypedValueParser for Names {
 /// `hookd relay`'s summary, in both places the relay is parsed.
 const RELAY_ABOUT: &str = "The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires it, and answers in the agent's dialect";
 
-/// `hookd relay`'s options.
+/// `hookd relay`'s options. Their doc comments are `--help`'s text, which names the settings' tables as
+/// the file writes them (`[http]`): not links, whatever rustdoc would read in the brackets.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Clone, clap::Args)]
 pub struct RelayArgs {
     /// The agent calling: claude-code, codex, gemini-cli, qwen-code or copilot-cli

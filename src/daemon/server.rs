@@ -255,7 +255,12 @@ impl Connection {
                 frame = lines.next(&memory), if reading && pending.len() < MAX_PENDING && room => {
                     idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
                     let action = match frame {
-                        None | Some(Err(_)) => { reading = false; continue; }
+                        None | Some(Err(_)) => {
+                            reading = false;
+                            // A client that sends nothing more answers no call: its live hooks go now.
+                            self.live.end(&self.daemon);
+                            continue;
+                        }
                         Some(Ok(Got::Line(Frame::TooLong))) => {
                             reading = false;
                             let message = format!("the request line is longer than {MAX_LINE} bytes; closing the connection");
@@ -293,6 +298,8 @@ impl Connection {
                             pending_fires.insert(task.id(), (id, cost));
                         }
                         Action::Watch(watch) => {
+                            // A watcher reads no more requests, so answers no call: its live hooks go.
+                            self.live.end(&self.daemon);
                             lines.set_permit_aside();
                             watching = Some(watch);
                             reading = false;

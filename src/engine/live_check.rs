@@ -44,10 +44,14 @@ pub fn live_hook(
         return Err((String::new(), "a hook must be a JSON object".into()));
     };
     let name = match spec.get("name") {
-        Some(Value::String(name)) if !name.trim().is_empty() && name.len() <= MAX_LIVE_NAME => {
+        Some(Value::String(name))
+            if !name.trim().is_empty()
+                && name.len() <= MAX_LIVE_NAME
+                && !name.chars().any(char::is_control) =>
+        {
             name.clone()
         }
-        Some(Value::String(name)) if !name.trim().is_empty() => {
+        Some(Value::String(name)) if name.len() > MAX_LIVE_NAME => {
             return Err((
                 moment::shown(name),
                 format!("\"name\" is {} bytes; at most {MAX_LIVE_NAME}", name.len()),
@@ -56,7 +60,7 @@ pub fn live_hook(
         _ => {
             return Err((
                 String::new(),
-                "\"name\" must be a non-empty string (detach and the record name the hook by it)"
+                "\"name\" must be a non-empty string without control characters (detach and the record name the hook by it)"
                     .into(),
             ));
         }

@@ -193,13 +193,15 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
             let bad = |m: String| bad(format!("attach: {m}"));
             let client = match object.get("client") {
                 Some(Value::String(client))
-                    if !client.trim().is_empty() && client.len() <= MAX_LIVE_NAME =>
+                    if !client.trim().is_empty()
+                        && client.len() <= MAX_LIVE_NAME
+                        && !client.chars().any(char::is_control) =>
                 {
                     client.clone()
                 }
                 _ => {
                     return Err(bad(format!(
-                        "\"client\" must be a non-empty string of at most {MAX_LIVE_NAME} bytes (the program hanging the hooks, as status and the record name it)"
+                        "\"client\" must be a non-empty string of at most {MAX_LIVE_NAME} bytes, without control characters (the program hanging the hooks, as status and the record name it)"
                     )));
                 }
             };
@@ -226,6 +228,12 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
         "detach" => {
             let hooks = match object.get("hooks") {
                 None | Some(Value::Null) => None,
+                Some(Value::Array(items)) if items.len() > MAX_LIVE_HOOKS_PER_CONNECTION => {
+                    return Err(bad(format!(
+                        "detach: \"hooks\" names {} hooks; a connection hangs at most {MAX_LIVE_HOOKS_PER_CONNECTION}",
+                        items.len()
+                    )));
+                }
                 Some(Value::Array(items)) => Some(
                     items
                         .iter()

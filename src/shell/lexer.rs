@@ -2,78 +2,16 @@
 //! fields), operators and redirections.
 
 mod compound;
+mod cursor;
+mod token;
 
 use std::collections::VecDeque;
 
 use super::braces::brace_expand;
-use super::{Command, Ctx, Env, MAX_DEPTH, Word, assignment, parse_into, unknowable};
-
-/// An operator that ends a command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Sep {
-    /// `;`
-    Semi,
-    /// `;;`, `;&`, `;;&`: the end of a `case` arm.
-    DoubleSemi,
-    Newline,
-    /// `&`: what came before runs in the background.
-    Amp,
-    /// `&&`
-    AndIf,
-    /// `||`
-    OrIf,
-    /// `|`, `|&`
-    Pipe,
-    /// `(`
-    Open,
-    /// `((`: arithmetic, at a command's start.
-    Arith,
-    /// `)`
-    Close,
-}
-
-pub(super) enum Token {
-    Word(Word),
-    Separator(Sep),
-    Redirect { writes: bool, kind: RedirectKind },
-    End,
-}
-
-pub(super) enum RedirectKind {
-    File,
-    HereDoc {
-        strip_tabs: bool,
-    },
-    HereString,
-    /// `>&2`, `2>&1`, `<&-`: another descriptor, no file.
-    Duplicate,
-}
-
-pub(super) struct Lexer<'e, 'b> {
-    chars: Vec<char>,
-    at: usize,
-    pub(super) env: &'e mut Env,
-    depth: usize,
-    ctx: Ctx<'b>,
-    /// What is read now may not run (set by the parser): the commands inside its words inherit it.
-    pub(super) conditional: bool,
-    /// Commands found inside the words read so far (`$(...)`), run before the command that holds them.
-    nested: Vec<Command>,
-    /// The words a brace expansion or a split made beyond its first (`a{b,c}` is `ab ac`), given out
-    /// next.
-    pending: VecDeque<Word>,
-    /// Where the line goes on after the here-documents taken so far: the next newline jumps there.
-    here_resume: Option<usize>,
-    /// The last search for a newline: from where, and what it found (a line of many `<<X` must not
-    /// search the rest of the line for each).
-    newline_cache: Option<(usize, Option<usize>)>,
-    /// Byte ranges of the word being read that came from unquoted expansions: split there at blanks.
-    splits: Vec<(usize, usize)>,
-    /// How many arithmetic expressions this one is inside (`$(( $(( ... ))`): bounded.
-    arithmetic: usize,
-    /// Reading only to find where something ends (a function's body): no command is taken from it.
-    dry: bool,
-}
+use super::command::{Command, Word, assignment};
+use super::context::{Ctx, Env, MAX_DEPTH, parse_into, unknowable};
+pub(super) use cursor::Lexer;
+pub(super) use token::{RedirectKind, Sep, Token};
 
 impl<'e, 'b> Lexer<'e, 'b> {
     /// Where the lexer is in the line (in chars): a loop's body is read again from here.
@@ -930,7 +868,7 @@ impl Lexer<'_, '_> {
         let ctx = Ctx {
             subshell: true,
             conditional: self.conditional,
-            budget: self.ctx.budget,
+            ..self.ctx
         };
         if self.ctx.budget.spent() {
             if self.ctx.budget.tell() {

@@ -18,7 +18,7 @@ pub enum Agent {
     CopilotCli,
 }
 
-/// How an agent reads hookd's answer: the dialect code (`agents/dialect.rs`) has one arm per dialect.
+/// How an agent reads hookd's answer: the dialect code (`agents/dialect/answer.rs`) has one arm per dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     /// Claude Code's answers, which Codex reads too: the moment's [`Shape`](crate::tables::moment::Shape) as is.
@@ -107,7 +107,7 @@ pub struct AgentRow {
     pub tools: &'static [(&'static str, &'static str)],
     /// Its tool that edits files by a patch (Codex's `apply_patch`, the patch text in
     /// `tool_input.command`), which hooks see as Claude Code's edit tools: `Write` when the patch only
-    /// adds files, `Edit` otherwise, with the paths it touches (`agents/dialect.rs`).
+    /// adds files, `Edit` otherwise, with the paths it touches (`agents/dialect/input.rs`).
     pub patch_tool: Option<&'static str>,
     /// What it does with allow, ask and rewrites.
     pub powers: Powers,
@@ -303,7 +303,7 @@ pub const AGENTS: &[AgentRow] = &[
             // so that a guard on reading fires for it too; its input is `include` patterns, not a
             // `file_path`. Its tools with no counterpart (`save_memory` is gone in 0.61.0; `tracker_*`,
             // `update_topic`, `complete_task`, `get_internal_docs`, `take_snapshot`) keep their names,
-            // and its MCP tools are renamed by the dialect (`mcp_<server>_<tool>`: `agents/dialect.rs`).
+            // and its MCP tools are renamed by the dialect (`mcp_<server>_<tool>`: `agents/dialect/input.rs`).
             ("read_many_files", "Read"),
             ("write_todos", "TodoWrite"),
             ("ask_user", "AskUserQuestion"),

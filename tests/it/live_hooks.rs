@@ -664,3 +664,38 @@ print("DATA" if data else "EMPTY")
     let r = d.fire("PreToolUse", bash_in("S", "ls"));
     assert_eq!(hook_names(&r), vec!["file"], "{r}");
 }
+
+#[test]
+fn a_client_that_sends_no_more_or_turns_to_watching_answers_no_call_and_its_hooks_go() {
+    let d = daemon_with_a_file_hook();
+    // Half-closed: it can read, but never answer.
+    let stream = std::os::unix::net::UnixStream::connect(&d.socket).unwrap();
+    let mut half = Client::from_stream(stream.try_clone().unwrap());
+    attach(
+        &mut half,
+        "half",
+        json!([{"name": "h", "moment": "PreToolUse", "timeout": 30, "on_failure": "refuse"}]),
+    );
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
+    wait_until(Duration::from_secs(10), "the hook taken down", || {
+        live_in_status(&d).is_empty()
+    });
+    // A watcher.
+    let mut watcher = d.connect();
+    attach(
+        &mut watcher,
+        "watcher",
+        json!([{"name": "w", "moment": "PreToolUse", "timeout": 30, "on_failure": "refuse"}]),
+    );
+    let r = watcher.request(&json!({"op": "watch", "id": "w"}));
+    assert_eq!(r["watching"], true, "{r}");
+    assert!(live_in_status(&d).is_empty());
+    let r = d.fire("PreToolUse", bash_in("S", "ls"));
+    assert_eq!(hook_names(&r), vec!["file"], "{r}");
+    // A name or a client with a control character (a line of its own in the log) is refused.
+    let mut c = d.connect();
+    let r = attach(&mut c, "ok", json!([{"name": "a\nb", "moment": "Stop"}]));
+    assert_eq!(r["attached"], json!([]), "{r}");
+    let r = c.request(&json!({"op": "attach", "id": 1, "client": "x\ny", "hooks": []}));
+    assert_eq!(error_kind(&r), "bad_request", "{r}");
+}
