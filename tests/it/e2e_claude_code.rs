@@ -989,3 +989,104 @@ fn the_model_cannot_switch_the_guard_off_and_the_guard_then_still_refuses_rm_rf(
     assert_eq!(fires[2].1, rm_rf, "{fires:?}");
     assert!(fires[2].2.iter().any(|h| h == "guard"), "{fires:?}");
 }
+
+// ---- Live hooks ----------------------------------------------------------------------------------
+
+/// A Python program holding a live hook (clients/python/, docs/live-hooks.md): it hangs a PreToolUse
+/// hook on Bash that refuses the marker's call, says `hung`, and on a line `down` on its stdin takes the
+/// hook down and says `down`, then waits to be killed.
+const LIVE_CLIENT: &str = r#"
+import json, sys, hookd
+with hookd.connect(sys.argv[1], client="e2e") as agent:
+    @agent.hook("PreToolUse", matcher="Bash", agents=["claude-code"])
+    def no_marker(event):
+        with open(sys.argv[2], "a") as seen:
+            seen.write(json.dumps(event) + "\n")
+        if "live-marker" in event["tool_input"]["command"]:
+            return hookd.refuse("E2E-LIVE-7731: a live Python hook holds this back")
+    print("hung", flush=True)
+    for line in sys.stdin:
+        if line.strip() == "down":
+            no_marker.detach()
+            print("down", flush=True)
+    agent.run_forever()
+"#;
+
+/// A live Python hook refuses a real Claude Code tool call (the model is told its reason, nothing ran),
+/// and once the program takes it down, the same call runs.
+#[test]
+#[ignore = "a real agent: bash .ci/agents, or cargo test --test it e2e_ -- --ignored (root, npm)"]
+fn a_live_python_hook_refuses_a_call_and_once_taken_down_lets_it_through() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    if !require_network_namespaces() {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.settings("");
+    let daemon = Daemon::start(sb);
+    let session = Session::new(&daemon.sb);
+    session.hook_settings(&daemon.socket, &[]);
+    let seen = daemon.sb.p("live-seen.jsonl");
+    let mut client = Command::new("python3");
+    client
+        .args(["-c", LIVE_CLIENT])
+        .arg(&daemon.socket)
+        .arg(&seen)
+        .env(
+            "PYTHONPATH",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/python"),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    keep_home(&mut client, daemon.sb.path());
+    let mut client = ChildGuard(client.spawn().expect("starting the Python client"));
+    let mut said = BufReader::new(client.0.stdout.take().unwrap()).lines();
+    let mut next_line = || said.next().and_then(Result::ok).unwrap_or_default();
+    assert_eq!(next_line(), "hung");
+    let command = "touch live-marker && echo E2E-LIVE-RAN";
+
+    let refused_run = model(
+        &daemon.sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+    );
+    let out = session.run(&refused_run, "Please create live-marker.");
+    assert_ran(&out, &refused_run);
+    assert!(
+        !session.file("live-marker").exists(),
+        "the call the live hook refused ran"
+    );
+    let (result, is_error) = result_of(&refused_run, 1, command);
+    assert!(
+        result.contains("E2E-LIVE-7731") && is_error,
+        "the model was not told the live hook's reason: {result:?}"
+    );
+    assert!(
+        fs::read_to_string(&seen)
+            .unwrap_or_default()
+            .contains("live-marker"),
+        "the live hook never saw the call"
+    );
+
+    let stdin = client.0.stdin.as_mut().unwrap();
+    writeln!(stdin, "down").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(next_line(), "down");
+
+    let let_through = ModelServer::start(
+        "anthropic",
+        &json!({"turns": [{"tool": command}, {"text": "E2E done."}]}),
+        daemon.sb.path(),
+        "model-after",
+    );
+    let out = session.run(&let_through, "Please create live-marker.");
+    assert_ran(&out, &let_through);
+    assert!(
+        session.file("live-marker").exists(),
+        "with the live hook down the call did not run\n{}",
+        transcript(&let_through)
+    );
+    let (result, is_error) = result_of(&let_through, 1, command);
+    assert!(result.contains("E2E-LIVE-RAN") && !is_error, "{result:?}");
+}

@@ -40,6 +40,8 @@ mod cli_setup_managed;
 mod cli_test;
 /// `hookd doctor`: the whole chain checked against a real daemon, drift in each agent's file.
 mod doctor;
+/// The Python client of live hooks (clients/python/): its own tests, against this daemon.
+mod python_client;
 /// `hookd log`, `hookd watch`, `hookd why`: the record read back.
 mod record_cli;
 /// `examples/sdk_client.py` against a real daemon.
