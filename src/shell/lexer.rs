@@ -6,6 +6,7 @@ mod compound;
 use std::collections::VecDeque;
 
 use super::braces::brace_expand;
+use super::unwrap::{self, Feed};
 use super::{Command, Ctx, Env, MAX_DEPTH, Word, assignment, parse_into, unknowable};
 
 /// An operator that ends a command.
@@ -405,9 +406,7 @@ impl Lexer<'_, '_> {
                 '`' => {
                     self.at += 1;
                     let inner = self.until_backquote();
-                    self.nest(&inner);
-                    text.push_str(&format!("$({inner})"));
-                    known = false;
+                    self.substitution(&mut text, &mut known, &inner, false);
                 }
                 '$' => {
                     self.dollar(&mut text, &mut known, false);
@@ -541,9 +540,7 @@ impl Lexer<'_, '_> {
                 '`' => {
                     self.at += 1;
                     let inner = self.until_backquote();
-                    self.nest(&inner);
-                    text.push_str(&format!("$({inner})"));
-                    *known = false;
+                    self.substitution(text, known, &inner, true);
                 }
                 '$' => self.dollar(text, known, true),
                 _ => {
@@ -583,9 +580,7 @@ impl Lexer<'_, '_> {
                     return;
                 }
                 let inner = self.balanced(')');
-                self.nest(&inner);
-                text.push_str(&format!("$({inner})"));
-                *known = false;
+                self.substitution(text, known, &inner, quoted);
             }
             Some('[') => {
                 // `$[...]`: bash's old arithmetic.
@@ -919,6 +914,39 @@ impl Lexer<'_, '_> {
             }
         }
         inner
+    }
+
+    /// A command substitution (`$(inner)`, or in backquotes) into `text`: its commands read, nested;
+    /// and the word is what it prints when that is known: a lone `echo` or `printf` of words known on
+    /// the line (`$(echo ls)` runs `ls`, `$(printf rm) -rf ~` is `rm -rf ~`). Else it stays as written,
+    /// a command's output, not known.
+    fn substitution(&mut self, text: &mut String, known: &mut bool, inner: &str, quoted: bool) {
+        let start = self.nested.len();
+        self.nest(inner);
+        let printed = match &self.nested[start..] {
+            [only] if only.depth == self.depth + 1 && only.redirects.is_empty() && !only.piped => {
+                match unwrap::feed_of(only) {
+                    Feed::Text(out) if matches!(only.program(), "echo" | "printf") => {
+                        // The shell drops the output's last newlines; a newline left inside (echo's
+                        // two readings of an escape) is not one text.
+                        let out = out.trim_end_matches('\n');
+                        (!out.contains('\n')).then(|| out.to_string())
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match printed {
+            Some(out) => {
+                let written = format!("$({inner})");
+                self.value(text, known, &out, &written, quoted);
+            }
+            None => {
+                text.push_str(&format!("$({inner})"));
+                *known = false;
+            }
+        }
     }
 
     /// A command inside this one (`$(...)`): read, with this line's variables, at one level deeper,
