@@ -10,7 +10,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -19,7 +18,7 @@ use crate::engine::reading::Exit;
 use crate::engine::recording::FireRecord;
 use crate::engine::runner::Ran;
 use crate::engine::running;
-use crate::engine::{Engine, Generation};
+use crate::engine::state::{Engine, Generation};
 use crate::record::Source;
 use crate::settings::Hook;
 
@@ -138,7 +137,3 @@ impl Drop for Running {
         self.count.fetch_sub(self.hooks, Ordering::AcqRel);
     }
 }
-
-/// How long, at shutdown, hooks still running in the background are waited for before they are
-/// stopped: once the fires are answered, as long as the fires' hooks are given once abandoned.
-pub(super) const BACKGROUND_CLOSE: Duration = crate::limits::CLOSE_DEADLINE;

@@ -8,41 +8,17 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::decision::{HookReport, Outcome, Rewrote, Verdict};
+use crate::engine::protect;
 use crate::engine::reading::Exit;
 use crate::engine::recording::FireRecord;
+use crate::engine::request::{Fire, NotDecided, Printed};
 use crate::engine::runner::Ran;
 use crate::engine::running::{log_outcome, read_outcome, run_all, run_one, serialized, undecided};
+use crate::engine::state::{Engine, Generation};
 use crate::engine::verdict::{self, Heard, Rewrites};
-use crate::engine::{Engine, Generation, protect};
 use crate::protocol::Event;
 use crate::settings::Hook;
 use crate::tables::moment;
-
-/// What a fire asks.
-#[derive(Debug)]
-pub struct Fire {
-    pub moment: String,
-    /// From the request, else the connection's `hello`.
-    pub agent: Option<String>,
-    /// The event, or for one that could not be decoded whole, its head and why.
-    pub event: Event,
-}
-
-/// What one hook printed, as it was read (cut at the output limit, [`HookReport::truncated`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Printed {
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-}
-
-/// Why a fire was not decided.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NotDecided {
-    /// A moment neither known nor declared by the settings; the message says so, with a suggestion.
-    UnknownMoment(String),
-    /// The fire was given up (the daemon is stopping) before its hooks finished.
-    ShuttingDown,
-}
 
 impl Engine {
     /// Runs a fire to its decision. `cancel` ends the hooks early (the client left); make it a child of

@@ -9,8 +9,8 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use crate::decision::{HookReport, Outcome, Ruling};
-use crate::engine::NotDecided;
 use crate::engine::reading::Exit;
+use crate::engine::request::NotDecided;
 use crate::engine::runner::Ran;
 use crate::record::{self, Record, Source};
 
@@ -28,7 +28,7 @@ impl FireRecord {
         moment: &str,
         agent: Option<&str>,
         event: &Map<String, Value>,
-        generation: &crate::engine::Generation,
+        generation: &crate::engine::state::Generation,
     ) -> FireRecord {
         let enabled = generation.settings.record.enabled;
         let record = record::get().filter(|_| enabled).map(|recorder| {
@@ -54,7 +54,7 @@ impl FireRecord {
         moment: &str,
         agent: Option<&str>,
         event: &Map<String, Value>,
-        generation: &crate::engine::Generation,
+        generation: &crate::engine::state::Generation,
     ) -> FireRecord {
         let mut record = FireRecord::begin(source, moment, agent, event, generation);
         if let Some(record) = &mut record.record {

@@ -13,8 +13,8 @@ use crate::decision::Outcome;
 use crate::engine::reading::{self, Exit};
 pub(super) use crate::engine::runner::Input;
 use crate::engine::runner::Ran;
+use crate::engine::state::{Engine, Generation};
 use crate::engine::verdict::Heard;
-use crate::engine::{Engine, Generation};
 use crate::settings::{Hook, Program};
 
 /// The runs of an undecidable event's hooks (too large or too deep to decode): none is run, since none

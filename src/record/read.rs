@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use super::Record;
+use super::line::Record;
 
 /// The journal's file name in the state folder; rotated files are `journal.1.jsonl`, `journal.2.jsonl`...
 pub const FILE: &str = "journal.jsonl";

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
-use super::Record;
+use super::line::Record;
 
 /// What the journal's writer is handed.
 #[derive(Debug)]

@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::Record;
+use super::line::Record;
 
 /// The most bytes the spool holds: about a thousand calls.
 pub const MAX_SPOOL: u64 = 1 << 20;
@@ -77,7 +77,7 @@ pub fn take(state_dir: &Path) -> Vec<Record> {
     // must not pass for the daemon's own fires or reloads (in the journal and in `status`'s counts).
     text.lines()
         .filter_map(|line| serde_json::from_str::<Record>(line).ok())
-        .filter(|record| record.kind == super::Kind::Relay)
+        .filter(|record| record.kind == super::line::Kind::Relay)
         .collect()
 }
 

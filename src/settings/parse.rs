@@ -11,14 +11,18 @@ use std::time::Duration;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{
-    Condition, ConfigError, ConfigErrors, Defaults, Export, Hook, Http, LineIndex, Matcher,
-    OnFailure, Program, Protect, Record,
-};
+use crate::settings::condition::Condition;
+use crate::settings::error::{ConfigErrors, LineIndex};
+use crate::settings::export::Export;
+use crate::settings::matcher::Matcher;
+use crate::settings::model::{Defaults, Hook, Http, OnFailure, Program, Protect, Record};
 
 mod export;
-use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS, SETTINGS_ERRORS};
+mod walker;
+
+use crate::limits::{MAX_HOOK_TIMEOUT_SECS, MAX_WORKERS, MIN_HOOK_TIMEOUT_SECS};
 use crate::tables::moment;
+use walker::{Value, Walker, value_text};
 
 const TOP_LEVEL_KEYS: &[&str] = &[
     "defaults",
@@ -73,8 +77,6 @@ pub(super) struct Parsed {
     pub protect: Protect,
     pub export: Export,
 }
-
-type Value<'i> = Spanned<DeValue<'i>>;
 
 pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
     let mut walker = Walker {
@@ -150,65 +152,7 @@ pub(super) fn parse(label: &str, text: &str) -> Result<Parsed, ConfigErrors> {
     }
 }
 
-/// Walks the tree, keeping every error it meets.
-struct Walker<'a> {
-    label: &'a str,
-    text: &'a str,
-    /// Where each line starts, found once, to place every error and name.
-    lines: LineIndex<'a>,
-    errors: Vec<ConfigError>,
-}
-
 impl Walker<'_> {
-    /// The 1-based line of a byte offset.
-    fn line_of(&self, offset: usize) -> usize {
-        self.lines.line(offset)
-    }
-
-    /// The 1-based line and column (in characters) of a byte offset.
-    fn place(&self, offset: usize) -> (usize, usize) {
-        self.lines.place(offset)
-    }
-
-    fn error_at(&mut self, offset: usize, message: String) {
-        let mut error = ConfigError::whole_file(self.label, message);
-        (error.line, error.column) = self.place(offset);
-        self.errors.push(error);
-    }
-
-    fn error(&mut self, span: Range<usize>, message: String) {
-        self.error_at(span.start, message);
-    }
-
-    fn finish(mut self) -> ConfigErrors {
-        self.errors.sort_by_key(|e| (e.line, e.column));
-        self.errors.dedup();
-        if self.errors.len() > SETTINGS_ERRORS {
-            let more = self.errors.len() - SETTINGS_ERRORS;
-            self.errors.truncate(SETTINGS_ERRORS);
-            let last = &self.errors[SETTINGS_ERRORS - 1];
-            let mut note =
-                ConfigError::whole_file(self.label, format!("... and {more} more errors"));
-            (note.line, note.column) = (last.line, last.column);
-            self.errors.push(note);
-        }
-        ConfigErrors(self.errors)
-    }
-
-    fn unknown_key(
-        &mut self,
-        key: &Spanned<std::borrow::Cow<'_, str>>,
-        place: &str,
-        expected: &[&str],
-    ) {
-        let name = key.get_ref().as_ref();
-        let hint = match moment::did_you_mean(name, expected.iter().copied()) {
-            Some(meant) => format!(" (did you mean \"{meant}\"?)"),
-            None => format!(" (expected one of: {})", expected.join(", ")),
-        };
-        self.error(key.span(), format!("unknown key \"{name}\" {place}{hint}"));
-    }
-
     /// `moments = ["FileChanged", ...]`: extra moment names for agents newer than the daemon.
     fn moments(&mut self, value: &Value<'_>) -> Vec<String> {
         let Some(names) = self.strings(value, "moments", "a list of moment names") else {
@@ -880,63 +824,6 @@ impl Walker<'_> {
         rules
     }
 
-    fn type_error(&mut self, value: &Value<'_>, field: &str, expected: &str) {
-        let found = value.get_ref().type_str();
-        self.error(
-            value.span(),
-            format!("{field} must be {expected}, not {}", with_article(found)),
-        );
-    }
-
-    fn table<'v, 'i>(&mut self, value: &'v Value<'i>, field: &str) -> Option<&'v DeTable<'i>> {
-        let table = value.get_ref().as_table();
-        if table.is_none() {
-            self.type_error(value, field, "a table");
-        }
-        table
-    }
-
-    fn string(&mut self, value: &Value<'_>, field: &str) -> Option<String> {
-        let text = value.get_ref().as_str().map(str::to_string);
-        if text.is_none() {
-            self.type_error(value, field, "a string");
-        } else if text.as_deref().is_some_and(|t| t.contains('\0')) {
-            self.error(
-                value.span(),
-                format!("{field} must not contain a NUL character"),
-            );
-            return None;
-        }
-        text
-    }
-
-    fn non_empty_string(&mut self, value: &Value<'_>, field: &str) -> Option<String> {
-        let text = self.string(value, field)?;
-        if text.trim().is_empty() {
-            self.error(value.span(), format!("{field} must not be empty"));
-            return None;
-        }
-        Some(text)
-    }
-
-    fn strings(&mut self, value: &Value<'_>, field: &str, expected: &str) -> Option<Vec<String>> {
-        let Some(items) = value.get_ref().as_array() else {
-            self.type_error(value, field, expected);
-            return None;
-        };
-        let mut out = Vec::with_capacity(items.len());
-        for item in items.iter() {
-            match item.get_ref().as_str() {
-                Some(s) if !s.contains('\0') => out.push(s.to_string()),
-                _ => {
-                    self.error(item.span(), format!("{field} must be {expected}"));
-                    return None;
-                }
-            }
-        }
-        Some(out)
-    }
-
     fn seconds(&mut self, value: &Value<'_>, field: &str) -> Option<Duration> {
         let seconds = match value.get_ref() {
             DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
@@ -957,20 +844,6 @@ impl Walker<'_> {
                     value.span(),
                     format!("{field} must be from {MIN_HOOK_TIMEOUT_SECS} seconds (1 ms, the shortest the runner can honour) to {MAX_HOOK_TIMEOUT_SECS} seconds (a day), not {}", value_text(self.text, value.span())),
                 );
-                None
-            }
-        }
-    }
-
-    fn integer_in(&mut self, value: &Value<'_>, field: &str, min: i64, max: i64) -> Option<i64> {
-        let DeValue::Integer(i) = value.get_ref() else {
-            self.type_error(value, field, "a whole number");
-            return None;
-        };
-        match i64::from_str_radix(i.as_str(), i.radix()) {
-            Ok(n) if (min..=max).contains(&n) => Some(n),
-            _ => {
-                self.error(value.span(), format!("{field} must be from {min} to {max}"));
                 None
             }
         }
@@ -1042,20 +915,6 @@ fn declared_by_hooks(hooks: &Value<'_>) -> Vec<String> {
         .collect();
     declared.sort();
     declared.into_iter().map(|(_, name)| name).collect()
-}
-
-/// A value as written in the file, for messages.
-fn value_text(text: &str, span: Range<usize>) -> &str {
-    text.get(span).unwrap_or_default().trim()
-}
-
-fn with_article(type_name: &str) -> String {
-    let article = if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {type_name}")
 }
 
 /// For a moment name that is an agent's own (`[[hooks.BeforeTool]]`, Copilot CLI's `preToolUse`), the
@@ -1150,6 +1009,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::limits::SETTINGS_ERRORS;
 
     fn errors(text: &str) -> Vec<String> {
         match parse("hooks.toml", text) {

@@ -13,7 +13,8 @@
 //! only where it can fit no value at all. A hook that can run for one of its agents is valid, and warned
 //! of for the others (`agents::settings_warnings`).
 
-use super::{Hook, Matcher};
+use super::matcher::Matcher;
+use super::model::Hook;
 use crate::tables::agent::Agent;
 use crate::tables::moment::{self, Moment};
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::guard::call::{COMMAND_FIELDS, SHELL_TOOLS, command_text};
 use crate::shell::{self, Command, Word};
 
-use super::Shield;
+use super::kept::Kept;
 use super::paths::{self, Guarded};
 
 /// Tools that only read, ask or plan: nothing of theirs is judged.
@@ -52,7 +52,7 @@ const PATH_FIELDS: &[&str] = &[
 
 /// What the call would do to hookd, in words ("write /x/hooks.toml (hookd's settings file)"), or
 /// `None`.
-pub(super) fn judge(shield: &Shield, event: &Map<String, Value>) -> Option<String> {
+pub(super) fn judge(shield: &Kept, event: &Map<String, Value>) -> Option<String> {
     let tool = event.get("tool_name").and_then(Value::as_str).unwrap_or("");
     // A tool input sent as a JSON text (as Copilot CLI sends its `toolArgs`) is read as what it
     // holds; a text that is not JSON, as a shell tool's command.
@@ -433,7 +433,7 @@ const INTERPRETERS: &[&str] = &[
 type Seen = Option<(u64, bool)>;
 
 struct Judge<'s> {
-    shield: &'s Shield,
+    shield: &'s Kept,
     /// The last folder a path was resolved in, with its links followed: a call's words are mostly in
     /// one folder, which is resolved once, not once per word.
     real_folder: std::cell::RefCell<Option<(PathBuf, Option<PathBuf>)>>,

@@ -12,6 +12,7 @@
 //! every weakening reload, the socket unit that restarts a killed daemon, and a fail-closed relay.
 
 mod judge;
+mod kept;
 mod paths;
 mod places;
 
@@ -22,6 +23,7 @@ use serde_json::{Map, Value};
 use crate::settings::Settings;
 use crate::tables::moment;
 
+use kept::Kept;
 pub use paths::Guarded;
 pub use places::Places;
 
@@ -41,15 +43,10 @@ pub const GUARDED_MOMENTS: &[&str] = &[
 #[derive(Debug, Default)]
 pub struct Shield {
     enabled: bool,
-    guarded: Vec<Guarded>,
     /// The settings file, named in every refusal as where the guard is turned off.
     settings_path: PathBuf,
-    daemon_pid: Option<i32>,
-    daemon_command_line: String,
-    env: crate::shell::Env,
-    home: PathBuf,
-    /// The agents' working folders, resolved a moment ago.
-    folders: paths::Folders,
+    /// What a call is judged against.
+    kept: Kept,
 }
 
 impl Shield {
@@ -70,13 +67,15 @@ impl Shield {
         }
         Shield {
             enabled: settings.protect.enabled,
-            guarded: paths::guarded(settings, places),
             settings_path: settings.path.clone(),
-            daemon_pid: places.daemon_pid,
-            daemon_command_line: places.daemon_command_line.clone(),
-            env,
-            home: places.home.clone(),
-            folders: paths::Folders::default(),
+            kept: Kept {
+                guarded: paths::guarded(settings, places),
+                daemon_pid: places.daemon_pid,
+                daemon_command_line: places.daemon_command_line.clone(),
+                env,
+                home: places.home.clone(),
+                folders: paths::Folders::default(),
+            },
         }
     }
 
@@ -87,7 +86,7 @@ impl Shield {
 
     /// The guarded paths, for `status` and `doctor`.
     pub fn guarded(&self) -> &[Guarded] {
-        &self.guarded
+        &self.kept.guarded
     }
 
     /// Why a call at `moment` must be refused, or `None` when it touches nothing of hookd's (or the
@@ -96,7 +95,7 @@ impl Shield {
         if !self.enabled || !GUARDED_MOMENTS.contains(&moment) {
             return None;
         }
-        let touched = judge::judge(self, event)?;
+        let touched = judge::judge(&self.kept, event)?;
         Some(format!(
             "hookd protects itself: this call would {touched}. An agent may read hookd's files but not change them, nor stop the daemon; if this change is wanted, the user makes it by hand, outside the agent (or turns this guard off by hand in {}: [protect] enabled = false)",
             self.settings_path.display()

@@ -1,7 +1,7 @@
 //! `[export]` read from the tree: `[export.otlp]`, its endpoint (or OpenTelemetry's own variables), its
 //! protocol, its headers file, what it sends, and `redact`, each mistake at its place.
 
-use super::{Value, Walker};
+use super::walker::{Value, Walker};
 use crate::settings::export::{DECISIONS, Endpoint, Export, KINDS, Otlp, Protocol};
 
 pub(super) const EXPORT_KEYS: &[&str] = &["otlp"];
@@ -146,7 +146,8 @@ impl Walker<'_> {
     }
 }
 
-#[cfg(all(test, feature = "otlp"))]
+#[cfg(feature = "otlp")]
+#[cfg(test)]
 mod tests {
     use super::super::parse;
     use crate::settings::export::Protocol;

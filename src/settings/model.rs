@@ -1,0 +1,180 @@
+//! The settings' parts, as the file gives them with hookd's defaults applied: `[defaults]`, `[http]`,
+//! `[record]`, `[protect]`, and each hook with the program it starts. The whole file is
+//! [`Settings`](super::Settings), made of these.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::limits::DEFAULT_HOOK_TIMEOUT;
+use crate::settings::condition::Condition;
+use crate::settings::matcher::Matcher;
+
+/// What a failed hook (crashed, timed out, unusable output) means for the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnFailure {
+    /// It says nothing: the fail-open default, as the agents behave.
+    Ignore,
+    /// It refuses: fail-closed, for guards that must hold.
+    Refuse,
+}
+
+/// The `[defaults]` table, with hookd's defaults where the file is silent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Defaults {
+    pub timeout: Duration,
+    /// Whether the file gives `timeout` in `[defaults]` (else hookd's own default).
+    pub timeout_given: bool,
+    pub on_failure: OnFailure,
+    pub shell: String,
+    pub max_processes: usize,
+    pub stop_refusal_cap: u32,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            timeout: DEFAULT_HOOK_TIMEOUT,
+            timeout_given: false,
+            on_failure: OnFailure::Ignore,
+            shell: "/bin/sh".to_string(),
+            max_processes: 64,
+            stop_refusal_cap: 8,
+        }
+    }
+}
+
+/// The `[http]` table: the HTTP listener for agents' http hooks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Http {
+    /// Where to listen; `None` (the default): no listener.
+    pub listen: Option<std::net::SocketAddr>,
+    /// Set only by `allow_non_loopback = true`: a `listen` address other than loopback is accepted.
+    pub allow_non_loopback: bool,
+}
+
+/// The `[record]` table: the journal of every decision (docs/record.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Whether fires are recorded at all (journal, `status` counts, `watch`).
+    pub enabled: bool,
+    /// A journal file is rotated once it passes this many MiB.
+    pub file_size_mib: u64,
+    /// How many files are kept, the one being written included: the journal never takes more than
+    /// `files` × `file_size_mib` on disk.
+    pub files: u32,
+    /// Keep the whole tool input (or prompt) of every fire, not only a summary of it.
+    pub full_inputs: bool,
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record {
+            enabled: true,
+            file_size_mib: 10,
+            files: 5,
+            full_inputs: false,
+        }
+    }
+}
+
+/// The `[protect]` table: hookd's own guard of itself (docs/security.md). On by default, with no hook
+/// needed: at every moment before a tool runs, a call that would write, move, delete or change the mode
+/// of the settings, the programs its hooks run, hookd's state, socket and units, or an agent's settings
+/// that hold the relay, or would stop or kill the daemon, is refused by the engine itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Protect {
+    /// Whether the guard of hookd itself is on (`enabled = false` turns it off: only by hand, in this
+    /// file, which the guard keeps the agent from editing).
+    pub enabled: bool,
+    /// More paths to guard as hookd's own files are guarded (a file, or a folder and all below it):
+    /// `~/` and `$HOME/` expanded, a relative path taken from the settings file's folder.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Protect {
+    /// The paths made absolute: `~/` and `$HOME/` from the user's home, the rest from `dir`.
+    pub(super) fn resolved(mut self, dir: &Path) -> Protect {
+        self.paths = self
+            .paths
+            .iter()
+            .map(|path| {
+                let text = path.to_string_lossy();
+                let home = ["~/", "$HOME/", "${HOME}/"]
+                    .iter()
+                    .find_map(|prefix| text.strip_prefix(prefix));
+                match home {
+                    Some(rest) => crate::paths::home().join(rest),
+                    None if text == "~" => crate::paths::home(),
+                    None => dir.join(path),
+                }
+            })
+            .collect();
+        self
+    }
+}
+
+impl Default for Protect {
+    fn default() -> Self {
+        Protect {
+            enabled: true,
+            paths: Vec::new(),
+        }
+    }
+}
+
+/// How a hook is started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Program {
+    /// `shell -c command`.
+    Shell { shell: String, command: String },
+    /// Exec'd as it stands, without a shell.
+    Argv(Vec<String>),
+    /// Started once and kept running: one event per line on its stdin, one answer per line on its stdout,
+    /// `count` processes for fires that overlap.
+    Worker { argv: Vec<String>, count: usize },
+    /// Run in the daemon's own process, with nothing to start: the built-in guard
+    /// (`builtin = "guard"`, [`crate::guard`]), its rules as the hook sets them.
+    Guard(crate::guard::Guard),
+}
+
+/// One hook of the settings file, with the defaults already applied.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    /// Unique across the file; `Moment#N` when the file gives none.
+    pub name: String,
+    pub moment: String,
+    pub matcher: Matcher,
+    /// The matcher as written, for `check` and logs; `None` when absent.
+    pub matcher_source: Option<String>,
+    /// Its `if`: a condition on what the tool was called with (`condition.rs`); a hook whose condition
+    /// does not fit the call is not started. `None`: every call its matcher fits.
+    pub condition: Option<Condition>,
+    pub program: Program,
+    pub timeout: Duration,
+    /// Whether the file gives this hook's timeout (on the hook, or in `[defaults]`). One it does not is
+    /// hookd's default, which fits itself to an agent that waits less at a moment (see
+    /// [`crate::engine`]'s fire); one it does is warned of where it cannot fit.
+    pub timeout_given: bool,
+    pub on_failure: OnFailure,
+    /// `None`: every agent (and fires with no agent). `Some`: only these agents.
+    pub agents: Option<Vec<String>>,
+    pub env: Vec<(String, String)>,
+    pub enabled: bool,
+    /// `background = true`: the fire is answered without waiting for it and its answer is never read;
+    /// only where that loses no decision (`background.rs`). Its outcome goes to the journal.
+    pub background: bool,
+    /// Line and column of its `command`, `argv` or `worker` in the file, for the checks of the program it
+    /// runs, made once the file is valid.
+    pub program_at: (usize, usize),
+}
+
+impl Hook {
+    /// Whether this hook runs for a fire from `agent`.
+    pub fn applies_to_agent(&self, agent: Option<&str>) -> bool {
+        match (&self.agents, agent) {
+            (None, _) => true,
+            (Some(agents), Some(agent)) => agents.iter().any(|a| a == agent),
+            (Some(_), None) => false,
+        }
+    }
+}
