@@ -6,7 +6,7 @@ mod compound;
 use std::collections::VecDeque;
 
 use super::braces::brace_expand;
-use super::unwrap::{self, Feed};
+use super::printed::printed;
 use super::{Command, Ctx, Env, MAX_DEPTH, Word, assignment, parse_into, unknowable};
 
 /// An operator that ends a command.
@@ -923,21 +923,24 @@ impl Lexer<'_, '_> {
     fn substitution(&mut self, text: &mut String, known: &mut bool, inner: &str, quoted: bool) {
         let start = self.nested.len();
         self.nest(inner);
-        let printed = match &self.nested[start..] {
-            [only] if only.depth == self.depth + 1 && only.redirects.is_empty() && !only.piped => {
-                match unwrap::feed_of(only) {
-                    Feed::Text(out) if matches!(only.program(), "echo" | "printf") => {
-                        // The shell drops the output's last newlines; a newline left inside (echo's
-                        // two readings of an escape) is not one text.
-                        let out = out.trim_end_matches('\n');
-                        (!out.contains('\n')).then(|| out.to_string())
-                    }
-                    _ => None,
-                }
+        let output = match &self.nested[start..] {
+            [only]
+                if only.depth == self.depth + 1
+                    && only.redirects.is_empty()
+                    && !only.piped
+                    && matches!(only.program(), "echo" | "printf")
+                    && only.words.iter().all(|w| w.known) =>
+            {
+                let args: Vec<&str> = only.args().iter().map(|w| w.text.as_str()).collect();
+                // The shell drops the output's last newlines; a newline left inside (echo's two
+                // readings of an escape) is not one text.
+                printed(only.program(), &args, None)
+                    .map(|out| out.trim_end_matches('\n').to_string())
+                    .filter(|out| !out.contains('\n'))
             }
             _ => None,
         };
-        match printed {
+        match output {
             Some(out) => {
                 let written = format!("$({inner})");
                 self.value(text, known, &out, &written, quoted);

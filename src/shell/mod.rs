@@ -45,6 +45,7 @@ mod braces;
 pub mod interpreters;
 mod lexer;
 mod parse;
+mod printed;
 pub mod unwrap;
 
 use std::cell::Cell;

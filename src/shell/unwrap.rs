@@ -4,6 +4,7 @@
 //! `env`, `nice`, `timeout`, `xargs`, `find -exec` and their kind run the words after their own options.
 //! Each wrapper is taken off, as many times as they are stacked, and the command inside read in its place.
 
+use super::printed::{printed, printf};
 use super::{Command, Ctx, Env, MAX_DEPTH, MAX_NAMES, Word, parse_into, plain_word, unknowable};
 
 /// The shells: `-c SCRIPT` runs the script; with no script and no file, they run their input.
@@ -102,114 +103,14 @@ pub(crate) fn feed_of(command: &Command) -> Feed {
         return written();
     };
     let program_name = program.text.rsplit('/').next().unwrap_or("");
-    let args = &words[1..];
-    if !program.known || !args.iter().all(|w| w.known) {
+    let args: Vec<&str> = words[1..].iter().map(|w| w.text.as_str()).collect();
+    if !program.known || !words[1..].iter().all(|w| w.known) {
         return written();
     }
-    match program_name {
-        "echo" => {
-            let words: Vec<&str> = args
-                .iter()
-                .map(|w| w.text.as_str())
-                .skip_while(|w| {
-                    w.len() > 1 && w.starts_with('-') && w[1..].chars().all(|c| "neE".contains(c))
-                })
-                .collect();
-            // dash's `echo` reads escapes always, bash's only with `-e`: where the two differ
-            // (`echo '\rm -rf ~'`: bash prints the backslash, and the shell it feeds reads `\rm` as
-            // `rm`), both are read, one after the other, so that what either shell would run is seen.
-            let literal = words.join(" ");
-            let escaped = escapes(&literal);
-            if escaped == literal {
-                Feed::Text(literal)
-            } else {
-                Feed::Text(format!("{escaped}\n{literal}"))
-            }
-        }
-        "printf" => {
-            let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
-            match texts.split_first() {
-                Some((&"--", rest)) if !rest.is_empty() => Feed::Text(printf(rest[0], &rest[1..])),
-                Some((format, rest)) if !format.starts_with('-') => {
-                    Feed::Text(printf(format, rest))
-                }
-                _ => written(),
-            }
-        }
-        "cat" if args.is_empty() => match &command.here {
-            Some(here) => Feed::Text(here.clone()),
-            None => written(),
-        },
-        _ => written(),
+    match printed(program_name, &args, command.here.as_deref()) {
+        Some(text) => Feed::Text(text),
+        None => written(),
     }
-}
-
-/// `\n`, `\t`, `\\` and their kind read as what they stand for.
-fn escapes(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            Some('c') => break,
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
-/// What `printf FORMAT ARGS...` prints: the format (its escapes read) with `%s` and its kind taking
-/// the arguments in turn, again while arguments are left, as printf does.
-fn printf(format: &str, args: &[&str]) -> String {
-    let format = escapes(format);
-    let mut out = String::new();
-    let mut next = 0;
-    loop {
-        let mut chars = format.chars().peekable();
-        let mut took = false;
-        while let Some(c) = chars.next() {
-            if c != '%' {
-                out.push(c);
-                continue;
-            }
-            // Flags, width and precision, then the conversion.
-            while chars
-                .peek()
-                .is_some_and(|c| c.is_ascii_digit() || "-+ #.".contains(*c))
-            {
-                chars.next();
-            }
-            match chars.next() {
-                Some('%') => out.push('%'),
-                Some('b') => {
-                    out.push_str(&escapes(args.get(next).copied().unwrap_or("")));
-                    next += 1;
-                    took = true;
-                }
-                Some(_) => {
-                    out.push_str(args.get(next).copied().unwrap_or(""));
-                    next += 1;
-                    took = true;
-                }
-                None => out.push('%'),
-            }
-        }
-        if !took || next >= args.len() || out.len() > super::MAX_VALUE * 16 {
-            break;
-        }
-    }
-    out
 }
 
 /// Takes the wrappers off `command` and appends what it runs to `out` (the command itself when it is
