@@ -11,7 +11,7 @@
 //! user's own hooks that moved carried to their new places (a hook whose record names another place is
 //! skipped by Codex without a word).
 //!
-//! JSON is kept in the file's key order by a small ordered tree of its own ([`Json`]): serde_json's map
+//! JSON is kept in the file's key order by a small ordered tree of its own (`Json`, `setup/json.rs`): serde_json's map
 //! here sorts its keys, which the Codex trust hash relies on.
 
 use std::collections::HashSet;
@@ -132,6 +132,88 @@ pub fn remove(text: &str, label: &str, wanted: &Wanted) -> Result<Option<String>
         }
     };
     Ok(Some(stripped))
+}
+
+/// `text` with each of `pins` set (a key path, and its value): what a managed setup writes beside the
+/// relay, so that the user's own settings cannot switch every hook off (`ManagedPlace::pins`). The keys
+/// are put where the file has them, else at the end of their table; everything else is kept as it is.
+pub fn pin(
+    text: &str,
+    label: &str,
+    format: SettingsFormat,
+    pins: &[(&[&str], bool)],
+) -> Result<String, String> {
+    if pins.is_empty() {
+        return Ok(text.to_string());
+    }
+    match format {
+        SettingsFormat::CodexToml => {
+            let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+                format!("{label}: not TOML: {}", e.message().trim())
+            })?;
+            for (path, on) in pins {
+                let Some((last, tables)) = path.split_last() else {
+                    continue;
+                };
+                let mut table = doc.as_table_mut();
+                for key in tables {
+                    if !table.contains_key(key) {
+                        table.insert(key, Item::Table(Table::new()));
+                    }
+                    table = table[*key].as_table_mut().ok_or_else(|| {
+                        format!(
+                            "{label}: `{key}` is not a table, where setup sets {}",
+                            path.join(".")
+                        )
+                    })?;
+                }
+                table.insert(last, toml_edit::value(*on));
+            }
+            Ok(doc.to_string())
+        }
+        SettingsFormat::Json | SettingsFormat::CopilotJson => {
+            let mut root = if text.trim().is_empty() {
+                Json::Object(Vec::new())
+            } else {
+                parse_json(text, label)?
+            };
+            for (path, on) in pins {
+                let mut at = &mut root;
+                for (depth, key) in path.iter().enumerate() {
+                    let kind = at.kind();
+                    let Json::Object(entries) = at else {
+                        return Err(format!(
+                            "{label}: {} is {kind}, where setup sets {}",
+                            if depth == 0 {
+                                "the file".to_string()
+                            } else {
+                                format!("\"{}\"", path[..depth].join("."))
+                            },
+                            path.join(".")
+                        ));
+                    };
+                    let last = depth + 1 == path.len();
+                    let i = match entries.iter().position(|(k, _)| k == key) {
+                        Some(i) => i,
+                        None => {
+                            let value = if last {
+                                Json::Bool(*on)
+                            } else {
+                                Json::Object(Vec::new())
+                            };
+                            entries.push((key.to_string(), value));
+                            entries.len() - 1
+                        }
+                    };
+                    if last {
+                        entries[i].1 = Json::Bool(*on);
+                    }
+                    at = &mut entries[i].1;
+                }
+            }
+            Ok(render_json(&root, text))
+        }
+    }
 }
 
 /// What in the merged settings `text` keeps the agent from running hookd's hooks all the same: Claude
@@ -1057,6 +1139,49 @@ mod tests {
 
     fn value(text: &str) -> Value {
         serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    /// A managed file's pins are set where the file has them, else added at the end of their table;
+    /// everything else is kept as written; pinning twice is pinning once.
+    #[test]
+    fn pins_are_set_in_place_and_the_rest_kept() {
+        let pins: &[(&[&str], bool)] = &[(&["hooksConfig", "enabled"], true)];
+        let text = "{\n  \"general\": {\"vimMode\": true},\n  \"hooksConfig\": {\"enabled\": false, \"disabled\": []}\n}\n";
+        let pinned = pin(text, "f", SettingsFormat::Json, pins).unwrap();
+        assert_eq!(
+            pinned,
+            "{\n  \"general\": {\"vimMode\": true},\n  \"hooksConfig\": {\"enabled\": true, \"disabled\": []}\n}\n"
+        );
+        assert_eq!(
+            pin(&pinned, "f", SettingsFormat::Json, pins).unwrap(),
+            pinned
+        );
+        let added = pin("{\"a\": 1}\n", "f", SettingsFormat::Json, pins).unwrap();
+        assert_eq!(
+            value(&added),
+            serde_json::json!({"a": 1, "hooksConfig": {"enabled": true}})
+        );
+        assert!(pin("[1]", "f", SettingsFormat::Json, pins).is_err());
+
+        let toml_pins: &[(&[&str], bool)] = &[(&["features", "hooks"], true)];
+        let text = "# the admin's\n[features]\nhooks = false # off\nplugins = false\n";
+        let pinned = pin(text, "f", SettingsFormat::CodexToml, toml_pins).unwrap();
+        assert!(
+            pinned.starts_with("# the admin's\n[features]\n"),
+            "{pinned}"
+        );
+        let table: toml::Table = pinned.parse().unwrap();
+        assert_eq!(table["features"]["hooks"].as_bool(), Some(true));
+        assert_eq!(table["features"]["plugins"].as_bool(), Some(false));
+        let fresh = pin("", "f", SettingsFormat::CodexToml, toml_pins).unwrap();
+        assert_eq!(
+            fresh.parse::<toml::Table>().unwrap()["features"]["hooks"].as_bool(),
+            Some(true)
+        );
+        assert_eq!(
+            pin(text, "f", SettingsFormat::CodexToml, &[]).unwrap(),
+            text
+        );
     }
 
     #[test]

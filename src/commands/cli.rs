@@ -253,6 +253,16 @@ pub struct SetupArgs {
     /// Written into the relay's command: refuse when hookd cannot answer (hookd relay --fail-closed)
     #[arg(long, conflicts_with_all = ["undo", "remove"])]
     pub fail_closed: bool,
+    /// Write into the agent's managed (system) settings, root's, which the user's own settings cannot
+    /// take the relay out of (/etc/claude-code/managed-settings.json, /etc/codex/requirements.toml,
+    /// /etc/gemini-cli/settings.json, /etc/qwen-code/settings.json,
+    /// /etc/github-copilot/policy.d/hookd.json); as root only, unless --managed-root
+    #[arg(long, conflicts_with = "file")]
+    pub managed: bool,
+    /// With --managed: DIR stands for /, the managed file is written below it (for tests and unusual
+    /// installs), and hookd's managed layer read from DIR/etc/hookd
+    #[arg(long, value_name = "DIR", requires = "managed")]
+    pub managed_root: Option<PathBuf>,
 }
 
 /// A name of one kind (an agent, a moment), offered by the shell completions and `--help`'s
@@ -303,7 +313,9 @@ impl clap::builder::TypedValueParser for Names {
 /// `hookd relay`'s summary, in both places the relay is parsed.
 const RELAY_ABOUT: &str = "The one command to put in an agent's own hook settings: reads the agent's hook input on stdin, fires it, and answers in the agent's dialect";
 
-/// `hookd relay`'s options.
+/// `hookd relay`'s options. Their doc comments are `--help`'s text, which names the settings' tables as
+/// the file writes them (`[http]`): not links, whatever rustdoc would read in the brackets.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Clone, clap::Args)]
 pub struct RelayArgs {
     /// The agent calling: claude-code, codex, gemini-cli, qwen-code or copilot-cli

@@ -20,6 +20,7 @@ mod fire;
 mod import;
 mod install;
 pub mod log;
+mod managed;
 mod manual;
 mod print_settings;
 mod record_text;

@@ -25,6 +25,7 @@ use crate::agents::snippet::{self, RelayFlags};
 use crate::agents::{Agent, SettingsFormat};
 use crate::commands::cli::SetupArgs;
 use crate::commands::files::{MAX_AGENT_FILE, Staged};
+use crate::commands::managed;
 use crate::commands::shared::{known_agent, relay_binary, this_binary};
 
 /// The mode of a settings file setup creates: it may hold the user's keys (Codex's config.toml does).
@@ -35,12 +36,23 @@ const DIFF_CELLS: usize = 4_000_000;
 
 pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
     let agent = known_agent(&args.agent)?;
-    let file = match &args.file {
-        Some(file) => std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?,
-        None => default_file(agent)?,
+    let managed = if args.managed {
+        Some(managed::managed_file(agent, args.managed_root.as_deref())?)
+    } else {
+        None
+    };
+    let file = match (&args.file, &managed) {
+        (_, Some(managed)) => managed.file.clone(),
+        (Some(file), None) => {
+            std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?
+        }
+        (None, None) => default_file(agent)?,
     };
     if let Some(refusal) = crate::agents::setup::wrong_kind_of_file(agent, &file) {
         return Err(refusal);
+    }
+    if managed.is_some() {
+        managed::check_folders(&file)?;
     }
     let hookd = this_binary()?;
     let flags = RelayFlags {
@@ -48,8 +60,18 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         fail_closed: args.fail_closed,
     };
     let relay = relay_binary()?;
+    if managed.is_some() && !(args.remove || args.undo) {
+        managed::check_program(Path::new(&relay))?;
+        managed::check_program(Path::new(&hookd))?;
+    }
     let command = snippet::relay_command(agent, &relay, &flags);
-    let codex_file = codex_file(agent, &file, args.file.is_some())?;
+    let codex_file = match &managed {
+        Some(managed) if agent.row().settings.format == SettingsFormat::CodexToml => {
+            managed.name.clone()
+        }
+        Some(_) => String::new(),
+        None => codex_file(agent, &file, args.file.is_some())?,
+    };
     let wanted = Wanted {
         agent,
         command: &command,
@@ -60,8 +82,12 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         .socket
         .clone()
         .unwrap_or_else(crate::paths::default_socket);
+    let edit = Edit {
+        pins: managed.as_ref().map_or(&[][..], |m| m.place.pins),
+        managed: managed.is_some(),
+    };
     if args.remove {
-        if remove(&file, &wanted, args)? {
+        if remove(&file, &wanted, &edit, args)? && managed.is_none() {
             let file_text = registry_name(&file);
             if let Err(e) = setups::update(|r| {
                 r.forget(agent.name(), &file_text);
@@ -73,7 +99,7 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     }
     if args.undo {
-        if undo(&file, &wanted, args)? {
+        if undo(&file, &wanted, &edit, args)? && managed.is_none() {
             let file_text = registry_name(&file);
             if let Err(e) = setups::update(|r| {
                 r.forget(agent.name(), &file_text);
@@ -84,11 +110,21 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let done = setup(&file, &wanted, args)?;
-    if let Done::SetUp(text) = &done {
-        register(&file, &wanted, args.fail_closed, text);
-        ask_reload(&socket, Some((agent, args.fail_closed)));
-        say_own_hooks(text, &file, agent);
+    say_fail_closed_required(args)?;
+    let done = setup(&file, &wanted, &edit, args)?;
+    match (&done, &managed) {
+        (Done::SetUp(text), None) => {
+            register(&file, &wanted, args.fail_closed, text);
+            ask_reload(&socket, Some((agent, args.fail_closed)));
+            say_own_hooks(text, &file, agent);
+        }
+        // Root's file, for every user: no one user's registry or daemon is told of it.
+        (Done::SetUp(text), Some(_)) => {
+            for note in managed::notes(agent, text, &file.display().to_string()) {
+                eprintln!("{note}");
+            }
+        }
+        (Done::Nothing, _) => {}
     }
     let again = setup_again(args, &file, &flags);
     if let Some(warning) = build_folder_warning(agent, &relay, args.fail_closed, &again) {
@@ -100,6 +136,27 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
         eprintln!("{hint}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What setup says when hookd's managed layer sets `require_fail_closed` (hookd refuses every call from
+/// a relay that is not fail-closed): a relay written without `--fail-closed` would have every call
+/// refused, so setup refuses to write it; one with it is said to fit.
+fn say_fail_closed_required(args: &SetupArgs) -> Result<(), String> {
+    let Some(file) = managed::requires_fail_closed(args.managed_root.as_deref()) else {
+        return Ok(());
+    };
+    let shown = file.display();
+    if args.fail_closed {
+        if !args.dry_run {
+            eprintln!(
+                "note: hookd's managed layer requires fail-closed relays (require_fail_closed in {shown}): this one is"
+            );
+        }
+        return Ok(());
+    }
+    Err(format!(
+        "hookd's managed layer requires fail-closed relays (require_fail_closed in {shown}): hookd would refuse every call from the relay this setup writes; run it again with --fail-closed"
+    ))
 }
 
 /// What setup says of the agent's own hooks in the file it set up, which the agent runs beside hookd's
@@ -360,8 +417,16 @@ fn setup_again(args: &SetupArgs, file: &Path, flags: &RelayFlags) -> String {
         Some(_) => format!(" --file {}", snippet::shell_quote(&file.to_string_lossy())),
         None => String::new(),
     };
+    let managed = match (&args.managed, &args.managed_root) {
+        (false, _) => String::new(),
+        (true, None) => " --managed".to_string(),
+        (true, Some(root)) => format!(
+            " --managed --managed-root {}",
+            snippet::shell_quote(&root.to_string_lossy())
+        ),
+    };
     format!(
-        "hookd setup {}{file}{}",
+        "hookd setup {}{file}{managed}{}",
         snippet::shell_quote(&args.agent),
         snippet::flag_words(flags)
     )
@@ -547,6 +612,63 @@ fn changing(path: &Path) -> String {
     )
 }
 
+/// What setup writes beside the relay's hooks, and how: a managed file's pins
+/// ([`crate::tables::agent::ManagedPlace::pins`]) and modes; nothing more for a user's file.
+struct Edit<'a> {
+    pins: &'a [(&'a [&'a str], bool)],
+    managed: bool,
+}
+
+impl Edit<'_> {
+    /// `text` with hookd's hooks merged in, and the pins set.
+    fn merge(&self, text: &str, label: &str, wanted: &Wanted) -> Result<String, String> {
+        let merged = merge(text, label, wanted)?;
+        crate::agents::setup::pin(
+            &merged,
+            label,
+            wanted.agent.row().settings.format,
+            self.pins,
+        )
+    }
+
+    /// Whether `a` and `b` are the same settings apart from what setup writes: hookd's hooks, and the
+    /// pins (set in both before they are compared, so that undo does not take them for the user's edit).
+    fn same_apart(&self, a: &str, b: &str, wanted: &Wanted) -> bool {
+        let format = wanted.agent.row().settings.format;
+        let pinned = |text: &str| {
+            crate::agents::setup::pin(text, "", format, self.pins)
+                .unwrap_or_else(|_| text.to_string())
+        };
+        same_apart_from_hookd(&pinned(a), &pinned(b), wanted)
+    }
+
+    /// The mode of a file setup creates: a managed one is read by every user's agent.
+    fn new_file_mode(&self) -> u32 {
+        if self.managed {
+            managed::MANAGED_FILE_MODE
+        } else {
+            NEW_FILE_MODE
+        }
+    }
+
+    /// The mode of a folder setup creates on the way to the file.
+    fn new_folder_mode(&self) -> u32 {
+        if self.managed {
+            managed::MANAGED_FOLDER_MODE
+        } else {
+            0o700
+        }
+    }
+
+    /// A managed file others may write is refused: it would not be managed.
+    fn check(&self, file: &Path, seen: &Seen) -> Result<(), String> {
+        match &seen.content {
+            Some((_, mode)) if self.managed => managed::check_mode(file, *mode),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// What setup did to the file, for the registry.
 enum Done {
     /// The file holds hookd's hooks (written now, or already there): its text.
@@ -555,16 +677,17 @@ enum Done {
     Nothing,
 }
 
-fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<Done, String> {
+fn setup(file: &Path, wanted: &Wanted, edit: &Edit, args: &SetupArgs) -> Result<Done, String> {
     let shown = file.display().to_string();
     let agent = wanted.agent;
     let mut current = seen(file)?;
+    edit.check(file, &current)?;
     // The file is read, merged and written; just before the new file is renamed over it, it is read
     // again: an edit saved meanwhile (the agent, an editor) is merged in turn, never written over.
     for _ in 0..MERGE_TRIES {
         let before = current.text();
         let existed = current.content.is_some();
-        let merged = merge(before, &shown, wanted)?;
+        let merged = edit.merge(before, &shown, wanted)?;
         if existed && merged == before {
             warn(&merged, &shown, wanted);
             println!(
@@ -583,14 +706,14 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<Done, String>
         if !dir.exists() {
             std::fs::DirBuilder::new()
                 .recursive(true)
-                .mode(0o700)
+                .mode(edit.new_folder_mode())
                 .create(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
         let backup = backup_of(file);
         // The backup already there is kept while it is the user's file apart from hookd's hooks.
         let kept = match read(&backup) {
-            Ok(Some((old, _))) => same_apart_from_hookd(&old, before, wanted),
+            Ok(Some((old, _))) => edit.same_apart(&old, before, wanted),
             Ok(None) => false,
             Err(e) => return Err(format!("{e} (the backup of {shown})")),
         };
@@ -604,7 +727,7 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<Done, String>
         let mode = current
             .content
             .as_ref()
-            .map_or(NEW_FILE_MODE, |(_, mode)| *mode);
+            .map_or(edit.new_file_mode(), |(_, mode)| *mode);
         let staged_backup = if kept {
             None
         } else {
@@ -626,7 +749,7 @@ fn setup(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<Done, String>
         }
         staged.commit()?;
         warn(&merged, &shown, wanted);
-        said_written(file, agent, existed, kept, stripped.is_some());
+        said_written(file, agent, existed, kept, stripped.is_some(), edit.managed);
         return Ok(Done::SetUp(merged));
     }
     Err(changing(file))
@@ -640,10 +763,21 @@ fn warn(merged: &str, shown: &str, wanted: &Wanted) {
 }
 
 /// What setup says once it wrote the file and its backup.
-fn said_written(file: &Path, agent: Agent, existed: bool, kept: bool, stripped: bool) {
+fn said_written(
+    file: &Path,
+    agent: Agent,
+    existed: bool,
+    kept: bool,
+    stripped: bool,
+    managed: bool,
+) {
     let shown = file.display();
     let moments = agent.moments().len();
-    let trust = if agent.row().settings.format == SettingsFormat::CodexToml {
+    let trust = if managed {
+        // Seen on the pinned agents: a managed file's hooks run untrusted (Codex), and are not the
+        // user's to switch off.
+        ", in its managed settings".to_string()
+    } else if agent.row().settings.format == SettingsFormat::CodexToml {
         ", with a trust record each (Codex runs only the hooks it trusts)".to_string()
     } else {
         String::new()
@@ -672,7 +806,7 @@ fn said_written(file: &Path, agent: Agent, existed: bool, kept: bool, stripped: 
     );
 }
 
-fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> {
+fn undo(file: &Path, wanted: &Wanted, edit: &Edit, args: &SetupArgs) -> Result<bool, String> {
     let shown = file.display().to_string();
     let backup = backup_of(file);
     let backup_shown = backup.display().to_string();
@@ -687,7 +821,7 @@ fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> 
     let agent = wanted.agent.name();
     for _ in 0..MERGE_TRIES {
         let now = current.text();
-        let changed = !same_apart_from_hookd(now, &old, wanted);
+        let changed = !edit.same_apart(now, &old, wanted);
         if args.dry_run {
             // Shown even when the undo would be refused: the diff is how to see what it would lose.
             print!(
@@ -742,7 +876,7 @@ fn undo(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> 
 /// ([`crate::agents::setup::remove`]), everything else kept, and the backup removed (nothing of
 /// hookd's is left to undo); whether the file was changed. A file setup created that holds nothing
 /// else is removed, as `--undo` would. The file is looked at again before the write, as setup does.
-fn remove(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String> {
+fn remove(file: &Path, wanted: &Wanted, edit: &Edit, args: &SetupArgs) -> Result<bool, String> {
     let shown = file.display().to_string();
     let backup = backup_of(file);
     let created = matches!(read(&backup)?, Some((old, _)) if old.is_empty());
@@ -757,14 +891,23 @@ fn remove(file: &Path, wanted: &Wanted, args: &SetupArgs) -> Result<bool, String
             return Ok(false);
         };
         // Nothing but what setup wrote into a file it created: the file goes, as with --undo.
-        let gone = created && same_apart_from_hookd(&stripped, "", wanted);
+        // A hooks file of Copilot's own that setup created says its `version`, setup's too.
+        let version_alone = wanted.agent.row().settings.format == SettingsFormat::CopilotJson
+            && serde_json::from_str::<serde_json::Value>(&stripped)
+                .ok()
+                .and_then(|v| v.as_object().map(|o| o.keys().all(|k| k == "version")))
+                == Some(true);
+        let gone = created && (version_alone || edit.same_apart(&stripped, "", wanted));
         if args.dry_run {
             let after = if gone { "" } else { stripped.as_str() };
             print!("{}", unified_diff(now, after, &shown, true));
             eprintln!("dry run: nothing written");
             return Ok(false);
         }
-        let mode = current.content.as_ref().map_or(NEW_FILE_MODE, |(_, m)| *m);
+        let mode = current
+            .content
+            .as_ref()
+            .map_or(edit.new_file_mode(), |(_, m)| *m);
         let staged = if gone {
             None
         } else {

@@ -3,7 +3,7 @@
 //! file, an event, a hook's output) made harmless before it is shown: an escape sequence in it must not
 //! clear the screen, move the cursor or retitle the window.
 
-/// Whether to colour: only on a terminal, and never with `NO_COLOR` set (https://no-color.org; set to
+/// Whether to colour: only on a terminal, and never with `NO_COLOR` set (<https://no-color.org>; set to
 /// anything, even empty, it is taken as asked).
 pub fn colour_wanted(terminal: bool) -> bool {
     terminal && std::env::var_os("NO_COLOR").is_none()

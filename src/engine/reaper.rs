@@ -14,7 +14,7 @@
 //! at every exit cost every hook a signal's delivery, often to a thread asleep in the blocking pool, and
 //! the runtime a wake-up to read it (about 20 us of the daemon's CPU per hook with 32 clients). Sweeping
 //! on a clock while hooks run finds what they leave behind as soon, a sweep per
-//! [`SWEEP_WHILE_RUNNING`] however many hooks end in it.
+//! `SWEEP_WHILE_RUNNING` however many hooks end in it.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};

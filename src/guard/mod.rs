@@ -5,8 +5,8 @@
 //! however it is written: a tool call is read into a [`Call`] (which tool, what command line, which
 //! files), the command line by [`crate::shell`] into every simple command it could run (wrappers,
 //! carriers, functions where called, interpreters' one-liners), and each rule looks at what it knows
-//! of: deletes ([`delete`]), git ([`git`]), downloads run as code, disks and the system ([`system`]),
-//! secrets ([`secrets`]), and commands that cannot be known ([`unknown`]). Every rule can be set to
+//! of: deletes (`delete.rs`), git (`git.rs`), downloads run as code, disks and the system (`system.rs`),
+//! secrets (`secrets.rs`), and commands that cannot be known (`unknown.rs`). Every rule can be set to
 //! refuse, ask or be off on its own; a refusal always says what was seen, why it is refused and what to
 //! do instead, since the agent reads it and tries again.
 //!

@@ -1002,6 +1002,33 @@ fn awk_files(args: &[Word]) -> Vec<&Word> {
         .collect()
 }
 
+/// rsync's long options that take a value, which the reader must know to tell a value from a source
+/// (`--exclude x`): one list, both the long options it knows of rsync (for abbreviations) and those
+/// that take a value.
+const RSYNC_VALUED: &[&str] = &[
+    "rsh",
+    "exclude",
+    "include",
+    "filter",
+    "exclude-from",
+    "include-from",
+    "files-from",
+    "temp-dir",
+    "partial-dir",
+    "compare-dest",
+    "copy-dest",
+    "link-dest",
+    "log-file",
+    "password-file",
+    "chmod",
+    "chown",
+    "timeout",
+    "bwlimit",
+    "port",
+    "rsync-path",
+    "out-format",
+];
+
 /// A copier's sources: every operand but the last (the destination), or all of them with `-t DIR`.
 fn copy_sources<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word> {
     let spec = match program {
@@ -1010,53 +1037,9 @@ fn copy_sources<'w>(program: &str, args: &'w [Word]) -> Vec<&'w Word> {
             ..Spec::default()
         },
         "rsync" => Spec {
-            longs: &[
-                "rsh",
-                "exclude",
-                "include",
-                "filter",
-                "exclude-from",
-                "include-from",
-                "files-from",
-                "temp-dir",
-                "partial-dir",
-                "compare-dest",
-                "copy-dest",
-                "link-dest",
-                "log-file",
-                "password-file",
-                "chmod",
-                "chown",
-                "timeout",
-                "bwlimit",
-                "port",
-                "rsync-path",
-                "out-format",
-            ],
+            longs: RSYNC_VALUED,
             short_valued: "efBT",
-            long_valued: &[
-                "rsh",
-                "exclude",
-                "include",
-                "filter",
-                "exclude-from",
-                "include-from",
-                "files-from",
-                "temp-dir",
-                "partial-dir",
-                "compare-dest",
-                "copy-dest",
-                "link-dest",
-                "log-file",
-                "password-file",
-                "chmod",
-                "chown",
-                "timeout",
-                "bwlimit",
-                "port",
-                "rsync-path",
-                "out-format",
-            ],
+            long_valued: RSYNC_VALUED,
             stop_at_operand: false,
         },
         _ => Spec {

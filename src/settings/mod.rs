@@ -113,7 +113,7 @@ impl Settings {
         Ok(settings)
     }
 
-    /// Reads the file at `path` after checking it, its folders and its links (see [`trust`]): its text,
+    /// Reads the file at `path` after checking it, its folders and its links (see `trust.rs`): its text,
     /// to be parsed. Whatever is at the path, this returns at once: a FIFO, a device or a file in /proc is
     /// refused without being read (a FIFO froze the daemon for good), and so is a file bigger than
     /// [`SETTINGS_SIZE`] (a 1 GB sparse file took 14 s and 1 GB of memory).
@@ -212,7 +212,7 @@ impl Settings {
         })
     }
 
-    /// Checks the programs the enabled hooks run, as the settings file is checked (see [`trust`]): an
+    /// Checks the programs the enabled hooks run, as the settings file is checked (see `trust.rs`): an
     /// `argv[0]` or `worker[0]` that is a path, a `command` whose first word is one, and the shell of a
     /// `command`. Anyone who can write such a program, or a folder above it, could run commands as you
     /// (a group-writable copy of the example guard ran without a word). A relative path is taken from the

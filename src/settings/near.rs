@@ -11,7 +11,7 @@ const LOOKED_AT: usize = 1000;
 /// Edits (an insertion, a deletion, a change, a swap of neighbours) a name may be from the missing one.
 const NEAR: usize = 2;
 
-/// The file in `missing`'s folder whose name is nearest to its own, when it is within [`NEAR`] edits
+/// The file in `missing`'s folder whose name is nearest to its own, when it is within `NEAR` edits
 /// (and a third of its length) and ends as a settings file does, `.toml`; none when `missing` is there.
 pub fn near_name(missing: &Path) -> Option<PathBuf> {
     if missing.exists() {

@@ -13,44 +13,21 @@
 //! the code, with a bound on the calls it reads.
 
 mod calls;
+mod lang;
 mod tokens;
 
 use calls::{Call, Does, call_of};
+use lang::{Lang, PLACEHOLDER, language};
 use tokens::{Tok, tokens};
 
-use super::unwrap::{Feed, read_input, unwrap_into};
-use super::{Command, Ctx, Env, Word, parse_into, plain_word, unknowable};
+use super::command::{Command, Feed, Word, plain_word};
+use super::context::{Ctx, Env, parse_into, unknowable, unwrap_into};
+use super::input::{SHELLS, read_input, words_line};
 
 /// How many calls of one piece of code are read, at most.
 const MAX_CALLS: usize = 64;
 /// How many tokens one call's arguments may hold before the rest is not read.
 const MAX_ARG_TOKENS: usize = 4096;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lang {
-    Python,
-    Js,
-    Perl,
-    Ruby,
-    Php,
-    Lua,
-    Awk,
-}
-
-/// The language `program` runs, by its name (`python3.12`, `nodejs`, `gawk`).
-fn language(program: &str) -> Option<Lang> {
-    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    Some(match base {
-        "python" | "pypy" => Lang::Python,
-        "node" | "nodejs" | "deno" | "bun" => Lang::Js,
-        "perl" => Lang::Perl,
-        "ruby" => Lang::Ruby,
-        "php" => Lang::Php,
-        "lua" | "luajit" => Lang::Lua,
-        "awk" | "gawk" | "mawk" | "nawk" => Lang::Awk,
-        _ => return None,
-    })
-}
 
 /// Reads the code `command` runs, when it is an interpreter's, into `out` (one level deeper, each
 /// command in a process of its own). False when it is no interpreter.
@@ -388,10 +365,6 @@ enum Value {
     List(Vec<Word>),
 }
 
-/// A placeholder for an expression that is no literal, inside a line read as shell: it reads as an
-/// unknown variable, and every word holding it is marked unknown.
-pub(super) const PLACEHOLDER: &str = "__hookd_expression";
-
 fn value(tokens: &[Tok]) -> Value {
     if let Some(Tok::Punct(open @ ('[' | '('))) = tokens.first() {
         let close = if *open == '[' { ']' } else { ')' };
@@ -635,7 +608,7 @@ impl<'b> Reader<'_, '_, 'b> {
                     .skip(1)
                     .any(|a| written(a).replace(' ', "").contains("shell:true"));
                 if shell {
-                    let line = super::unwrap::words_line(&words);
+                    let line = words_line(&words);
                     let known = words.iter().all(|w| w.known);
                     self.line(&line, known, &line);
                 } else if let Value::List(list) = value(first) {
@@ -722,7 +695,7 @@ impl<'b> Reader<'_, '_, 'b> {
         self.line(&target, *target_known, &target);
         let program = target.split_whitespace().next().unwrap_or("");
         let program = program.rsplit('/').next().unwrap_or(program);
-        if super::unwrap::SHELLS.contains(&program) && !target.contains(" -c") {
+        if SHELLS.contains(&program) && !target.contains(" -c") {
             let printed: Vec<Tok> = statement[..pipe]
                 .iter()
                 .filter(|t| !matches!(t, Tok::Punct('(' | ')')))

@@ -2,79 +2,17 @@
 //! fields), operators and redirections.
 
 mod compound;
+mod cursor;
+mod token;
 
 use std::collections::VecDeque;
 
 use super::braces::brace_expand;
-use super::printed::printed;
-use super::{Command, Ctx, Env, MAX_DEPTH, Word, assignment, parse_into, unknowable};
-
-/// An operator that ends a command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Sep {
-    /// `;`
-    Semi,
-    /// `;;`, `;&`, `;;&`: the end of a `case` arm.
-    DoubleSemi,
-    Newline,
-    /// `&`: what came before runs in the background.
-    Amp,
-    /// `&&`
-    AndIf,
-    /// `||`
-    OrIf,
-    /// `|`, `|&`
-    Pipe,
-    /// `(`
-    Open,
-    /// `((`: arithmetic, at a command's start.
-    Arith,
-    /// `)`
-    Close,
-}
-
-pub(super) enum Token {
-    Word(Word),
-    Separator(Sep),
-    Redirect { writes: bool, kind: RedirectKind },
-    End,
-}
-
-pub(super) enum RedirectKind {
-    File,
-    HereDoc {
-        strip_tabs: bool,
-    },
-    HereString,
-    /// `>&2`, `2>&1`, `<&-`: another descriptor, no file.
-    Duplicate,
-}
-
-pub(super) struct Lexer<'e, 'b> {
-    chars: Vec<char>,
-    at: usize,
-    pub(super) env: &'e mut Env,
-    depth: usize,
-    ctx: Ctx<'b>,
-    /// What is read now may not run (set by the parser): the commands inside its words inherit it.
-    pub(super) conditional: bool,
-    /// Commands found inside the words read so far (`$(...)`), run before the command that holds them.
-    nested: Vec<Command>,
-    /// The words a brace expansion or a split made beyond its first (`a{b,c}` is `ab ac`), given out
-    /// next.
-    pending: VecDeque<Word>,
-    /// Where the line goes on after the here-documents taken so far: the next newline jumps there.
-    here_resume: Option<usize>,
-    /// The last search for a newline: from where, and what it found (a line of many `<<X` must not
-    /// search the rest of the line for each).
-    newline_cache: Option<(usize, Option<usize>)>,
-    /// Byte ranges of the word being read that came from unquoted expansions: split there at blanks.
-    splits: Vec<(usize, usize)>,
-    /// How many arithmetic expressions this one is inside (`$(( $(( ... ))`): bounded.
-    arithmetic: usize,
-    /// Reading only to find where something ends (a function's body): no command is taken from it.
-    dry: bool,
-}
+use super::command::{Command, Feed, Word, assignment};
+use super::context::{Ctx, Env, MAX_DEPTH, parse_into, unknowable};
+use super::input::feed_of;
+pub(super) use cursor::Lexer;
+pub(super) use token::{RedirectKind, Sep, Token};
 
 impl<'e, 'b> Lexer<'e, 'b> {
     /// Where the lexer is in the line (in chars): a loop's body is read again from here.
@@ -924,19 +862,16 @@ impl Lexer<'_, '_> {
         let start = self.nested.len();
         self.nest(inner);
         let output = match &self.nested[start..] {
-            [only]
-                if only.depth == self.depth + 1
-                    && only.redirects.is_empty()
-                    && !only.piped
-                    && matches!(only.program(), "echo" | "printf")
-                    && only.words.iter().all(|w| w.known) =>
-            {
-                let args: Vec<&str> = only.args().iter().map(|w| w.text.as_str()).collect();
-                // The shell drops the output's last newlines; a newline left inside (echo's two
-                // readings of an escape) is not one text.
-                printed(only.program(), &args, None)
-                    .map(|out| out.trim_end_matches('\n').to_string())
-                    .filter(|out| !out.contains('\n'))
+            [only] if only.depth == self.depth + 1 && only.redirects.is_empty() && !only.piped => {
+                match feed_of(only) {
+                    Feed::Text(out) if matches!(only.program(), "echo" | "printf") => {
+                        // The shell drops the output's last newlines; a newline left inside (echo's
+                        // two readings of an escape) is not one text.
+                        let out = out.trim_end_matches('\n');
+                        (!out.contains('\n')).then(|| out.to_string())
+                    }
+                    _ => None,
+                }
             }
             _ => None,
         };
@@ -961,7 +896,7 @@ impl Lexer<'_, '_> {
         let ctx = Ctx {
             subshell: true,
             conditional: self.conditional,
-            budget: self.ctx.budget,
+            ..self.ctx
         };
         if self.ctx.budget.spent() {
             if self.ctx.budget.tell() {

@@ -1,11 +1,11 @@
 //! The parser: tokens into commands, with the compound commands that say where each runs (`( )`, `{ }`,
 //! `if`, loops, `case`, `&&`/`||`, pipelines, `&`) and the functions defined on the line.
 
+use super::command::{Command, Feed, Redirect, Word, assignment};
+use super::context::{Ctx, Env, MAX_DEPTH, MAX_NAMES, positional, set_variable, unknowable};
+use super::input::feed_of;
 use super::lexer::{Lexer, RedirectKind, Sep, Token};
-use super::unwrap::{self, Feed};
-use super::{
-    Command, Ctx, Env, MAX_DEPTH, MAX_NAMES, MAX_VALUE, Redirect, Word, assignment, unknowable,
-};
+use super::unwrap;
 
 /// How deep compound commands may nest (`{ { { ...`) before what is deeper is read as of that level.
 const MAX_LEVELS: usize = 1024;
@@ -386,7 +386,7 @@ impl Parser<'_, '_> {
         let ctx = Ctx {
             subshell: self.subshell(),
             conditional: self.conditional(),
-            budget: self.ctx.budget,
+            ..self.ctx
         };
         parse_into(&body, self.lexer.env, self.depth + 1, out, ctx);
     }
@@ -399,7 +399,7 @@ impl Parser<'_, '_> {
         let ctx = Ctx {
             subshell: self.subshell(),
             conditional: true,
-            budget: self.ctx.budget,
+            ..self.ctx
         };
         for value in replay.values {
             let mut env = self.lexer.env.fork(self.ctx.budget);
@@ -461,7 +461,7 @@ impl Parser<'_, '_> {
     fn end_command(&mut self, piped: bool, out: &mut Vec<Command>) {
         self.current.piped = piped;
         let feed = self.level().feed.take();
-        let next_feed = piped.then(|| unwrap::feed_of(&self.current));
+        let next_feed = piped.then(|| feed_of(&self.current));
         self.finish(out, feed);
         let at = out.len();
         let level = self.level();
@@ -535,26 +535,6 @@ impl Parser<'_, '_> {
     }
 }
 
-/// `NAME=value` (or `NAME+=value`) setting a variable for what follows. A value past [`MAX_VALUE`]
-/// is not kept: `b=$a$a; c=$b$b; ...` must not double the reader's memory with each word (found
-/// attacking the guard).
-pub(crate) fn set_variable(env: &mut Env, word: &Word) {
-    let Some((name, value)) = assignment(&word.text) else {
-        return;
-    };
-    let may_set = env.may_set(name);
-    env.vars.remove(name);
-    env.unknown.remove(name);
-    if value.len() > MAX_VALUE || !may_set {
-        return;
-    }
-    if word.known {
-        env.vars.insert(name.to_string(), value.to_string());
-    } else {
-        env.unknown.insert(name.to_string(), value.to_string());
-    }
-}
-
 /// `for x in a b`, `select x in ...`: the variable is given the first word of the list; the others,
 /// given back, are read again at the loop's end (`for f in ~/.config/hookd/*; do rm "$f"`, `for d in ~
 /// /; do rm -rf "$d"`: found attacking the guard). A list with a word that cannot be known leaves the
@@ -593,45 +573,4 @@ fn call(command: Command, body: &str, env: &mut Env, out: &mut Vec<Command>, ctx
         positional(env, saved);
     }
     out.push(command);
-}
-
-/// How many positional parameters, and how many bytes of them, are kept as known: more (`set -- "$@"
-/// "$@"` again and again doubles them) are kept as one word that cannot be known, so that a line cannot
-/// make the reader's time and memory grow without bound.
-pub(crate) const MAX_POSITIONAL: usize = 1024;
-
-/// Sets the positional parameters (`$1`..`$9`, `$@`, `$*`, `$#`) to `args` (unset when `None`),
-/// giving back what they were.
-pub(crate) fn positional(env: &mut Env, args: Option<Vec<Word>>) -> Option<Vec<Word>> {
-    let args = args.map(|args| {
-        let bytes: usize = args.iter().map(|w| w.text.len()).sum();
-        if args.len() <= MAX_POSITIONAL && bytes <= MAX_VALUE * 16 {
-            return args;
-        }
-        vec![Word {
-            text: "$@".into(),
-            known: false,
-            glob: false,
-        }]
-    });
-    for n in 1..=9 {
-        env.vars.remove(&n.to_string());
-    }
-    for name in ["@", "*", "#"] {
-        env.vars.remove(name);
-    }
-    if let Some(args) = &args {
-        for (n, word) in args.iter().take(9).enumerate() {
-            if word.known {
-                env.vars.insert((n + 1).to_string(), word.text.clone());
-            }
-        }
-        env.vars.insert("#".into(), args.len().to_string());
-        if args.iter().all(|w| w.known) {
-            let all: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
-            env.vars.insert("*".into(), all.join(" "));
-            env.vars.insert("@".into(), all.join(" "));
-        }
-    }
-    std::mem::replace(&mut env.args, args)
 }

@@ -556,7 +556,7 @@ fn positional_parameters_doubled_again_and_again_stay_bounded() {
     let rm = commands.last().unwrap();
     assert_eq!(rm.program(), "rm");
     assert!(
-        rm.words.len() <= parse::MAX_POSITIONAL + 2,
+        rm.words.len() <= context::MAX_POSITIONAL + 2,
         "{} words",
         rm.words.len()
     );

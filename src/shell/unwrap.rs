@@ -4,13 +4,13 @@
 //! `env`, `nice`, `timeout`, `xargs`, `find -exec` and their kind run the words after their own options.
 //! Each wrapper is taken off, as many times as they are stacked, and the command inside read in its place.
 
-use super::printed::{printed, printf};
-use super::{Command, Ctx, Env, MAX_DEPTH, MAX_NAMES, Word, parse_into, plain_word, unknowable};
+use super::command::{Command, Feed, Word, assignment, is_name, plain_word};
+use super::context::{
+    Ctx, Env, MAX_DEPTH, MAX_NAMES, parse_into, positional, set_variable, unknowable,
+};
+use super::input::{printf, read_input, words_line};
 
-/// The shells: `-c SCRIPT` runs the script; with no script and no file, they run their input.
-pub const SHELLS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "yash", "posh", "rbash",
-];
+pub use super::input::SHELLS;
 
 /// Wrappers that run the rest of their words as a command, after options; each with its options that
 /// take a value (as separate words), and how many plain words come before the command.
@@ -64,54 +64,6 @@ const PLAIN: &[(&str, &[&str], usize)] = &[
         0,
     ),
 ];
-
-/// What a command's input is, when the command before it in a pipeline gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Feed {
-    /// Known text: what `echo WORDS`, `printf FORMAT ARGS` or `cat <<EOF` print.
-    Text(String),
-    /// What cannot be known: the command that prints it, as written (`curl x`).
-    Unknown(String),
-}
-
-/// What `command` gives the next command of a pipeline to read.
-pub(crate) fn feed_of(command: &Command) -> Feed {
-    let words: Vec<&Word> = command
-        .words
-        .iter()
-        .skip_while(|w| super::assignment(&w.text).is_some())
-        .collect();
-    let written = || {
-        let mut text = words
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ");
-        if text.len() > 200 {
-            let mut end = 200;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-            text.truncate(end);
-        }
-        if text.is_empty() {
-            text = "the commands before it".into();
-        }
-        Feed::Unknown(text)
-    };
-    let Some(program) = words.first() else {
-        return written();
-    };
-    let program_name = program.text.rsplit('/').next().unwrap_or("");
-    let args: Vec<&str> = words[1..].iter().map(|w| w.text.as_str()).collect();
-    if !program.known || !words[1..].iter().all(|w| w.known) {
-        return written();
-    }
-    match printed(program_name, &args, command.here.as_deref()) {
-        Some(text) => Feed::Text(text),
-        None => written(),
-    }
-}
 
 /// Takes the wrappers off `command` and appends what it runs to `out` (the command itself when it is
 /// not a wrapper). `feed` is what its input is given by the command before it in a pipeline.
@@ -261,7 +213,7 @@ pub(crate) fn unwrap_into(
                 let later = Ctx {
                     subshell: true,
                     conditional: true,
-                    budget: ctx.budget,
+                    ..ctx
                 };
                 parse_into(
                     &script.text,
@@ -328,7 +280,7 @@ pub(crate) fn unwrap_into(
                 let later = Ctx {
                     subshell: true,
                     conditional: true,
-                    budget: ctx.budget,
+                    ..ctx
                 };
                 parse_into(&script, &mut env.fork(ctx.budget), depth + 1, out, later);
             }
@@ -345,7 +297,7 @@ pub(crate) fn unwrap_into(
                 .is_some_and(|a| a.text == "--" || !a.text.starts_with(['-', '+'])) =>
         {
             let from = usize::from(args[0].text == "--");
-            super::parse::positional(env, Some(args[from..].to_vec()));
+            positional(env, Some(args[from..].to_vec()));
             out.push(command);
         }
         // `printf -v NAME FORMAT ARGS`: NAME set to what printf would print.
@@ -357,12 +309,12 @@ pub(crate) fn unwrap_into(
                 known: args[1..].iter().all(|w| w.known),
                 glob: false,
             };
-            super::parse::set_variable(env, &set);
+            set_variable(env, &set);
             out.push(command);
         }
         "export" | "declare" | "typeset" | "local" | "readonly" => {
             for word in &args {
-                super::parse::set_variable(env, word);
+                set_variable(env, word);
             }
             out.push(command);
         }
@@ -498,40 +450,6 @@ fn shell(
     out.push(command);
 }
 
-/// The code a shell or interpreter reads from its input: a here-document or here-string, what `echo`
-/// or `printf` gives it through a pipe (read with `read`), or a command that cannot be known when the
-/// input comes from elsewhere (`curl x | sh`) or from `xargs` (`xargs bash`: the script's name is
-/// input).
-pub(crate) fn read_input(
-    command: &Command,
-    program: &str,
-    env: &mut Env,
-    out: &mut Vec<Command>,
-    ctx: Ctx<'_>,
-    feed: Option<&Feed>,
-    read: &mut dyn FnMut(&str, &mut Env, &mut Vec<Command>),
-) {
-    let depth = command.depth + 1;
-    if let Some(here) = &command.here {
-        read(here, &mut env.fork(ctx.budget), out);
-        return;
-    }
-    match feed {
-        Some(Feed::Text(text)) => read(text, &mut env.fork(ctx.budget), out),
-        Some(Feed::Unknown(source)) => {
-            let why = format!("the code {program} runs comes from its input, given by {source}");
-            let text = format!("(stdin of {program} from {source})");
-            out.push(unknowable(&text, why, depth, ctx.under(command)));
-        }
-        None if command.fed => {
-            let why = format!("the code {program} runs is named by its input, given to xargs");
-            let text = format!("(input of {program})");
-            out.push(unknowable(&text, why, depth, ctx.under(command)));
-        }
-        None => {}
-    }
-}
-
 /// Where a shell's script is.
 enum Script {
     /// Given with `-c`, and read.
@@ -603,7 +521,7 @@ fn shell_script(
         return Script::Read;
     };
     let mut inner = env.fork(ctx.budget);
-    super::parse::positional(&mut inner, Some(args.get(at + 2..).unwrap_or(&[]).to_vec()));
+    positional(&mut inner, Some(args.get(at + 2..).unwrap_or(&[]).to_vec()));
     inner.vars.remove("0");
     if let Some(name) = args.get(at + 1).filter(|w| w.known) {
         inner.vars.insert("0".into(), name.text.clone());
@@ -695,7 +613,7 @@ fn env_command(
             i += 2;
             continue;
         }
-        if text.starts_with('-') || super::assignment(text).is_some() {
+        if text.starts_with('-') || assignment(text).is_some() {
             i += 1;
             continue;
         }
@@ -821,7 +739,7 @@ fn fed(
     let inner_ctx = Ctx {
         subshell: true,
         conditional: true,
-        budget: ctx.budget,
+        ..ctx
     };
     let base = Command {
         depth: command.depth + 1,
@@ -943,7 +861,7 @@ fn find(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>,
     let inner_ctx = Ctx {
         subshell: true,
         conditional: true,
-        budget: ctx.budget,
+        ..ctx
     };
     let mut i = 0;
     while i < args.len() {
@@ -1059,7 +977,7 @@ fn read_into(command: &Command, args: &[Word], env: &mut Env) {
         .as_deref()
         .map(|l| l.split_whitespace().collect::<Vec<_>>());
     for (n, name) in names.iter().enumerate() {
-        if !super::is_name(name) || !env.may_set(name) {
+        if !is_name(name) || !env.may_set(name) {
             continue;
         }
         env.vars.remove(*name);
@@ -1118,15 +1036,6 @@ fn ssh(command: &Command, args: &[Word], env: &mut Env, out: &mut Vec<Command>, 
         out,
         ctx.under(command),
     );
-}
-
-/// Words joined back into a line.
-pub(crate) fn words_line(words: &[Word]) -> String {
-    words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

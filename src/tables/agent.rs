@@ -18,7 +18,7 @@ pub enum Agent {
     CopilotCli,
 }
 
-/// How an agent reads hookd's answer: the dialect code (`agents/dialect.rs`) has one arm per dialect.
+/// How an agent reads hookd's answer: the dialect code (`agents/dialect/answer.rs`) has one arm per dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     /// Claude Code's answers, which Codex reads too: the moment's [`Shape`](crate::tables::moment::Shape) as is.
@@ -107,7 +107,7 @@ pub struct AgentRow {
     pub tools: &'static [(&'static str, &'static str)],
     /// Its tool that edits files by a patch (Codex's `apply_patch`, the patch text in
     /// `tool_input.command`), which hooks see as Claude Code's edit tools: `Write` when the patch only
-    /// adds files, `Edit` otherwise, with the paths it touches (`agents/dialect.rs`).
+    /// adds files, `Edit` otherwise, with the paths it touches (`agents/dialect/input.rs`).
     pub patch_tool: Option<&'static str>,
     /// What it does with allow, ask and rewrites.
     pub powers: Powers,
@@ -134,6 +134,24 @@ pub struct AgentSettings {
     /// How long it lets a command hook run when its settings give no timeout, in seconds (what `hookd
     /// import` says of a hook that gave none).
     pub default_timeout_s: u64,
+    /// Where an administrator's settings hold hooks the user's own settings cannot take out (`setup
+    /// --managed`); `None` for an agent with no such place.
+    pub managed: Option<ManagedPlace>,
+}
+
+/// An agent's managed (system) settings: a file root writes, that the agent reads beside the user's
+/// own and whose hooks the user's settings cannot take out. Each was run for real on the pinned version
+/// (docs/agents.md, "Managed setups").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ManagedPlace {
+    /// The file, an absolute path.
+    pub file: &'static str,
+    /// The variable that names another file in its stead ("": none), read as the agent reads it.
+    pub var: &'static str,
+    /// Settings the relay needs in that file, since the user's own settings would otherwise switch
+    /// every hook off, the managed ones included (a key path, and its value): written by setup beside
+    /// the relay.
+    pub pins: &'static [(&'static [&'static str], bool)],
 }
 
 /// Where an agent reads its user settings when nothing says otherwise: `file` in the folder the
@@ -234,6 +252,12 @@ pub const AGENTS: &[AgentRow] = &[
             },
             // Documented.
             default_timeout_s: 600,
+            managed: Some(ManagedPlace {
+                // No variable moves it; a user's `disableAllHooks` does not stop its hooks.
+                file: "/etc/claude-code/managed-settings.json",
+                var: "",
+                pins: &[],
+            }),
         },
         import: AgentImport {
             folder: None,
@@ -273,6 +297,13 @@ pub const AGENTS: &[AgentRow] = &[
             },
             // Documented.
             default_timeout_s: 600,
+            // requirements.toml, not the system config.toml: a user's `[features] hooks = false`
+            // switches off the hooks of both, unless requirements.toml pins the feature on.
+            managed: Some(ManagedPlace {
+                file: "/etc/codex/requirements.toml",
+                var: "",
+                pins: &[(&["features", "hooks"], true)],
+            }),
         },
         import: AgentImport {
             folder: Some(".codex"),
@@ -303,7 +334,7 @@ pub const AGENTS: &[AgentRow] = &[
             // so that a guard on reading fires for it too; its input is `include` patterns, not a
             // `file_path`. Its tools with no counterpart (`save_memory` is gone in 0.61.0; `tracker_*`,
             // `update_topic`, `complete_task`, `get_internal_docs`, `take_snapshot`) keep their names,
-            // and its MCP tools are renamed by the dialect (`mcp_<server>_<tool>`: `agents/dialect.rs`).
+            // and its MCP tools are renamed by the dialect (`mcp_<server>_<tool>`: `agents/dialect/input.rs`).
             ("read_many_files", "Read"),
             ("write_todos", "TodoWrite"),
             ("ask_user", "AskUserQuestion"),
@@ -338,6 +369,12 @@ pub const AGENTS: &[AgentRow] = &[
             },
             // `DEFAULT_HOOK_TIMEOUT = 6e4` ms, read in its bundle (0.61.0).
             default_timeout_s: 60,
+            // The system file is merged last: its `hooksConfig.enabled` wins over the user's.
+            managed: Some(ManagedPlace {
+                file: "/etc/gemini-cli/settings.json",
+                var: "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                pins: &[(&["hooksConfig", "enabled"], true)],
+            }),
         },
         import: AgentImport {
             folder: Some(".gemini"),
@@ -400,6 +437,12 @@ pub const AGENTS: &[AgentRow] = &[
             },
             // `DEFAULT_COMMAND_HOOK_TIMEOUT_SECONDS = 60`, read in its bundle (0.24.4).
             default_timeout_s: 60,
+            // The system file is merged last: its `disableAllHooks` wins over the user's.
+            managed: Some(ManagedPlace {
+                file: "/etc/qwen-code/settings.json",
+                var: "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+                pins: &[(&["disableAllHooks"], false)],
+            }),
         },
         import: AgentImport {
             folder: Some(".qwen"),
@@ -460,6 +503,13 @@ pub const AGENTS: &[AgentRow] = &[
             },
             // The documented default of `timeoutSec`.
             default_timeout_s: 30,
+            // Its policy folder: every file there a hooks file of its own; a user's `disableAllHooks`
+            // does not stop its hooks.
+            managed: Some(ManagedPlace {
+                file: "/etc/github-copilot/policy.d/hookd.json",
+                var: "",
+                pins: &[],
+            }),
         },
         import: AgentImport {
             folder: Some(".copilot"),

@@ -59,7 +59,7 @@ pub struct Moment {
     /// What a refusal does to the agent here.
     pub refusal: Refusal,
     /// How a refusal is written here, in the dialect of Claude Code (whose moments these are); each
-    /// agent's [`Dialect`](crate::tables::agent::Dialect) turns it into its own (`agents/dialect.rs`).
+    /// agent's [`Dialect`](crate::tables::agent::Dialect) turns it into its own (`agents/dialect/answer.rs`).
     pub answer: Shape,
     /// What of the tool call a hook may rewrite here, if anything.
     pub rewrites: Option<Rewrite>,
@@ -892,13 +892,13 @@ impl Agent {
     }
 
     /// Whether this agent only takes advice at `moment`: it ignores a refusal there (see
-    /// [`Fired::advisory`]).
+    /// `Fired::advisory`).
     pub fn advisory(self, moment: &str) -> bool {
         self.entry(moment).is_some_and(|fired| fired.advisory)
     }
 
     /// Whether this agent reads an answer with `additionalContext` at `moment` as a failed hook (see
-    /// [`Fired::rejects_context`]).
+    /// `Fired::rejects_context`).
     pub fn rejects_context(self, moment: &str) -> bool {
         self.entry(moment)
             .is_some_and(|fired| fired.rejects_context)
@@ -912,7 +912,7 @@ impl Agent {
             .map(std::time::Duration::from_millis)
     }
 
-    /// Whether this agent runs only command hooks at `moment` (see [`Fired::command_only`]).
+    /// Whether this agent runs only command hooks at `moment` (see `Fired::command_only`).
     pub fn command_only(self, moment: &str) -> bool {
         self.entry(moment).is_some_and(|fired| fired.command_only)
     }

@@ -170,6 +170,10 @@ impl RealAgent for Session {
         self.claude(server, PROMPT, &[])
     }
 
+    fn user_settings(&self) -> PathBuf {
+        self.config.join("settings.json")
+    }
+
     fn file(&self, name: &str) -> PathBuf {
         self.project.join(name)
     }

@@ -149,6 +149,10 @@ impl RealAgent for Codex {
         self.exec(PROMPT)
     }
 
+    fn user_settings(&self) -> PathBuf {
+        self.codex_home.join("config.toml")
+    }
+
     fn file(&self, name: &str) -> PathBuf {
         self.project.join(name)
     }

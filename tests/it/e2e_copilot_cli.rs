@@ -159,6 +159,10 @@ impl RealAgent for CopilotSetup {
         copilot_command(self, server)
     }
 
+    fn user_settings(&self) -> PathBuf {
+        self.home.join(".copilot/settings.json")
+    }
+
     fn file(&self, name: &str) -> PathBuf {
         self.project.join(name)
     }

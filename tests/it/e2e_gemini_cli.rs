@@ -149,6 +149,10 @@ impl RealAgent for GeminiSetup {
         gemini_command(self, server)
     }
 
+    fn user_settings(&self) -> PathBuf {
+        self.home.join(".gemini/settings.json")
+    }
+
     fn file(&self, name: &str) -> PathBuf {
         self.project.join(name)
     }

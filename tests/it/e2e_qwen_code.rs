@@ -142,6 +142,10 @@ impl RealAgent for QwenSetup {
         qwen_command(self, server)
     }
 
+    fn user_settings(&self) -> PathBuf {
+        self.home.join(".qwen/settings.json")
+    }
+
     fn file(&self, name: &str) -> PathBuf {
         self.project.join(name)
     }

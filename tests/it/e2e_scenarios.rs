@@ -72,6 +72,8 @@ scenarios! {
         [claude_code, copilot_cli, qwen_code];
     an_ask_in_headless_mode_does_not_run_the_tool_and_the_model_is_told:
         [claude_code, codex, gemini_cli, copilot_cli, qwen_code];
+    a_managed_relay_refuses_and_the_users_own_settings_cannot_take_it_out:
+        [claude_code, codex, gemini_cli, copilot_cli, qwen_code];
 }
 
 /// The agents of the table, by the names their tests carry.
@@ -124,6 +126,9 @@ pub trait RealAgent: Sized {
     /// What the model was told in `request` of the shell call of `command`; `None` when the request
     /// carries no result for it.
     fn result_of(request: &Value, command: &str) -> Option<Told>;
+
+    /// The user's own settings file the agent reads, as [`RealAgent::setup`] wrote it.
+    fn user_settings(&self) -> PathBuf;
 
     /// Where the agent shows a refused prompt's reason: its output, both streams.
     fn refused_prompt_said(out: &Output) -> String {
@@ -863,4 +868,116 @@ fn an_ask_in_headless_mode_does_not_run_the_tool_and_the_model_is_told<A: RealAg
             "the model is told the call needs approval: {says:?}{why}"
         );
     }
+}
+
+/// `hookd setup AGENT ARGS` by the hookd installed with its relays (as `print_settings` runs it), with
+/// hookd's state and runtime folders in the daemon's sandbox, never the machine's; it must succeed.
+fn setup_by_hookd(daemon: &Daemon, args: &[&str]) -> String {
+    let mut cmd = Command::new(hookd_installed_with_lite().join("hookd"));
+    cmd.arg("setup")
+        .args(args)
+        .env("XDG_STATE_HOME", state_home_for(&daemon.socket))
+        .env("XDG_RUNTIME_DIR", daemon.sb.p("run"))
+        .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+        .env_remove("QWEN_CODE_SYSTEM_SETTINGS_PATH");
+    let out = run_with_deadline(cmd, None, Duration::from_secs(30));
+    assert!(
+        out.status.success(),
+        "hookd setup {args:?} failed:\n{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    format!("{}{}", text(&out.stdout), text(&out.stderr))
+}
+
+/// `hookd setup AGENT --managed` puts the relay into the agent's managed settings (below a root of the
+/// test's, which the agent sees as `/etc`), and the agent runs it from there: a hookd hook's refusal
+/// holds (the tool does not run, the model is told why, the journal has it), though the user's own
+/// settings have had the relay taken out (`setup --remove`) and every hook switched off as the agent
+/// lets them (Claude Code's, Qwen Code's and Copilot CLI's `disableAllHooks`, Codex's `[features] hooks
+/// = false`, Gemini CLI's `hooksConfig.enabled = false`): the managed file wins over each.
+fn a_managed_relay_refuses_and_the_users_own_settings_cannot_take_it_out<A: RealAgent>() {
+    let sb = Sandbox::new();
+    sb.script(
+        "deny.sh",
+        "input=$(cat)\nprintf '%s\\n' \"$input\" >> @DIR@/pre.log\ncase \"$input\" in\n  *refused.txt*) echo 'E2E-MANAGED-5c1: refused.txt is off limits' >&2; exit 2 ;;\nesac\nexit 0",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny-refused\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
+    );
+    let command = "echo refused > refused.txt";
+    let (daemon, server, agent) = start::<A>(
+        sb,
+        json!({"turns": [{"tool": command}, {"text": "E2E-FINAL: understood."}]}),
+    );
+    let agent_name = A::PACKAGE.agent;
+
+    // The user's own settings: the relay taken out, and the agent's own switch for every hook off.
+    let user = agent.user_settings();
+    let user_file = user.to_str().unwrap();
+    let said = setup_by_hookd(&daemon, &[agent_name, "--file", user_file, "--remove"]);
+    assert!(said.contains("removed hookd's relay hooks"), "{said}");
+    let own = fs::read_to_string(&user).unwrap();
+    assert!(!own.contains("hookd-relay"), "{own}");
+    let off = match agent_name {
+        "codex" => own.replace("[features]\n", "[features]\nhooks = false\n"),
+        "gemini-cli" => {
+            let mut settings: Value = serde_json::from_str(&own).unwrap();
+            settings["hooksConfig"] = json!({"enabled": false});
+            settings.to_string()
+        }
+        _ => {
+            let mut settings: Value = serde_json::from_str(&own).unwrap();
+            settings["disableAllHooks"] = json!(true);
+            settings.to_string()
+        }
+    };
+    assert_ne!(off, own, "the user's switch is in their file");
+    fs::write(&user, off).unwrap();
+
+    // The relay in the agent's managed settings, below the test's root.
+    let root = daemon.sb.p("managed-root");
+    fs::create_dir(&root).unwrap();
+    let said = setup_by_hookd(
+        &daemon,
+        &[
+            agent_name,
+            "--managed",
+            "--managed-root",
+            root.to_str().unwrap(),
+            "--socket",
+            daemon.socket.to_str().unwrap(),
+        ],
+    );
+    assert!(said.contains("created"), "{said}");
+
+    let mut cmd = agent.command(&server);
+    with_etc_over(&mut cmd, &root.join("etc"));
+    let out = run_agent(cmd, &server.netns());
+    let why = A::explain(&out, &server);
+    assert!(
+        out.status.success(),
+        "{} failed ({}){why}",
+        A::PACKAGE.bin,
+        out.status
+    );
+
+    assert!(
+        !agent.file("refused.txt").exists(),
+        "the refused command ran: the managed relay was not run{why}"
+    );
+    let pre = logged_events(&daemon.sb.p("pre.log"));
+    assert_eq!(
+        pre.len(),
+        1,
+        "hookd's hook ran once, through the managed relay alone{why}"
+    );
+    let result = told::<A>(&server, 1, command, &why);
+    assert!(
+        result
+            .text
+            .contains("E2E-MANAGED-5c1: refused.txt is off limits"),
+        "the refusal's reason is what the model sees{why}"
+    );
+    assert_refusal_in_log(&daemon, agent_name, &pre[0], "E2E-MANAGED-5c1");
 }

@@ -702,45 +702,13 @@ fn the_files_import_no_circle_and_nothing_above_them() {
             names.join(", ")
         ));
     }
-    let new: Vec<&String> = wrong
-        .iter()
-        .filter(|found| !NOT_YET.contains(&found.as_str()))
-        .collect();
-    let mended: Vec<&&str> = NOT_YET
-        .iter()
-        .filter(|owed| !wrong.iter().any(|found| found == *owed))
-        .collect();
     assert!(
-        new.is_empty(),
+        wrong.is_empty(),
         "the import graph (a child that needs what its parent defines: move it into a file of the \
          folder; two files that need each other: what both need into a third):\n{}",
-        new.iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    assert!(
-        mended.is_empty(),
-        "mended, so no longer owed: delete from NOT_YET:\n{mended:?}"
+        wrong.join("\n")
     );
 }
-
-/// What the house still owes the rule, each as the test says it: folders whose `mod.rs` (or `x.rs`
-/// beside `x/`) defines the types its children work on (the settings' model, the record, the guard's
-/// findings, the shell's commands, the engine), and the shell's reader, whose parts call one another
-/// as a shell's grammar nests. Nothing may be added here; a line goes once it holds no longer.
-const NOT_YET: &[&str] = &[
-    "shell/interpreters.rs imports shell/mod.rs, which stands above it",
-    "shell/interpreters/calls.rs imports shell/interpreters.rs, which stands above it",
-    "shell/interpreters/tokens.rs imports shell/interpreters.rs, which stands above it",
-    "shell/lexer.rs imports shell/mod.rs, which stands above it",
-    "shell/lexer/compound.rs imports shell/lexer.rs, which stands above it",
-    "shell/lexer/compound.rs imports shell/mod.rs, which stands above it",
-    "shell/parse.rs imports shell/mod.rs, which stands above it",
-    "shell/unwrap.rs imports shell/mod.rs, which stands above it",
-    "shell/unwrap/tests.rs imports shell/mod.rs, which stands above it",
-    "these files import one another: shell/interpreters.rs, shell/parse.rs, shell/unwrap.rs",
-];
 
 #[test]
 fn the_graph_reads_use_trees_super_self_and_inline_modules() {

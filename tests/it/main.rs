@@ -35,6 +35,7 @@ mod cli_install;
 mod cli_packaging;
 /// `hookd setup AGENT`: hookd's hooks merged into each agent's own settings file, backed up, undone.
 mod cli_setup;
+mod cli_setup_managed;
 /// `hookd test`: one event decided without a daemon, and policy tests (`--cases`); `fire` on a terminal.
 mod cli_test;
 /// `hookd doctor`: the whole chain checked against a real daemon, drift in each agent's file.

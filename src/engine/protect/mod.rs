@@ -3,7 +3,7 @@
 //!
 //! The agent runs as the same user as hookd: one tool call could edit the settings, replace a hook's
 //! script, empty the journal, rewrite the agent's own hook settings or kill the daemon, and every guard
-//! would be off. So at [`GUARDED_MOMENTS`], a call is read for what it would touch ([`judge`]): a file
+//! would be off. So at [`GUARDED_MOMENTS`], a call is read for what it would touch (`judge.rs`): a file
 //! edit's path, a shell command's writes and the processes it signals ([`crate::shell`] reads it as a
 //! shell would), anything else's paths; and a call that would write, move, delete or change the mode of
 //! a guarded path ([`Places`], the settings and `[protect] paths`), or stop or kill the daemon, is

@@ -1,6 +1,6 @@
 //! The calls of each language that run a command or delete a file, and what each does.
 
-use super::Lang;
+use super::lang::Lang;
 
 /// What one call found in the code does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

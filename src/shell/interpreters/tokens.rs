@@ -1,7 +1,7 @@
 //! The tokens of an interpreter's code: string literals read as the language reads them, names with
 //! their qualifiers, punctuation; comments skipped. Linear in the code.
 
-use super::{Lang, PLACEHOLDER};
+use super::lang::{Lang, PLACEHOLDER};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Tok {

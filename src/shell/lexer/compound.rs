@@ -1,11 +1,12 @@
 //! The lexer's reading of what a compound command holds without taking commands from it: arithmetic,
 //! `[[ ]]` tests, a function's body, here-documents.
 
-use super::{Lexer, RedirectKind, Token};
+use super::cursor::Lexer;
+use super::token::{RedirectKind, Token};
 
 impl Lexer<'_, '_> {
     /// `(( ... ))` at a command's start (its `((` read): arithmetic, read up to its `))`.
-    pub(in crate::shell) fn arithmetic_command(&mut self) {
+    pub(crate) fn arithmetic_command(&mut self) {
         let inner = self.balanced(')');
         if self.peek(0) == Some(')') {
             self.at += 1;
@@ -14,7 +15,7 @@ impl Lexer<'_, '_> {
     }
 
     /// An array's values after `NAME=(` (read): the text up to its `)`, the commands inside it read.
-    pub(in crate::shell) fn array_values(&mut self) -> String {
+    pub(crate) fn array_values(&mut self) -> String {
         let inner = self.balanced(')');
         self.nest_substitutions(&inner);
         inner
@@ -22,7 +23,7 @@ impl Lexer<'_, '_> {
 
     /// `[[ ... ]]` (its `[[` read): a test, no program; its `&&`, `<`, `(` are its own, and the commands
     /// inside its words are read. It ends at `]]`, or at a `;` or newline that a test cannot hold.
-    pub(in crate::shell) fn skip_test(&mut self) {
+    pub(crate) fn skip_test(&mut self) {
         loop {
             self.skip_blanks(false);
             match self.peek(0) {
@@ -44,7 +45,7 @@ impl Lexer<'_, '_> {
     }
 
     /// After `NAME (`: the `)` of a function's definition, read when it follows.
-    pub(in crate::shell) fn close_paren_follows(&mut self) -> bool {
+    pub(crate) fn close_paren_follows(&mut self) -> bool {
         self.skip_blanks(false);
         if self.peek(0) == Some(')') {
             self.at += 1;
@@ -54,7 +55,7 @@ impl Lexer<'_, '_> {
     }
 
     /// After `function NAME`: an optional `()`.
-    pub(in crate::shell) fn skip_empty_parens(&mut self) {
+    pub(crate) fn skip_empty_parens(&mut self) {
         self.skip_blanks(false);
         let at = self.at;
         if self.peek(0) == Some('(') {
@@ -70,7 +71,7 @@ impl Lexer<'_, '_> {
 
     /// A function's body (`{ ...; }` or `( ... )`), read past, as text: no command is taken from it
     /// here. `None` when what follows is neither (then it is read as commands).
-    pub(in crate::shell) fn compound_body(&mut self) -> Option<String> {
+    pub(crate) fn compound_body(&mut self) -> Option<String> {
         self.skip_blanks(true);
         match self.peek(0)? {
             '(' => {
@@ -147,7 +148,7 @@ impl Lexer<'_, '_> {
     /// (and after the bodies taken before it), up to the line that is `delimiter` (its quotes removed
     /// by the word reader already). The line reads on after its end; the next newline goes past the
     /// bodies.
-    pub(in crate::shell) fn take_here_body(&mut self, delimiter: &str, strip_tabs: bool) -> String {
+    pub(crate) fn take_here_body(&mut self, delimiter: &str, strip_tabs: bool) -> String {
         let start = match self.here_resume {
             Some(resume) if resume > self.at => resume,
             _ => match self.next_newline(self.at) {

@@ -1,6 +1,7 @@
 //! What wrappers and carriers run, and what cannot be known.
 
-use super::super::{Env, read};
+use crate::shell::context::Env;
+use crate::shell::line::read;
 
 fn programs(line: &str) -> Vec<String> {
     let env = Env {

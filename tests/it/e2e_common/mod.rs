@@ -302,6 +302,51 @@ pub fn enter_netns(cmd: &mut Command, netns: &Path) {
     }
 }
 
+/// Makes `cmd` start in a mount namespace of its own in which `etc` lies over the machine's `/etc` (an
+/// overlay, read-only: `etc`'s files first, then `/etc`'s): an agent then reads its managed settings,
+/// which no variable moves, from a folder of the test's own, and the real `/etc` is never written.
+/// Needs root (or CAP_SYS_ADMIN), as the network namespaces do.
+pub fn with_etc_over(cmd: &mut Command, etc: &Path) {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let mut options = b"lowerdir=".to_vec();
+    options.extend_from_slice(etc.as_os_str().as_bytes());
+    options.extend_from_slice(b":/etc");
+    let options = CString::new(options).expect("a path without NUL");
+    unsafe {
+        // Safety: only unshare and mount, system calls, run between fork and exec, on strings made
+        // before the fork.
+        cmd.pre_exec(move || {
+            let lib = nix::libc::unshare(nix::libc::CLONE_NEWNS);
+            if lib != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Nothing mounted here reaches the machine's namespace.
+            if nix::libc::mount(
+                c"none".as_ptr(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                nix::libc::MS_REC | nix::libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if nix::libc::mount(
+                c"overlay".as_ptr(),
+                c"/etc".as_ptr(),
+                c"overlay".as_ptr(),
+                0,
+                options.as_ptr().cast(),
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// All the text the model was sent, over every recorded request: where a test looks for a refusal's
 /// reason or added context, whichever field the agent put it in.
 pub fn everything_sent(requests: &[Value]) -> String {
