@@ -36,7 +36,7 @@ pub(super) fn judge(seen: &Seen, found: &mut Vec<Finding>) {
             // `git CMD --help` (or `-h`) only shows the manual, whatever else is on the line.
             // hub is git with more (`alias git=hub` is how it is set up): judged as git.
             Some(("git" | "hub", args)) if asks_for_help(args) => None,
-            Some(("git" | "hub", args)) => judge_git(args, folder, &seen.call.home),
+            Some(("git" | "hub", args)) => judge_git(args, folder, &seen.call.home, command.fed),
             // git-filter-repo is a program of its own, which `git filter-repo` runs.
             Some(("git-filter-repo", _)) => {
                 judge_subcommand("filter-repo", &[], &Globals::default(), &seen.call.home)
@@ -68,13 +68,16 @@ struct Globals {
     aliases: Vec<(String, Option<String>)>,
     /// `-c clean.requireForce=false`: `git clean` deletes without `-f`.
     clean_unforced: bool,
+    /// More arguments come from input (`xargs git branch -D`): none on the line is not none at all.
+    fed: bool,
 }
 
 /// Judges `git ARGS` run in `folder`: the global options read, an alias expanded, the subcommand
 /// judged.
-fn judge_git(args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
+fn judge_git(args: &[Word], folder: &Path, home: &Path, fed: bool) -> Option<Finding> {
     let mut globals = Globals {
         folder: folder.to_path_buf(),
+        fed,
         ..Globals::default()
     };
     let mut args: Vec<Word> = args.to_vec();
@@ -273,7 +276,7 @@ fn judge_subcommand(sub: &str, args: &[Word], globals: &Globals, home: &Path) ->
     match sub {
         "reset" => reset(args),
         "checkout" => checkout(args),
-        "restore" => restore(args),
+        "restore" => restore(args, globals.fed),
         "switch" => switch(args),
         "clean" => clean(args, globals),
         "stash" => stash(args),
@@ -282,7 +285,7 @@ fn judge_subcommand(sub: &str, args: &[Word], globals: &Globals, home: &Path) ->
         "checkout-index" => checkout_index(args),
         "read-tree" => read_tree(args),
         "push" => push(args),
-        "branch" => branch(args),
+        "branch" => branch(args, globals.fed),
         "reflog" => reflog(args),
         "update-ref" => update_ref(args),
         "submodule" => submodule(args, &globals.folder, home),
@@ -545,7 +548,7 @@ const RESTORE: Spec = Spec {
 
 /// `restore` overwrites the working tree's files (their uncommitted changes gone) unless it is told
 /// to touch the index only: `--staged` without `--worktree`.
-fn restore(args: &[Word]) -> Option<Finding> {
+fn restore(args: &[Word], fed: bool) -> Option<Finding> {
     let (before, paths) = split_dashdash(args);
     let opts = words::parse(before, &RESTORE);
     let staged = on(&opts, Some('S'), "staged");
@@ -555,6 +558,15 @@ fn restore(args: &[Word]) -> Option<Finding> {
     }
     let mut named = opts.operand_texts();
     named.extend(paths.unwrap_or(&[]).iter().map(|w| w.text.as_str()));
+    // With no path, on the line or from a file, git restores nothing: it stops, asking for one (but
+    // `--patch` offers every change).
+    let from_file = opts
+        .longs
+        .iter()
+        .any(|(name, _)| name == "pathspec-from-file");
+    if named.is_empty() && !fed && !from_file && !on(&opts, Some('p'), "patch") {
+        return None;
+    }
     let what = if named.is_empty() {
         "files".to_string()
     } else {
@@ -1052,12 +1064,13 @@ const BRANCH: Spec = Spec {
 /// next fetch. `branch -M NAME` (the rename every new GitHub repository's instructions give) and
 /// `branch -f` stay allowed: the rename overwrites a branch only where one of that name exists, and
 /// `-f` leaves the old tip in the branch's reflog.
-fn branch(args: &[Word]) -> Option<Finding> {
+fn branch(args: &[Word], fed: bool) -> Option<Finding> {
     let (before, _) = split_dashdash(args);
     let opts = words::parse(before, &BRANCH);
     let delete = opts.short('D') || on(&opts, Some('d'), "delete");
     let force = opts.short('D') || on(&opts, Some('f'), "force");
-    if !(delete && force) || on(&opts, Some('r'), "remotes") {
+    // With no branch named, git deletes nothing: it stops, asking for one.
+    if !(delete && force) || on(&opts, Some('r'), "remotes") || (opts.operands.is_empty() && !fed) {
         return None;
     }
     history(format!(
@@ -1172,8 +1185,11 @@ fn submodule(args: &[Word], folder: &Path, home: &Path) -> Option<Finding> {
     };
     commands
         .iter()
-        .filter_map(|command| command.run_words().filter(|(program, _)| *program == "git"))
-        .find_map(|(_, args)| judge_git(args, folder, home))
+        .filter_map(|command| {
+            let (program, args) = command.run_words()?;
+            (program == "git").then_some((args, command.fed))
+        })
+        .find_map(|(args, fed)| judge_git(args, folder, home, fed))
 }
 
 /// `update-ref -d` deletes a ref directly, with no check that its commits are kept anywhere.
@@ -1213,7 +1229,13 @@ mod tests {
     }
 
     fn rule(line: &str) -> Option<&'static str> {
-        judge_git(&words(line), Path::new("/home/u/p"), Path::new("/home/u")).map(|f| f.rule)
+        judge_git(
+            &words(line),
+            Path::new("/home/u/p"),
+            Path::new("/home/u"),
+            false,
+        )
+        .map(|f| f.rule)
     }
 
     #[test]

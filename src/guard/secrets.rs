@@ -196,7 +196,36 @@ fn secret(path: &Path, home: &Path) -> Option<&'static Secret> {
     if lower.ends_with(".tfstate") || lower.ends_with(".tfstate.backup") {
         return Some(&STATE);
     }
+    if secrets_folder_file(parent, &lower) {
+        return Some(&CREDENTIALS);
+    }
     None
+}
+
+/// Whether a file is a value kept in a folder of secrets (`secrets/db_password`,
+/// `.secrets/api_token.txt`, as Docker Compose's and Kubernetes' secrets are kept): a file with no
+/// extension or a data file's. Code in a folder so named (`src/secrets/mod.rs`) is not.
+fn secrets_folder_file(parent: Option<&str>, lower: &str) -> bool {
+    if !matches!(parent, Some("secrets" | ".secrets")) {
+        return false;
+    }
+    match lower.rsplit_once('.') {
+        None => true,
+        Some(("", _)) => false,
+        Some((_, ext)) => matches!(
+            ext,
+            "txt"
+                | "json"
+                | "yaml"
+                | "yml"
+                | "toml"
+                | "ini"
+                | "conf"
+                | "cfg"
+                | "properties"
+                | "env"
+        ),
+    }
 }
 
 /// Whether `name` is an environment file of secrets: `.env`, `.env.local`, `.env.production`,
@@ -220,14 +249,15 @@ fn env_file(name: &str) -> bool {
 }
 
 /// Whether a (lowercased) file name has a private key's extension: `.key`, `.p12`, `.pfx`, `.ppk`,
-/// `.p8`, and `.pem` unless its name says it is a certificate (`cert.pem`, `fullchain.pem`, `ca.pem`),
-/// which holds no secret.
+/// `.p8`, Java's key stores (`.jks`, `.keystore`, `.bks`: an Android app's signing key), and `.pem`
+/// unless its name says it is a certificate (`cert.pem`, `fullchain.pem`, `ca.pem`), which holds no
+/// secret.
 fn key_extension(lower: &str) -> bool {
     let Some((stem, ext)) = lower.rsplit_once('.') else {
         return false;
     };
     match ext {
-        "key" | "p12" | "pfx" | "ppk" | "p8" => true,
+        "key" | "p12" | "pfx" | "ppk" | "p8" | "jks" | "keystore" | "bks" => true,
         "pem" => {
             let certificate = ["cert", "chain", "pub", "bundle"]
                 .iter()
@@ -254,6 +284,8 @@ const GLOB_CANDIDATES: &[&str] = &[
     "server.key",
     "cert.p12",
     "cert.pfx",
+    "release.jks",
+    "release.keystore",
     "credentials.json",
     ".netrc",
     ".git-credentials",
@@ -272,6 +304,8 @@ const GLOB_MARKERS: &[&str] = &[
     "key",
     "p12",
     "pfx",
+    "jks",
+    "keystore",
     "credential",
     "secret",
     "netrc",

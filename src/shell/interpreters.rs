@@ -402,9 +402,44 @@ fn value(tokens: &[Tok]) -> Value {
     Value::Text(text, known)
 }
 
-/// One word from an argument's tokens: a literal's text, known; else the expression as written, not
-/// known.
+/// The calls that expand a pattern into the file names it matches, in the languages that delete by
+/// name: perl's `glob`, python's `glob.glob`/`glob.iglob`, ruby's `Dir.glob` (and `Dir[...]`), php's
+/// `glob`.
+const GLOB_CALLS: &[&str] = &[
+    "glob",
+    "glob.glob",
+    "glob.iglob",
+    "Dir.glob",
+    "File::Glob::bsd_glob",
+];
+
+/// A path argument that is a glob call on a literal pattern (`unlink glob("/etc/*")`): the pattern,
+/// as a word the shell would match against file names; the files it names are what is deleted.
+fn glob_call(tokens: &[Tok]) -> Option<Word> {
+    let (name, rest) = tokens.split_first()?;
+    let Tok::Name(name) = name else { return None };
+    if !GLOB_CALLS.contains(&name.as_str()) && name != "Dir" {
+        return None;
+    }
+    let pattern = match rest {
+        [Tok::Punct('('), Tok::Str(text, true), Tok::Punct(')')] | [Tok::Str(text, true)] => text,
+        // Ruby's `Dir["/etc/*"]`.
+        [Tok::Punct('['), Tok::Str(text, true), Tok::Punct(']')] if name == "Dir" => text,
+        _ => return None,
+    };
+    Some(Word {
+        text: pattern.clone(),
+        known: true,
+        glob: pattern.contains(['*', '?', '[']),
+    })
+}
+
+/// One word from an argument's tokens: a literal's text, known; a glob call on a literal pattern,
+/// the pattern; else the expression as written, not known.
 fn word_of(tokens: &[Tok]) -> Word {
+    if let Some(word) = glob_call(tokens) {
+        return word;
+    }
     match value(tokens) {
         Value::Text(text, true) => plain_word(&text),
         _ => Word {

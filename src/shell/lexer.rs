@@ -8,8 +8,9 @@ mod token;
 use std::collections::VecDeque;
 
 use super::braces::brace_expand;
-use super::command::{Command, Word, assignment};
+use super::command::{Command, Feed, Word, assignment};
 use super::context::{Ctx, Env, MAX_DEPTH, parse_into, unknowable};
+use super::input::feed_of;
 pub(super) use cursor::Lexer;
 pub(super) use token::{RedirectKind, Sep, Token};
 
@@ -343,9 +344,7 @@ impl Lexer<'_, '_> {
                 '`' => {
                     self.at += 1;
                     let inner = self.until_backquote();
-                    self.nest(&inner);
-                    text.push_str(&format!("$({inner})"));
-                    known = false;
+                    self.substitution(&mut text, &mut known, &inner, false);
                 }
                 '$' => {
                     self.dollar(&mut text, &mut known, false);
@@ -479,9 +478,7 @@ impl Lexer<'_, '_> {
                 '`' => {
                     self.at += 1;
                     let inner = self.until_backquote();
-                    self.nest(&inner);
-                    text.push_str(&format!("$({inner})"));
-                    *known = false;
+                    self.substitution(text, known, &inner, true);
                 }
                 '$' => self.dollar(text, known, true),
                 _ => {
@@ -521,9 +518,7 @@ impl Lexer<'_, '_> {
                     return;
                 }
                 let inner = self.balanced(')');
-                self.nest(&inner);
-                text.push_str(&format!("$({inner})"));
-                *known = false;
+                self.substitution(text, known, &inner, quoted);
             }
             Some('[') => {
                 // `$[...]`: bash's old arithmetic.
@@ -857,6 +852,39 @@ impl Lexer<'_, '_> {
             }
         }
         inner
+    }
+
+    /// A command substitution (`$(inner)`, or in backquotes) into `text`: its commands read, nested;
+    /// and the word is what it prints when that is known: a lone `echo` or `printf` of words known on
+    /// the line (`$(echo ls)` runs `ls`, `$(printf rm) -rf ~` is `rm -rf ~`). Else it stays as written,
+    /// a command's output, not known.
+    fn substitution(&mut self, text: &mut String, known: &mut bool, inner: &str, quoted: bool) {
+        let start = self.nested.len();
+        self.nest(inner);
+        let output = match &self.nested[start..] {
+            [only] if only.depth == self.depth + 1 && only.redirects.is_empty() && !only.piped => {
+                match feed_of(only) {
+                    Feed::Text(out) if matches!(only.program(), "echo" | "printf") => {
+                        // The shell drops the output's last newlines; a newline left inside (echo's
+                        // two readings of an escape) is not one text.
+                        let out = out.trim_end_matches('\n');
+                        (!out.contains('\n')).then(|| out.to_string())
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match output {
+            Some(out) => {
+                let written = format!("$({inner})");
+                self.value(text, known, &out, &written, quoted);
+            }
+            None => {
+                text.push_str(&format!("$({inner})"));
+                *known = false;
+            }
+        }
     }
 
     /// A command inside this one (`$(...)`): read, with this line's variables, at one level deeper,

@@ -110,6 +110,38 @@ fn nested_commands_are_read_too() {
 }
 
 #[test]
+fn a_substitution_of_what_echo_or_printf_prints_is_that_text() {
+    // The word is the output, split at blanks unquoted; the echo is read too, nested.
+    assert_eq!(
+        programs("$(echo ls) -la; `echo pwd`; $(printf 'rm -rf') ~"),
+        vec![
+            vec!["echo", "ls"],
+            vec!["ls", "-la"],
+            vec!["echo", "pwd"],
+            vec!["pwd"],
+            vec!["printf", "rm -rf"],
+            vec!["rm", "-rf", "/home/u"],
+        ]
+    );
+    assert_eq!(
+        programs("touch \"$(echo a b)\""),
+        vec![vec!["echo", "a", "b"], vec!["touch", "a b"]],
+        "quoted, one word"
+    );
+    // What is not known stays a command's output: another program, an unknown word, two commands.
+    for line in [
+        "$(cat f) x",
+        "$(echo $X) x",
+        "$(echo a; echo b) x",
+        "$(echo a | tr a b) x",
+    ] {
+        let commands = read(line, &env());
+        let last = commands.last().expect(line);
+        assert!(!last.words[0].known, "{line}: {commands:?}");
+    }
+}
+
+#[test]
 fn here_documents_are_kept_with_their_command() {
     let commands = read("bash <<'EOF'\nrm -rf x\nEOF\necho done", &env());
     assert_eq!(commands.len(), 3, "{commands:?}");

@@ -142,6 +142,17 @@ fn javascript_perl_ruby_php_and_lua_run_their_shell_calls_and_deletes() {
             &["rm -r /a @1 [sub]", "rm -r /b @1 [sub]", "rm /c @1 [sub]"],
         ),
         ("perl -ne 'print if /x/' f", &[]),
+        // A glob call's pattern is the files deleted.
+        ("perl -e 'unlink glob(\"/etc/*\")'", &["rm /etc/* @1 [sub]"]),
+        (
+            "perl -e 'unlink glob \"/home/*/.*\"'",
+            &["rm /home/*/.* @1 [sub]"],
+        ),
+        (
+            "ruby -e 'FileUtils.rm_rf(Dir[\"/home/*\"]); FileUtils.rm(Dir.glob(\"/x/*\"))'",
+            &["rm -rf /home/* @1 [sub]", "rm -f /x/* @1 [sub]"],
+        ),
+        ("php -r 'unlink(glob($p));'", &["rm ?(glob($p)) @1 [sub]"]),
         ("perl -e'exec \"rm -rf /\"'", &["rm -rf / @1 [sub]"]),
         (
             "ruby -e 'system(\"rm -rf /\"); `rm x`; %x(rm y)'",
