@@ -706,7 +706,6 @@ mod tests {
             ms: 1.5,
             error: None,
             stderr: Some("e".into()),
-            layer: None,
         });
         used.cut = Some("the client left".into());
         used.ms = Some(2.0);
