@@ -278,6 +278,19 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "trust",
+        &[
+            (
+                "hookd trust",
+                "Show this repository's own hooks (.hookd/hooks.toml) and trust them as they are now.",
+            ),
+            (
+                "hookd trust ~/src/app --revoke",
+                "Forget the trust given to that repository's hooks: they wait again.",
+            ),
+        ],
+    ),
+    (
         "reload",
         &[(
             "hookd reload",
