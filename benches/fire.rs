@@ -3042,6 +3042,10 @@ fn cores() -> usize {
 /// at its fastest. Its daemon is built once into `target/earlier-<commit>` (minutes; cached after).
 const EARLIER: &str = "c679f6d3945f6fbd65509855651a8981e65257fb";
 
+/// The earlier tree's daemon program, which [`earlier_hookd`] builds (and starts none: the rows start it
+/// with their places, as every daemon of the bench).
+const EARLIER_BIN: &str = "hookd";
+
 /// The speed rows' settings: valid in the earlier tree as in this one. `Read` matches no hook.
 const SPEED_SETTINGS: &str = r#"[defaults]
 shell = "/bin/sh"
@@ -3099,7 +3103,7 @@ fn earlier_hookd() -> Result<PathBuf, String> {
             "--release",
             "--quiet",
             "--bin",
-            "hookd",
+            EARLIER_BIN,
             "--target-dir",
         ])
         .arg(&target)
