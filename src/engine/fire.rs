@@ -244,45 +244,27 @@ impl Engine {
         }
         if let Some(reason) = unclosed {
             tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
-            let report = HookReport {
-                name: REQUIRE_FAIL_CLOSED_HOOK.to_string(),
-                layer: None,
-                outcome: Outcome::Refused,
-                rewrote: None,
-                exit: None,
-                ms: 0.0,
-                error: None,
-                truncated: false,
-            };
-            record.hooks(std::slice::from_ref(&report), &[None]);
-            reports.push(report);
-            runs.push(None);
-            verdict.reason = Some(reason);
-            verdict.refused = true;
-            verdict.permission = None;
-            verdict.input = None;
+            refused_by_hookd(
+                REQUIRE_FAIL_CLOSED_HOOK,
+                reason,
+                &mut record,
+                &mut reports,
+                &mut runs,
+                &mut verdict,
+            );
         }
         // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
         let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
         if let Some(reason) = protected {
             tracing::warn!(%moment, agent = agent.as_deref().unwrap_or(""), "{reason}");
-            let report = HookReport {
-                name: protect::PROTECT_HOOK.to_string(),
-                layer: None,
-                outcome: Outcome::Refused,
-                rewrote: None,
-                exit: None,
-                ms: 0.0,
-                error: None,
-                truncated: false,
-            };
-            record.hooks(std::slice::from_ref(&report), &[None]);
-            reports.push(report);
-            runs.push(None);
-            verdict.reason = Some(reason);
-            verdict.refused = true;
-            verdict.permission = None;
-            verdict.input = None;
+            refused_by_hookd(
+                protect::PROTECT_HOOK,
+                reason,
+                &mut record,
+                &mut reports,
+                &mut runs,
+                &mut verdict,
+            );
         }
         tracing::debug!(
             moment = %moment,
@@ -407,6 +389,36 @@ impl Engine {
             },
         )
     }
+}
+
+/// A refusal hookd makes itself (the managed layer's `require_fail_closed`, its guard of itself), as
+/// a hook of that name that refused: in the fire's report and its record, and the verdict's reason,
+/// over whatever the hooks said (no allow, no rewrite of the input beside it).
+fn refused_by_hookd(
+    name: &str,
+    reason: String,
+    record: &mut FireRecord,
+    reports: &mut Vec<HookReport>,
+    runs: &mut Vec<Option<Ran>>,
+    verdict: &mut Verdict,
+) {
+    let report = HookReport {
+        name: name.to_string(),
+        layer: None,
+        outcome: Outcome::Refused,
+        rewrote: None,
+        exit: None,
+        ms: 0.0,
+        error: None,
+        truncated: false,
+    };
+    record.hooks(std::slice::from_ref(&report), &[None]);
+    reports.push(report);
+    runs.push(None);
+    verdict.reason = Some(reason);
+    verdict.refused = true;
+    verdict.permission = None;
+    verdict.input = None;
 }
 
 /// Refused where the fire's agent only takes advice at `moment`: it will not stop for it.
