@@ -229,6 +229,10 @@ pub const MAX_LIVE_NAME: usize = 256;
 /// The longest session id a live hook may be hung on; real ones are tens of bytes.
 pub const MAX_SESSION_ID: usize = 1024;
 
+/// The most of a live client's `error` (its report that its hook failed) kept, in bytes: it is quoted in
+/// the journal and in the agent's message, where an error of megabytes would be noise.
+pub const MAX_CLIENT_ERROR: usize = 1024;
+
 /// Live hooks one connection may hang at once: each is looked at by every fire of its moment.
 pub const MAX_LIVE_HOOKS_PER_CONNECTION: usize = 64;
 

@@ -106,7 +106,12 @@ impl Engine {
         // The live hooks of the moment come after the settings' (the file's, then the repository's), in
         // the order hung.
         let session = event.get("session_id").and_then(Value::as_str);
-        let live = self.live.candidates(&moment, agent.as_deref(), session);
+        // None where only the managed layer's hooks may run (one hung before it said so included).
+        let live = if settings.policy.allow_managed_hooks_only {
+            Vec::new()
+        } else {
+            self.live.candidates(&moment, agent.as_deref(), session)
+        };
         let hooks = select_hooks(
             &generation,
             &project.run,
