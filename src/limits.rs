@@ -50,6 +50,12 @@ pub const AGENT_LIMIT_MARGIN: Duration = Duration::from_millis(500);
 /// verdict, a fast hook's refusal among it, reaches the relay before the relay gives up on the daemon.
 pub const HOOK_LIMIT_MARGIN: Duration = Duration::from_millis(1000);
 
+/// How long a fire from a repository waits for what the disk tells of its hooks (the hooks file read,
+/// scripts of up to 16 MiB digested and copied, on a blocking thread): far longer than a healthy disk
+/// takes, far shorter than the relay waits. Past it the fire goes on and says the repository's hooks
+/// did not run.
+pub const PROJECT_READ_WAIT: Duration = Duration::from_secs(10);
+
 /// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
 pub const MAX_HOOK_TIMEOUT_SECS: f64 = 86_400.0;
 
