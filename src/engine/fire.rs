@@ -214,9 +214,12 @@ impl Engine {
             // The common case, kept cheap: nothing to fold.
             Verdict::default()
         } else {
-            let named = hooks.iter().map(|h| h.name.as_str()).zip(&outcomes);
+            let named = hooks
+                .iter()
+                .zip(&outcomes)
+                .map(|(h, outcome)| (h.name.as_str(), outcome, !h.is_live()));
             let chained = settings.is_sequential(&moment);
-            verdict::fold(named, originals(&moment, &event), chained)
+            verdict::fold_hooks(named, originals(&moment, &event), chained)
         };
         if let Some(conflict) = &verdict.conflict {
             tracing::warn!(moment = %moment, agent = agent.as_deref().unwrap_or(""), "rewrites conflict: {conflict}");
@@ -262,6 +265,19 @@ impl Engine {
                 &mut verdict,
             );
         }
+        // The call as the hooks rewrote it is judged too: a hook (a live one, which any process of the
+        // user may hang, the agent's own tool calls included) must not turn a harmless call into one the
+        // guard refuses.
+        let protected = protected.or_else(|| {
+            let rewritten = verdict.input.clone()?;
+            let original = event.insert("tool_input".into(), rewritten);
+            let judged = generation.shield.judge(&moment, &event);
+            match original {
+                Some(original) => event.insert("tool_input".into(), original),
+                None => event.remove("tool_input"),
+            };
+            judged
+        });
         // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
         let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
         if let Some(reason) = protected {
@@ -788,7 +804,9 @@ impl Chain<'_> {
             if let (Some(rewrites), Some(rewrite), Some((name, _))) =
                 (rewrites.as_mut(), rewrite, field)
                 && !refused
-                && rewrites.apply(&hook.name, rewrite).is_ok()
+                && rewrites
+                    .apply_as(&hook.name, rewrite, !hook.is_live())
+                    .is_ok()
             {
                 event.insert(name.to_string(), rewrites.current().clone());
             }
