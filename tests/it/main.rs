@@ -58,6 +58,8 @@ mod examples_hooks;
 
 // ---- the daemon --------------------------------------------------------------------------------------
 
+/// Attacks on the settings in layers: a repository's hooks hidden, shadowed, replayed; the managed layer.
+mod attack_layers;
 /// Attacks on allow, ask and rewrites: findings, ignored until fixed.
 mod attack_decisions;
 /// Attacks on setup, test and the text for people: findings, each fixed.
