@@ -233,8 +233,10 @@ impl Engine {
             reports.push(report);
             runs.push(None);
         }
-        if let Some((root, waiting)) = &project.waiting
-            && moment == moment::SESSION_START
+        for (root, waiting) in project
+            .waiting
+            .iter()
+            .filter(|_| moment == moment::SESSION_START)
         {
             verdict.adds.push(format!(
                 "This repository ({}) has {waiting} hook(s) of its own (.hookd/hooks.toml) waiting for the user to trust them: they do not run until the user reviews them and runs `hookd trust {}` (an agent must not run it).",
@@ -371,23 +373,29 @@ impl Engine {
         else {
             return Default::default();
         };
-        let Some(root) = self.projects.root_of(cwd) else {
-            return Default::default();
-        };
+        let roots = self.projects.roots_of(cwd);
         let policy = generation.settings.policy;
-        if policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off {
-            self.projects.skipped(&root, policy);
-            return Default::default();
+        let mut all = crate::engine::projects::ForFire::default();
+        // The outermost repository's hooks first, a nested one's after them.
+        for root in roots.iter().rev() {
+            if policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off {
+                self.projects.skipped(root, policy);
+                continue;
+            }
+            let found = self.projects.for_fire(
+                root,
+                moment,
+                generation.settings.hooks_for(moment),
+                |hook| {
+                    hook.applies_to_agent(agent)
+                        && field.is_none_or(|field| hook.matcher.matches_event(event, field))
+                },
+            );
+            all.run.extend(found.run);
+            all.pending.extend(found.pending);
+            all.waiting.extend(found.waiting);
         }
-        self.projects.for_fire(
-            &root,
-            moment,
-            generation.settings.hooks_for(moment),
-            |hook| {
-                hook.applies_to_agent(agent)
-                    && field.is_none_or(|field| hook.matcher.matches_event(event, field))
-            },
-        )
+        all
     }
 }
 

@@ -45,7 +45,7 @@ fn stamp(path: &Path) -> Stamp {
 /// The repositories fires came from, their hooks, and what the user trusted.
 #[derive(Debug, Default)]
 pub(crate) struct Projects {
-    roots: Mutex<HashMap<String, (Instant, Option<PathBuf>)>>,
+    roots: Mutex<HashMap<String, (Instant, Vec<PathBuf>)>>,
     loaded: Mutex<HashMap<PathBuf, Loaded>>,
     store: Mutex<(Stamp, Arc<Store>, bool)>,
     /// The repositories whose hooks the managed layer keeps from running, each journaled once.
@@ -71,8 +71,8 @@ pub(crate) struct ForFire {
     pub run: Vec<Arc<Hook>>,
     /// The ones that fit but are pending, with why: reported, never run.
     pub pending: Vec<(Arc<Hook>, String)>,
-    /// Hooks of the repository not yet trusted (any moment), with its root: for a session's start.
-    pub waiting: Option<(PathBuf, usize)>,
+    /// Hooks of each repository not yet trusted (any moment), with its root: for a session's start.
+    pub waiting: Vec<(PathBuf, usize)>,
 }
 
 /// What `status` shows of one repository.
@@ -85,21 +85,29 @@ pub struct ProjectState {
 }
 
 impl Projects {
-    /// The repository at `cwd`, remembered per folder.
-    pub fn root_of(&self, cwd: &str) -> Option<PathBuf> {
+    /// The repositories at `cwd` (the nearest first), remembered per folder: those whose hooks file is
+    /// found from it ([`project::find_all`]), and those the user trusted that hold it but whose hooks
+    /// file is gone, whose trusted hooks are then reported as gone rather than fall silent.
+    pub fn roots_of(&self, cwd: &str) -> Vec<PathBuf> {
         let now = Instant::now();
-        if let Some((at, root)) = lock(&self.roots).get(cwd)
+        if let Some((at, roots)) = lock(&self.roots).get(cwd)
             && now.duration_since(*at) < REMEMBERED
         {
-            return root.clone();
+            return roots.clone();
         }
-        let root = project::find(Path::new(cwd), &crate::paths::home());
-        let mut roots = lock(&self.roots);
-        if roots.len() >= MAX_FOLDERS {
-            roots.clear();
+        let mut roots = project::find_all(Path::new(cwd), &crate::paths::home());
+        let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| PathBuf::from(cwd));
+        for trusted in self.store().projects.keys().map(PathBuf::from) {
+            if real.starts_with(&trusted) && !roots.contains(&trusted) {
+                roots.push(trusted);
+            }
         }
-        roots.insert(cwd.to_string(), (now, root.clone()));
-        root
+        let mut remembered = lock(&self.roots);
+        if remembered.len() >= MAX_FOLDERS {
+            remembered.clear();
+        }
+        remembered.insert(cwd.to_string(), (now, roots.clone()));
+        roots
     }
 
     /// The repository's hooks, read again when its file changed; a bad edit keeps the last good ones
@@ -171,8 +179,13 @@ impl Projects {
     }
 
     /// The repository's hooks for a fire at `moment` from `cwd`: those trusted and those pending, each
-    /// fitting `fits` (the agent, the matcher). Hooks the same as one of `others` (another layer's) are
+    /// fitting `fits` (the agent, the matcher). Hooks that run as one of `others` (another layer's) are
     /// left out: the same hook runs once.
+    ///
+    /// What the user trusted never falls silent: a trusted hook changed since (its definition or a file
+    /// it runs) is reported pending at every fire of its moment, whether or not it fits as it is now
+    /// (an `enabled = false` or a matcher added to it is a change like any other), and a trusted hook
+    /// taken out of the file, or the file gone, is reported as such.
     pub fn for_fire(
         &self,
         root: &Path,
@@ -181,22 +194,12 @@ impl Projects {
         fits: impl Fn(&Hook) -> bool,
     ) -> ForFire {
         let (project, _) = self.project(root);
-        let Some(project) = project else {
-            return ForFire::default();
-        };
-        // A fire none of the repository's hooks fits costs no more: the trust store is looked at only
-        // for hooks to run or report, and for a session's start.
-        let starts = moment == crate::tables::moment::SESSION_START;
-        if !starts
-            && !project
-                .hooks
-                .iter()
-                .any(|pinned| pinned.hook.moment == moment && pinned.hook.enabled)
-        {
-            return ForFire::default();
-        }
         let store = self.store();
         let mut out = ForFire::default();
+        let Some(project) = project else {
+            out.pending = gone(&store, root, moment, &[]);
+            return out;
+        };
         let mut waiting = 0;
         for pinned in &project.hooks {
             let trusted = store.trusted(&project.root, &pinned.key);
@@ -206,15 +209,27 @@ impl Projects {
                 }
                 continue;
             }
-            if !pinned.hook.enabled || !fits(&pinned.hook) {
-                continue;
-            }
-            if others.iter().any(|other| other.same_as(&pinned.hook)) {
-                continue;
-            }
             // Digested again now, just before it runs: a script changed after it was trusted (or
-            // after the file was read) is pending from this fire on.
-            let now = pinned.digest_now(project.settings.is_sequential(moment));
+            // after the file was read) is pending from this fire on. (Digested first where it differs
+            // from the trusted one as read: a hook that does not fit is reported if it changed.)
+            let sequential = project.settings.is_sequential(moment);
+            let mut now = None;
+            let changed = match trusted {
+                Some(digest) if digest != pinned.digest => {
+                    let digested = pinned.digest_now(sequential);
+                    let changed = digested != digest;
+                    now = Some(digested);
+                    changed
+                }
+                _ => false,
+            };
+            if !changed && (!pinned.hook.enabled || !fits(&pinned.hook)) {
+                continue;
+            }
+            if !changed && others.iter().any(|other| other.runs_as(&pinned.hook)) {
+                continue;
+            }
+            let now = now.unwrap_or_else(|| pinned.digest_now(sequential));
             match trusted {
                 Some(digest) if digest == now => out.run.push(pinned.hook.clone()),
                 Some(_) => {
@@ -239,8 +254,12 @@ impl Projects {
                 }
             }
         }
+        let keys: Vec<&str> = project.hooks.iter().map(|p| p.key.as_str()).collect();
+        let gone = gone(&store, &project.root, moment, &keys);
+        waiting += gone.len();
+        out.pending.extend(gone);
         if waiting > 0 {
-            out.waiting = Some((project.root.clone(), waiting));
+            out.waiting.push((project.root.clone(), waiting));
         }
         out
     }
@@ -312,4 +331,50 @@ impl Projects {
         states.sort_by(|a, b| a.root.cmp(&b.root));
         states
     }
+}
+
+/// The hooks of `moment` the user trusted in the repository at `root` that its file no longer holds
+/// (`keys`: those it holds), each as a pending report: what was trusted to refuse must not vanish
+/// without a word when the agent takes it out of the file. `hookd trust` again (or `--revoke`) accepts it.
+fn gone(store: &Store, root: &Path, moment: &str, keys: &[&str]) -> Vec<(Arc<Hook>, String)> {
+    let Some(trusted) = store.projects.get(&root.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    trusted
+        .keys()
+        .filter_map(|key| {
+            let name = key.strip_prefix(moment)?.strip_prefix('/')?;
+            if keys.contains(&key.as_str()) {
+                return None;
+            }
+            // Reported only, never run: what it was is not known beyond its name and moment.
+            let hook = Hook {
+                name: crate::layers::fold::qualified(crate::settings::Layer::Project, name),
+                moment: moment.to_string(),
+                matcher: crate::settings::Matcher::Any,
+                matcher_source: None,
+                condition: None,
+                program: crate::settings::Program::Argv(Vec::new()),
+                timeout: Duration::ZERO,
+                timeout_given: false,
+                on_failure: crate::settings::OnFailure::Ignore,
+                agents: None,
+                env: Vec::new(),
+                enabled: false,
+                background: false,
+                program_at: (0, 0),
+                layer: crate::settings::Layer::Project,
+                dir: Some(root.join(project::FOLDER)),
+                span: (0, 0),
+            };
+            Some((
+                Arc::new(hook),
+                format!(
+                    "pending: removed from the repository's hooks since the user trusted it (its file changed or is gone); not run, and said at every fire until the user runs `hookd trust {}` (or `hookd trust --revoke {}`)",
+                    root.display(),
+                    root.display()
+                ),
+            ))
+        })
+        .collect()
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::*;
-use crate::layers_managed::{journaled, managed, start_managed, write_managed};
+use crate::layers_managed::{managed, start_managed, write_managed};
 
 /// A repository in the sandbox (`repo/`, with a `.git` folder and `src/`), its `.hookd/hooks.toml` and
 /// scripts written.
@@ -136,23 +136,44 @@ fn a_cwd_spelled_through_a_link_or_dots_is_where_it_really_is() {
 }
 
 #[test]
-fn a_users_twin_that_is_disabled_or_in_the_background_does_not_shadow_a_repositorys_hook() {
-    // The user's file holds the repository's hook word for word (same command, matcher), switched off,
-    // or in the background (whose answer is never read), or meant for its own folder's script.
-    for twin in [
-        "enabled = false\n",
-        "background = true\n",
-        "on_failure = \"allow\"\n",
+fn a_users_twin_that_is_off_fail_open_or_otherwise_run_does_not_shadow_a_repositorys_hook() {
+    // The repository's hook, fail-closed: refuses unless X=1, and a crash refuses too.
+    let gate = |repo: &Path, extra: &str| {
+        format!(
+            "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"{}/.hookd/gate.sh\"\n{extra}",
+            repo.display()
+        )
+    };
+    let script = (
+        "gate.sh",
+        "[ \"$X\" = 1 ] && exit 0; [ \"$CRASH\" = 1 ] && exit 1; echo 'the repo says no' >&2; exit 2",
+    );
+    // The user's file holds the same hook word for word, but switched off, or with an environment
+    // that makes it allow, or fail-open where the repository's is fail-closed.
+    for (twin, mine, crash) in [
+        ("enabled = false\n", "", false),
+        ("env = { X = \"1\" }\n", "", false),
+        ("", "on_failure = \"refuse\"\n", true),
     ] {
         let sb = Sandbox::new();
-        sb.script("gate.sh", "exit 0");
-        sb.settings(&format!("{GATE}{twin}"));
-        let repo = make_repo(&sb, GATE, &[GATE_SH]);
-        let d = Daemon::start(sb);
+        let repo = sb.p("repo");
+        sb.settings(&gate(&repo, twin));
+        make_repo(&sb, &gate(&repo, mine), &[script]);
+        let d = Daemon::start_with(sb, |cmd| {
+            if crash {
+                cmd.env("CRASH", "1");
+            }
+        });
         trusted(&d, &repo);
         let resp = d.fire("PreToolUse", bash("make", &repo));
-        assert_eq!(resp["refused"], true, "the user's twin with {twin}: {resp}");
-        assert_eq!(resp["reason"], "the repo says no", "{resp}");
+        assert_eq!(
+            resp["refused"], true,
+            "the user's twin with {twin:?}: {resp}"
+        );
+        assert!(
+            hook_names(&resp).iter().any(|n| n == "project:gate"),
+            "{resp}"
+        );
     }
     // The same words, `$HOOKD_CONFIG_DIR/gate.sh`, in the user's file are the user's folder's script:
     // another hook.
@@ -173,39 +194,70 @@ fn a_users_twin_that_is_disabled_or_in_the_background_does_not_shadow_a_reposito
 }
 
 #[test]
-fn a_trusted_hook_taken_out_of_the_repositorys_file_is_not_silent() {
+fn a_trusted_hook_switched_off_or_taken_out_of_the_repositorys_file_is_not_silent() {
     let (d, repo) = gated();
+    let file = repo.join(".hookd/hooks.toml");
+    let cwd = repo.join("src");
+    // The agent edits the trusted hook so that it no longer fits (switched off, a matcher that matches
+    // nothing) or no longer refuses. A change like any other: pending, said at every fire of its moment.
+    for edit in [
+        GATE.replace(
+            "matcher = \"Bash\"\n",
+            "matcher = \"Bash\"\nenabled = false\n",
+        ),
+        GATE.replace("matcher = \"Bash\"", "matcher = \"Nothing\""),
+        // The same script, its refusal thrown away: the definition's text is pinned, not only the
+        // files it names.
+        GATE.replace("gate.sh\"", "gate.sh || true\""),
+        format!("{GATE}env = {{ PATH = \"/nowhere\" }}\n"),
+    ] {
+        fs::write(&file, &edit).unwrap();
+        pending_reported(&d, &cwd, "project:gate", "changed since it was trusted");
+    }
     // The agent rewrites the file without the gate.
-    fs::write(repo.join(".hookd/hooks.toml"), "# nothing to see\n").unwrap();
-    let resp = hooks_reported(&d, &repo.join("src"), "project:gate");
-    let gate = hook(&resp, "project:gate");
-    assert_eq!(gate["outcome"], "skipped", "{resp}");
-    assert!(
-        gate["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("removed") && e.contains("hookd trust")),
-        "{resp}"
+    fs::write(&file, "# nothing to see\n").unwrap();
+    pending_reported(
+        &d,
+        &cwd,
+        "project:gate",
+        "removed from the repository's hooks",
     );
     // The whole `.hookd` folder removed: the same.
     fs::remove_dir_all(repo.join(".hookd")).unwrap();
-    let resp = hooks_reported(&d, &repo.join("src"), "project:gate");
-    assert_eq!(hook(&resp, "project:gate")["outcome"], "skipped", "{resp}");
+    wait_until(Duration::from_secs(10), "the folder's removal seen", || {
+        let resp = d.fire("PreToolUse", bash("make", &cwd));
+        hook_names(&resp) == ["project:gate"]
+            && resp["hooks"][0]["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("removed"))
+    });
     // The user accepting it: `hookd trust --revoke` forgets the repository, and nothing is said.
     let out = trust(&d, &["--revoke", repo.to_str().unwrap()]);
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
     wait_until(Duration::from_secs(10), "the repository forgotten", || {
-        hook_names(&d.fire("PreToolUse", bash("make", &repo.join("src")))).is_empty()
+        hook_names(&d.fire("PreToolUse", bash("make", &cwd))).is_empty()
     });
 }
 
-/// Fires from `cwd` until the report names `name` (the repository's file is looked at again within a
-/// moment), and returns that report.
-fn hooks_reported(d: &Daemon, cwd: &Path, name: &str) -> Value {
+/// Fires from `cwd` until the report has `name` skipped with `why` (the repository's file is looked at
+/// again within a moment), and returns that report: never silent in between.
+fn pending_reported(d: &Daemon, cwd: &Path, name: &str, why: &str) -> Value {
     let mut resp = Value::Null;
-    wait_until(Duration::from_secs(10), &format!("{name} reported"), || {
-        resp = d.fire("PreToolUse", bash("make", cwd));
-        hook_names(&resp).iter().any(|n| n == name)
-    });
+    wait_until(
+        Duration::from_secs(10),
+        &format!("{name} pending: {why}"),
+        || {
+            resp = d.fire("PreToolUse", bash("make", cwd));
+            assert!(
+                hook_names(&resp).iter().any(|n| n == name),
+                "{name} silent: {resp}"
+            );
+            hook(&resp, name)["error"]
+                .as_str()
+                .is_some_and(|e| e.contains(why) && e.contains("hookd trust"))
+        },
+    );
+    assert_eq!(hook(&resp, name)["outcome"], "skipped", "{resp}");
     resp
 }
 
@@ -223,32 +275,39 @@ fn a_hooks_file_that_is_a_fifo_dev_zero_or_huge_does_not_hold_the_daemon() {
     let fifo = |path: &Path| {
         nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o644)).unwrap();
     };
-    for kind in ["fifo", "dev-zero", "huge"] {
+    for (kind, said) in [
+        ("fifo", "FIFO"),
+        ("dev-zero", "leaving the repository"),
+        ("huge", "more than"),
+    ] {
         fs::remove_file(&file).unwrap();
         match kind {
             "fifo" => fifo(&file),
             "dev-zero" => std::os::unix::fs::symlink("/dev/zero", &file).unwrap(),
             _ => fs::rename(&huge, &file).unwrap(),
         }
-        let started = Instant::now();
-        let resp = d.fire("PreToolUse", bash("make", &repo.join("src")));
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "{kind}: answered in {:?}",
-            started.elapsed()
-        );
-        // The last good hooks stay: the refusal holds.
-        assert_eq!(resp["refused"], true, "{kind}: {resp}");
-        // And the daemon answers everyone else.
-        let resp = d.fire("PreToolUse", bash("ls", &other));
-        assert_eq!(resp["refused"], false, "{kind}: {resp}");
+        // Fired at until the daemon has read the file and refused it: every fire answered at once,
+        // the last good hooks kept (the refusal holds), every other folder answered too.
+        wait_until(Duration::from_secs(20), kind, || {
+            let started = Instant::now();
+            let resp = d.fire("PreToolUse", bash("make", &repo.join("src")));
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "{kind}: answered in {:?}",
+                started.elapsed()
+            );
+            assert_eq!(resp["refused"], true, "{kind}: {resp}");
+            let resp = d.fire("PreToolUse", bash("ls", &other));
+            assert_eq!(resp["refused"], false, "{kind}: {resp}");
+            crate::layers_managed::journal(&d).iter().any(|r| {
+                r["kind"] == "reload_refused"
+                    && r["file"]
+                        .as_str()
+                        .is_some_and(|f| f.ends_with(".hookd/hooks.toml"))
+                    && r["error"].as_str().is_some_and(|e| e.contains(said))
+            })
+        });
     }
-    journaled(&d, "the refused hooks file in the journal", |r| {
-        r["kind"] == "reload_refused"
-            && r["file"]
-                .as_str()
-                .is_some_and(|f| f.ends_with(".hookd/hooks.toml"))
-    });
 }
 
 #[test]
@@ -274,7 +333,7 @@ fn a_repositorys_file_may_set_nothing_but_hooks() {
         let said = text(&out.stderr);
         assert_eq!(code(&out.status), 1, "{key}: {said}");
         assert!(
-            said.contains("hooks.toml:6:1"),
+            said.contains("hooks.toml:6:"),
             "{key} refused at its place: {said}"
         );
     }
@@ -305,8 +364,12 @@ fn trust_does_not_follow_a_repository_copied_or_moved_elsewhere() {
     // A repository moved away, and another put at its path with a changed gate: pending.
     fs::rename(&repo, d.sb.p("moved")).unwrap();
     let again = make_repo(&d.sb, GATE, &[("gate.sh", "exit 0")]);
-    let resp = hooks_reported(&d, &again.join("src"), "project:gate");
-    assert_eq!(hook(&resp, "project:gate")["outcome"], "skipped", "{resp}");
+    pending_reported(
+        &d,
+        &again.join("src"),
+        "project:gate",
+        "changed since it was trusted",
+    );
 }
 
 #[test]
@@ -427,9 +490,11 @@ fn a_managed_drop_in_with_an_error_keeps_the_last_good_layer_and_says_where() {
     fs::set_permissions(&drop_ins, fs::Permissions::from_mode(0o755)).unwrap();
     write_managed(&drop_ins.join("60-mine.toml"), "# the user's own\n");
     std::os::unix::fs::chown(drop_ins.join("60-mine.toml"), Some(NOBODY), None).unwrap();
-    wait_until(Duration::from_secs(10), "the user's drop-in refused", || {
-        e_contains(&d, "60-mine.toml")
-    });
+    wait_until(
+        Duration::from_secs(10),
+        "the user's drop-in refused",
+        || e_contains(&d, "60-mine.toml"),
+    );
     assert_eq!(d.fire("PreToolUse", bash("ls", &cwd))["refused"], true);
 }
 
@@ -446,7 +511,8 @@ fn a_managed_file_saved_by_removing_it_first_does_not_drop_the_team_hooks() {
     }
     let sb = Sandbox::new();
     sb.script("team.sh", "echo 'the team says no' >&2; exit 2");
-    let team = "[[hooks.PreToolUse]]\nname = \"team\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/team.sh\"\n";
+    let team =
+        "[[hooks.PreToolUse]]\nname = \"team\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/team.sh\"\n";
     let dir = managed(&sb, team);
     sb.settings("# none\n");
     let d = start_managed(sb, &dir);
@@ -459,7 +525,8 @@ fn a_managed_file_saved_by_removing_it_first_does_not_drop_the_team_hooks() {
     while gap.elapsed() < Duration::from_millis(1500) {
         let resp = d.fire("PreToolUse", bash("ls", &cwd));
         assert_eq!(
-            resp["refused"], true,
+            resp["refused"],
+            true,
             "the managed file gone for {:?}: {resp}",
             gap.elapsed()
         );
@@ -529,10 +596,7 @@ fn the_agent_cannot_trust_a_repository_by_any_spelling_the_guard_can_read() {
         assert!(guard_refuses(&d, &command), "let through: {command}");
     }
     // Taking trust away is the agent's to do, and reading the store.
-    for command in [
-        "hookd trust --revoke .".to_string(),
-        format!("cat {store}"),
-    ] {
+    for command in ["hookd trust --revoke .".to_string(), format!("cat {store}")] {
         assert!(!guard_refuses(&d, &command), "refused: {command}");
     }
 }

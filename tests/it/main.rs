@@ -58,12 +58,12 @@ mod examples_hooks;
 
 // ---- the daemon --------------------------------------------------------------------------------------
 
-/// Attacks on the settings in layers: a repository's hooks hidden, shadowed, replayed; the managed layer.
-mod attack_layers;
 /// Attacks on allow, ask and rewrites: findings, ignored until fixed.
 mod attack_decisions;
 /// Attacks on setup, test and the text for people: findings, each fixed.
 mod attack_everyday;
+/// Attacks on the settings in layers: a repository's hooks hidden, shadowed, replayed; the managed layer.
+mod attack_layers;
 /// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper.
 mod attack_relay;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
