@@ -116,6 +116,14 @@ pub fn fold(managed: Option<&Settings>, mut user: Settings) -> Settings {
     if gives("defaults") {
         user.defaults.max_processes = managed.defaults.max_processes;
         user.defaults.stop_refusal_cap = managed.defaults.stop_refusal_cap;
+    } else if user.defaults.stop_refusal_cap < managed.defaults.stop_refusal_cap {
+        // The cap lets a refused Stop through: a lower one (0: no Stop is ever refused) would let the
+        // managed Stop hooks' refusals through sooner than the managed layer does.
+        notes.push(format!(
+            "the user's [defaults] stop_refusal_cap = {} does not hold: it would let the managed Stop hooks' refusals through sooner; the managed layer's {} holds",
+            user.defaults.stop_refusal_cap, managed.defaults.stop_refusal_cap
+        ));
+        user.defaults.stop_refusal_cap = managed.defaults.stop_refusal_cap;
     }
     user.digest =
         crate::layers::trust::short_digest(format!("{}{}", managed.digest, user.digest).as_bytes())

@@ -600,3 +600,29 @@ fn the_agent_cannot_trust_a_repository_by_any_spelling_the_guard_can_read() {
         assert!(!guard_refuses(&d, &command), "refused: {command}");
     }
 }
+
+#[test]
+fn the_users_stop_refusal_cap_does_not_let_a_managed_stop_refusal_through() {
+    if !require_root("the managed layer must be root's") {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script("tests-first.sh", "echo 'run the tests first' >&2; exit 2");
+    let dir = managed(
+        &sb,
+        "[[hooks.Stop]]\nname = \"tests-first\"\ncommand = \"@DIR@/tests-first.sh\"\n",
+    );
+    // With a cap of 0, no Stop is ever refused: the user's file would take the team's Stop hook out.
+    sb.settings("[defaults]\nstop_refusal_cap = 0\n");
+    let d = start_managed(sb, &dir);
+    let stop = json!({"session_id": "s", "cwd": d.sb.p(""), "stop_hook_active": false});
+    let resp = d.fire("Stop", stop.clone());
+    assert_eq!(resp["refused"], true, "{resp}");
+    assert_eq!(resp["reason"], "run the tests first", "{resp}");
+    // The user's cap above the managed layer's holds: stricter.
+    d.sb.settings("[defaults]\nstop_refusal_cap = 1000\n");
+    wait_until(Duration::from_secs(10), "the new cap in force", || {
+        d.status()["generation"].as_u64() > Some(1)
+    });
+    assert_eq!(d.fire("Stop", stop)["refused"], true);
+}
