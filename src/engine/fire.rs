@@ -1,6 +1,7 @@
 //! A fire, from request to decision: pick the hooks that fit, run them all at once, read each answer,
 //! and fold the verdict.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -8,6 +9,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::decision::{HookReport, Outcome, Rewrote, Verdict};
+use crate::engine::projects::{ForFire, Projects, Quick};
 use crate::engine::protect;
 use crate::engine::reading::Exit;
 use crate::engine::recording::FireRecord;
@@ -97,12 +99,19 @@ impl Engine {
         let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
-        let project = self.project_hooks(&generation, &moment, agent.as_deref(), field, &event);
+        let project = self
+            .project_hooks(&generation, &moment, agent.as_deref(), field, &event)
+            .await;
         let unclosed = unclosed_relay(&generation, &moment, source, fail_closed);
         // The live hooks of the moment come after the settings' (the file's, then the repository's), in
         // the order hung.
         let session = event.get("session_id").and_then(Value::as_str);
-        let live = self.live.candidates(&moment, agent.as_deref(), session);
+        // None where only the managed layer's hooks may run (one hung before it said so included).
+        let live = if settings.policy.allow_managed_hooks_only {
+            Vec::new()
+        } else {
+            self.live.candidates(&moment, agent.as_deref(), session)
+        };
         let hooks = select_hooks(
             &generation,
             &project.run,
@@ -216,20 +225,20 @@ impl Engine {
             stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
         }
         let mut runs = runs;
-        for (hook, why) in &project.pending {
+        for held in &project.pending {
             // Never run, never silent: in the fire's report and its journal line.
             let report = HookReport {
-                name: hook.name.clone(),
+                name: held.name.clone(),
                 layer: None,
                 outcome: Outcome::Skipped,
                 rewrote: None,
                 exit: None,
                 ms: 0.0,
-                error: Some(why.clone()),
+                error: Some(held.why.clone()),
                 truncated: false,
             };
             record.hooks(std::slice::from_ref(&report), &[None]);
-            record.layers(std::slice::from_ref(hook));
+            record.layer_of_last(Layer::Project);
             reports.push(report);
             runs.push(None);
         }
@@ -357,45 +366,131 @@ fn ignore_allow(outcome: &mut Heard) {
 
 impl Engine {
     /// A repository's hooks for this fire, when its `cwd` is in one and the managed layer lets them run:
-    /// the trusted ones that fit, and the pending ones, to report.
-    fn project_hooks(
+    /// the trusted ones that fit, and the pending ones, to report. What memory tells is answered here;
+    /// what needs the disk (the repository looked for, its hooks file read, scripts digested and
+    /// copied) runs on a blocking thread, and the fire waits for it, bounded: hooks that could not be
+    /// known are reported, never skipped in silence.
+    async fn project_hooks(
         &self,
         generation: &Generation,
         moment: &str,
         agent: Option<&str>,
         field: Option<&'static str>,
         event: &Map<String, Value>,
-    ) -> crate::engine::projects::ForFire {
+    ) -> ForFire {
         let Some(cwd) = event
             .get("cwd")
             .and_then(Value::as_str)
             .filter(|cwd| !cwd.is_empty())
         else {
-            return Default::default();
+            return ForFire::default();
         };
-        let roots = self.projects.roots_of(cwd);
         let policy = generation.settings.policy;
-        let mut all = crate::engine::projects::ForFire::default();
-        // The outermost repository's hooks first, a nested one's after them.
-        for root in roots.iter().rev() {
-            if policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off {
-                self.projects.skipped(root, policy);
+        let off = policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off;
+        let roots = match self.projects.quick(cwd, moment) {
+            Quick::Nothing => return ForFire::default(),
+            Quick::NoneAt(_) if !off => return ForFire::default(),
+            Quick::NoneAt(root) => vec![root],
+            Quick::Look(Some(roots)) => roots,
+            Quick::Look(None) => match self.projects.remembered_roots(cwd) {
+                Some(found) => found,
+                None => {
+                    let projects = self.projects.clone();
+                    let folder = cwd.to_string();
+                    match on_disk(move || projects.roots_of(&folder)).await {
+                        Ok(found) => found,
+                        Err(why) => {
+                            return self.projects.unknown(Path::new(cwd), &why);
+                        }
+                    }
+                }
+            },
+        };
+        // Every repository the folder is in (a nested one's hooks add to its parent's, never take
+        // their place), the outermost first.
+        let mut all = ForFire::default();
+        for root in roots.into_iter().rev() {
+            if off {
+                self.projects.skipped(&root, policy);
                 continue;
             }
-            let found = self.projects.for_fire(
-                root,
-                moment,
-                generation.settings.hooks_for(moment),
-                |hook| {
-                    hook.applies_to_agent(agent)
-                        && field.is_none_or(|field| hook.matcher.matches_event(event, field))
-                },
-            );
+            let found = self
+                .project_hooks_at(root, generation, moment, agent, field, event)
+                .await;
             all.run.extend(found.run);
             all.pending.extend(found.pending);
             all.waiting.extend(found.waiting);
         }
         all
+    }
+
+    /// The hooks of the repository at `root` for this fire (see [`Engine::project_hooks`]).
+    async fn project_hooks_at(
+        &self,
+        root: std::path::PathBuf,
+        generation: &Generation,
+        moment: &str,
+        agent: Option<&str>,
+        field: Option<&'static str>,
+        event: &Map<String, Value>,
+    ) -> ForFire {
+        let read = match self.projects.fresh(&root) {
+            Some(read) => read,
+            None => {
+                let projects = self.projects.clone();
+                let at = root.clone();
+                match on_disk(move || projects.project(&at)).await {
+                    Ok(read) => read,
+                    Err(why) => return self.projects.unknown(&root, &why),
+                }
+            }
+        };
+        let project = match read {
+            (Some(project), _) => project,
+            (None, error) => {
+                let why = error.unwrap_or_else(|| "unknown".into());
+                return self.projects.unknown(&root, &why);
+            }
+        };
+        let chosen = Projects::candidates(
+            &project,
+            moment,
+            generation.settings.hooks_for(moment),
+            |hook| {
+                hook.applies_to_agent(agent)
+                    && field.is_none_or(|field| hook.matcher.matches_event(event, field))
+            },
+        );
+        if chosen.is_empty()
+            && moment != moment::SESSION_START
+            && !self.projects.to_report(&project, moment)
+        {
+            return ForFire::default();
+        }
+        let projects = self.projects.clone();
+        let at_moment = moment.to_string();
+        let judged = project.clone();
+        match on_disk(move || projects.judge(&judged, &at_moment, &chosen)).await {
+            Ok(for_fire) => for_fire,
+            Err(why) => self.projects.unknown(&root, &why),
+        }
+    }
+}
+
+/// `work` (it reads the disk) on a blocking thread, waited for within
+/// [`crate::limits::PROJECT_READ_WAIT`]: `Err` says why it gave no answer (it may still finish, and
+/// what it read is then remembered for the next fire).
+async fn on_disk<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let wait = crate::limits::PROJECT_READ_WAIT;
+    match tokio::time::timeout(wait, tokio::task::spawn_blocking(work)).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(format!("reading them failed ({e})")),
+        Err(_) => Err(format!(
+            "reading them took longer than {} s (a slow or hung file system)",
+            wait.as_secs()
+        )),
     }
 }
 

@@ -84,6 +84,7 @@ mod hook_conditions;
 mod http_hooks;
 /// The managed layer: first, out of the user's reach, its policy; a hook two layers hold run once.
 mod layers_managed;
+mod layers_pinned;
 /// A repository's own hooks: pending until trusted, pinned to content, only tightening, only inside.
 mod layers_project;
 /// Hooks hung live over the socket: attach, call, answer, detach; refused where they can never run.
