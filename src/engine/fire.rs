@@ -245,8 +245,10 @@ impl Engine {
             reports.push(report);
             runs.push(None);
         }
-        if let Some((root, waiting)) = &project.waiting
-            && moment == moment::SESSION_START
+        for (root, waiting) in project
+            .waiting
+            .iter()
+            .filter(|_| moment == moment::SESSION_START)
         {
             verdict.adds.push(format!(
                 "This repository ({}) has {waiting} hook(s) of its own (.hookd/hooks.toml) waiting for the user to trust them: they do not run until the user reviews them and runs `hookd trust {}` (an agent must not run it).",
@@ -401,34 +403,53 @@ impl Engine {
         };
         let policy = generation.settings.policy;
         let off = policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off;
-        let root = match self.projects.quick(cwd, moment) {
+        let roots = match self.projects.quick(cwd, moment) {
             Quick::Nothing => return ForFire::default(),
             Quick::NoneAt(_) if !off => return ForFire::default(),
-            Quick::NoneAt(root) | Quick::Look(Some(root)) => root,
-            Quick::Look(None) => {
-                let found = match self.projects.remembered_root(cwd) {
-                    Some(found) => found,
-                    None => {
-                        let projects = self.projects.clone();
-                        let folder = cwd.to_string();
-                        match on_disk(move || projects.root_of(&folder)).await {
-                            Ok(found) => found,
-                            Err(why) => {
-                                return self.projects.unknown(Path::new(cwd), &why);
-                            }
+            Quick::NoneAt(root) => vec![root],
+            Quick::Look(Some(roots)) => roots,
+            Quick::Look(None) => match self.projects.remembered_roots(cwd) {
+                Some(found) => found,
+                None => {
+                    let projects = self.projects.clone();
+                    let folder = cwd.to_string();
+                    match on_disk(move || projects.roots_of(&folder)).await {
+                        Ok(found) => found,
+                        Err(why) => {
+                            return self.projects.unknown(Path::new(cwd), &why);
                         }
                     }
-                };
-                let Some(root) = found else {
-                    return ForFire::default();
-                };
-                root
-            }
+                }
+            },
         };
-        if off {
-            self.projects.skipped(&root, policy);
-            return ForFire::default();
+        // Every repository the folder is in (a nested one's hooks add to its parent's, never take
+        // their place), the outermost first.
+        let mut all = ForFire::default();
+        for root in roots.into_iter().rev() {
+            if off {
+                self.projects.skipped(&root, policy);
+                continue;
+            }
+            let found = self
+                .project_hooks_at(root, generation, moment, agent, field, event)
+                .await;
+            all.run.extend(found.run);
+            all.pending.extend(found.pending);
+            all.waiting.extend(found.waiting);
         }
+        all
+    }
+
+    /// The hooks of the repository at `root` for this fire (see [`Engine::project_hooks`]).
+    async fn project_hooks_at(
+        &self,
+        root: std::path::PathBuf,
+        generation: &Generation,
+        moment: &str,
+        agent: Option<&str>,
+        field: Option<&'static str>,
+        event: &Map<String, Value>,
+    ) -> ForFire {
         let read = match self.projects.fresh(&root) {
             Some(read) => read,
             None => {
@@ -456,7 +477,10 @@ impl Engine {
                     && field.is_none_or(|field| hook.matcher.matches_event(event, field))
             },
         );
-        if chosen.is_empty() && moment != moment::SESSION_START {
+        if chosen.is_empty()
+            && moment != moment::SESSION_START
+            && !self.projects.to_report(&project, moment)
+        {
             return ForFire::default();
         }
         let projects = self.projects.clone();
