@@ -333,8 +333,12 @@ impl Connection {
             // Paused, the connection still reads while its live hooks' calls wait for answers: the fires
             // that pause it may be the very ones waiting for them ([`past_the_pause`] says how what else
             // it sends meanwhile is taken, within the pause's bounds).
-            let answers_awaited =
-                paused && self.live.client.as_ref().is_some_and(|client| client.pending() > 0);
+            let answers_awaited = paused
+                && self
+                    .live
+                    .client
+                    .as_ref()
+                    .is_some_and(|client| client.pending() > 0);
             tokio::select! {
                 // At most MAX_PENDING fires per connection, and what they hold within the connection's memory
                 // budget and the daemon's: past either, the next line waits unread (backpressure), so one
