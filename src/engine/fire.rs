@@ -343,24 +343,30 @@ impl Engine {
 /// The name a refusal of `require_fail_closed` has in the report and the journal: hookd's own.
 pub const REQUIRE_FAIL_CLOSED_HOOK: &str = "hookd:require-fail-closed";
 
-/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay that
-/// does not hold the call back when it cannot reach hookd, at a moment whose refusal holds something
-/// back (a Stop refused would only send the agent on working).
+/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay, or an
+/// agent's http hook, that does not hold the call back when it cannot reach hookd, at a moment whose
+/// refusal holds something back (a Stop refused would only send the agent on working).
 fn unclosed_relay(
     generation: &Generation,
     moment: &str,
     source: crate::record::Source,
     fail_closed: bool,
 ) -> Option<String> {
+    use crate::record::Source;
     let holds_back =
         moment::known(moment).is_some_and(|known| known.refusal == moment::Refusal::HoldsBack);
-    (generation.settings.policy.require_fail_closed
-        && source == crate::record::Source::Relay
-        && !fail_closed
-        && holds_back)
-        .then(|| {
-            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string()
-        })
+    if !generation.settings.policy.require_fail_closed || fail_closed || !holds_back {
+        return None;
+    }
+    match source {
+        Source::Relay => Some(
+            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string(),
+        ),
+        Source::Http => Some(
+            "the team's managed settings require fail-closed hooks (require_fail_closed), and this agent's http hook is fail-open: the agent lets calls through whenever hookd cannot answer. Print its settings with hookd relay --print-settings AGENT --http --fail-closed (each hook gets \"onFailure\": \"block\" and its url ?fail_closed=1)".to_string(),
+        ),
+        Source::Socket => None,
+    }
 }
 
 /// A repository's hook only tightens: its allow is read as what else it said (a rewrite, context, or
