@@ -827,11 +827,28 @@ fn layers_status(daemon: &Daemon) -> Option<Value> {
         })
         .collect();
     (!managed.is_empty() || !projects.is_empty()).then(|| {
-        let policy = daemon.engine.current().settings.policy;
+        let generation = daemon.engine.current();
+        let policy = generation.settings.policy;
+        // The enabled hooks of the settings in force, per layer (a repository's are under `projects`).
+        let mut hooks = serde_json::Map::new();
+        for hook in generation
+            .settings
+            .hooks
+            .iter()
+            .flat_map(|(_, hooks)| hooks)
+        {
+            if hook.enabled {
+                let count = hooks
+                    .entry(hook.layer.name())
+                    .or_insert(serde_json::json!(0));
+                *count = serde_json::json!(count.as_u64().unwrap_or(0) + 1);
+            }
+        }
         serde_json::json!({
             "managed": managed,
             "allow_managed_hooks_only": policy.allow_managed_hooks_only,
             "require_fail_closed": policy.require_fail_closed,
+            "hooks": hooks,
             "projects": projects,
         })
     })
