@@ -186,8 +186,18 @@ impl Engine {
                 continue;
             };
             let mut outcome = read_outcome(hook, &moment, ran, busy);
-            if hook.layer == Layer::Project && outcome.kind == Outcome::Allowed {
-                ignore_allow(&mut outcome);
+            if outcome.kind == Outcome::Allowed {
+                if hook.layer == Layer::Project {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow",
+                    );
+                } else if hook.is_live() && !settings.protect.live_hooks_allow {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a live hook's allow stands only where the settings say [protect] live_hooks_allow = true (any process of the user may hang one, the agent's own tool calls included)",
+                    );
+                }
             }
             let ms = crate::time::tenths_of_ms(ran.elapsed);
             if matches!(ran.exit, Exit::Cancelled(_)) {
@@ -369,9 +379,9 @@ fn unclosed_relay(
     }
 }
 
-/// A repository's hook only tightens: its allow is read as what else it said (a rewrite, context, or
-/// nothing), and the journal says so.
-fn ignore_allow(outcome: &mut Heard) {
+/// A hook that only tightens (a repository's; a live one unless the settings let it allow): its allow is
+/// read as what else it said (a rewrite, context, or nothing), and the journal says `why`.
+fn ignore_allow(outcome: &mut Heard, why: &str) {
     outcome.kind = if outcome.input.is_some() || outcome.output.is_some() {
         Outcome::Rewrote
     } else if outcome.adds.is_empty() {
@@ -380,10 +390,7 @@ fn ignore_allow(outcome: &mut Heard) {
         Outcome::Adds
     };
     outcome.reason = None;
-    outcome.error = Some(
-        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow"
-            .into(),
-    );
+    outcome.error = Some(why.into());
 }
 
 impl Engine {
