@@ -76,13 +76,15 @@ impl Engine {
         } = request;
         let generation = self.current();
         let settings = &generation.settings;
-        let mut record = FireRecord::begin(source, &moment, agent.as_deref(), &event, &generation);
+        let mut record =
+            FireRecord::begin_lazily(source, &moment, agent.as_deref(), &event, &generation);
         if !settings.knows_moment(&moment) {
             let hint = moment::unknown_moment_hint(&moment, settings.moment_names());
             let unknown = NotDecided::UnknownMoment(format!(
                 "unknown moment \"{}\"{hint}",
                 moment::shown(&moment)
             ));
+            record.describe(&event);
             record.not_decided(&unknown);
             return Err(unknown);
         }
@@ -112,6 +114,10 @@ impl Engine {
         } else {
             self.live.candidates(&moment, agent.as_deref(), session)
         };
+        if field.is_some_and(|field| matched_long(&event, field)) {
+            // The fire waits for its hooks' matching: its record says now what the event said.
+            record.describe(&event);
+        }
         let hooks = select_hooks(
             &generation,
             &project.run,
@@ -122,6 +128,11 @@ impl Engine {
             &event,
         )
         .await;
+        if !hooks.is_empty() {
+            // Its hooks may change the event, and the fire waits for them: its record says now what
+            // the event said.
+            record.describe(&event);
+        }
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let (background, hooks): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|hook| hook.background);
@@ -164,6 +175,7 @@ impl Engine {
                 .flatten()
                 .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
         {
+            record.describe(&event);
             record.not_decided(&NotDecided::ShuttingDown);
             return Err(NotDecided::ShuttingDown);
         }
@@ -332,6 +344,7 @@ impl Engine {
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.
+            record.describe(&event);
             let event = std::mem::take(&mut event);
             tokio::task::spawn_blocking(move || drop(event));
         }
@@ -345,7 +358,7 @@ impl Engine {
         }
         verdict.hooks = reports;
         verdict.advisory = advisory;
-        record.decided(&verdict);
+        record.decided(&verdict, event);
         Ok((verdict, runs))
     }
 }
@@ -590,6 +603,20 @@ const LONG_MATCHED_VALUE: usize = 256;
 /// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
 /// file's order, then the repository's hooks that fit (`project`), then the live ones (`live`), in the
 /// order hung.
+/// Besides the moment's matcher field, the one a matcher looks at: the agent's own tool name.
+const MATCHED_TOO: &str = "agent_tool_name";
+
+/// Whether a value a matcher looks at is long enough to be matched on a blocking thread
+/// ([`select_hooks`] then waits for it).
+fn matched_long(event: &Map<String, Value>, field: &str) -> bool {
+    [field, MATCHED_TOO].iter().any(|key| {
+        event
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
+    })
+}
+
 async fn select_hooks(
     generation: &Arc<Generation>,
     project: &[Arc<Hook>],
@@ -609,21 +636,13 @@ async fn select_hooks(
     let Some(field) = field else {
         return candidates.cloned().collect();
     };
-    // Only the field and the agent's own tool name are looked at by a matcher.
-    let keys = [field, "agent_tool_name"];
-    let long = keys.iter().any(|key| {
-        event
-            .get(*key)
-            .and_then(Value::as_str)
-            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
-    });
-    if !long {
+    if !matched_long(event, field) {
         return candidates
             .filter(|hook| hook.matcher.matches_event(event, field))
             .cloned()
             .collect();
     }
-    let matched: Map<String, Value> = keys
+    let matched: Map<String, Value> = [field, MATCHED_TOO]
         .into_iter()
         .filter_map(|key| Some((key.to_string(), event.get(key)?.clone())))
         .collect();
@@ -703,13 +722,18 @@ impl StopLoop {
         agent: Option<&str>,
         event: &mut Map<String, Value>,
     ) -> Option<StopLoop> {
+        // Most moments are apart from the count: nothing looked up or copied for them.
+        let stop_loop = moment::stop_loop(moment);
+        if matches!(stop_loop, moment::StopLoop::Apart) {
+            return None;
+        }
         let session = event
             .get("session_id")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
-        match moment::stop_loop(moment) {
+        match stop_loop {
             moment::StopLoop::StartsOver => {
                 let prompt = event
                     .get("prompt")
