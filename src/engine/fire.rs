@@ -1,6 +1,7 @@
 //! A fire, from request to decision: pick the hooks that fit, run them all at once, read each answer,
 //! and fold the verdict.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -8,6 +9,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::decision::{HookReport, Outcome, Rewrote, Verdict};
+use crate::engine::projects::{ForFire, Projects, Quick};
 use crate::engine::protect;
 use crate::engine::reading::Exit;
 use crate::engine::recording::FireRecord;
@@ -97,12 +99,19 @@ impl Engine {
         let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
-        let project = self.project_hooks(&generation, &moment, agent.as_deref(), field, &event);
+        let project = self
+            .project_hooks(&generation, &moment, agent.as_deref(), field, &event)
+            .await;
         let unclosed = unclosed_relay(&generation, &moment, source, fail_closed);
         // The live hooks of the moment come after the settings' (the file's, then the repository's), in
         // the order hung.
         let session = event.get("session_id").and_then(Value::as_str);
-        let live = self.live.candidates(&moment, agent.as_deref(), session);
+        // None where only the managed layer's hooks may run (one hung before it said so included).
+        let live = if settings.policy.allow_managed_hooks_only {
+            Vec::new()
+        } else {
+            self.live.candidates(&moment, agent.as_deref(), session)
+        };
         let hooks = select_hooks(
             &generation,
             &project.run,
@@ -205,9 +214,12 @@ impl Engine {
             // The common case, kept cheap: nothing to fold.
             Verdict::default()
         } else {
-            let named = hooks.iter().map(|h| h.name.as_str()).zip(&outcomes);
+            let named = hooks
+                .iter()
+                .zip(&outcomes)
+                .map(|(h, outcome)| (h.name.as_str(), outcome, !h.is_live()));
             let chained = settings.is_sequential(&moment);
-            verdict::fold(named, originals(&moment, &event), chained)
+            verdict::fold_hooks(named, originals(&moment, &event), chained)
         };
         if let Some(conflict) = &verdict.conflict {
             tracing::warn!(moment = %moment, agent = agent.as_deref().unwrap_or(""), "rewrites conflict: {conflict}");
@@ -216,20 +228,20 @@ impl Engine {
             stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
         }
         let mut runs = runs;
-        for (hook, why) in &project.pending {
+        for held in &project.pending {
             // Never run, never silent: in the fire's report and its journal line.
             let report = HookReport {
-                name: hook.name.clone(),
+                name: held.name.clone(),
                 layer: None,
                 outcome: Outcome::Skipped,
                 rewrote: None,
                 exit: None,
                 ms: 0.0,
-                error: Some(why.clone()),
+                error: Some(held.why.clone()),
                 truncated: false,
             };
             record.hooks(std::slice::from_ref(&report), &[None]);
-            record.layers(std::slice::from_ref(hook));
+            record.layer_of_last(Layer::Project);
             reports.push(report);
             runs.push(None);
         }
@@ -253,6 +265,19 @@ impl Engine {
                 &mut verdict,
             );
         }
+        // The call as the hooks rewrote it is judged too: a hook (a live one, which any process of the
+        // user may hang, the agent's own tool calls included) must not turn a harmless call into one the
+        // guard refuses.
+        let protected = protected.or_else(|| {
+            let rewritten = verdict.input.clone()?;
+            let original = event.insert("tool_input".into(), rewritten);
+            let judged = generation.shield.judge(&moment, &event);
+            match original {
+                Some(original) => event.insert("tool_input".into(), original),
+                None => event.remove("tool_input"),
+            };
+            judged
+        });
         // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
         let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
         if let Some(reason) = protected {
@@ -355,39 +380,109 @@ fn ignore_allow(outcome: &mut Heard) {
 
 impl Engine {
     /// A repository's hooks for this fire, when its `cwd` is in one and the managed layer lets them run:
-    /// the trusted ones that fit, and the pending ones, to report.
-    fn project_hooks(
+    /// the trusted ones that fit, and the pending ones, to report. What memory tells is answered here;
+    /// what needs the disk (the repository looked for, its hooks file read, scripts digested and
+    /// copied) runs on a blocking thread, and the fire waits for it, bounded: hooks that could not be
+    /// known are reported, never skipped in silence.
+    async fn project_hooks(
         &self,
         generation: &Generation,
         moment: &str,
         agent: Option<&str>,
         field: Option<&'static str>,
         event: &Map<String, Value>,
-    ) -> crate::engine::projects::ForFire {
+    ) -> ForFire {
         let Some(cwd) = event
             .get("cwd")
             .and_then(Value::as_str)
             .filter(|cwd| !cwd.is_empty())
         else {
-            return Default::default();
-        };
-        let Some(root) = self.projects.root_of(cwd) else {
-            return Default::default();
+            return ForFire::default();
         };
         let policy = generation.settings.policy;
-        if policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off {
+        let off = policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off;
+        let root = match self.projects.quick(cwd, moment) {
+            Quick::Nothing => return ForFire::default(),
+            Quick::NoneAt(_) if !off => return ForFire::default(),
+            Quick::NoneAt(root) | Quick::Look(Some(root)) => root,
+            Quick::Look(None) => {
+                let found = match self.projects.remembered_root(cwd) {
+                    Some(found) => found,
+                    None => {
+                        let projects = self.projects.clone();
+                        let folder = cwd.to_string();
+                        match on_disk(move || projects.root_of(&folder)).await {
+                            Ok(found) => found,
+                            Err(why) => {
+                                return self.projects.unknown(Path::new(cwd), &why);
+                            }
+                        }
+                    }
+                };
+                let Some(root) = found else {
+                    return ForFire::default();
+                };
+                root
+            }
+        };
+        if off {
             self.projects.skipped(&root, policy);
-            return Default::default();
+            return ForFire::default();
         }
-        self.projects.for_fire(
-            &root,
+        let read = match self.projects.fresh(&root) {
+            Some(read) => read,
+            None => {
+                let projects = self.projects.clone();
+                let at = root.clone();
+                match on_disk(move || projects.project(&at)).await {
+                    Ok(read) => read,
+                    Err(why) => return self.projects.unknown(&root, &why),
+                }
+            }
+        };
+        let project = match read {
+            (Some(project), _) => project,
+            (None, error) => {
+                let why = error.unwrap_or_else(|| "unknown".into());
+                return self.projects.unknown(&root, &why);
+            }
+        };
+        let chosen = Projects::candidates(
+            &project,
             moment,
             generation.settings.hooks_for(moment),
             |hook| {
                 hook.applies_to_agent(agent)
                     && field.is_none_or(|field| hook.matcher.matches_event(event, field))
             },
-        )
+        );
+        if chosen.is_empty() && moment != moment::SESSION_START {
+            return ForFire::default();
+        }
+        let projects = self.projects.clone();
+        let at_moment = moment.to_string();
+        let judged = project.clone();
+        match on_disk(move || projects.judge(&judged, &at_moment, &chosen)).await {
+            Ok(for_fire) => for_fire,
+            Err(why) => self.projects.unknown(&root, &why),
+        }
+    }
+}
+
+/// `work` (it reads the disk) on a blocking thread, waited for within
+/// [`crate::limits::PROJECT_READ_WAIT`]: `Err` says why it gave no answer (it may still finish, and
+/// what it read is then remembered for the next fire).
+async fn on_disk<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let wait = crate::limits::PROJECT_READ_WAIT;
+    match tokio::time::timeout(wait, tokio::task::spawn_blocking(work)).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(format!("reading them failed ({e})")),
+        Err(_) => Err(format!(
+            "reading them took longer than {} s (a slow or hung file system)",
+            wait.as_secs()
+        )),
     }
 }
 
@@ -709,7 +804,9 @@ impl Chain<'_> {
             if let (Some(rewrites), Some(rewrite), Some((name, _))) =
                 (rewrites.as_mut(), rewrite, field)
                 && !refused
-                && rewrites.apply(&hook.name, rewrite).is_ok()
+                && rewrites
+                    .apply_as(&hook.name, rewrite, !hook.is_live())
+                    .is_ok()
             {
                 event.insert(name.to_string(), rewrites.current().clone());
             }

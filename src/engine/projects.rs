@@ -1,8 +1,15 @@
 //! A repository's hooks for a fire (`layers::project`): the repository found from the event's `cwd`
 //! (remembered per folder, so that a fire from a folder with none costs one lookup), its hooks file read
 //! when a fire first comes from it and again whenever it changed, and each hook run only while its
-//! digest is the one the user trusted (`hookd trust`). A pending hook is never silent: its fire's
-//! report and the journal name it, `status` lists it, and a session that starts there is told.
+//! digest is the one the user trusted (`hookd trust`), from copies of the very bytes digested
+//! (`layers::snapshot`). A pending hook is never silent: its fire's report and the journal name it,
+//! `status` lists it, and a session that starts there is told.
+//!
+//! What touches the disk (the hooks file read and parsed, scripts of up to 16 MiB read and digested,
+//! their copies written) runs on a blocking thread, never on the daemon's shared one; a fire from the
+//! repository waits for it (within [`crate::limits::PROJECT_READ_WAIT`]), and a read that fails or
+//! takes longer is said in the fire's report and the journal, never passed over in silence. What a fire
+//! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -11,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::layers::project::{self, Project};
+use crate::layers::snapshot::{self, Copies};
 use crate::layers::trust::Store;
 use crate::settings::Hook;
 use crate::sync::lock;
@@ -43,13 +51,53 @@ fn stamp(path: &Path) -> Stamp {
 }
 
 /// The repositories fires came from, their hooks, and what the user trusted.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Projects {
+    /// The folder the last fire came from, and what was found for it: most fires of a session come
+    /// from the same one, answered here without hashing a path.
+    last: Mutex<Option<Last>>,
     roots: Mutex<HashMap<String, (Instant, Option<PathBuf>)>>,
     loaded: Mutex<HashMap<PathBuf, Loaded>>,
     store: Mutex<(Stamp, Arc<Store>, bool)>,
     /// The repositories whose hooks the managed layer keeps from running, each journaled once.
     skipped: Mutex<std::collections::HashSet<PathBuf>>,
+    /// The copies trusted hooks run from.
+    copies: Copies,
+}
+
+impl Default for Projects {
+    fn default() -> Projects {
+        Projects::with_copies(Copies::in_state())
+    }
+}
+
+/// The folder the last fire came from: its repository (when it has one), and that repository's hooks
+/// as last read well.
+#[derive(Debug)]
+struct Last {
+    cwd: String,
+    found: Instant,
+    root: Option<PathBuf>,
+    project: Option<(Instant, Arc<Project>)>,
+}
+
+/// What memory alone tells of a fire from a folder.
+#[derive(Debug)]
+pub(crate) enum Quick {
+    /// The folder is in no repository with hooks.
+    Nothing,
+    /// It is in this repository, none of whose hooks is hung on the fire's moment.
+    NoneAt(PathBuf),
+    /// Not known from memory alone: the repository at this root (`None`: to be looked for).
+    Look(Option<PathBuf>),
+}
+
+/// One of a repository's hooks that fit a fire but did not run: pending (not trusted, or changed), or
+/// its repository's hooks could not be read. Said in the fire's report and its journal line.
+#[derive(Debug, Clone)]
+pub(crate) struct Held {
+    pub name: String,
+    pub why: String,
 }
 
 /// One repository's hooks as last read.
@@ -70,7 +118,7 @@ pub(crate) struct ForFire {
     /// The repository's trusted hooks that fit the fire, to run after the others.
     pub run: Vec<Arc<Hook>>,
     /// The ones that fit but are pending, with why: reported, never run.
-    pub pending: Vec<(Arc<Hook>, String)>,
+    pub pending: Vec<Held>,
     /// Hooks of the repository not yet trusted (any moment), with its root: for a session's start.
     pub waiting: Option<(PathBuf, usize)>,
 }
@@ -85,8 +133,76 @@ pub struct ProjectState {
 }
 
 impl Projects {
-    /// The repository at `cwd`, remembered per folder.
+    pub fn with_copies(copies: Copies) -> Projects {
+        Projects {
+            last: Mutex::new(None),
+            roots: Mutex::default(),
+            loaded: Mutex::default(),
+            store: Mutex::default(),
+            skipped: Mutex::default(),
+            copies,
+        }
+    }
+
+    /// What memory tells of a fire at `moment` from `cwd`, with one lock and no lookup when the fire
+    /// comes from the folder the last one came from.
+    pub fn quick(&self, cwd: &str, moment: &str) -> Quick {
+        let last = lock(&self.last);
+        let Some(last) = last.as_ref().filter(|last| last.cwd == cwd) else {
+            return Quick::Look(None);
+        };
+        let now = Instant::now();
+        if now.duration_since(last.found) >= REMEMBERED {
+            return Quick::Look(None);
+        }
+        let Some(root) = &last.root else {
+            return Quick::Nothing;
+        };
+        match &last.project {
+            Some((looked, project))
+                if now.duration_since(*looked) < LOOKED_AT
+                    && moment != crate::tables::moment::SESSION_START
+                    && !project
+                        .hooks
+                        .iter()
+                        .any(|pinned| pinned.hook.enabled && pinned.hook.moment == moment) =>
+            {
+                Quick::NoneAt(root.clone())
+            }
+            _ => Quick::Look(Some(root.clone())),
+        }
+    }
+
+    /// The repository at `cwd`, remembered per folder. It may look at the disk: not on the shared
+    /// thread unless remembered.
     pub fn root_of(&self, cwd: &str) -> Option<PathBuf> {
+        let root = self.root_of_folder(cwd);
+        *lock(&self.last) = Some(Last {
+            cwd: cwd.to_string(),
+            found: Instant::now(),
+            root: root.clone(),
+            project: None,
+        });
+        root
+    }
+
+    /// The repository at `cwd` from memory, when it is remembered and recent (and kept as the last
+    /// folder's).
+    pub fn remembered_root(&self, cwd: &str) -> Option<Option<PathBuf>> {
+        let (found, root) = lock(&self.roots)
+            .get(cwd)
+            .filter(|(at, _)| at.elapsed() < REMEMBERED)
+            .cloned()?;
+        *lock(&self.last) = Some(Last {
+            cwd: cwd.to_string(),
+            found,
+            root: root.clone(),
+            project: None,
+        });
+        Some(root)
+    }
+
+    fn root_of_folder(&self, cwd: &str) -> Option<PathBuf> {
         let now = Instant::now();
         if let Some((at, root)) = lock(&self.roots).get(cwd)
             && now.duration_since(*at) < REMEMBERED
@@ -102,9 +218,37 @@ impl Projects {
         root
     }
 
+    /// The repository's hooks when they were looked at within [`LOOKED_AT`]: no disk.
+    pub fn fresh(&self, root: &Path) -> Option<(Option<Arc<Project>>, Option<String>)> {
+        let fresh = lock(&self.loaded)
+            .get(root)
+            .filter(|loaded| loaded.looked.elapsed() < LOOKED_AT)
+            .map(|loaded| (loaded.project.clone(), loaded.error.clone()))?;
+        self.remember_project(root, &fresh);
+        Some(fresh)
+    }
+
+    /// The repository's hooks as last read, kept with the last folder when it is in it.
+    fn remember_project(&self, root: &Path, read: &(Option<Arc<Project>>, Option<String>)) {
+        if let Some(last) = lock(&self.last).as_mut()
+            && last.root.as_deref() == Some(root)
+        {
+            last.project = match read {
+                (Some(project), None) => Some((Instant::now(), project.clone())),
+                _ => None,
+            };
+        }
+    }
+
     /// The repository's hooks, read again when its file changed; a bad edit keeps the last good ones
-    /// and is journaled.
-    fn project(&self, root: &Path) -> (Option<Arc<Project>>, Option<String>) {
+    /// and is journaled. On the disk: for a blocking thread.
+    pub fn project(&self, root: &Path) -> (Option<Arc<Project>>, Option<String>) {
+        let read = self.project_read(root);
+        self.remember_project(root, &read);
+        read
+    }
+
+    fn project_read(&self, root: &Path) -> (Option<Arc<Project>>, Option<String>) {
         let file = root.join(project::FOLDER).join(project::FILE);
         if let Some(loaded) = lock(&self.loaded).get(root)
             && loaded.looked.elapsed() < LOOKED_AT
@@ -170,79 +314,101 @@ impl Projects {
         seen.1.clone()
     }
 
-    /// The repository's hooks for a fire at `moment` from `cwd`: those trusted and those pending, each
-    /// fitting `fits` (the agent, the matcher). Hooks the same as one of `others` (another layer's) are
-    /// left out: the same hook runs once.
-    pub fn for_fire(
-        &self,
-        root: &Path,
+    /// Which of `project`'s hooks a fire at `moment` would run: enabled, on the moment, fitting `fits`
+    /// (the agent, the matcher), and not the same as one of `others` (another layer's: the same hook
+    /// runs once). Pure and cheap: for the shared thread.
+    pub fn candidates(
+        project: &Project,
         moment: &str,
         others: &[Arc<Hook>],
         fits: impl Fn(&Hook) -> bool,
-    ) -> ForFire {
-        let (project, _) = self.project(root);
-        let Some(project) = project else {
-            return ForFire::default();
-        };
-        // A fire none of the repository's hooks fits costs no more: the trust store is looked at only
-        // for hooks to run or report, and for a session's start.
+    ) -> Vec<usize> {
+        project
+            .hooks
+            .iter()
+            .enumerate()
+            .filter(|(_, pinned)| {
+                pinned.hook.moment == moment
+                    && pinned.hook.enabled
+                    && fits(&pinned.hook)
+                    && !others.iter().any(|other| other.same_as(&pinned.hook))
+            })
+            .map(|(n, _)| n)
+            .collect()
+    }
+
+    /// The repository's hooks for a fire at `moment`, of `chosen` ([`Projects::candidates`]): those
+    /// trusted, pointed at copies of the bytes just digested, and those pending, with why; and for a
+    /// session's start, how many of its hooks wait for trust. Reads the disk: for a blocking thread.
+    pub fn judge(&self, project: &Project, moment: &str, chosen: &[usize]) -> ForFire {
         let starts = moment == crate::tables::moment::SESSION_START;
-        if !starts
-            && !project
-                .hooks
-                .iter()
-                .any(|pinned| pinned.hook.moment == moment && pinned.hook.enabled)
-        {
+        if chosen.is_empty() && !starts {
             return ForFire::default();
         }
         let store = self.store();
         let mut out = ForFire::default();
         let mut waiting = 0;
-        for pinned in &project.hooks {
+        for (n, pinned) in project.hooks.iter().enumerate() {
             let trusted = store.trusted(&project.root, &pinned.key);
-            if pinned.hook.moment != moment {
+            if !chosen.contains(&n) {
                 if trusted != Some(pinned.digest.as_str()) {
                     waiting += 1;
                 }
                 continue;
             }
-            if !pinned.hook.enabled || !fits(&pinned.hook) {
-                continue;
-            }
-            if others.iter().any(|other| other.same_as(&pinned.hook)) {
-                continue;
-            }
-            // Digested again now, just before it runs: a script changed after it was trusted (or
-            // after the file was read) is pending from this fire on.
-            let now = pinned.digest_now(project.settings.is_sequential(moment));
-            match trusted {
-                Some(digest) if digest == now => out.run.push(pinned.hook.clone()),
-                Some(_) => {
-                    waiting += 1;
-                    out.pending.push((
-                        pinned.hook.clone(),
-                        format!(
-                            "pending: changed since it was trusted (its definition or a file it runs); not run until the user runs `hookd trust {}`",
-                            project.root.display()
-                        ),
-                    ));
+            // Read and digested once, now, just before it runs; and what runs is a copy of the bytes
+            // digested: a script changed after it was trusted is pending from this fire on, and one
+            // changed after this digest changes nothing of what runs.
+            let snapshot = snapshot::take(pinned, project.settings.is_sequential(moment));
+            let why = match trusted {
+                Some(digest) if digest == snapshot.digest => {
+                    match snapshot.runnable(pinned, &self.copies) {
+                        Ok(hook) => {
+                            out.run.push(hook);
+                            continue;
+                        }
+                        Err(why) => why,
+                    }
                 }
-                None => {
-                    waiting += 1;
-                    out.pending.push((
-                        pinned.hook.clone(),
-                        format!(
-                            "pending: a repository's hook not trusted yet; not run until the user runs `hookd trust {}`",
-                            project.root.display()
-                        ),
-                    ));
-                }
-            }
+                Some(_) => format!(
+                    "pending: changed since it was trusted (its definition or a file it runs); not run until the user runs `hookd trust {}`",
+                    project.root.display()
+                ),
+                None => format!(
+                    "pending: a repository's hook not trusted yet; not run until the user runs `hookd trust {}`",
+                    project.root.display()
+                ),
+            };
+            waiting += 1;
+            out.pending.push(Held {
+                name: pinned.hook.name.clone(),
+                why,
+            });
         }
         if waiting > 0 {
             out.waiting = Some((project.root.clone(), waiting));
         }
         out
+    }
+
+    /// A fire from the repository at `root` whose hooks could not be known (`why`: not read, or not
+    /// in time): said in its report and its journal line, never passed over in silence.
+    pub fn unknown(&self, root: &Path, why: &str) -> ForFire {
+        let file = root.join(project::FOLDER).join(project::FILE);
+        tracing::warn!(file = %file.display(), "a repository's hooks did not run: {why}");
+        ForFire {
+            pending: vec![Held {
+                name: crate::layers::fold::qualified(
+                    crate::settings::Layer::Project,
+                    project::FILE,
+                ),
+                why: format!(
+                    "not run: the repository's hooks ({}) could not be read: {why}",
+                    file.display()
+                ),
+            }],
+            ..ForFire::default()
+        }
     }
 
     /// A fire from a repository whose hooks the managed layer keeps from running: journaled once per

@@ -11,8 +11,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::layers::named::{self, Place};
 use crate::settings::{
-    ConfigError, ConfigErrors, Hook, Layer, LoadError, Owners, Settings, Untrusted, resolve_owned,
+    ConfigError, ConfigErrors, Hook, Layer, LoadError, Owners, Program, Settings, Untrusted,
+    resolve_owned,
 };
 
 /// The folder of a repository's hookd files, and its hooks file in it.
@@ -67,6 +69,12 @@ pub struct Pinned {
     pub files: Vec<PathBuf>,
     /// The digest of its definition and those files now.
     pub digest: String,
+    /// Where its command (or `argv`) names each of `files` (by index): what is pointed at the copy of
+    /// the bytes digested when it runs (`layers::snapshot`).
+    pub places: Vec<(Place, usize)>,
+    /// The files of `files` no plain word names (a wrapper's `sh -c '...'`, an escape): they cannot be
+    /// pointed at their copy, and the hook cannot run (it is pending, with why).
+    pub unplaced: Vec<PathBuf>,
 }
 
 impl Pinned {
@@ -146,12 +154,21 @@ pub fn read(root: &Path) -> Result<Project, ConfigErrors> {
             renamed.dir = Some(settings.dir.clone());
             let renamed = Arc::new(renamed);
             let digest = crate::layers::trust::hook_digest(moment, &definition, sequential, &files);
+            let places = places(hook, &settings.dir, &files);
+            let unplaced = files
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| !places.iter().any(|(_, file)| file == n))
+                .map(|(_, file)| file.clone())
+                .collect();
             pinned.push(Pinned {
                 hook: renamed.clone(),
                 key,
                 definition,
                 files,
                 digest,
+                places,
+                unplaced,
             });
             renamed_list.push(renamed);
         }
@@ -169,6 +186,33 @@ pub fn read(root: &Path) -> Result<Project, ConfigErrors> {
         settings,
         hooks: pinned,
     })
+}
+
+/// Where `hook`'s command or `argv` names each of `files` (resolved), read from its folder `dir`.
+fn places(hook: &Hook, dir: &Path, files: &[PathBuf]) -> Vec<(Place, usize)> {
+    let words: Vec<(Place, String)> = match &hook.program {
+        Program::Shell { command, .. } => named::shell_words(
+            command,
+            &dir.to_string_lossy(),
+            &crate::paths::home().to_string_lossy(),
+        ),
+        Program::Argv(argv) | Program::Worker { argv, .. } => argv
+            .iter()
+            .enumerate()
+            .map(|(n, word)| (Place::Arg(n), word.clone()))
+            .collect(),
+        Program::Guard(_) | Program::Live { .. } => Vec::new(),
+    };
+    words
+        .into_iter()
+        .filter_map(|(place, word)| {
+            let file = named::file_of(&word, dir)?;
+            files
+                .iter()
+                .position(|pinned| *pinned == file)
+                .map(|n| (place, n))
+        })
+        .collect()
 }
 
 /// Where a file a repository's hook runs or names lies: `Some` (resolved) inside the repository, whose
