@@ -50,6 +50,12 @@ pub const AGENT_LIMIT_MARGIN: Duration = Duration::from_millis(500);
 /// verdict, a fast hook's refusal among it, reaches the relay before the relay gives up on the daemon.
 pub const HOOK_LIMIT_MARGIN: Duration = Duration::from_millis(1000);
 
+/// How long a fire from a repository waits for what the disk tells of its hooks (the hooks file read,
+/// scripts of up to 16 MiB digested and copied, on a blocking thread): far longer than a healthy disk
+/// takes, far shorter than the relay waits. Past it the fire goes on and says the repository's hooks
+/// did not run.
+pub const PROJECT_READ_WAIT: Duration = Duration::from_secs(10);
+
 /// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
 pub const MAX_HOOK_TIMEOUT_SECS: f64 = 86_400.0;
 
@@ -222,6 +228,10 @@ pub const MAX_LIVE_NAME: usize = 256;
 
 /// The longest session id a live hook may be hung on; real ones are tens of bytes.
 pub const MAX_SESSION_ID: usize = 1024;
+
+/// The most of a live client's `error` (its report that its hook failed) kept, in bytes: it is quoted in
+/// the journal and in the agent's message, where an error of megabytes would be noise.
+pub const MAX_CLIENT_ERROR: usize = 1024;
 
 /// Live hooks one connection may hang at once: each is looked at by every fire of its moment.
 pub const MAX_LIVE_HOOKS_PER_CONNECTION: usize = 64;

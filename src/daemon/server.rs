@@ -150,6 +150,85 @@ enum Action {
     Nothing,
 }
 
+/// A request line as decoded, and what a fire of it is charged while pending.
+type Decoded = (Result<(Option<Value>, Request), ErrorResponse>, usize);
+
+/// What the connection takes next from its client.
+enum Incoming {
+    /// The request held while the connection was paused, now to act on.
+    Held(Decoded),
+    /// What was read.
+    Read(Option<std::io::Result<Got>>),
+}
+
+/// The request held while the connection was paused once the pause has ended, else the next frame read.
+async fn next_request(
+    lines: &mut Lines,
+    memory: &Memory,
+    held: &mut Option<Decoded>,
+    paused: bool,
+) -> Incoming {
+    if !paused && let Some(decoded) = held.take() {
+        return Incoming::Held(decoded);
+    }
+    Incoming::Read(lines.next(memory).await)
+}
+
+/// A request read while the connection is paused (as many fires pending as it may have, or its memory
+/// spent), read only because its live hooks' calls wait for answers: what to act on now, or `None` when
+/// it is held. An answer, and a request that leaves nothing pending (`status`, `attach`, `detach`,
+/// `hello`, a line that cannot be read), are acted on at once; the first other one is held, to be acted
+/// on as ever once the pause ends; past it, a fire is decided at once without running its hooks, each of
+/// which it would have reached refusing it (hookd being busy never lets an event through, as for a large
+/// line not held), and any other request is answered `bad_request`, to be sent again later.
+fn past_the_pause((decoded, cost): Decoded, held: &mut Option<Decoded>) -> Past {
+    const WHY: &str = "its connection had as many requests pending as it may, and another held, while its live hooks' calls waited for answers";
+    let (id, request) = match decoded {
+        Ok((
+            _,
+            Request::Answer { .. }
+            | Request::Status
+            | Request::Attach { .. }
+            | Request::Detach { .. }
+            | Request::Hello { .. },
+        ))
+        | Err(_) => return Past::Act((decoded, cost)),
+        Ok(decoded) => decoded,
+    };
+    if held.is_none() {
+        *held = Some((Ok((id, request)), cost));
+        return Past::Held;
+    }
+    match request {
+        Request::Fire {
+            moment,
+            agent,
+            mut event,
+        } => {
+            event.undecidable = Some(format!("hookd did not run this event's hooks: {WHY}"));
+            event.busy = true;
+            let fire = Request::Fire {
+                moment,
+                agent,
+                event,
+            };
+            Past::Act((Ok((id, fire)), cost))
+        }
+        _ => Past::Respond(to_line(&ErrorResponse::new(
+            id,
+            ErrorKind::BadRequest,
+            format!("not carried out: {WHY}; send it again once some are answered"),
+        ))),
+    }
+}
+
+/// What becomes of a request read while the connection is paused.
+enum Past {
+    Act(Decoded),
+    Respond(Vec<u8>),
+    Held,
+}
+
 /// One client connection.
 struct Connection {
     daemon: Arc<Daemon>,
@@ -231,6 +310,9 @@ impl Connection {
         let drain_began = self.daemon.draining.clone().cancelled_owned();
         tokio::pin!(drain_began);
         let mut draining = false;
+        // A request read while the connection was paused, to be acted on once it is not: read only to
+        // get at the live hooks' answers behind it (see `answers_awaited`).
+        let mut held: Option<Decoded> = None;
         loop {
             if calls.is_none() {
                 calls = self.live.lines.take();
@@ -257,13 +339,28 @@ impl Connection {
             if (!reading || paused) && hang_up.is_none() {
                 hang_up = hang_up_probe(&write);
             }
+            // Paused, the connection still reads while its live hooks' calls wait for answers: the fires
+            // that pause it may be the very ones waiting for them ([`past_the_pause`] says how what else
+            // it sends meanwhile is taken, within the pause's bounds).
+            let answers_awaited = paused
+                && self
+                    .live
+                    .client
+                    .as_ref()
+                    .is_some_and(|client| client.pending() > 0);
             tokio::select! {
                 // At most MAX_PENDING fires per connection, and what they hold within the connection's memory
                 // budget and the daemon's: past either, the next line waits unread (backpressure), so one
                 // client cannot make the daemon hold an unbounded number of fires or answers.
-                frame = lines.next(&memory), if reading && pending.len() < MAX_PENDING && room => {
+                frame = next_request(&mut lines, &memory, &mut held, paused), if reading && (!paused || answers_awaited) => {
                     active = tokio::time::Instant::now();
+                    let frame = match frame {
+                        Incoming::Held((decoded, cost)) => Ok(self.act(decoded, cost)),
+                        Incoming::Read(frame) => Err(frame),
+                    };
                     let action = match frame {
+                        Ok(action) => action,
+                        Err(frame) => match frame {
                         None | Some(Err(_)) => {
                             reading = false;
                             // A client that sends nothing more answers no call: its live hooks go now.
@@ -275,15 +372,35 @@ impl Connection {
                             let message = format!("the request line is longer than {MAX_LINE} bytes; closing the connection");
                             Action::Respond(to_line(&ErrorResponse::new(None, ErrorKind::TooLarge, message)))
                         }
-                        Some(Ok(Got::Line(Frame::Line(line)))) => self.take(line.freeze()).await,
+                        Some(Ok(Got::Line(Frame::Line(line)))) => {
+                            let (decoded, cost) = self.decode(line.freeze()).await;
+                            if paused {
+                                match past_the_pause((decoded, cost), &mut held) {
+                                    Past::Act((decoded, cost)) => self.act(decoded, cost),
+                                    Past::Respond(response) => Action::Respond(response),
+                                    Past::Held => continue,
+                                }
+                            } else {
+                                self.act(decoded, cost)
+                            }
+                        }
                         Some(Ok(Got::Head(head))) => {
                             let why = "hookd was reading as many large requests as it reads at once, and did not hold this one";
                             let mut decided = protocol::decoder::undecidable_from_head(head, why);
                             if let Ok((_, Request::Fire { event, .. })) = &mut decided {
                                 event.busy = true;
                             }
-                            self.act(decided, ANSWER_RESERVE)
+                            if paused {
+                                match past_the_pause((decided, ANSWER_RESERVE), &mut held) {
+                                    Past::Act((decided, cost)) => self.act(decided, cost),
+                                    Past::Respond(response) => Action::Respond(response),
+                                    Past::Held => continue,
+                                }
+                            } else {
+                                self.act(decided, ANSWER_RESERVE)
+                            }
                         }
+                        },
                     };
                     match action {
                         Action::Respond(response) => {
@@ -404,13 +521,13 @@ impl Connection {
         .await;
     }
 
-    /// One whole request line, decoded and acted on. A large line is sized and decoded on a blocking
-    /// thread: tens of megabytes of JSON take tens of milliseconds, which on the one thread every
-    /// connection shares would hold up every other client.
-    async fn take(&mut self, line: bytes::Bytes) -> Action {
+    /// One whole request line, decoded, with what a fire of it is charged while pending. A large line
+    /// is sized and decoded on a blocking thread: tens of megabytes of JSON take tens of milliseconds,
+    /// which on the one thread every connection shares would hold up every other client.
+    async fn decode(&self, line: bytes::Bytes) -> Decoded {
         if line.len() <= OFF_THREAD {
             let cost = memory::request_cost(&line);
-            return self.handle(&line, cost);
+            return (protocol::decoder::decode(&line), cost);
         }
         let decoder = self.daemon.memory.decoder().await;
         let sized = line.clone();
@@ -441,15 +558,16 @@ impl Connection {
                 if let Ok((_, Request::Fire { event, .. })) = &mut decoded {
                     event.large = true;
                 }
-                self.act(decoded, cost)
+                (decoded, cost)
             }
             Err(e) => {
                 tracing::error!("decoding a request failed abnormally: {e}");
-                Action::Respond(to_line(&ErrorResponse::new(
+                let error = ErrorResponse::new(
                     None,
                     ErrorKind::Internal,
                     "internal error; see the daemon's log",
-                )))
+                );
+                (Err(error), cost)
             }
         }
     }
@@ -731,11 +849,28 @@ fn layers_status(daemon: &Daemon) -> Option<Value> {
         })
         .collect();
     (!managed.is_empty() || !projects.is_empty()).then(|| {
-        let policy = daemon.engine.current().settings.policy;
+        let generation = daemon.engine.current();
+        let policy = generation.settings.policy;
+        // The enabled hooks of the settings in force, per layer (a repository's are under `projects`).
+        let mut hooks = serde_json::Map::new();
+        for hook in generation
+            .settings
+            .hooks
+            .iter()
+            .flat_map(|(_, hooks)| hooks)
+        {
+            if hook.enabled {
+                let count = hooks
+                    .entry(hook.layer.name())
+                    .or_insert(serde_json::json!(0));
+                *count = serde_json::json!(count.as_u64().unwrap_or(0) + 1);
+            }
+        }
         serde_json::json!({
             "managed": managed,
             "allow_managed_hooks_only": policy.allow_managed_hooks_only,
             "require_fail_closed": policy.require_fail_closed,
+            "hooks": hooks,
             "projects": projects,
         })
     })

@@ -1,6 +1,7 @@
 //! A fire, from request to decision: pick the hooks that fit, run them all at once, read each answer,
 //! and fold the verdict.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -8,6 +9,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::decision::{HookReport, Outcome, Rewrote, Verdict};
+use crate::engine::projects::{ForFire, Projects, Quick};
 use crate::engine::protect;
 use crate::engine::reading::Exit;
 use crate::engine::recording::FireRecord;
@@ -99,12 +101,19 @@ impl Engine {
         let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
-        let project = self.project_hooks(&generation, &moment, agent.as_deref(), field, &event);
+        let project = self
+            .project_hooks(&generation, &moment, agent.as_deref(), field, &event)
+            .await;
         let unclosed = unclosed_relay(&generation, &moment, source, fail_closed);
         // The live hooks of the moment come after the settings' (the file's, then the repository's), in
         // the order hung.
         let session = event.get("session_id").and_then(Value::as_str);
-        let live = self.live.candidates(&moment, agent.as_deref(), session);
+        // None where only the managed layer's hooks may run (one hung before it said so included).
+        let live = if settings.policy.allow_managed_hooks_only {
+            Vec::new()
+        } else {
+            self.live.candidates(&moment, agent.as_deref(), session)
+        };
         if field.is_some_and(|field| matched_long(&event, field)) {
             // The fire waits for its hooks' matching: its record says now what the event said.
             record.describe(&event);
@@ -189,8 +198,18 @@ impl Engine {
                 continue;
             };
             let mut outcome = read_outcome(hook, &moment, ran, busy);
-            if hook.layer == Layer::Project && outcome.kind == Outcome::Allowed {
-                ignore_allow(&mut outcome);
+            if outcome.kind == Outcome::Allowed {
+                if hook.layer == Layer::Project {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow",
+                    );
+                } else if hook.is_live() && !settings.protect.live_hooks_allow {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a live hook's allow stands only where the settings say [protect] live_hooks_allow = true (any process of the user may hang one, the agent's own tool calls included)",
+                    );
+                }
             }
             let ms = crate::time::tenths_of_ms(ran.elapsed);
             if matches!(ran.exit, Exit::Cancelled(_)) {
@@ -217,9 +236,12 @@ impl Engine {
             // The common case, kept cheap: nothing to fold.
             Verdict::default()
         } else {
-            let named = hooks.iter().map(|h| h.name.as_str()).zip(&outcomes);
+            let named = hooks
+                .iter()
+                .zip(&outcomes)
+                .map(|(h, outcome)| (h.name.as_str(), outcome, !h.is_live()));
             let chained = settings.is_sequential(&moment);
-            verdict::fold(named, originals(&moment, &event), chained)
+            verdict::fold_hooks(named, originals(&moment, &event), chained)
         };
         if let Some(conflict) = &verdict.conflict {
             tracing::warn!(moment = %moment, agent = agent.as_deref().unwrap_or(""), "rewrites conflict: {conflict}");
@@ -228,25 +250,27 @@ impl Engine {
             stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
         }
         let mut runs = runs;
-        for (hook, why) in &project.pending {
+        for held in &project.pending {
             // Never run, never silent: in the fire's report and its journal line.
             let report = HookReport {
-                name: hook.name.clone(),
+                name: held.name.clone(),
                 layer: None,
                 outcome: Outcome::Skipped,
                 rewrote: None,
                 exit: None,
                 ms: 0.0,
-                error: Some(why.clone()),
+                error: Some(held.why.clone()),
                 truncated: false,
             };
             record.hooks(std::slice::from_ref(&report), &[None]);
-            record.layers(std::slice::from_ref(hook));
+            record.layer_of_last(Layer::Project);
             reports.push(report);
             runs.push(None);
         }
-        if let Some((root, waiting)) = &project.waiting
-            && moment == moment::SESSION_START
+        for (root, waiting) in project
+            .waiting
+            .iter()
+            .filter(|_| moment == moment::SESSION_START)
         {
             verdict.adds.push(format!(
                 "This repository ({}) has {waiting} hook(s) of its own (.hookd/hooks.toml) waiting for the user to trust them: they do not run until the user reviews them and runs `hookd trust {}` (an agent must not run it).",
@@ -265,6 +289,19 @@ impl Engine {
                 &mut verdict,
             );
         }
+        // The call as the hooks rewrote it is judged too: a hook (a live one, which any process of the
+        // user may hang, the agent's own tool calls included) must not turn a harmless call into one the
+        // guard refuses.
+        let protected = protected.or_else(|| {
+            let rewritten = verdict.input.clone()?;
+            let original = event.insert("tool_input".into(), rewritten);
+            let judged = generation.shield.judge(&moment, &event);
+            match original {
+                Some(original) => event.insert("tool_input".into(), original),
+                None => event.remove("tool_input"),
+            };
+            judged
+        });
         // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
         let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
         if let Some(reason) = protected {
@@ -329,29 +366,35 @@ impl Engine {
 /// The name a refusal of `require_fail_closed` has in the report and the journal: hookd's own.
 pub const REQUIRE_FAIL_CLOSED_HOOK: &str = "hookd:require-fail-closed";
 
-/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay that
-/// does not hold the call back when it cannot reach hookd, at a moment whose refusal holds something
-/// back (a Stop refused would only send the agent on working).
+/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay, or an
+/// agent's http hook, that does not hold the call back when it cannot reach hookd, at a moment whose
+/// refusal holds something back (a Stop refused would only send the agent on working).
 fn unclosed_relay(
     generation: &Generation,
     moment: &str,
     source: crate::record::Source,
     fail_closed: bool,
 ) -> Option<String> {
+    use crate::record::Source;
     let holds_back =
         moment::known(moment).is_some_and(|known| known.refusal == moment::Refusal::HoldsBack);
-    (generation.settings.policy.require_fail_closed
-        && source == crate::record::Source::Relay
-        && !fail_closed
-        && holds_back)
-        .then(|| {
-            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string()
-        })
+    if !generation.settings.policy.require_fail_closed || fail_closed || !holds_back {
+        return None;
+    }
+    match source {
+        Source::Relay => Some(
+            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string(),
+        ),
+        Source::Http => Some(
+            "the team's managed settings require fail-closed hooks (require_fail_closed), and this agent's http hook is fail-open: the agent lets calls through whenever hookd cannot answer. Print its settings with hookd relay --print-settings AGENT --http --fail-closed (each hook gets \"onFailure\": \"block\" and its url ?fail_closed=1)".to_string(),
+        ),
+        Source::Socket => None,
+    }
 }
 
-/// A repository's hook only tightens: its allow is read as what else it said (a rewrite, context, or
-/// nothing), and the journal says so.
-fn ignore_allow(outcome: &mut Heard) {
+/// A hook that only tightens (a repository's; a live one unless the settings let it allow): its allow is
+/// read as what else it said (a rewrite, context, or nothing), and the journal says `why`.
+fn ignore_allow(outcome: &mut Heard, why: &str) {
     outcome.kind = if outcome.input.is_some() || outcome.output.is_some() {
         Outcome::Rewrote
     } else if outcome.adds.is_empty() {
@@ -360,47 +403,136 @@ fn ignore_allow(outcome: &mut Heard) {
         Outcome::Adds
     };
     outcome.reason = None;
-    outcome.error = Some(
-        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow"
-            .into(),
-    );
+    outcome.error = Some(why.into());
 }
 
 impl Engine {
     /// A repository's hooks for this fire, when its `cwd` is in one and the managed layer lets them run:
-    /// the trusted ones that fit, and the pending ones, to report.
-    fn project_hooks(
+    /// the trusted ones that fit, and the pending ones, to report. What memory tells is answered here;
+    /// what needs the disk (the repository looked for, its hooks file read, scripts digested and
+    /// copied) runs on a blocking thread, and the fire waits for it, bounded: hooks that could not be
+    /// known are reported, never skipped in silence.
+    async fn project_hooks(
         &self,
         generation: &Generation,
         moment: &str,
         agent: Option<&str>,
         field: Option<&'static str>,
         event: &Map<String, Value>,
-    ) -> crate::engine::projects::ForFire {
+    ) -> ForFire {
         let Some(cwd) = event
             .get("cwd")
             .and_then(Value::as_str)
             .filter(|cwd| !cwd.is_empty())
         else {
-            return Default::default();
-        };
-        let Some(root) = self.projects.root_of(cwd) else {
-            return Default::default();
+            return ForFire::default();
         };
         let policy = generation.settings.policy;
-        if policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off {
-            self.projects.skipped(&root, policy);
-            return Default::default();
+        let off = policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off;
+        let roots = match self.projects.quick(cwd, moment) {
+            Quick::Nothing => return ForFire::default(),
+            Quick::NoneAt(_) if !off => return ForFire::default(),
+            Quick::NoneAt(root) => vec![root],
+            Quick::Look(Some(roots)) => roots,
+            Quick::Look(None) => match self.projects.remembered_roots(cwd) {
+                Some(found) => found,
+                None => {
+                    let projects = self.projects.clone();
+                    let folder = cwd.to_string();
+                    match on_disk(move || projects.roots_of(&folder)).await {
+                        Ok(found) => found,
+                        Err(why) => {
+                            return self.projects.unknown(Path::new(cwd), &why);
+                        }
+                    }
+                }
+            },
+        };
+        // Every repository the folder is in (a nested one's hooks add to its parent's, never take
+        // their place), the outermost first.
+        let mut all = ForFire::default();
+        for root in roots.into_iter().rev() {
+            if off {
+                self.projects.skipped(&root, policy);
+                continue;
+            }
+            let found = self
+                .project_hooks_at(root, generation, moment, agent, field, event)
+                .await;
+            all.run.extend(found.run);
+            all.pending.extend(found.pending);
+            all.waiting.extend(found.waiting);
         }
-        self.projects.for_fire(
-            &root,
+        all
+    }
+
+    /// The hooks of the repository at `root` for this fire (see [`Engine::project_hooks`]).
+    async fn project_hooks_at(
+        &self,
+        root: std::path::PathBuf,
+        generation: &Generation,
+        moment: &str,
+        agent: Option<&str>,
+        field: Option<&'static str>,
+        event: &Map<String, Value>,
+    ) -> ForFire {
+        let read = match self.projects.fresh(&root) {
+            Some(read) => read,
+            None => {
+                let projects = self.projects.clone();
+                let at = root.clone();
+                match on_disk(move || projects.project(&at)).await {
+                    Ok(read) => read,
+                    Err(why) => return self.projects.unknown(&root, &why),
+                }
+            }
+        };
+        let project = match read {
+            (Some(project), _) => project,
+            (None, error) => {
+                let why = error.unwrap_or_else(|| "unknown".into());
+                return self.projects.unknown(&root, &why);
+            }
+        };
+        let chosen = Projects::candidates(
+            &project,
             moment,
             generation.settings.hooks_for(moment),
             |hook| {
                 hook.applies_to_agent(agent)
                     && field.is_none_or(|field| hook.matcher.matches_event(event, field))
             },
-        )
+        );
+        if chosen.is_empty()
+            && moment != moment::SESSION_START
+            && !self.projects.to_report(&project, moment)
+        {
+            return ForFire::default();
+        }
+        let projects = self.projects.clone();
+        let at_moment = moment.to_string();
+        let judged = project.clone();
+        match on_disk(move || projects.judge(&judged, &at_moment, &chosen)).await {
+            Ok(for_fire) => for_fire,
+            Err(why) => self.projects.unknown(&root, &why),
+        }
+    }
+}
+
+/// `work` (it reads the disk) on a blocking thread, waited for within
+/// [`crate::limits::PROJECT_READ_WAIT`]: `Err` says why it gave no answer (it may still finish, and
+/// what it read is then remembered for the next fire).
+async fn on_disk<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let wait = crate::limits::PROJECT_READ_WAIT;
+    match tokio::time::timeout(wait, tokio::task::spawn_blocking(work)).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(format!("reading them failed ({e})")),
+        Err(_) => Err(format!(
+            "reading them took longer than {} s (a slow or hung file system)",
+            wait.as_secs()
+        )),
     }
 }
 
@@ -733,7 +865,9 @@ impl Chain<'_> {
             if let (Some(rewrites), Some(rewrite), Some((name, _))) =
                 (rewrites.as_mut(), rewrite, field)
                 && !refused
-                && rewrites.apply(&hook.name, rewrite).is_ok()
+                && rewrites
+                    .apply_as(&hook.name, rewrite, !hook.is_live())
+                    .is_ok()
             {
                 event.insert(name.to_string(), rewrites.current().clone());
             }

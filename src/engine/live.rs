@@ -27,8 +27,8 @@ use crate::engine::live_check::LiveSpec;
 use crate::engine::reading::Exit;
 use crate::engine::runner::{Input, Ran};
 use crate::limits::{
-    ENDED_SESSIONS, HOOK_OUTPUT, LIVE_QUEUE_BYTES, MAX_LIVE_CALLS_PENDING, MAX_LIVE_HOOKS,
-    MAX_LIVE_HOOKS_PER_CONNECTION,
+    ENDED_SESSIONS, HOOK_OUTPUT, LIVE_QUEUE_BYTES, MAX_CLIENT_ERROR, MAX_LIVE_CALLS_PENDING,
+    MAX_LIVE_HOOKS, MAX_LIVE_HOOKS_PER_CONNECTION,
 };
 use crate::protocol::{Detached, LiveHookStatus};
 use crate::settings::{Hook, Program};
@@ -109,8 +109,8 @@ pub struct Line {
 /// What became of a call.
 #[derive(Debug)]
 enum Reply {
-    /// The answer's members, as JSON.
-    Answer(Vec<u8>),
+    /// The answer's members, as JSON, and the failure its client reported in them (`error`), if any.
+    Answer(Vec<u8>, Option<String>),
     Failed(String),
 }
 
@@ -153,7 +153,7 @@ impl Client {
             drop(pending);
             let members = serde_json::to_vec(answer).unwrap_or_else(|_| b"{}".to_vec());
             // The call may have ended meanwhile (its fire gone): nobody to tell.
-            let _ = reply.send(Reply::Answer(members));
+            let _ = reply.send(Reply::Answer(members, reported_failure(answer)));
             return Ok(());
         }
         match number {
@@ -492,7 +492,7 @@ impl Live {
         }
         tokio::select! {
             replied = replied => match replied {
-                Ok(Reply::Answer(members)) => answered(members, started),
+                Ok(Reply::Answer(members, failed)) => answered(members, failed, started),
                 Ok(Reply::Failed(why)) => broken(&why),
                 Err(_) => broken("the client's connection ended before it answered"),
             },
@@ -540,17 +540,42 @@ fn call_line(number: u64, hook: &str, moment: &str, event_line: &[u8]) -> Vec<u8
 }
 
 /// A client's answer as a worker's answer line is read; one past the output limit is cut, and read as a
-/// worker's cut answer is (it fails closed).
-fn answered(mut members: Vec<u8>, started: Instant) -> Ran {
+/// worker's cut answer is (it fails closed). One that reports its hook failed (`failed`) is read as a
+/// hook that exited non-zero: a refusal or an ask in it stands, the rest is the hook's failure.
+fn answered(mut members: Vec<u8>, failed: Option<String>, started: Instant) -> Ran {
     let truncated = members.len() > HOOK_OUTPUT;
     members.truncate(HOOK_OUTPUT);
     Ran {
-        exit: Exit::Answered,
+        exit: failed.map_or(Exit::Answered, Exit::Failed),
         stdout: members,
         stderr: Vec::new(),
         truncated,
         elapsed: started.elapsed(),
     }
+}
+
+/// The failure a client reports in its answer (`error`, not `null`): its text (a string's own, else its
+/// JSON), cut at [`MAX_CLIENT_ERROR`] bytes, since the journal and the agent's message quote it.
+fn reported_failure(answer: &Map<String, Value>) -> Option<String> {
+    let error = match answer.get("error")? {
+        Value::Null => return None,
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let error = error.trim();
+    let error = if error.is_empty() {
+        "(it gave no reason)"
+    } else {
+        error
+    };
+    if error.len() <= MAX_CLIENT_ERROR {
+        return Some(error.to_string());
+    }
+    let mut cut = MAX_CLIENT_ERROR;
+    while !error.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some(format!("{}...", &error[..cut]))
 }
 
 /// A client-given value as quoted in a message.

@@ -66,6 +66,14 @@ pub fn live_hook(
         }
     };
     let refuse = |reason: String| (name.clone(), reason);
+    if settings.policy.allow_managed_hooks_only {
+        // A live hook is the user's (any process of the user, an agent's tool call included, may hang
+        // one): where only the managed layer's hooks may run, it would be a door around that.
+        return Err(refuse(
+            "the managed layer sets allow_managed_hooks_only: only its hooks run, and no live hook may be hung"
+                .into(),
+        ));
+    }
     if name.starts_with(RESERVED_NAME_PREFIX) {
         return Err(refuse(format!(
             "names beginning \"{}\" are hookd's own; choose another",
@@ -158,6 +166,11 @@ pub fn live_hook(
 }
 
 impl Hook {
+    /// Whether it is a live hook (hung over the socket), not one of the settings'.
+    pub fn is_live(&self) -> bool {
+        matches!(self.program, Program::Live { .. })
+    }
+
     /// Where the hook comes from when not the settings file, as the record and a fire's answer name it:
     /// `live:CLIENT` for a hook hung live over the socket.
     pub fn layer(&self) -> Option<String> {

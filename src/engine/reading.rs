@@ -31,6 +31,10 @@ pub enum Exit {
     /// A worker hook could not give an answer (it died, or answered what is not an answer); the text
     /// says what happened.
     Broken(String),
+    /// A live hook's client answered and said its hook failed (the answer's `error`, the text here): read
+    /// as a hook that exited non-zero is, so what holds back in its answer (a refusal, an ask) stands,
+    /// and the rest is its failure, which its `on_failure` decides.
+    Failed(String),
 }
 
 impl Exit {
@@ -106,6 +110,12 @@ fn read_raw(run: &Run<'_>) -> Said {
         Exit::Broken(why) => return Said::Failed(why.clone()),
         Exit::Code(code) => *code,
         Exit::Answered => 0,
+        Exit::Failed(_) => 1,
+    };
+    // Why a hook that did not exit cleanly failed: its exit and stderr, or what its client said.
+    let failure = || match run.exit {
+        Exit::Failed(why) => format!("the client said its hook failed: {why}"),
+        _ => exit_error(code, run.stderr),
     };
     match code {
         126 | 127 if run.via_shell => Said::Failed(exit_error(code, run.stderr)),
@@ -163,11 +173,17 @@ fn read_raw(run: &Run<'_>) -> Said {
                             || said.input.is_some()
                             || said.output.is_some()) =>
                 {
-                    Said::Failed(exit_error(code, run.stderr))
+                    Said::Failed(failure())
+                }
+                // A client that said its hook failed has said nothing else but what holds back.
+                Said::Answered(said)
+                    if said.refusal.is_none() && matches!(run.exit, Exit::Failed(_)) =>
+                {
+                    Said::Failed(failure())
                 }
                 said => said,
             },
-            _ => Said::Failed(exit_error(code, run.stderr)),
+            _ => Said::Failed(failure()),
         },
     }
 }

@@ -165,6 +165,13 @@ impl FireRecord {
         }
     }
 
+    /// The last hook recorded is of `layer`: a hook that did not run, named without its table.
+    pub fn layer_of_last(&mut self, layer: crate::settings::Layer) {
+        if let Some(recorded) = self.record.as_mut().and_then(|r| r.hooks.last_mut()) {
+            recorded.layer = Some(layer.name().to_string());
+        }
+    }
+
     /// The layer of each of `hooks`, the last of the hooks recorded so far: said for a managed and a
     /// repository's hook (a hook with none is the user's).
     pub fn layers(&mut self, hooks: &[std::sync::Arc<crate::settings::Hook>]) {

@@ -86,7 +86,7 @@ pub struct Engine {
     /// with [`Engine::guard_places`]).
     pub(super) places: std::sync::Mutex<Arc<protect::Places>>,
     /// The repositories fires came from, and their hooks (`projects.rs`).
-    pub(super) projects: crate::engine::projects::Projects,
+    pub(super) projects: Arc<crate::engine::projects::Projects>,
     /// The hooks hung live over the socket, and their clients (`live.rs`).
     pub(super) live: crate::engine::live::Live,
 }
@@ -118,7 +118,7 @@ impl Engine {
             background_stop: CancellationToken::new(),
             background_hooks: std::sync::Arc::new(AtomicUsize::new(0)),
             workers_stop,
-            projects: crate::engine::projects::Projects::default(),
+            projects: Arc::new(crate::engine::projects::Projects::default()),
             live: crate::engine::live::Live::default(),
         })
     }

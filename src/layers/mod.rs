@@ -5,5 +5,7 @@
 
 pub mod fold;
 pub mod managed;
+pub mod named;
 pub mod project;
+pub mod snapshot;
 pub mod trust;

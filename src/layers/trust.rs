@@ -86,6 +86,21 @@ pub fn short_digest(bytes: &[u8]) -> String {
 /// sequential there, and each file of the repository it runs, by its path and its bytes. A file that
 /// cannot be read is digested as such, so that it being readable again changes the digest.
 pub fn hook_digest(moment: &str, definition: &str, sequential: bool, files: &[PathBuf]) -> String {
+    let read: Vec<(PathBuf, Option<Script>)> = files
+        .iter()
+        .map(|file| (file.clone(), read_bounded(file)))
+        .collect();
+    digest_of(moment, definition, sequential, &read)
+}
+
+/// [`hook_digest`] of files already read: the bytes digested are the bytes given, so that what runs
+/// can be made the very bytes trusted (`layers::snapshot`).
+pub fn digest_of(
+    moment: &str,
+    definition: &str,
+    sequential: bool,
+    files: &[(PathBuf, Option<Script>)],
+) -> String {
     let mut all = Vec::new();
     for part in [
         moment.as_bytes(),
@@ -95,14 +110,14 @@ pub fn hook_digest(moment: &str, definition: &str, sequential: bool, files: &[Pa
         all.extend_from_slice(&(part.len() as u64).to_le_bytes());
         all.extend_from_slice(part);
     }
-    for file in files {
+    for (file, read) in files {
         let path = file.to_string_lossy();
         all.extend_from_slice(&(path.len() as u64).to_le_bytes());
         all.extend_from_slice(path.as_bytes());
-        match read_bounded(file) {
-            Some(bytes) => {
-                all.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-                all.extend_from_slice(&bytes);
+        match read {
+            Some(script) => {
+                all.extend_from_slice(&(script.bytes.len() as u64).to_le_bytes());
+                all.extend_from_slice(&script.bytes);
             }
             None => all.extend_from_slice(&u64::MAX.to_le_bytes()),
         }
@@ -110,14 +125,22 @@ pub fn hook_digest(moment: &str, definition: &str, sequential: bool, files: &[Pa
     digest(&all)
 }
 
+/// A file of the repository as read once: its bytes, and whether its owner may run it (a copy of it
+/// is made runnable alike).
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub bytes: Vec<u8>,
+    pub executable: bool,
+}
+
 /// A script a repository's hook runs is digested up to this size; one bigger cannot be trusted.
 const SCRIPT_SIZE: u64 = 16 * 1024 * 1024;
 
 /// The bytes of a regular file, read without waiting (a FIFO put in a script's place must not hold the
 /// daemon) and within [`SCRIPT_SIZE`]; `None` for anything else.
-fn read_bounded(path: &Path) -> Option<Vec<u8>> {
+pub fn read_bounded(path: &Path) -> Option<Script> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
@@ -129,5 +152,8 @@ fn read_bounded(path: &Path) -> Option<Vec<u8>> {
     }
     let mut bytes = Vec::new();
     file.take(SCRIPT_SIZE + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= SCRIPT_SIZE).then_some(bytes)
+    (bytes.len() as u64 <= SCRIPT_SIZE).then_some(Script {
+        bytes,
+        executable: meta.permissions().mode() & 0o100 != 0,
+    })
 }

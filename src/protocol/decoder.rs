@@ -16,7 +16,7 @@ const OPS: &[&str] = &[
 ];
 
 /// The top-level members of a request read from a line that cannot be decoded whole.
-const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source"];
+const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source", "fail_closed"];
 
 /// Decodes one request line. On error, the `id` is given back when the line had one, to be echoed (read
 /// from the line's head when the line is not JSON).
@@ -505,9 +505,10 @@ pub fn undecidable_from_head(
                         Some("relay") => crate::record::Source::Relay,
                         _ => crate::record::Source::Socket,
                     },
-                    // Not read from a head: a relay's undecidable fire is refused under
-                    // `require_fail_closed`, the safe side.
-                    fail_closed: false,
+                    // Read from the head as the whole line reads it: a fail-closed relay's event too
+                    // large or too deep to decode whole is still its (and is not refused under
+                    // `require_fail_closed`); anything but `true` is fail-open, the safe side.
+                    fail_closed: head.fields.get("fail_closed") == Some(&Value::Bool(true)),
                 },
             },
         ));
@@ -808,6 +809,26 @@ mod tests {
             panic!("not a fire")
         };
         assert_eq!(event.undecidable.as_deref(), Some("too big"));
+        // A fail-closed relay's event read from its head is still the fail-closed relay's; anything
+        // but `true` is fail-open.
+        for (flag, closed) in [
+            ("true", true),
+            ("false", false),
+            ("\"true\"", false),
+            ("1", false),
+        ] {
+            let line = format!(
+                r#"{{"op":"fire","moment":"PreToolUse","source":"relay","fail_closed":{flag},"event":{{"x":{}{}}}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let Ok((_, Request::Fire { event, .. })) = decode(line.as_bytes()) else {
+                panic!("not a fire: {flag}")
+            };
+            assert!(event.undecidable.is_some());
+            assert_eq!(event.source, crate::record::Source::Relay);
+            assert_eq!(event.fail_closed, closed, "{flag}");
+        }
     }
 
     #[test]

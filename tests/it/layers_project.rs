@@ -13,7 +13,7 @@ use crate::common::*;
 use crate::layers_managed::{journaled, start_managed};
 
 /// A repository in the sandbox (`repo/`, with `.git`), its `.hookd/hooks.toml` and scripts written.
-fn make_repo(sb: &Sandbox, toml: &str, scripts: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn make_repo(sb: &Sandbox, toml: &str, scripts: &[(&str, &str)]) -> PathBuf {
     let repo = sb.p("repo");
     fs::create_dir_all(repo.join(".git")).unwrap();
     fs::create_dir_all(repo.join(".hookd")).unwrap();
@@ -28,7 +28,7 @@ fn make_repo(sb: &Sandbox, toml: &str, scripts: &[(&str, &str)]) -> PathBuf {
 }
 
 /// `hookd trust ARGS` as the user runs it, with the daemon's state folder.
-fn trust(d: &Daemon, args: &[&str]) -> std::process::Output {
+pub(crate) fn trust(d: &Daemon, args: &[&str]) -> std::process::Output {
     let mut cmd = Command::new(BIN);
     cmd.arg("trust")
         .args(args)
@@ -36,7 +36,7 @@ fn trust(d: &Daemon, args: &[&str]) -> std::process::Output {
     run_with_deadline(cmd, None, RESPONSE)
 }
 
-fn bash(command: &str, cwd: &Path) -> Value {
+pub(crate) fn bash(command: &str, cwd: &Path) -> Value {
     json!({"session_id": "s", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command}})
 }
 
@@ -204,8 +204,15 @@ fn a_hooks_file_linking_out_of_the_repository_or_a_script_outside_it_is_refused_
         "{}",
         text(&out.stderr)
     );
+    // Nothing of it runs, and the fire says so.
     let resp = d.fire("PreToolUse", bash("ls", &repo));
-    assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
+    assert_eq!(hook_names(&resp), vec!["project:hooks.toml"], "{resp}");
+    assert!(
+        hook(&resp, "project:hooks.toml")["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("symbolic link leaving")),
+        "{resp}"
+    );
     journaled(&d, "the refusal in the journal", |r| {
         r["kind"] == "reload_refused"
             && r["error"]

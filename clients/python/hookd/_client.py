@@ -3,8 +3,9 @@ takes the hooks down again (docs/live-hooks.md).
 
 One thread reads the connection; each call runs its callable in a thread of its own, so a slow callable
 never holds up another call, nor the answers to `attach` and `detach`. Everything a callable does wrong
-(raises, returns what is not an answer, blocks past its timeout) is that hook saying nothing: logged
-here, and failed on the daemon's side, where the hook's `on_failure` decides.
+(raises, returns what is not an answer, blocks past its timeout) is that hook failing: logged here,
+answered as an `error` (or not answered in time), and failed on the daemon's side, where the hook's
+`on_failure` decides: with "ignore" it has said nothing, with "refuse" it refuses.
 """
 
 from __future__ import annotations
@@ -92,12 +93,14 @@ class LiveHook:
         moment: str,
         function: HookFunction,
         timeout: Optional[float],
-        on_failure: str,
+        on_failure: Optional[str],
     ) -> None:
         self.name = name
         self.moment = moment
         self.function = function
         self.timeout = timeout
+        #: "ignore" or "refuse" as given; `None`: the settings' `[defaults] on_failure`, which the daemon
+        #: applies (a failure is always the daemon's to decide, so both read it alike).
         self.on_failure = on_failure
         #: Calls answered so far (the callable returned in time, whatever it said).
         self.calls = 0
@@ -190,7 +193,7 @@ class Connection:
         agents: Union[str, Sequence[str], None] = None,
         session: Optional[str] = None,
         timeout: Optional[float] = None,
-        on_failure: str = "ignore",
+        on_failure: Optional[str] = None,
         name: Optional[str] = None,
     ) -> Callable[[HookFunction], LiveHook]:
         """A decorator that hangs the function as a hook on `moment`, at once: once it returns, the
@@ -201,9 +204,10 @@ class Connection:
         - `agents`: the agents it runs for (`["claude-code"]`); none: every agent.
         - `session`: one session (`session_id`) it runs for; it is taken down when that session ends.
         - `timeout`: seconds the daemon waits for its answer; none: the settings' default.
-        - `on_failure`: `"ignore"` (a failure says nothing, the default) or `"refuse"` (a failure
-          refuses): what the call means when the callable raises, blocks past the timeout, or this
-          client is gone. Always sent, so that the daemon and this client read a failure alike.
+        - `on_failure`: `"ignore"` (a failure says nothing) or `"refuse"` (a failure refuses): what the
+          call means when the callable raises, blocks past the timeout, or this client is gone; none:
+          the settings' `[defaults] on_failure` ("ignore" unless the file says otherwise). Sent only
+          when given; the daemon decides what a failure means, so both read it alike.
         - `name`: the hook's name in answers and the journal; none: the function's name.
         """
 
@@ -230,7 +234,7 @@ class Connection:
         agents: Union[str, Sequence[str], None] = None,
         session: Optional[str] = None,
         timeout: Optional[float] = None,
-        on_failure: str = "ignore",
+        on_failure: Optional[str] = None,
         name: Optional[str] = None,
     ) -> LiveHook:
         """[`hook`] without the decorator: hangs `function` and returns its [`LiveHook`]."""
@@ -239,7 +243,7 @@ class Connection:
             raise ValueError("a live hook needs a name: pass name=... (a lambda has none)")
         if not isinstance(moment, str) or not moment:
             raise ValueError("the moment must be a non-empty string such as \"PreToolUse\"")
-        if on_failure not in ("ignore", "refuse"):
+        if on_failure is not None and on_failure not in ("ignore", "refuse"):
             raise ValueError('on_failure must be "ignore" or "refuse", not %r' % (on_failure,))
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0
@@ -255,7 +259,8 @@ class Connection:
             spec["session"] = session
         if timeout is not None:
             spec["timeout"] = timeout
-        spec["on_failure"] = on_failure
+        if on_failure is not None:
+            spec["on_failure"] = on_failure
         live = LiveHook(self, hook_name, moment, function, timeout, on_failure)
         with self._lock:
             if hook_name in self._hooks:
@@ -501,7 +506,7 @@ class Connection:
                 "hook %s: %d callables of this client are still running; call %s failed at once",
                 hook.name, running, call,
             )
-            self._answer(call, self._failure(hook, "%d callables still running" % running))
+            self._answer(call, _failure("%d callables still running" % running))
             return
         timeout = message.get("timeout")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
@@ -525,7 +530,7 @@ class Connection:
                 self._running -= 1
                 self._calls.pop(call, None)
             log.error("hook %s: cannot start a thread for call %s: %s", hook.name, call, e)
-            self._answer(call, self._failure(hook, "could not be run: %s" % e))
+            self._answer(call, _failure("could not be run: %s" % e))
 
     def _run_call(self, hook: LiveHook, call: Any, event: Event, timeout: float) -> None:
         try:
@@ -546,8 +551,8 @@ class Connection:
         if late:
             log.warning(
                 "hook %s answered call %s after its %gs: the daemon had already taken it as "
-                "failed (on_failure %s); the answer is dropped", hook.name, call, timeout,
-                hook.on_failure,
+                "failed (by its on_failure, %s); the answer is dropped", hook.name, call, timeout,
+                _on_failure(hook),
             )
             return
         if members.get("error") is None:
@@ -565,20 +570,20 @@ class Connection:
             said = hook.function(event)
         except Exception as e:
             log.exception(
-                "hook %s raised on call %s: %s", hook.name, call,
-                "it refuses (on_failure refuse)" if hook.on_failure == "refuse" else "it says nothing",
+                "hook %s raised on call %s: it failed (by its on_failure, %s)", hook.name, call,
+                _on_failure(hook),
             )
-            return self._failure(hook, "raised %s: %s" % (type(e).__name__, e))
+            return _failure("raised %s: %s" % (type(e).__name__, e))
         try:
             members = _answer_members(said)
         except TypeError as e:
             log.error("hook %s answered call %s with what is not an answer: %s", hook.name, call, e)
-            return self._failure(hook, str(e))
+            return _failure(str(e))
         try:
             json.dumps(members, allow_nan=False)
         except (TypeError, ValueError, RecursionError) as e:
             log.error("hook %s answered call %s with what cannot be sent: %s", hook.name, call, e)
-            failed = self._failure(hook, "answered what cannot be sent: %s" % e)
+            failed = _failure("answered what cannot be sent: %s" % e)
             # As the daemon reads a worker's answer: a refusal or an ask in it stands whatever is wrong
             # with the rest (nothing of the call runs then); an allow or a rewrite beside what cannot be
             # sent does not.
@@ -586,16 +591,6 @@ class Connection:
                 if word in members and _sendable(members[word]):
                     failed[word] = members[word]
             return failed
-        return members
-
-    def _failure(self, hook: LiveHook, what: str) -> Dict[str, Any]:
-        """A failed call, answered as its on_failure says: nothing, or a refusal naming the failure.
-        The client says the refusal itself rather than leave it to the daemon, which reads an answer
-        as a worker's (where `error` is no member it knows: it is there for the record and for a
-        daemon that reads it)."""
-        members: Dict[str, Any] = {"error": "the client's callable %s" % what}
-        if hook.on_failure == "refuse":
-            members["refused"] = "hook %s failed: the client's callable %s" % (hook.name, what)
         return members
 
     def _answer(self, call: Any, members: Mapping[str, Any]) -> None:
@@ -617,9 +612,9 @@ class Connection:
                     entry = self._calls.pop(call, None)
                     if entry is not None:
                         log.warning(
-                            "hook %s did not answer call %s within its %gs: it says nothing "
-                            "(on_failure %s)", entry[1].name, call,
-                            entry[1].timeout or DEFAULT_TIMEOUT, entry[1].on_failure,
+                            "hook %s did not answer call %s within its %gs: it failed (by its "
+                            "on_failure, %s)", entry[1].name, call,
+                            entry[1].timeout or DEFAULT_TIMEOUT, _on_failure(entry[1]),
                         )
                 wait = self._deadlines[0][0] - now if self._deadlines else None
                 self._watchdog_wake.wait(wait)
@@ -649,6 +644,19 @@ class Connection:
             waiter.done.set()
         if not self._stop_asked.is_set():
             log.info("connection to hookd over: %s", reason)
+
+
+def _failure(what: str) -> Dict[str, Any]:
+    """A failed call, answered as one: an `error`, which the daemon takes as the hook's failure and
+    decides by its on_failure (the settings' default when the hook set none): with "ignore" it has said
+    nothing, with "refuse" it refuses, naming the error. The client says no refusal of its own: it may
+    not know the on_failure the daemon applies."""
+    return {"error": "the client's callable %s" % what}
+
+
+def _on_failure(hook: LiveHook) -> str:
+    """The hook's on_failure as a log line says it."""
+    return hook.on_failure or "the settings' default"
 
 
 def _sendable(value: Any) -> bool:
