@@ -101,9 +101,12 @@ impl Engine {
         let protected = generation.shield.judge(&moment, &event);
         let stop_loop = StopLoop::begin(self, &moment, agent.as_deref(), &mut event);
         let field = moment::known(&moment).and_then(|m| m.matcher_field);
-        let project = self
-            .project_hooks(&generation, &moment, agent.as_deref(), field, &event)
-            .await;
+        let project = describing_if_waiting(
+            &mut record,
+            &event,
+            self.project_hooks(&generation, &moment, agent.as_deref(), field, &event),
+        )
+        .await;
         let unclosed = unclosed_relay(&generation, &moment, source, fail_closed);
         // The live hooks of the moment come after the settings' (the file's, then the repository's), in
         // the order hung.
@@ -517,6 +520,25 @@ impl Engine {
             Err(why) => self.projects.unknown(&root, &why),
         }
     }
+}
+
+/// `future` awaited, the fire's `record` first told what the `event` says if the future has to wait:
+/// a record left to describe after the answer ([`FireRecord::begin_lazily`]) is described before the
+/// fire waits, since a fire that waits may be cut short, its record written without its event.
+async fn describing_if_waiting<F: std::future::Future>(
+    record: &mut FireRecord,
+    event: &Map<String, Value>,
+    future: F,
+) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(|context| {
+        let polled = future.as_mut().poll(context);
+        if polled.is_pending() {
+            record.describe(event);
+        }
+        polled
+    })
+    .await
 }
 
 /// `work` (it reads the disk) on a blocking thread, waited for within
