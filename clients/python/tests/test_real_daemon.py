@@ -68,9 +68,21 @@ class RealDaemonTest(unittest.TestCase):
         agent.attach(lambda e: "branch: main", "PreToolUse", name="context")
         verdict = self.daemon.fire("PreToolUse", bash("ls", "S1"))
         self.assertFalse(verdict["refused"], verdict)
-        self.assertEqual(verdict.get("permission"), "allow", verdict)
+        # A live hook's allow stands only where the settings say so: read as nothing else here, its
+        # rewrite kept.
+        self.assertIsNone(verdict.get("permission"), verdict)
         self.assertEqual(verdict["input"]["command"], "ls -la")
         self.assertEqual(verdict["adds"], ["branch: main"])
+
+        daemon = RealDaemon("[protect]\nlive_hooks_allow = true\n")
+        self.addCleanup(daemon.stop)
+        trusted = hookd.connect(daemon.socket, client="tests")
+        self.addCleanup(trusted.close)
+        trusted.attach(lambda e: hookd.allow("read-only", input={"command": "ls -la"}), "PreToolUse",
+                       name="approve")
+        verdict = daemon.fire("PreToolUse", bash("ls", "S1"))
+        self.assertEqual(verdict.get("permission"), "allow", verdict)
+        self.assertEqual(verdict["input"]["command"], "ls -la")
 
     def test_a_moment_codex_never_fires_is_refused_where_it_is_hung(self) -> None:
         agent = self.connect()
