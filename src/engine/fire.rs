@@ -76,13 +76,15 @@ impl Engine {
         } = request;
         let generation = self.current();
         let settings = &generation.settings;
-        let mut record = FireRecord::begin(source, &moment, agent.as_deref(), &event, &generation);
+        let mut record =
+            FireRecord::begin_lazily(source, &moment, agent.as_deref(), &event, &generation);
         if !settings.knows_moment(&moment) {
             let hint = moment::unknown_moment_hint(&moment, settings.moment_names());
             let unknown = NotDecided::UnknownMoment(format!(
                 "unknown moment \"{}\"{hint}",
                 moment::shown(&moment)
             ));
+            record.describe(&event);
             record.not_decided(&unknown);
             return Err(unknown);
         }
@@ -112,6 +114,10 @@ impl Engine {
         } else {
             self.live.candidates(&moment, agent.as_deref(), session)
         };
+        if field.is_some_and(|field| matched_long(&event, field)) {
+            // The fire waits for its hooks' matching: its record says now what the event said.
+            record.describe(&event);
+        }
         let hooks = select_hooks(
             &generation,
             &project.run,
@@ -122,6 +128,11 @@ impl Engine {
             &event,
         )
         .await;
+        if !hooks.is_empty() {
+            // Its hooks may change the event, and the fire waits for them: its record says now what
+            // the event said.
+            record.describe(&event);
+        }
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let (background, hooks): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|hook| hook.background);
@@ -164,6 +175,7 @@ impl Engine {
                 .flatten()
                 .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
         {
+            record.describe(&event);
             record.not_decided(&NotDecided::ShuttingDown);
             return Err(NotDecided::ShuttingDown);
         }
@@ -186,8 +198,18 @@ impl Engine {
                 continue;
             };
             let mut outcome = read_outcome(hook, &moment, ran, busy);
-            if hook.layer == Layer::Project && outcome.kind == Outcome::Allowed {
-                ignore_allow(&mut outcome);
+            if outcome.kind == Outcome::Allowed {
+                if hook.layer == Layer::Project {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow",
+                    );
+                } else if hook.is_live() && !settings.protect.live_hooks_allow {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a live hook's allow stands only where the settings say [protect] live_hooks_allow = true (any process of the user may hang one, the agent's own tool calls included)",
+                    );
+                }
             }
             let ms = crate::time::tenths_of_ms(ran.elapsed);
             if matches!(ran.exit, Exit::Cancelled(_)) {
@@ -214,9 +236,12 @@ impl Engine {
             // The common case, kept cheap: nothing to fold.
             Verdict::default()
         } else {
-            let named = hooks.iter().map(|h| h.name.as_str()).zip(&outcomes);
+            let named = hooks
+                .iter()
+                .zip(&outcomes)
+                .map(|(h, outcome)| (h.name.as_str(), outcome, !h.is_live()));
             let chained = settings.is_sequential(&moment);
-            verdict::fold(named, originals(&moment, &event), chained)
+            verdict::fold_hooks(named, originals(&moment, &event), chained)
         };
         if let Some(conflict) = &verdict.conflict {
             tracing::warn!(moment = %moment, agent = agent.as_deref().unwrap_or(""), "rewrites conflict: {conflict}");
@@ -242,8 +267,10 @@ impl Engine {
             reports.push(report);
             runs.push(None);
         }
-        if let Some((root, waiting)) = &project.waiting
-            && moment == moment::SESSION_START
+        for (root, waiting) in project
+            .waiting
+            .iter()
+            .filter(|_| moment == moment::SESSION_START)
         {
             verdict.adds.push(format!(
                 "This repository ({}) has {waiting} hook(s) of its own (.hookd/hooks.toml) waiting for the user to trust them: they do not run until the user reviews them and runs `hookd trust {}` (an agent must not run it).",
@@ -262,6 +289,19 @@ impl Engine {
                 &mut verdict,
             );
         }
+        // The call as the hooks rewrote it is judged too: a hook (a live one, which any process of the
+        // user may hang, the agent's own tool calls included) must not turn a harmless call into one the
+        // guard refuses.
+        let protected = protected.or_else(|| {
+            let rewritten = verdict.input.clone()?;
+            let original = event.insert("tool_input".into(), rewritten);
+            let judged = generation.shield.judge(&moment, &event);
+            match original {
+                Some(original) => event.insert("tool_input".into(), original),
+                None => event.remove("tool_input"),
+            };
+            judged
+        });
         // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
         let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
         if let Some(reason) = protected {
@@ -304,6 +344,7 @@ impl Engine {
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.
+            record.describe(&event);
             let event = std::mem::take(&mut event);
             tokio::task::spawn_blocking(move || drop(event));
         }
@@ -317,7 +358,7 @@ impl Engine {
         }
         verdict.hooks = reports;
         verdict.advisory = advisory;
-        record.decided(&verdict);
+        record.decided(&verdict, event);
         Ok((verdict, runs))
     }
 }
@@ -351,9 +392,9 @@ fn unclosed_relay(
     }
 }
 
-/// A repository's hook only tightens: its allow is read as what else it said (a rewrite, context, or
-/// nothing), and the journal says so.
-fn ignore_allow(outcome: &mut Heard) {
+/// A hook that only tightens (a repository's; a live one unless the settings let it allow): its allow is
+/// read as what else it said (a rewrite, context, or nothing), and the journal says `why`.
+fn ignore_allow(outcome: &mut Heard, why: &str) {
     outcome.kind = if outcome.input.is_some() || outcome.output.is_some() {
         Outcome::Rewrote
     } else if outcome.adds.is_empty() {
@@ -362,10 +403,7 @@ fn ignore_allow(outcome: &mut Heard) {
         Outcome::Adds
     };
     outcome.reason = None;
-    outcome.error = Some(
-        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow"
-            .into(),
-    );
+    outcome.error = Some(why.into());
 }
 
 impl Engine {
@@ -391,34 +429,53 @@ impl Engine {
         };
         let policy = generation.settings.policy;
         let off = policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off;
-        let root = match self.projects.quick(cwd, moment) {
+        let roots = match self.projects.quick(cwd, moment) {
             Quick::Nothing => return ForFire::default(),
             Quick::NoneAt(_) if !off => return ForFire::default(),
-            Quick::NoneAt(root) | Quick::Look(Some(root)) => root,
-            Quick::Look(None) => {
-                let found = match self.projects.remembered_root(cwd) {
-                    Some(found) => found,
-                    None => {
-                        let projects = self.projects.clone();
-                        let folder = cwd.to_string();
-                        match on_disk(move || projects.root_of(&folder)).await {
-                            Ok(found) => found,
-                            Err(why) => {
-                                return self.projects.unknown(Path::new(cwd), &why);
-                            }
+            Quick::NoneAt(root) => vec![root],
+            Quick::Look(Some(roots)) => roots,
+            Quick::Look(None) => match self.projects.remembered_roots(cwd) {
+                Some(found) => found,
+                None => {
+                    let projects = self.projects.clone();
+                    let folder = cwd.to_string();
+                    match on_disk(move || projects.roots_of(&folder)).await {
+                        Ok(found) => found,
+                        Err(why) => {
+                            return self.projects.unknown(Path::new(cwd), &why);
                         }
                     }
-                };
-                let Some(root) = found else {
-                    return ForFire::default();
-                };
-                root
-            }
+                }
+            },
         };
-        if off {
-            self.projects.skipped(&root, policy);
-            return ForFire::default();
+        // Every repository the folder is in (a nested one's hooks add to its parent's, never take
+        // their place), the outermost first.
+        let mut all = ForFire::default();
+        for root in roots.into_iter().rev() {
+            if off {
+                self.projects.skipped(&root, policy);
+                continue;
+            }
+            let found = self
+                .project_hooks_at(root, generation, moment, agent, field, event)
+                .await;
+            all.run.extend(found.run);
+            all.pending.extend(found.pending);
+            all.waiting.extend(found.waiting);
         }
+        all
+    }
+
+    /// The hooks of the repository at `root` for this fire (see [`Engine::project_hooks`]).
+    async fn project_hooks_at(
+        &self,
+        root: std::path::PathBuf,
+        generation: &Generation,
+        moment: &str,
+        agent: Option<&str>,
+        field: Option<&'static str>,
+        event: &Map<String, Value>,
+    ) -> ForFire {
         let read = match self.projects.fresh(&root) {
             Some(read) => read,
             None => {
@@ -446,7 +503,10 @@ impl Engine {
                     && field.is_none_or(|field| hook.matcher.matches_event(event, field))
             },
         );
-        if chosen.is_empty() && moment != moment::SESSION_START {
+        if chosen.is_empty()
+            && moment != moment::SESSION_START
+            && !self.projects.to_report(&project, moment)
+        {
             return ForFire::default();
         }
         let projects = self.projects.clone();
@@ -550,6 +610,20 @@ const LONG_MATCHED_VALUE: usize = 256;
 /// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
 /// file's order, then the repository's hooks that fit (`project`), then the live ones (`live`), in the
 /// order hung.
+/// Besides the moment's matcher field, the one a matcher looks at: the agent's own tool name.
+const MATCHED_TOO: &str = "agent_tool_name";
+
+/// Whether a value a matcher looks at is long enough to be matched on a blocking thread
+/// ([`select_hooks`] then waits for it).
+fn matched_long(event: &Map<String, Value>, field: &str) -> bool {
+    [field, MATCHED_TOO].iter().any(|key| {
+        event
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
+    })
+}
+
 async fn select_hooks(
     generation: &Arc<Generation>,
     project: &[Arc<Hook>],
@@ -569,21 +643,13 @@ async fn select_hooks(
     let Some(field) = field else {
         return candidates.cloned().collect();
     };
-    // Only the field and the agent's own tool name are looked at by a matcher.
-    let keys = [field, "agent_tool_name"];
-    let long = keys.iter().any(|key| {
-        event
-            .get(*key)
-            .and_then(Value::as_str)
-            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
-    });
-    if !long {
+    if !matched_long(event, field) {
         return candidates
             .filter(|hook| hook.matcher.matches_event(event, field))
             .cloned()
             .collect();
     }
-    let matched: Map<String, Value> = keys
+    let matched: Map<String, Value> = [field, MATCHED_TOO]
         .into_iter()
         .filter_map(|key| Some((key.to_string(), event.get(key)?.clone())))
         .collect();
@@ -663,13 +729,18 @@ impl StopLoop {
         agent: Option<&str>,
         event: &mut Map<String, Value>,
     ) -> Option<StopLoop> {
+        // Most moments are apart from the count: nothing looked up or copied for them.
+        let stop_loop = moment::stop_loop(moment);
+        if matches!(stop_loop, moment::StopLoop::Apart) {
+            return None;
+        }
         let session = event
             .get("session_id")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
-        match moment::stop_loop(moment) {
+        match stop_loop {
             moment::StopLoop::StartsOver => {
                 let prompt = event
                     .get("prompt")
@@ -801,7 +872,9 @@ impl Chain<'_> {
             if let (Some(rewrites), Some(rewrite), Some((name, _))) =
                 (rewrites.as_mut(), rewrite, field)
                 && !refused
-                && rewrites.apply(&hook.name, rewrite).is_ok()
+                && rewrites
+                    .apply_as(&hook.name, rewrite, !hook.is_live())
+                    .is_ok()
             {
                 event.insert(name.to_string(), rewrites.current().clone());
             }

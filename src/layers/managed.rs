@@ -209,6 +209,7 @@ fn join(
     let gives = |key: &str| later.given.iter().any(|k| k == key);
     if gives("protect") {
         before.protect.enabled &= later.protect.enabled;
+        before.protect.live_hooks_allow &= later.protect.live_hooks_allow;
         before.protect.paths.extend(later.protect.paths);
     }
     if gives("record") {

@@ -89,6 +89,11 @@ pub struct Protect {
     /// More paths to guard as hookd's own files are guarded (a file, or a folder and all below it):
     /// `~/` and `$HOME/` expanded, a relative path taken from the settings file's folder.
     pub paths: Vec<PathBuf>,
+    /// Whether a live hook's allow stands (`live_hooks_allow = true`). Off by default: any process of
+    /// the user may hang a live hook over the socket, the agent's own tool calls included, and one that
+    /// allows would let the agent approve its own calls past its permission prompt; off, a live hook's
+    /// allow is read as nothing, as a repository hook's is (its refusals, asks, adds and rewrites hold).
+    pub live_hooks_allow: bool,
 }
 
 impl Protect {
@@ -118,6 +123,7 @@ impl Default for Protect {
         Protect {
             enabled: true,
             paths: Vec::new(),
+            live_hooks_allow: false,
         }
     }
 }
@@ -189,6 +195,34 @@ impl Hook {
             && self.condition.as_ref().map(|c| &c.source)
                 == other.condition.as_ref().map(|c| &c.source)
             && self.agents == other.agents
+    }
+
+    /// Whether `other` runs as this hook does, so that one of them may stand for both: the same hook
+    /// ([`Hook::same_as`]), both enabled and both heard (neither in the background), with the same
+    /// environment, failure mode and timeout, and from the same folder where its program names
+    /// `$HOOKD_CONFIG_DIR`. A twin that is off, unheard, fail-open, shorter-lived or meant for another
+    /// folder's script must not stand for a hook that would refuse.
+    pub fn runs_as(&self, other: &Hook) -> bool {
+        self.same_as(other)
+            && self.enabled
+            && other.enabled
+            && self.background == other.background
+            && self.on_failure == other.on_failure
+            && self.timeout == other.timeout
+            && self.env == other.env
+            && (self.dir == other.dir || !self.names_config_dir())
+    }
+
+    /// Whether its program names `HOOKD_CONFIG_DIR`, whose value is the folder of its file.
+    fn names_config_dir(&self) -> bool {
+        let words: Vec<&str> = match &self.program {
+            Program::Shell { command, .. } => vec![command.as_str()],
+            Program::Argv(argv) | Program::Worker { argv, .. } => {
+                argv.iter().map(String::as_str).collect()
+            }
+            Program::Guard(_) | Program::Live { .. } => Vec::new(),
+        };
+        words.iter().any(|w| w.contains("HOOKD_CONFIG_DIR"))
     }
 
     /// Whether this hook runs for a fire from `agent`.
