@@ -525,13 +525,20 @@ impl Engine {
 async fn on_disk<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
-    let wait = crate::limits::PROJECT_READ_WAIT;
+    on_disk_within(crate::limits::PROJECT_READ_WAIT, work).await
+}
+
+/// [`on_disk`], waited for within `wait`.
+async fn on_disk_within<T: Send + 'static>(
+    wait: std::time::Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
     match tokio::time::timeout(wait, tokio::task::spawn_blocking(work)).await {
         Ok(Ok(answer)) => Ok(answer),
         Ok(Err(e)) => Err(format!("reading them failed ({e})")),
         Err(_) => Err(format!(
-            "reading them took longer than {} s (a slow or hung file system)",
-            wait.as_secs()
+            "reading them took longer than {:.1} s (a slow or hung file system)",
+            wait.as_secs_f64()
         )),
     }
 }
@@ -878,5 +885,39 @@ impl Chain<'_> {
             event.insert(name.to_string(), rewrites.into_original());
         }
         runs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    /// What the disk does not tell in time, or tells by failing, is an answer of its own (said in the
+    /// fire), never a wait without end or a fire that passes as if there were nothing to read.
+    #[tokio::test]
+    async fn a_read_too_slow_or_failing_is_said() {
+        let slow = super::on_disk_within(Duration::from_millis(20), || {
+            std::thread::sleep(Duration::from_millis(300));
+        })
+        .await;
+        assert!(
+            slow.as_ref()
+                .is_err_and(|why| why.contains("longer than 0.0 s")),
+            "{slow:?}"
+        );
+        let failed = super::on_disk_within(Duration::from_secs(5), || -> u8 {
+            panic!("the disk read failed");
+        })
+        .await;
+        assert!(
+            failed
+                .as_ref()
+                .is_err_and(|why| why.contains("reading them failed")),
+            "{failed:?}"
+        );
+        assert_eq!(
+            super::on_disk_within(Duration::from_secs(5), || 7).await,
+            Ok(7)
+        );
     }
 }
