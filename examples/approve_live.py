@@ -14,6 +14,11 @@ Each call of the tools named (PreToolUse) is decided in this order:
 - no answer within the hook's time, or this program gone (Ctrl-C, killed): refused, since the hook is
   hung with `on_failure = "refuse"` while it is up. Once it is down, the agent goes on as before.
 
+Its allows stand only where the settings say `[protect] live_hooks_allow = true` (docs/security.md):
+any process of the user may hang a live hook, the agent's own tool calls included, so a live hook's
+allow is read as nothing unless the user lets it stand. Without it, `y` and the read-only rule leave the
+call to the agent's own prompt; refusals hold either way.
+
 The questions come one at a time, in the order the calls came. Answers are read from standard input, a
 line each; prompts and what was decided go to standard error, and one line `hung` to standard output
 once the hook is up.

@@ -132,6 +132,11 @@ pub fn status(
             format!("{total}: {}", per_moment.join(", "))
         },
     );
+    if let Some(layers) = &status.layers {
+        for (name, value) in layer_fields(layers, colour) {
+            field(name, value);
+        }
+    }
     field("socket", clean(socket));
     field(
         "connections",
@@ -238,6 +243,80 @@ pub fn status(
         }
     }
     out
+}
+
+/// The layers' lines of `status`: the hooks per layer and the managed layer's files and policy, then a
+/// line per repository fires came from, its pending hooks (never silent) and a refused hooks file.
+fn layer_fields(layers: &Value, colour: bool) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
+    let mut parts: Vec<String> = ["managed", "user"]
+        .iter()
+        .filter_map(|layer| {
+            layers["hooks"][*layer]
+                .as_u64()
+                .map(|n| format!("{layer} {n}"))
+        })
+        .collect();
+    let files: Vec<String> = layers["managed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(clean)
+        .collect();
+    if !files.is_empty() {
+        parts.push(format!("managed files {}", files.join(", ")));
+    }
+    for policy in ["allow_managed_hooks_only", "require_fail_closed"] {
+        if layers[policy] == true {
+            parts.push(policy.to_string());
+        }
+    }
+    if !parts.is_empty() {
+        lines.push(("layers", parts.join("; ")));
+    }
+    for project in layers["projects"].as_array().into_iter().flatten() {
+        let root = clean(project["root"].as_str().unwrap_or("?"));
+        let hooks = project["hooks"].as_u64().unwrap_or(0);
+        let pending: Vec<String> = project["pending"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(clean)
+            .collect();
+        let mut value = if pending.is_empty() {
+            format!("{root}: {hooks} hook{}, trusted", plural(hooks))
+        } else {
+            painted(
+                &format!(
+                    "{root}: {hooks} hook{}, {} pending (not run until `hookd trust {root}`): {}",
+                    plural(hooks),
+                    pending.len(),
+                    pending.join(", ")
+                ),
+                YELLOW,
+                colour,
+            )
+        };
+        if let Some(error) = project["error"].as_str() {
+            let _ = write!(
+                value,
+                "\n{:15}{}",
+                "",
+                painted(
+                    &format!(
+                        "its hooks file refused (the last good hooks kept): {}",
+                        clean(error.lines().next().unwrap_or(error))
+                    ),
+                    RED,
+                    colour
+                )
+            );
+        }
+        lines.push(("project", value));
+    }
+    lines
 }
 
 /// The trouble of a settings file that is not there: what the daemon waits for, and the near name.
@@ -607,6 +686,30 @@ mod tests {
             reload_refused(&error, false),
             "reload refused: the settings file was not taken (2 errors); the last good settings stay\n  hooks.toml:3:1: a\n  hooks.toml:9:5: b\n"
         );
+    }
+
+    #[test]
+    fn the_layers_are_shown_with_each_layers_hooks_and_the_pending_ones() {
+        let mut status = sample();
+        status.layers = Some(serde_json::json!({
+            "managed": ["/etc/hookd/managed.toml"],
+            "allow_managed_hooks_only": false,
+            "require_fail_closed": true,
+            "hooks": {"managed": 2, "user": 3},
+            "projects": [
+                {"root": "/src/a", "hooks": 2, "pending": ["PreToolUse/gate"], "error": null},
+                {"root": "/src/b", "hooks": 1, "pending": [], "error": "/src/b/.hookd/hooks.toml:1:2: expected"},
+            ],
+        }));
+        let shown = super::status(&status, "/run/hookd.sock", None, false);
+        for part in [
+            "layers: managed 2; user 3; managed files /etc/hookd/managed.toml; require_fail_closed",
+            "project: /src/a: 2 hooks, 1 pending (not run until `hookd trust /src/a`): PreToolUse/gate",
+            "project: /src/b: 1 hook, trusted",
+            "its hooks file refused (the last good hooks kept): /src/b/.hookd/hooks.toml:1:2: expected",
+        ] {
+            assert!(shown.contains(part), "{part:?} not in\n{shown}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `--json`, as one object for scripts), its warnings said; an invalid file is every error, each once.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
@@ -28,9 +28,16 @@ pub fn check(config: &Path, managed: &Path, json: bool) -> Result<ExitCode, Stri
             return Err(format!("{}: no such settings file{near}", config.display()));
         }
     };
+    let project = loaded.as_ref().ok().and_then(ProjectLayer::here);
+    let project_valid = !matches!(&project, Some(ProjectLayer::Refused { .. }));
     if json {
         let (valid, object) = match &loaded {
-            Ok(settings) => (true, check_json(settings)),
+            Ok(settings) => {
+                let mut object = check_json(settings);
+                object["project"] = project.as_ref().map_or(Value::Null, ProjectLayer::json);
+                object["ok"] = json!(project_valid);
+                (project_valid, object)
+            }
             Err(errors) => (
                 false,
                 json!({
@@ -60,8 +67,20 @@ pub fn check(config: &Path, managed: &Path, json: bool) -> Result<ExitCode, Stri
                 }
                 _ => print!("{text}"),
             }
+            if let Some(project) = &project {
+                print!("{}", project.text());
+            }
             for warning in crate::agents::settings_warnings(&settings) {
                 eprintln!("warning: {warning}");
+            }
+            if let Some(ProjectLayer::Refused { file, errors }) = &project {
+                eprintln!("{errors}");
+                eprintln!(
+                    "{}: the project layer is refused: {}",
+                    printable(&file.display().to_string()),
+                    errors.count()
+                );
+                return Ok(ExitCode::FAILURE);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -175,50 +194,167 @@ fn describe(settings: &Settings) -> String {
         };
         out.push_str(&format!("{}{chained}\n", printable(moment)));
         for hook in hooks {
-            let mut line = format!("  {}", printable(&hook.name));
-            if hook.layer != crate::settings::Layer::User {
-                line.push_str(&format!("  [{}]", hook.layer.name()));
-            }
-            if let Some(matcher) = &hook.matcher_source {
-                line.push_str(&format!("  matcher {matcher:?}"));
-            }
-            if let Some(condition) = &hook.condition {
-                line.push_str(&format!("  if {:?}", condition.source));
-            }
-            if hook.background {
-                line.push_str("  background");
-            }
-            match &hook.program {
-                Program::Shell { command, .. } => line.push_str(&format!("  command {command:?}")),
-                Program::Argv(argv) => line.push_str(&format!("  argv {argv:?}")),
-                Program::Worker { argv, count } => {
-                    line.push_str(&format!("  worker {argv:?} x{count}"))
-                }
-                Program::Live { client, .. } => line.push_str(&format!("  live {client:?}")),
-                Program::Guard(guard) => {
-                    line.push_str("  builtin guard");
-                    for (rule, action) in guard.changed() {
-                        line.push_str(&format!("  {rule}={}", action.word()));
-                    }
-                }
-            }
-            if !matches!(hook.program, Program::Guard(_)) {
-                line.push_str(&format!("  timeout {}s", hook.timeout.as_secs_f64()));
-            }
-            if hook.on_failure == crate::settings::OnFailure::Refuse {
-                line.push_str("  on_failure refuse");
-            }
-            if let Some(agents) = &hook.agents {
-                line.push_str(&format!("  agents {}", printable(&agents.join(","))));
-            }
-            if !hook.enabled {
-                line.push_str("  (disabled)");
-            }
-            out.push_str(&line);
+            out.push_str(&hook_line(hook));
             out.push('\n');
         }
     }
     out
+}
+
+/// One hook as `check` lists it: its name, its layer when not the user's, and what it runs.
+fn hook_line(hook: &crate::settings::Hook) -> String {
+    let mut line = format!("  {}", printable(&hook.name));
+    if hook.layer != crate::settings::Layer::User {
+        line.push_str(&format!("  [{}]", hook.layer.name()));
+    }
+    if let Some(matcher) = &hook.matcher_source {
+        line.push_str(&format!("  matcher {matcher:?}"));
+    }
+    if let Some(condition) = &hook.condition {
+        line.push_str(&format!("  if {:?}", condition.source));
+    }
+    if hook.background {
+        line.push_str("  background");
+    }
+    match &hook.program {
+        Program::Shell { command, .. } => line.push_str(&format!("  command {command:?}")),
+        Program::Argv(argv) => line.push_str(&format!("  argv {argv:?}")),
+        Program::Worker { argv, count } => line.push_str(&format!("  worker {argv:?} x{count}")),
+        Program::Live { client, .. } => line.push_str(&format!("  live {client:?}")),
+        Program::Guard(guard) => {
+            line.push_str("  builtin guard");
+            for (rule, action) in guard.changed() {
+                line.push_str(&format!("  {rule}={}", action.word()));
+            }
+        }
+    }
+    if !matches!(hook.program, Program::Guard(_)) {
+        line.push_str(&format!("  timeout {}s", hook.timeout.as_secs_f64()));
+    }
+    if hook.on_failure == crate::settings::OnFailure::Refuse {
+        line.push_str("  on_failure refuse");
+    }
+    if let Some(agents) = &hook.agents {
+        line.push_str(&format!("  agents {}", printable(&agents.join(","))));
+    }
+    if !hook.enabled {
+        line.push_str("  (disabled)");
+    }
+    line
+}
+
+/// The project layer of the folder `check` runs in: the repository's `.hookd/hooks.toml`, each hook
+/// trusted or pending, as a fire from this folder would find it.
+enum ProjectLayer {
+    /// The managed layer keeps a repository's hooks from running.
+    Off { file: PathBuf, why: &'static str },
+    /// Read: each hook, and whether what it is now is what the user trusted.
+    Read {
+        project: Box<crate::layers::project::Project>,
+        states: Vec<&'static str>,
+    },
+    /// The file refused: every error at its place (a fire from here runs none of its hooks).
+    Refused {
+        file: PathBuf,
+        errors: crate::settings::ConfigErrors,
+    },
+}
+
+impl ProjectLayer {
+    /// The project layer of the current folder, `None` when it is in no repository with hooks.
+    fn here(settings: &Settings) -> Option<ProjectLayer> {
+        use crate::layers::project;
+        let cwd = std::env::current_dir().ok()?;
+        let root = project::find(&cwd, &crate::paths::home())?;
+        let file = root.join(project::FOLDER).join(project::FILE);
+        let policy = settings.policy;
+        if policy.allow_managed_hooks_only {
+            return Some(ProjectLayer::Off {
+                file,
+                why: "the managed layer sets allow_managed_hooks_only",
+            });
+        }
+        if policy.project_hooks == crate::settings::ProjectHooks::Off {
+            return Some(ProjectLayer::Off {
+                file,
+                why: "the managed layer sets project_hooks = \"off\"",
+            });
+        }
+        match project::read(&root) {
+            Ok(project) => {
+                let store = crate::layers::trust::Store::load(&crate::layers::trust::store_path());
+                let states = project
+                    .hooks
+                    .iter()
+                    .map(|pinned| match store.trusted(&project.root, &pinned.key) {
+                        Some(digest) if digest == pinned.digest => "trusted",
+                        Some(_) => "pending: changed since it was trusted",
+                        None => "pending: not trusted yet",
+                    })
+                    .collect();
+                Some(ProjectLayer::Read {
+                    project: Box::new(project),
+                    states,
+                })
+            }
+            Err(errors) => Some(ProjectLayer::Refused { file, errors }),
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            ProjectLayer::Off { file, why } => format!(
+                "project layer: {} (not read, its hooks do not run: {why})\n",
+                printable(&file.display().to_string())
+            ),
+            ProjectLayer::Refused { file, .. } => format!(
+                "project layer: {} (refused: none of its hooks run; the errors below)\n",
+                printable(&file.display().to_string())
+            ),
+            ProjectLayer::Read { project, states } => {
+                let root_text = project.root.display().to_string();
+                let root = printable(&root_text);
+                let mut out = format!(
+                    "project layer: {} ({} hook{}; they run after the user's for events in {root}, each once trusted: hookd trust {root})\n",
+                    printable(&project.file.display().to_string()),
+                    project.hooks.len(),
+                    if project.hooks.len() == 1 { "" } else { "s" }
+                );
+                let mut moment = None;
+                for (pinned, state) in project.hooks.iter().zip(states) {
+                    if moment != Some(&pinned.hook.moment) {
+                        moment = Some(&pinned.hook.moment);
+                        out.push_str(&format!("{}\n", printable(&pinned.hook.moment)));
+                    }
+                    out.push_str(&format!("{}  {state}\n", hook_line(&pinned.hook)));
+                }
+                out
+            }
+        }
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            ProjectLayer::Off { file, why } => json!({
+                "file": file.display().to_string(),
+                "off": why,
+            }),
+            ProjectLayer::Refused { file, errors } => json!({
+                "file": file.display().to_string(),
+                "errors": errors.0.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+            }),
+            ProjectLayer::Read { project, states } => json!({
+                "file": project.file.display().to_string(),
+                "root": project.root.display().to_string(),
+                "hooks": project.hooks.iter().zip(states).map(|(pinned, state)| json!({
+                    "name": pinned.hook.name,
+                    "moment": pinned.hook.moment,
+                    "trusted": *state == "trusted",
+                    "state": state,
+                })).collect::<Vec<_>>(),
+            }),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -76,13 +76,15 @@ impl Engine {
         } = request;
         let generation = self.current();
         let settings = &generation.settings;
-        let mut record = FireRecord::begin(source, &moment, agent.as_deref(), &event, &generation);
+        let mut record =
+            FireRecord::begin_lazily(source, &moment, agent.as_deref(), &event, &generation);
         if !settings.knows_moment(&moment) {
             let hint = moment::unknown_moment_hint(&moment, settings.moment_names());
             let unknown = NotDecided::UnknownMoment(format!(
                 "unknown moment \"{}\"{hint}",
                 moment::shown(&moment)
             ));
+            record.describe(&event);
             record.not_decided(&unknown);
             return Err(unknown);
         }
@@ -112,6 +114,10 @@ impl Engine {
         } else {
             self.live.candidates(&moment, agent.as_deref(), session)
         };
+        if field.is_some_and(|field| matched_long(&event, field)) {
+            // The fire waits for its hooks' matching: its record says now what the event said.
+            record.describe(&event);
+        }
         let hooks = select_hooks(
             &generation,
             &project.run,
@@ -122,6 +128,11 @@ impl Engine {
             &event,
         )
         .await;
+        if !hooks.is_empty() {
+            // Its hooks may change the event, and the fire waits for them: its record says now what
+            // the event said.
+            record.describe(&event);
+        }
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let (background, hooks): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|hook| hook.background);
@@ -164,6 +175,7 @@ impl Engine {
                 .flatten()
                 .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
         {
+            record.describe(&event);
             record.not_decided(&NotDecided::ShuttingDown);
             return Err(NotDecided::ShuttingDown);
         }
@@ -186,8 +198,18 @@ impl Engine {
                 continue;
             };
             let mut outcome = read_outcome(hook, &moment, ran, busy);
-            if hook.layer == Layer::Project && outcome.kind == Outcome::Allowed {
-                ignore_allow(&mut outcome);
+            if outcome.kind == Outcome::Allowed {
+                if hook.layer == Layer::Project {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow",
+                    );
+                } else if hook.is_live() && !settings.protect.live_hooks_allow {
+                    ignore_allow(
+                        &mut outcome,
+                        "its allow is ignored: a live hook's allow stands only where the settings say [protect] live_hooks_allow = true (any process of the user may hang one, the agent's own tool calls included)",
+                    );
+                }
             }
             let ms = crate::time::tenths_of_ms(ran.elapsed);
             if matches!(ran.exit, Exit::Cancelled(_)) {
@@ -214,9 +236,12 @@ impl Engine {
             // The common case, kept cheap: nothing to fold.
             Verdict::default()
         } else {
-            let named = hooks.iter().map(|h| h.name.as_str()).zip(&outcomes);
+            let named = hooks
+                .iter()
+                .zip(&outcomes)
+                .map(|(h, outcome)| (h.name.as_str(), outcome, !h.is_live()));
             let chained = settings.is_sequential(&moment);
-            verdict::fold(named, originals(&moment, &event), chained)
+            verdict::fold_hooks(named, originals(&moment, &event), chained)
         };
         if let Some(conflict) = &verdict.conflict {
             tracing::warn!(moment = %moment, agent = agent.as_deref().unwrap_or(""), "rewrites conflict: {conflict}");
@@ -299,6 +324,19 @@ impl Engine {
                 &mut verdict,
             );
         }
+        // The call as the hooks rewrote it is judged too: a hook (a live one, which any process of the
+        // user may hang, the agent's own tool calls included) must not turn a harmless call into one the
+        // guard refuses.
+        let protected = protected.or_else(|| {
+            let rewritten = verdict.input.clone()?;
+            let original = event.insert("tool_input".into(), rewritten);
+            let judged = generation.shield.judge(&moment, &event);
+            match original {
+                Some(original) => event.insert("tool_input".into(), original),
+                None => event.remove("tool_input"),
+            };
+            judged
+        });
         // A plain refusal of the hooks stands as it is: hookd's guard adds nothing to it.
         let protected = protected.filter(|_| !verdict.refused || verdict.permission.is_some());
         if let Some(reason) = protected {
@@ -341,6 +379,7 @@ impl Engine {
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.
+            record.describe(&event);
             let event = std::mem::take(&mut event);
             tokio::task::spawn_blocking(move || drop(event));
         }
@@ -354,7 +393,7 @@ impl Engine {
         }
         verdict.hooks = reports;
         verdict.advisory = advisory;
-        record.decided(&verdict);
+        record.decided(&verdict, event);
         Ok((verdict, runs))
     }
 }
@@ -362,24 +401,30 @@ impl Engine {
 /// The name a refusal of `require_fail_closed` has in the report and the journal: hookd's own.
 pub const REQUIRE_FAIL_CLOSED_HOOK: &str = "hookd:require-fail-closed";
 
-/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay that
-/// does not hold the call back when it cannot reach hookd, at a moment whose refusal holds something
-/// back (a Stop refused would only send the agent on working).
+/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay, or an
+/// agent's http hook, that does not hold the call back when it cannot reach hookd, at a moment whose
+/// refusal holds something back (a Stop refused would only send the agent on working).
 fn unclosed_relay(
     generation: &Generation,
     moment: &str,
     source: crate::record::Source,
     fail_closed: bool,
 ) -> Option<String> {
+    use crate::record::Source;
     let holds_back =
         moment::known(moment).is_some_and(|known| known.refusal == moment::Refusal::HoldsBack);
-    (generation.settings.policy.require_fail_closed
-        && source == crate::record::Source::Relay
-        && !fail_closed
-        && holds_back)
-        .then(|| {
-            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string()
-        })
+    if !generation.settings.policy.require_fail_closed || fail_closed || !holds_back {
+        return None;
+    }
+    match source {
+        Source::Relay => Some(
+            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string(),
+        ),
+        Source::Http => Some(
+            "the team's managed settings require fail-closed hooks (require_fail_closed), and this agent's http hook is fail-open: the agent lets calls through whenever hookd cannot answer. Print its settings with hookd relay --print-settings AGENT --http --fail-closed (each hook gets \"onFailure\": \"block\" and its url ?fail_closed=1)".to_string(),
+        ),
+        Source::Socket => None,
+    }
 }
 
 /// The managed hooks of a fire run again on the input as a lower layer's hook rewrote it.
@@ -469,9 +514,9 @@ impl Again<'_> {
 const AGAIN: &str =
     "run again on the call as a lower layer's hook rewrote it (a call the managed hooks never saw)";
 
-/// A repository's hook only tightens: its allow is read as what else it said (a rewrite, context, or
-/// nothing), and the journal says so.
-fn ignore_allow(outcome: &mut Heard) {
+/// A hook that only tightens (a repository's; a live one unless the settings let it allow): its allow is
+/// read as what else it said (a rewrite, context, or nothing), and the journal says `why`.
+fn ignore_allow(outcome: &mut Heard, why: &str) {
     outcome.kind = if outcome.input.is_some() || outcome.output.is_some() {
         Outcome::Rewrote
     } else if outcome.adds.is_empty() {
@@ -480,10 +525,7 @@ fn ignore_allow(outcome: &mut Heard) {
         Outcome::Adds
     };
     outcome.reason = None;
-    outcome.error = Some(
-        "its allow is ignored: a repository's hooks may refuse, ask, add and rewrite, never allow"
-            .into(),
-    );
+    outcome.error = Some(why.into());
 }
 
 impl Engine {
@@ -683,6 +725,20 @@ const LONG_MATCHED_VALUE: usize = 256;
 /// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
 /// file's order, then the repository's hooks that fit (`project`), then the live ones (`live`), in the
 /// order hung.
+/// Besides the moment's matcher field, the one a matcher looks at: the agent's own tool name.
+const MATCHED_TOO: &str = "agent_tool_name";
+
+/// Whether a value a matcher looks at is long enough to be matched on a blocking thread
+/// ([`select_hooks`] then waits for it).
+fn matched_long(event: &Map<String, Value>, field: &str) -> bool {
+    [field, MATCHED_TOO].iter().any(|key| {
+        event
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
+    })
+}
+
 async fn select_hooks(
     generation: &Arc<Generation>,
     project: &[Arc<Hook>],
@@ -702,21 +758,13 @@ async fn select_hooks(
     let Some(field) = field else {
         return candidates.cloned().collect();
     };
-    // Only the field and the agent's own tool name are looked at by a matcher.
-    let keys = [field, "agent_tool_name"];
-    let long = keys.iter().any(|key| {
-        event
-            .get(*key)
-            .and_then(Value::as_str)
-            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
-    });
-    if !long {
+    if !matched_long(event, field) {
         return candidates
             .filter(|hook| hook.matcher.matches_event(event, field))
             .cloned()
             .collect();
     }
-    let matched: Map<String, Value> = keys
+    let matched: Map<String, Value> = [field, MATCHED_TOO]
         .into_iter()
         .filter_map(|key| Some((key.to_string(), event.get(key)?.clone())))
         .collect();
@@ -796,13 +844,18 @@ impl StopLoop {
         agent: Option<&str>,
         event: &mut Map<String, Value>,
     ) -> Option<StopLoop> {
+        // Most moments are apart from the count: nothing looked up or copied for them.
+        let stop_loop = moment::stop_loop(moment);
+        if matches!(stop_loop, moment::StopLoop::Apart) {
+            return None;
+        }
         let session = event
             .get("session_id")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
-        match moment::stop_loop(moment) {
+        match stop_loop {
             moment::StopLoop::StartsOver => {
                 let prompt = event
                     .get("prompt")
@@ -934,7 +987,9 @@ impl Chain<'_> {
             if let (Some(rewrites), Some(rewrite), Some((name, _))) =
                 (rewrites.as_mut(), rewrite, field)
                 && !refused
-                && rewrites.apply(&hook.name, rewrite).is_ok()
+                && rewrites
+                    .apply_as(&hook.name, rewrite, !hook.is_live())
+                    .is_ok()
             {
                 event.insert(name.to_string(), rewrites.current().clone());
             }

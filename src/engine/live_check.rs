@@ -166,6 +166,11 @@ pub fn live_hook(
 }
 
 impl Hook {
+    /// Whether it is a live hook (hung over the socket), not one of the settings'.
+    pub fn is_live(&self) -> bool {
+        matches!(self.program, Program::Live { .. })
+    }
+
     /// Where the hook comes from when not the settings file, as the record and a fire's answer name it:
     /// `live:CLIENT` for a hook hung live over the socket.
     pub fn layer(&self) -> Option<String> {

@@ -175,6 +175,12 @@ fn read_raw(run: &Run<'_>) -> Said {
                 {
                     Said::Failed(failure())
                 }
+                // A client that said its hook failed has said nothing else but what holds back.
+                Said::Answered(said)
+                    if said.refusal.is_none() && matches!(run.exit, Exit::Failed(_)) =>
+                {
+                    Said::Failed(failure())
+                }
                 said => said,
             },
             _ => Said::Failed(failure()),

@@ -83,6 +83,20 @@ pub fn fold<'a>(
     originals: Originals<'_>,
     chained: bool,
 ) -> Verdict {
+    let outcomes = outcomes
+        .into_iter()
+        .map(|(hook, outcome)| (hook, outcome, true));
+    fold_hooks(outcomes, originals, chained)
+}
+
+/// [`fold`], each outcome with whether its hook may replace an earlier hook's rewrite in a chain: a live
+/// hook may not (any process of the user may hang one, the agent's own tool calls included), so that its
+/// rewrite of a field a hook of the settings rewrote is a conflict, refused, as side by side.
+pub fn fold_hooks<'a>(
+    outcomes: impl IntoIterator<Item = (&'a str, &'a Heard, bool)>,
+    originals: Originals<'_>,
+    chained: bool,
+) -> Verdict {
     let mut verdict = Verdict::default();
     let mut asked: Option<Option<String>> = None;
     let mut allowed: Option<Option<String>> = None;
@@ -95,7 +109,7 @@ pub fn fold<'a>(
     // call as the agent made it is no allow of another call a hook rewrote it to.
     let mut allowers: Vec<usize> = Vec::new();
     let mut input_changers: Vec<usize> = Vec::new();
-    for (place, (hook, outcome)) in outcomes.into_iter().enumerate() {
+    for (place, (hook, outcome, replaces)) in outcomes.into_iter().enumerate() {
         if outcome.kind == Outcome::Allowed {
             allowers.push(place);
         }
@@ -125,7 +139,7 @@ pub fn fold<'a>(
             let rewrites = rewrites
                 .get_or_insert_with(|| Rewrites::new(original, what, originals.moment, chained));
             let changes_before = rewrites.changed_by.len();
-            if let Err(said) = rewrites.apply(hook, rewrite) {
+            if let Err(said) = rewrites.apply_as(hook, rewrite, replaces) {
                 output_conflict |= what == "tool_response";
                 conflict.get_or_insert(said);
             }
@@ -290,6 +304,12 @@ impl Rewrites {
 
     /// Applies `hook`'s rewrite; `Err` says the conflict with an earlier hook.
     pub fn apply(&mut self, hook: &str, rewrite: &Value) -> Result<(), String> {
+        self.apply_as(hook, rewrite, true)
+    }
+
+    /// [`Rewrites::apply`]; in a chain, a hook that may not `replace` an earlier hook's change of a field
+    /// (a live hook) conflicts with it, as side by side.
+    pub fn apply_as(&mut self, hook: &str, rewrite: &Value, replaces: bool) -> Result<(), String> {
         let base = if self.chained {
             &self.current
         } else {
@@ -307,7 +327,7 @@ impl Rewrites {
             _ => Vec::new(),
         };
         for (field, new) in changes {
-            if !self.chained {
+            if !self.chained || !replaces {
                 let earlier = self
                     .changed_by
                     .iter()

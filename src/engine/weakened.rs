@@ -55,6 +55,11 @@ pub fn weakened(old: &Settings, new: &Settings) -> Vec<Weakening> {
             "[protect] enabled turned off: hookd no longer guards its own files and process",
         ));
     }
+    if !old.protect.live_hooks_allow && new.protect.live_hooks_allow {
+        changes.push(Weakening::of_settings(
+            "[protect] live_hooks_allow turned on: a live hook's allow now stands, and any process of the user may hang one",
+        ));
+    }
     if old.protect.enabled && new.protect.enabled {
         let kept: HashSet<&std::path::PathBuf> = new.protect.paths.iter().collect();
         let gone: Vec<String> = old

@@ -93,6 +93,8 @@ pub fn fold(managed: Option<&Settings>, mut user: Settings) -> Settings {
             );
         }
         user.protect.enabled = managed.protect.enabled;
+        // A team that says whether live hooks may allow says it for every user.
+        user.protect.live_hooks_allow = managed.protect.live_hooks_allow;
     } else if !user.protect.enabled {
         notes.push(
             "the user's [protect] enabled = false does not hold: under a managed layer, only it may turn hookd's guard of itself off".into(),

@@ -89,6 +89,11 @@ pub struct Protect {
     /// More paths to guard as hookd's own files are guarded (a file, or a folder and all below it):
     /// `~/` and `$HOME/` expanded, a relative path taken from the settings file's folder.
     pub paths: Vec<PathBuf>,
+    /// Whether a live hook's allow stands (`live_hooks_allow = true`). Off by default: any process of
+    /// the user may hang a live hook over the socket, the agent's own tool calls included, and one that
+    /// allows would let the agent approve its own calls past its permission prompt; off, a live hook's
+    /// allow is read as nothing, as a repository hook's is (its refusals, asks, adds and rewrites hold).
+    pub live_hooks_allow: bool,
 }
 
 impl Protect {
@@ -118,6 +123,7 @@ impl Default for Protect {
         Protect {
             enabled: true,
             paths: Vec::new(),
+            live_hooks_allow: false,
         }
     }
 }

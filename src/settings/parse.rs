@@ -41,7 +41,7 @@ const HTTP_KEYS: &[&str] = &["listen", "allow_non_loopback"];
 const RECORD_KEYS: &[&str] = &["enabled", "file_size_mib", "files", "full_inputs"];
 /// Hook names hookd keeps for itself, so that a record naming one was hookd's own doing.
 pub const RESERVED_NAME_PREFIX: &str = "hookd:";
-const PROTECT_KEYS: &[&str] = &["enabled", "paths"];
+const PROTECT_KEYS: &[&str] = &["enabled", "paths", "live_hooks_allow"];
 const DEFAULTS_KEYS: &[&str] = &[
     "timeout",
     "on_failure",
@@ -414,6 +414,10 @@ impl Walker<'_> {
                 "enabled" => match value.get_ref().as_bool() {
                     Some(b) => protect.enabled = b,
                     None => self.type_error(value, "protect.enabled", "true or false"),
+                },
+                "live_hooks_allow" => match value.get_ref().as_bool() {
+                    Some(b) => protect.live_hooks_allow = b,
+                    None => self.type_error(value, "protect.live_hooks_allow", "true or false"),
                 },
                 "paths" => {
                     let expected = "a list of paths";

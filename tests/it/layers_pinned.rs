@@ -122,3 +122,80 @@ fn a_repository_whose_hooks_cannot_be_read_is_said_in_every_fire_from_it() {
         hook_names(&resp).contains(&"project:mended".to_string())
     });
 }
+
+/// `hookd check` run in `dir`, with the daemon's state folder (where the trust store is).
+fn check_in(d: &Daemon, dir: &std::path::Path, json: bool) -> std::process::Output {
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(["check", "--config", d.config.to_str().unwrap()])
+        .current_dir(dir)
+        .env("XDG_STATE_HOME", state_home_for(&d.socket));
+    if json {
+        cmd.arg("--json");
+    }
+    run_with_deadline(cmd, None, RESPONSE)
+}
+
+#[test]
+fn check_and_status_show_the_project_layer_its_hooks_trusted_or_pending() {
+    let sb = Sandbox::new();
+    sb.settings("[[hooks.Stop]]\nname = \"mine\"\ncommand = \"true\"\n");
+    let repo = make_repo(
+        &sb,
+        "[[hooks.PreToolUse]]\nname = \"gate\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n\n[[hooks.Stop]]\nname = \"tests\"\ncommand = \"true\"\n",
+        &[("gate.sh", "exit 0")],
+    );
+    let d = Daemon::start(sb);
+    let shown = text(&check_in(&d, &repo.join("src"), false).stdout);
+    for part in [
+        &format!(
+            "project layer: {}",
+            repo.join(".hookd/hooks.toml").display()
+        ),
+        "  project:gate  [project]  command \"$HOOKD_CONFIG_DIR/gate.sh\"  timeout 60s  pending: not trusted yet",
+        "  project:tests  [project]  command \"true\"  timeout 60s  pending: not trusted yet",
+    ] {
+        assert!(shown.contains(part), "{part:?} not in\n{shown}");
+    }
+    let out = check_in(&d, &repo, true);
+    let object: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(object["project"]["hooks"][0]["trusted"], false, "{object}");
+    // Elsewhere: no project layer.
+    let elsewhere = text(&check_in(&d, d.sb.path(), false).stdout);
+    assert!(!elsewhere.contains("project layer"), "{elsewhere}");
+
+    // The daemon saw a fire from it: `status` for people lists the repository and what is pending.
+    d.fire("Stop", serde_json::json!({"session_id": "s", "cwd": repo}));
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.args(["status", "--socket", d.socket.to_str().unwrap()])
+        .env("NO_COLOR", "1");
+    let status = text(&run_on_terminal(cmd, None, RESPONSE).stdout);
+    assert!(status.contains("layers: user 1"), "{status}");
+    assert!(
+        status.contains(&format!(
+            "project: {}: 2 hooks, 2 pending (not run until `hookd trust {}`): PreToolUse/gate, Stop/tests",
+            repo.display(),
+            repo.display()
+        )),
+        "{status}"
+    );
+
+    // Trusted: `check` says so, one changed byte makes it pending again.
+    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
+    let shown = text(&check_in(&d, &repo, false).stdout);
+    assert!(shown.contains("timeout 60s  trusted\n"), "{shown}");
+    fs::write(repo.join(".hookd/gate.sh"), "#!/bin/sh\nexit 1\n").unwrap();
+    let shown = text(&check_in(&d, &repo, false).stdout);
+    assert!(
+        shown.contains("project:gate  [project]  command \"$HOOKD_CONFIG_DIR/gate.sh\"  timeout 60s  pending: changed since it was trusted"),
+        "{shown}"
+    );
+    // A refused hooks file: every error, and a failing status.
+    fs::write(repo.join(".hookd/hooks.toml"), "[[hooks.Stop]\n").unwrap();
+    let out = check_in(&d, &repo, false);
+    assert_eq!(code(&out.status), 1, "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("hooks.toml:1:"),
+        "{}",
+        text(&out.stderr)
+    );
+}

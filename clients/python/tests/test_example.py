@@ -29,7 +29,8 @@ class Example(unittest.TestCase):
 
     def setUp(self) -> None:
         require_hookd(self)
-        self.daemon = RealDaemon()
+        # The example's allows stand only where the settings let a live hook allow.
+        self.daemon = RealDaemon("[protect]\nlive_hooks_allow = true\n")
         self.addCleanup(self.daemon.stop)
         self.stderr_path = os.path.join(self.daemon.dir.name, "example.err")
         self.stderr = open(self.stderr_path, "w")

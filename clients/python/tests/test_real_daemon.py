@@ -68,9 +68,21 @@ class RealDaemonTest(unittest.TestCase):
         agent.attach(lambda e: "branch: main", "PreToolUse", name="context")
         verdict = self.daemon.fire("PreToolUse", bash("ls", "S1"))
         self.assertFalse(verdict["refused"], verdict)
-        self.assertEqual(verdict.get("permission"), "allow", verdict)
+        # A live hook's allow stands only where the settings say so: read as nothing else here, its
+        # rewrite kept.
+        self.assertIsNone(verdict.get("permission"), verdict)
         self.assertEqual(verdict["input"]["command"], "ls -la")
         self.assertEqual(verdict["adds"], ["branch: main"])
+
+        daemon = RealDaemon("[protect]\nlive_hooks_allow = true\n")
+        self.addCleanup(daemon.stop)
+        trusted = hookd.connect(daemon.socket, client="tests")
+        self.addCleanup(trusted.close)
+        trusted.attach(lambda e: hookd.allow("read-only", input={"command": "ls -la"}), "PreToolUse",
+                       name="approve")
+        verdict = daemon.fire("PreToolUse", bash("ls", "S1"))
+        self.assertEqual(verdict.get("permission"), "allow", verdict)
+        self.assertEqual(verdict["input"]["command"], "ls -la")
 
     def test_a_moment_codex_never_fires_is_refused_where_it_is_hung(self) -> None:
         agent = self.connect()
@@ -97,11 +109,29 @@ class RealDaemonTest(unittest.TestCase):
         agent.attach(broken, "PreToolUse", name="lenient")
         verdict = self.daemon.fire("PreToolUse", bash("ls", "S1"))
         self.assertFalse(verdict["refused"], verdict)
-        # It said nothing (the error is logged by the client).
-        self.assertEqual(outcome(verdict, "lenient"), "nothing")
+        # It failed, and said nothing to the verdict (on_failure "ignore"); the error is logged by the
+        # client, and is the hook's error in the daemon's answer and journal.
+        self.assertEqual(outcome(verdict, "lenient"), "failed")
+        errors = [h.get("error") for h in verdict["hooks"] if h.get("name") == "lenient"]
+        self.assertIn("policy file missing", str(errors))
         agent.detach()
         agent.attach(broken, "PreToolUse", name="strict", on_failure="refuse")
         verdict = self.daemon.fire("PreToolUse", bash("ls", "S1"))
+        self.assertTrue(verdict["refused"], verdict)
+        self.assertIn("policy file missing", verdict["reason"])
+
+    def test_a_hook_without_on_failure_takes_the_settings_default(self) -> None:
+        daemon = RealDaemon('[defaults]\non_failure = "refuse"\n')
+        self.addCleanup(daemon.stop)
+        agent = hookd.connect(daemon.socket, client="tests")
+        self.addCleanup(agent.close)
+
+        def broken(event: hookd.Event) -> hookd.AnswerLike:
+            raise RuntimeError("policy file missing")
+
+        hook = agent.attach(broken, "PreToolUse", name="bare")
+        self.assertIsNone(hook.on_failure)
+        verdict = daemon.fire("PreToolUse", bash("ls", "S1"))
         self.assertTrue(verdict["refused"], verdict)
         self.assertIn("policy file missing", verdict["reason"])
 
