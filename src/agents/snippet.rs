@@ -249,8 +249,11 @@ pub fn http_snippet(
         if agent.command_only(moment) {
             command_hook.clone()
         } else if fail_closed && refusal_holds_back(agent, moment) {
+            // The url says so too: the agent does not tell hookd how it treats a failed hook, and the
+            // managed layer's `require_fail_closed` refuses an http hook that does not say it blocks.
             let mut hook = hook.clone();
             hook["onFailure"] = json!("block");
+            hook["url"] = json!(format!("{url}?fail_closed=1"));
             hook
         } else {
             hook.clone()

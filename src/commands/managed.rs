@@ -174,33 +174,38 @@ pub(super) fn check_mode(file: &Path, mode: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// The file of hookd's own managed layer (`/etc/hookd/managed.toml`, then `managed.d/*.toml`, below
-/// `root` when given) that sets `require_fail_closed = true`, when one does: hookd then refuses every
-/// call from a relay that is not fail-closed. A file that cannot be read is left out (the daemon says
-/// what is wrong with it).
-// The daemon's own reading of the managed layer is the authority; this reads the one key setup needs
-// without loading the layer, so that setup works on a machine whose hookd settings do not load.
-pub(crate) fn requires_fail_closed(root: Option<&Path>) -> Option<PathBuf> {
+/// Whether hookd's own managed layer (`/etc/hookd`, below `root` when given) sets
+/// `require_fail_closed = true`, read by the layer's own reader (`layers::managed::read`: the same
+/// files, in the same order, with the same checks as the daemon's): hookd then refuses every call from
+/// a relay that is not fail-closed.
+pub(crate) enum FailClosed {
+    /// It does not (or there is no managed layer).
+    No,
+    /// It does, in this file.
+    By(PathBuf),
+    /// The layer cannot be read (why): setup cannot tell, and the daemon keeps the layer's last good
+    /// settings (or, starting, refuses to start). Said, never guessed either way.
+    Unknown(String),
+}
+
+pub(crate) fn requires_fail_closed(root: Option<&Path>) -> FailClosed {
     let dir = match root {
         Some(root) => root.join(HOOKD_MANAGED),
         None => PathBuf::from("/").join(HOOKD_MANAGED),
     };
-    let mut files = vec![dir.join("managed.toml")];
-    if let Ok(entries) = std::fs::read_dir(dir.join("managed.d")) {
-        let mut more: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.extension().is_some_and(|e| e == "toml"))
-            .collect();
-        more.sort();
-        files.extend(more);
+    match crate::layers::managed::read(&dir) {
+        Ok(read) => read
+            .policies
+            .into_iter()
+            .find(|(_, policy)| policy.require_fail_closed)
+            .map_or(FailClosed::No, |(file, _)| FailClosed::By(file)),
+        Err(errors) => FailClosed::Unknown(
+            errors
+                .0
+                .first()
+                .map_or_else(|| "invalid".to_string(), ToString::to_string),
+        ),
     }
-    files.into_iter().find(|file| {
-        std::fs::read_to_string(file)
-            .ok()
-            .and_then(|text| text.parse::<toml::Table>().ok())
-            .and_then(|table| table.get("require_fail_closed")?.as_bool())
-            == Some(true)
-    })
 }
 
 /// What setup says of a managed file it wrote (`text`) for `agent`: what the user can still do there.

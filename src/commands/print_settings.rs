@@ -51,6 +51,17 @@ pub fn print_settings(agent: &str, args: &cli::RelayArgs) -> Result<ExitCode, St
     )?;
     print!("{snippet}");
     eprint!("{note}");
+    if !args.fail_closed
+        && let crate::commands::managed::FailClosed::By(file) =
+            crate::commands::managed::requires_fail_closed(None)
+    {
+        // An http hook is fail-open in the agent unless it blocks: under the team's policy hookd
+        // refuses every call these hooks make.
+        eprintln!(
+            "warning: hookd's managed layer requires fail-closed hooks (require_fail_closed in {}): hookd refuses every call from these http hooks; print them with --fail-closed (\"onFailure\": \"block\" and ?fail_closed=1 on each url)",
+            file.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

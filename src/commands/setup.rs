@@ -142,8 +142,19 @@ pub fn run(args: &SetupArgs) -> Result<ExitCode, String> {
 /// a relay that is not fail-closed): a relay written without `--fail-closed` would have every call
 /// refused, so setup refuses to write it; one with it is said to fit.
 fn say_fail_closed_required(args: &SetupArgs) -> Result<(), String> {
-    let Some(file) = managed::requires_fail_closed(args.managed_root.as_deref()) else {
-        return Ok(());
+    let file = match managed::requires_fail_closed(args.managed_root.as_deref()) {
+        managed::FailClosed::No => return Ok(()),
+        managed::FailClosed::By(file) => file,
+        managed::FailClosed::Unknown(why) => {
+            // A layer that does not load cannot be read for its policy: setup goes on, and says that
+            // it could not tell (a relay with --fail-closed fits either way).
+            if !args.fail_closed {
+                eprintln!(
+                    "warning: hookd's managed layer cannot be read ({why}): setup cannot tell whether it requires fail-closed relays (require_fail_closed), and the daemon keeps the layer's last good settings; if it does, hookd refuses every call from the relay this setup writes: run it with --fail-closed to be sure (`hookd check` says what is wrong with the layer)"
+                );
+            }
+            return Ok(());
+        }
     };
     let shown = file.display();
     if args.fail_closed {

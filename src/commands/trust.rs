@@ -18,6 +18,9 @@ pub fn trust(dir: Option<&Path>, revoke: bool) -> Result<ExitCode, String> {
     };
     let root = if here.join(project::FOLDER).join(project::FILE).exists() {
         here.clone()
+    } else if revoke && project::find(&here, &crate::paths::home()).is_none() {
+        // Its hooks file gone: the daemon says so at every fire until the user revokes the trust.
+        here.clone()
     } else {
         project::find(&here, &crate::paths::home()).ok_or_else(|| {
             format!(

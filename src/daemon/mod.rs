@@ -13,6 +13,7 @@ pub mod managed_watch;
 pub mod memory;
 pub mod relay_request;
 pub mod reload;
+pub mod resident;
 pub mod server;
 pub mod socket;
 pub mod state;
@@ -146,6 +147,12 @@ pub fn run(
         };
         tracing::info!(pid = std::process::id(), "serving");
         daemon.notifier.ready();
+        // Start-up is done: the code it ran is not kept mapped for an idle daemon.
+        let dropped = crate::daemon::resident::drop_start_up_pages();
+        tracing::debug!(
+            bytes = dropped,
+            "start-up's pages handed back to the page cache"
+        );
         crate::daemon::server::serve(listener, daemon, shutdown).await;
         Ok::<(), String>(())
     });

@@ -55,7 +55,10 @@ enum ManagedPrepared {
 pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, ConfigErrors> {
     let _serialized = SERIAL.lock().await;
     let in_force = *lock(&daemon.loaded_text);
-    let managed_in_force = lock(&daemon.layers).managed_hash;
+    let (managed_in_force, managed_held) = {
+        let layers = lock(&daemon.layers);
+        (layers.managed_hash, layers.managed.is_some())
+    };
     let path = daemon.config_path.clone();
     let managed_dir = daemon.managed_dir.clone();
     // The files `hookd setup` wrote the relay into are read again too (setup asks for a reload once it
@@ -64,7 +67,7 @@ pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, Confi
         (
             (
                 prepare(&path, trigger, in_force),
-                prepare_managed(&managed_dir, managed_in_force),
+                prepare_managed(&managed_dir, managed_in_force, managed_held),
             ),
             crate::agents::setups::setup_files(),
         )
@@ -92,9 +95,18 @@ pub async fn reload(daemon: &Arc<Daemon>, trigger: Trigger) -> Result<u64, Confi
 /// The blocking part of a reload for the managed layer: its files read and validated whole.
 /// Unchanged whatever the trigger: a reload asked for makes its new generation from the user's file,
 /// and must not make one of a managed layer as it was when the user's file is refused.
-fn prepare_managed(dir: &Path, in_force: Option<u64>) -> ManagedPrepared {
+///
+/// A layer in force whose every file is gone keeps its last good settings, as the user's file does: a
+/// file an editor removes before writing it anew, or a folder a package upgrade moves aside, must not
+/// leave the team's hooks out for the moment between. The admin takes the layer away by leaving a file
+/// without it (or by restarting the daemon).
+fn prepare_managed(dir: &Path, in_force: Option<u64>, held: bool) -> ManagedPrepared {
     match crate::layers::managed::read(dir) {
         Ok(read) if in_force == Some(read.hash) => ManagedPrepared::Unchanged,
+        Ok(read) if read.settings.is_none() && held => ManagedPrepared::Invalid(whole_file(
+            &dir.join(crate::layers::managed::MAIN_FILE),
+            "the managed layer's files are gone; keeping its last good settings (to take the team's policy away, leave a managed.toml without it, or restart the daemon)",
+        )),
         Ok(read) => ManagedPrepared::Valid(read.settings.map(Box::new), read.hash),
         Err(errors) => ManagedPrepared::Invalid(errors),
     }

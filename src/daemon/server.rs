@@ -404,18 +404,22 @@ impl Connection {
                             // Boxed: the task then holds a pointer, where it held the whole fire's state,
                             // which tokio moves whole when the task starts, ends and is read.
                             let mut fire = Box::pin(async move { crate::daemon::answer::fire_line(&engine, answered, request, cancel).await });
-                            match first_poll(fire.as_mut()) {
+                            let (polled, after) = crate::engine::answer_first(|| first_poll(fire.as_mut()));
+                            match polled {
                                 FirstPoll::Ready(response) => {
                                     // Decided at once (no hook to run, as most fires): answered now, with
-                                    // no task, no wake-up and no bookkeeping between the line and its answer.
+                                    // no task, no wake-up and no bookkeeping between the line and its answer;
+                                    // its record finished once the answer is out.
                                     let response = response.unwrap_or_else(|| internal_error(id));
                                     lines.set_permit_aside();
-                                    let written = send(&mut write, &response).await;
+                                    let written = send_then(&mut write, &response, after).await;
                                     drop(response);
                                     account.release(cost);
                                     if written.is_err() { break; }
                                 }
                                 FirstPoll::Pending => {
+                                    // Nothing was decided, so nothing is left to finish.
+                                    after.finish();
                                     let task = pending.spawn(fire);
                                     pending_fires.insert(task.id(), (id, cost));
                                 }
@@ -900,6 +904,30 @@ async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => bytes,
         Err(e) => return Err(e),
     };
+    send_rest(write, rest).await
+}
+
+/// [`send`], and `after` finished once the answer is handed to the socket: as soon as it is written
+/// whole (nearly always at once), or before waiting for a client that reads slowly, so that a fire's
+/// record never waits on its client.
+async fn send_then(
+    write: &mut OwnedWriteHalf,
+    bytes: &[u8],
+    after: crate::engine::AfterAnswer,
+) -> std::io::Result<()> {
+    let tried = write.try_write(bytes);
+    after.finish();
+    let rest = match tried {
+        Ok(written) if written == bytes.len() => return Ok(()),
+        Ok(written) => &bytes[written..],
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => bytes,
+        Err(e) => return Err(e),
+    };
+    send_rest(write, rest).await
+}
+
+/// The rest of an answer the socket did not take at once, within [`WRITE_DEADLINE`].
+async fn send_rest(write: &mut OwnedWriteHalf, rest: &[u8]) -> std::io::Result<()> {
     match tokio::time::timeout(WRITE_DEADLINE, write.write_all(rest)).await {
         Ok(written) => written,
         Err(_) => {

@@ -15,6 +15,12 @@
 //! kernel: no allocation, no libc (whose `errno` is the daemon thread's), no panic. A step that fails
 //! leaves its error number where the parent reads it, and the child exits.
 //!
+//! The handlers are put back by the kernel where it can: `clone3` with `CLONE_CLEAR_SIGHAND` (Linux 5.5)
+//! starts the child with every handled signal at its default, ignored ones still ignored, which is what
+//! the child did by hand in two system calls a signal (a look, then a reset for each of the fifty-odd
+//! signals the daemon handles: about 130 calls while the daemon's thread waited, on every hook). Where
+//! `clone3` or the flag is refused (an older kernel, a container's filter), `clone` and the loop by hand.
+//!
 //! Only on x86-64 Linux; elsewhere, and where the kernel refuses the clone (a filter that forbids it),
 //! [`launch`] says so and the caller uses `posix_spawn`. A kernel before 5.2 does not know
 //! `CLONE_PIDFD` and ignores it (the old `clone` ignores flags it does not know): the child is started
@@ -94,6 +100,26 @@ mod imp {
     /// Set once the kernel has refused the clone: every later spawn goes to `posix_spawn` at once.
     static REFUSED: AtomicBool = AtomicBool::new(false);
 
+    /// Set once the kernel has refused `clone3` with `CLONE_CLEAR_SIGHAND`: every later spawn uses
+    /// `clone`, its child putting the handlers back by hand.
+    static NO_CLEAR_SIGHAND: AtomicBool = AtomicBool::new(false);
+
+    /// `clone3`'s flag (Linux 5.5): the child's handled signals at their defaults, ignored ones kept.
+    const CLONE_CLEAR_SIGHAND: u64 = 0x1_0000_0000;
+
+    /// The kernel's `struct clone_args`, its first version (64 bytes), all `clone3` needs here.
+    #[repr(C)]
+    struct CloneArgs {
+        flags: u64,
+        pidfd: u64,
+        child_tid: u64,
+        parent_tid: u64,
+        exit_signal: u64,
+        stack: u64,
+        stack_size: u64,
+        tls: u64,
+    }
+
     /// What the child reads, and where it leaves an error.
     #[repr(C)]
     struct ChildArgs {
@@ -106,6 +132,8 @@ mod imp {
         error: AtomicI32,
         /// Which of `paths` gave it, when it was an exec; `usize::MAX` otherwise.
         failed_path: AtomicUsize,
+        /// Whether the kernel has put the handlers back already (`CLONE_CLEAR_SIGHAND`).
+        handlers_cleared: bool,
     }
 
     /// The kernel's `struct sigaction` on x86-64 (not libc's: its mask is 64 bits, no more).
@@ -154,8 +182,14 @@ mod imp {
                 restorer: 0,
                 mask: 0,
             };
-            let mut signal = 1;
-            while signal <= 64 {
+            // With the handlers cleared by the kernel, only SIGPIPE is left to put back.
+            let mut signal = if args.handlers_cleared {
+                libc::SIGPIPE as usize
+            } else {
+                1
+            };
+            let last = if args.handlers_cleared { signal } else { 64 };
+            while signal <= last {
                 let mut current = KernelSigaction {
                     handler: 0,
                     flags: 0,
@@ -292,6 +326,11 @@ mod imp {
             Some(stack)
         }
 
+        /// The lowest byte the child may use, above the guard page.
+        fn low(&self) -> usize {
+            self.base as usize + GUARD
+        }
+
         /// The top, 16-byte aligned as the x86-64 ABI wants before a call.
         fn top(&self) -> usize {
             (self.base as usize + GUARD + STACK_SIZE) & !15
@@ -316,12 +355,31 @@ mod imp {
         let Some(stack) = STACK.with(Cell::take).or_else(ChildStack::new) else {
             return Ok(None);
         };
-        let result = launch_on(&stack, launch);
+        let mut result = Ok(None);
+        if !NO_CLEAR_SIGHAND.load(Ordering::Relaxed) {
+            result = launch_on(&stack, launch, true);
+        }
+        if matches!(result, Ok(None)) {
+            result = launch_on(&stack, launch, false);
+        }
         STACK.with(|cell| cell.set(Some(stack)));
         result
     }
 
-    fn launch_on(stack: &ChildStack, launch: &Launch) -> Result<Option<Launched>, Failed> {
+    /// [`launch`] one way only: with `clone3` and `CLONE_CLEAR_SIGHAND` when `cleared`, else `clone`.
+    #[cfg(test)]
+    pub fn launch_one_way(launch: &Launch, cleared: bool) -> Result<Option<Launched>, Failed> {
+        let stack = ChildStack::new().expect("a child's stack");
+        launch_on(&stack, launch, cleared)
+    }
+
+    /// One try: with `clone3` and `CLONE_CLEAR_SIGHAND` when `cleared`, else with `clone`. `Ok(None)`:
+    /// the kernel refused that way (and is not asked that way again).
+    fn launch_on(
+        stack: &ChildStack,
+        launch: &Launch,
+        cleared: bool,
+    ) -> Result<Option<Launched>, Failed> {
         debug_assert!(launch.paths.last().is_some_and(|last| last.is_null()));
         debug_assert!(launch.argv.last().is_some_and(|last| last.is_null()));
         debug_assert!(launch.envp.last().is_some_and(|last| last.is_null()));
@@ -334,10 +392,38 @@ mod imp {
             working_dir: launch.working_dir.as_ptr(),
             error: AtomicI32::new(0),
             failed_path: AtomicUsize::new(usize::MAX),
+            handlers_cleared: cleared,
         };
         let mut pidfd: libc::c_int = -1;
         let flags =
             (libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD) as usize;
+        let clone_args = CloneArgs {
+            flags: (libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD) as u64
+                | CLONE_CLEAR_SIGHAND,
+            pidfd: &mut pidfd as *mut libc::c_int as u64,
+            child_tid: 0,
+            parent_tid: 0,
+            exit_signal: libc::SIGCHLD as u64,
+            stack: stack.low() as u64,
+            stack_size: (stack.top() - stack.low()) as u64,
+            tls: 0,
+        };
+        // clone(flags, stack, parent_tid: the pidfd, child_tid, tls), or clone3(args, size).
+        let (number, first, second, third) = if cleared {
+            (
+                libc::SYS_clone3,
+                &clone_args as *const CloneArgs as usize,
+                std::mem::size_of::<CloneArgs>(),
+                0,
+            )
+        } else {
+            (
+                libc::SYS_clone,
+                flags,
+                stack.top(),
+                &mut pidfd as *mut libc::c_int as usize,
+            )
+        };
         let all: u64 = !0;
         let mut old: u64 = 0;
         let pid: isize;
@@ -366,10 +452,10 @@ mod imp {
                 "call r13",
                 "ud2",
                 "2:",
-                inlateout("rax") libc::SYS_clone as isize => pid,
-                in("rdi") flags,
-                in("rsi") stack.top(),
-                in("rdx") &mut pidfd as *mut libc::c_int as usize,
+                inlateout("rax") number as isize => pid,
+                in("rdi") first,
+                in("rsi") second,
+                in("rdx") third,
                 in("r10") 0usize,
                 in("r8") 0usize,
                 in("r12") &args as *const ChildArgs as usize,
@@ -388,9 +474,11 @@ mod imp {
         if pid < 0 {
             let error = -pid as i32;
             return match error {
-                // No such clone (a seccomp filter, an emulator): posix_spawn's way.
+                // No such clone (a seccomp filter, an emulator, a kernel before `clone3` or its
+                // flag): the next way, `clone` and then posix_spawn's.
                 libc::EINVAL | libc::ENOSYS | libc::EPERM => {
-                    REFUSED.store(true, Ordering::Relaxed);
+                    let refused = if cleared { &NO_CLEAR_SIGHAND } else { &REFUSED };
+                    refused.store(true, Ordering::Relaxed);
                     Ok(None)
                 }
                 _ => Err(Failed {
@@ -495,6 +583,72 @@ mod tests {
             }
             Ok(None) => panic!("the clone was refused here"),
             Err(failed) => Err((failed.error.raw_os_error(), failed.path)),
+        }
+    }
+
+    extern "C" fn a_handler_of_ours(_: libc::c_int) {}
+
+    /// Both ways (the kernel clearing the handlers, the child clearing them by hand) start the program,
+    /// with SIGPIPE at its default and no handler (the exec resets those; what the clearing guards is the
+    /// moment between the unblocking and the exec, which no test can aim a signal at).
+    #[test]
+    fn both_ways_the_program_starts_with_sigpipe_at_its_default_and_no_handler() {
+        // SAFETY: a handler that does nothing, for a signal nothing sends this test process.
+        unsafe {
+            libc::signal(
+                libc::SIGUSR2,
+                a_handler_of_ours as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            )
+        };
+        // SAFETY: SIG_IGN installs no code; the test process is Rust's, which ignores SIGPIPE already.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+        for cleared in [true, false] {
+            let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).unwrap();
+            let null = std::fs::File::open("/dev/null").unwrap();
+            // SAFETY: F_DUPFD_CLOEXEC on open descriptors returns new ones above 2.
+            let [stdin, stdout, stderr] = [null.as_raw_fd(), write.as_raw_fd(), null.as_raw_fd()]
+                .map(|fd| unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) });
+            // `cat`, which handles no signal of its own (`grep` handles SIGSEGV).
+            let cat = c"/bin/cat";
+            let words = [c"cat", c"/proc/self/status"];
+            let mut argv: Vec<*mut libc::c_char> =
+                words.iter().map(|w| w.as_ptr().cast_mut()).collect();
+            argv.push(std::ptr::null_mut());
+            let paths = [cat.as_ptr(), std::ptr::null()];
+            let envp = [std::ptr::null_mut()];
+            let launched = imp::launch_one_way(
+                &Launch {
+                    paths: &paths,
+                    argv: &argv,
+                    envp: &envp,
+                    stdio: [stdin, stdout, stderr],
+                    working_dir: c"/",
+                },
+                cleared,
+            );
+            for fd in [stdin, stdout, stderr] {
+                // SAFETY: the copies made above, closed once.
+                unsafe { libc::close(fd) };
+            }
+            drop(write);
+            let Ok(Some(launched)) = launched else {
+                panic!("the clone (clone3: {cleared}) was refused here");
+            };
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::fs::File::from(read), &mut text).unwrap();
+            let mut status = 0;
+            // SAFETY: waits for our own child.
+            unsafe { libc::waitpid(launched.pid, &mut status, 0) };
+            let mask = |field: &str| {
+                let line = text.lines().find(|l| l.starts_with(field)).unwrap();
+                u64::from_str_radix(line[field.len()..].trim(), 16).unwrap()
+            };
+            assert_eq!(mask("SigCgt:"), 0, "clone3: {cleared}: {text}");
+            assert_eq!(
+                mask("SigIgn:") & (1 << (libc::SIGPIPE - 1)),
+                0,
+                "clone3: {cleared}: {text}"
+            );
         }
     }
 

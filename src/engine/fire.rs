@@ -76,13 +76,15 @@ impl Engine {
         } = request;
         let generation = self.current();
         let settings = &generation.settings;
-        let mut record = FireRecord::begin(source, &moment, agent.as_deref(), &event, &generation);
+        let mut record =
+            FireRecord::begin_lazily(source, &moment, agent.as_deref(), &event, &generation);
         if !settings.knows_moment(&moment) {
             let hint = moment::unknown_moment_hint(&moment, settings.moment_names());
             let unknown = NotDecided::UnknownMoment(format!(
                 "unknown moment \"{}\"{hint}",
                 moment::shown(&moment)
             ));
+            record.describe(&event);
             record.not_decided(&unknown);
             return Err(unknown);
         }
@@ -112,6 +114,10 @@ impl Engine {
         } else {
             self.live.candidates(&moment, agent.as_deref(), session)
         };
+        if field.is_some_and(|field| matched_long(&event, field)) {
+            // The fire waits for its hooks' matching: its record says now what the event said.
+            record.describe(&event);
+        }
         let hooks = select_hooks(
             &generation,
             &project.run,
@@ -122,6 +128,11 @@ impl Engine {
             &event,
         )
         .await;
+        if !hooks.is_empty() {
+            // Its hooks may change the event, and the fire waits for them: its record says now what
+            // the event said.
+            record.describe(&event);
+        }
         let hooks = keep_fitting(hooks, &mut event, large, undecidable.is_some()).await;
         let (background, hooks): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|hook| hook.background);
@@ -164,6 +175,7 @@ impl Engine {
                 .flatten()
                 .any(|ran| matches!(ran.exit, Exit::Cancelled(_)))
         {
+            record.describe(&event);
             record.not_decided(&NotDecided::ShuttingDown);
             return Err(NotDecided::ShuttingDown);
         }
@@ -255,8 +267,10 @@ impl Engine {
             reports.push(report);
             runs.push(None);
         }
-        if let Some((root, waiting)) = &project.waiting
-            && moment == moment::SESSION_START
+        for (root, waiting) in project
+            .waiting
+            .iter()
+            .filter(|_| moment == moment::SESSION_START)
         {
             verdict.adds.push(format!(
                 "This repository ({}) has {waiting} hook(s) of its own (.hookd/hooks.toml) waiting for the user to trust them: they do not run until the user reviews them and runs `hookd trust {}` (an agent must not run it).",
@@ -330,6 +344,7 @@ impl Engine {
         if large && !event.is_empty() {
             // A tree of values of tens of megabytes to let go: not on the runtime's thread. Only now,
             // once the fold has read the tool input and output the rewrites change.
+            record.describe(&event);
             let event = std::mem::take(&mut event);
             tokio::task::spawn_blocking(move || drop(event));
         }
@@ -343,7 +358,7 @@ impl Engine {
         }
         verdict.hooks = reports;
         verdict.advisory = advisory;
-        record.decided(&verdict);
+        record.decided(&verdict, event);
         Ok((verdict, runs))
     }
 }
@@ -351,24 +366,30 @@ impl Engine {
 /// The name a refusal of `require_fail_closed` has in the report and the journal: hookd's own.
 pub const REQUIRE_FAIL_CLOSED_HOOK: &str = "hookd:require-fail-closed";
 
-/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay that
-/// does not hold the call back when it cannot reach hookd, at a moment whose refusal holds something
-/// back (a Stop refused would only send the agent on working).
+/// Why a fire is refused under the managed layer's `require_fail_closed`: it came from a relay, or an
+/// agent's http hook, that does not hold the call back when it cannot reach hookd, at a moment whose
+/// refusal holds something back (a Stop refused would only send the agent on working).
 fn unclosed_relay(
     generation: &Generation,
     moment: &str,
     source: crate::record::Source,
     fail_closed: bool,
 ) -> Option<String> {
+    use crate::record::Source;
     let holds_back =
         moment::known(moment).is_some_and(|known| known.refusal == moment::Refusal::HoldsBack);
-    (generation.settings.policy.require_fail_closed
-        && source == crate::record::Source::Relay
-        && !fail_closed
-        && holds_back)
-        .then(|| {
-            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string()
-        })
+    if !generation.settings.policy.require_fail_closed || fail_closed || !holds_back {
+        return None;
+    }
+    match source {
+        Source::Relay => Some(
+            "the team's managed settings require a fail-closed relay (require_fail_closed), and this agent's relay is fail-open: it would let calls through whenever hookd cannot answer. Set the relay up with --fail-closed (hookd setup AGENT --fail-closed; `hookd doctor` names the files)".to_string(),
+        ),
+        Source::Http => Some(
+            "the team's managed settings require fail-closed hooks (require_fail_closed), and this agent's http hook is fail-open: the agent lets calls through whenever hookd cannot answer. Print its settings with hookd relay --print-settings AGENT --http --fail-closed (each hook gets \"onFailure\": \"block\" and its url ?fail_closed=1)".to_string(),
+        ),
+        Source::Socket => None,
+    }
 }
 
 /// A hook that only tightens (a repository's; a live one unless the settings let it allow): its allow is
@@ -408,34 +429,53 @@ impl Engine {
         };
         let policy = generation.settings.policy;
         let off = policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off;
-        let root = match self.projects.quick(cwd, moment) {
+        let roots = match self.projects.quick(cwd, moment) {
             Quick::Nothing => return ForFire::default(),
             Quick::NoneAt(_) if !off => return ForFire::default(),
-            Quick::NoneAt(root) | Quick::Look(Some(root)) => root,
-            Quick::Look(None) => {
-                let found = match self.projects.remembered_root(cwd) {
-                    Some(found) => found,
-                    None => {
-                        let projects = self.projects.clone();
-                        let folder = cwd.to_string();
-                        match on_disk(move || projects.root_of(&folder)).await {
-                            Ok(found) => found,
-                            Err(why) => {
-                                return self.projects.unknown(Path::new(cwd), &why);
-                            }
+            Quick::NoneAt(root) => vec![root],
+            Quick::Look(Some(roots)) => roots,
+            Quick::Look(None) => match self.projects.remembered_roots(cwd) {
+                Some(found) => found,
+                None => {
+                    let projects = self.projects.clone();
+                    let folder = cwd.to_string();
+                    match on_disk(move || projects.roots_of(&folder)).await {
+                        Ok(found) => found,
+                        Err(why) => {
+                            return self.projects.unknown(Path::new(cwd), &why);
                         }
                     }
-                };
-                let Some(root) = found else {
-                    return ForFire::default();
-                };
-                root
-            }
+                }
+            },
         };
-        if off {
-            self.projects.skipped(&root, policy);
-            return ForFire::default();
+        // Every repository the folder is in (a nested one's hooks add to its parent's, never take
+        // their place), the outermost first.
+        let mut all = ForFire::default();
+        for root in roots.into_iter().rev() {
+            if off {
+                self.projects.skipped(&root, policy);
+                continue;
+            }
+            let found = self
+                .project_hooks_at(root, generation, moment, agent, field, event)
+                .await;
+            all.run.extend(found.run);
+            all.pending.extend(found.pending);
+            all.waiting.extend(found.waiting);
         }
+        all
+    }
+
+    /// The hooks of the repository at `root` for this fire (see [`Engine::project_hooks`]).
+    async fn project_hooks_at(
+        &self,
+        root: std::path::PathBuf,
+        generation: &Generation,
+        moment: &str,
+        agent: Option<&str>,
+        field: Option<&'static str>,
+        event: &Map<String, Value>,
+    ) -> ForFire {
         let read = match self.projects.fresh(&root) {
             Some(read) => read,
             None => {
@@ -463,7 +503,10 @@ impl Engine {
                     && field.is_none_or(|field| hook.matcher.matches_event(event, field))
             },
         );
-        if chosen.is_empty() && moment != moment::SESSION_START {
+        if chosen.is_empty()
+            && moment != moment::SESSION_START
+            && !self.projects.to_report(&project, moment)
+        {
             return ForFire::default();
         }
         let projects = self.projects.clone();
@@ -560,6 +603,20 @@ const LONG_MATCHED_VALUE: usize = 256;
 /// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
 /// file's order, then the repository's hooks that fit (`project`), then the live ones (`live`), in the
 /// order hung.
+/// Besides the moment's matcher field, the one a matcher looks at: the agent's own tool name.
+const MATCHED_TOO: &str = "agent_tool_name";
+
+/// Whether a value a matcher looks at is long enough to be matched on a blocking thread
+/// ([`select_hooks`] then waits for it).
+fn matched_long(event: &Map<String, Value>, field: &str) -> bool {
+    [field, MATCHED_TOO].iter().any(|key| {
+        event
+            .get(*key)
+            .and_then(Value::as_str)
+            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
+    })
+}
+
 async fn select_hooks(
     generation: &Arc<Generation>,
     project: &[Arc<Hook>],
@@ -579,21 +636,13 @@ async fn select_hooks(
     let Some(field) = field else {
         return candidates.cloned().collect();
     };
-    // Only the field and the agent's own tool name are looked at by a matcher.
-    let keys = [field, "agent_tool_name"];
-    let long = keys.iter().any(|key| {
-        event
-            .get(*key)
-            .and_then(Value::as_str)
-            .is_some_and(|value| value.len() > LONG_MATCHED_VALUE)
-    });
-    if !long {
+    if !matched_long(event, field) {
         return candidates
             .filter(|hook| hook.matcher.matches_event(event, field))
             .cloned()
             .collect();
     }
-    let matched: Map<String, Value> = keys
+    let matched: Map<String, Value> = [field, MATCHED_TOO]
         .into_iter()
         .filter_map(|key| Some((key.to_string(), event.get(key)?.clone())))
         .collect();
@@ -673,13 +722,18 @@ impl StopLoop {
         agent: Option<&str>,
         event: &mut Map<String, Value>,
     ) -> Option<StopLoop> {
+        // Most moments are apart from the count: nothing looked up or copied for them.
+        let stop_loop = moment::stop_loop(moment);
+        if matches!(stop_loop, moment::StopLoop::Apart) {
+            return None;
+        }
         let session = event
             .get("session_id")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
         let agent = agent.unwrap_or_default().to_string();
-        match moment::stop_loop(moment) {
+        match stop_loop {
             moment::StopLoop::StartsOver => {
                 let prompt = event
                     .get("prompt")

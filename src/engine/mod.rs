@@ -37,6 +37,7 @@ pub mod verdict;
 pub mod weakened;
 pub mod worker;
 
+pub use recording::{AfterAnswer, answer_first};
 pub use request::{Fire, NotDecided, Printed};
 pub use state::{Engine, Generation, Installed, dropped_hooks};
 pub use weakened::weakened;

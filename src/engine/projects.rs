@@ -56,7 +56,7 @@ pub(crate) struct Projects {
     /// The folder the last fire came from, and what was found for it: most fires of a session come
     /// from the same one, answered here without hashing a path.
     last: Mutex<Option<Last>>,
-    roots: Mutex<HashMap<String, (Instant, Option<PathBuf>)>>,
+    roots: Mutex<HashMap<String, (Instant, Vec<PathBuf>)>>,
     loaded: Mutex<HashMap<PathBuf, Loaded>>,
     store: Mutex<(Stamp, Arc<Store>, bool)>,
     /// The repositories whose hooks the managed layer keeps from running, each journaled once.
@@ -77,7 +77,9 @@ impl Default for Projects {
 struct Last {
     cwd: String,
     found: Instant,
-    root: Option<PathBuf>,
+    /// Its repositories, the nearest first ([`crate::layers::project::find_all`]).
+    roots: Vec<PathBuf>,
+    /// The hooks of its one repository, when it is in one alone.
     project: Option<(Instant, Arc<Project>)>,
 }
 
@@ -86,10 +88,11 @@ struct Last {
 pub(crate) enum Quick {
     /// The folder is in no repository with hooks.
     Nothing,
-    /// It is in this repository, none of whose hooks is hung on the fire's moment.
+    /// It is in this repository alone, none of whose hooks is hung on the fire's moment, nor has
+    /// anything to report there.
     NoneAt(PathBuf),
-    /// Not known from memory alone: the repository at this root (`None`: to be looked for).
-    Look(Option<PathBuf>),
+    /// Not known from memory alone: the repositories at these roots (`None`: to be looked for).
+    Look(Option<Vec<PathBuf>>),
 }
 
 /// One of a repository's hooks that fit a fire but did not run: pending (not trusted, or changed), or
@@ -119,8 +122,8 @@ pub(crate) struct ForFire {
     pub run: Vec<Arc<Hook>>,
     /// The ones that fit but are pending, with why: reported, never run.
     pub pending: Vec<Held>,
-    /// Hooks of the repository not yet trusted (any moment), with its root: for a session's start.
-    pub waiting: Option<(PathBuf, usize)>,
+    /// Hooks of each repository not yet trusted (any moment), with its root: for a session's start.
+    pub waiting: Vec<(PathBuf, usize)>,
 }
 
 /// What `status` shows of one repository.
@@ -155,8 +158,11 @@ impl Projects {
         if now.duration_since(last.found) >= REMEMBERED {
             return Quick::Look(None);
         }
-        let Some(root) = &last.root else {
-            return Quick::Nothing;
+        let [root] = last.roots.as_slice() else {
+            if last.roots.is_empty() {
+                return Quick::Nothing;
+            }
+            return Quick::Look(Some(last.roots.clone()));
         };
         match &last.project {
             Some((looked, project))
@@ -165,57 +171,69 @@ impl Projects {
                     && !project
                         .hooks
                         .iter()
-                        .any(|pinned| pinned.hook.enabled && pinned.hook.moment == moment) =>
+                        .any(|pinned| pinned.hook.enabled && pinned.hook.moment == moment)
+                    && !self.to_report(project, moment) =>
             {
                 Quick::NoneAt(root.clone())
             }
-            _ => Quick::Look(Some(root.clone())),
+            _ => Quick::Look(Some(vec![root.clone()])),
         }
     }
 
-    /// The repository at `cwd`, remembered per folder. It may look at the disk: not on the shared
+    /// The repositories at `cwd`, remembered per folder. It may look at the disk: not on the shared
     /// thread unless remembered.
-    pub fn root_of(&self, cwd: &str) -> Option<PathBuf> {
-        let root = self.root_of_folder(cwd);
+    pub fn roots_of(&self, cwd: &str) -> Vec<PathBuf> {
+        let roots = self.roots_of_folder(cwd);
         *lock(&self.last) = Some(Last {
             cwd: cwd.to_string(),
             found: Instant::now(),
-            root: root.clone(),
+            roots: roots.clone(),
             project: None,
         });
-        root
+        roots
     }
 
     /// The repository at `cwd` from memory, when it is remembered and recent (and kept as the last
     /// folder's).
-    pub fn remembered_root(&self, cwd: &str) -> Option<Option<PathBuf>> {
-        let (found, root) = lock(&self.roots)
+    pub fn remembered_roots(&self, cwd: &str) -> Option<Vec<PathBuf>> {
+        let (found, roots) = lock(&self.roots)
             .get(cwd)
             .filter(|(at, _)| at.elapsed() < REMEMBERED)
             .cloned()?;
         *lock(&self.last) = Some(Last {
             cwd: cwd.to_string(),
             found,
-            root: root.clone(),
+            roots: roots.clone(),
             project: None,
         });
-        Some(root)
+        Some(roots)
     }
 
-    fn root_of_folder(&self, cwd: &str) -> Option<PathBuf> {
+    /// Those whose hooks file is found from `cwd` ([`project::find_all`]), and those the user trusted
+    /// that hold it but whose hooks file is gone (or whose `.git` is), whose trusted hooks are then
+    /// reported rather than fall silent.
+    fn roots_of_folder(&self, cwd: &str) -> Vec<PathBuf> {
         let now = Instant::now();
-        if let Some((at, root)) = lock(&self.roots).get(cwd)
+        if let Some((at, roots)) = lock(&self.roots).get(cwd)
             && now.duration_since(*at) < REMEMBERED
         {
-            return root.clone();
+            return roots.clone();
         }
-        let root = project::find(Path::new(cwd), &crate::paths::home());
-        let mut roots = lock(&self.roots);
-        if roots.len() >= MAX_FOLDERS {
-            roots.clear();
+        let mut roots = project::find_all(Path::new(cwd), &crate::paths::home());
+        if Path::new(cwd).is_absolute() {
+            let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| PathBuf::from(cwd));
+            for trusted in self.store().projects.keys().map(PathBuf::from) {
+                if real.starts_with(&trusted) && !roots.contains(&trusted) {
+                    roots.push(trusted);
+                }
+            }
         }
-        roots.insert(cwd.to_string(), (now, root.clone()));
-        root
+        let mut remembered = lock(&self.roots);
+        if remembered.len() >= MAX_FOLDERS {
+            remembered.clear();
+        }
+        remembered.insert(cwd.to_string(), (now, roots.clone()));
+        roots
     }
 
     /// The repository's hooks when they were looked at within [`LOOKED_AT`]: no disk.
@@ -231,7 +249,8 @@ impl Projects {
     /// The repository's hooks as last read, kept with the last folder when it is in it.
     fn remember_project(&self, root: &Path, read: &(Option<Arc<Project>>, Option<String>)) {
         if let Some(last) = lock(&self.last).as_mut()
-            && last.root.as_deref() == Some(root)
+            && last.roots.len() == 1
+            && last.roots[0] == root
         {
             last.project = match read {
                 (Some(project), None) => Some((Instant::now(), project.clone())),
@@ -303,6 +322,21 @@ impl Projects {
         (project, error)
     }
 
+    /// Whether a fire at `moment` has something of `project`'s to report though none of its hooks
+    /// fits: a hook the user trusted changed since (an `enabled = false` or a matcher added is a change
+    /// like any other), or taken out of the file. From the store as last read (each lookup of a folder
+    /// reads it again when it changed): no disk, for the shared thread.
+    pub fn to_report(&self, project: &Project, moment: &str) -> bool {
+        let store = lock(&self.store).1.clone();
+        let keys: Vec<&str> = project.hooks.iter().map(|p| p.key.as_str()).collect();
+        project.hooks.iter().any(|pinned| {
+            pinned.hook.moment == moment
+                && store
+                    .trusted(&project.root, &pinned.key)
+                    .is_some_and(|digest| digest != pinned.digest)
+        }) || !gone(&store, &project.root, moment, &keys).is_empty()
+    }
+
     /// What the user trusted, read again when the store changed.
     fn store(&self) -> Arc<Store> {
         let path = crate::layers::trust::store_path();
@@ -331,7 +365,7 @@ impl Projects {
                 pinned.hook.moment == moment
                     && pinned.hook.enabled
                     && fits(&pinned.hook)
-                    && !others.iter().any(|other| other.same_as(&pinned.hook))
+                    && !others.iter().any(|other| other.runs_as(&pinned.hook))
             })
             .map(|(n, _)| n)
             .collect()
@@ -341,10 +375,6 @@ impl Projects {
     /// trusted, pointed at copies of the bytes just digested, and those pending, with why; and for a
     /// session's start, how many of its hooks wait for trust. Reads the disk: for a blocking thread.
     pub fn judge(&self, project: &Project, moment: &str, chosen: &[usize]) -> ForFire {
-        let starts = moment == crate::tables::moment::SESSION_START;
-        if chosen.is_empty() && !starts {
-            return ForFire::default();
-        }
         let store = self.store();
         let mut out = ForFire::default();
         let mut waiting = 0;
@@ -353,6 +383,22 @@ impl Projects {
             if !chosen.contains(&n) {
                 if trusted != Some(pinned.digest.as_str()) {
                     waiting += 1;
+                }
+                // A trusted hook changed so that it no longer fits (switched off, a matcher added)
+                // is a change like any other: pending, and said at every fire of its moment.
+                if pinned.hook.moment == moment
+                    && trusted.is_some_and(|digest| {
+                        digest != pinned.digest
+                            && digest != pinned.digest_now(project.settings.is_sequential(moment))
+                    })
+                {
+                    out.pending.push(Held {
+                        name: pinned.hook.name.clone(),
+                        why: format!(
+                            "pending: changed since it was trusted (its definition or a file it runs); not run until the user runs `hookd trust {}`",
+                            project.root.display()
+                        ),
+                    });
                 }
                 continue;
             }
@@ -385,8 +431,12 @@ impl Projects {
                 why,
             });
         }
+        let keys: Vec<&str> = project.hooks.iter().map(|p| p.key.as_str()).collect();
+        let gone = gone(&store, &project.root, moment, &keys);
+        waiting += gone.len();
+        out.pending.extend(gone);
         if waiting > 0 {
-            out.waiting = Some((project.root.clone(), waiting));
+            out.waiting.push((project.root.clone(), waiting));
         }
         out
     }
@@ -478,4 +528,30 @@ impl Projects {
         states.sort_by(|a, b| a.root.cmp(&b.root));
         states
     }
+}
+
+/// The hooks of `moment` the user trusted in the repository at `root` that its file no longer holds
+/// (`keys`: those it holds), each held with why: what was trusted to refuse must not vanish without a
+/// word when the agent takes it out of the file. `hookd trust` again (or `--revoke`) accepts it.
+fn gone(store: &Store, root: &Path, moment: &str, keys: &[&str]) -> Vec<Held> {
+    let Some(trusted) = store.projects.get(&root.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    trusted
+        .keys()
+        .filter_map(|key| {
+            let name = key.strip_prefix(moment)?.strip_prefix('/')?;
+            if keys.contains(&key.as_str()) {
+                return None;
+            }
+            Some(Held {
+                name: crate::layers::fold::qualified(crate::settings::Layer::Project, name),
+                why: format!(
+                    "pending: removed from the repository's hooks since the user trusted it (its file changed or is gone); not run, and said at every fire until the user runs `hookd trust {}` (or `hookd trust --revoke {}`)",
+                    root.display(),
+                    root.display()
+                ),
+            })
+        })
+        .collect()
 }

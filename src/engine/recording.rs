@@ -4,6 +4,7 @@
 //!
 //! Without a recorder installed (an engine held in a test's hand) nothing is made at all.
 
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 use serde_json::{Map, Value};
@@ -20,6 +21,9 @@ pub(crate) struct FireRecord {
     /// whole at each step of its task) larger by the record's size.
     record: Option<Box<Record>>,
     started: Instant,
+    /// What the event says (its session, folder, tool, input) is not written yet: see
+    /// [`FireRecord::begin_lazily`].
+    undescribed: bool,
 }
 
 impl FireRecord {
@@ -32,6 +36,37 @@ impl FireRecord {
         event: &Map<String, Value>,
         generation: &crate::engine::state::Generation,
     ) -> FireRecord {
+        FireRecord::begin_with(source, moment, agent, Some(event), generation)
+    }
+
+    /// As [`FireRecord::begin`], but while a fire is decided in place on a connection, before its
+    /// answer is written ([`answer_first`]), what the event says is written into the record only once
+    /// the answer is out, when the fire ends without waiting (as a fire that matches no hook does).
+    /// The fire's path then calls [`FireRecord::describe`] before it changes the event or waits.
+    pub fn begin_lazily(
+        source: Source,
+        moment: &str,
+        agent: Option<&str>,
+        event: &Map<String, Value>,
+        generation: &crate::engine::state::Generation,
+    ) -> FireRecord {
+        let lazily = ANSWERING_FIRST.with(Cell::get);
+        FireRecord::begin_with(
+            source,
+            moment,
+            agent,
+            (!lazily).then_some(event),
+            generation,
+        )
+    }
+
+    fn begin_with(
+        source: Source,
+        moment: &str,
+        agent: Option<&str>,
+        event: Option<&Map<String, Value>>,
+        generation: &crate::engine::state::Generation,
+    ) -> FireRecord {
         let enabled = generation.settings.record.enabled;
         let record = record::get().filter(|_| enabled).map(|recorder| {
             let mut record = recorder.fresh(record::Kind::Fire);
@@ -39,13 +74,29 @@ impl FireRecord {
             record.generation = Some(generation.number);
             record.digest =
                 Some(generation.settings.digest.clone()).filter(|digest| !digest.is_empty());
-            record.describe(moment, event, recorder.full_inputs());
+            record.describe_moment(moment);
+            if let Some(event) = event {
+                record.describe_event(event, recorder.full_inputs());
+            }
             record.describe_agent(agent);
             record
         });
         FireRecord {
+            undescribed: record.is_some() && event.is_none(),
             record,
             started: Instant::now(),
+        }
+    }
+
+    /// Writes what the event says into the record now, if it was left for later
+    /// ([`FireRecord::begin_lazily`]): before the event changes (a hook's input, a rewrite) or the
+    /// fire waits for anything.
+    pub fn describe(&mut self, event: &Map<String, Value>) {
+        if !std::mem::take(&mut self.undescribed) {
+            return;
+        }
+        if let (Some(record), Some(recorder)) = (&mut self.record, record::get()) {
+            record.describe_event(event, recorder.full_inputs());
         }
     }
 
@@ -135,14 +186,24 @@ impl FireRecord {
         }
     }
 
-    /// The fire's decision: the record is written.
-    pub fn decided(mut self, verdict: &crate::decision::Verdict) {
-        let Some(mut record) = self.record.take() else {
-            return;
+    /// The fire's decision: the record is written, and the fire's `event` let go; both once the answer
+    /// is out when the fire was decided in place ([`answer_first`]).
+    pub fn decided(mut self, verdict: &crate::decision::Verdict, event: Map<String, Value>) {
+        let mut record = self.record.take();
+        if let Some(record) = &mut record {
+            record.verdict = Some(record::Verdict::of(verdict));
+            record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
+        }
+        let left = Left {
+            record,
+            undescribed: std::mem::take(&mut self.undescribed),
+            event,
         };
-        record.verdict = Some(record::Verdict::of(verdict));
-        record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
-        note(record);
+        if ANSWERING_FIRST.with(Cell::get) {
+            LEFT.with(|waiting| waiting.borrow_mut().push(left));
+        } else {
+            left.finish();
+        }
     }
 
     /// The fire was not decided: an unknown moment, or the daemon stopping before the hooks finished.
@@ -170,6 +231,86 @@ impl Drop for FireRecord {
             record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
             note(record);
         }
+    }
+}
+
+thread_local! {
+    /// Set while a fire is polled in place on a connection's task ([`answer_first`]).
+    static ANSWERING_FIRST: Cell<bool> = const { Cell::new(false) };
+    /// What the fires decided meanwhile left for after their answers.
+    static LEFT: RefCell<Vec<Left>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A fire's end left for after its answer: its record to describe and hand over, its event to let go.
+struct Left {
+    record: Option<Box<Record>>,
+    undescribed: bool,
+    event: Map<String, Value>,
+}
+
+impl Left {
+    fn finish(self) {
+        if let Some(mut record) = self.record {
+            if self.undescribed
+                && let Some(recorder) = record::get()
+            {
+                record.describe_event(&self.event, recorder.full_inputs());
+            }
+            note(record);
+        }
+        drop(self.event);
+    }
+}
+
+/// Runs `decide` (a first poll of a fire, on the connection's task) so that a fire it decides leaves
+/// the part of its ending that its client need not wait for (what the event says written into its
+/// record, the record handed to the journal's writer, the event let go) in the [`AfterAnswer`] given
+/// back, to be finished once the answer is written: a fire's record then costs its answer's latency
+/// little more than taking a record and setting its verdict.
+pub fn answer_first<T>(decide: impl FnOnce() -> T) -> (T, AfterAnswer) {
+    /// Unset however `decide` ends, a panic included.
+    struct Answering;
+    impl Drop for Answering {
+        fn drop(&mut self) {
+            ANSWERING_FIRST.with(|answering| answering.set(false));
+        }
+    }
+    ANSWERING_FIRST.with(|answering| answering.set(true));
+    let answering = Answering;
+    let decided = decide();
+    drop(answering);
+    let left = LEFT.with(|left| std::mem::take(&mut *left.borrow_mut()));
+    (decided, AfterAnswer(left))
+}
+
+/// What fires decided in place left for after their answers ([`answer_first`]). Finished by
+/// [`AfterAnswer::finish`], or when dropped, however the connection goes on: never lost.
+#[must_use = "finish it once the answer is written"]
+pub struct AfterAnswer(Vec<Left>);
+
+impl AfterAnswer {
+    pub fn finish(mut self) {
+        self.finish_left();
+    }
+
+    fn finish_left(&mut self) {
+        for left in self.0.drain(..) {
+            left.finish();
+        }
+        // The list's room kept for the next fire's.
+        let emptied = std::mem::take(&mut self.0);
+        LEFT.with(|left| {
+            let mut left = left.borrow_mut();
+            if left.capacity() < emptied.capacity() {
+                *left = emptied;
+            }
+        });
+    }
+}
+
+impl Drop for AfterAnswer {
+    fn drop(&mut self) {
+        self.finish_left();
     }
 }
 

@@ -39,7 +39,7 @@ pub fn fold(managed: Option<&Settings>, mut user: Settings) -> Settings {
         for (moment, list) in user_hooks {
             let mut kept = Vec::with_capacity(list.len());
             for hook in list {
-                if let Some(twin) = managed.hooks_for(&moment).iter().find(|m| m.same_as(&hook)) {
+                if let Some(twin) = managed.hooks_for(&moment).iter().find(|m| m.runs_as(&hook)) {
                     notes.push(format!(
                         "{moment}: the user's hook \"{}\" is the managed hook \"{}\" (same program, words, moment and matcher): it runs once, as the managed one",
                         hook.name, twin.name
@@ -117,6 +117,14 @@ pub fn fold(managed: Option<&Settings>, mut user: Settings) -> Settings {
     }
     if gives("defaults") {
         user.defaults.max_processes = managed.defaults.max_processes;
+        user.defaults.stop_refusal_cap = managed.defaults.stop_refusal_cap;
+    } else if user.defaults.stop_refusal_cap < managed.defaults.stop_refusal_cap {
+        // The cap lets a refused Stop through: a lower one (0: no Stop is ever refused) would let the
+        // managed Stop hooks' refusals through sooner than the managed layer does.
+        notes.push(format!(
+            "the user's [defaults] stop_refusal_cap = {} does not hold: it would let the managed Stop hooks' refusals through sooner; the managed layer's {} holds",
+            user.defaults.stop_refusal_cap, managed.defaults.stop_refusal_cap
+        ));
         user.defaults.stop_refusal_cap = managed.defaults.stop_refusal_cap;
     }
     user.digest =

@@ -28,6 +28,9 @@ pub const DROP_INS: &str = "managed.d";
 #[derive(Debug, Clone)]
 pub struct Read {
     pub settings: Option<Settings>,
+    /// Each file's own policy, in the layer's order: which file sets what (the fold keeps the
+    /// stricter), for what setup says.
+    pub policies: Vec<(PathBuf, crate::settings::Policy)>,
     pub hash: u64,
 }
 
@@ -93,6 +96,7 @@ pub fn read(dir: &Path) -> Result<Read, ConfigErrors> {
     let mut errors = Vec::new();
     let mut hasher = std::hash::DefaultHasher::new();
     let mut layer: Option<Settings> = None;
+    let mut policies = Vec::new();
     for file in &files {
         use std::hash::Hash;
         let label = file.display().to_string();
@@ -126,6 +130,7 @@ pub fn read(dir: &Path) -> Result<Read, ConfigErrors> {
                 Arc::make_mut(hook).dir = Some(settings.dir.clone());
             }
         }
+        policies.push((file.clone(), settings.policy));
         layer = match layer.take() {
             None => Some(settings),
             Some(before) => match join(before, settings, &label) {
@@ -147,6 +152,7 @@ pub fn read(dir: &Path) -> Result<Read, ConfigErrors> {
     use std::hash::Hasher;
     Ok(Read {
         settings: layer,
+        policies,
         hash: hasher.finish(),
     })
 }

@@ -1,5 +1,5 @@
 //! A repository's own hooks: `.hookd/hooks.toml`, found from an event's `cwd` upwards, no higher than
-//! the repository's root (the folder that holds `.git`) and never the home folder or above it. It holds
+//! the repository's root (the outermost folder that holds `.git`) and never the home folder or above it. It holds
 //! hooks (and their `moments` and `sequential`), nothing else; its hooks run only for events whose
 //! `cwd` is inside it, once the user trusted them (`layers::trust`), and they only tighten: their allow
 //! is ignored.
@@ -21,27 +21,91 @@ use crate::settings::{
 pub const FOLDER: &str = ".hookd";
 pub const FILE: &str = "hooks.toml";
 
-/// The repository whose hooks an event at `cwd` sees: the nearest folder, from `cwd` up, that holds
-/// `.hookd/hooks.toml`, looked for no higher than the first folder holding `.git`, and never in `home`
-/// or above it. `None`: no repository's hooks here.
+/// The repository whose hooks `hookd trust` takes from `cwd`: the nearest of [`find_all`].
 pub fn find(cwd: &Path, home: &Path) -> Option<PathBuf> {
+    find_all(cwd, home).into_iter().next()
+}
+
+/// Every repository whose hooks an event at `cwd` sees, the nearest first: each folder, from `cwd` up,
+/// that holds `.hookd/hooks.toml`, no higher than the outermost folder holding `.git`, and never `home`
+/// or above it. Empty: no repository's hooks here.
+///
+/// The agent writes in the repository, so nothing it can add there may hide the hooks the user trusted:
+/// a hooks file of its own below the root adds its hooks (pending until trusted) to the root's rather
+/// than taking their place, and a `.git` it makes in a subfolder does not end the repository there.
+/// `cwd` is taken as spelled (`..` read as the shell reads it) and as it really is (its links
+/// followed): a link from outside into the repository does not lead out of its hooks.
+pub fn find_all(cwd: &Path, home: &Path) -> Vec<PathBuf> {
     if !cwd.is_absolute() {
-        return None;
+        return Vec::new();
     }
-    let mut found = None;
+    let mut homes = vec![home.to_path_buf()];
+    if let Ok(real) = std::fs::canonicalize(home)
+        && !homes.contains(&real)
+    {
+        homes.push(real);
+    }
+    let mut spellings = vec![lexically_clean(cwd)];
+    if let Ok(real) = std::fs::canonicalize(cwd)
+        && !spellings.contains(&real)
+    {
+        spellings.push(real);
+    }
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for cwd in &spellings {
+        for root in walk_up(cwd, &homes) {
+            // One repository however its path was spelled: its hooks run once.
+            let root = std::fs::canonicalize(&root).unwrap_or(root);
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+    }
+    roots
+}
+
+/// The folders holding a hooks file from `cwd` up, no higher than the outermost holding `.git`, below
+/// every one of `homes`.
+fn walk_up(cwd: &Path, homes: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut within = 0;
     let mut dir = cwd;
     loop {
-        if dir == home || home.starts_with(dir) {
-            return None; // home, or above it: not a repository's
+        if homes
+            .iter()
+            .any(|home| dir == home || home.starts_with(dir))
+        {
+            break; // home, or above it: not a repository's
         }
-        if found.is_none() && std::fs::symlink_metadata(dir.join(FOLDER).join(FILE)).is_ok() {
-            found = Some(dir.to_path_buf());
+        if std::fs::symlink_metadata(dir.join(FOLDER).join(FILE)).is_ok() {
+            found.push(dir.to_path_buf());
         }
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
-            return found;
+            within = found.len();
         }
-        dir = dir.parent()?;
+        match dir.parent() {
+            Some(parent) => dir = parent,
+            None => break,
+        }
     }
+    found.truncate(within);
+    found
+}
+
+/// `path` with `.` and `..` read as the shell reads them (`a/b/..` is `a`), no link followed.
+fn lexically_clean(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(part) => out.push(part),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
 }
 
 /// A repository's hooks, read and checked.
@@ -114,6 +178,9 @@ pub fn read(root: &Path) -> Result<Project, ConfigErrors> {
         Err(LoadError::Invalid(errors)) => return Err(errors),
     };
     let settings = Settings::parse_layer(&file, &label, &text, Layer::Project)?;
+    // The programs as the user's own are held: the user's or root's, writable by no one else. A script
+    // another user could write would be theirs to change between the digest and the run.
+    settings.check_programs_owned(Owners::UserOrRoot)?;
     let mut errors = Vec::new();
     let mut pinned = Vec::new();
     let mut hooks = Vec::with_capacity(settings.hooks.len());
@@ -269,4 +336,46 @@ fn outside(path: &Path, resolved: &Path) -> String {
         path.display(),
         resolved.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hooks_file(dir: &Path) {
+        std::fs::create_dir_all(dir.join(FOLDER)).unwrap();
+        std::fs::write(dir.join(FOLDER).join(FILE), "# hooks\n").unwrap();
+    }
+
+    /// Nothing the agent adds inside a repository takes its hooks away: a nested hooks file adds to
+    /// the root's, a `.git` below the root does not end the repository, and a link from outside leads
+    /// to where the folder really is.
+    #[test]
+    fn every_hooks_file_up_to_the_outermost_git_is_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let home = base.join("home");
+        let repo = base.join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        hooks_file(&repo);
+        let nested = repo.join("src/lib");
+        std::fs::create_dir_all(nested.join(".git")).unwrap();
+        hooks_file(&nested);
+        let deep = nested.join("deep");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(find_all(&deep, &home), vec![nested.clone(), repo.clone()]);
+        assert_eq!(find(&deep, &home), Some(nested.clone()));
+        // Through a link from outside, and spelled with `..`.
+        let link = base.join("link");
+        std::os::unix::fs::symlink(&deep, &link).unwrap();
+        assert_eq!(find_all(&link, &home), vec![nested.clone(), repo.clone()]);
+        assert_eq!(find_all(&repo.join("src/.."), &home), vec![repo.clone()]);
+        assert_eq!(find_all(&repo.join(".."), &home), Vec::<PathBuf>::new());
+        // No `.git` at all: not a repository's. The home folder and above: never.
+        let loose = base.join("loose");
+        hooks_file(&loose);
+        assert_eq!(find_all(&loose, &home), Vec::<PathBuf>::new());
+        assert_eq!(find_all(&repo, &repo), Vec::<PathBuf>::new());
+        assert_eq!(find_all(Path::new("repo"), &home), Vec::<PathBuf>::new());
+    }
 }

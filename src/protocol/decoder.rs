@@ -16,7 +16,7 @@ const OPS: &[&str] = &[
 ];
 
 /// The top-level members of a request read from a line that cannot be decoded whole.
-const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source"];
+const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source", "fail_closed"];
 
 /// Decodes one request line. On error, the `id` is given back when the line had one, to be echoed (read
 /// from the line's head when the line is not JSON).
@@ -25,6 +25,15 @@ const REQUEST_FIELDS: &[&str] = &["op", "id", "moment", "agent", "source"];
 /// nested deeper than serde_json reads ([`MAX_DEPTH`]) is not dropped: it is decoded from its head as
 /// undecidable ([`Event::undecidable`]).
 pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
+    if let Some(fire) = plain_fire(line) {
+        return Ok(fire);
+    }
+    decode_whole(line)
+}
+
+/// [`decode`] of any request: the line read whole into a JSON value, and its members looked at one by
+/// one.
+fn decode_whole(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
     let value: Value = match crate::protocol::head::parse(line) {
         Ok(value) => value,
         Err(e) => return undecodable(line, &e),
@@ -269,6 +278,137 @@ pub fn decode(line: &[u8]) -> Result<(Option<Value>, Request), ErrorResponse> {
     Ok((id, request))
 }
 
+/// A plain fire (the request nearly every line is) decoded straight into its parts, without the
+/// request's own object: its members' names and values are not allocated, put in a map, looked up and
+/// freed, which was a fifth of a no-hook fire's decoding. `None` for anything else, and for anything
+/// unusual about a fire (a member this reading does not know, a member twice, a value of the wrong kind,
+/// an `undecidable` fire, a line that is not JSON): [`decode`] then reads the line as it always did, so
+/// that every request it accepts decodes to what [`decode`]'s whole reading makes of it, and every
+/// mistake keeps its own message.
+fn plain_fire(line: &[u8]) -> Option<(Option<Value>, Request)> {
+    use serde::de::{Deserializer as _, Error as _, MapAccess, Visitor};
+    use std::borrow::Cow;
+
+    /// A member's name or string value: borrowed from the line unless it holds an escape.
+    struct Text<'a>(Cow<'a, str>);
+    impl<'de> serde::Deserialize<'de> for Text<'de> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Reading;
+            impl<'de> Visitor<'de> for Reading {
+                type Value = Text<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a string")
+                }
+                fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                    Ok(Text(Cow::Borrowed(v)))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                    Ok(Text(Cow::Owned(v.to_string())))
+                }
+                fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+                    Ok(Text(Cow::Owned(v)))
+                }
+            }
+            d.deserialize_str(Reading)
+        }
+    }
+
+    struct Plain {
+        id: Option<Value>,
+        moment: String,
+        agent: Option<String>,
+        event: Map<String, Value>,
+        source: crate::record::Source,
+        fail_closed: bool,
+    }
+    struct Reading;
+    impl<'de> Visitor<'de> for Reading {
+        type Value = Plain;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a plain fire")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Plain, A::Error> {
+            let unusual = || A::Error::custom("not a plain fire");
+            let (mut id, mut op, mut moment, mut agent, mut event) =
+                (None, false, None, None, None);
+            let (mut source, mut fail_closed) = (None, None);
+            while let Some(Text(name)) = members.next_key::<Text>()? {
+                match name.as_ref() {
+                    "id" if id.is_none() => id = Some(members.next_value::<Value>()?),
+                    "op" if !op => {
+                        let Text(value) = members.next_value::<Text>()?;
+                        if value != "fire" {
+                            return Err(unusual());
+                        }
+                        op = true;
+                    }
+                    "moment" if moment.is_none() => {
+                        let Text(value) = members.next_value::<Text>()?;
+                        if value.is_empty() {
+                            return Err(unusual());
+                        }
+                        moment = Some(value.into_owned());
+                    }
+                    "agent" if agent.is_none() => {
+                        agent = Some(members.next_value::<Option<Text>>()?.map(|Text(a)| a));
+                    }
+                    "event" if event.is_none() => {
+                        event = Some(members.next_value::<Map<String, Value>>()?);
+                    }
+                    "source" if source.is_none() => {
+                        let value = members.next_value::<Option<Text>>()?;
+                        source = Some(match value.as_ref().map(|Text(s)| s.as_ref()) {
+                            None | Some("socket") => crate::record::Source::Socket,
+                            Some("relay") => crate::record::Source::Relay,
+                            Some(_) => return Err(unusual()),
+                        });
+                    }
+                    "fail_closed" if fail_closed.is_none() => {
+                        fail_closed = Some(members.next_value::<Option<bool>>()?.unwrap_or(false));
+                    }
+                    _ => return Err(unusual()),
+                }
+            }
+            let agent = match agent.flatten() {
+                Some(agent) if agent.len() > MAX_AGENT_NAME => return Err(unusual()),
+                Some(agent) => Some(agent.into_owned()).filter(|a| !a.is_empty()),
+                None => None,
+            };
+            match (op, moment, event) {
+                (true, Some(moment), Some(event)) => Ok(Plain {
+                    id,
+                    moment,
+                    agent,
+                    event,
+                    source: source.unwrap_or(crate::record::Source::Socket),
+                    fail_closed: fail_closed.unwrap_or(false),
+                }),
+                _ => Err(unusual()),
+            }
+        }
+    }
+
+    let mut reader = serde_json::Deserializer::from_slice(line);
+    let plain = reader.deserialize_map(Reading).ok()?;
+    reader.end().ok()?;
+    if id_too_long(plain.id.as_ref()).is_some() {
+        return None;
+    }
+    let request = Request::Fire {
+        moment: plain.moment,
+        agent: plain.agent,
+        event: Event {
+            fields: plain.event,
+            undecidable: None,
+            large: false,
+            busy: false,
+            source: plain.source,
+            fail_closed: plain.fail_closed,
+        },
+    };
+    Some((plain.id, request))
+}
+
 /// A line serde_json could not read. Too deep, and a fire whose head names its moment: an undecidable
 /// fire. Otherwise `bad_json`, with the `id` when the head has one.
 fn undecodable(
@@ -365,9 +505,10 @@ pub fn undecidable_from_head(
                         Some("relay") => crate::record::Source::Relay,
                         _ => crate::record::Source::Socket,
                     },
-                    // Not read from a head: a relay's undecidable fire is refused under
-                    // `require_fail_closed`, the safe side.
-                    fail_closed: false,
+                    // Read from the head as the whole line reads it: a fail-closed relay's event too
+                    // large or too deep to decode whole is still its (and is not refused under
+                    // `require_fail_closed`); anything but `true` is fail-open, the safe side.
+                    fail_closed: head.fields.get("fail_closed") == Some(&Value::Bool(true)),
                 },
             },
         ));
@@ -406,6 +547,83 @@ fn optional_string(object: &Map<String, Value>, key: &str) -> Result<Option<Stri
 mod tests {
     use super::*;
     use crate::protocol::Asking;
+
+    /// The plain fire's reading takes the fires clients send, and whatever it takes decodes to what
+    /// the whole reading makes of the line; anything unusual is left to the whole reading, with its
+    /// messages.
+    #[test]
+    fn a_plain_fire_decodes_as_the_whole_reading_decodes_it() {
+        let event = r#"{"session_id":"s","cwd":"/","tool_name":"Read","tool_input":{"command":"ls -la","n":1.50,"big":123456789012345678901234567890}}"#;
+        let taken = [
+            format!(r#"{{"op":"fire","moment":"PreToolUse","event":{event}}}"#),
+            format!(
+                r#"{{"id":7,"op":"fire","moment":"PreToolUse","agent":"codex","event":{event}}}"#
+            ),
+            format!(
+                r#"{{"op":"fire","id":"a-string","moment":"PreToolUse","agent":null,"event":{event},"source":"relay","fail_closed":true}}"#
+            ),
+            format!(
+                r#"  {{"event":{event},"moment":"Stop","op":"fire","source":null,"fail_closed":null,"id":null}}  "#
+            ),
+            format!(
+                r#"{{"\u006fp":"fire","moment":"Pre\u0054oolUse","agent":"","event":{event},"source":"socket","fail_closed":false}}"#
+            ),
+            r#"{"op":"fire","moment":"Notification","event":{}}"#.to_string(),
+            r#"{"op":"fire","moment":"PreToolUse","event":{"tool_name":"Bash","tool_name":"Read"}}"#
+                .to_string(),
+        ];
+        for line in &taken {
+            let plain = plain_fire(line.as_bytes());
+            assert!(plain.is_some(), "a plain fire not taken: {line}");
+            assert_eq!(plain.map(Ok), Some(decode_whole(line.as_bytes())), "{line}");
+        }
+        let long_id = format!(
+            r#"{{"id":"{}","op":"fire","moment":"Stop","event":{{}}}}"#,
+            "x".repeat(MAX_ID + 1)
+        );
+        let long_agent = format!(
+            r#"{{"op":"fire","moment":"Stop","agent":"{}","event":{{}}}}"#,
+            "a".repeat(MAX_AGENT_NAME + 1)
+        );
+        let deep = format!(
+            r#"{{"op":"fire","moment":"PreToolUse","event":{{"tool_name":"Bash","x":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let left = [
+            r#"{"op":"fire","op":"fire","moment":"Stop","event":{}}"#.to_string(),
+            r#"{"op":"status","moment":"Stop","event":{}}"#.to_string(),
+            r#"{"op":"hello","agent":"codex"}"#.to_string(),
+            r#"{"op":"fire","moment":"","event":{}}"#.to_string(),
+            r#"{"op":"fire","moment":7,"event":{}}"#.to_string(),
+            r#"{"op":"fire","event":{}}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop"}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":[1]}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{},"agent":5}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{},"source":"elsewhere"}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{},"fail_closed":"yes"}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{},"undecidable":"too large"}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{},"unknown":{"a":[1,2]}}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{"text":"\ud800"}}"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{}} trailing"#.to_string(),
+            r#"{"op":"fire","moment":"Stop","event":{}"#.to_string(),
+            r#"["op","fire"]"#.to_string(),
+            long_id,
+            long_agent,
+            deep,
+        ];
+        for line in &left {
+            assert!(
+                plain_fire(line.as_bytes()).is_none(),
+                "taken, not left: {line}"
+            );
+            assert_eq!(
+                decode(line.as_bytes()),
+                decode_whole(line.as_bytes()),
+                "{line}"
+            );
+        }
+    }
 
     /// What a client writes is what the daemon reads: each request, written by [`Asking`], decodes to
     /// the [`Request`] it means.
@@ -591,6 +809,26 @@ mod tests {
             panic!("not a fire")
         };
         assert_eq!(event.undecidable.as_deref(), Some("too big"));
+        // A fail-closed relay's event read from its head is still the fail-closed relay's; anything
+        // but `true` is fail-open.
+        for (flag, closed) in [
+            ("true", true),
+            ("false", false),
+            ("\"true\"", false),
+            ("1", false),
+        ] {
+            let line = format!(
+                r#"{{"op":"fire","moment":"PreToolUse","source":"relay","fail_closed":{flag},"event":{{"x":{}{}}}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let Ok((_, Request::Fire { event, .. })) = decode(line.as_bytes()) else {
+                panic!("not a fire: {flag}")
+            };
+            assert!(event.undecidable.is_some());
+            assert_eq!(event.source, crate::record::Source::Relay);
+            assert_eq!(event.fail_closed, closed, "{flag}");
+        }
     }
 
     #[test]

@@ -346,8 +346,18 @@ impl Record {
     /// the record's own string where it has one (a record taken again from the writer keeps them,
     /// emptied: [`Record::recycled`]), so that a fire's record allocates nothing once the daemon runs.
     pub fn describe(&mut self, moment: &str, event: &Map<String, Value>, full_inputs: bool) {
-        let text = |key: &str| event.get(key).and_then(Value::as_str);
+        self.describe_moment(moment);
+        self.describe_event(event, full_inputs);
+    }
+
+    /// The moment, into the record's own string where it has one.
+    pub fn describe_moment(&mut self, moment: &str) {
         put(&mut self.moment, Some(moment));
+    }
+
+    /// [`Record::describe`] but for the moment: what the event itself says.
+    pub fn describe_event(&mut self, event: &Map<String, Value>, full_inputs: bool) {
+        let text = |key: &str| event.get(key).and_then(Value::as_str);
         put(&mut self.session, text("session_id"));
         put(&mut self.cwd, text("cwd"));
         put(&mut self.tool, text("tool_name"));

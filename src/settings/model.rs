@@ -197,6 +197,34 @@ impl Hook {
             && self.agents == other.agents
     }
 
+    /// Whether `other` runs as this hook does, so that one of them may stand for both: the same hook
+    /// ([`Hook::same_as`]), both enabled and both heard (neither in the background), with the same
+    /// environment, failure mode and timeout, and from the same folder where its program names
+    /// `$HOOKD_CONFIG_DIR`. A twin that is off, unheard, fail-open, shorter-lived or meant for another
+    /// folder's script must not stand for a hook that would refuse.
+    pub fn runs_as(&self, other: &Hook) -> bool {
+        self.same_as(other)
+            && self.enabled
+            && other.enabled
+            && self.background == other.background
+            && self.on_failure == other.on_failure
+            && self.timeout == other.timeout
+            && self.env == other.env
+            && (self.dir == other.dir || !self.names_config_dir())
+    }
+
+    /// Whether its program names `HOOKD_CONFIG_DIR`, whose value is the folder of its file.
+    fn names_config_dir(&self) -> bool {
+        let words: Vec<&str> = match &self.program {
+            Program::Shell { command, .. } => vec![command.as_str()],
+            Program::Argv(argv) | Program::Worker { argv, .. } => {
+                argv.iter().map(String::as_str).collect()
+            }
+            Program::Guard(_) | Program::Live { .. } => Vec::new(),
+        };
+        words.iter().any(|w| w.contains("HOOKD_CONFIG_DIR"))
+    }
+
     /// Whether this hook runs for a fire from `agent`.
     pub fn applies_to_agent(&self, agent: Option<&str>) -> bool {
         match (&self.agents, agent) {

@@ -747,7 +747,7 @@ impl Walker<'_> {
         let hook = Hook {
             layer: self.layer,
             dir: None,
-            span: (entry.span().start, entry.span().end),
+            span: (entry.span().start, table_end(entry)),
             name,
             moment: moment_name.to_string(),
             matcher,
@@ -1051,8 +1051,52 @@ pub(crate) fn meant_agent(name: &str) -> Option<&'static str> {
         .or_else(|| moment::did_you_mean(name, names))
 }
 
+/// Where a table's text ends: past the last of its keys and values, those of the tables and arrays in
+/// it included. A `[[hooks.X]]` entry's own span is its header alone; a repository's hook is pinned to
+/// its whole text (`hookd trust`), or a matcher, an `enabled = false` or a `|| true` added to it would
+/// leave its digest as trusted.
+fn table_end(value: &Value<'_>) -> usize {
+    let mut end = value.span().end;
+    match value.get_ref() {
+        DeValue::Table(table) => {
+            for (key, value) in table.iter() {
+                end = end.max(key.span().end).max(table_end(value));
+            }
+        }
+        DeValue::Array(items) => {
+            for item in items.iter() {
+                end = end.max(table_end(item));
+            }
+        }
+        _ => {}
+    }
+    end
+}
+
 #[cfg(test)]
 mod tests {
+    /// A hook's span is its whole table (a repository's hook is pinned to this text): its keys, and a
+    /// sub-table of it written further down, not its `[[hooks.X]]` header alone.
+    #[test]
+    fn a_hooks_span_is_its_whole_table() {
+        let text = "[[hooks.PreToolUse]]\nname = \"a\"\ncommand = \"x.sh || true\"\nenabled = false\n\n[hooks.PreToolUse.env]\nX = \"1\"\n\n[[hooks.PreToolUse]]\nname = \"b\"\ncommand = \"y\"\n";
+        let settings = crate::settings::Settings::parse_layer(
+            std::path::Path::new("/r/.hookd/hooks.toml"),
+            "hooks.toml",
+            text,
+            crate::settings::Layer::Project,
+        )
+        .unwrap();
+        let hooks = settings.hooks_for("PreToolUse");
+        let of = |i: usize| &text[hooks[i].span.0..hooks[i].span.1];
+        assert!(of(0).starts_with("[[hooks.PreToolUse]]"), "{}", of(0));
+        for part in ["|| true", "enabled = false", "X = \"1\""] {
+            assert!(of(0).contains(part), "{part} in {}", of(0));
+        }
+        assert!(of(1).contains("command = \"y\""), "{}", of(1));
+        assert!(!of(1).contains("name = \"a\""), "{}", of(1));
+    }
+
     /// The example settings file lists every key the parser takes, each in its own table, so that a
     /// reader of its comment knows all there is: a key added to the parser fails this until it is listed.
     #[test]

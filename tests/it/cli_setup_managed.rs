@@ -344,6 +344,51 @@ fn what_a_managed_setup_refuses() {
     );
 }
 
+/// Setup reads hookd's managed layer as the daemon does (its own reader): a file the layer leaves out
+/// (a hidden drop-in) requires nothing, a file it reads does; and a layer that does not load is said,
+/// setup going on, since it cannot tell.
+#[test]
+fn setup_reads_require_fail_closed_as_the_daemons_layer_does() {
+    if !require_root("the managed layer's files must be root's") {
+        return;
+    }
+    let (_dir, root, home) = new_root();
+    let drop_ins = root.join("etc/hookd/managed.d");
+    fs::create_dir_all(&drop_ins).unwrap();
+    // Left out by the layer (a hidden file, an editor's): the daemon does not require fail-closed.
+    fs::write(
+        drop_ins.join(".50-relays.toml"),
+        "require_fail_closed = true\n",
+    )
+    .unwrap();
+    let out = managed_setup(&home, &root, "codex", &["--dry-run"]);
+    succeeded(&out);
+    assert!(
+        !text(&out.stderr).contains("require_fail_closed"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The layer does not load (an unknown key in one of its files): said, and setup goes on.
+    fs::write(drop_ins.join("10-typo.toml"), "require_fail_closd = true\n").unwrap();
+    let out = managed_setup(&home, &root, "codex", &["--dry-run"]);
+    succeeded(&out);
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("managed layer cannot be read")
+            && said.contains("10-typo.toml")
+            && said.contains("--fail-closed"),
+        "{said}"
+    );
+    // Mended, and requiring it: refused without --fail-closed, naming the file.
+    fs::write(
+        drop_ins.join("10-typo.toml"),
+        "require_fail_closed = true\n",
+    )
+    .unwrap();
+    let said = refusal(&managed_setup(&home, &root, "codex", &["--dry-run"]));
+    assert!(said.contains("10-typo.toml"), "{said}");
+}
+
 /// Anyone but root, without a root of their own, is refused, with how to go on; nothing is written.
 #[test]
 fn a_managed_setup_needs_root() {

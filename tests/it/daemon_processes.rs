@@ -428,6 +428,56 @@ fn hook_working_directory() {
     );
 }
 
+/// A hook starts with no handler of the daemon's (it handles TERM, INT, HUP, QUIT, USR1, the real-time
+/// signals, ...), nothing blocked, and SIGPIPE at its default (Rust ignores it); the daemon's child puts
+/// SIGPIPE back, the kernel the handlers (at the clone, and again at the exec): `cat`, exec'd by the hook, shows its
+/// own dispositions, which are the ones it was started with (`cat` handles no signal; `grep` would
+/// handle SIGSEGV).
+#[test]
+fn hooks_start_with_default_signal_dispositions() {
+    let sb = Sandbox::new();
+    sb.script("signals.sh", "exec cat /proc/self/status");
+    sb.settings("[[hooks.PreToolUse]]\nname = \"signals\"\ncommand = \"@DIR@/signals.sh\"\n");
+    let d = Daemon::start(sb);
+    let daemon_status = fs::read_to_string(format!("/proc/{}/status", d.pid())).unwrap();
+    let caught = |text: &str, field: &str| -> u64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(field))
+            .unwrap_or_else(|| panic!("no {field} in {text}"));
+        u64::from_str_radix(line[field.len()..].trim(), 16).unwrap()
+    };
+    assert!(
+        caught(&daemon_status, "SigCgt:") & (1 << (libc_signal::USR1 - 1)) != 0,
+        "the daemon handles SIGUSR1 (else this test shows nothing): {daemon_status}"
+    );
+    let r = d.fire("PreToolUse", bash_event());
+    let a = adds(&r);
+    assert_eq!(a.len(), 1, "{r}");
+    let hook = &a[0];
+    assert_eq!(
+        caught(hook, "SigCgt:"),
+        0,
+        "a handler reached the hook: {hook}"
+    );
+    assert_eq!(
+        caught(hook, "SigBlk:"),
+        0,
+        "the hook starts with signals blocked: {hook}"
+    );
+    assert_eq!(
+        caught(hook, "SigIgn:") & (1 << (libc_signal::PIPE - 1)),
+        0,
+        "the hook starts with SIGPIPE ignored: {hook}"
+    );
+}
+
+/// Signal numbers on Linux, for reading `/proc/PID/status` masks.
+mod libc_signal {
+    pub const USR1: u32 = 10;
+    pub const PIPE: u32 = 13;
+}
+
 /// The descriptor numbers a hook sees, listed by `ls /proc/self/fd` exec'd from the hook.
 fn hook_fds(d: &Daemon) -> BTreeSet<u32> {
     let r = d.fire("PreToolUse", bash_event());

@@ -996,6 +996,12 @@ fn print_settings_http_writes_claude_code_http_hooks() {
     ] {
         assert_eq!(hook(event)["type"], "http", "{event}");
         assert_eq!(hook(event)["onFailure"], "block", "{event}");
+        // And says so in its url, for the managed layer's require_fail_closed.
+        assert_eq!(
+            hook(event)["url"],
+            "http://127.0.0.1:9999/hooks/claude-code?fail_closed=1",
+            "{event}"
+        );
     }
     // A Stop refused sends the agent on (no stop cap with hookd down); SessionEnd is too late.
     for event in ["Stop", "SubagentStop", "SessionEnd"] {
@@ -1449,4 +1455,46 @@ fn a_port_taken_elsewhere_is_no_move_and_the_listener_stays() {
     );
     assert!(!d.log_text().contains("moving"), "{}", d.log_text());
     drop(other);
+}
+
+/// Under the managed layer's `require_fail_closed`, an http hook that does not say it blocks when
+/// hookd cannot answer (the url's `?fail_closed=1`, written beside `"onFailure": "block"`) is refused
+/// as a fail-open relay is; one that says so is answered by the hooks alone.
+#[test]
+fn require_fail_closed_refuses_a_fail_open_http_hook() {
+    if !require_root("the managed layer must be root's") {
+        return;
+    }
+    let sb = Sandbox::new();
+    let dir = crate::layers_managed::managed(&sb, "require_fail_closed = true\n");
+    sb.settings(&format!("{HTTP_ON}# no hooks\n"));
+    let d = crate::layers_managed::start_managed(sb, &dir);
+    let call = pre_tool_use("Bash", "ls");
+    let open = answer(&d, "/hooks/claude-code", call.clone()).expect("a refusal");
+    assert_eq!(
+        open["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{open}"
+    );
+    assert!(
+        open["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(
+                |r| r.contains("require_fail_closed") && r.contains("--http --fail-closed")
+            ),
+        "{open}"
+    );
+    assert_eq!(
+        answer(&d, "/hooks/claude-code?fail_closed=1", call.clone()),
+        None,
+        "a fail-closed http hook, nothing to say"
+    );
+    // A Stop refused holds nothing back: not refused for being fail-open.
+    assert_eq!(
+        answer(
+            &d,
+            "/hooks/claude-code",
+            json!({"hook_event_name": "Stop", "session_id": "s"})
+        ),
+        None
+    );
 }

@@ -311,3 +311,37 @@ fn a_policy_key_in_the_users_file_is_an_error_at_its_place() {
         "{said}"
     );
 }
+
+/// A fail-closed relay's event too deep to decode whole is read from its head: the head carries the
+/// relay's `fail_closed`, so `require_fail_closed` does not refuse it (its hooks' `on_failure` decides,
+/// as for any undecidable event); a fail-open relay's is refused.
+#[test]
+fn require_fail_closed_reads_the_relays_flag_from_an_undecidable_events_head() {
+    if !require_root("the managed layer must be root's") {
+        return;
+    }
+    let sb = Sandbox::new();
+    let dir = managed(&sb, "require_fail_closed = true\n");
+    sb.settings("# no hooks\n");
+    let d = start_managed(sb, &dir);
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let line = |flag: &str| {
+        format!(
+            "{{\"op\":\"fire\",\"id\":1,\"moment\":\"PreToolUse\",\"agent\":\"claude-code\",\"source\":\"relay\"{flag},\"event\":{{\"session_id\":\"s\",\"tool_name\":\"Bash\",\"tool_input\":{{\"command\":\"ls\",\"deep\":{deep}}}}}}}\n"
+        )
+    };
+    let mut client = d.connect();
+    client.send_raw(line(",\"fail_closed\":true").as_bytes());
+    let closed = client.recv();
+    assert_eq!(closed["ok"], true, "{closed}");
+    assert_eq!(closed["refused"], false, "a fail-closed relay's: {closed}");
+    client.send_raw(line("").as_bytes());
+    let open = client.recv();
+    assert_eq!(open["refused"], true, "{open}");
+    assert!(
+        open["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("require_fail_closed")),
+        "{open}"
+    );
+}

@@ -62,6 +62,8 @@ mod examples_hooks;
 mod attack_decisions;
 /// Attacks on setup, test and the text for people: findings, each fixed.
 mod attack_everyday;
+/// Attacks on the settings in layers: a repository's hooks hidden, shadowed, replayed; the managed layer.
+mod attack_layers;
 /// Attacks on live hooks: an agent that hangs its own, a buggy client, a connection paused by its fires.
 mod attack_live;
 /// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper.

@@ -953,3 +953,118 @@ fn limit_file_size(cmd: &mut std::process::Command, limit: u64) {
         });
     }
 }
+
+/// A fire that matches no hook is decided in place, on its connection's own task, and its record is
+/// finished only once its answer is written: each such fire still gets its own answer (its id, no hook,
+/// not refused), a fire with a hook among them still refuses, a request that is not a plain fire still
+/// gets its own error on a connection that lives on, and every fire's journal line says what its event
+/// said (session, folder, tool, summary), even a fire of an unknown moment.
+#[test]
+fn fires_decided_in_place_are_answered_one_by_one_and_each_has_its_whole_line() {
+    let sb = Sandbox::new();
+    sb.script("refuse.sh", "echo \"no bash here\" >&2\nexit 2");
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"no-bash\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/refuse.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    let read = |i: usize| {
+        json!({"session_id": format!("in-place-{i}"), "cwd": format!("/tmp/place-{i}"), "tool_name": "Read",
+               "tool_input": {"file_path": format!("/tmp/file-{i}.txt")}})
+    };
+    // Pipelined, so that fires decided in place follow one another on the connection with no wait.
+    let n = 200;
+    let responses = fire_many(&d.socket, n, |i| {
+        if i == n / 2 {
+            bash("in-place-bash", "ls")
+        } else {
+            read(i)
+        }
+    });
+    let mut ids: Vec<u64> = responses.iter().filter_map(|r| r["id"].as_u64()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (0..n as u64).collect::<Vec<_>>(),
+        "each fire answered once"
+    );
+    for response in &responses {
+        // The fire with a hook is answered when its hook ends, the others at once: by id.
+        let i = response["id"].as_u64().unwrap() as usize;
+        if i == n / 2 {
+            assert_eq!(
+                response["refused"], true,
+                "the hook still refuses: {response}"
+            );
+            assert_eq!(hook_names(response), ["no-bash"], "{response}");
+        } else {
+            assert_eq!(response["refused"], false, "{response}");
+            assert!(hook_names(response).is_empty(), "{response}");
+        }
+    }
+
+    // Not plain fires, on one connection that lives through them all.
+    let mut c = d.connect();
+    let unknown = c.request(&json!({"op": "fire", "id": "u", "moment": "NoSuchMoment",
+        "event": {"session_id": "in-place-unknown", "cwd": "/tmp/unknown", "tool_name": "Read"}}));
+    assert_eq!(unknown["ok"], false, "{unknown}");
+    assert_eq!(unknown["id"], "u", "{unknown}");
+    assert_eq!(unknown["error"]["kind"], "unknown_moment", "{unknown}");
+    let not_an_object =
+        c.request(&json!({"op": "fire", "id": 2, "moment": "PreToolUse", "event": 5}));
+    assert_eq!(
+        not_an_object["error"]["kind"], "bad_request",
+        "{not_an_object}"
+    );
+    assert_eq!(not_an_object["id"], 2, "{not_an_object}");
+    c.send_raw(b"{\"op\":\"fire\",\"id\":3,\"moment\":\"PreToolUse\",\"event\":{\n");
+    let torn = c.recv();
+    assert_eq!(torn["error"]["kind"], "bad_json", "{torn}");
+    let twice = c.request(
+        &json!({"op": "fire", "id": 4, "moment": "PreToolUse", "agent": "codex",
+        "event": read(n + 1), "undecidable": null, "extra": {"kept": "out"}}),
+    );
+    assert_eq!(twice["ok"], true, "{twice}");
+    assert_eq!(twice["id"], 4, "{twice}");
+    let after =
+        c.request(&json!({"op": "fire", "id": 5, "moment": "PreToolUse", "event": read(n + 2)}));
+    assert_eq!(after["ok"], true, "the connection lives on: {after}");
+
+    for i in (0..n).filter(|&i| i != n / 2).chain([n + 1, n + 2]) {
+        let session = format!("in-place-{i}");
+        let line = wait_line(&d, &format!("fire {i}'s line"), |l| {
+            l["session"] == session.as_str()
+        });
+        assert_eq!(line["kind"], "fire", "{line}");
+        assert_eq!(line["moment"], "PreToolUse", "{line}");
+        assert_eq!(line["tool"], "Read", "{line}");
+        assert_eq!(line["cwd"], format!("/tmp/place-{i}"), "{line}");
+        assert_eq!(line["summary"], format!("/tmp/file-{i}.txt"), "{line}");
+        assert_eq!(line["verdict"]["decision"], "none", "{line}");
+        assert_eq!(line["verdict"]["refused"], false, "{line}");
+        assert!(
+            line.get("cut").is_none() && line["ms"].is_number(),
+            "{line}"
+        );
+    }
+    let codex = wait_line(&d, "the fire with an agent", |l| {
+        l["session"] == format!("in-place-{}", n + 1).as_str()
+    });
+    assert_eq!(codex["agent"], "codex", "{codex}");
+    let refused = wait_line(&d, "the refused fire's line", |l| {
+        l["session"] == "in-place-bash"
+    });
+    assert_eq!(refused["verdict"]["refused"], true, "{refused}");
+    assert_eq!(refused["hooks"][0]["stderr"], "no bash here\n", "{refused}");
+    let unknown = wait_line(&d, "the unknown moment's line", |l| {
+        l["session"] == "in-place-unknown"
+    });
+    assert_eq!(unknown["moment"], "NoSuchMoment", "{unknown}");
+    assert_eq!(unknown["tool"], "Read", "{unknown}");
+    assert_eq!(unknown["cwd"], "/tmp/unknown", "{unknown}");
+    assert!(
+        unknown["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("unknown moment")),
+        "{unknown}"
+    );
+}

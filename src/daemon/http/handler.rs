@@ -102,6 +102,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     if context.daemon.draining.is_cancelled() {
         return shutting_down();
     }
+    let request_query = request.uri().query().map(str::to_string);
     let input = match read_body(request, &context.daemon.memory).await {
         Ok(input) => input,
         Err(response) => return response,
@@ -150,6 +151,7 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
     let undecidable = event.undecidable.clone();
     let mut event = event;
     event.source = crate::record::Source::Http;
+    event.fail_closed = says_fail_closed(request_query.as_deref());
     let request = Fire {
         moment: moment.clone(),
         agent: Some(agent.name().to_string()),
@@ -186,6 +188,18 @@ pub async fn handle(context: &Context, request: Request<Incoming>) -> Response<B
         return ok(Some(json!({"systemMessage": message}).to_string()));
     }
     ok(answer.stdout)
+}
+
+/// Whether the URL's query says the agent holds the call back when this hook fails (`fail_closed=1`):
+/// what `hookd relay --print-settings claude-code --http --fail-closed` writes beside
+/// `"onFailure": "block"`, for the managed layer's `require_fail_closed` to tell the hook from a
+/// fail-open one.
+fn says_fail_closed(query: Option<&str>) -> bool {
+    query.is_some_and(|query| {
+        query
+            .split('&')
+            .any(|pair| pair == "fail_closed=1" || pair == "fail_closed=true")
+    })
 }
 
 /// The agent named by a path `/hooks/<agent>`.
@@ -463,6 +477,11 @@ mod tests {
 
     #[test]
     fn paths_name_agents() {
+        assert!(says_fail_closed(Some("fail_closed=1")));
+        assert!(says_fail_closed(Some("x=2&fail_closed=true")));
+        assert!(!says_fail_closed(Some("fail_closed=0")));
+        assert!(!says_fail_closed(Some("not_fail_closed=1")));
+        assert!(!says_fail_closed(None));
         assert_eq!(agent_of("/hooks/claude-code"), Some(Agent::ClaudeCode));
         assert_eq!(agent_of("/hooks/codex"), Some(Agent::Codex));
         assert_eq!(agent_of("/hooks/gemini-cli"), Some(Agent::GeminiCli));
