@@ -294,13 +294,22 @@ impl Connection {
         let mut reading = true;
         // Set when reading ends with fires pending: tells a hang-up from a half-close.
         let mut hang_up: Option<AsyncFd<OwnedFd>> = None;
-        let idle = tokio::time::sleep(IDLE_TIMEOUT);
+        // The idle clock: the time of the last activity, written per line; the timer is moved to its due
+        // time only when it goes off early, rather than reset on every line (a timer wheel's work each).
+        let mut active = tokio::time::Instant::now();
+        let idle = tokio::time::sleep_until(active + IDLE_TIMEOUT);
         tokio::pin!(idle);
         // A `watch` asked for: requests after it are not read, and the stream starts once the fires
         // before it are answered.
         let mut watching: Option<Box<crate::daemon::watch::Watch>> = None;
         // The calls and notices for this connection's live hooks, once it hangs one.
         let mut calls: Option<tokio::sync::mpsc::Receiver<crate::engine::live::Line>> = None;
+        // The daemon's drain, waited for by one future that stays registered from one request to the
+        // next, rather than one registered and dropped again on every turn of the loop; once it began,
+        // `drained` waits for this connection's live client too.
+        let drain_began = self.daemon.draining.clone().cancelled_owned();
+        tokio::pin!(drain_began);
+        let mut draining = false;
         // A request read while the connection was paused, to be acted on once it is not: read only to
         // get at the live hooks' answers behind it (see `answers_awaited`).
         let mut held: Option<Decoded> = None;
@@ -344,7 +353,7 @@ impl Connection {
                 // budget and the daemon's: past either, the next line waits unread (backpressure), so one
                 // client cannot make the daemon hold an unbounded number of fires or answers.
                 frame = next_request(&mut lines, &memory, &mut held, paused), if reading && (!paused || answers_awaited) => {
-                    idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
+                    active = tokio::time::Instant::now();
                     let frame = match frame {
                         Incoming::Held((decoded, cost)) => Ok(self.act(decoded, cost)),
                         Incoming::Read(frame) => Err(frame),
@@ -475,16 +484,25 @@ impl Connection {
                     account.release(cost);
                     if written.is_err() { break; }
                     // A long fire is activity: the idle clock starts again from its answer.
-                    idle.as_mut().reset(tokio::time::Instant::now() + IDLE_TIMEOUT);
+                    active = tokio::time::Instant::now();
                 }
                 _ = peer_gone(hang_up.as_ref()), if hang_up.is_some() => {
                     tracing::debug!(pending = pending.len(), "client hung up with fires pending: stopping their hooks");
                     break;
                 }
-                _ = &mut idle, if reading && pending.is_empty() && !self.live.holds_hooks() => break,
+                _ = &mut idle, if reading && pending.is_empty() && !self.live.holds_hooks() => {
+                    let due = active + IDLE_TIMEOUT;
+                    if due > tokio::time::Instant::now() {
+                        // Activity since it was set: idle only from the last of it.
+                        idle.as_mut().reset(due);
+                        continue;
+                    }
+                    break;
+                }
                 // A live client with calls pending is kept while the daemon drains: the fires still
                 // running wait for its answers.
-                _ = drained(&self.daemon.draining, self.live.client.clone()), if reading && pending.is_empty() => {
+                _ = &mut drain_began, if !draining && reading && pending.is_empty() => draining = true,
+                _ = drained(&self.daemon.draining, self.live.client.clone()), if draining && reading && pending.is_empty() => {
                     // Requests the client wrote before the shutdown may sit unread: each gets its answer
                     // (`shutting_down`) rather than a closed connection.
                     for line in lines.unread() {

@@ -626,3 +626,39 @@ fn the_users_stop_refusal_cap_does_not_let_a_managed_stop_refusal_through() {
     });
     assert_eq!(d.fire("Stop", stop)["refused"], true);
 }
+#[test]
+fn a_users_rewrite_does_not_carry_a_call_past_the_managed_hooks_that_never_saw_it() {
+    if !require_root("the managed layer must be root's") {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "no-rm.sh",
+        "grep -q 'rm -rf' && { echo 'the team forbids rm -rf' >&2; exit 2; }; exit 0",
+    );
+    sb.script(
+        "swap.sh",
+        &prints(r#"{"input": {"command": "rm -rf /srv"}}"#),
+    );
+    let dir = managed(
+        &sb,
+        "[[hooks.PreToolUse]]\nname = \"team-guard\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/no-rm.sh\"\n",
+    );
+    // The user's hook rewrites the call the team's guard let through into one it refuses.
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"swap\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/swap.sh\"\n",
+    );
+    let d = start_managed(sb, &dir);
+    let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
+    let rewritten = resp["input"]["command"].as_str().unwrap_or_default();
+    assert!(
+        resp["refused"] == true || !rewritten.contains("rm -rf"),
+        "a call the managed guard never saw goes through: {resp}"
+    );
+    assert_eq!(resp["reason"], "the team forbids rm -rf", "{resp}");
+    // A rewrite the team's guard lets through goes on, rewritten.
+    d.sb.script("swap.sh", &prints(r#"{"input": {"command": "ls -la"}}"#));
+    let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
+    assert_eq!(resp["refused"], false, "{resp}");
+    assert_eq!(resp["input"]["command"], "ls -la", "{resp}");
+}
