@@ -253,6 +253,41 @@ impl Engine {
             stop_loop.finish(self, settings.defaults.stop_refusal_cap, &mut verdict);
         }
         let mut runs = runs;
+        // A lower layer's rewrite of the input is a call the managed hooks never saw: nothing below
+        // them may carry a call past them, so they judge it too before it goes on.
+        if let Some(input) = verdict.input.clone()
+            && !verdict.refused
+            && hooks
+                .iter()
+                .zip(&outcomes)
+                .any(|(hook, heard)| hook.layer != Layer::Managed && heard.input.is_some())
+        {
+            let managed: Vec<Arc<Hook>> = hooks
+                .iter()
+                .filter(|hook| hook.layer == Layer::Managed)
+                .cloned()
+                .collect();
+            if !managed.is_empty() {
+                let again = Again {
+                    moment: &moment,
+                    agent: agent.as_deref(),
+                    large,
+                    busy,
+                };
+                again
+                    .judge(
+                        self,
+                        &generation,
+                        &managed,
+                        &event,
+                        input,
+                        cancel,
+                        (&mut record, &mut reports, &mut runs),
+                        &mut verdict,
+                    )
+                    .await;
+            }
+        }
         for held in &project.pending {
             // Never run, never silent: in the fire's report and its journal line.
             let report = HookReport {
@@ -394,6 +429,93 @@ fn unclosed_relay(
         Source::Socket => None,
     }
 }
+
+/// The managed hooks of a fire run again on the input as a lower layer's hook rewrote it.
+struct Again<'a> {
+    moment: &'a str,
+    agent: Option<&'a str>,
+    large: bool,
+    busy: bool,
+}
+
+impl Again<'_> {
+    /// Runs `managed` on `event` with `input` for its `tool_input`, each reported (and journaled) as
+    /// run again; a refusal or an ask of theirs is the verdict's, the rewritten call withheld.
+    #[allow(clippy::too_many_arguments)]
+    async fn judge(
+        &self,
+        engine: &Arc<Engine>,
+        generation: &Arc<Generation>,
+        managed: &[Arc<Hook>],
+        event: &Map<String, Value>,
+        input: Value,
+        cancel: &CancellationToken,
+        (record, reports, runs): (&mut FireRecord, &mut Vec<HookReport>, &mut Vec<Option<Ran>>),
+        verdict: &mut Verdict,
+    ) {
+        let mut rewritten = event.clone();
+        rewritten.insert("tool_input".into(), input);
+        let ran = match serialized(
+            &mut rewritten,
+            self.moment,
+            self.agent,
+            generation,
+            self.large,
+        )
+        .await
+        {
+            Ok(input) => run_all(engine, generation, managed, &Arc::new(input), cancel).await,
+            Err(e) => managed.iter().map(|_| Some(Ran::lost(&e))).collect(),
+        };
+        for (hook, ran) in managed.iter().zip(ran) {
+            let Some(ran) = ran else { continue };
+            let heard = read_outcome(hook, self.moment, &ran, self.busy);
+            let ms = crate::time::tenths_of_ms(ran.elapsed);
+            log_outcome(hook, self.moment, self.agent, &heard, ms);
+            let report = HookReport {
+                name: hook.name.clone(),
+                layer: hook.layer(),
+                outcome: heard.kind,
+                rewrote: None,
+                exit: ran.exit.code(),
+                ms,
+                error: Some(
+                    heard
+                        .error
+                        .clone()
+                        .map_or_else(|| AGAIN.to_string(), |e| format!("{AGAIN}: {e}")),
+                ),
+                truncated: ran.truncated,
+            };
+            let ran = Some(ran);
+            record.hooks(std::slice::from_ref(&report), std::slice::from_ref(&ran));
+            record.layer_of_last(Layer::Managed);
+            reports.push(report);
+            runs.push(ran);
+            if verdict.refused && verdict.permission.is_none() {
+                continue; // refused already: the first refusal's reason stays
+            }
+            match heard.kind {
+                Outcome::Refused => {
+                    verdict.refused = true;
+                    verdict.permission = None;
+                    verdict.reason = heard.reason;
+                    verdict.input = None;
+                }
+                Outcome::Asked if !verdict.refused => {
+                    verdict.refused = true;
+                    verdict.permission = Some(crate::decision::Permission::Ask);
+                    verdict.reason = heard.reason;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// What the report of a managed hook run again says.
+const AGAIN: &str =
+    "run again on the call as a lower layer's hook rewrote it (a call the managed hooks never saw)";
 
 /// A hook that only tightens (a repository's; a live one unless the settings let it allow): its allow is
 /// read as what else it said (a rewrite, context, or nothing), and the journal says `why`.
@@ -547,13 +669,20 @@ async fn describing_if_waiting<F: std::future::Future>(
 async fn on_disk<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
-    let wait = crate::limits::PROJECT_READ_WAIT;
+    on_disk_within(crate::limits::PROJECT_READ_WAIT, work).await
+}
+
+/// [`on_disk`], waited for within `wait`.
+async fn on_disk_within<T: Send + 'static>(
+    wait: std::time::Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
     match tokio::time::timeout(wait, tokio::task::spawn_blocking(work)).await {
         Ok(Ok(answer)) => Ok(answer),
         Ok(Err(e)) => Err(format!("reading them failed ({e})")),
         Err(_) => Err(format!(
-            "reading them took longer than {} s (a slow or hung file system)",
-            wait.as_secs()
+            "reading them took longer than {:.1} s (a slow or hung file system)",
+            wait.as_secs_f64()
         )),
     }
 }
@@ -900,5 +1029,39 @@ impl Chain<'_> {
             event.insert(name.to_string(), rewrites.into_original());
         }
         runs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    /// What the disk does not tell in time, or tells by failing, is an answer of its own (said in the
+    /// fire), never a wait without end or a fire that passes as if there were nothing to read.
+    #[tokio::test]
+    async fn a_read_too_slow_or_failing_is_said() {
+        let slow = super::on_disk_within(Duration::from_millis(20), || {
+            std::thread::sleep(Duration::from_millis(300));
+        })
+        .await;
+        assert!(
+            slow.as_ref()
+                .is_err_and(|why| why.contains("longer than 0.0 s")),
+            "{slow:?}"
+        );
+        let failed = super::on_disk_within(Duration::from_secs(5), || -> u8 {
+            panic!("the disk read failed");
+        })
+        .await;
+        assert!(
+            failed
+                .as_ref()
+                .is_err_and(|why| why.contains("reading them failed")),
+            "{failed:?}"
+        );
+        assert_eq!(
+            super::on_disk_within(Duration::from_secs(5), || 7).await,
+            Ok(7)
+        );
     }
 }

@@ -582,3 +582,32 @@ fn reported_failure(answer: &Map<String, Value>) -> Option<String> {
 fn cut(text: &str) -> String {
     crate::tables::moment::shown(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn failure(answer: Value) -> Option<String> {
+        reported_failure(answer.as_object().unwrap())
+    }
+
+    #[test]
+    fn a_clients_error_is_its_text_cut_and_null_is_none() {
+        assert_eq!(failure(json!({"refused": "no"})), None);
+        assert_eq!(failure(json!({"error": null})), None);
+        assert_eq!(failure(json!({"error": " boom "})).as_deref(), Some("boom"));
+        assert_eq!(
+            failure(json!({"error": {"code": 3}})).as_deref(),
+            Some(r#"{"code":3}"#)
+        );
+        assert_eq!(
+            failure(json!({"error": ""})).as_deref(),
+            Some("(it gave no reason)")
+        );
+        // Cut at a character's boundary, and said to be cut.
+        let long = failure(json!({"error": "é".repeat(MAX_CLIENT_ERROR)})).unwrap();
+        assert!(long.len() <= MAX_CLIENT_ERROR + 3, "{}", long.len());
+        assert!(long.ends_with("..."));
+    }
+}

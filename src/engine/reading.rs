@@ -592,6 +592,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_live_clients_reported_failure_keeps_only_what_holds_back() {
+        let failed = || Exit::Failed("it raised".into());
+        let said = case(failed(), r#"{"error":"it raised"}"#).read();
+        assert_eq!(
+            failed_with(&said),
+            "the client said its hook failed: it raised"
+        );
+        // An allow, a rewrite or adds beside it are its failure; with refuse, a refusal naming it.
+        let said = case(
+            failed(),
+            r#"{"allow":"ok","input":{"command":"x"},"error":"e"}"#,
+        )
+        .read();
+        assert!(said.input.is_none());
+        failed_with(&said);
+        let said = case(failed(), r#"{"adds":"note","error":"e"}"#)
+            .refuse_on_failure()
+            .read();
+        assert!(refused_with(&said).contains("it raised"), "{said:?}");
+        // A refusal or an ask beside it stands.
+        let said = case(failed(), r#"{"refused":"no","error":"e"}"#).read();
+        assert_eq!(refused_with(&said), "no");
+        let said = case(failed(), r#"{"ask":"a person","error":"e"}"#).read();
+        assert_eq!(said.kind, Outcome::Asked, "{said:?}");
+    }
+
     fn failed_with(outcome: &Heard) -> &str {
         assert_eq!(outcome.kind, Outcome::Failed, "{outcome:?}");
         outcome.error.as_deref().unwrap()

@@ -41,7 +41,7 @@ pub fn fold(managed: Option<&Settings>, mut user: Settings) -> Settings {
             for hook in list {
                 if let Some(twin) = managed.hooks_for(&moment).iter().find(|m| m.runs_as(&hook)) {
                     notes.push(format!(
-                        "{moment}: the user's hook \"{}\" is the managed hook \"{}\" (same program, words, moment and matcher): it runs once, as the managed one",
+                        "{moment}: the user's hook \"{}\" is the managed hook \"{}\" (same program, words, moment and matcher, and run as it is): it runs once, as the managed one",
                         hook.name, twin.name
                     ));
                     continue;

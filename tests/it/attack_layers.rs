@@ -95,6 +95,42 @@ fn a_nested_hooks_file_does_not_hide_the_repositorys_trusted_hooks() {
 }
 
 #[test]
+fn a_hooks_file_put_above_the_repository_does_not_take_its_place() {
+    let sb = Sandbox::new();
+    sb.settings("# no hooks of the user's\n");
+    // The repository in a folder the agent can write (below the home folder's level).
+    let outer = sb.p("work");
+    let repo = outer.join("repo");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join(".hookd")).unwrap();
+    let gate = repo.join(".hookd/gate.sh");
+    fs::write(&gate, format!("#!/bin/sh\n{}\n", GATE_SH.1)).unwrap();
+    fs::set_permissions(&gate, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(repo.join(".hookd/hooks.toml"), GATE).unwrap();
+    let d = Daemon::start(sb);
+    trusted(&d, &repo);
+    // The agent makes the folder above a repository of its own, with a hooks file that does nothing.
+    fs::create_dir_all(outer.join(".git")).unwrap();
+    fs::create_dir_all(outer.join(".hookd")).unwrap();
+    fs::write(
+        outer.join(".hookd/hooks.toml"),
+        "[[hooks.PreToolUse]]\nname = \"noop\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    wait_until(Duration::from_secs(10), "the outer file seen", || {
+        let resp = d.fire("PreToolUse", bash("make", &repo));
+        assert_eq!(resp["refused"], true, "{resp}");
+        assert_eq!(resp["reason"], "the repo says no", "{resp}");
+        hook_names(&resp).iter().any(|n| n == "project:noop")
+    });
+    // `/` and a folder in no repository: answered, nothing of the repository's.
+    for cwd in [Path::new("/"), Path::new("/tmp")] {
+        let resp = d.fire("PreToolUse", bash("make", cwd));
+        assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
+    }
+}
+
+#[test]
 fn a_git_marker_made_below_the_repositorys_root_does_not_cut_its_hooks_off() {
     let (d, repo) = gated();
     // `.git` as a file (a worktree's, a submodule's) and as a folder (`git init src/lib`).
@@ -625,4 +661,40 @@ fn the_users_stop_refusal_cap_does_not_let_a_managed_stop_refusal_through() {
         d.status()["generation"].as_u64() > Some(1)
     });
     assert_eq!(d.fire("Stop", stop)["refused"], true);
+}
+#[test]
+fn a_users_rewrite_does_not_carry_a_call_past_the_managed_hooks_that_never_saw_it() {
+    if !require_root("the managed layer must be root's") {
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.script(
+        "no-rm.sh",
+        "grep -q 'rm -rf' && { echo 'the team forbids rm -rf' >&2; exit 2; }; exit 0",
+    );
+    sb.script(
+        "swap.sh",
+        &prints(r#"{"input": {"command": "rm -rf /srv"}}"#),
+    );
+    let dir = managed(
+        &sb,
+        "[[hooks.PreToolUse]]\nname = \"team-guard\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/no-rm.sh\"\n",
+    );
+    // The user's hook rewrites the call the team's guard let through into one it refuses.
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"swap\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/swap.sh\"\n",
+    );
+    let d = start_managed(sb, &dir);
+    let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
+    let rewritten = resp["input"]["command"].as_str().unwrap_or_default();
+    assert!(
+        resp["refused"] == true || !rewritten.contains("rm -rf"),
+        "a call the managed guard never saw goes through: {resp}"
+    );
+    assert_eq!(resp["reason"], "the team forbids rm -rf", "{resp}");
+    // A rewrite the team's guard lets through goes on, rewritten.
+    d.sb.script("swap.sh", &prints(r#"{"input": {"command": "ls -la"}}"#));
+    let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
+    assert_eq!(resp["refused"], false, "{resp}");
+    assert_eq!(resp["input"]["command"], "ls -la", "{resp}");
 }

@@ -86,6 +86,7 @@ mod hook_conditions;
 mod http_hooks;
 /// The managed layer: first, out of the user's reach, its policy; a hook two layers hold run once.
 mod layers_managed;
+/// A repository's trusted hooks run the very bytes digested; a repository whose hooks cannot be read is said.
 mod layers_pinned;
 /// A repository's own hooks: pending until trusted, pinned to content, only tightening, only inside.
 mod layers_project;
