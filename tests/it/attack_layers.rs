@@ -14,39 +14,11 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 use crate::layers_managed::{managed, start_managed, write_managed};
-
-/// A repository in the sandbox (`repo/`, with a `.git` folder and `src/`), its `.hookd/hooks.toml` and
-/// scripts written.
-fn make_repo(sb: &Sandbox, toml: &str, scripts: &[(&str, &str)]) -> PathBuf {
-    let repo = sb.p("repo");
-    fs::create_dir_all(repo.join(".git")).unwrap();
-    fs::create_dir_all(repo.join(".hookd")).unwrap();
-    fs::create_dir_all(repo.join("src")).unwrap();
-    for (name, body) in scripts {
-        let path = repo.join(".hookd").join(name);
-        fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    fs::write(repo.join(".hookd/hooks.toml"), toml).unwrap();
-    repo
-}
-
-/// `hookd trust ARGS` as the user runs it, with the daemon's state folder.
-fn trust(d: &Daemon, args: &[&str]) -> std::process::Output {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("trust")
-        .args(args)
-        .env("XDG_STATE_HOME", state_home_for(&d.socket));
-    run_with_deadline(cmd, None, RESPONSE)
-}
+use crate::layers_project::{bash, make_repo, trust};
 
 fn trusted(d: &Daemon, repo: &Path) {
     let out = trust(d, &[repo.to_str().unwrap()]);
     assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
-}
-
-fn bash(command: &str, cwd: &Path) -> Value {
-    json!({"session_id": "s", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command}})
 }
 
 /// The repository's guard: refuses every Bash call.
