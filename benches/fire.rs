@@ -160,78 +160,52 @@ fn main() {
         .skip(1)
         .filter(|arg| !arg.starts_with('-'))
         .collect();
-    match filters.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        [] => {}
-        ["protect"] => {
-            println!(
-                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the guard of itself only (rows Ec to Jw)",
-                cores()
-            );
-            protect_rows(&mut table, &dir.path().join("protect"), rounds);
-            table.print();
-            return;
-        }
-        ["builtin"] => {
-            println!(
-                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the built-in guard only (rows Jge to Ggl)",
-                cores()
-            );
-            builtin_rows(&mut table, &dir.path().join("builtin"), rounds);
-            table.print();
-            return;
-        }
-        ["export"] => {
-            println!(
-                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the export only (rows Eo and E0o)",
-                cores()
-            );
-            export_rows(&mut table, &dir.path().join("export"), rounds);
-            table.print();
-            return;
-        }
-        ["layers"] => {
-            println!(
-                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the layers only (rows El and E1l)",
-                cores()
-            );
-            layers_rows(&mut table, &dir.path().join("layers"), rounds);
-            table.print();
-            return;
-        }
-        ["speed"] => {
-            println!(
-                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the speed rows only (Es, Ws, E0, Ee, Is, Xs, I0, Ls, L0, As, Bs)",
-                cores()
-            );
-            speed_rows(&mut table, &dir.path().join("speed"), rounds);
-            table.print();
-            return;
-        }
-        ["live"] => {
-            println!(
-                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; the live hook only (rows Lw and Ll)",
-                cores()
-            );
-            live_rows(&mut table, &dir.path().join("live"), rounds);
-            table.print();
-            return;
-        }
-        ["guard"] => {
-            println!(
-                "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; rows Y and Z only",
-                cores()
-            );
-            guard_rows(&mut table, &dir.path().join("guard"), rounds);
-            table.print();
-            return;
-        }
-        _ => {
-            panic!(
-                "unknown rows {filters:?}: give no filter (every row), `speed` (the record, the earlier tree, the echo, idle memory, the sleeping client), `guard` (rows Y and Z), `export` (rows \
-                 Eo and E0o), `layers` (rows El and E1l), `live` (rows Lw and Ll), `protect` (the guard of itself, rows Ec to Jw) or `builtin` (the built-in guard, rows \
-                 Jge to Ggl)"
-            )
-        }
+    /// The rows a filter runs alone: (filter, what they are, the rows).
+    type Rows = fn(&mut Table, &Path, usize);
+    const ALONE: [(&str, &str, Rows); 7] = [
+        (
+            "protect",
+            "the guard of itself only (rows Ec to Jw)",
+            protect_rows,
+        ),
+        (
+            "builtin",
+            "the built-in guard only (rows Jge to Ggl)",
+            builtin_rows,
+        ),
+        ("export", "the export only (rows Eo and E0o)", export_rows),
+        ("layers", "the layers only (rows El and E1l)", layers_rows),
+        (
+            "speed",
+            "the speed rows only (Es, Ws, E0, Ee, Is, Xs, I0, Ls, L0, As, Bs)",
+            speed_rows,
+        ),
+        ("live", "the live hook only (rows Lw and Ll)", live_rows),
+        ("guard", "rows Y and Z only", guard_rows),
+    ];
+    let alone = match filters.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => None,
+        [filter] => ALONE.iter().find(|(name, _, _)| *name == filter),
+        _ => None,
+    };
+    if let Some((name, what, rows)) = alone {
+        println!(
+            "machine: {} cores; HOOKD_BENCH_ROUNDS={rounds}; {what}",
+            cores()
+        );
+        rows(&mut table, &dir.path().join(name), rounds);
+        table.print();
+        return;
+    }
+    if !filters.is_empty() {
+        let known: Vec<String> = ALONE
+            .iter()
+            .map(|(name, what, _)| format!("`{name}` ({what})"))
+            .collect();
+        panic!(
+            "unknown rows {filters:?}: give no filter (every row) or one of {}",
+            known.join(", ")
+        );
     }
 
     // The main daemon: rows A to G and I to N.
