@@ -317,7 +317,9 @@ impl Connection {
             if calls.is_none() {
                 calls = self.live.lines.take();
             }
-            if !reading && pending.is_empty() {
+            // A request held while paused is answered even when reading ends (a half-close, an error, a
+            // line too long) before the pause does: it was read, so its client waits for it.
+            if !reading && pending.is_empty() && held.is_none() {
                 if let Some(watch) = watching.take() {
                     let gone = hang_up.take().or_else(|| hang_up_probe(&write));
                     crate::daemon::watch::stream(&mut write, *watch, gone, &self.daemon.draining)
@@ -335,7 +337,8 @@ impl Connection {
             };
             // Not reading (the client half-closed, or its requests wait for room): a hang-up would not be
             // seen as the end of its requests, so it is watched for another way, and its hooks stopped.
-            let paused = reading && (pending.len() >= MAX_PENDING || !room);
+            let full = pending.len() >= MAX_PENDING || !room;
+            let paused = reading && full;
             if (!reading || paused) && hang_up.is_none() {
                 hang_up = hang_up_probe(&write);
             }
@@ -352,7 +355,7 @@ impl Connection {
                 // At most MAX_PENDING fires per connection, and what they hold within the connection's memory
                 // budget and the daemon's: past either, the next line waits unread (backpressure), so one
                 // client cannot make the daemon hold an unbounded number of fires or answers.
-                frame = next_request(&mut lines, &memory, &mut held, paused), if reading && (!paused || answers_awaited) => {
+                frame = next_request(&mut lines, &memory, &mut held, paused), if (reading && (!paused || answers_awaited)) || (!reading && !full && held.is_some()) => {
                     active = tokio::time::Instant::now();
                     let frame = match frame {
                         Incoming::Held((decoded, cost)) => Ok(self.act(decoded, cost)),
@@ -463,7 +466,7 @@ impl Connection {
                     lines.set_permit_aside();
                     if send(&mut write, &line).await.is_err() { break; }
                 }
-                _ = &mut freed, if reading && !room => {} // look at the budget again
+                _ = &mut freed, if (reading || held.is_some()) && !room => {} // look at the budget again
                 Some(joined) = pending.join_next_with_id() => {
                     let task = match &joined {
                         Ok((task, _)) => *task,
@@ -502,7 +505,7 @@ impl Connection {
                 // A live client with calls pending is kept while the daemon drains: the fires still
                 // running wait for its answers.
                 _ = &mut drain_began, if !draining && reading && pending.is_empty() => draining = true,
-                _ = drained(&self.daemon.draining, self.live.client.clone()), if draining && reading && pending.is_empty() => {
+                _ = drained(&self.daemon.draining, self.live.client.clone()), if draining && reading && pending.is_empty() && held.is_none() => {
                     // Requests the client wrote before the shutdown may sit unread: each gets its answer
                     // (`shutting_down`) rather than a closed connection.
                     for line in lines.unread() {

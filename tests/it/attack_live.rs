@@ -231,6 +231,53 @@ fn a_connection_paused_by_its_own_fires_still_reads_its_live_hooks_answers() {
     }
 }
 
+/// A fire held while its connection was paused is answered even when the client half-closes before
+/// the pause ends: it was read, and a relay waiting for it (fail-open, say) must not be left with no
+/// answer at all.
+#[test]
+fn a_fire_held_by_a_paused_connection_is_answered_when_its_client_half_closes() {
+    let d = Daemon::with_scripts(&[], "# no hooks of the file\n");
+    let stream = std::os::unix::net::UnixStream::connect(&d.socket).unwrap();
+    let closer = stream.try_clone().unwrap();
+    let mut both = Client::from_stream(stream);
+    let r = attach(
+        &mut both,
+        json!([{"name": "mine", "moment": "PreToolUse", "timeout": 60, "on_failure": "refuse"}]),
+    );
+    assert_eq!(r["attached"], json!(["mine"]), "{r}");
+    let fires = 258;
+    let mut lines = Vec::new();
+    for n in 0..fires {
+        let fire = json!({"op": "fire", "id": n, "moment": "PreToolUse", "agent": "claude-code",
+                          "event": bash(&format!("echo {n}"))});
+        lines.extend_from_slice(fire.to_string().as_bytes());
+        lines.push(b'\n');
+    }
+    both.send_raw(&lines);
+    // A fire refused as busy is read past the held one: from then on one is held. No call is answered.
+    let mut answered = std::collections::HashSet::new();
+    loop {
+        let line = both.recv();
+        if line["op"] != "call" {
+            answered.insert(line["id"].as_u64().unwrap());
+            if line["refused"] == true {
+                break;
+            }
+        }
+    }
+    closer.shutdown(std::net::Shutdown::Write).unwrap();
+    while let Some(line) = both.read_line() {
+        let line: Value = serde_json::from_str(&line).unwrap();
+        if line["op"] != "call" {
+            answered.insert(line["id"].as_u64().unwrap());
+        }
+    }
+    let missing: Vec<u64> = (0..fires as u64)
+        .filter(|n| !answered.contains(n))
+        .collect();
+    assert!(missing.is_empty(), "fires never answered: {missing:?}");
+}
+
 // ---- The agent hangs a hook of its own. ----
 
 /// A daemon whose file hook `deny` refuses `git push` and `rw` rewrites `make` to `make -n`.
