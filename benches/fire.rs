@@ -911,7 +911,10 @@ impl Daemon {
     /// [`Daemon::start`] with another build of hookd: the earlier tree's of the speed rows.
     fn start_program(program: &Path, config: &Path, socket: PathBuf) -> Daemon {
         let mut command = common::serve_command_at(config, &socket);
-        if program != Path::new(common::BIN) {
+        if program == Path::new(common::BIN) {
+            // The earlier tree's daemon has no managed layer (nor the option).
+            common::without_the_machines_managed_layer(&mut command);
+        } else {
             // The same arguments, environment and descriptors, another program.
             let mut other = Command::new(program);
             other.args(command.get_args());
@@ -1671,6 +1674,7 @@ fn layers_rows(table: &mut Table, dir: &Path, rounds: usize) {
         if let Some(managed) = managed {
             command.arg("--managed").arg(managed);
         }
+        common::without_the_machines_managed_layer(&mut command);
         let child = common::ChildGuard(command.spawn().expect("start hookd"));
         common::wait_until(START_DEADLINE, "hookd to listen on its socket", || {
             UnixStream::connect(&socket).is_ok()

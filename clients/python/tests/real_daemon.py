@@ -63,7 +63,12 @@ class RealDaemon:
         self.env.update(HOOKD_SOCKET=self.socket, HOOKD_CONFIG=self.config, HOOKD_LOG="debug")
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
-                [hookd_bin(), "serve", "--config", self.config, "--socket", self.socket],
+                # A managed layer no machine has (every folder on the way root's): never the machine's
+                # own /etc/hookd, whose team hooks would run on the tests' events.
+                [
+                    hookd_bin(), "serve", "--config", self.config, "--socket", self.socket,
+                    "--managed", "/nonexistent/hookd-tests-have-no-managed-layer",
+                ],
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,

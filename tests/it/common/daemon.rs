@@ -64,6 +64,19 @@ pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
     cmd
 }
 
+/// A managed layer's folder that no machine has, whose every folder on the way is root's (`/`): read
+/// as an empty layer by root and by a user alike, where a folder of the test's own would be refused to
+/// a user (the layer must be root's).
+pub const NO_MANAGED_LAYER: &str = "/nonexistent/hookd-tests-have-no-managed-layer";
+
+/// `--managed` [`NO_MANAGED_LAYER`] unless the command names a managed layer of its own: a test's daemon
+/// never reads the machine's own `/etc/hookd` (a team's hooks would run on the test's events).
+pub fn without_the_machines_managed_layer(cmd: &mut Command) {
+    if !cmd.get_args().any(|arg| arg == "--managed") {
+        cmd.arg("--managed").arg(NO_MANAGED_LAYER);
+    }
+}
+
 /// The places of a daemon on `socket` with the settings `config`, and of the hooks it starts (they
 /// inherit its environment): `$HOOKD_SOCKET` and `$HOOKD_CONFIG` its own, its record in
 /// [`state_home_for`], and the other places in the socket's folder ([`keep_home`]): `home/`,
@@ -127,6 +140,7 @@ impl Daemon {
         remember_panics();
         let mut cmd = serve_command(&sb, "daemon.log");
         adjust(&mut cmd);
+        without_the_machines_managed_layer(&mut cmd);
         let child = cmd.spawn().expect("spawning hookd serve");
         let pid = child.id();
         let mut daemon = Daemon {
