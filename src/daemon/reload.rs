@@ -170,18 +170,14 @@ fn apply(
 
 /// A layer refused: the last good settings stay, and the log, `status` and the journal say why.
 fn refused(daemon: &Arc<Daemon>, errors: &ConfigErrors) {
-    {
-        {
-            daemon.notifier.reloading();
-            tracing::error!("settings not reloaded, the last good ones stay:\n{errors}");
-            *lock(&daemon.last_reload) = LastReload::now(Some(errors.to_string()));
-            let mut record = crate::record::Record::new(crate::record::Kind::ReloadRefused);
-            record.generation = Some(daemon.engine.current().number);
-            record.error = Some(crate::record::cut(&errors.to_string(), 4000));
-            crate::record::note(record);
-            daemon.notifier.ready();
-        }
-    }
+    daemon.notifier.reloading();
+    tracing::error!("settings not reloaded, the last good ones stay:\n{errors}");
+    *lock(&daemon.last_reload) = LastReload::now(Some(errors.to_string()));
+    let mut record = crate::record::Record::new(crate::record::Kind::ReloadRefused);
+    record.generation = Some(daemon.engine.current().number);
+    record.error = Some(crate::record::cut(&errors.to_string(), 4000));
+    crate::record::note(record);
+    daemon.notifier.ready();
 }
 
 /// Folded settings put in force; `hash` the user's file's text when it was read anew.

@@ -1016,9 +1016,7 @@ impl Chain<'_> {
             if let (Some(rewrites), Some(rewrite), Some((name, _))) =
                 (rewrites.as_mut(), rewrite, field)
                 && !refused
-                && rewrites
-                    .apply_as(&hook.name, rewrite, !hook.is_live())
-                    .is_ok()
+                && rewrites.apply(&hook.name, rewrite, !hook.is_live()).is_ok()
             {
                 event.insert(name.to_string(), rewrites.current().clone());
             }

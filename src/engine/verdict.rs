@@ -139,7 +139,7 @@ pub fn fold_hooks<'a>(
             let rewrites = rewrites
                 .get_or_insert_with(|| Rewrites::new(original, what, originals.moment, chained));
             let changes_before = rewrites.changed_by.len();
-            if let Err(said) = rewrites.apply_as(hook, rewrite, replaces) {
+            if let Err(said) = rewrites.apply(hook, rewrite, replaces) {
                 output_conflict |= what == "tool_response";
                 conflict.get_or_insert(said);
             }
@@ -302,14 +302,10 @@ impl Rewrites {
         &self.current
     }
 
-    /// Applies `hook`'s rewrite; `Err` says the conflict with an earlier hook.
-    pub fn apply(&mut self, hook: &str, rewrite: &Value) -> Result<(), String> {
-        self.apply_as(hook, rewrite, true)
-    }
-
-    /// [`Rewrites::apply`]; in a chain, a hook that may not `replace` an earlier hook's change of a field
-    /// (a live hook) conflicts with it, as side by side.
-    pub fn apply_as(&mut self, hook: &str, rewrite: &Value, replaces: bool) -> Result<(), String> {
+    /// Applies `hook`'s rewrite; `Err` says the conflict with an earlier hook. In a chain, a hook that
+    /// may not `replace` an earlier hook's change of a field (a live hook) conflicts with it, as side by
+    /// side.
+    pub fn apply(&mut self, hook: &str, rewrite: &Value, replaces: bool) -> Result<(), String> {
         let base = if self.chained {
             &self.current
         } else {
