@@ -30,7 +30,9 @@ pub fn trust(dir: Option<&Path>, revoke: bool) -> Result<ExitCode, String> {
         })?
     };
     let path = store_path();
-    let mut store = Store::load(&path);
+    let mut store = Store::read(&path).map_err(|why| {
+        format!("{why}; not written over (it holds every repository's trust): fix or remove it")
+    })?;
     let canonical = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
     let key = canonical.to_string_lossy().into_owned();
     if revoke {

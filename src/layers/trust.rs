@@ -27,12 +27,24 @@ pub fn store_path() -> PathBuf {
 impl Store {
     /// The store at `path`; none there (or unreadable) trusts nothing.
     pub fn load(path: &Path) -> Store {
+        Store::read(path).unwrap_or_else(|why| {
+            tracing::warn!(file = %path.display(), "{why}: every repository's hooks are pending");
+            Store::default()
+        })
+    }
+
+    /// The store at `path` to be changed and written back: none there is an empty one; one that cannot be
+    /// read or parsed is an `Err`, never taken as empty (written back, it would take away every other
+    /// repository's trust).
+    pub fn read(path: &Path) -> Result<Store, String> {
         match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-                tracing::warn!(file = %path.display(), "the trust store cannot be read ({e}): every repository's hooks are pending");
-                Store::default()
-            }),
-            Err(_) => Store::default(),
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| format!("the trust store {} cannot be read ({e})", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Store::default()),
+            Err(e) => Err(format!(
+                "the trust store {} cannot be read ({e})",
+                path.display()
+            )),
         }
     }
 

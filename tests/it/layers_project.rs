@@ -253,3 +253,30 @@ fn the_trust_store_edited_by_hand_does_not_trust_a_changed_hook() {
     let resp = d.fire("PreToolUse", bash("ls", &repo_off));
     assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
 }
+
+/// A trust store that cannot be read (a bad edit, a torn write) is not taken as empty by `hookd trust`:
+/// written back, it would take away every other repository's trust. It is refused, left as it was.
+#[test]
+fn hookd_trust_does_not_write_over_a_store_it_cannot_read() {
+    let sb = Sandbox::new();
+    sb.settings("# none\n");
+    let repo = make_repo(&sb, GATE, &[("gate.sh", "echo 'no' >&2; exit 2")]);
+    let d = Daemon::start(sb);
+    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    fs::create_dir_all(store.parent().unwrap()).unwrap();
+    let torn = "{\"projects\": {\"/elsewhere\": {\"PreToolUse/gate\": \"00";
+    fs::write(&store, torn).unwrap();
+    for args in [
+        vec![repo.to_str().unwrap()],
+        vec!["--revoke", repo.to_str().unwrap()],
+    ] {
+        let out = trust(&d, &args);
+        assert_ne!(code(&out.status), 0, "{args:?}: {}", text(&out.stdout));
+        assert!(
+            text(&out.stderr).contains("not written over"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(fs::read_to_string(&store).unwrap(), torn);
+    }
+}
