@@ -12,13 +12,12 @@
 //! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::layers::project::{self, Project};
-use crate::layers::snapshot::{self, Copies};
+use crate::layers::snapshot::{self, Copies, stamp};
 use crate::layers::trust::Store;
 use crate::settings::Hook;
 use crate::sync::lock;
@@ -36,19 +35,8 @@ const LOOKED_AT: Duration = Duration::from_millis(100);
 /// folders costs lookups, never memory).
 const MAX_FOLDERS: usize = 4096;
 
-/// A file's identity and last change, to tell it changed without reading it.
-type Stamp = Option<(u64, u64, u64, i64, i64)>;
-
-fn stamp(path: &Path) -> Stamp {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    Some((
-        meta.dev(),
-        meta.ino(),
-        meta.size(),
-        meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-        meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-    ))
-}
+/// A file's identity and last change, `None` when it is not there.
+type Stamp = Option<snapshot::Stamp>;
 
 /// The repositories fires came from, their hooks, and what the user trusted.
 #[derive(Debug)]

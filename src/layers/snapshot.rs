@@ -38,10 +38,12 @@ pub fn take(pinned: &Pinned, sequential: bool) -> Snapshot {
     Snapshot { digest, files }
 }
 
-/// A copy's identity and last change, to tell it was touched since hookd wrote it.
-type Stamp = (u64, u64, u64, i64, i64);
+/// A file's identity and last change (device, inode, size, modified and changed to the nanosecond), to
+/// tell it changed without reading it: a copy touched since hookd wrote it, a hooks file edited.
+pub(crate) type Stamp = (u64, u64, u64, i64, i64);
 
-fn stamp(path: &Path) -> Option<Stamp> {
+/// [`Stamp`] of `path` itself (a link's own, not its target's); `None` when it is not there.
+pub(crate) fn stamp(path: &Path) -> Option<Stamp> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     Some((
         meta.dev(),
