@@ -491,27 +491,6 @@ impl Record {
             self.time = crate::time::rfc3339_millis(at);
         }
     }
-
-    /// The record as one line, with its `\n`, its `time` written first.
-    pub fn to_line(&mut self) -> Vec<u8> {
-        let mut line = Vec::new();
-        self.write_line(&mut line, &mut crate::time::Stamps::default());
-        line
-    }
-
-    /// The record as one line, with its `\n`, appended to `out` (the writer's batch, so that no line
-    /// is a buffer of its own), its `time` written first by `stamps` (once a second the whole date).
-    pub fn write_line(&mut self, out: &mut Vec<u8>, stamps: &mut crate::time::Stamps) {
-        if let Some(at) = self.at.take() {
-            self.time.clear();
-            self.time.push_str(stamps.millis(at));
-        }
-        let start = out.len();
-        if serde_json::to_writer(&mut *out, self).is_err() {
-            out.truncate(start);
-        }
-        out.push(b'\n');
-    }
 }
 
 /// What was asked, in short: the command of a shell call, the path of a file edit, the pattern of a
