@@ -22,8 +22,7 @@ impl Record {
     /// is a buffer of its own), its `time` written first by `stamps` (once a second the whole date).
     pub fn write_line(&mut self, out: &mut Vec<u8>, stamps: &mut crate::time::Stamps) {
         if let Some(at) = self.at.take() {
-            self.time.clear();
-            self.time.push_str(stamps.millis(at));
+            stamps.write_millis(at, &mut self.time);
         }
         write_record(out, self);
         out.push(b'\n');
@@ -229,6 +228,11 @@ fn by_serde(out: &mut Vec<u8>, value: &impl serde::Serialize) {
 
 /// `value` in decimal.
 fn unsigned(out: &mut Vec<u8>, mut value: u64) {
+    if value < 10 {
+        // Most are: the version, a count of adds, an early generation.
+        out.push(b'0' + value as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -269,16 +273,25 @@ fn next_escaped(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
-    let mut at = from;
-    while let Some(chunk) = bytes.get(at..at + 8) {
+    let plain = |chunk: &[u8]| {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let word = u64::from_le_bytes(word);
         let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
-        if control || has_zero(word ^ (ONES * u64::from(b'"'))) || has_zero(word ^ (ONES * 0x5c)) {
+        !(control || has_zero(word ^ (ONES * u64::from(b'"'))) || has_zero(word ^ (ONES * 0x5c)))
+    };
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        if !plain(chunk) {
             break;
         }
         at += 8;
+    }
+    // A tail shorter than a word, in a text of a word or more: its last eight bytes looked at at once
+    // (those before the tail were looked at already, and are plain).
+    let len = bytes.len();
+    if at < len && at + 8 > len && len >= 8 && plain(&bytes[len - 8..]) {
+        return None;
     }
     bytes[at..]
         .iter()
