@@ -403,8 +403,12 @@ impl Record {
         ];
         let mut time = std::mem::take(&mut self.time);
         time.clear();
+        // The settings' digest is kept too: a fire on the same settings finds it there and leaves its
+        // count alone (a count written by two threads in turn, per fire, passes between their cores).
+        let digest = self.digest.take();
         *self = Record::new(Kind::Fire);
         self.time = time;
+        self.digest = digest;
         [
             self.moment,
             self.session,
@@ -806,6 +810,7 @@ mod tests {
         used.describe("PreToolUse", &event(events[0].clone()), true);
         used.describe_agent(Some("claude-code"));
         used.generation = Some(3);
+        used.digest = Some("0123456789abcdef".into());
         used.verdict = Some(Verdict {
             decision: Ruling::Refused,
             refused: true,
@@ -829,6 +834,8 @@ mod tests {
             let agent = (i % 2 == 0).then_some("codex");
             let mut recycled = used.clone().recycled();
             let mut new = Record::new(Kind::Fire);
+            // The digest is the fire's to write (engine/recording.rs), not `describe`'s.
+            new.digest = used.digest.clone();
             for record in [&mut *recycled, &mut new] {
                 record.at = Some(SystemTime::UNIX_EPOCH);
                 record.describe("Stop", &fields, false);
