@@ -301,10 +301,18 @@ impl Record {
     /// A record of `kind`, now, with nothing else said; its `time` is written when it is
     /// ([`Record::stamp`]), off the fire's path.
     pub fn new(kind: Kind) -> Record {
+        let mut record = Record::blank(kind);
+        record.at = Some(SystemTime::now());
+        record
+    }
+
+    /// A record of `kind` with nothing said, not even when: one to fill in again
+    /// ([`Record::recycled`]), whose time its next fire writes.
+    fn blank(kind: Kind) -> Record {
         Record {
             v: VERSION,
             time: String::new(),
-            at: Some(SystemTime::now()),
+            at: None,
             kind,
             generation: None,
             digest: None,
@@ -406,7 +414,7 @@ impl Record {
         // The settings' digest is kept too: a fire on the same settings finds it there and leaves its
         // count alone (a count written by two threads in turn, per fire, passes between their cores).
         let digest = self.digest.take();
-        *self = Record::new(Kind::Fire);
+        *self = Record::blank(Kind::Fire);
         self.time = time;
         self.digest = digest;
         [
