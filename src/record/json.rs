@@ -688,3 +688,155 @@ mod tests {
         }
     }
 }
+
+/// Guards of the hand-written line against the type it writes: a field added to [`Record`] (or to
+/// the types in it) must be written too, and any text must be escaped as serde_json escapes it.
+#[cfg(test)]
+mod guards {
+    use super::*;
+    use crate::decision::{Outcome, Rewrote, Ruling};
+    use serde_json::json;
+    use std::time::SystemTime;
+
+    /// Every field of every type in a line, set to something that is not its default, by struct
+    /// literals without `..`: a field added to `Record`, `Verdict`, `Hook` or `Weakening` does not
+    /// compile here until it is given a value, and then the line must carry it (the line read back
+    /// must be the record, and serde's line must be the same bytes).
+    fn every_field_set() -> Record {
+        Record {
+            v: 1,
+            time: "2026-12-06T06:50:15.123Z".into(),
+            at: None,
+            kind: Kind::Fire,
+            generation: Some(12),
+            digest: Some("0123456789abcdef".into()),
+            source: Some(Source::Http),
+            agent: Some("codex".into()),
+            session: Some("sess\u{2028}\"x\"".into()),
+            cwd: Some("/tmp/é\\d".into()),
+            moment: Some("PreToolUse".into()),
+            tool: Some("Bash".into()),
+            agent_tool: Some("shell".into()),
+            summary: Some("rm -rf ~\t\u{1}".into()),
+            input: Some(json!({"command": "rm -rf ~", "n": [1, 2.5, -3, null, true]})),
+            verdict: Some(Verdict {
+                decision: Ruling::Refused,
+                refused: true,
+                reason: Some("no \"rm\" here\n".into()),
+                adds: 3,
+                rewrote: vec![Rewrote::Input, Rewrote::Output],
+                advisory: true,
+            }),
+            hooks: vec![Hook {
+                name: "guard".into(),
+                outcome: Outcome::Refused,
+                exit: Some(-2),
+                ms: 12.5,
+                error: Some("it failed".into()),
+                stderr: Some("no rm here\n".into()),
+                layer: Some("managed".into()),
+            }],
+            ms: Some(13.25),
+            cut: Some("the client left".into()),
+            error: Some("unknown moment".into()),
+            hook: Some("worker".into()),
+            count: Some(u64::MAX),
+            relay: Some("fail_closed".into()),
+            file: Some("/home/u/.config/hookd/hookd.toml".into()),
+            weakened: vec![Weakening {
+                moment: Some("PreToolUse".into()),
+                hook: Some("guard".into()),
+                change: "removed".into(),
+            }],
+            outcome: Some("denied".into()),
+            settled_by: Some("PostToolUse".into()),
+            call: Some("toolu_01".into()),
+            asked: Some("2026-12-06T06:50:14.000Z".into()),
+        }
+    }
+
+    #[test]
+    fn a_record_with_every_field_set_is_written_whole() {
+        let record = every_field_set();
+        let mut line = Vec::new();
+        record
+            .clone()
+            .write_line(&mut line, &mut crate::time::Stamps::default());
+        let mut serde_line = serde_json::to_vec(&record).unwrap();
+        serde_line.push(b'\n');
+        assert_eq!(
+            String::from_utf8_lossy(&line),
+            String::from_utf8_lossy(&serde_line)
+        );
+        let back: Record = serde_json::from_slice(&line).unwrap();
+        assert_eq!(back, record, "a field the line left out");
+        // Every key serde writes of it is there, none missing (a field left out of json.rs).
+        let keys = |line: &[u8]| {
+            let value: serde_json::Value = serde_json::from_slice(line).unwrap();
+            let mut keys: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
+            keys.sort();
+            keys
+        };
+        assert_eq!(keys(&line), keys(&serde_line));
+    }
+
+    /// A small xorshift, seeded: the same texts each run.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn random_texts_of_any_characters_are_escaped_as_serde_json_escapes_them() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..200_000 {
+            let len = next(&mut state) % 40;
+            let text: String = (0..len)
+                .map(|_| {
+                    let r = next(&mut state);
+                    let code = match r % 5 {
+                        0 => (r >> 8) % 0x20,
+                        1 => 0x20 + (r >> 8) % 0x60,
+                        2 => [0x22, 0x5c, 0x7f, 0x80, 0x2028, 0x2029][((r >> 8) % 6) as usize],
+                        3 => (r >> 8) % 0x800,
+                        _ => (r >> 8) % 0x11_0000,
+                    } as u32;
+                    char::from_u32(code).unwrap_or('\u{fffd}')
+                })
+                .collect();
+            let mut line = Vec::new();
+            string(&mut line, &text);
+            assert_eq!(line, serde_json::to_vec(&text).unwrap(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn times_across_a_second_and_back_are_written_as_rfc3339_millis() {
+        let mut stamps = crate::time::Stamps::default();
+        let base = SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1_796_000_000_999);
+        let times = [
+            base,
+            base + std::time::Duration::from_millis(1),
+            base,
+            base - std::time::Duration::from_secs(86_400),
+            base + std::time::Duration::from_millis(1),
+            SystemTime::UNIX_EPOCH - std::time::Duration::from_secs(5),
+            base,
+        ];
+        for at in times {
+            let mut record = Record::new(Kind::Fire);
+            record.at = Some(at);
+            let mut line = Vec::new();
+            record.write_line(&mut line, &mut stamps);
+            assert_eq!(record.time, crate::time::rfc3339_millis(at));
+            let mut stamped = Record::new(Kind::Fire);
+            stamped.at = Some(at);
+            stamped.stamp();
+            let mut expected = serde_json::to_vec(&stamped).unwrap();
+            expected.push(b'\n');
+            assert_eq!(line, expected);
+        }
+    }
+}
