@@ -142,6 +142,7 @@ mod ask_outcomes;
 mod export_otlp;
 /// The record through the real daemon: the journal, watch, the relay's spool, rotation; and attacked.
 mod record_daemon;
+mod record_recycled;
 
 // ---- pure logic and saved inputs ---------------------------------------------------------------------
 

@@ -1,0 +1,203 @@
+//! The journal's records filled again (a written record goes back to the fires' threads, its strings
+//! kept): fires of every shape, from several connections at once, in rounds that each wait for the
+//! last round's lines (so that later rounds' records are ones written before), across a reload. Each
+//! fire has exactly one line, and its line says what that fire said and nothing any other fire said:
+//! no hooks, verdict reason, error, agent or tool kept from the record's previous fire, no empty
+//! strings for what the event did not say, and the digest of the settings it was decided on.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::common::*;
+
+fn journal(socket: &Path) -> PathBuf {
+    state_home_for(socket).join("hookd").join("journal.jsonl")
+}
+
+fn whole_lines(path: &Path) -> Vec<Value> {
+    let text = fs::read(path).unwrap_or_default();
+    let end = text
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
+    std::str::from_utf8(&text[..end])
+        .expect("the journal is UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line:?}")))
+        .collect()
+}
+
+/// The shapes of fire: (the request's moment, agent, event), by shape number.
+fn request(shape: usize, session: &str, id: usize) -> Value {
+    match shape {
+        // Refused by the hook: hooks, a verdict with a reason, a tool, a summary, an agent.
+        0 => json!({"op": "fire", "id": id, "moment": "PreToolUse", "agent": "codex",
+            "event": {"session_id": session, "cwd": "/tmp/a", "tool_name": "Bash",
+                "agent_tool_name": "shell", "tool_input": {"command": "rm -rf ~"}}}),
+        // No hook at the moment, no agent, nothing but the session: nothing else on the line.
+        1 => json!({"op": "fire", "id": id, "moment": "Stop", "event": {"session_id": session}}),
+        // An unknown moment: an error, no hooks.
+        2 => {
+            json!({"op": "fire", "id": id, "moment": "NoSuchMoment", "event": {"session_id": session}})
+        }
+        // Allowed by the hook, with context added, another agent, no agent tool.
+        _ => json!({"op": "fire", "id": id, "moment": "PreToolUse", "agent": "gemini-cli",
+            "event": {"session_id": session, "tool_name": "Read", "tool_input": {"file_path": "/etc/x"}}}),
+    }
+}
+
+const SHAPES: usize = 4;
+
+/// What a line of each shape must say besides `v`, `time`, `kind`, `generation`, `digest`, `source`,
+/// `ms`: its keys, exactly.
+fn keys_of(shape: usize) -> BTreeSet<&'static str> {
+    let base = [
+        "v",
+        "time",
+        "kind",
+        "generation",
+        "digest",
+        "source",
+        "ms",
+        "session",
+        "moment",
+    ];
+    let more: &[&str] = match shape {
+        0 => &[
+            "agent",
+            "cwd",
+            "tool",
+            "agent_tool",
+            "summary",
+            "verdict",
+            "hooks",
+        ],
+        1 => &["verdict"],
+        2 => &["error"],
+        _ => &["agent", "tool", "summary", "verdict", "hooks"],
+    };
+    base.iter().chain(more).copied().collect()
+}
+
+#[test]
+fn every_fire_has_one_line_with_its_own_fields_when_records_are_filled_again() {
+    let sb = Sandbox::new();
+    sb.script(
+        "guard.sh",
+        r#"input=$(cat)
+case "$input" in
+  *'"rm '*) echo "no rm here" >&2; exit 2 ;;
+  *) echo "checked" ;;
+esac"#,
+    );
+    let settings = |comment: &str| {
+        format!(
+            "# {comment}\n[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"@DIR@/guard.sh\"\n"
+        )
+    };
+    sb.settings(&settings("first"));
+    let d = Daemon::start(sb);
+    let path = journal(&d.socket);
+    const ROUNDS: usize = 6;
+    const THREADS: usize = 4;
+    const EACH: usize = 12;
+    let mut fired = 0;
+    for round in 0..ROUNDS {
+        if round == ROUNDS / 2 {
+            d.sb.settings(&settings("second"));
+            let answer = d.reload();
+            assert_eq!(answer["ok"], true, "{answer}");
+        }
+        std::thread::scope(|scope| {
+            for thread in 0..THREADS {
+                let socket = d.socket.clone();
+                scope.spawn(move || {
+                    let mut c = Client::connect(&socket);
+                    for i in 0..EACH {
+                        let shape = (i + thread + round) % SHAPES;
+                        let session = format!("r{round}-t{thread}-i{i}-s{shape}");
+                        let answer = c.request(&request(shape, &session, i));
+                        assert_eq!(answer["id"], i, "{answer}");
+                    }
+                });
+            }
+        });
+        fired += THREADS * EACH;
+        wait_until(RESPONSE, "the round's lines", || {
+            whole_lines(&path)
+                .iter()
+                .filter(|l| l["kind"] == "fire")
+                .count()
+                >= fired
+        });
+    }
+    let lines: Vec<Value> = whole_lines(&path)
+        .into_iter()
+        .filter(|l| l["kind"] == "fire")
+        .collect();
+    assert_eq!(lines.len(), fired, "one line per fire");
+    let mut seen = HashMap::new();
+    let mut digests: HashMap<u64, String> = HashMap::new();
+    for line in &lines {
+        let session = line["session"].as_str().unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            seen.insert(session.to_string(), ()).is_none(),
+            "written twice: {line}"
+        );
+        let shape: usize = session.rsplit("-s").next().unwrap().parse().unwrap();
+        let keys: BTreeSet<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, keys_of(shape), "{line}");
+        let (moment, agent) = match shape {
+            0 => ("PreToolUse", Some("codex")),
+            1 => ("Stop", None),
+            2 => ("NoSuchMoment", None),
+            _ => ("PreToolUse", Some("gemini-cli")),
+        };
+        assert_eq!(line["moment"], moment, "{line}");
+        assert_eq!(line["agent"].as_str(), agent, "{line}");
+        match shape {
+            0 => {
+                assert_eq!(line["verdict"]["refused"], true, "{line}");
+                assert_eq!(line["summary"], "rm -rf ~", "{line}");
+                assert_eq!(line["agent_tool"], "shell", "{line}");
+                assert_eq!(line["cwd"], "/tmp/a", "{line}");
+                assert_eq!(line["hooks"].as_array().unwrap().len(), 1, "{line}");
+            }
+            1 => assert_eq!(line["verdict"]["refused"], false, "{line}"),
+            2 => assert!(
+                line["error"].as_str().unwrap().contains("NoSuchMoment"),
+                "{line}"
+            ),
+            _ => {
+                assert_eq!(line["verdict"]["refused"], false, "{line}");
+                assert!(line["verdict"].get("reason").is_none(), "{line}");
+                assert_eq!(line["summary"], "/etc/x", "{line}");
+                assert_eq!(line["tool"], "Read", "{line}");
+                let hook = &line["hooks"][0];
+                assert!(hook.get("stderr").is_none(), "{line}");
+            }
+        }
+        // One digest per generation, another for each.
+        let generation = line["generation"].as_u64().unwrap();
+        let digest = line["digest"].as_str().unwrap().to_string();
+        let kept = digests.entry(generation).or_insert_with(|| digest.clone());
+        assert_eq!(*kept, digest, "{line}");
+        let round: usize = session[1..session.find('-').unwrap()].parse().unwrap();
+        assert_eq!(
+            generation > 1,
+            round >= ROUNDS / 2,
+            "a fire after the reload on the new settings, before it on the old: {line}"
+        );
+    }
+    let distinct: BTreeSet<&String> = digests.values().collect();
+    assert_eq!(distinct.len(), digests.len(), "{digests:?}");
+    assert_eq!(digests.len(), 2, "{digests:?}");
+}
