@@ -369,4 +369,82 @@ mod tests {
         queue.take_all(&mut taken);
         assert_eq!(taken.len(), 1);
     }
+
+    /// The writer's loop as the journal runs it (asleep on an empty queue, then gathering, giving
+    /// written records back) against fires on two threads that each hand a record over and wait for it
+    /// to be taken, thousands of times, so that hand-overs land on every side of the writer's going to
+    /// sleep: none is left waiting while the writer sleeps (its sleep is a minute, the wait for the
+    /// record ten seconds), none is taken twice, and every record given back is filled again.
+    #[test]
+    fn no_record_waits_while_the_writer_sleeps() {
+        use std::sync::atomic::AtomicUsize;
+        let recorder = recorder(1 << 20);
+        let queue = Queue(recorder);
+        // Records taken of each fire's thread (told by the record's `count`), and the writer's stop.
+        let taken_of: &'static [AtomicUsize; 2] =
+            Box::leak(Box::new([AtomicUsize::new(0), AtomicUsize::new(0)]));
+        let writer = std::thread::spawn(move || {
+            let mut taken = Vec::new();
+            let mut spent = Vec::new();
+            let mut gathering = false;
+            loop {
+                if gathering {
+                    std::thread::yield_now();
+                } else {
+                    queue.trim_spare();
+                    queue.wait(Duration::from_secs(60));
+                }
+                queue.take_all(&mut taken);
+                gathering = !taken.is_empty();
+                for message in taken.drain(..) {
+                    match message {
+                        Message::Record(record) => {
+                            let of = record.count.unwrap_or_default() as usize;
+                            taken_of[of].fetch_add(1, Ordering::SeqCst);
+                            spent.push(record.recycled());
+                        }
+                        Message::Flush(_) => return,
+                    }
+                }
+                queue.give_back(&mut spent);
+            }
+        });
+        const FIRES: usize = 5000;
+        let fire = move |of: usize| {
+            for fired in 1..=FIRES {
+                let mut record = recorder.fresh(super::super::line::Kind::Fire);
+                assert_eq!(record.count, None, "a field of the record's last fire");
+                record.count = Some(of as u64);
+                recorder.note_boxed(record);
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while taken_of[of].load(Ordering::SeqCst) < fired {
+                    assert!(
+                        Instant::now() < deadline,
+                        "a record waits while the writer sleeps"
+                    );
+                    std::thread::yield_now();
+                }
+                // A pause of 0 to 60 µs: the next hand-over lands before, while and after the
+                // writer goes to sleep.
+                let pause = Duration::from_micros((fired as u64 * 7919) % 61);
+                let paused = Instant::now();
+                while paused.elapsed() < pause {
+                    std::thread::yield_now();
+                }
+            }
+        };
+        let fires: Vec<_> = (0..2)
+            .map(|of| std::thread::spawn(move || fire(of)))
+            .collect();
+        for fire in fires {
+            fire.join().unwrap();
+        }
+        let (done, _) = sync_channel(1);
+        recorder.push(lock(&recorder.queue), Message::Flush(done));
+        writer.join().unwrap();
+        for of in taken_of {
+            assert_eq!(of.load(Ordering::SeqCst), FIRES, "each record taken once");
+        }
+        assert_eq!(recorder.take_dropped(), 0);
+    }
 }
