@@ -201,3 +201,87 @@ esac"#,
     assert_eq!(distinct.len(), digests.len(), "{digests:?}");
     assert_eq!(digests.len(), 2, "{digests:?}");
 }
+
+/// Thousands of fires pipelined on one connection into a journal that rotates every MiB, the daemon
+/// stopped (SIGTERM) as soon as the last is answered: every fire has exactly one whole line across the
+/// journal's files, each with its own command, none held back by the stop.
+#[test]
+fn fires_answered_before_a_stop_have_one_line_each_across_rotations() {
+    let sb = Sandbox::new();
+    sb.settings("[record]\nfile_size_mib = 1\nfiles = 8\n");
+    let mut d = Daemon::start(sb);
+    let n = 6000;
+    // About 500 bytes a line: 6000 lines fill three files and part of a fourth.
+    let pad = "y".repeat(280);
+    let stream = std::os::unix::net::UnixStream::connect(&d.socket).expect("connecting");
+    let mut writer = stream.try_clone().expect("cloning the stream");
+    let mut c = Client::from_stream(stream);
+    let requests: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let mut line =
+                serde_json::to_vec(&json!({"op": "fire", "id": i, "moment": "PreToolUse",
+                "agent": if i % 2 == 0 { json!("codex") } else { Value::Null },
+                "event": {"session_id": format!("stop-{i}"), "tool_name": "Bash",
+                    "tool_input": {"command": format!("echo {i} {pad}")}}}))
+                .unwrap();
+            line.push(b'\n');
+            line
+        })
+        .collect();
+    let sending = std::thread::spawn(move || {
+        use std::io::Write;
+        for line in requests {
+            writer.write_all(&line).expect("sending a fire");
+        }
+    });
+    for _ in 0..n {
+        let answer = c.recv();
+        assert!(answer["id"].is_u64(), "{answer}");
+    }
+    sending.join().unwrap();
+    d.signal(nix::sys::signal::Signal::SIGTERM);
+    d.wait_exit(RESPONSE);
+    let dir = state_home_for(&d.socket).join("hookd");
+    let mut lines = Vec::new();
+    let mut files = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("journal") && name.ends_with(".jsonl") {
+            files += 1;
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(
+                text.is_empty() || text.ends_with('\n'),
+                "a cut line in {name}"
+            );
+            assert!(text.len() <= 1 << 20, "{name} is {} bytes", text.len());
+            lines.extend(whole_lines(&path));
+        }
+    }
+    assert!(files >= 3, "the journal rotated: {files} files");
+    let mut seen = vec![0u32; n];
+    for line in lines.iter().filter(|l| l["kind"] == "fire") {
+        let session = line["session"].as_str().unwrap_or_else(|| panic!("{line}"));
+        let i: usize = session["stop-".len()..].parse().unwrap();
+        seen[i] += 1;
+        assert_eq!(
+            line["summary"].as_str(),
+            Some(format!("echo {i} {pad}").as_str()),
+            "{line}"
+        );
+        assert_eq!(line.get("agent").is_some(), i % 2 == 0, "{line}");
+        assert!(
+            line.get("hooks").is_none() && line.get("cut").is_none(),
+            "{line}"
+        );
+    }
+    let lost: Vec<usize> = (0..n).filter(|&i| seen[i] == 0).collect();
+    let twice: Vec<usize> = (0..n).filter(|&i| seen[i] > 1).collect();
+    assert!(
+        lost.is_empty(),
+        "{} fires without a line: {:?}",
+        lost.len(),
+        &lost[..lost.len().min(10)]
+    );
+    assert!(twice.is_empty(), "fires written twice: {twice:?}");
+}
