@@ -210,7 +210,7 @@ fn fires_answered_before_a_stop_have_one_line_each_across_rotations() {
     let sb = Sandbox::new();
     sb.settings("[record]\nfile_size_mib = 1\nfiles = 8\n");
     let mut d = Daemon::start(sb);
-    let n = 6000;
+    let n: usize = 6000;
     // About 500 bytes a line: 6000 lines fill three files and part of a fourth.
     let pad = "y".repeat(280);
     let stream = std::os::unix::net::UnixStream::connect(&d.socket).expect("connecting");
@@ -220,7 +220,7 @@ fn fires_answered_before_a_stop_have_one_line_each_across_rotations() {
         .map(|i| {
             let mut line =
                 serde_json::to_vec(&json!({"op": "fire", "id": i, "moment": "PreToolUse",
-                "agent": if i % 2 == 0 { json!("codex") } else { Value::Null },
+                "agent": if i.is_multiple_of(2) { json!("codex") } else { Value::Null },
                 "event": {"session_id": format!("stop-{i}"), "tool_name": "Bash",
                     "tool_input": {"command": format!("echo {i} {pad}")}}}))
                 .unwrap();
@@ -269,7 +269,7 @@ fn fires_answered_before_a_stop_have_one_line_each_across_rotations() {
             Some(format!("echo {i} {pad}").as_str()),
             "{line}"
         );
-        assert_eq!(line.get("agent").is_some(), i % 2 == 0, "{line}");
+        assert_eq!(line.get("agent").is_some(), i.is_multiple_of(2), "{line}");
         assert!(
             line.get("hooks").is_none() && line.get("cut").is_none(),
             "{line}"
