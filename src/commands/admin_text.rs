@@ -285,7 +285,17 @@ fn layer_fields(layers: &Value, colour: bool) -> Vec<(&'static str, String)> {
             .filter_map(Value::as_str)
             .map(clean)
             .collect();
-        let mut value = if pending.is_empty() {
+        let mut value = if let Some(why) = project["pending_unknown"].as_str() {
+            painted(
+                &format!(
+                    "{root}: {hooks} hook{}, which of them are pending not known: {}",
+                    plural(hooks),
+                    clean(why)
+                ),
+                YELLOW,
+                colour,
+            )
+        } else if pending.is_empty() {
             format!("{root}: {hooks} hook{}, trusted", plural(hooks))
         } else {
             painted(

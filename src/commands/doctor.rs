@@ -372,6 +372,16 @@ fn layers_checks(status: &Value) -> Vec<Check> {
                 .fix(format!("read them, then: hookd trust {root}")),
             );
         }
+        if let Some(why) = project["pending_unknown"].as_str() {
+            checks.push(
+                Check::new(
+                    "layers",
+                    Status::Warn,
+                    format!("the repository {root}'s hooks waiting for trust are not known: {why}"),
+                )
+                .fix("run `hookd doctor` again; if it stays, see `hookd check` in the repository"),
+            );
+        }
         if let Some(error) = project["error"].as_str() {
             checks.push(
                 Check::new(
