@@ -205,9 +205,8 @@ impl Projects {
         Some(roots)
     }
 
-    /// Those whose hooks file is found from `cwd` ([`project::find_all`]), and those the user trusted
-    /// that hold it but whose hooks file is gone (or whose `.git` is), whose trusted hooks are then
-    /// reported rather than fall silent.
+    /// Those of [`project::roots`]: whose hooks file is found from `cwd`, and those the user trusted
+    /// that hold it but whose hooks file is gone.
     fn roots_of_folder(&self, cwd: &str) -> Vec<PathBuf> {
         let now = Instant::now();
         if let Some((at, roots)) = lock(&self.roots).get(cwd)
@@ -215,15 +214,12 @@ impl Projects {
         {
             return roots.clone();
         }
-        let mut roots = project::find_all(Path::new(cwd), &crate::paths::home());
-        if Path::new(cwd).is_absolute() {
-            let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| PathBuf::from(cwd));
-            for trusted in self.store().projects.keys().map(PathBuf::from) {
-                if real.starts_with(&trusted) && !roots.contains(&trusted) {
-                    roots.push(trusted);
-                }
-            }
-        }
+        let store = self.store();
+        let roots = project::roots(
+            Path::new(cwd),
+            &crate::paths::home(),
+            store.projects.keys().map(PathBuf::from),
+        );
         let mut remembered = lock(&self.roots);
         if remembered.len() >= MAX_FOLDERS {
             remembered.clear();
