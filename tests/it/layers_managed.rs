@@ -36,10 +36,7 @@ pub fn write_managed(path: &Path, text: &str) {
 
 /// A daemon on the sandbox with the managed layer in `dir`.
 pub fn start_managed(sb: Sandbox, dir: &Path) -> Daemon {
-    let dir = dir.to_path_buf();
-    Daemon::start_with(sb, move |cmd| {
-        cmd.arg("--managed").arg(&dir);
-    })
+    Daemon::start_managed(sb, dir)
 }
 
 /// The daemon's journal, every line read.
