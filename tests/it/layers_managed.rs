@@ -225,6 +225,10 @@ fn require_fail_closed_refuses_a_fail_open_relay() {
         "{resp}"
     );
     let resp = d.connect().request(&json!({"op": "relay", "id": 1, "agent": "claude-code", "input": input, "fail_closed": true}));
+    // Answered (an error answer has no stdout either), and let through: nothing refuses it.
+    assert_eq!(resp["ok"], true, "{resp}");
+    assert_eq!(resp["exit"], 0, "{resp}");
+    assert!(resp.get("refusal").is_none(), "{resp}");
     assert!(
         !resp["stdout"]
             .as_str()
