@@ -1054,6 +1054,10 @@ struct Turn {
 /// How many turns each of two compared throughput rows is measured in, see [`in_turns`].
 const TURNS: usize = 4;
 
+/// How many turns the speed rows' throughput (Is, Xs, I0) is measured in, each as long as one of
+/// [`TURNS`]: their targets are on the median of the turns' own ratios.
+const SPEED_TURNS: usize = 9;
+
 /// Two loads measured in [`TURNS`] turns, in the order first, second, second, first, ..., each turn's
 /// figures added to its row's: drift on the machine (another tenant, a clock change) then hits both
 /// rows alike, and a steady one cancels out. The daemon's CPU time is read in ticks of 10 ms at each
@@ -3133,7 +3137,8 @@ fn median(mut ratios: Vec<f64>) -> f64 {
 ///   to one with `[record] enabled = false`, to the earlier tree's daemon ([`EARLIER`]), and a Unix
 ///   socket echo of the same line (no daemon); targets Es at most 1.05 x Ws and 2.5 x Ee;
 /// - Is, Xs, I0 (I and X again): their throughput, [`CLIENTS`] threads firing no-hook fires, each on a connection of its
-///   own; targets Is at least 0.95 x Xs and 1.0 x I0;
+///   own, in [`SPEED_TURNS`] turns; targets on the median of the turns' ratios: Is at least 0.95 x Xs and
+///   1.0 x I0;
 /// - Ls, L0: the daemons' VmRSS idle after start, today's and the earlier tree's; target Ls at most 5 MiB;
 /// - As, Bs: a client asleep in `read` while it waits (as every relay is) spawning `/bin/true` directly,
 ///   and firing one `argv = ["/bin/true"]` hook; target Bs at most 1.15 x As.
@@ -3267,7 +3272,10 @@ fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
         .into_iter()
         .flatten()
         .collect();
-    for turn in 0..TURNS {
+    // Each turn's own ratios, Is against Xs and against I0: a burst of the machine's other work lands
+    // in one or two turns, and the median of the turns' ratios is not moved by it as the whole rates are.
+    let (mut on_off_rates, mut on_then_rates) = (Vec::new(), Vec::new());
+    for turn in 0..SPEED_TURNS {
         let mut order: Vec<usize> = (0..daemons.len()).collect();
         if turn % 2 == 1 {
             order.reverse();
@@ -3275,6 +3283,14 @@ fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
         for which in order {
             let daemon = daemons[which];
             loads[which].push(load(daemon, each, firing(daemon, &request)));
+        }
+        let rate_of = |which: usize| {
+            let turn: &Turn = loads[which].last().expect("a turn just measured");
+            turn.latencies.len() as f64 / turn.wall.as_secs_f64()
+        };
+        on_off_rates.push(rate_of(0) / rate_of(1));
+        if sides == 4 {
+            on_then_rates.push(rate_of(0) / rate_of(2));
         }
     }
     let loads: Vec<Load> = loads.into_iter().map(Load::joined).collect();
@@ -3319,13 +3335,17 @@ fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
         None,
     );
     let rate = |i: usize| loads[i].rate();
+    let on_off_rate = median(on_off_rates);
     table.rate_row(
         "Is",
         "fire, no hook, record on",
         &loads[0],
         true,
-        format!("{:.2} x Xs", rate(0) / rate(1)),
-        Some(("at least 0.95 x Xs".into(), rate(0) >= 0.95 * rate(1))),
+        format!(
+            "{on_off_rate:.2} x Xs (median of {SPEED_TURNS} turns' ratios; of the whole rates {:.2})",
+            rate(0) / rate(1)
+        ),
+        Some(("at least 0.95 x Xs".into(), on_off_rate >= 0.95)),
     );
     table.rate_row(
         "Xs",
@@ -3336,6 +3356,7 @@ fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
         None,
     );
     if sides == 4 {
+        let on_then_rate = median(on_then_rates);
         table.rate_row(
             "I0",
             &format!(
@@ -3344,8 +3365,11 @@ fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
             ),
             &loads[2],
             true,
-            format!("Is is {:.2} x I0", rate(0) / rate(2)),
-            Some(("Is at least 1.0 x I0".into(), rate(0) >= rate(2))),
+            format!(
+                "Is is {on_then_rate:.2} x I0 (median of {SPEED_TURNS} turns' ratios; of the whole rates {:.2})",
+                rate(0) / rate(2)
+            ),
+            Some(("Is at least 1.0 x I0".into(), on_then_rate >= 1.0)),
         );
     }
     table.memory_row(

@@ -195,6 +195,8 @@ fn install(
         dropped,
         weakened,
     } = daemon.engine.install(settings);
+    #[cfg(feature = "otlp")]
+    daemon.exporter.settings_changed();
     // Its error is logged and shown by `status`; the hooks of the new settings are in force.
     let _ = crate::daemon::http::apply(daemon);
     if let Some(hash) = hash {

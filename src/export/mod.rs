@@ -29,8 +29,12 @@ use post::Sent;
 pub const BATCH_RECORDS: usize = 512;
 /// The most bytes of journal lines read for one request (one longer line is sent alone).
 pub const BATCH_BYTES: usize = 1 << 20;
-/// How often the journal is looked at when everything is sent, and the settings when export is off.
+/// How often the journal is looked at when everything is sent, and the settings while a failed batch
+/// waits.
 pub const POLL: Duration = Duration::from_millis(200);
+/// Export off, the thread sleeps until a reload ([`Exporter::settings_changed`]); it wakes this often
+/// besides only to see whether the daemon that started it is gone (a test's daemon in its process).
+const OFF_LOOK: Duration = Duration::from_secs(60);
 /// The first pause after a batch was not taken, doubled at each failure in a row...
 pub const BACKOFF_MIN: Duration = Duration::from_millis(500);
 /// ... up to this: a collector back up is found within it.
@@ -43,6 +47,9 @@ pub type SettingsNow = Box<dyn Fn() -> Option<Otlp> + Send>;
 #[derive(Debug, Default)]
 pub struct Exporter {
     status: Mutex<ExportStatus>,
+    /// Reloads counted, and a condition to wait for the next: export off, the thread sleeps on it
+    /// instead of waking every [`POLL`] to read the settings (an idle daemon wakes for nothing).
+    reloads: (Mutex<u64>, std::sync::Condvar),
 }
 
 impl Exporter {
@@ -61,14 +68,15 @@ impl Exporter {
         let started = std::thread::Builder::new()
             .name("hookd-export".into())
             .spawn(move || {
-                // Export off, as it is by default: the settings are looked at every POLL without a
-                // runtime, whose drivers (its epoll, its timer wheel, its buffers) an idle daemon would
-                // hold resident for nothing; the runtime is built once export is turned on.
+                // Export off, as it is by default: the settings are looked at after each reload,
+                // without a runtime, whose drivers (its epoll, its timer wheel, its buffers) an idle
+                // daemon would hold resident for nothing; the runtime is built once export is on.
+                let mut seen = *lock(&running.reloads.0);
                 while settings().is_none() {
                     if Arc::strong_count(&running) == 1 {
                         return; // the daemon that started it is gone (a test's daemon in its process)
                     }
-                    std::thread::sleep(POLL);
+                    seen = running.next_reload(seen);
                 }
                 let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -92,6 +100,22 @@ impl Exporter {
             tracing::warn!("the exporter cannot start: {e}");
         }
         exporter
+    }
+
+    /// Says that new settings are in force: export turned on is taken at once.
+    pub fn settings_changed(&self) {
+        *lock(&self.reloads.0) += 1;
+        self.reloads.1.notify_all();
+    }
+
+    /// Waits for a reload after the `seen`th (at most [`OFF_LOOK`]), and returns the count.
+    fn next_reload(&self, seen: u64) -> u64 {
+        let (count, changed) = &self.reloads;
+        let count = lock(count);
+        let (count, _) = changed
+            .wait_timeout_while(count, OFF_LOOK, |now| *now == seen)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *count
     }
 
     /// The exporter in `status`.
