@@ -206,10 +206,8 @@ pub fn read(root: &Path) -> Result<Project, ConfigErrors> {
         let mut renamed_list = Vec::with_capacity(list.len());
         for hook in list {
             let mut files = Vec::new();
-            let named = Settings::run_path(hook, &settings.dir)
-                .into_iter()
-                .chain(settings.hook_files(hook));
-            for path in named {
+            // The program when it is a path, and each word naming a file, each once.
+            for path in settings.hook_files(hook) {
                 match inside(&path, &canonical) {
                     Ok(Some(resolved)) => {
                         if !files.contains(&resolved) {
