@@ -307,7 +307,7 @@ fn a_hooks_file_that_is_a_fifo_dev_zero_or_huge_does_not_hold_the_daemon() {
             assert_eq!(resp["refused"], true, "{kind}: {resp}");
             let resp = d.fire("PreToolUse", bash("ls", &other));
             assert_eq!(resp["refused"], false, "{kind}: {resp}");
-            crate::layers_managed::journal(&d).iter().any(|r| {
+            d.journal().iter().any(|r| {
                 r["kind"] == "reload_refused"
                     && r["file"]
                         .as_str()

@@ -39,21 +39,11 @@ pub fn start_managed(sb: Sandbox, dir: &Path) -> Daemon {
     Daemon::start_managed(sb, dir)
 }
 
-/// The daemon's journal, every line read.
-pub fn journal(d: &Daemon) -> Vec<Value> {
-    let path = state_home_for(&d.socket).join("hookd/journal.jsonl");
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
-}
-
 /// Waits until a journal line satisfies `found`, and returns it.
 pub fn journaled(d: &Daemon, what: &str, found: impl Fn(&Value) -> bool) -> Value {
     let mut line = None;
     wait_until(Duration::from_secs(10), what, || {
-        line = journal(d).into_iter().find(|record| found(record));
+        line = d.journal().into_iter().find(|record| found(record));
         line.is_some()
     });
     line.unwrap()

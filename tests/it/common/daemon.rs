@@ -99,6 +99,24 @@ pub fn state_home_for(socket: &Path) -> PathBuf {
         .map_or_else(|| PathBuf::from("state"), |dir| dir.join("state"))
 }
 
+/// The records of the journal file at `path` as they are now: each whole line parsed (one that is not
+/// JSON fails the test), a last line the daemon is still writing left out; none when there is no file.
+pub fn journal_records(path: &Path) -> Vec<Value> {
+    let text = fs::read(path).unwrap_or_default();
+    let whole = &text[..text
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1)];
+    std::str::from_utf8(whole)
+        .expect("the journal is UTF-8")
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("a journal line is not JSON ({e}): {line:?}"))
+        })
+        .collect()
+}
+
 /// The variables systemd gives the daemon that no hook may inherit (contract section 6).
 pub const SYSTEMD_VARS: [&str; 6] = [
     "NOTIFY_SOCKET",
@@ -210,6 +228,16 @@ impl Daemon {
 
     pub fn log_text(&self) -> String {
         fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The daemon's journal file: `state/hookd/journal.jsonl` beside its socket ([`state_home_for`]).
+    pub fn journal_file(&self) -> PathBuf {
+        state_home_for(&self.socket).join("hookd/journal.jsonl")
+    }
+
+    /// The journal's records as they are now ([`journal_records`]).
+    pub fn journal(&self) -> Vec<Value> {
+        journal_records(&self.journal_file())
     }
 
     pub fn connect(&self) -> Client {
