@@ -10,6 +10,10 @@
 //! repository waits for it (within [`crate::limits::PROJECT_READ_WAIT`]), and a read that fails or
 //! takes longer is said in the fire's report and the journal, never passed over in silence. What a fire
 //! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup.
+//! `status` digests every remembered repository's hooks on a blocking thread too, one digest at a time
+//! and within [`crate::limits::STATUS_DIGEST_WAIT`] (`Projects::states_within`): any client may ask
+//! for it, again and again, and a fire must never wait behind it. The trust store is read without
+//! waiting (a FIFO in its place is refused) and outside its lock, which the shared thread takes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -41,7 +41,7 @@ impl Store {
     /// read or parsed is an `Err`, never taken as empty (written back, it would take away every other
     /// repository's trust).
     ///
-    /// Read without waiting and within [`STORE_SIZE`]: the agent runs as the user, and a FIFO (or a
+    /// Read without waiting and within `STORE_SIZE` (16 MiB): the agent runs as the user, and a FIFO (or a
     /// file it holds a lease on) put in the store's place must not hold the daemon, `hookd check` or
     /// `hookd trust`; anything but a regular file is refused.
     pub fn read(path: &Path) -> Result<Store, String> {
