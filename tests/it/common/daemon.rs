@@ -49,11 +49,11 @@ fn logged_in(cmd: &mut Command, sb: &Sandbox, log_name: &str) {
 /// (the test harness may itself have inherited stray descriptors, and the other tests of this binary open
 /// their own) and whatever a hook sees beyond 0, 1, 2 is the daemon's own.
 pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
-    serving(config, socket, Path::new(NO_MANAGED_LAYER))
+    serve_command_managed_at(config, socket, Path::new(NO_MANAGED_LAYER))
 }
 
 /// [`serve_command_at`] with the managed layer in `managed`.
-fn serving(config: &Path, socket: &Path, managed: &Path) -> Command {
+pub fn serve_command_managed_at(config: &Path, socket: &Path, managed: &Path) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.arg("serve")
         .arg("--config")
@@ -164,7 +164,7 @@ impl Daemon {
 
     /// As `start`, with the managed layer in `dir`.
     pub fn start_managed(sb: Sandbox, dir: &Path) -> Daemon {
-        let mut cmd = serving(&sb.config(), &sb.socket(), dir);
+        let mut cmd = serve_command_managed_at(&sb.config(), &sb.socket(), dir);
         logged_in(&mut cmd, &sb, "daemon.log");
         Daemon::spawned(sb, cmd, |_| {})
     }
