@@ -333,8 +333,7 @@ impl Projects {
         }) || !gone(&store, &project.root, moment, &keys).is_empty()
     }
 
-    /// What the user trusted, read again when the store changed.
-    /// Read outside the lock: [`Projects::to_report`] takes it on the shared thread, which must never
+    /// What the user trusted, read again when the store changed; read outside the lock: [`Projects::to_report`] takes it on the shared thread, which must never
     /// wait for a read of the disk.
     fn store(&self) -> Arc<Store> {
         let path = crate::layers::trust::store_path();
@@ -517,7 +516,8 @@ impl Projects {
                 wait.as_secs_f64()
             ),
         };
-        tracing::warn!("status: the repositories' pending hooks are not known: {why}");
+        // Debug, not warn: any client may ask again and again, and `status` itself says it.
+        tracing::debug!("status: the repositories' pending hooks are not known: {why}");
         self.remembered_states(&why)
     }
 
