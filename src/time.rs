@@ -35,6 +35,8 @@ pub struct Stamps {
     second: Option<u64>,
     /// `2026-11-30T08:01:02.345Z`: the last time written.
     text: [u8; 24],
+    /// `2026-11-30T08:01:02.`: the second `text` holds, as text, for [`Stamps::write_millis`].
+    second_text: String,
 }
 
 impl Stamps {
@@ -44,6 +46,32 @@ impl Stamps {
             .duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default();
         let (seconds, millis) = (since.as_secs(), since.subsec_millis());
+        self.write_second(seconds);
+        self.text[20] = b'0' + (millis / 100) as u8;
+        self.text[21] = b'0' + (millis / 10 % 10) as u8;
+        self.text[22] = b'0' + (millis % 10) as u8;
+        // Only ASCII digits and punctuation were written.
+        std::str::from_utf8(&self.text).unwrap_or_default()
+    }
+
+    /// [`Stamps::millis`] written into `into` (emptied first), with no check of the text's bytes (the
+    /// journal's writer writes one per record).
+    pub fn write_millis(&mut self, time: SystemTime, into: &mut String) {
+        let since = time
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default();
+        let (seconds, millis) = (since.as_secs(), since.subsec_millis());
+        self.write_second(seconds);
+        into.clear();
+        into.push_str(&self.second_text);
+        for digit in [millis / 100, millis / 10 % 10, millis % 10] {
+            into.push(char::from(b'0' + digit as u8));
+        }
+        into.push('Z');
+    }
+
+    /// The date and the second of `seconds` since the epoch written, unless they are already.
+    fn write_second(&mut self, seconds: u64) {
         if self.second != Some(seconds) {
             let (days, rest) = (seconds / 86_400, seconds % 86_400);
             let (year, month, day) = civil_from_days(days as i64);
@@ -64,12 +92,11 @@ impl Stamps {
                 self.text[at + 1] = b'0' + (value % 10) as u8;
             }
             self.second = Some(seconds);
+            self.second_text.clear();
+            // Only ASCII digits and punctuation were written.
+            self.second_text
+                .push_str(std::str::from_utf8(&self.text[..20]).unwrap_or_default());
         }
-        self.text[20] = b'0' + (millis / 100) as u8;
-        self.text[21] = b'0' + (millis / 10 % 10) as u8;
-        self.text[22] = b'0' + (millis % 10) as u8;
-        // Only ASCII digits and punctuation were written.
-        std::str::from_utf8(&self.text).unwrap_or_default()
     }
 }
 
@@ -212,9 +239,13 @@ mod tests {
         }
         // Going back in time (a clock set back) is written as well.
         times.push(start);
+        let mut written = String::from("left over");
+        let mut other = Stamps::default();
         for t in times {
             assert_eq!(stamps.millis(t), whole(t));
             assert_eq!(rfc3339_millis(t), whole(t));
+            other.write_millis(t, &mut written);
+            assert_eq!(written, whole(t));
         }
     }
 

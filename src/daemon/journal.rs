@@ -84,6 +84,7 @@ impl Journal {
             file: None,
             stamps: crate::time::Stamps::default(),
             spent: Vec::new(),
+            lines: Vec::new(),
         };
         std::thread::Builder::new()
             .name("hookd-journal".into())
@@ -122,7 +123,15 @@ struct Writer {
     stamps: crate::time::Stamps,
     /// Records written, emptied, to give back to the fires ([`Record::recycled`]).
     spent: Vec<Box<Record>>,
+    /// The last batch's lines' buffer, emptied, for the next batch's.
+    lines: Vec<u8>,
 }
+
+/// The most room the batch's buffer keeps between batches: a tick's lines at 100,000 fires a second.
+const LINES_KEPT: usize = 1 << 20;
+
+/// The room it keeps while the writer is idle: a few hundred lines.
+const LINES_IDLE: usize = 64 << 10;
 
 #[allow(clippy::vec_box)]
 impl Writer {
@@ -141,6 +150,9 @@ impl Writer {
             if gathering || !batch.is_empty() {
                 std::thread::sleep(TICK);
             } else {
+                // Going idle: what a burst of fires grew is let go.
+                queue.trim_spare();
+                self.lines.shrink_to(LINES_IDLE);
                 queue.wait(SPOOL_EVERY);
             }
             queue.take_all(&mut taken);
@@ -189,7 +201,8 @@ impl Writer {
         if let Some(recorder) = record::get() {
             recorder.set_full_inputs(settings.full_inputs);
         }
-        let mut lines = Vec::new();
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.clear();
         {
             let mut tally = lock(&self.journal.tally);
             for record in batch.iter() {
@@ -226,10 +239,12 @@ impl Writer {
             if !settings.enabled {
                 self.file = None;
             }
+            self.lines = lines;
             return;
         }
         let max = settings.file_size_mib << 20;
         let result = self.append(&lines, max, settings.files);
+        self.keep_lines(lines);
         let mut written = lock(&self.journal.written);
         match result {
             Ok(too_long) => {
@@ -250,6 +265,15 @@ impl Writer {
                 written.last_error = Some(why);
                 self.file = None;
             }
+        }
+    }
+
+    /// `lines`, written, kept for the next batch's, so that a batch allocates nothing; not past
+    /// [`LINES_KEPT`] (a batch of long lines, or the relay's whole spool, is let go).
+    fn keep_lines(&mut self, mut lines: Vec<u8>) {
+        if lines.capacity() <= LINES_KEPT {
+            lines.clear();
+            self.lines = lines;
         }
     }
 
@@ -422,6 +446,7 @@ mod tests {
             file: None,
             stamps: crate::time::Stamps::default(),
             spent: Vec::new(),
+            lines: Vec::new(),
         };
         let line = format!("{}\n", "x".repeat(99));
         let lines = line.repeat(35);

@@ -76,8 +76,15 @@ impl Engine {
         } = request;
         let generation = self.current();
         let settings = &generation.settings;
-        let mut record =
-            FireRecord::begin_lazily(source, &moment, agent.as_deref(), &event, &generation);
+        let started = Instant::now();
+        let mut record = FireRecord::begin_lazily(
+            source,
+            &moment,
+            agent.as_deref(),
+            &event,
+            &generation,
+            started,
+        );
         if !settings.knows_moment(&moment) {
             let hint = moment::unknown_moment_hint(&moment, settings.moment_names());
             let unknown = NotDecided::UnknownMoment(format!(
@@ -88,7 +95,6 @@ impl Engine {
             record.not_decided(&unknown);
             return Err(unknown);
         }
-        let started = Instant::now();
         event.insert("hook_event_name".into(), Value::String(moment.clone()));
         // The number a worker's event carries is the engine's to give (worker.rs): a client's own is
         // dropped, so the line can be numbered without being read again.

@@ -36,19 +36,28 @@ impl FireRecord {
         event: &Map<String, Value>,
         generation: &crate::engine::state::Generation,
     ) -> FireRecord {
-        FireRecord::begin_with(source, moment, agent, Some(event), generation)
+        FireRecord::begin_with(
+            source,
+            moment,
+            agent,
+            Some(event),
+            generation,
+            Instant::now(),
+        )
     }
 
     /// As [`FireRecord::begin`], but while a fire is decided in place on a connection, before its
     /// answer is written ([`answer_first`]), what the event says is written into the record only once
     /// the answer is out, when the fire ends without waiting (as a fire that matches no hook does).
-    /// The fire's path then calls [`FireRecord::describe`] before it changes the event or waits.
+    /// The fire's path then calls [`FireRecord::describe`] before it changes the event or waits. The
+    /// fire's own clock reading, `started`, is the record's: one reading less on the fire's path.
     pub fn begin_lazily(
         source: Source,
         moment: &str,
         agent: Option<&str>,
         event: &Map<String, Value>,
         generation: &crate::engine::state::Generation,
+        started: Instant,
     ) -> FireRecord {
         let lazily = ANSWERING_FIRST.with(Cell::get);
         FireRecord::begin_with(
@@ -57,6 +66,7 @@ impl FireRecord {
             agent,
             (!lazily).then_some(event),
             generation,
+            started,
         )
     }
 
@@ -66,14 +76,22 @@ impl FireRecord {
         agent: Option<&str>,
         event: Option<&Map<String, Value>>,
         generation: &crate::engine::state::Generation,
+        started: Instant,
     ) -> FireRecord {
         let enabled = generation.settings.record.enabled;
         let record = record::get().filter(|_| enabled).map(|recorder| {
             let mut record = recorder.fresh(record::Kind::Fire);
             record.source = Some(source);
             record.generation = Some(generation.number);
-            record.digest =
-                Some(generation.settings.digest.clone()).filter(|digest| !digest.is_empty());
+            // A record written on the same settings has their digest already: not counted again.
+            let digest = &generation.settings.digest;
+            if !record
+                .digest
+                .as_ref()
+                .is_some_and(|kept| std::sync::Arc::ptr_eq(kept, digest))
+            {
+                record.digest = Some(digest.clone()).filter(|digest| !digest.is_empty());
+            }
             record.describe_moment(moment);
             if let Some(event) = event {
                 record.describe_event(event, recorder.full_inputs());
@@ -84,7 +102,7 @@ impl FireRecord {
         FireRecord {
             undescribed: record.is_some() && event.is_none(),
             record,
-            started: Instant::now(),
+            started,
         }
     }
 

@@ -301,10 +301,18 @@ impl Record {
     /// A record of `kind`, now, with nothing else said; its `time` is written when it is
     /// ([`Record::stamp`]), off the fire's path.
     pub fn new(kind: Kind) -> Record {
+        let mut record = Record::blank(kind);
+        record.at = Some(SystemTime::now());
+        record
+    }
+
+    /// A record of `kind` with nothing said, not even when: one to fill in again
+    /// ([`Record::recycled`]), whose time its next fire writes.
+    fn blank(kind: Kind) -> Record {
         Record {
             v: VERSION,
             time: String::new(),
-            at: Some(SystemTime::now()),
+            at: None,
             kind,
             generation: None,
             digest: None,
@@ -357,20 +365,20 @@ impl Record {
 
     /// [`Record::describe`] but for the moment: what the event itself says.
     pub fn describe_event(&mut self, event: &Map<String, Value>, full_inputs: bool) {
-        let text = |key: &str| event.get(key).and_then(Value::as_str);
-        put(&mut self.session, text("session_id"));
-        put(&mut self.cwd, text("cwd"));
-        put(&mut self.tool, text("tool_name"));
-        put(&mut self.agent_tool, text("agent_tool_name"));
-        if self.agent_tool.is_some() && self.agent_tool == self.tool {
-            self.agent_tool = None;
-        }
-        summary_into(&mut self.summary, event);
+        let fields = Fields::of(event);
+        put(&mut self.session, fields.session);
+        put(&mut self.cwd, fields.cwd);
+        put(&mut self.tool, fields.tool);
+        // Not written where it says what `tool` says (a string made only to be let go).
+        put(
+            &mut self.agent_tool,
+            fields
+                .agent_tool
+                .filter(|agent_tool| fields.tool.is_none_or(|tool| !kept_alike(tool, agent_tool))),
+        );
+        summary_into(&mut self.summary, &fields);
         self.input = if full_inputs {
-            event
-                .get("tool_input")
-                .or_else(|| event.get("prompt"))
-                .cloned()
+            fields.tool_input.or(fields.prompt).cloned()
         } else {
             None
         };
@@ -403,8 +411,12 @@ impl Record {
         ];
         let mut time = std::mem::take(&mut self.time);
         time.clear();
-        *self = Record::new(Kind::Fire);
+        // The settings' digest is kept too: a fire on the same settings finds it there and leaves its
+        // count alone (a count written by two threads in turn, per fire, passes between their cores).
+        let digest = self.digest.take();
+        *self = Record::blank(Kind::Fire);
         self.time = time;
+        self.digest = digest;
         [
             self.moment,
             self.session,
@@ -491,49 +503,96 @@ impl Record {
             self.time = crate::time::rfc3339_millis(at);
         }
     }
-
-    /// The record as one line, with its `\n`, its `time` written first.
-    pub fn to_line(&mut self) -> Vec<u8> {
-        let mut line = Vec::new();
-        self.write_line(&mut line, &mut crate::time::Stamps::default());
-        line
-    }
-
-    /// The record as one line, with its `\n`, appended to `out` (the writer's batch, so that no line
-    /// is a buffer of its own), its `time` written first by `stamps` (once a second the whole date).
-    pub fn write_line(&mut self, out: &mut Vec<u8>, stamps: &mut crate::time::Stamps) {
-        if let Some(at) = self.at.take() {
-            self.time.clear();
-            self.time.push_str(stamps.millis(at));
-        }
-        let start = out.len();
-        if serde_json::to_writer(&mut *out, self).is_err() {
-            out.truncate(start);
-        }
-        out.push(b'\n');
-    }
 }
 
 /// What was asked, in short: the command of a shell call, the path of a file edit, the pattern of a
 /// search, the address of a fetch, the first line of a prompt; else the tool input's first text field.
 pub fn summary(event: &Map<String, Value>) -> Option<String> {
     let mut summary = None;
-    summary_into(&mut summary, event);
+    summary_into(&mut summary, &Fields::of(event));
     summary
 }
 
+/// The fields of an event a record reads, found in one walk over a small event (a lookup each in the
+/// event's map compared its keys a dozen times, on the fire's path), by lookups in a large one.
+#[derive(Default)]
+struct Fields<'a> {
+    session: Option<&'a str>,
+    cwd: Option<&'a str>,
+    tool: Option<&'a str>,
+    agent_tool: Option<&'a str>,
+    tool_input: Option<&'a Value>,
+    prompt: Option<&'a Value>,
+    /// `message`, `reason`, `source`, `trigger`: what a summary is made of when nothing else is.
+    others: [Option<&'a str>; 4],
+}
+
+/// The most fields of an event walked rather than looked up: an agent's event has about ten.
+const WALKED: usize = 24;
+
+impl<'a> Fields<'a> {
+    const KEYS: [&'static str; 10] = [
+        "session_id",
+        "cwd",
+        "tool_name",
+        "agent_tool_name",
+        "tool_input",
+        "prompt",
+        "message",
+        "reason",
+        "source",
+        "trigger",
+    ];
+
+    fn of(event: &'a Map<String, Value>) -> Fields<'a> {
+        let mut fields = Fields::default();
+        if event.len() <= WALKED {
+            for (key, value) in event {
+                fields.take(key, value);
+            }
+        } else {
+            for key in Fields::KEYS {
+                if let Some(value) = event.get(key) {
+                    fields.take(key, value);
+                }
+            }
+        }
+        fields
+    }
+
+    fn take(&mut self, key: &str, value: &'a Value) {
+        match key {
+            "session_id" => self.session = value.as_str(),
+            "cwd" => self.cwd = value.as_str(),
+            "tool_name" => self.tool = value.as_str(),
+            "agent_tool_name" => self.agent_tool = value.as_str(),
+            "tool_input" => self.tool_input = Some(value),
+            "prompt" => self.prompt = Some(value),
+            "message" => self.others[0] = value.as_str(),
+            "reason" => self.others[1] = value.as_str(),
+            "source" => self.others[2] = value.as_str(),
+            "trigger" => self.others[3] = value.as_str(),
+            _ => {}
+        }
+    }
+}
+
 /// [`summary`] written into `field`'s string, where it has one.
-fn summary_into(field: &mut Option<String>, event: &Map<String, Value>) {
+fn summary_into(field: &mut Option<String>, fields: &Fields) {
     // On the fire's path: only the head of a first line that may be megabytes long (a one-line file
     // written, a minified script) is copied, never the whole line; the head is long enough that the
     // result is the same as cutting the whole.
-    let Some(text) = summarized(event) else {
+    let Some(text) = summarized(fields) else {
         *field = None;
         return;
     };
     let first = text.lines().next().unwrap_or_default();
     let more = first.len() < text.trim_end().len();
-    let head = match first.char_indices().nth(SUMMARY_CHARS + 2) {
+    // No more bytes than characters kept: nothing to count.
+    let head = match (first.len() > SUMMARY_CHARS + 2)
+        .then(|| first.char_indices().nth(SUMMARY_CHARS + 2))
+        .flatten()
+    {
         Some((end, _)) => &first[..end],
         None => first,
     };
@@ -567,8 +626,8 @@ fn put(field: &mut Option<String>, text: Option<&str>) {
 }
 
 /// The text a summary is made of.
-fn summarized(event: &Map<String, Value>) -> Option<&str> {
-    if let Some(input) = event.get("tool_input").and_then(Value::as_object) {
+fn summarized<'a>(fields: &Fields<'a>) -> Option<&'a str> {
+    if let Some(input) = fields.tool_input.and_then(Value::as_object) {
         for key in [
             "command",
             "file_path",
@@ -586,9 +645,24 @@ fn summarized(event: &Map<String, Value>) -> Option<&str> {
         }
         return input.values().find_map(Value::as_str);
     }
-    ["prompt", "message", "reason", "source", "trigger"]
-        .into_iter()
-        .find_map(|key| event.get(key).and_then(Value::as_str))
+    fields
+        .prompt
+        .and_then(Value::as_str)
+        .or_else(|| fields.others.into_iter().flatten().next())
+}
+
+/// Whether [`put`] keeps the two texts alike: their first [`SUMMARY_CHARS`] characters, each cut or
+/// neither.
+fn kept_alike(one: &str, other: &str) -> bool {
+    let kept = |text: &str| match (text.len() > SUMMARY_CHARS)
+        .then(|| text.char_indices().nth(SUMMARY_CHARS))
+        .flatten()
+    {
+        None => (text.len(), false),
+        Some((end, _)) => (end, true),
+    };
+    let ((one_end, one_cut), (other_end, other_cut)) = (kept(one), kept(other));
+    one_cut == other_cut && one[..one_end] == other[..other_end]
 }
 
 /// `text` cut to at most `chars` characters, with `…` where it was cut.
@@ -657,6 +731,48 @@ mod tests {
     }
 
     #[test]
+    fn a_large_event_is_described_as_a_small_one_with_the_same_fields() {
+        let long_tool = "T".repeat(400);
+        let events = [
+            json!({"session_id": "s", "cwd": "/p", "tool_name": "Bash", "agent_tool_name": "shell",
+                "tool_input": {"command": "ls"}}),
+            json!({"session_id": 3, "tool_name": "Bash", "agent_tool_name": "Bash",
+                "tool_input": "not an object", "prompt": "p", "message": "m"}),
+            json!({"reason": "r", "source": "s", "trigger": "t"}),
+            json!({"trigger": "t", "source": "s"}),
+            json!({"prompt": {"x": 1}, "message": "m"}),
+            // Alike once cut to SUMMARY_CHARS, but only one of them cut: both kept.
+            json!({"tool_name": long_tool, "agent_tool_name": &long_tool[..SUMMARY_CHARS]}),
+            json!({"tool_name": long_tool, "agent_tool_name": format!("{long_tool}x")}),
+        ];
+        let described = |event: &Value| {
+            let mut record = Record::new(Kind::Fire);
+            record.at = None;
+            record.describe("PreToolUse", &event.as_object().unwrap().clone(), true);
+            record
+        };
+        for event in &events {
+            let mut large = event.clone();
+            for i in 0..(2 * WALKED) {
+                large[format!("zz{i}")] = json!("filler");
+                large[format!("aa{i}")] = json!("filler");
+            }
+            assert_eq!(described(event), described(&large), "{event}");
+        }
+        assert_eq!(described(&events[1]).agent_tool, None, "said once");
+        assert_eq!(described(&events[1]).summary.as_deref(), Some("p"));
+        assert_eq!(described(&events[2]).summary.as_deref(), Some("r"));
+        assert_eq!(described(&events[3]).summary.as_deref(), Some("s"));
+        assert_eq!(described(&events[4]).summary.as_deref(), Some("m"));
+        assert!(described(&events[5]).agent_tool.is_some());
+        assert_eq!(
+            described(&events[6]).agent_tool,
+            None,
+            "cut alike: said once"
+        );
+    }
+
+    #[test]
     fn cutting_respects_characters() {
         assert_eq!(cut("héllo", 2), "hé…");
         assert_eq!(cut("héllo", 5), "héllo");
@@ -702,6 +818,7 @@ mod tests {
         used.describe("PreToolUse", &event(events[0].clone()), true);
         used.describe_agent(Some("claude-code"));
         used.generation = Some(3);
+        used.digest = Some("0123456789abcdef".into());
         used.verdict = Some(Verdict {
             decision: Ruling::Refused,
             refused: true,
@@ -725,6 +842,8 @@ mod tests {
             let agent = (i % 2 == 0).then_some("codex");
             let mut recycled = used.clone().recycled();
             let mut new = Record::new(Kind::Fire);
+            // The digest is the fire's to write (engine/recording.rs), not `describe`'s.
+            new.digest = used.digest.clone();
             for record in [&mut *recycled, &mut new] {
                 record.at = Some(SystemTime::UNIX_EPOCH);
                 record.describe("Stop", &fields, false);

@@ -7,6 +7,7 @@
 //! handed to the [`Recorder`] without waiting; the journal's writer (in the daemon) serializes it, writes
 //! it and streams it to watchers on a thread of its own, so that a fire never waits for the disk.
 
+mod json;
 mod line;
 pub mod read;
 mod recorder;

@@ -8,6 +8,10 @@
 //! The queue is a list under a lock that the writer takes whole, once a tick: a record costs the fire
 //! one uncontended lock and a push, and the list grows with what waits, where a channel of fixed slots
 //! held its whole capacity (16,384 slots, about 400 KiB) resident from the start in an idle daemon.
+//! The same lock hands the fire's thread the next records to fill ([`Recorder::fresh`]), a few at a
+//! time, so that a fire takes the lock once, not once for its record and once more to hand it over;
+//! and the writer is woken only by the record that finds it asleep on an empty queue, never while it
+//! gathers a tick's records.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
@@ -35,6 +39,8 @@ pub struct Recorder {
     /// The most records waiting before more are dropped.
     capacity: usize,
     dropped: AtomicU64,
+    /// How many times a record woke the writer: once per stretch of fires after an idle spell.
+    wakes: AtomicU64,
     /// Whether to keep whole tool inputs (`[record] full_inputs`), as last installed.
     full_inputs: AtomicBool,
 }
@@ -53,8 +59,32 @@ struct Waiting {
     spare: Vec<Box<Record>>,
 }
 
-/// The most written records kept for the next fires: a tick's worth at a few thousand fires a second.
-const SPARE: usize = 256;
+/// The most written records kept for the next fires while fires come: a tick's worth at 200,000 fires
+/// a second, so that under load a fire's record is nearly always one written before (a new one is
+/// allocated on the fire's thread and, past this, freed on the writer's).
+const SPARE: usize = 4096;
+
+/// The most kept once the writer goes idle: a tick's worth at a few thousand fires a second, so that a
+/// burst of fires does not leave an idle daemon holding thousands of empty records.
+const SPARE_IDLE: usize = 256;
+
+/// The most spare records a thread that hands records over keeps at hand ([`NEXT`]): taken with the
+/// hand-over's lock, a few at a time, so that the lock is not taken again to fill the next fire's.
+const AT_HAND: usize = 8;
+
+// Boxed: a box is what circulates between the fires' threads and the writer.
+#[allow(clippy::vec_box)]
+mod at_hand {
+    use super::Record;
+    use std::cell::RefCell;
+
+    thread_local! {
+        /// Written records this thread took back from the writer, for its next fires
+        /// ([`super::Recorder::fresh`]).
+        pub static NEXT: RefCell<Vec<Box<Record>>> = const { RefCell::new(Vec::new()) };
+    }
+}
+use at_hand::NEXT;
 
 static RECORDER: OnceLock<Recorder> = OnceLock::new();
 
@@ -70,6 +100,7 @@ pub fn install(capacity: usize) -> Option<Queue> {
         arrived: Condvar::new(),
         capacity,
         dropped: AtomicU64::new(0),
+        wakes: AtomicU64::new(0),
         full_inputs: false.into(),
     };
     RECORDER.set(recorder).ok()?;
@@ -95,17 +126,27 @@ impl Recorder {
 
     /// A fire's record to fill in: one the writer gave back when there is one, its strings kept
     /// ([`Record::recycled`]; [`Record::describe`] must write them), else a new one; of `kind`, now.
+    /// Taken from what this thread's last hand-over brought back ([`Recorder::note_boxed`]), without a
+    /// lock: a fire takes the queue's lock once, to hand its record over.
     pub fn fresh(&self, kind: super::line::Kind) -> Box<Record> {
-        let spare = lock(&self.queue).spare.pop();
-        let mut record = spare.unwrap_or_else(|| Box::new(Record::new(kind)));
+        let at_hand = NEXT.with(|next| next.borrow_mut().pop());
+        let mut record = at_hand.unwrap_or_else(|| Box::new(Record::new(kind)));
         record.kind = kind;
         record.at = Some(std::time::SystemTime::now());
         record
     }
 
-    /// [`Recorder::note`] of a record already boxed.
+    /// [`Recorder::note`] of a record already boxed. Under the same lock, spare records for this
+    /// thread's next fires are taken, when it has none at hand.
     pub fn note_boxed(&self, record: Box<Record>) {
-        let waiting = lock(&self.queue);
+        let mut waiting = lock(&self.queue);
+        NEXT.with(|next| {
+            let mut next = next.borrow_mut();
+            if next.is_empty() {
+                let from = waiting.spare.len().saturating_sub(AT_HAND);
+                next.extend(waiting.spare.drain(from..));
+            }
+        });
         if waiting.records >= self.capacity {
             drop(waiting);
             self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -123,6 +164,7 @@ impl Recorder {
         let wake = std::mem::take(&mut waiting.writer_asleep);
         drop(waiting);
         if wake {
+            self.wakes.fetch_add(1, Ordering::Relaxed);
             self.arrived.notify_one();
         }
     }
@@ -184,6 +226,21 @@ impl Queue {
         records.clear();
     }
 
+    /// The spare records cut to [`SPARE_IDLE`], and their list's room with them: the writer is going
+    /// idle.
+    pub fn trim_spare(&self) {
+        let mut waiting = lock(&self.0.queue);
+        if waiting.spare.capacity() > SPARE_IDLE {
+            let kept: Vec<Box<Record>> = {
+                let from = waiting.spare.len().saturating_sub(SPARE_IDLE);
+                waiting.spare.drain(from..).collect()
+            };
+            let let_go = std::mem::replace(&mut waiting.spare, kept);
+            drop(waiting);
+            drop(let_go);
+        }
+    }
+
     /// Everything waiting, taken at once into `into` (emptied first): the list under the lock is
     /// swapped for `into`'s, so that neither side allocates once both have grown to what a tick brings.
     pub fn take_all(&self, into: &mut Vec<Message>) {
@@ -204,6 +261,7 @@ mod tests {
             arrived: Condvar::new(),
             capacity,
             dropped: AtomicU64::new(0),
+            wakes: AtomicU64::new(0),
             full_inputs: false.into(),
         }))
     }
@@ -225,6 +283,73 @@ mod tests {
         // Taken, there is room again.
         recorder.note(Record::new(super::super::line::Kind::Fire));
         assert_eq!(recorder.take_dropped(), 0);
+    }
+
+    #[test]
+    fn a_fire_takes_its_next_records_with_its_hand_over_and_the_writer_is_woken_once() {
+        let recorder = recorder(1000);
+        let queue = Queue(recorder);
+        // The writer asleep on an empty queue; written records waiting to be filled again.
+        let mut written: Vec<Box<Record>> = (0..20)
+            .map(|_| Box::new(Record::new(super::super::line::Kind::Fire)))
+            .collect();
+        let addresses: Vec<usize> = written
+            .iter()
+            .map(|r| &**r as *const Record as usize)
+            .collect();
+        queue.give_back(&mut written);
+        lock(&recorder.queue).writer_asleep = true;
+        std::thread::spawn(move || {
+            let mut reused = 0;
+            for _ in 0..100 {
+                let record = recorder.fresh(super::super::line::Kind::Fire);
+                reused += usize::from(addresses.contains(&(&*record as *const Record as usize)));
+                recorder.note_boxed(record);
+            }
+            // The first fire finds none at hand and has a new record; each hand-over that finds
+            // none at hand brings the next ones back.
+            assert_eq!(reused, 20);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(
+            recorder.wakes.load(Ordering::Relaxed),
+            1,
+            "one wake-up for 100 records"
+        );
+        let mut taken = Vec::new();
+        queue.take_all(&mut taken);
+        assert_eq!(taken.len(), 100, "every record handed over");
+        assert!(lock(&recorder.queue).spare.is_empty());
+    }
+
+    #[test]
+    fn a_fire_with_records_at_hand_takes_no_lock_for_its_next() {
+        let recorder = recorder(1000);
+        let queue = Queue(recorder);
+        let mut written: Vec<Box<Record>> = (0..4)
+            .map(|_| Box::new(Record::new(super::super::line::Kind::Fire)))
+            .collect();
+        queue.give_back(&mut written);
+        let (handed, wait_handed) = sync_channel(0);
+        let (go, wait_go) = sync_channel::<()>(0);
+        let (filled, wait_filled) = sync_channel(1);
+        let fire = std::thread::spawn(move || {
+            recorder.note_boxed(recorder.fresh(super::super::line::Kind::Fire));
+            handed.send(()).unwrap();
+            wait_go.recv().unwrap();
+            filled
+                .send(recorder.fresh(super::super::line::Kind::Fire))
+                .unwrap();
+        });
+        wait_handed.recv().unwrap();
+        // The queue's lock held (by a writer taking its batch): the fire's next record still comes.
+        let held = lock(&recorder.queue);
+        go.send(()).unwrap();
+        let next = wait_filled.recv_timeout(Duration::from_secs(60));
+        drop(held);
+        assert!(next.is_ok(), "the next record waited for the queue's lock");
+        fire.join().unwrap();
     }
 
     #[test]

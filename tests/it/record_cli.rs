@@ -481,3 +481,63 @@ fn on_a_terminal_watch_prints_rows() {
         watch.0.try_wait().unwrap().is_some()
     });
 }
+
+/// Texts of every kind a JSON string escapes or keeps as they are, from a client and from a refusing
+/// hook's stderr: the journal's lines (written by hand, not by serde) are whole JSON, read back by
+/// `hookd log` as stored, each text as it was sent, and each line is what serde writes of the record.
+#[test]
+fn odd_texts_reach_the_journal_and_the_log_as_they_were_sent() {
+    let sb = Sandbox::new();
+    sb.script(
+        "deny.sh",
+        "printf 'tab\\there \"quoted\" back\\\\slash \\001\\037 \\177 é 中 😀 \\342\\200\\250 end' >&2\nexit 2",
+    );
+    sb.settings(
+        "[[hooks.PreToolUse]]\nname = \"deny \\\"odd\\\" \\\\ é\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/deny.sh\"\n",
+    );
+    let d = Daemon::start(sb);
+    let controls: String = (1u8..0x20)
+        .filter(|&b| b != b'\n')
+        .map(char::from)
+        .collect();
+    let command = format!(
+        "echo \"{controls}\" '\\' \u{7f} é中😀\u{2028}\u{2029}\u{feff} {}",
+        "x".repeat(50)
+    );
+    let session = format!("s \"1\" \\ {controls}\n second line");
+    let cwd = "/p/é/中/😀/\"q\"/\\b";
+    let reply = d.fire_req(
+        json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": "claude-code",
+        "event": {"session_id": session, "cwd": cwd, "tool_name": "Bash",
+            "agent_tool_name": "shell \"x\"", "tool_input": {"command": command}}}),
+    );
+    assert_eq!(reply["refused"], true, "{reply}");
+    let journal = journal_of(&d);
+    let stored = wait_for_fires(&journal, 1);
+    let line = stored
+        .iter()
+        .find(|l| l.contains(r#""kind":"fire""#))
+        .expect("the fire's line");
+    let record: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    assert_eq!(record["summary"], command.as_str(), "{line}");
+    assert_eq!(record["session"], session.as_str(), "{line}");
+    assert_eq!(record["cwd"], cwd, "{line}");
+    assert_eq!(record["agent_tool"], "shell \"x\"", "{line}");
+    assert_eq!(record["hooks"][0]["name"], "deny \"odd\" \\ é", "{line}");
+    assert_eq!(
+        record["hooks"][0]["stderr"],
+        "tab\there \"quoted\" back\\slash \u{1}\u{1f} \u{7f} é 中 😀 \u{2028} end",
+        "{line}"
+    );
+    // What serde writes of the record read back is the line as stored, byte for byte.
+    let typed: hookd::record::Record = serde_json::from_str(line).unwrap();
+    assert_eq!(&serde_json::to_string(&typed).unwrap(), line);
+
+    let (code, stdout, err) = hookd(&["log", "--journal", journal.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let logged: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains(r#""kind":"fire""#))
+        .collect();
+    assert_eq!(logged, [line.as_str()], "the log gives the line as stored");
+}

@@ -1,0 +1,690 @@
+//! A record written as its journal line by hand: the keys are constants, every value goes straight into
+//! the writer's batch, nothing is allocated per record. Serde's derive walked every field through its
+//! generic machinery and escaped strings a byte at a time; that was most of the journal thread's work
+//! under load, on a machine where every instruction it spends is taken from the fires.
+//!
+//! The line is byte for byte what `serde_json::to_writer` makes of the [`Record`] (its field order, its
+//! `skip_serializing_if`s, its escapes): the tests below compare the two over many records, so that
+//! the format (docs/record.md) cannot drift from the type that reads it back. What is rare and
+//! arbitrary (a whole tool input kept by `full_inputs`, a float) is still written by `serde_json`.
+
+use super::line::{Hook, Kind, Record, Source, Verdict, Weakening};
+
+impl Record {
+    /// The record as one line, with its `\n`, its `time` written first.
+    pub fn to_line(&mut self) -> Vec<u8> {
+        let mut line = Vec::new();
+        self.write_line(&mut line, &mut crate::time::Stamps::default());
+        line
+    }
+
+    /// The record as one line, with its `\n`, appended to `out` (the writer's batch, so that no line
+    /// is a buffer of its own), its `time` written first by `stamps` (once a second the whole date).
+    pub fn write_line(&mut self, out: &mut Vec<u8>, stamps: &mut crate::time::Stamps) {
+        if let Some(at) = self.at.take() {
+            stamps.write_millis(at, &mut self.time);
+        }
+        write_record(out, self);
+        out.push(b'\n');
+    }
+}
+
+/// The record's JSON object, as serde's derive writes it.
+fn write_record(out: &mut Vec<u8>, record: &Record) {
+    out.extend_from_slice(b"{\"v\":");
+    unsigned(out, u64::from(record.v));
+    out.extend_from_slice(b",\"time\":");
+    string(out, &record.time);
+    out.extend_from_slice(b",\"kind\":\"");
+    out.extend_from_slice(kind_word(record.kind).as_bytes());
+    out.push(b'"');
+    if let Some(generation) = record.generation {
+        out.extend_from_slice(b",\"generation\":");
+        unsigned(out, generation);
+    }
+    if let Some(digest) = &record.digest {
+        key_string(out, b",\"digest\":", digest);
+    }
+    if let Some(source) = record.source {
+        out.extend_from_slice(b",\"source\":\"");
+        out.extend_from_slice(source_word(source).as_bytes());
+        out.push(b'"');
+    }
+    text(out, b",\"agent\":", &record.agent);
+    text(out, b",\"session\":", &record.session);
+    text(out, b",\"cwd\":", &record.cwd);
+    text(out, b",\"moment\":", &record.moment);
+    text(out, b",\"tool\":", &record.tool);
+    text(out, b",\"agent_tool\":", &record.agent_tool);
+    text(out, b",\"summary\":", &record.summary);
+    if let Some(input) = &record.input {
+        out.extend_from_slice(b",\"input\":");
+        by_serde(out, input);
+    }
+    if let Some(verdict) = &record.verdict {
+        out.extend_from_slice(b",\"verdict\":");
+        write_verdict(out, verdict);
+    }
+    if !record.hooks.is_empty() {
+        out.extend_from_slice(b",\"hooks\":[");
+        for (i, hook) in record.hooks.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_hook(out, hook);
+        }
+        out.push(b']');
+    }
+    if let Some(ms) = record.ms {
+        out.extend_from_slice(b",\"ms\":");
+        by_serde(out, &ms);
+    }
+    text(out, b",\"cut\":", &record.cut);
+    text(out, b",\"error\":", &record.error);
+    text(out, b",\"hook\":", &record.hook);
+    if let Some(count) = record.count {
+        out.extend_from_slice(b",\"count\":");
+        unsigned(out, count);
+    }
+    text(out, b",\"relay\":", &record.relay);
+    text(out, b",\"file\":", &record.file);
+    if !record.weakened.is_empty() {
+        out.extend_from_slice(b",\"weakened\":[");
+        for (i, weakening) in record.weakened.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_weakening(out, weakening);
+        }
+        out.push(b']');
+    }
+    text(out, b",\"outcome\":", &record.outcome);
+    text(out, b",\"settled_by\":", &record.settled_by);
+    text(out, b",\"call\":", &record.call);
+    text(out, b",\"asked\":", &record.asked);
+    out.push(b'}');
+}
+
+fn write_verdict(out: &mut Vec<u8>, verdict: &Verdict) {
+    out.extend_from_slice(b"{\"decision\":\"");
+    out.extend_from_slice(verdict.decision.word().as_bytes());
+    out.extend_from_slice(if verdict.refused {
+        b"\",\"refused\":true"
+    } else {
+        b"\",\"refused\":false"
+    });
+    text(out, b",\"reason\":", &verdict.reason);
+    out.extend_from_slice(b",\"adds\":");
+    unsigned(out, verdict.adds as u64);
+    if !verdict.rewrote.is_empty() {
+        out.extend_from_slice(b",\"rewrote\":[");
+        for (i, what) in verdict.rewrote.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(what.word().as_bytes());
+            out.push(b'"');
+        }
+        out.push(b']');
+    }
+    if verdict.advisory {
+        out.extend_from_slice(b",\"advisory\":true");
+    }
+    out.push(b'}');
+}
+
+fn write_hook(out: &mut Vec<u8>, hook: &Hook) {
+    out.extend_from_slice(b"{\"name\":");
+    string(out, &hook.name);
+    out.extend_from_slice(b",\"outcome\":\"");
+    out.extend_from_slice(hook.outcome.word().as_bytes());
+    out.push(b'"');
+    if let Some(exit) = hook.exit {
+        out.extend_from_slice(b",\"exit\":");
+        if exit < 0 {
+            out.push(b'-');
+        }
+        unsigned(out, u64::from(exit.unsigned_abs()));
+    }
+    out.extend_from_slice(b",\"ms\":");
+    by_serde(out, &hook.ms);
+    text(out, b",\"error\":", &hook.error);
+    text(out, b",\"stderr\":", &hook.stderr);
+    text(out, b",\"layer\":", &hook.layer);
+    out.push(b'}');
+}
+
+fn write_weakening(out: &mut Vec<u8>, weakening: &Weakening) {
+    // Only `change` is always there: a comma goes before a key only once one is written.
+    out.push(b'{');
+    let mut first = true;
+    for (key, value) in [
+        (&b"\"moment\":"[..], &weakening.moment),
+        (&b"\"hook\":"[..], &weakening.hook),
+    ] {
+        if let Some(value) = value {
+            if !std::mem::take(&mut first) {
+                out.push(b',');
+            }
+            key_string(out, key, value);
+        }
+    }
+    if !first {
+        out.push(b',');
+    }
+    key_string(out, b"\"change\":", &weakening.change);
+    out.push(b'}');
+}
+
+/// The word serde's `rename_all = "snake_case"` gives a kind.
+fn kind_word(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Fire => "fire",
+        Kind::Reload => "reload",
+        Kind::ReloadRefused => "reload_refused",
+        Kind::WorkerRestart => "worker_restart",
+        Kind::StopCap => "stop_cap",
+        Kind::Dropped => "dropped",
+        Kind::Relay => "relay",
+        Kind::Weakened => "weakened",
+        Kind::Background => "background",
+        Kind::Ask => "ask",
+        Kind::Other => "other",
+    }
+}
+
+/// The word serde's `rename_all = "snake_case"` gives a source.
+fn source_word(source: Source) -> &'static str {
+    match source {
+        Source::Socket => "socket",
+        Source::Relay => "relay",
+        Source::Http => "http",
+    }
+}
+
+/// `key` and the text, when there is one (a field serde skips when it is `None`).
+fn text(out: &mut Vec<u8>, key: &[u8], value: &Option<String>) {
+    if let Some(value) = value {
+        key_string(out, key, value);
+    }
+}
+
+fn key_string(out: &mut Vec<u8>, key: &[u8], value: &str) {
+    out.extend_from_slice(key);
+    string(out, value);
+}
+
+/// What is rare or arbitrary (a whole tool input, a float), written by serde_json itself. Writing into
+/// a `Vec` cannot fail, nor can a `Value` or a float (a float that is not finite is `null`); were it to,
+/// the line stays whole JSON with a `null` there.
+fn by_serde(out: &mut Vec<u8>, value: &impl serde::Serialize) {
+    let start = out.len();
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.truncate(start);
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// `value` in decimal.
+fn unsigned(out: &mut Vec<u8>, mut value: u64) {
+    if value < 10 {
+        // Most are: the version, a count of adds, an early generation.
+        out.push(b'0' + value as u8);
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it: `"` and `\` with a backslash, the control
+/// characters below U+0020 as `\b \t \n \f \r` or `\u00XX` (lowercase hex), everything else (DEL,
+/// U+2028, any non-ASCII) as it is.
+fn string(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut run = 0;
+    let mut at = 0;
+    while let Some(found) = next_escaped(bytes, at) {
+        out.extend_from_slice(&bytes[run..found]);
+        escape(out, bytes[found]);
+        at = found + 1;
+        run = at;
+    }
+    out.extend_from_slice(&bytes[run..]);
+    out.push(b'"');
+}
+
+/// The first byte at or after `from` that a JSON string must escape. Eight bytes are looked at at once
+/// while none of them is one (text is nearly all plain): a word's bytes below 0x20, or equal to `"` or
+/// `\`, are found with the word's arithmetic (a byte of 0x80 and above is never taken for one), and only
+/// a word that holds one is looked at byte by byte.
+fn next_escaped(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
+    let plain = |chunk: &[u8]| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0;
+        !(control || has_zero(word ^ (ONES * u64::from(b'"'))) || has_zero(word ^ (ONES * 0x5c)))
+    };
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        if !plain(chunk) {
+            break;
+        }
+        at += 8;
+    }
+    // A tail shorter than a word, in a text of a word or more: its last eight bytes looked at at once
+    // (those before the tail were looked at already, and are plain).
+    let len = bytes.len();
+    if at < len && at + 8 > len && len >= 8 && plain(&bytes[len - 8..]) {
+        return None;
+    }
+    bytes[at..]
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .map(|i| at + i)
+}
+
+/// One byte that must be escaped, escaped.
+fn escape(out: &mut Vec<u8>, byte: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = match byte {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        0x08 => b'b',
+        0x09 => b't',
+        0x0a => b'n',
+        0x0c => b'f',
+        0x0d => b'r',
+        _ => {
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xf)],
+            ]);
+            return;
+        }
+    };
+    out.extend_from_slice(&[b'\\', short]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::{Outcome, Rewrote, Ruling};
+    use serde_json::{Value, json};
+    use std::time::{Duration, SystemTime};
+
+    /// A small seeded generator (xorshift): the same records on every run, so a failure repeats.
+    struct Seeded(u64);
+
+    impl Seeded {
+        fn next(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.0 = x;
+            x
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+
+        fn chance(&mut self, in_four: u64) -> bool {
+            self.below(4) < in_four
+        }
+
+        /// A text of every kind of character a JSON string escapes or keeps: each control character,
+        /// quotes, backslashes, DEL, slashes, two-, three- and four-byte characters, U+2028, long plain
+        /// runs (the eight-bytes-at-once path and its edges), sometimes very long.
+        fn text(&mut self) -> String {
+            const ODD: &[&str] = &[
+                "\"",
+                "\\",
+                "/",
+                "\u{7f}",
+                "é",
+                "中",
+                "😀",
+                "\u{2028}",
+                "\u{2029}",
+                "\u{feff}",
+                "\u{fffd}",
+                "\u{10ffff}",
+                "\\u0000",
+                "\\\"",
+                "'",
+                "<>&",
+                " ",
+            ];
+            let len = match self.below(10) {
+                0 => 0,
+                1 => 2000 + self.below(20_000),
+                _ => self.below(40),
+            };
+            let mut text = String::new();
+            while text.len() < len as usize {
+                match self.below(6) {
+                    0 => text.push(char::from(self.below(0x20) as u8)),
+                    1 => text.push_str(ODD[self.below(ODD.len() as u64) as usize]),
+                    2 => {
+                        let run = self.below(20) as usize;
+                        text.push_str(&"abcdefghijklmnopqrstuvwxyz0123456789"[..run]);
+                    }
+                    _ => text.push(char::from(b' ' + self.below(95) as u8)),
+                }
+            }
+            text
+        }
+
+        fn maybe_text(&mut self) -> Option<String> {
+            self.chance(2).then(|| self.text())
+        }
+
+        fn float(&mut self) -> f64 {
+            match self.below(8) {
+                0 => 0.0,
+                1 => f64::NAN,
+                2 => f64::INFINITY,
+                3 => -1.5e300,
+                4 => (self.below(1_000_000) as f64) / 10.0,
+                5 => f64::from_bits(self.next()),
+                _ => self.below(100) as f64,
+            }
+        }
+
+        fn value(&mut self, depth: u32) -> Value {
+            match self.below(if depth > 2 { 4 } else { 6 }) {
+                0 => Value::Null,
+                1 => json!(self.chance(2)),
+                2 => json!(self.next() as i64),
+                3 => Value::String(self.text()),
+                4 => Value::Array((0..self.below(4)).map(|_| self.value(depth + 1)).collect()),
+                _ => Value::Object(
+                    (0..self.below(4))
+                        .map(|_| (self.text(), self.value(depth + 1)))
+                        .collect(),
+                ),
+            }
+        }
+
+        fn record(&mut self) -> Record {
+            const KINDS: &[Kind] = &[
+                Kind::Fire,
+                Kind::Reload,
+                Kind::ReloadRefused,
+                Kind::WorkerRestart,
+                Kind::StopCap,
+                Kind::Dropped,
+                Kind::Relay,
+                Kind::Weakened,
+                Kind::Background,
+                Kind::Ask,
+                Kind::Other,
+            ];
+            const SOURCES: &[Source] = &[Source::Socket, Source::Relay, Source::Http];
+            const RULINGS: &[Ruling] = &[
+                Ruling::Refused,
+                Ruling::Asked,
+                Ruling::Allowed,
+                Ruling::Rewrote,
+                Ruling::None,
+                Ruling::Unknown,
+            ];
+            const REWROTE: &[Rewrote] = &[Rewrote::Input, Rewrote::Output, Rewrote::Unknown];
+            let pick = |rng: &mut Seeded, n: usize| rng.below(n as u64) as usize;
+            let kind = KINDS[pick(self, KINDS.len())];
+            let mut record = Record::new(kind);
+            record.at = None;
+            record.time = if self.chance(3) {
+                crate::time::rfc3339_millis(
+                    SystemTime::UNIX_EPOCH + Duration::from_millis(self.below(1 << 45)),
+                )
+            } else {
+                self.text()
+            };
+            record.v = if self.chance(3) {
+                1
+            } else {
+                self.next() as u32
+            };
+            record.generation = self.chance(2).then(|| self.next() >> self.below(64));
+            record.digest = self.maybe_text().map(Into::into);
+            record.source = self.chance(2).then(|| SOURCES[pick(self, SOURCES.len())]);
+            record.agent = self.maybe_text();
+            record.session = self.maybe_text();
+            record.cwd = self.maybe_text();
+            record.moment = self.maybe_text();
+            record.tool = self.maybe_text();
+            record.agent_tool = self.maybe_text();
+            record.summary = self.maybe_text();
+            record.input = self.chance(1).then(|| self.value(0));
+            record.verdict = self.chance(2).then(|| Verdict {
+                decision: RULINGS[pick(self, RULINGS.len())],
+                refused: self.chance(2),
+                reason: self.maybe_text(),
+                adds: self.below(1 << 20) as usize,
+                rewrote: (0..self.below(3))
+                    .map(|_| REWROTE[pick(self, REWROTE.len())])
+                    .collect(),
+                advisory: self.chance(1),
+            });
+            record.hooks = (0..self.below(4))
+                .map(|_| Hook {
+                    name: self.text(),
+                    outcome: Outcome::KNOWN
+                        .iter()
+                        .copied()
+                        .chain([Outcome::Unknown])
+                        .nth(self.below(9) as usize)
+                        .unwrap_or(Outcome::Unknown),
+                    exit: self.chance(2).then(|| self.next() as i32),
+                    ms: self.float(),
+                    error: self.maybe_text(),
+                    stderr: self.maybe_text(),
+                    layer: self.maybe_text(),
+                })
+                .collect();
+            record.ms = self.chance(2).then(|| self.float());
+            record.cut = self.maybe_text();
+            record.error = self.maybe_text();
+            record.hook = self.maybe_text();
+            record.count = self.chance(2).then(|| self.next());
+            record.relay = self.maybe_text();
+            record.file = self.maybe_text();
+            record.weakened = (0..self.below(4))
+                .map(|_| Weakening {
+                    moment: self.maybe_text(),
+                    hook: self.maybe_text(),
+                    change: self.text(),
+                })
+                .collect();
+            record.outcome = self.maybe_text();
+            record.settled_by = self.maybe_text();
+            record.call = self.maybe_text();
+            record.asked = self.maybe_text();
+            record
+        }
+    }
+
+    /// What serde_json makes of the record: the line the journal always had.
+    fn by_serde_json(record: &Record) -> Vec<u8> {
+        let mut line = serde_json::to_vec(record).unwrap();
+        line.push(b'\n');
+        line
+    }
+
+    fn same_as_serde_json(record: &mut Record) {
+        record.stamp();
+        let expected = by_serde_json(record);
+        let mut line = b"before".to_vec();
+        record.write_line(&mut line, &mut crate::time::Stamps::default());
+        assert_eq!(
+            String::from_utf8_lossy(&line[6..]),
+            String::from_utf8_lossy(&expected)
+        );
+        assert_eq!(&line[..6], b"before", "appended, nothing before it touched");
+    }
+
+    #[test]
+    fn every_byte_is_escaped_as_serde_json_escapes_it() {
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        let mut texts = vec![String::new(), every_ascii.clone(), every_ascii.repeat(9)];
+        // Each character that needs escaping at every place of an eight-byte word and its edges.
+        for special in ['\0', '\x1f', '\n', '"', '\\', '\u{7f}', 'é', '😀'] {
+            for before in 0..17 {
+                for after in [0, 1, 7, 8, 9] {
+                    texts.push(format!(
+                        "{}{special}{}",
+                        "a".repeat(before),
+                        "b".repeat(after)
+                    ));
+                }
+            }
+        }
+        // Bytes just below and above the bounds the word arithmetic tests, in runs.
+        for byte in [0x1fu8, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7f] {
+            texts.push(char::from(byte).to_string().repeat(17));
+        }
+        texts.push("é中😀\u{80}\u{7ff}\u{800}\u{ffff}".repeat(5));
+        for text in texts {
+            let mut line = Vec::new();
+            string(&mut line, &text);
+            assert_eq!(line, serde_json::to_vec(&text).unwrap(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_is_byte_for_byte_what_serde_json_writes_for_many_records() {
+        let mut rng = Seeded(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..3000 {
+            let mut record = rng.record();
+            same_as_serde_json(&mut record);
+        }
+    }
+
+    #[test]
+    fn every_kind_source_and_word_is_named_as_serde_names_it() {
+        let mut record = Record::new(Kind::Fire);
+        record.at = Some(SystemTime::UNIX_EPOCH);
+        same_as_serde_json(&mut record.clone());
+        for kind in [
+            Kind::Fire,
+            Kind::Reload,
+            Kind::ReloadRefused,
+            Kind::WorkerRestart,
+            Kind::StopCap,
+            Kind::Dropped,
+            Kind::Relay,
+            Kind::Weakened,
+            Kind::Background,
+            Kind::Ask,
+            Kind::Other,
+        ] {
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                json!(kind_word(kind)),
+                "{kind:?}"
+            );
+        }
+        for source in [Source::Socket, Source::Relay, Source::Http] {
+            assert_eq!(
+                serde_json::to_value(source).unwrap(),
+                json!(source_word(source))
+            );
+        }
+        for outcome in Outcome::KNOWN.iter().chain([&Outcome::Unknown]) {
+            assert_eq!(
+                serde_json::to_value(outcome).unwrap(),
+                json!(outcome.word())
+            );
+        }
+    }
+
+    #[test]
+    fn records_cut_to_their_bounds_are_written_as_serde_json_writes_them() {
+        let mut rng = Seeded(7);
+        let huge = |rng: &mut Seeded| {
+            let mut text = String::new();
+            while text.len() < 200_000 {
+                text.push_str(&rng.text());
+                text.push_str("é\"\\\n\u{1}😀");
+            }
+            text
+        };
+        for _ in 0..20 {
+            let mut record = rng.record();
+            record.summary = Some(huge(&mut rng));
+            record.error = Some(huge(&mut rng));
+            record.session = Some(huge(&mut rng));
+            if let Some(verdict) = record.verdict.as_mut() {
+                verdict.reason = Some(huge(&mut rng));
+            }
+            for hook in &mut record.hooks {
+                hook.stderr = Some(huge(&mut rng));
+            }
+            record.bound();
+            same_as_serde_json(&mut record);
+        }
+    }
+
+    #[test]
+    fn a_line_reads_back_as_the_record_it_was_and_the_readers_take_it() {
+        let mut rng = Seeded(42);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(crate::record::read::FILE);
+        let mut journal = Vec::new();
+        let mut written = Vec::new();
+        let mut stamps = crate::time::Stamps::default();
+        for i in 0..500 {
+            let mut record = rng.record();
+            // What reads back the same: a kind and floats a reader keeps as they were.
+            if record.kind == Kind::Other {
+                record.kind = Kind::Fire;
+            }
+            record.input = None;
+            record.ms = record.ms.filter(|ms| ms.is_finite());
+            for hook in &mut record.hooks {
+                if !hook.ms.is_finite() {
+                    hook.ms = 1.5;
+                }
+            }
+            record.at = Some(SystemTime::UNIX_EPOCH + Duration::from_millis(i * 7919));
+            record.write_line(&mut journal, &mut stamps);
+            written.push(record);
+        }
+        std::fs::write(&path, &journal).unwrap();
+        let mut read = Vec::new();
+        let found = crate::record::read::each(&path, |line, record| {
+            assert!(!line.contains('\n'));
+            read.push(record);
+            std::ops::ControlFlow::Continue(())
+        });
+        assert_eq!(found.unwrap().unreadable, 0);
+        assert_eq!(read.len(), written.len());
+        for (read, written) in read.iter().zip(&written) {
+            let back: Record = serde_json::from_slice(&by_serde_json(written)).unwrap();
+            assert_eq!(*read, back);
+            assert_eq!(read.time, written.time);
+        }
+    }
+}
