@@ -911,13 +911,18 @@ impl Daemon {
     /// [`Daemon::start`] with another build of hookd: the earlier tree's of the speed rows.
     fn start_program(program: &Path, config: &Path, socket: PathBuf) -> Daemon {
         let mut command = common::serve_command_at(config, &socket);
-        if program == Path::new(common::BIN) {
-            // The earlier tree's daemon has no managed layer (nor the option).
-            common::without_the_machines_managed_layer(&mut command);
-        } else {
-            // The same arguments, environment and descriptors, another program.
+        if program != Path::new(common::BIN) {
+            // The same arguments, environment and descriptors, another program; but `--managed`: the
+            // earlier tree's daemon has no managed layer (nor the option).
             let mut other = Command::new(program);
-            other.args(command.get_args());
+            let mut args = command.get_args();
+            while let Some(arg) = args.next() {
+                if arg == "--managed" {
+                    args.next();
+                } else {
+                    other.arg(arg);
+                }
+            }
             for (key, value) in command.get_envs() {
                 match value {
                     Some(value) => other.env(key, value),
@@ -1673,12 +1678,11 @@ fn layers_rows(table: &mut Table, dir: &Path, rounds: usize) {
         let config = folder.join("hooks.toml");
         write_settings(&config, SETTINGS);
         let socket = folder.join("run/hookd.sock");
-        let mut command = common::serve_command_at(&config, &socket);
+        let mut command = match managed {
+            Some(managed) => common::serve_command_managed_at(&config, &socket, managed),
+            None => common::serve_command_at(&config, &socket),
+        };
         command.env("HOOKD_LOG", "warn");
-        if let Some(managed) = managed {
-            command.arg("--managed").arg(managed);
-        }
-        common::without_the_machines_managed_layer(&mut command);
         let child = common::ChildGuard(command.spawn().expect("start hookd"));
         common::wait_until(START_DEADLINE, "hookd to listen on its socket", || {
             UnixStream::connect(&socket).is_ok()

@@ -56,6 +56,11 @@ pub const HOOK_LIMIT_MARGIN: Duration = Duration::from_millis(1000);
 /// did not run.
 pub const PROJECT_READ_WAIT: Duration = Duration::from_secs(10);
 
+/// How long `status` waits for the digest of every repository's hooks' scripts (on a blocking thread,
+/// one digest at a time) before it answers with their pending hooks unknown: a healthy disk takes
+/// milliseconds, and `doctor` waits 5 s for the whole answer.
+pub const STATUS_DIGEST_WAIT: Duration = Duration::from_secs(2);
+
 /// The longest timeout a hook may be given: a day. Anything longer is surely a typo (ms for seconds).
 pub const MAX_HOOK_TIMEOUT_SECS: f64 = 86_400.0;
 

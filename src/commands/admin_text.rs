@@ -285,7 +285,17 @@ fn layer_fields(layers: &Value, colour: bool) -> Vec<(&'static str, String)> {
             .filter_map(Value::as_str)
             .map(clean)
             .collect();
-        let mut value = if pending.is_empty() {
+        let mut value = if let Some(why) = project["pending_unknown"].as_str() {
+            painted(
+                &format!(
+                    "{root}: {hooks} hook{}, which of them are pending not known: {}",
+                    plural(hooks),
+                    clean(why)
+                ),
+                YELLOW,
+                colour,
+            )
+        } else if pending.is_empty() {
             format!("{root}: {hooks} hook{}, trusted", plural(hooks))
         } else {
             painted(
@@ -699,6 +709,7 @@ mod tests {
             "projects": [
                 {"root": "/src/a", "hooks": 2, "pending": ["PreToolUse/gate"], "error": null},
                 {"root": "/src/b", "hooks": 1, "pending": [], "error": "/src/b/.hookd/hooks.toml:1:2: expected"},
+                {"root": "/src/c", "hooks": 3, "pending": [], "error": null, "pending_unknown": "not digested within 2.0 s"},
             ],
         }));
         let shown = super::status(&status, "/run/hookd.sock", None, false);
@@ -707,9 +718,12 @@ mod tests {
             "project: /src/a: 2 hooks, 1 pending (not run until `hookd trust /src/a`): PreToolUse/gate",
             "project: /src/b: 1 hook, trusted",
             "its hooks file refused (the last good hooks kept): /src/b/.hookd/hooks.toml:1:2: expected",
+            // Not known is never shown as trusted.
+            "project: /src/c: 3 hooks, which of them are pending not known: not digested within 2.0 s",
         ] {
             assert!(shown.contains(part), "{part:?} not in\n{shown}");
         }
+        assert!(!shown.contains("/src/c: 3 hooks, trusted"), "{shown}");
     }
 
     #[test]

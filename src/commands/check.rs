@@ -28,13 +28,17 @@ pub fn check(config: &Path, managed: &Path, json: bool) -> Result<ExitCode, Stri
             return Err(format!("{}: no such settings file{near}", config.display()));
         }
     };
-    let project = loaded.as_ref().ok().and_then(ProjectLayer::here);
-    let project_valid = !matches!(&project, Some(ProjectLayer::Refused { .. }));
+    let projects = loaded.as_ref().map(ProjectLayer::here).unwrap_or_default();
+    let project_valid = !projects
+        .iter()
+        .any(|layer| matches!(layer, ProjectLayer::Refused { .. }));
     if json {
         let (valid, object) = match &loaded {
             Ok(settings) => {
                 let mut object = check_json(settings);
-                object["project"] = project.as_ref().map_or(Value::Null, ProjectLayer::json);
+                // `project`: the nearest repository's, as before nested ones were shown.
+                object["project"] = projects.last().map_or(Value::Null, ProjectLayer::json);
+                object["projects"] = projects.iter().map(ProjectLayer::json).collect();
                 object["ok"] = json!(project_valid);
                 (project_valid, object)
             }
@@ -67,22 +71,27 @@ pub fn check(config: &Path, managed: &Path, json: bool) -> Result<ExitCode, Stri
                 }
                 _ => print!("{text}"),
             }
-            if let Some(project) = &project {
+            for project in &projects {
                 print!("{}", project.text());
             }
             for warning in crate::agents::settings_warnings(&settings) {
                 eprintln!("warning: {warning}");
             }
-            if let Some(ProjectLayer::Refused { file, errors }) = &project {
-                eprintln!("{errors}");
-                eprintln!(
-                    "{}: the project layer is refused: {}",
-                    printable(&file.display().to_string()),
-                    errors.count()
-                );
-                return Ok(ExitCode::FAILURE);
+            for project in &projects {
+                if let ProjectLayer::Refused { file, errors } = project {
+                    eprintln!("{errors}");
+                    eprintln!(
+                        "{}: the project layer is refused: {}",
+                        printable(&file.display().to_string()),
+                        errors.count()
+                    );
+                }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(if project_valid {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Err(errors) => {
             let colour = style::colour_wanted(std::io::stderr().is_terminal());
@@ -261,28 +270,46 @@ enum ProjectLayer {
 }
 
 impl ProjectLayer {
-    /// The project layer of the current folder, `None` when it is in no repository with hooks.
-    fn here(settings: &Settings) -> Option<ProjectLayer> {
+    /// The project layer of the current folder: every repository a fire from here takes hooks from
+    /// ([`crate::layers::project::roots`], as the daemon finds them: a nested repository's hooks add
+    /// to its parent's), the outermost first, as they run. Empty outside any repository with hooks.
+    fn here(settings: &Settings) -> Vec<ProjectLayer> {
         use crate::layers::project;
-        let cwd = std::env::current_dir().ok()?;
-        let root = project::find(&cwd, &crate::paths::home())?;
+        let Ok(cwd) = std::env::current_dir() else {
+            return Vec::new();
+        };
+        let store = crate::layers::trust::Store::load(&crate::layers::trust::store_path());
+        let roots = project::roots(
+            &cwd,
+            &crate::paths::home(),
+            store.projects.keys().map(PathBuf::from),
+        );
+        roots
+            .iter()
+            .rev()
+            .map(|root| ProjectLayer::at(root, settings, &store))
+            .collect()
+    }
+
+    /// The hooks of the repository at `root`, each trusted or pending in `store`.
+    fn at(root: &Path, settings: &Settings, store: &crate::layers::trust::Store) -> ProjectLayer {
+        use crate::layers::project;
         let file = root.join(project::FOLDER).join(project::FILE);
         let policy = settings.policy;
         if policy.allow_managed_hooks_only {
-            return Some(ProjectLayer::Off {
+            return ProjectLayer::Off {
                 file,
                 why: "the managed layer sets allow_managed_hooks_only",
-            });
+            };
         }
         if policy.project_hooks == crate::settings::ProjectHooks::Off {
-            return Some(ProjectLayer::Off {
+            return ProjectLayer::Off {
                 file,
                 why: "the managed layer sets project_hooks = \"off\"",
-            });
+            };
         }
-        match project::read(&root) {
+        match project::read(root) {
             Ok(project) => {
-                let store = crate::layers::trust::Store::load(&crate::layers::trust::store_path());
                 let states = project
                     .hooks
                     .iter()
@@ -292,12 +319,12 @@ impl ProjectLayer {
                         None => "pending: not trusted yet",
                     })
                     .collect();
-                Some(ProjectLayer::Read {
+                ProjectLayer::Read {
                     project: Box::new(project),
                     states,
-                })
+                }
             }
-            Err(errors) => Some(ProjectLayer::Refused { file, errors }),
+            Err(errors) => ProjectLayer::Refused { file, errors },
         }
     }
 

@@ -372,6 +372,16 @@ fn layers_checks(status: &Value) -> Vec<Check> {
                 .fix(format!("read them, then: hookd trust {root}")),
             );
         }
+        if let Some(why) = project["pending_unknown"].as_str() {
+            checks.push(
+                Check::new(
+                    "layers",
+                    Status::Warn,
+                    format!("the repository {root}'s hooks waiting for trust are not known: {why}"),
+                )
+                .fix("run `hookd doctor` again; if it stays, see `hookd check` in the repository"),
+            );
+        }
         if let Some(error) = project["error"].as_str() {
             checks.push(
                 Check::new(
@@ -929,6 +939,23 @@ fn report(checks: &[Check], ok: bool, colour: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repository_whose_pending_hooks_are_not_known_is_a_warning_never_silence() {
+        let status = serde_json::json!({"layers": {"projects": [
+            {"root": "/src/c", "hooks": 3, "pending": [], "error": null,
+             "pending_unknown": "their scripts were not digested within 2.0 s"},
+            {"root": "/src/d", "hooks": 1, "pending": [], "error": null},
+        ]}});
+        let checks = layers_checks(&status);
+        assert_eq!(checks.len(), 1, "only /src/c has something to say");
+        assert!(matches!(checks[0].status, Status::Warn));
+        assert!(
+            checks[0].message.contains("/src/c") && checks[0].message.contains("not digested"),
+            "{}",
+            checks[0].message
+        );
+    }
 
     #[test]
     fn the_setup_to_run_again_keeps_the_relays_flags() {

@@ -176,8 +176,9 @@ async fn next_request(
 
 /// A request read while the connection is paused (as many fires pending as it may have, or its memory
 /// spent), read only because its live hooks' calls wait for answers: what to act on now, or `None` when
-/// it is held. An answer, and a request that leaves nothing pending (`status`, `attach`, `detach`,
-/// `hello`, a line that cannot be read), are acted on at once; the first other one is held, to be acted
+/// it is held. An answer, and a request that leaves nothing pending (`attach`, `detach`, `hello`, a
+/// line that cannot be read), are acted on at once; the first other one (`status` among them: it is a
+/// task of its own, which a paused connection may not add) is held, to be acted
 /// on as ever once the pause ends; past it, a fire is decided at once without running its hooks, each of
 /// which it would have reached refusing it (hookd being busy never lets an event through, as for a large
 /// line not held), and any other request is answered `bad_request`, to be sent again later.
@@ -187,7 +188,6 @@ fn past_the_pause((decoded, cost): Decoded, held: &mut Option<Decoded>) -> Past 
         Ok((
             _,
             Request::Answer { .. }
-            | Request::Status
             | Request::Attach { .. }
             | Request::Detach { .. }
             | Request::Hello { .. },
@@ -624,7 +624,18 @@ impl Connection {
                 let cost = cost.saturating_add(memory::request_cost(relay.input.as_bytes()));
                 Action::Relay(id, relay, cost)
             }
-            Request::Status => Action::Respond(to_line(&status(&self.daemon, id))),
+            Request::Status => {
+                // A task of its own: the repositories' scripts are digested on a blocking thread,
+                // and the connection goes on meanwhile.
+                let daemon = self.daemon.clone();
+                Action::Later(
+                    id.clone(),
+                    Box::pin(async move {
+                        let projects = daemon.engine.projects().await;
+                        to_line(&status(&daemon, id, projects))
+                    }),
+                )
+            }
             Request::Attach { client, hooks } => {
                 Action::Respond(self.live.attach(&self.daemon, id, &client, &hooks))
             }
@@ -742,7 +753,11 @@ fn reload_answer(
     }
 }
 
-fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
+fn status(
+    daemon: &Daemon,
+    id: Option<Value>,
+    projects: Vec<crate::engine::projects::ProjectState>,
+) -> StatusResponse {
     let generation = daemon.engine.current();
     let hooks: Map<String, Value> = generation
         .settings
@@ -799,7 +814,7 @@ fn status(daemon: &Daemon, id: Option<Value>) -> StatusResponse {
         export: Some(daemon.exporter.status()),
         #[cfg(not(feature = "otlp"))]
         export: None,
-        layers: layers_status(daemon),
+        layers: layers_status(daemon, projects),
         live: daemon.engine.live().status(),
     }
 }
@@ -829,7 +844,10 @@ async fn next_call(
 }
 
 /// The layers in `status`: the managed layer's files, and the repositories fires came from.
-fn layers_status(daemon: &Daemon) -> Option<Value> {
+fn layers_status(
+    daemon: &Daemon,
+    projects: Vec<crate::engine::projects::ProjectState>,
+) -> Option<Value> {
     let managed: Vec<String> = daemon
         .engine
         .current()
@@ -838,17 +856,19 @@ fn layers_status(daemon: &Daemon) -> Option<Value> {
         .iter()
         .map(|file| file.display().to_string())
         .collect();
-    let projects: Vec<Value> = daemon
-        .engine
-        .projects()
+    let projects: Vec<Value> = projects
         .into_iter()
         .map(|state| {
-            serde_json::json!({
+            let mut shown = serde_json::json!({
                 "root": state.root.display().to_string(),
                 "hooks": state.hooks,
                 "pending": state.pending,
                 "error": state.error,
-            })
+            });
+            if let Some(why) = state.pending_unknown {
+                shown["pending_unknown"] = why.into();
+            }
+            shown
         })
         .collect();
     (!managed.is_empty() || !projects.is_empty()).then(|| {

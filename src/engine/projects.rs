@@ -10,6 +10,10 @@
 //! repository waits for it (within [`crate::limits::PROJECT_READ_WAIT`]), and a read that fails or
 //! takes longer is said in the fire's report and the journal, never passed over in silence. What a fire
 //! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup.
+//! `status` digests every remembered repository's hooks on a blocking thread too, one digest at a time
+//! and within [`crate::limits::STATUS_DIGEST_WAIT`] (`Projects::states_within`): any client may ask
+//! for it, again and again, and a fire must never wait behind it. The trust store is read without
+//! waiting (a FIFO in its place is refused) and outside its lock, which the shared thread takes.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -51,6 +55,10 @@ pub(crate) struct Projects {
     skipped: Mutex<std::collections::HashSet<PathBuf>>,
     /// The copies trusted hooks run from.
     copies: Copies,
+    /// Held while `status`'s digest of every repository's scripts runs ([`Projects::states_within`]):
+    /// one at a time, however many clients ask, so that asking again and again costs one blocking
+    /// thread, never one per request.
+    digesting: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Default for Projects {
@@ -121,6 +129,9 @@ pub struct ProjectState {
     pub hooks: usize,
     pub pending: Vec<String>,
     pub error: Option<String>,
+    /// Why `pending` could not be known this time (its scripts not digested in time), `None` when it
+    /// was: an empty `pending` then means nothing, and says so rather than "all trusted".
+    pub pending_unknown: Option<String>,
 }
 
 impl Projects {
@@ -132,6 +143,7 @@ impl Projects {
             store: Mutex::default(),
             skipped: Mutex::default(),
             copies,
+            digesting: Arc::default(),
         }
     }
 
@@ -197,9 +209,8 @@ impl Projects {
         Some(roots)
     }
 
-    /// Those whose hooks file is found from `cwd` ([`project::find_all`]), and those the user trusted
-    /// that hold it but whose hooks file is gone (or whose `.git` is), whose trusted hooks are then
-    /// reported rather than fall silent.
+    /// Those of [`project::roots`]: whose hooks file is found from `cwd`, and those the user trusted
+    /// that hold it but whose hooks file is gone.
     fn roots_of_folder(&self, cwd: &str) -> Vec<PathBuf> {
         let now = Instant::now();
         if let Some((at, roots)) = lock(&self.roots).get(cwd)
@@ -207,15 +218,12 @@ impl Projects {
         {
             return roots.clone();
         }
-        let mut roots = project::find_all(Path::new(cwd), &crate::paths::home());
-        if Path::new(cwd).is_absolute() {
-            let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| PathBuf::from(cwd));
-            for trusted in self.store().projects.keys().map(PathBuf::from) {
-                if real.starts_with(&trusted) && !roots.contains(&trusted) {
-                    roots.push(trusted);
-                }
-            }
-        }
+        let store = self.store();
+        let roots = project::roots(
+            Path::new(cwd),
+            &crate::paths::home(),
+            store.projects.keys().map(PathBuf::from),
+        );
         let mut remembered = lock(&self.roots);
         if remembered.len() >= MAX_FOLDERS {
             remembered.clear();
@@ -325,15 +333,20 @@ impl Projects {
         }) || !gone(&store, &project.root, moment, &keys).is_empty()
     }
 
-    /// What the user trusted, read again when the store changed.
+    /// What the user trusted, read again when the store changed; read outside the lock: [`Projects::to_report`] takes it on the shared thread, which must never
+    /// wait for a read of the disk.
     fn store(&self) -> Arc<Store> {
         let path = crate::layers::trust::store_path();
         let now = stamp(&path);
-        let mut seen = lock(&self.store);
-        if !seen.2 || seen.0 != now {
-            *seen = (now, Arc::new(Store::load(&path)), true);
+        {
+            let seen = lock(&self.store);
+            if seen.2 && seen.0 == now {
+                return seen.1.clone();
+            }
         }
-        seen.1.clone()
+        let store = Arc::new(Store::load(&path));
+        *lock(&self.store) = (now, store.clone(), true);
+        store
     }
 
     /// Which of `project`'s hooks a fire at `moment` would run: enabled, on the moment, fitting `fits`
@@ -474,7 +487,59 @@ impl Projects {
         crate::record::note(record);
     }
 
-    /// The repositories fires came from, for `status` and `doctor`.
+    /// [`Projects::states`] for `status`, on a blocking thread and within `wait`: the digest reads
+    /// every pending hook's scripts (up to 16 MiB each), and any client of the socket may ask, so on
+    /// the daemon's shared thread it would hold every fire back. One digest at a time (a `status` that
+    /// comes meanwhile waits for its turn, within the same `wait`); past `wait`, each repository as
+    /// memory has it, its pending hooks said to be unknown, and why.
+    pub async fn states_within(self: &Arc<Self>, wait: Duration) -> Vec<ProjectState> {
+        if lock(&self.loaded).is_empty() {
+            return Vec::new();
+        }
+        let projects = self.clone();
+        let digest = async move {
+            // The turn goes with the work, not with this wait: a digest given up on still holds it
+            // until it ends, so that no second one starts beside it.
+            let turn = projects.digesting.clone().lock_owned().await;
+            tokio::task::spawn_blocking(move || {
+                let states = projects.states();
+                drop(turn);
+                states
+            })
+            .await
+        };
+        let why = match tokio::time::timeout(wait, digest).await {
+            Ok(Ok(states)) => return states,
+            Ok(Err(e)) => format!("digesting their scripts failed ({e})"),
+            Err(_) => format!(
+                "their scripts were not digested within {:.1} s (very large scripts, a slow file system, or another `status` digesting them)",
+                wait.as_secs_f64()
+            ),
+        };
+        // Debug, not warn: any client may ask again and again, and `status` itself says it.
+        tracing::debug!("status: the repositories' pending hooks are not known: {why}");
+        self.remembered_states(&why)
+    }
+
+    /// Each repository as memory has it, with no disk: its hooks counted, whether they are pending
+    /// not known (`why`).
+    fn remembered_states(&self, why: &str) -> Vec<ProjectState> {
+        let mut states: Vec<ProjectState> = lock(&self.loaded)
+            .iter()
+            .map(|(root, loaded)| ProjectState {
+                root: root.clone(),
+                hooks: loaded.project.as_ref().map_or(0, |p| p.hooks.len()),
+                pending: Vec::new(),
+                error: loaded.error.clone(),
+                pending_unknown: Some(why.to_string()),
+            })
+            .collect();
+        states.sort_by(|a, b| a.root.cmp(&b.root));
+        states
+    }
+
+    /// The repositories fires came from, for `status` and `doctor`. Reads the trust store and digests
+    /// every hook's scripts: for a blocking thread ([`Projects::states_within`]).
     pub fn states(&self) -> Vec<ProjectState> {
         let loaded: Vec<(PathBuf, Loaded)> = lock(&self.loaded)
             .iter()
@@ -510,6 +575,7 @@ impl Projects {
                     hooks,
                     pending,
                     error: loaded.error,
+                    pending_unknown: None,
                 }
             })
             .collect();

@@ -208,9 +208,12 @@ impl Engine {
         self.in_flight.load(Ordering::Relaxed)
     }
 
-    /// The repositories fires came from: their hooks, pending ones, errors (for `status`).
-    pub fn projects(&self) -> Vec<crate::engine::projects::ProjectState> {
-        self.projects.states()
+    /// The repositories fires came from: their hooks, pending ones, errors (for `status`). Their
+    /// scripts are digested on a blocking thread, within [`crate::limits::STATUS_DIGEST_WAIT`].
+    pub async fn projects(&self) -> Vec<crate::engine::projects::ProjectState> {
+        self.projects
+            .states_within(crate::limits::STATUS_DIGEST_WAIT)
+            .await
     }
 
     /// The token whose cancelling gives up every fire still running. A fire's own `cancel` (its client

@@ -26,6 +26,23 @@ pub fn find(cwd: &Path, home: &Path) -> Option<PathBuf> {
     find_all(cwd, home).into_iter().next()
 }
 
+/// The repositories a fire from `cwd` takes hooks from, the nearest first: those of [`find_all`], then
+/// each of `trusted` (the roots the user trusted) that holds `cwd` though no hooks file is found there
+/// now (it or its `.git` gone), whose trusted hooks are then said not to run rather than fall silent.
+/// What the daemon runs and what `hookd check` shows, alike.
+pub fn roots(cwd: &Path, home: &Path, trusted: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut roots = find_all(cwd, home);
+    if cwd.is_absolute() {
+        let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        for trusted in trusted {
+            if real.starts_with(&trusted) && !roots.contains(&trusted) {
+                roots.push(trusted);
+            }
+        }
+    }
+    roots
+}
+
 /// Every repository whose hooks an event at `cwd` sees, the nearest first: each folder, from `cwd` up,
 /// that holds `.hookd/hooks.toml`, no higher than the outermost folder holding `.git`, and never `home`
 /// or above it. Empty: no repository's hooks here.
@@ -189,10 +206,8 @@ pub fn read(root: &Path) -> Result<Project, ConfigErrors> {
         let mut renamed_list = Vec::with_capacity(list.len());
         for hook in list {
             let mut files = Vec::new();
-            let named = Settings::run_path(hook, &settings.dir)
-                .into_iter()
-                .chain(settings.hook_files(hook));
-            for path in named {
+            // The program when it is a path, and each word naming a file, each once.
+            for path in settings.hook_files(hook) {
                 match inside(&path, &canonical) {
                     Ok(Some(resolved)) => {
                         if !files.contains(&resolved) {

@@ -19,6 +19,10 @@ pub struct Store {
     pub projects: BTreeMap<String, BTreeMap<String, String>>,
 }
 
+/// The trust store is read up to this size: a digest per hook takes about a hundred bytes, so this is
+/// tens of thousands of repositories' hooks; one larger was not written by `hookd trust`.
+const STORE_SIZE: u64 = 16 * 1024 * 1024;
+
 /// Where the store is: hookd's state folder.
 pub fn store_path() -> PathBuf {
     crate::paths::state_dir().join("trust.json")
@@ -36,16 +40,36 @@ impl Store {
     /// The store at `path` to be changed and written back: none there is an empty one; one that cannot be
     /// read or parsed is an `Err`, never taken as empty (written back, it would take away every other
     /// repository's trust).
+    ///
+    /// Read without waiting and within `STORE_SIZE` (16 MiB): the agent runs as the user, and a FIFO (or a
+    /// file it holds a lease on) put in the store's place must not hold the daemon, `hookd check` or
+    /// `hookd trust`; anything but a regular file is refused.
     pub fn read(path: &Path) -> Result<Store, String> {
-        match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| format!("the trust store {} cannot be read ({e})", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Store::default()),
-            Err(e) => Err(format!(
-                "the trust store {} cannot be read ({e})",
-                path.display()
-            )),
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+        let refused =
+            |why: String| format!("the trust store {} cannot be read ({why})", path.display());
+        let file = match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+            .open(path)
+        {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Store::default()),
+            Err(e) => return Err(refused(e.to_string())),
+        };
+        let meta = file.metadata().map_err(|e| refused(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(refused("it is not a regular file".into()));
         }
+        let mut bytes = Vec::new();
+        file.take(STORE_SIZE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| refused(e.to_string()))?;
+        if bytes.len() as u64 > STORE_SIZE {
+            return Err(refused(format!("it is larger than {STORE_SIZE} bytes")));
+        }
+        serde_json::from_slice(&bytes).map_err(|e| refused(e.to_string()))
     }
 
     /// Writes the store whole or not at all (a file beside it renamed over it), readable by the user

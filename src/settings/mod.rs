@@ -355,19 +355,6 @@ impl Settings {
         files
     }
 
-    /// The program a hook starts, when it is a path: `argv[0]`, a worker's, or a command's first word
-    /// (not the shell that runs the command), taken from `dir` when relative.
-    pub fn run_path(hook: &Hook, dir: &Path) -> Option<PathBuf> {
-        match &hook.program {
-            Program::Shell { command, .. } => first_word(command, dir),
-            Program::Argv(argv) | Program::Worker { argv, .. } => argv
-                .first()
-                .filter(|word| word.contains('/'))
-                .map(|word| dir.join(word)),
-            Program::Guard(_) | Program::Live { .. } => None,
-        }
-    }
-
     /// The hooks hung on `moment`, in the file's order (disabled ones included).
     pub fn hooks_for(&self, moment: &str) -> &[Arc<Hook>] {
         self.hooks

@@ -2,32 +2,18 @@
 //! tool call, then what the agent fires for the same call (by its id, or its tool and input where it
 //! gives no id) writes an `ask` record with what came of it; `hookd log --asks` shows the asks.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::common::*;
 
-fn journal(d: &Daemon) -> PathBuf {
-    state_home_for(&d.socket).join("hookd/journal.jsonl")
-}
-
-fn lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let whole = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
-    whole
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a journal line is JSON"))
-        .collect()
-}
-
 /// Waits for the `ask` record of the call `call` (its id, or for an agent with none, its session).
 fn ask_record(d: &Daemon, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let path = journal(d);
+    let path = d.journal_file();
     let mut found = None;
     wait_until(RESPONSE, what, || {
-        found = lines(&path)
+        found = journal_records(&path)
             .into_iter()
             .find(|l| l["kind"] == "ask" && pred(l));
         found.is_some()
@@ -164,8 +150,8 @@ fn an_ask_followed_by_the_calls_post_tool_use_ran_and_by_permission_denied_was_d
     assert!(gemini.get("call").is_none(), "{gemini}");
 
     // The fire's own lines are as they were: the ask is a fire that asked.
-    let path = journal(&d);
-    let all = lines(&path);
+    let path = d.journal_file();
+    let all = journal_records(&path);
     assert_eq!(
         all.iter().filter(|l| l["kind"] == "ask").count(),
         5,

@@ -307,7 +307,7 @@ fn a_hooks_file_that_is_a_fifo_dev_zero_or_huge_does_not_hold_the_daemon() {
             assert_eq!(resp["refused"], true, "{kind}: {resp}");
             let resp = d.fire("PreToolUse", bash("ls", &other));
             assert_eq!(resp["refused"], false, "{kind}: {resp}");
-            crate::layers_managed::journal(&d).iter().any(|r| {
+            d.journal().iter().any(|r| {
                 r["kind"] == "reload_refused"
                     && r["file"]
                         .as_str()
@@ -564,10 +564,33 @@ fn guard_refuses(d: &Daemon, command: &str) -> bool {
         Some(&event.to_string()),
         RESPONSE,
     );
-    let stdout = text(&out.stdout);
-    let answer: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-    answer["hookSpecificOutput"]["permissionDecision"] == "deny"
-        && stdout.contains("hookd protects itself")
+    // Either answer is read whole, or the test fails: a relay that did not reach the daemon, or an
+    // answer of another shape, is neither a refusal nor a call let through.
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(
+        code(&out.status),
+        0,
+        "{command}: the relay failed: {stderr}"
+    );
+    if stdout.trim().is_empty() {
+        assert!(
+            stderr.trim().is_empty(),
+            "{command}: no answer, and the relay said: {stderr}"
+        );
+        return false;
+    }
+    let answer: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{command}: not an answer ({e}): {stdout:?} {stderr}"));
+    let decision = &answer["hookSpecificOutput"]["permissionDecision"];
+    assert_eq!(
+        decision, "deny",
+        "{command}: an answer that is no refusal: {answer}"
+    );
+    assert!(
+        stdout.contains("hookd protects itself"),
+        "{command}: refused, but not by hookd's guard: {answer}"
+    );
+    true
 }
 
 #[test]

@@ -10,51 +10,27 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::*;
+use crate::live_hooks::{attach_answer, bash_in, fire_within, live_in_status, next_call};
+
+/// Attaches `hooks` on `c` for the client "attacker"; the response, whatever it says.
+fn attach(c: &mut Client, hooks: Value) -> Value {
+    attach_answer(c, "attacker", hooks)
+}
 
 /// A Bash call of session `S`.
 fn bash(command: &str) -> Value {
-    json!({"session_id": "S", "tool_name": "Bash", "tool_input": {"command": command}})
-}
-
-/// Attaches `hooks` on `c` for the client "attacker"; the response.
-fn attach(c: &mut Client, hooks: Value) -> Value {
-    let r = c.request(&json!({"op": "attach", "id": "a", "client": "attacker", "hooks": hooks}));
-    assert_eq!(r["id"], "a", "{r}");
-    r
-}
-
-/// The next line on `c`, which must be a call.
-fn next_call(c: &mut Client) -> Value {
-    let call = c.recv();
-    assert_eq!(call["op"], "call", "expected a call: {call}");
-    call
-}
-
-/// A PreToolUse fire by Claude Code on a connection of its own in a thread; its answer must come within
-/// `deadline`.
-fn fire_within(d: &Daemon, deadline: Duration, event: Value) -> thread::JoinHandle<Value> {
-    let socket = d.socket.clone();
-    thread::spawn(move || {
-        let stream = std::os::unix::net::UnixStream::connect(&socket).expect("connecting");
-        stream.set_read_timeout(Some(deadline)).expect("a deadline");
-        let mut agent = Client::from_stream(stream);
-        agent.request(&json!({"op": "fire", "id": "f", "moment": "PreToolUse",
-                              "agent": "claude-code", "event": event}))
-    })
+    bash_in("S", command)
 }
 
 /// A fire answered within 20 s.
 fn fire(d: &Daemon, event: Value) -> thread::JoinHandle<Value> {
-    fire_within(d, Duration::from_secs(20), event)
+    fire_within(d, Duration::from_secs(20), "PreToolUse", event)
 }
 
 /// The fire records of the journal, read as they are now.
 fn journal_hooks(d: &Daemon, name: &str) -> Vec<Value> {
-    let path = state_home_for(&d.socket).join("hookd/journal.jsonl");
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+    d.journal()
+        .into_iter()
         .filter(|record| record["kind"] == "fire")
         .flat_map(|record| record["hooks"].as_array().cloned().unwrap_or_default())
         .filter(|hook| hook["name"] == name)
@@ -62,7 +38,7 @@ fn journal_hooks(d: &Daemon, name: &str) -> Vec<Value> {
 }
 
 fn live_count(d: &Daemon) -> usize {
-    d.status()["live"].as_array().map_or(0, Vec::len)
+    live_in_status(d).len()
 }
 
 // ---- A client that reports its own failure. ----
@@ -404,7 +380,7 @@ fn under_allow_managed_hooks_only_no_live_hook_is_hung_and_one_hung_before_does_
         },
     );
     // The hook hung before is not called: the fire does not wait for it.
-    let r = fire_within(&d, Duration::from_secs(10), bash("ls"))
+    let r = fire_within(&d, Duration::from_secs(10), "PreToolUse", bash("ls"))
         .join()
         .unwrap();
     assert_eq!(r["hooks"], json!([]), "{r}");
@@ -488,7 +464,7 @@ fn an_answer_of_invalid_utf8_fails_the_calls_pending_by_their_on_failure() {
         &mut live,
         json!([{"name": "strict", "moment": "PreToolUse", "timeout": 30, "on_failure": "refuse"}]),
     );
-    let f = fire_within(&d, Duration::from_secs(10), bash("ls"));
+    let f = fire_within(&d, Duration::from_secs(10), "PreToolUse", bash("ls"));
     let call = next_call(&mut live);
     let mut line =
         format!("{{\"op\":\"answer\",\"call\":{},\"allow\":\"", call["call"]).into_bytes();
@@ -567,7 +543,7 @@ fn a_client_that_disconnects_during_its_attach_leaves_no_hook_hung() {
     wait_until(Duration::from_secs(10), "every hook taken down", || {
         live_count(&d) == 0
     });
-    let r = fire_within(&d, Duration::from_secs(10), bash("ls"))
+    let r = fire_within(&d, Duration::from_secs(10), "PreToolUse", bash("ls"))
         .join()
         .unwrap();
     assert_eq!(r["hooks"], json!([]), "{r}");

@@ -25,12 +25,14 @@ const AGENT_VARS: &[&str] = &[
     "QWEN_HOME",
     "COPILOT_HOME",
     "XDG_CONFIG_HOME",
+    "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+    "QWEN_CODE_SYSTEM_SETTINGS_PATH",
 ];
 
 /// `hookd ARGS` with HOME `home` and the variables `envs`, no other agent variable; hookd's state (the
 /// registry of setups) and runtime folder (the socket setup asks to reload) in `home` too, never the
 /// user's.
-fn hookd_in(home: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
+pub(crate) fn hookd_in(home: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args)
         .env("HOME", home)
@@ -47,11 +49,15 @@ fn hookd_in(home: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
 
 /// As [`hookd_in`], which must succeed; its stdout.
 fn ok(home: &Path, args: &[&str], envs: &[(&str, &Path)]) -> String {
-    let out = hookd_in(home, args, envs);
+    succeeded(&hookd_in(home, args, envs))
+}
+
+/// The stdout of `out`, which must have succeeded.
+pub(crate) fn succeeded(out: &Output) -> String {
     assert_eq!(
         code(&out.status),
         0,
-        "hookd {args:?} failed:\n{}{}",
+        "hookd failed:\n{}{}",
         text(&out.stdout),
         text(&out.stderr)
     );

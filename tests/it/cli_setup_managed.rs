@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::cli_setup::{hookd_in, succeeded};
 use crate::common::*;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -26,18 +27,6 @@ const PLACES: &[(&str, &str)] = &[
     ("qwen-code", "etc/qwen-code/settings.json"),
     ("copilot-cli", "etc/github-copilot/policy.d/hookd.json"),
 ];
-
-/// `hookd ARGS` with a HOME, state and runtime folder of `home`'s, and none of the agents' variables.
-fn hookd_in(home: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .env("HOME", home)
-        .env("XDG_STATE_HOME", home.join(".state"))
-        .env("XDG_RUNTIME_DIR", home.join(".run"))
-        .env_remove("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-        .env_remove("QWEN_CODE_SYSTEM_SETTINGS_PATH");
-    run_with_deadline(cmd, None, TIMEOUT)
-}
 
 /// `hookd setup AGENT --managed --managed-root ROOT [--socket SOCKET] EXTRA...`.
 fn managed_setup(home: &Path, root: &Path, agent: &str, extra: &[&str]) -> Output {
@@ -54,18 +43,7 @@ fn managed_setup(home: &Path, root: &Path, agent: &str, extra: &[&str]) -> Outpu
         args.extend(["--socket", socket.to_str().unwrap()]);
     }
     args.extend_from_slice(extra);
-    hookd_in(home, &args)
-}
-
-fn succeeded(out: &Output) -> String {
-    assert_eq!(
-        code(&out.status),
-        0,
-        "setup failed:\n{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
+    hookd_in(home, &args, &[])
 }
 
 /// The refusal of `out`: exit 1, its stderr.
@@ -107,6 +85,7 @@ fn printed_hooks(home: &Path, agent: &str) -> Value {
             "--socket",
             socket.to_str().unwrap(),
         ],
+        &[],
     );
     let printed: Value = serde_json::from_str(&succeeded(&out)).unwrap();
     printed["hooks"].clone()
@@ -286,6 +265,7 @@ fn what_a_managed_setup_refuses() {
     let out = hookd_in(
         &home,
         &["setup", "claude-code", "--managed", "--file", "/tmp/x.json"],
+        &[],
     );
     let said = refusal(&out);
     assert!(

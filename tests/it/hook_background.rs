@@ -3,27 +3,12 @@
 //! be; at shutdown it is stopped and reaped, and its record says so; on a moment where a hook decides,
 //! `background` is refused with the reason.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
 use crate::common::*;
-
-fn journal(d: &Daemon) -> PathBuf {
-    state_home_for(&d.socket).join("hookd/journal.jsonl")
-}
-
-/// The whole lines of the journal, parsed (a partial last line left out).
-fn lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let whole = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
-    whole
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a journal line is JSON"))
-        .collect()
-}
 
 /// A daemon with one PostToolUse hook in the background that writes its pid, waits until the test
 /// makes the file `go`, then writes `done` and says something a foreground hook would be heard for.
@@ -56,20 +41,22 @@ fn a_background_hooks_fire_answers_before_it_ends_and_its_record_arrives_after()
         adds(&resp).is_empty(),
         "a background hook is never heard: {resp}"
     );
-    let path = journal(&d);
+    let path = d.journal_file();
     wait_until(RESPONSE, "the fire's own line", || {
-        lines(&path)
+        journal_records(&path)
             .iter()
             .any(|l| l["kind"] == "fire" && l["session"] == "bg-1")
     });
     assert!(
-        !lines(&path).iter().any(|l| l["kind"] == "background"),
+        !journal_records(&path)
+            .iter()
+            .any(|l| l["kind"] == "background"),
         "no background record before the hook ends"
     );
     std::fs::write(d.sb.p("go"), "").unwrap();
     let mut record = None;
     wait_until(RESPONSE, "the background record", || {
-        record = lines(&path)
+        record = journal_records(&path)
             .into_iter()
             .find(|l| l["kind"] == "background" && l["session"] == "bg-1");
         record.is_some()
@@ -103,7 +90,7 @@ fn a_reload_leaves_a_background_hook_running_and_a_shutdown_stops_and_reaps_it()
     assert!(status.success(), "{status}");
     assert!(process_gone(pid, d.pid()), "the hook outlived the daemon");
     assert!(!d.sb.p("done").exists());
-    let record = lines(&journal(&d))
+    let record = journal_records(&d.journal_file())
         .into_iter()
         .find(|l| l["kind"] == "background" && l["session"] == "bg-2")
         .expect("the background record, written before the daemon exits");
@@ -164,10 +151,10 @@ fn hooks_in_the_background_never_take_the_slots_a_guard_waits_for() {
     d.sb.wait_pid("pid");
     // The share (1 of 2) is taken: the next is not run, and says so.
     d.fire("PostToolUse", post_tool_use("bg-4"));
-    let path = journal(&d);
+    let path = d.journal_file();
     let mut record = None;
     wait_until(RESPONSE, "the record of the hook not run", || {
-        record = lines(&path)
+        record = journal_records(&path)
             .into_iter()
             .find(|l| l["kind"] == "background" && l["session"] == "bg-4");
         record.is_some()

@@ -82,6 +82,92 @@ fn a_program_run_to_completion_has_the_tests_places() {
     assert_ne!(other, folder);
 }
 
+/// The command line `/proc` shows for `pid`, a word a line.
+fn command_line(pid: u32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap()
+        .split(|b| *b == 0)
+        .filter(|word| !word.is_empty())
+        .map(|word| String::from_utf8_lossy(word).into_owned())
+        .collect()
+}
+
+/// How many times `words` name a managed layer, and whether the one they name is `dir`.
+fn managed_named(words: &[String], dir: &str) -> (usize, bool) {
+    let at: Vec<usize> = words
+        .iter()
+        .enumerate()
+        .filter(|(_, word)| *word == "--managed")
+        .map(|(n, _)| n)
+        .collect();
+    let is_dir = at
+        .first()
+        .is_some_and(|n| words.get(n + 1).is_some_and(|word| word == dir));
+    (at.len(), is_dir)
+}
+
+#[test]
+fn no_daemon_nor_check_of_a_test_reads_the_machines_managed_layer() {
+    // A test's daemon, whichever helper starts it, names a managed layer no machine has...
+    let d = Daemon::with_scripts(&[], "# none\n");
+    assert_eq!(
+        managed_named(&command_line(d.pid()), NO_MANAGED_LAYER),
+        (1, true),
+        "{:?}",
+        command_line(d.pid())
+    );
+    let sb = Sandbox::new();
+    sb.settings("# none\n");
+    let by_hand = serve_command(&sb, "by-hand.log");
+    let words: Vec<String> = by_hand
+        .get_args()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        managed_named(&words, NO_MANAGED_LAYER),
+        (1, true),
+        "{words:?}"
+    );
+    // ... or the one its test names, once.
+    let dir = sb.p("managed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let managed = Daemon::start_managed(Sandbox::new(), &dir);
+    assert_eq!(
+        managed_named(&command_line(managed.pid()), dir.to_str().unwrap()),
+        (1, true)
+    );
+    // `hookd check` run to completion: a stand-in named hookd that prints its words.
+    std::fs::create_dir_all(sb.p("bin")).unwrap();
+    let stand_in = sb.p("bin/hookd");
+    std::fs::write(&stand_in, "#!/bin/sh\nprintf '%s\\n' \"$@\"\n").unwrap();
+    std::fs::set_permissions(
+        &stand_in,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let said = |args: &[&str]| -> Vec<String> {
+        let mut cmd = Command::new(&stand_in);
+        cmd.args(args);
+        let out = run_with_deadline(cmd, None, T);
+        text(&out.stdout).lines().map(String::from).collect()
+    };
+    let words = said(&["check", "--config", "x.toml"]);
+    assert_eq!(
+        managed_named(&words, NO_MANAGED_LAYER),
+        (1, true),
+        "{words:?}"
+    );
+    let words = said(&["check", "--managed", "mine"]);
+    assert_eq!(managed_named(&words, "mine"), (1, true), "{words:?}");
+    // A command that reads no managed layer is left as it is.
+    let words = said(&["status"]);
+    assert_eq!(
+        managed_named(&words, NO_MANAGED_LAYER),
+        (0, false),
+        "{words:?}"
+    );
+}
+
 #[test]
 fn the_places_a_test_names_are_kept_and_the_rest_follow_them() {
     let sb = Sandbox::new();

@@ -36,27 +36,14 @@ pub fn write_managed(path: &Path, text: &str) {
 
 /// A daemon on the sandbox with the managed layer in `dir`.
 pub fn start_managed(sb: Sandbox, dir: &Path) -> Daemon {
-    let dir = dir.to_path_buf();
-    Daemon::start_with(sb, move |cmd| {
-        cmd.arg("--managed").arg(&dir);
-    })
-}
-
-/// The daemon's journal, every line read.
-pub fn journal(d: &Daemon) -> Vec<Value> {
-    let path = state_home_for(&d.socket).join("hookd/journal.jsonl");
-    fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
+    Daemon::start_managed(sb, dir)
 }
 
 /// Waits until a journal line satisfies `found`, and returns it.
 pub fn journaled(d: &Daemon, what: &str, found: impl Fn(&Value) -> bool) -> Value {
     let mut line = None;
     wait_until(Duration::from_secs(10), what, || {
-        line = journal(d).into_iter().find(|record| found(record));
+        line = d.journal().into_iter().find(|record| found(record));
         line.is_some()
     });
     line.unwrap()
@@ -228,6 +215,10 @@ fn require_fail_closed_refuses_a_fail_open_relay() {
         "{resp}"
     );
     let resp = d.connect().request(&json!({"op": "relay", "id": 1, "agent": "claude-code", "input": input, "fail_closed": true}));
+    // Answered (an error answer has no stdout either), and let through: nothing refuses it.
+    assert_eq!(resp["ok"], true, "{resp}");
+    assert_eq!(resp["exit"], 0, "{resp}");
+    assert!(resp.get("refusal").is_none(), "{resp}");
     assert!(
         !resp["stdout"]
             .as_str()

@@ -123,6 +123,82 @@ fn a_repository_whose_hooks_cannot_be_read_is_said_in_every_fire_from_it() {
     });
 }
 
+/// Every `project:` hook named in `check --json`'s `projects`, in their order.
+fn checked_names(object: &serde_json::Value) -> Vec<String> {
+    object["projects"]
+        .as_array()
+        .unwrap_or_else(|| panic!("check --json lists the projects: {object}"))
+        .iter()
+        .flat_map(|project| project["hooks"].as_array().cloned().unwrap_or_default())
+        .map(|hook| hook["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn check_in_a_nested_repository_shows_every_repositorys_hooks_the_daemon_runs() {
+    let sb = Sandbox::new();
+    sb.settings("# no hooks of the user's\n");
+    let outer = make_repo(
+        &sb,
+        "[[hooks.PreToolUse]]\nname = \"outer\"\ncommand = \"$HOOKD_CONFIG_DIR/outer.sh\"\n",
+        &[("outer.sh", "exit 0")],
+    );
+    // A repository inside it (a submodule, a vendored one) with hooks of its own.
+    let inner = outer.join("vendor/lib");
+    fs::create_dir_all(inner.join(".git")).unwrap();
+    fs::create_dir_all(inner.join(".hookd")).unwrap();
+    fs::create_dir_all(inner.join("src")).unwrap();
+    fs::write(
+        inner.join(".hookd/hooks.toml"),
+        "[[hooks.PreToolUse]]\nname = \"inner\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    let d = Daemon::start(sb);
+    let cwd = inner.join("src");
+    // What the daemon runs (here: reports, pending) for a fire from inside the inner one.
+    let fired = d.fire("PreToolUse", bash("make", &cwd));
+    let ran: Vec<String> = hook_names(&fired)
+        .into_iter()
+        .filter(|name| name.starts_with("project:"))
+        .collect();
+    assert_eq!(ran, ["project:outer", "project:inner"], "{fired}");
+    // `check` from there shows the same hooks, in the same order, each repository's file named.
+    let shown = text(&check_in(&d, &cwd, false).stdout);
+    let at = |file: &std::path::Path| {
+        shown
+            .find(&format!(
+                "project layer: {}",
+                file.join(".hookd/hooks.toml").display()
+            ))
+            .unwrap_or_else(|| panic!("{} not shown in\n{shown}", file.display()))
+    };
+    assert!(at(&outer) < at(&inner), "the outermost first:\n{shown}");
+    let out = check_in(&d, &cwd, true);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    let object: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(checked_names(&object), ran, "{object}");
+    assert_eq!(
+        object["project"]["root"],
+        fs::canonicalize(&inner).unwrap().to_str().unwrap(),
+        "`project` is the nearest: {object}"
+    );
+    // Trusting the outer one shows it trusted, the inner one still pending.
+    assert_eq!(code(&trust(&d, &[outer.to_str().unwrap()]).status), 0);
+    let object: serde_json::Value =
+        serde_json::from_slice(&check_in(&d, &cwd, true).stdout).unwrap();
+    let trusted: Vec<&serde_json::Value> = object["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|project| &project["hooks"][0]["trusted"])
+        .collect();
+    assert_eq!(
+        trusted,
+        [&serde_json::json!(true), &serde_json::json!(false)],
+        "{object}"
+    );
+}
+
 /// `hookd check` run in `dir`, with the daemon's state folder (where the trust store is).
 fn check_in(d: &Daemon, dir: &std::path::Path, json: bool) -> std::process::Output {
     let mut cmd = std::process::Command::new(BIN);

@@ -192,6 +192,11 @@ fn a_hooks_file_linking_out_of_the_repository_or_a_script_outside_it_is_refused_
         said.contains("hooks.toml:3:11") && said.contains("outside the repository"),
         "{said}"
     );
+    assert_eq!(
+        said.matches("hooks.toml:3:11").count(),
+        1,
+        "said once, the program named once: {said}"
+    );
     // The hooks file a link out of the repository.
     let elsewhere = d.sb.p("elsewhere.toml");
     fs::write(&elsewhere, GATE).unwrap();

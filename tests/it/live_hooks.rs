@@ -17,7 +17,7 @@ fn daemon_with_a_file_hook() -> Daemon {
 }
 
 /// A Bash call of `session`.
-fn bash_in(session: &str, command: &str) -> Value {
+pub(crate) fn bash_in(session: &str, command: &str) -> Value {
     json!({"session_id": session, "tool_name": "Bash", "tool_input": {"command": command}})
 }
 
@@ -32,16 +32,22 @@ fn fire_in_thread(d: &Daemon, moment: &str, event: Value) -> thread::JoinHandle<
     })
 }
 
-/// Attaches `hooks` for the client `client` on `c`; the response.
-fn attach(c: &mut Client, client: &str, hooks: Value) -> Value {
+/// Attaches `hooks` for the client `client` on `c`; the response, whatever it says.
+pub(crate) fn attach_answer(c: &mut Client, client: &str, hooks: Value) -> Value {
     let r = c.request(&json!({"op": "attach", "id": 1, "client": client, "hooks": hooks}));
     assert_eq!(r["id"], 1, "{r}");
+    r
+}
+
+/// [`attach_answer`], which must be taken.
+fn attach(c: &mut Client, client: &str, hooks: Value) -> Value {
+    let r = attach_answer(c, client, hooks);
     assert_eq!(r["ok"], true, "{r}");
     r
 }
 
 /// The next line on `c`, which must be a call.
-fn next_call(c: &mut Client) -> Value {
+pub(crate) fn next_call(c: &mut Client) -> Value {
     let call = c.recv();
     assert_eq!(call["op"], "call", "expected a call: {call}");
     assert!(call["call"].as_u64().is_some(), "{call}");
@@ -145,7 +151,7 @@ fn a_live_hooks_answer_is_read_as_a_workers_and_folded_in_the_order_hung() {
 
 /// A fire as [`fire_in_thread`], whose answer must come within `deadline` (the test fails past it):
 /// for what must be answered long before the hook's own timeout.
-fn fire_within(
+pub(crate) fn fire_within(
     d: &Daemon,
     deadline: Duration,
     moment: &str,
@@ -163,7 +169,7 @@ fn fire_within(
 }
 
 /// The live hooks `status` lists.
-fn live_in_status(d: &Daemon) -> Vec<Value> {
+pub(crate) fn live_in_status(d: &Daemon) -> Vec<Value> {
     d.status()["live"].as_array().cloned().unwrap_or_default()
 }
 

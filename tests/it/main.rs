@@ -68,6 +68,8 @@ mod attack_layers;
 mod attack_live;
 /// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper.
 mod attack_relay;
+/// `status` asked to hold every fire back: a trust store swapped for a FIFO, large scripts asked again.
+mod attack_status;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
 mod daemon_answers;
 /// The socket's folder and modes, a second daemon, a stale socket, clean shutdowns.

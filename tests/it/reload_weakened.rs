@@ -5,8 +5,7 @@
 //! and `hookd status` (for people and `--json`) shows the last one; a reload that only adds or
 //! strengthens writes none.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -33,31 +32,8 @@ fn daemon(toml: &str) -> Daemon {
     Daemon::with_scripts(&[("guard.sh", GUARD_SCRIPT)], toml)
 }
 
-fn journal_path(d: &Daemon) -> PathBuf {
-    state_home_for(&d.socket)
-        .join("hookd")
-        .join("journal.jsonl")
-}
-
-/// The whole lines of the journal, parsed (a partial last line, racing a write, left out).
-fn journal(d: &Daemon) -> Vec<Value> {
-    let text = fs::read(journal_path(d)).unwrap_or_default();
-    let whole = &text[..text
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |at| at + 1)];
-    std::str::from_utf8(whole)
-        .expect("the journal is UTF-8")
-        .lines()
-        .map(|line| {
-            serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("a journal line is not JSON ({e}): {line:?}"))
-        })
-        .collect()
-}
-
 fn of_kind(d: &Daemon, kind: &str) -> Vec<Value> {
-    journal(d)
+    d.journal()
         .into_iter()
         .filter(|record| record["kind"] == kind)
         .collect()
@@ -136,7 +112,7 @@ fn weakens(d: &Daemon, after: &str, changes: &[[&str; 3]], words: &str) -> Value
     assert_eq!(record["weakened"], json!(want), "{record}");
 
     // `hookd log` reads it back: as JSON lines, and as a row of its table on a terminal.
-    let journal = journal_path(d);
+    let journal = d.journal_file();
     let out = run_hookd(
         &["log", "--journal", journal.to_str().unwrap(), "--json"],
         None,
@@ -332,7 +308,7 @@ fn a_reload_that_only_adds_or_strengthens_writes_no_weakened_record() {
     // A reload after it: whatever the first wrote is in the journal once this one's record is.
     let generation = d.reload()["generation"].as_u64().unwrap();
     wait_reload(&d, generation);
-    assert!(of_kind(&d, "weakened").is_empty(), "{:?}", journal(&d));
+    assert!(of_kind(&d, "weakened").is_empty(), "{:?}", d.journal());
     let status = status_json(&d);
     assert!(status["last_weakened"].is_null(), "{status}");
     assert_eq!(
@@ -350,6 +326,6 @@ fn the_journal_read_here_is_the_daemons() {
     let d = daemon(&hook("guard", ""));
     assert_eq!(
         Path::new(d.status()["record"]["journal"].as_str().unwrap()),
-        journal_path(&d)
+        d.journal_file()
     );
 }

@@ -72,6 +72,7 @@ impl Activated {
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file);
+        without_the_machines_managed_layer(&mut cmd);
         let child = cmd.spawn().unwrap_or_else(|e| {
             panic!("cannot run systemd-socket-activate ({e}): install Debian's `systemd` package")
         });

@@ -11,7 +11,10 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
-use super::{BIN, Client, READY, Sandbox, bash_event, check_fire_shape, keep_home, wait_until};
+use super::{
+    BIN, Client, NO_MANAGED_LAYER, READY, Sandbox, bash_event, check_fire_shape, keep_home,
+    wait_until,
+};
 
 /// A running `hookd serve`, killed (SIGTERM, then SIGKILL) and reaped on drop. On a failing test the
 /// daemon's log is printed.
@@ -27,11 +30,16 @@ pub struct Daemon {
 /// `hookd serve` for this sandbox, not yet spawned, its output going to the file `log_name` in the
 /// sandbox. See [`serve_command_at`].
 pub fn serve_command(sb: &Sandbox, log_name: &str) -> Command {
-    let log = fs::File::create(sb.p(log_name)).expect("creating the daemon log");
     let mut cmd = serve_command_at(&sb.config(), &sb.socket());
+    logged_in(&mut cmd, sb, log_name);
+    cmd
+}
+
+/// `cmd`'s output to the file `log_name` in the sandbox.
+fn logged_in(cmd: &mut Command, sb: &Sandbox, log_name: &str) {
+    let log = fs::File::create(sb.p(log_name)).expect("creating the daemon log");
     cmd.stdout(log.try_clone().expect("cloning the log file"))
         .stderr(log);
-    cmd
 }
 
 /// `hookd serve --config CONFIG --socket SOCKET` at log level `debug`, stdin from /dev/null, not yet
@@ -41,12 +49,19 @@ pub fn serve_command(sb: &Sandbox, log_name: &str) -> Command {
 /// (the test harness may itself have inherited stray descriptors, and the other tests of this binary open
 /// their own) and whatever a hook sees beyond 0, 1, 2 is the daemon's own.
 pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
+    serve_command_managed_at(config, socket, Path::new(NO_MANAGED_LAYER))
+}
+
+/// [`serve_command_at`] with the managed layer in `managed`.
+pub fn serve_command_managed_at(config: &Path, socket: &Path, managed: &Path) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.arg("serve")
         .arg("--config")
         .arg(config)
         .arg("--socket")
         .arg(socket)
+        .arg("--managed")
+        .arg(managed)
         .env("HOOKD_LOG", "debug")
         .env_remove("JOURNAL_STREAM");
     for var in SYSTEMD_VARS {
@@ -62,19 +77,6 @@ pub fn serve_command_at(config: &Path, socket: &Path) -> Command {
         });
     }
     cmd
-}
-
-/// A managed layer's folder that no machine has, whose every folder on the way is root's (`/`): read
-/// as an empty layer by root and by a user alike, where a folder of the test's own would be refused to
-/// a user (the layer must be root's).
-pub const NO_MANAGED_LAYER: &str = "/nonexistent/hookd-tests-have-no-managed-layer";
-
-/// `--managed` [`NO_MANAGED_LAYER`] unless the command names a managed layer of its own: a test's daemon
-/// never reads the machine's own `/etc/hookd` (a team's hooks would run on the test's events).
-pub fn without_the_machines_managed_layer(cmd: &mut Command) {
-    if !cmd.get_args().any(|arg| arg == "--managed") {
-        cmd.arg("--managed").arg(NO_MANAGED_LAYER);
-    }
 }
 
 /// The places of a daemon on `socket` with the settings `config`, and of the hooks it starts (they
@@ -95,6 +97,24 @@ pub fn state_home_for(socket: &Path) -> PathBuf {
     socket
         .parent()
         .map_or_else(|| PathBuf::from("state"), |dir| dir.join("state"))
+}
+
+/// The records of the journal file at `path` as they are now: each whole line parsed (one that is not
+/// JSON fails the test), a last line the daemon is still writing left out; none when there is no file.
+pub fn journal_records(path: &Path) -> Vec<Value> {
+    let text = fs::read(path).unwrap_or_default();
+    let whole = &text[..text
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1)];
+    std::str::from_utf8(whole)
+        .expect("the journal is UTF-8")
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("a journal line is not JSON ({e}): {line:?}"))
+        })
+        .collect()
 }
 
 /// The variables systemd gives the daemon that no hook may inherit (contract section 6).
@@ -135,12 +155,23 @@ impl Daemon {
         Daemon::start(sb)
     }
 
-    /// As `start`, with a chance to change the command (extra environment, ...).
+    /// As `start`, with a chance to change the command (extra environment, ...). Its managed layer is
+    /// none ([`NO_MANAGED_LAYER`]); [`Daemon::start_managed`] names one.
     pub fn start_with(sb: Sandbox, adjust: impl FnOnce(&mut Command)) -> Daemon {
+        let cmd = serve_command(&sb, "daemon.log");
+        Daemon::spawned(sb, cmd, adjust)
+    }
+
+    /// As `start`, with the managed layer in `dir`.
+    pub fn start_managed(sb: Sandbox, dir: &Path) -> Daemon {
+        let mut cmd = serve_command_managed_at(&sb.config(), &sb.socket(), dir);
+        logged_in(&mut cmd, &sb, "daemon.log");
+        Daemon::spawned(sb, cmd, |_| {})
+    }
+
+    fn spawned(sb: Sandbox, mut cmd: Command, adjust: impl FnOnce(&mut Command)) -> Daemon {
         remember_panics();
-        let mut cmd = serve_command(&sb, "daemon.log");
         adjust(&mut cmd);
-        without_the_machines_managed_layer(&mut cmd);
         let child = cmd.spawn().expect("spawning hookd serve");
         let pid = child.id();
         let mut daemon = Daemon {
@@ -197,6 +228,16 @@ impl Daemon {
 
     pub fn log_text(&self) -> String {
         fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The daemon's journal file: `state/hookd/journal.jsonl` beside its socket ([`state_home_for`]).
+    pub fn journal_file(&self) -> PathBuf {
+        state_home_for(&self.socket).join("hookd/journal.jsonl")
+    }
+
+    /// The journal's records as they are now ([`journal_records`]).
+    pub fn journal(&self) -> Vec<Value> {
+        journal_records(&self.journal_file())
     }
 
     pub fn connect(&self) -> Client {

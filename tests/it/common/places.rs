@@ -96,8 +96,40 @@ pub fn keep_home(cmd: &mut Command, folder: &Path) {
             .unwrap_or_else(|| folder.join("config"));
         cmd.env("HOOKD_CONFIG", config.join("hookd/hooks.toml"));
     }
+    // The machine's managed layer is a place of the machine's, not the test's.
+    without_the_machines_managed_layer(cmd);
     if let Some(why) = reaches_the_users_places(cmd) {
         panic!("{cmd:?} {why}: give it a place in the test's folder");
+    }
+}
+
+/// A managed layer's folder that no machine has, whose every folder on the way is root's (`/`): read
+/// as an empty layer by root and by a user alike, where a folder of the test's own would be refused to
+/// a user (the layer must be root's).
+pub const NO_MANAGED_LAYER: &str = "/nonexistent/hookd-tests-have-no-managed-layer";
+
+/// `--managed` [`NO_MANAGED_LAYER`] for a hookd command that reads the managed layer (`serve`,
+/// `check`) unless it names one of its own: a test's daemon never reads the machine's own `/etc/hookd`
+/// (a team's hooks would run on the test's events), and a test's `check` never shows its hooks.
+/// [`keep_home`] calls it for every hookd program a test starts; a program started through another
+/// (`sh -c`, `systemd-socket-activate`) calls it itself.
+pub fn without_the_machines_managed_layer(cmd: &mut Command) {
+    // The command's own first word, or the word after a hookd program another one starts.
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let words: Vec<String> = std::iter::once(program)
+        .chain(cmd.get_args().map(|arg| arg.to_string_lossy().into_owned()))
+        .collect();
+    let reads_it = words.windows(2).any(|pair| {
+        let names_hookd = Path::new(&pair[0])
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy() == "hookd");
+        names_hookd && (pair[1] == "serve" || pair[1] == "check")
+    });
+    let names_one = cmd
+        .get_args()
+        .any(|arg| arg == "--managed" || arg.to_string_lossy().starts_with("--managed="));
+    if reads_it && !names_one {
+        cmd.arg("--managed").arg(NO_MANAGED_LAYER);
     }
 }
 
