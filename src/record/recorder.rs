@@ -129,7 +129,9 @@ impl Recorder {
     /// Taken from what this thread's last hand-over brought back ([`Recorder::note_boxed`]), without a
     /// lock: a fire takes the queue's lock once, to hand its record over.
     pub fn fresh(&self, kind: super::line::Kind) -> Box<Record> {
-        let at_hand = NEXT.with(|next| next.borrow_mut().pop());
+        // `try_with`: a record made from a destructor as its thread ends (this thread's records at
+        // hand gone) is a new one, never a panic that loses it.
+        let at_hand = NEXT.try_with(|next| next.borrow_mut().pop()).ok().flatten();
         let mut record = at_hand.unwrap_or_else(|| Box::new(Record::new(kind)));
         record.kind = kind;
         record.at = Some(std::time::SystemTime::now());
@@ -140,7 +142,8 @@ impl Recorder {
     /// thread's next fires are taken, when it has none at hand.
     pub fn note_boxed(&self, record: Box<Record>) {
         let mut waiting = lock(&self.queue);
-        NEXT.with(|next| {
+        // As a thread ends (its records at hand gone), the record is still handed over.
+        let _ = NEXT.try_with(|next| {
             let mut next = next.borrow_mut();
             if next.is_empty() {
                 let from = waiting.spare.len().saturating_sub(AT_HAND);
