@@ -16,23 +16,6 @@ pub fn event_name(kind: &str) -> String {
     }
 }
 
-/// The kind's name as the journal writes it.
-pub fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Fire => "fire",
-        Kind::Reload => "reload",
-        Kind::ReloadRefused => "reload_refused",
-        Kind::WorkerRestart => "worker_restart",
-        Kind::StopCap => "stop_cap",
-        Kind::Dropped => "dropped",
-        Kind::Relay => "relay",
-        Kind::Weakened => "weakened",
-        Kind::Background => "background",
-        Kind::Ask => "ask",
-        Kind::Other => "other",
-    }
-}
-
 /// Who sends: this hookd, on this host, for this user (the request's resource).
 pub fn resource() -> Vec<(String, Any)> {
     let uid = nix::unistd::getuid();
@@ -75,7 +58,7 @@ fn unix_nanos(time: SystemTime) -> u64 {
 
 /// The log record of one journal record; `redact` leaves out what was asked and what hooks said.
 pub fn log_record(record: &Record, redact: bool) -> LogRecord {
-    let kind = kind_name(record.kind);
+    let kind = record.kind.word();
     let mut attributes: Vec<(String, Any)> = Vec::new();
     let mut text = |name: &str, value: &Option<String>| {
         if let Some(value) = value {

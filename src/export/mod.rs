@@ -193,7 +193,7 @@ impl Run {
                 .filter_map(|line| serde_json::from_slice::<Record>(line).ok())
                 .filter(|record| {
                     let decision = record.verdict.as_ref().map(|v| v.decision.word());
-                    otlp.sends(map::kind_name(record.kind), decision)
+                    otlp.sends(record.kind.word(), decision)
                 })
                 .map(|record| map::log_record(&record, otlp.redact))
                 .collect();

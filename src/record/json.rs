@@ -8,7 +8,7 @@
 //! the format (docs/record.md) cannot drift from the type that reads it back. What is rare and
 //! arbitrary (a whole tool input kept by `full_inputs`, a float) is still written by `serde_json`.
 
-use super::line::{Hook, Kind, Record, Source, Verdict, Weakening};
+use super::line::{Hook, Record, Source, Verdict, Weakening};
 
 impl Record {
     /// The record as one line, with its `\n`, its `time` written first.
@@ -36,7 +36,7 @@ fn write_record(out: &mut Vec<u8>, record: &Record) {
     out.extend_from_slice(b",\"time\":");
     string(out, &record.time);
     out.extend_from_slice(b",\"kind\":\"");
-    out.extend_from_slice(kind_word(record.kind).as_bytes());
+    out.extend_from_slice(record.kind.word().as_bytes());
     out.push(b'"');
     if let Some(generation) = record.generation {
         out.extend_from_slice(b",\"generation\":");
@@ -177,23 +177,6 @@ fn write_weakening(out: &mut Vec<u8>, weakening: &Weakening) {
     out.push(b'}');
 }
 
-/// The word serde's `rename_all = "snake_case"` gives a kind.
-fn kind_word(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Fire => "fire",
-        Kind::Reload => "reload",
-        Kind::ReloadRefused => "reload_refused",
-        Kind::WorkerRestart => "worker_restart",
-        Kind::StopCap => "stop_cap",
-        Kind::Dropped => "dropped",
-        Kind::Relay => "relay",
-        Kind::Weakened => "weakened",
-        Kind::Background => "background",
-        Kind::Ask => "ask",
-        Kind::Other => "other",
-    }
-}
-
 /// The word serde's `rename_all = "snake_case"` gives a source.
 fn source_word(source: Source) -> &'static str {
     match source {
@@ -327,10 +310,26 @@ fn escape(out: &mut Vec<u8>, byte: u8) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::line::Kind;
     use super::*;
     use crate::decision::{Outcome, Rewrote, Ruling};
     use serde_json::{Value, json};
     use std::time::{Duration, SystemTime};
+
+    /// Every kind of record.
+    const KINDS: &[Kind] = &[
+        Kind::Fire,
+        Kind::Reload,
+        Kind::ReloadRefused,
+        Kind::WorkerRestart,
+        Kind::StopCap,
+        Kind::Dropped,
+        Kind::Relay,
+        Kind::Weakened,
+        Kind::Background,
+        Kind::Ask,
+        Kind::Other,
+    ];
 
     /// A small seeded generator (xorshift): the same records on every run, so a failure repeats.
     struct Seeded(u64);
@@ -428,19 +427,6 @@ mod tests {
         }
 
         fn record(&mut self) -> Record {
-            const KINDS: &[Kind] = &[
-                Kind::Fire,
-                Kind::Reload,
-                Kind::ReloadRefused,
-                Kind::WorkerRestart,
-                Kind::StopCap,
-                Kind::Dropped,
-                Kind::Relay,
-                Kind::Weakened,
-                Kind::Background,
-                Kind::Ask,
-                Kind::Other,
-            ];
             const SOURCES: &[Source] = &[Source::Socket, Source::Relay, Source::Http];
             const RULINGS: &[Ruling] = &[
                 Ruling::Refused,
@@ -587,22 +573,10 @@ mod tests {
         let mut record = Record::new(Kind::Fire);
         record.at = Some(SystemTime::UNIX_EPOCH);
         same_as_serde_json(&mut record.clone());
-        for kind in [
-            Kind::Fire,
-            Kind::Reload,
-            Kind::ReloadRefused,
-            Kind::WorkerRestart,
-            Kind::StopCap,
-            Kind::Dropped,
-            Kind::Relay,
-            Kind::Weakened,
-            Kind::Background,
-            Kind::Ask,
-            Kind::Other,
-        ] {
+        for &kind in KINDS {
             assert_eq!(
                 serde_json::to_value(kind).unwrap(),
-                json!(kind_word(kind)),
+                json!(kind.word()),
                 "{kind:?}"
             );
         }
@@ -693,6 +667,7 @@ mod tests {
 /// the types in it) must be written too, and any text must be escaped as serde_json escapes it.
 #[cfg(test)]
 mod guards {
+    use super::super::line::Kind;
     use super::*;
     use crate::decision::{Outcome, Rewrote, Ruling};
     use serde_json::json;

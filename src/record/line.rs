@@ -55,6 +55,26 @@ pub enum Kind {
     Other,
 }
 
+impl Kind {
+    /// The kind's name as the journal writes it (serde's `rename_all = "snake_case"`; a test in
+    /// json.rs holds the two equal): the hand-written line and the export both name kinds by it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Kind::Fire => "fire",
+            Kind::Reload => "reload",
+            Kind::ReloadRefused => "reload_refused",
+            Kind::WorkerRestart => "worker_restart",
+            Kind::StopCap => "stop_cap",
+            Kind::Dropped => "dropped",
+            Kind::Relay => "relay",
+            Kind::Weakened => "weakened",
+            Kind::Background => "background",
+            Kind::Ask => "ask",
+            Kind::Other => "other",
+        }
+    }
+}
+
 /// Where a fire came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
