@@ -80,18 +80,19 @@ fn bash(session: &str, command: &str) -> Value {
     json!({"session_id": session, "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": command}})
 }
 
+/// A hook that refuses commands that hold `rm` (its reason on stderr) and adds a line of context to the
+/// others.
+pub const GUARD: &str = r#"input=$(cat)
+case "$input" in
+  *'"rm '*) echo "no rm here" >&2; exit 2 ;;
+  *) echo "checked" ;;
+esac"#;
+
 /// A sandbox whose one hook `guard` refuses commands that hold `rm` (its reason on stderr) and adds a
 /// line of context to the others.
 fn guarded(extra: &str) -> Sandbox {
     let sb = Sandbox::new();
-    sb.script(
-        "guard.sh",
-        r#"input=$(cat)
-case "$input" in
-  *'"rm '*) echo "no rm here" >&2; exit 2 ;;
-  *) echo "checked" ;;
-esac"#,
-    );
+    sb.script("guard.sh", GUARD);
     sb.settings(&format!(
         "{extra}\n[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"@DIR@/guard.sh\"\n"
     ));

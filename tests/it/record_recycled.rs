@@ -85,14 +85,7 @@ fn keys_of(shape: usize) -> BTreeSet<&'static str> {
 #[test]
 fn every_fire_has_one_line_with_its_own_fields_when_records_are_filled_again() {
     let sb = Sandbox::new();
-    sb.script(
-        "guard.sh",
-        r#"input=$(cat)
-case "$input" in
-  *'"rm '*) echo "no rm here" >&2; exit 2 ;;
-  *) echo "checked" ;;
-esac"#,
-    );
+    sb.script("guard.sh", crate::record_daemon::GUARD);
     let settings = |comment: &str| {
         format!(
             "# {comment}\n[[hooks.PreToolUse]]\nname = \"guard\"\ncommand = \"@DIR@/guard.sh\"\n"
