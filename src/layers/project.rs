@@ -62,7 +62,8 @@ pub fn find_all(cwd: &Path, home: &Path) -> Vec<PathBuf> {
     {
         homes.push(real);
     }
-    let mut spellings = vec![lexically_clean(cwd)];
+    // `.` and `..` read as the shell reads them (`a/b/..` is `a`), no link followed.
+    let mut spellings = vec![crate::guard::call::clean(cwd)];
     if let Ok(real) = std::fs::canonicalize(cwd)
         && !spellings.contains(&real)
     {
@@ -107,22 +108,6 @@ fn walk_up(cwd: &Path, homes: &[PathBuf]) -> Vec<PathBuf> {
     }
     found.truncate(within);
     found
-}
-
-/// `path` with `.` and `..` read as the shell reads them (`a/b/..` is `a`), no link followed.
-fn lexically_clean(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(part) => out.push(part),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
 }
 
 /// A repository's hooks, read and checked.
