@@ -18,16 +18,18 @@ pub fn trust(dir: Option<&Path>, revoke: bool) -> Result<ExitCode, String> {
     };
     let root = if here.join(project::FOLDER).join(project::FILE).exists() {
         here.clone()
-    } else if revoke && project::find(&here, &crate::paths::home()).is_none() {
-        // Its hooks file gone: the daemon says so at every fire until the user revokes the trust.
-        here.clone()
     } else {
-        project::find(&here, &crate::paths::home()).ok_or_else(|| {
-            format!(
-                "{}: no repository's hooks here (a .hookd/hooks.toml in this folder or above it, within a git repository, below the home folder)",
-                here.display()
-            )
-        })?
+        match project::find(&here, &crate::paths::home()) {
+            Some(found) => found,
+            // Its hooks file gone: the daemon says so at every fire until the user revokes the trust.
+            None if revoke => here.clone(),
+            None => {
+                return Err(format!(
+                    "{}: no repository's hooks here (a .hookd/hooks.toml in this folder or above it, within a git repository, below the home folder)",
+                    here.display()
+                ));
+            }
+        }
     };
     let path = store_path();
     let mut store = Store::read(&path).map_err(|why| {

@@ -239,7 +239,7 @@ impl Writer {
             if !settings.enabled {
                 self.file = None;
             }
-            self.lines = lines;
+            self.keep_lines(lines);
             return;
         }
         let max = settings.file_size_mib << 20;

@@ -938,14 +938,7 @@ fn internal_error(id: Option<Value>) -> Vec<u8> {
 
 /// Writes a whole answer within [`WRITE_DEADLINE`].
 async fn send(write: &mut OwnedWriteHalf, bytes: &[u8]) -> std::io::Result<()> {
-    // Nearly always the answer fits in the socket at once: no timer for that.
-    let rest = match write.try_write(bytes) {
-        Ok(written) if written == bytes.len() => return Ok(()),
-        Ok(written) => &bytes[written..],
-        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => bytes,
-        Err(e) => return Err(e),
-    };
-    send_rest(write, rest).await
+    send_then(write, bytes, crate::engine::AfterAnswer::default()).await
 }
 
 /// [`send`], and `after` finished once the answer is handed to the socket: as soon as it is written
@@ -956,6 +949,7 @@ async fn send_then(
     bytes: &[u8],
     after: crate::engine::AfterAnswer,
 ) -> std::io::Result<()> {
+    // Nearly always the answer fits in the socket at once: no timer for that.
     let tried = write.try_write(bytes);
     after.finish();
     let rest = match tried {

@@ -261,7 +261,7 @@ impl Engine {
         let mut runs = runs;
         // A lower layer's rewrite of the input is a call the managed hooks never saw: nothing below
         // them may carry a call past them, so they judge it too before it goes on.
-        if let Some(input) = verdict.input.clone()
+        if verdict.input.is_some()
             && !verdict.refused
             && hooks
                 .iter()
@@ -273,7 +273,8 @@ impl Engine {
                 .filter(|hook| hook.layer == Layer::Managed)
                 .cloned()
                 .collect();
-            if !managed.is_empty() {
+            // Cloned only when there is a managed hook to judge it (an input may be megabytes).
+            if let (false, Some(input)) = (managed.is_empty(), verdict.input.clone()) {
                 let again = Again {
                     moment: &moment,
                     agent: agent.as_deref(),
@@ -757,9 +758,6 @@ static NO_OUTPUT: Value = Value::Null;
 /// that would hold up every other client.
 const LONG_MATCHED_VALUE: usize = 256;
 
-/// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
-/// file's order, then the repository's hooks that fit (`project`), then the live ones (`live`), in the
-/// order hung.
 /// Besides the moment's matcher field, the one a matcher looks at: the agent's own tool name.
 const MATCHED_TOO: &str = "agent_tool_name";
 
@@ -774,6 +772,9 @@ fn matched_long(event: &Map<String, Value>, field: &str) -> bool {
     })
 }
 
+/// The enabled hooks of `moment` that apply to `agent` and whose matcher fits the event, in the settings
+/// file's order, then the repository's hooks that fit (`project`), then the live ones (`live`), in the
+/// order hung.
 async fn select_hooks(
     generation: &Arc<Generation>,
     project: &[Arc<Hook>],

@@ -304,6 +304,7 @@ pub fn answer_first<T>(decide: impl FnOnce() -> T) -> (T, AfterAnswer) {
 /// What fires decided in place left for after their answers ([`answer_first`]). Finished by
 /// [`AfterAnswer::finish`], or when dropped, however the connection goes on: never lost.
 #[must_use = "finish it once the answer is written"]
+#[derive(Default)]
 pub struct AfterAnswer(Vec<Left>);
 
 impl AfterAnswer {
@@ -312,6 +313,9 @@ impl AfterAnswer {
     }
 
     fn finish_left(&mut self) {
+        if self.0.capacity() == 0 {
+            return; // nothing left, nor room to keep (an answer that was not a fire's)
+        }
         for left in self.0.drain(..) {
             left.finish();
         }

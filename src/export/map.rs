@@ -87,12 +87,7 @@ pub fn log_record(record: &Record, redact: bool) -> LogRecord {
     }
     attributes.push(("hookd.record.kind".to_string(), Any::Str(kind.into())));
     if let Some(source) = record.source {
-        let source = match source {
-            crate::record::Source::Socket => "socket",
-            crate::record::Source::Relay => "relay",
-            crate::record::Source::Http => "http",
-        };
-        attributes.push(("hookd.source".to_string(), Any::Str(source.into())));
+        attributes.push(("hookd.source".to_string(), Any::Str(source.word().into())));
     }
     if let Some(generation) = record.generation {
         attributes.push((

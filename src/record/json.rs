@@ -8,7 +8,7 @@
 //! the format (docs/record.md) cannot drift from the type that reads it back. What is rare and
 //! arbitrary (a whole tool input kept by `full_inputs`, a float) is still written by `serde_json`.
 
-use super::line::{Hook, Record, Source, Verdict, Weakening};
+use super::line::{Hook, Record, Verdict, Weakening};
 
 impl Record {
     /// The record as one line, with its `\n`, its `time` written first.
@@ -47,7 +47,7 @@ fn write_record(out: &mut Vec<u8>, record: &Record) {
     }
     if let Some(source) = record.source {
         out.extend_from_slice(b",\"source\":\"");
-        out.extend_from_slice(source_word(source).as_bytes());
+        out.extend_from_slice(source.word().as_bytes());
         out.push(b'"');
     }
     text(out, b",\"agent\":", &record.agent);
@@ -177,15 +177,6 @@ fn write_weakening(out: &mut Vec<u8>, weakening: &Weakening) {
     out.push(b'}');
 }
 
-/// The word serde's `rename_all = "snake_case"` gives a source.
-fn source_word(source: Source) -> &'static str {
-    match source {
-        Source::Socket => "socket",
-        Source::Relay => "relay",
-        Source::Http => "http",
-    }
-}
-
 /// `key` and the text, when there is one (a field serde skips when it is `None`).
 fn text(out: &mut Vec<u8>, key: &[u8], value: &Option<String>) {
     if let Some(value) = value {
@@ -310,7 +301,7 @@ fn escape(out: &mut Vec<u8>, byte: u8) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::line::Kind;
+    use super::super::line::{Kind, Source};
     use super::*;
     use crate::decision::{Outcome, Rewrote, Ruling};
     use serde_json::{Value, json};
@@ -581,10 +572,7 @@ mod tests {
             );
         }
         for source in [Source::Socket, Source::Relay, Source::Http] {
-            assert_eq!(
-                serde_json::to_value(source).unwrap(),
-                json!(source_word(source))
-            );
+            assert_eq!(serde_json::to_value(source).unwrap(), json!(source.word()));
         }
         for outcome in Outcome::KNOWN.iter().chain([&Outcome::Unknown]) {
             assert_eq!(
@@ -667,7 +655,7 @@ mod tests {
 /// the types in it) must be written too, and any text must be escaped as serde_json escapes it.
 #[cfg(test)]
 mod guards {
-    use super::super::line::Kind;
+    use super::super::line::{Kind, Source};
     use super::*;
     use crate::decision::{Outcome, Rewrote, Ruling};
     use serde_json::json;

@@ -88,6 +88,18 @@ pub enum Source {
     Http,
 }
 
+impl Source {
+    /// The source's name as the journal writes it (serde's `rename_all = "snake_case"`; a test in
+    /// json.rs holds the two equal).
+    pub fn word(self) -> &'static str {
+        match self {
+            Source::Socket => "socket",
+            Source::Relay => "relay",
+            Source::Http => "http",
+        }
+    }
+}
+
 /// One line of the journal. Every field but `v`, `time` and `kind` is left out when it does not apply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
