@@ -543,44 +543,12 @@ fn a_managed_file_saved_by_removing_it_first_does_not_drop_the_team_hooks() {
     assert_eq!(d.fire("PreToolUse", bash("ls", &cwd))["refused"], true);
 }
 
-/// Whether Claude Code, running `command` in `home/work`, is refused by hookd's guard of itself.
+/// Whether Claude Code, running `command` in `home/work`, is refused by hookd's guard of itself (any
+/// answer but that one's refusal fails the test).
 fn guard_refuses(d: &Daemon, command: &str) -> bool {
-    let event = json!({
-        "session_id": "s",
-        "transcript_path": "/dev/null",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "cwd": d.sb.p("home/work"),
-    });
-    let out = run_hookd(
-        &[
-            "relay",
-            "--agent",
-            "claude-code",
-            "--socket",
-            d.socket.to_str().unwrap(),
-        ],
-        Some(&event.to_string()),
-        RESPONSE,
-    );
-    // Either answer is read whole, or the test fails: a relay that did not reach the daemon, or an
-    // answer of another shape, is neither a refusal nor a call let through.
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert_eq!(
-        code(&out.status),
-        0,
-        "{command}: the relay failed: {stderr}"
-    );
-    if stdout.trim().is_empty() {
-        assert!(
-            stderr.trim().is_empty(),
-            "{command}: no answer, and the relay said: {stderr}"
-        );
+    let Some((answer, stdout)) = claude_bash_in_work(d, command, RESPONSE) else {
         return false;
-    }
-    let answer: Value = serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("{command}: not an answer ({e}): {stdout:?} {stderr}"));
+    };
     let decision = &answer["hookSpecificOutput"]["permissionDecision"];
     assert_eq!(
         decision, "deny",

@@ -4,8 +4,6 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use crate::common::*;
 
 const T: Duration = Duration::from_secs(20);
@@ -22,31 +20,13 @@ fn daemon() -> Daemon {
     })
 }
 
-/// Whether Claude Code, running `command` in `home/work`, is refused by hookd's own guard.
+/// Whether Claude Code, running `command` in `home/work`, is refused by hookd's own guard (a relay
+/// that failed or an answer not read fails the test: neither is a call let through).
 fn refused(d: &Daemon, command: &str) -> bool {
-    let event = json!({
-        "session_id": "s",
-        "transcript_path": "/dev/null",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "cwd": d.sb.p("home/work"),
-    });
-    let out = run_hookd(
-        &[
-            "relay",
-            "--agent",
-            "claude-code",
-            "--socket",
-            d.socket.to_str().unwrap(),
-        ],
-        Some(&event.to_string()),
-        T,
-    );
-    let stdout = text(&out.stdout);
-    let answer: Value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-    answer["hookSpecificOutput"]["permissionDecision"] == "deny"
-        && stdout.contains("hookd protects itself")
+    claude_bash_in_work(d, command, T).is_some_and(|(answer, stdout)| {
+        answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+            && stdout.contains("hookd protects itself")
+    })
 }
 
 #[test]

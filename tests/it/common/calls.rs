@@ -93,3 +93,49 @@ pub fn write_call(agent: &str, path: &Path, cwd: &Path) -> (Value, Vec<&'static 
         }
     }
 }
+
+/// Claude Code running `command` in `home/work` of `d`'s sandbox, sent through `hookd relay`: its
+/// answer read whole, with its text (`None`: let through with nothing said). A relay that failed, an
+/// answer that is not JSON, or words on stderr beside no answer fail the test: none of them is a
+/// refusal, nor a call let through.
+pub fn claude_bash_in_work(
+    d: &Daemon,
+    command: &str,
+    deadline: Duration,
+) -> Option<(Value, String)> {
+    let event = json!({
+        "session_id": "s",
+        "transcript_path": "/dev/null",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": d.sb.p("home/work"),
+    });
+    let out = run_hookd(
+        &[
+            "relay",
+            "--agent",
+            "claude-code",
+            "--socket",
+            d.socket.to_str().unwrap(),
+        ],
+        Some(&event.to_string()),
+        deadline,
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(
+        code(&out.status),
+        0,
+        "{command}: the relay failed: {stderr}"
+    );
+    if stdout.trim().is_empty() {
+        assert!(
+            stderr.trim().is_empty(),
+            "{command}: no answer, and the relay said: {stderr}"
+        );
+        return None;
+    }
+    let answer: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{command}: not an answer ({e}): {stdout:?} {stderr}"));
+    Some((answer, stdout))
+}
