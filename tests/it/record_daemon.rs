@@ -20,10 +20,6 @@ fn state_dir(socket: &Path) -> PathBuf {
     state_home_for(socket).join("hookd")
 }
 
-fn journal_path(d: &Daemon) -> PathBuf {
-    state_dir(&d.socket).join("journal.jsonl")
-}
-
 /// Every line of the journal file at `path`, parsed; panics on a line that is not whole JSON.
 fn lines_of(path: &Path) -> Vec<Value> {
     let text = fs::read(path).unwrap_or_default();
@@ -40,31 +36,12 @@ fn lines_of(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The whole lines of the journal at `path`, parsed, a partial last line left out: a read racing a write
-/// may see part of it, and a torn tail left by a kill or a test is there until the daemon's writer first
-/// opens the file. Panics on a whole line that is not JSON.
-fn whole_lines_of(path: &Path) -> Vec<Value> {
-    let text = fs::read(path).unwrap_or_default();
-    let whole = &text[..text
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |at| at + 1)];
-    let whole = std::str::from_utf8(whole).expect("the journal is UTF-8");
-    whole
-        .lines()
-        .map(|line| {
-            serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("a journal line is not JSON ({e}): {line:?}"))
-        })
-        .collect()
-}
-
 /// Waits for a journal line that `pred` likes and returns it.
 fn wait_line(d: &Daemon, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let path = journal_path(d);
+    let path = d.journal_file();
     let mut found = None;
     wait_until(RESPONSE, what, || {
-        found = whole_lines_of(&path).into_iter().find(|l| pred(l));
+        found = journal_records(&path).into_iter().find(|l| pred(l));
         found.is_some()
     });
     found.unwrap()
@@ -170,11 +147,11 @@ fn a_refused_fire_and_an_added_one_have_their_lines_in_a_private_journal() {
     );
 
     let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(&journal_path(&d)), 0o600);
+    assert_eq!(mode(&d.journal_file()), 0o600);
     assert_eq!(mode(&state_dir(&d.socket)), 0o700);
     assert_eq!(
         d.status()["record"]["journal"],
-        journal_path(&d).display().to_string()
+        d.journal_file().display().to_string()
     );
 }
 
@@ -219,7 +196,7 @@ fn a_fire_still_running_when_the_daemon_stops_has_its_line() {
     let answer = c.recv();
     assert_eq!(answer["id"], 1, "the fire is answered still: {answer}");
     d.wait_exit(RESPONSE);
-    let lines = lines_of(&journal_path(&d));
+    let lines = lines_of(&d.journal_file());
     let line = lines
         .iter()
         .find(|l| l["session"] == "sess-stop")
@@ -288,7 +265,7 @@ fn a_watcher_that_never_reads_is_dropped_and_fires_go_on() {
     ids.sort_unstable();
     assert_eq!(ids, (0..n as u64).collect::<Vec<_>>());
     wait_until(RESPONSE, "every fire in the journal", || {
-        whole_lines_of(&journal_path(&d))
+        journal_records(&d.journal_file())
             .iter()
             .filter(|l| {
                 l["session"]
@@ -363,7 +340,7 @@ fn rotation_keeps_the_journal_within_its_bound() {
     fire_many(&d.socket, n, |i| bash(&format!("rot-{i}"), &long));
     let dir = state_dir(&d.socket);
     wait_until(RESPONSE, "the last fire in the journal", || {
-        whole_lines_of(&journal_path(&d))
+        journal_records(&d.journal_file())
             .iter()
             .any(|l| l["session"] == format!("rot-{}", n - 1))
     });
@@ -478,7 +455,7 @@ fn kill_9_under_load_leaves_whole_lines_and_a_restart_appends_cleanly() {
         })
         .collect();
     wait_until(RESPONSE, "lines in the journal", || {
-        whole_lines_of(&journal_path(&d)).len() > 50
+        journal_records(&d.journal_file()).len() > 50
     });
     d.signal(Signal::SIGKILL);
     d.wait_exit(RESPONSE);
@@ -487,7 +464,7 @@ fn kill_9_under_load_leaves_whole_lines_and_a_restart_appends_cleanly() {
         t.join().unwrap();
     }
     // Every whole line parses; only a last line without its `\n` may be there.
-    let text = fs::read_to_string(journal_path(&d)).unwrap();
+    let text = fs::read_to_string(d.journal_file()).unwrap();
     let whole = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
     for line in whole.lines() {
         serde_json::from_str::<Value>(line)
@@ -502,7 +479,7 @@ fn kill_9_under_load_leaves_whole_lines_and_a_restart_appends_cleanly() {
         l["session"] == "after-restart"
     });
     // lines_of panics on any line that does not parse, a torn one included.
-    assert!(lines_of(&journal_path(&d)).len() > 50);
+    assert!(lines_of(&d.journal_file()).len() > 50);
 }
 
 #[test]
@@ -567,7 +544,7 @@ fn a_disabled_record_records_no_fire_at_all() {
     assert_eq!(record["enabled"], false, "{record}");
     assert_eq!(record["moments"], json!({}), "no fire counted: {record}");
     assert!(
-        !journal_path(&d).exists(),
+        !d.journal_file().exists(),
         "a journal written though disabled"
     );
 }
@@ -700,7 +677,7 @@ fn a_spool_of_garbage_links_and_lies_is_taken_safely() {
     wait_line(&d, "the fire after the spool", |l| {
         l["session"] == "spool-x"
     });
-    let lines = lines_of(&journal_path(&d));
+    let lines = lines_of(&d.journal_file());
     assert!(
         lines.iter().all(|l| l["session"] != "from-the-link"),
         "a linked spool was read: {lines:?}"
@@ -730,7 +707,7 @@ fn huge_fields_from_clients_and_hooks_are_cut_in_the_record() {
     let answer = d.fire_req(json!({"op": "fire", "id": 1, "moment": "PreToolUse",
         "agent": "a".repeat(256), "event": event}));
     assert_eq!(answer["refused"], true, "{answer}");
-    let path = journal_path(&d);
+    let path = d.journal_file();
     wait_until(RESPONSE, "the fire's line", || {
         !fs::read_to_string(&path).unwrap_or_default().is_empty()
     });
@@ -857,10 +834,10 @@ fn a_full_disk_leaves_fires_answered_and_whole_lines() {
         record["error"].is_string() && record["moments"]["PreToolUse"]["fires"] == n
     });
     assert!(
-        fs::metadata(journal_path(&d)).unwrap().len() <= LIMIT,
+        fs::metadata(d.journal_file()).unwrap().len() <= LIMIT,
         "{record}"
     );
-    let text = fs::read(journal_path(&d)).unwrap();
+    let text = fs::read(d.journal_file()).unwrap();
     let whole = &text[..text
         .iter()
         .rposition(|&b| b == b'\n')

@@ -7,28 +7,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use crate::common::*;
-
-fn journal(socket: &Path) -> PathBuf {
-    state_home_for(socket).join("hookd").join("journal.jsonl")
-}
-
-fn whole_lines(path: &Path) -> Vec<Value> {
-    let text = fs::read(path).unwrap_or_default();
-    let end = text
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |at| at + 1);
-    std::str::from_utf8(&text[..end])
-        .expect("the journal is UTF-8")
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line:?}")))
-        .collect()
-}
 
 /// The shapes of fire: (the request's moment, agent, event), by shape number.
 fn request(shape: usize, session: &str, id: usize) -> Value {
@@ -93,7 +75,7 @@ fn every_fire_has_one_line_with_its_own_fields_when_records_are_filled_again() {
     };
     sb.settings(&settings("first"));
     let d = Daemon::start(sb);
-    let path = journal(&d.socket);
+    let path = d.journal_file();
     const ROUNDS: usize = 6;
     const THREADS: usize = 4;
     const EACH: usize = 12;
@@ -120,14 +102,14 @@ fn every_fire_has_one_line_with_its_own_fields_when_records_are_filled_again() {
         });
         fired += THREADS * EACH;
         wait_until(RESPONSE, "the round's lines", || {
-            whole_lines(&path)
+            journal_records(&path)
                 .iter()
                 .filter(|l| l["kind"] == "fire")
                 .count()
                 >= fired
         });
     }
-    let lines: Vec<Value> = whole_lines(&path)
+    let lines: Vec<Value> = journal_records(&path)
         .into_iter()
         .filter(|l| l["kind"] == "fire")
         .collect();
@@ -248,7 +230,7 @@ fn fires_answered_before_a_stop_have_one_line_each_across_rotations() {
                 "a cut line in {name}"
             );
             assert!(text.len() <= 1 << 20, "{name} is {} bytes", text.len());
-            lines.extend(whole_lines(&path));
+            lines.extend(journal_records(&path));
         }
     }
     assert!(files >= 3, "the journal rotated: {files} files");
