@@ -619,15 +619,15 @@ impl Engine {
                 }
             }
         };
-        let project = match read {
-            (Some(project), _) => project,
+        let hooks = match read {
+            (Some(hooks), _) => hooks,
             (None, error) => {
                 let why = error.unwrap_or_else(|| "unknown".into());
                 return self.projects.unknown(&root, &why);
             }
         };
         let chosen = Projects::candidates(
-            &project,
+            &hooks.project,
             moment,
             generation.settings.hooks_for(moment),
             |hook| {
@@ -635,15 +635,12 @@ impl Engine {
                     && field.is_none_or(|field| hook.matcher.matches_event(event, field))
             },
         );
-        if chosen.is_empty()
-            && moment != moment::SESSION_START
-            && !self.projects.to_report(&project, moment)
-        {
+        if chosen.is_empty() && moment != moment::SESSION_START && !hooks.to_report(moment) {
             return ForFire::default();
         }
         let projects = self.projects.clone();
         let at_moment = moment.to_string();
-        let judged = project.clone();
+        let judged = hooks.project;
         match on_disk(move || projects.judge(&judged, &at_moment, &chosen)).await {
             Ok(for_fire) => for_fire,
             Err(why) => self.projects.unknown(&root, &why),

@@ -9,7 +9,9 @@
 //! their copies written) runs on a blocking thread, never on the daemon's shared one; a fire from the
 //! repository waits for it (within [`crate::limits::PROJECT_READ_WAIT`]), and a read that fails or
 //! takes longer is said in the fire's report and the journal, never passed over in silence. What a fire
-//! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup.
+//! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup: what
+//! it needs ([`Attention`]) is worked out when the repository's hooks are read, and again whenever the
+//! trust store was read anew since (`Projects::store` numbers each read that found it changed).
 //! `status` digests every remembered repository's hooks on a blocking thread too, one digest at a time
 //! and within [`crate::limits::STATUS_DIGEST_WAIT`] (`Projects::states_within`): any client may ask
 //! for it, again and again, and a fire must never wait behind it. The trust store is read without
@@ -17,6 +19,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,15 +45,25 @@ const MAX_FOLDERS: usize = 4096;
 /// A file's identity and last change, `None` when it is not there.
 type Stamp = Option<snapshot::Stamp>;
 
+/// A folder's repositories (the nearest first), when they were looked for, and the number of the trust
+/// store they were looked for under ([`Seen::number`]: those the user trusted whose hooks file is gone
+/// are among them).
+type Found = (Instant, u64, Vec<PathBuf>);
+
 /// The repositories fires came from, their hooks, and what the user trusted.
 #[derive(Debug)]
 pub(crate) struct Projects {
     /// The folder the last fire came from, and what was found for it: most fires of a session come
     /// from the same one, answered here without hashing a path.
     last: Mutex<Option<Last>>,
-    roots: Mutex<HashMap<String, (Instant, Vec<PathBuf>)>>,
+    /// Each folder's repositories.
+    roots: Mutex<HashMap<String, Found>>,
     loaded: Mutex<HashMap<PathBuf, Loaded>>,
-    store: Mutex<(Stamp, Arc<Store>, bool)>,
+    store: Mutex<Seen>,
+    /// The number of the trust store as last read ([`Seen::number`]), for what was worked out from it
+    /// to be told stale without the store's lock: whatever was remembered under an earlier one is
+    /// worked out again before a fire takes it.
+    trust: AtomicU64,
     /// The repositories whose hooks the managed layer keeps from running, each journaled once.
     skipped: Mutex<std::collections::HashSet<PathBuf>>,
     /// The copies trusted hooks run from.
@@ -67,16 +80,101 @@ impl Default for Projects {
     }
 }
 
+/// The trust store as last read: the file's stamp, what it holds, and its number (one more at each
+/// read that found it changed; 0 before the first).
+#[derive(Debug, Default)]
+struct Seen {
+    stamp: Stamp,
+    store: Arc<Store>,
+    number: u64,
+}
+
 /// The folder the last fire came from: its repository (when it has one), and that repository's hooks
 /// as last read well.
 #[derive(Debug)]
 struct Last {
     cwd: String,
     found: Instant,
+    /// The trust store its repositories were looked for under.
+    trust: u64,
     /// Its repositories, the nearest first ([`crate::layers::project::find_all`]).
     roots: Vec<PathBuf>,
     /// The hooks of its one repository, when it is in one alone.
-    project: Option<(Instant, Arc<Project>)>,
+    project: Option<(Instant, Hooks)>,
+}
+
+/// A repository's hooks as last read well, with what a fire needs of them under the trust store as
+/// last read ([`Attention`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Hooks {
+    pub project: Arc<Project>,
+    attention: Arc<Attention>,
+}
+
+impl Hooks {
+    /// Whether a fire at `moment` has something of the repository's to report though none of its hooks
+    /// fits: a hook the user trusted changed since (an `enabled = false` or a matcher added is a
+    /// change like any other), or taken out of the file.
+    pub fn to_report(&self, moment: &str) -> bool {
+        self.attention.reported.iter().any(|at| **at == *moment)
+    }
+}
+
+/// What fires need of a repository's hooks, worked out once per read of its hooks file and per read of
+/// the trust store, so that a fire from the folder the last one came from is answered without a lock
+/// of the store or a lookup of its root: the moments with a hook switched on, and those with
+/// something to report. Worked out again, before any fire takes it, whenever the store was read anew
+/// (`hookd trust`, `--revoke`, the file replaced): an answer left from an earlier store would report a
+/// revoked hook, or pass over one to report in silence.
+#[derive(Debug)]
+struct Attention {
+    /// The number of the trust store it was worked out under ([`Seen::number`]).
+    trust: u64,
+    /// The moments at which one of its hooks is switched on.
+    hooked: Vec<Box<str>>,
+    /// The moments at which something is to be reported whether or not a hook fits
+    /// ([`Hooks::to_report`]).
+    reported: Vec<Box<str>>,
+}
+
+impl Attention {
+    fn of(project: &Project, store: &Store, trust: u64) -> Attention {
+        let mut hooked: Vec<Box<str>> = Vec::new();
+        let mut reported: Vec<Box<str>> = Vec::new();
+        let add = |to: &mut Vec<Box<str>>, moment: &str| {
+            if !to.iter().any(|at| **at == *moment) {
+                to.push(moment.into());
+            }
+        };
+        for pinned in &project.hooks {
+            if pinned.hook.enabled {
+                add(&mut hooked, &pinned.hook.moment);
+            }
+            if store
+                .trusted(&project.root, &pinned.key)
+                .is_some_and(|digest| digest != pinned.digest)
+            {
+                add(&mut reported, &pinned.hook.moment);
+            }
+        }
+        for (moment, _) in gone_keys(store, project) {
+            add(&mut reported, moment);
+        }
+        Attention {
+            trust,
+            hooked,
+            reported,
+        }
+    }
+
+    /// Nothing of the repository's to run or report at `moment`.
+    fn idle_at(&self, moment: &str) -> bool {
+        !self
+            .hooked
+            .iter()
+            .chain(&self.reported)
+            .any(|at| **at == *moment)
+    }
 }
 
 /// What memory alone tells of a fire from a folder.
@@ -106,7 +204,7 @@ struct Loaded {
     /// When the stamps were taken.
     looked: Instant,
     /// The last good read (a bad edit keeps it), `None` before any.
-    project: Option<Arc<Project>>,
+    project: Option<Hooks>,
     /// Why the file as it is now is refused, at its file:line:col.
     error: Option<String>,
 }
@@ -141,6 +239,7 @@ impl Projects {
             roots: Mutex::default(),
             loaded: Mutex::default(),
             store: Mutex::default(),
+            trust: AtomicU64::new(0),
             skipped: Mutex::default(),
             copies,
             digesting: Arc::default(),
@@ -148,14 +247,17 @@ impl Projects {
     }
 
     /// What memory tells of a fire at `moment` from `cwd`, with one lock and no lookup when the fire
-    /// comes from the folder the last one came from.
+    /// comes from the folder the last one came from: what it needs was worked out when the folder's
+    /// repository was remembered ([`Attention`]), and is not taken if the trust store was read anew
+    /// since.
     pub fn quick(&self, cwd: &str, moment: &str) -> Quick {
         let last = lock(&self.last);
         let Some(last) = last.as_ref().filter(|last| last.cwd == cwd) else {
             return Quick::Look(None);
         };
         let now = Instant::now();
-        if now.duration_since(last.found) >= REMEMBERED {
+        let trust = self.trust.load(Ordering::Acquire);
+        if now.duration_since(last.found) >= REMEMBERED || last.trust != trust {
             return Quick::Look(None);
         }
         let [root] = last.roots.as_slice() else {
@@ -165,14 +267,11 @@ impl Projects {
             return Quick::Look(Some(last.roots.clone()));
         };
         match &last.project {
-            Some((looked, project))
+            Some((looked, hooks))
                 if now.duration_since(*looked) < LOOKED_AT
                     && moment != crate::tables::moment::SESSION_START
-                    && !project
-                        .hooks
-                        .iter()
-                        .any(|pinned| pinned.hook.enabled && pinned.hook.moment == moment)
-                    && !self.to_report(project, moment) =>
+                    && hooks.attention.trust == trust
+                    && hooks.attention.idle_at(moment) =>
             {
                 Quick::NoneAt(root.clone())
             }
@@ -183,26 +282,30 @@ impl Projects {
     /// The repositories at `cwd`, remembered per folder. It may look at the disk: not on the shared
     /// thread unless remembered.
     pub fn roots_of(&self, cwd: &str) -> Vec<PathBuf> {
-        let roots = self.roots_of_folder(cwd);
+        let (trust, roots) = self.roots_of_folder(cwd);
         *lock(&self.last) = Some(Last {
             cwd: cwd.to_string(),
             found: Instant::now(),
+            trust,
             roots: roots.clone(),
             project: None,
         });
         roots
     }
 
-    /// The repository at `cwd` from memory, when it is remembered and recent (and kept as the last
-    /// folder's).
+    /// The repository at `cwd` from memory, when it is remembered, recent and looked for under the
+    /// trust store as last read (and kept as the last folder's).
     pub fn remembered_roots(&self, cwd: &str) -> Option<Vec<PathBuf>> {
-        let (found, roots) = lock(&self.roots)
+        let (found, trust, roots) = lock(&self.roots)
             .get(cwd)
-            .filter(|(at, _)| at.elapsed() < REMEMBERED)
+            .filter(|(at, trust, _)| {
+                at.elapsed() < REMEMBERED && *trust == self.trust.load(Ordering::Acquire)
+            })
             .cloned()?;
         *lock(&self.last) = Some(Last {
             cwd: cwd.to_string(),
             found,
+            trust,
             roots: roots.clone(),
             project: None,
         });
@@ -210,15 +313,17 @@ impl Projects {
     }
 
     /// Those of [`project::roots`]: whose hooks file is found from `cwd`, and those the user trusted
-    /// that hold it but whose hooks file is gone.
-    fn roots_of_folder(&self, cwd: &str) -> Vec<PathBuf> {
+    /// that hold it but whose hooks file is gone; with the number of the trust store they were looked
+    /// for under.
+    fn roots_of_folder(&self, cwd: &str) -> (u64, Vec<PathBuf>) {
         let now = Instant::now();
-        if let Some((at, roots)) = lock(&self.roots).get(cwd)
+        if let Some((at, trust, roots)) = lock(&self.roots).get(cwd)
             && now.duration_since(*at) < REMEMBERED
+            && *trust == self.trust.load(Ordering::Acquire)
         {
-            return roots.clone();
+            return (*trust, roots.clone());
         }
-        let store = self.store();
+        let (store, trust) = self.store();
         let roots = project::roots(
             Path::new(cwd),
             &crate::paths::home(),
@@ -228,54 +333,77 @@ impl Projects {
         if remembered.len() >= MAX_FOLDERS {
             remembered.clear();
         }
-        remembered.insert(cwd.to_string(), (now, roots.clone()));
-        roots
+        remembered.insert(cwd.to_string(), (now, trust, roots.clone()));
+        (trust, roots)
     }
 
     /// The repository's hooks when they were looked at within [`LOOKED_AT`]: no disk.
-    pub fn fresh(&self, root: &Path) -> Option<(Option<Arc<Project>>, Option<String>)> {
-        let fresh = lock(&self.loaded)
-            .get(root)
-            .filter(|loaded| loaded.looked.elapsed() < LOOKED_AT)
-            .map(|loaded| (loaded.project.clone(), loaded.error.clone()))?;
+    pub fn fresh(&self, root: &Path) -> Option<(Option<Hooks>, Option<String>)> {
+        let fresh = {
+            let mut loaded = lock(&self.loaded);
+            let loaded = loaded
+                .get_mut(root)
+                .filter(|loaded| loaded.looked.elapsed() < LOOKED_AT)?;
+            self.current(loaded)
+        };
         self.remember_project(root, &fresh);
         Some(fresh)
     }
 
     /// The repository's hooks as last read, kept with the last folder when it is in it.
-    fn remember_project(&self, root: &Path, read: &(Option<Arc<Project>>, Option<String>)) {
+    fn remember_project(&self, root: &Path, read: &(Option<Hooks>, Option<String>)) {
         if let Some(last) = lock(&self.last).as_mut()
             && last.roots.len() == 1
             && last.roots[0] == root
         {
             last.project = match read {
-                (Some(project), None) => Some((Instant::now(), project.clone())),
+                (Some(hooks), None) => Some((Instant::now(), hooks.clone())),
                 _ => None,
             };
         }
     }
 
+    /// What a fire gets of `loaded`: its hooks, their [`Attention`] worked out again first when the
+    /// trust store was read anew since. No disk (the store as last read).
+    fn current(&self, loaded: &mut Loaded) -> (Option<Hooks>, Option<String>) {
+        if let Some(hooks) = &mut loaded.project
+            && hooks.attention.trust != self.trust.load(Ordering::Acquire)
+        {
+            hooks.attention = Arc::new(self.attention(&hooks.project));
+        }
+        (loaded.project.clone(), loaded.error.clone())
+    }
+
+    /// [`Attention`] of `project` under the trust store as last read. No disk.
+    fn attention(&self, project: &Project) -> Attention {
+        let (store, trust) = {
+            let seen = lock(&self.store);
+            (seen.store.clone(), seen.number)
+        };
+        Attention::of(project, &store, trust)
+    }
+
     /// The repository's hooks, read again when its file changed; a bad edit keeps the last good ones
     /// and is journaled. On the disk: for a blocking thread.
-    pub fn project(&self, root: &Path) -> (Option<Arc<Project>>, Option<String>) {
+    pub fn project(&self, root: &Path) -> (Option<Hooks>, Option<String>) {
         let read = self.project_read(root);
         self.remember_project(root, &read);
         read
     }
 
-    fn project_read(&self, root: &Path) -> (Option<Arc<Project>>, Option<String>) {
+    fn project_read(&self, root: &Path) -> (Option<Hooks>, Option<String>) {
         let file = root.join(project::FOLDER).join(project::FILE);
-        if let Some(loaded) = lock(&self.loaded).get(root)
+        if let Some(loaded) = lock(&self.loaded).get_mut(root)
             && loaded.looked.elapsed() < LOOKED_AT
         {
-            return (loaded.project.clone(), loaded.error.clone());
+            return self.current(loaded);
         }
         let stamps = (stamp(&file), stamp(&root.join(project::FOLDER)));
         if let Some(loaded) = lock(&self.loaded).get_mut(root)
             && loaded.stamps == stamps
         {
             loaded.looked = Instant::now();
-            return (loaded.project.clone(), loaded.error.clone());
+            return self.current(loaded);
         }
         let read = project::read(root);
         let mut loaded = lock(&self.loaded);
@@ -289,7 +417,11 @@ impl Projects {
                     project.settings.summary()
                 ));
                 crate::record::note(record);
-                (Some(Arc::new(project)), None)
+                let hooks = Hooks {
+                    attention: Arc::new(self.attention(&project)),
+                    project: Arc::new(project),
+                };
+                (Some(hooks), None)
             }
             Err(errors) => {
                 let text = errors.to_string();
@@ -306,47 +438,38 @@ impl Projects {
         if loaded.len() >= MAX_FOLDERS {
             loaded.clear();
         }
-        loaded.insert(
-            root.to_path_buf(),
-            Loaded {
-                stamps,
-                looked: Instant::now(),
-                project: project.clone(),
-                error: error.clone(),
-            },
-        );
-        (project, error)
+        let mut read = Loaded {
+            stamps,
+            looked: Instant::now(),
+            project,
+            error,
+        };
+        let answer = self.current(&mut read);
+        loaded.insert(root.to_path_buf(), read);
+        answer
     }
 
-    /// Whether a fire at `moment` has something of `project`'s to report though none of its hooks
-    /// fits: a hook the user trusted changed since (an `enabled = false` or a matcher added is a change
-    /// like any other), or taken out of the file. From the store as last read (each lookup of a folder
-    /// reads it again when it changed): no disk, for the shared thread.
-    pub fn to_report(&self, project: &Project, moment: &str) -> bool {
-        let store = lock(&self.store).1.clone();
-        let keys: Vec<&str> = project.hooks.iter().map(|p| p.key.as_str()).collect();
-        project.hooks.iter().any(|pinned| {
-            pinned.hook.moment == moment
-                && store
-                    .trusted(&project.root, &pinned.key)
-                    .is_some_and(|digest| digest != pinned.digest)
-        }) || !gone(&store, &project.root, moment, &keys).is_empty()
-    }
-
-    /// What the user trusted, read again when the store changed; read outside the lock: [`Projects::to_report`] takes it on the shared thread, which must never
-    /// wait for a read of the disk.
-    fn store(&self) -> Arc<Store> {
+    /// What the user trusted, read again when the store changed, with its number ([`Seen::number`]);
+    /// read outside the lock: [`Projects::quick`] and [`Projects::fresh`] take it on the shared thread,
+    /// which must never wait for a read of the disk. Every read that finds it changed is numbered anew,
+    /// and so makes stale whatever was worked out from the one before ([`Attention`], the remembered
+    /// roots): this is the one place the daemon's answer to "is this hook trusted" changes.
+    fn store(&self) -> (Arc<Store>, u64) {
         let path = crate::layers::trust::store_path();
         let now = stamp(&path);
         {
             let seen = lock(&self.store);
-            if seen.2 && seen.0 == now {
-                return seen.1.clone();
+            if seen.number > 0 && seen.stamp == now {
+                return (seen.store.clone(), seen.number);
             }
         }
         let store = Arc::new(Store::load(&path));
-        *lock(&self.store) = (now, store.clone(), true);
-        store
+        let mut seen = lock(&self.store);
+        seen.stamp = now;
+        seen.store = store.clone();
+        seen.number += 1;
+        self.trust.store(seen.number, Ordering::Release);
+        (store, seen.number)
     }
 
     /// Which of `project`'s hooks a fire at `moment` would run: enabled, on the moment, fitting `fits`
@@ -376,7 +499,7 @@ impl Projects {
     /// trusted, pointed at copies of the bytes just digested, and those pending, with why; and for a
     /// session's start, how many of its hooks wait for trust. Reads the disk: for a blocking thread.
     pub fn judge(&self, project: &Project, moment: &str, chosen: &[usize]) -> ForFire {
-        let store = self.store();
+        let (store, _) = self.store();
         let mut out = ForFire::default();
         let mut waiting = 0;
         for (n, pinned) in project.hooks.iter().enumerate() {
@@ -395,10 +518,7 @@ impl Projects {
                 {
                     out.pending.push(Held {
                         name: pinned.hook.name.clone(),
-                        why: format!(
-                            "pending: changed since it was trusted (its definition or a file it runs); not run until the user runs `hookd trust {}`",
-                            project.root.display()
-                        ),
+                        why: changed_since_trusted(&project.root),
                     });
                 }
                 continue;
@@ -417,10 +537,7 @@ impl Projects {
                         Err(why) => why,
                     }
                 }
-                Some(_) => format!(
-                    "pending: changed since it was trusted (its definition or a file it runs); not run until the user runs `hookd trust {}`",
-                    project.root.display()
-                ),
+                Some(_) => changed_since_trusted(&project.root),
                 None => format!(
                     "pending: a repository's hook not trusted yet; not run until the user runs `hookd trust {}`",
                     project.root.display()
@@ -432,8 +549,7 @@ impl Projects {
                 why,
             });
         }
-        let keys: Vec<&str> = project.hooks.iter().map(|p| p.key.as_str()).collect();
-        let gone = gone(&store, &project.root, moment, &keys);
+        let gone = gone(&store, project, moment);
         waiting += gone.len();
         out.pending.extend(gone);
         if waiting > 0 {
@@ -528,7 +644,7 @@ impl Projects {
             .iter()
             .map(|(root, loaded)| ProjectState {
                 root: root.clone(),
-                hooks: loaded.project.as_ref().map_or(0, |p| p.hooks.len()),
+                hooks: loaded.project.as_ref().map_or(0, |h| h.project.hooks.len()),
                 pending: Vec::new(),
                 error: loaded.error.clone(),
                 pending_unknown: Some(why.to_string()),
@@ -545,11 +661,11 @@ impl Projects {
             .iter()
             .map(|(root, loaded)| (root.clone(), loaded.clone()))
             .collect();
-        let store = self.store();
+        let (store, _) = self.store();
         let mut states: Vec<ProjectState> = loaded
             .into_iter()
             .map(|(root, loaded)| {
-                let (hooks, pending) = match &loaded.project {
+                let (hooks, pending) = match loaded.project.as_ref().map(|h| &h.project) {
                     Some(project) => (
                         project.hooks.len(),
                         project
@@ -584,28 +700,43 @@ impl Projects {
     }
 }
 
-/// The hooks of `moment` the user trusted in the repository at `root` that its file no longer holds
-/// (`keys`: those it holds), each held with why: what was trusted to refuse must not vanish without a
-/// word when the agent takes it out of the file. `hookd trust` again (or `--revoke`) accepts it.
-fn gone(store: &Store, root: &Path, moment: &str, keys: &[&str]) -> Vec<Held> {
-    let Some(trusted) = store.projects.get(&root.to_string_lossy().into_owned()) else {
-        return Vec::new();
-    };
-    trusted
-        .keys()
-        .filter_map(|key| {
-            let name = key.strip_prefix(moment)?.strip_prefix('/')?;
-            if keys.contains(&key.as_str()) {
-                return None;
-            }
-            Some(Held {
-                name: crate::layers::fold::qualified(crate::settings::Layer::Project, name),
-                why: format!(
-                    "pending: removed from the repository's hooks since the user trusted it (its file changed or is gone); not run, and said at every fire until the user runs `hookd trust {}` (or `hookd trust --revoke {}`)",
-                    root.display(),
-                    root.display()
-                ),
-            })
+/// Why a hook the user trusted is pending: it changed since (its definition, or a file it runs).
+fn changed_since_trusted(root: &Path) -> String {
+    format!(
+        "pending: changed since it was trusted (its definition or a file it runs); not run until the user runs `hookd trust {}`",
+        root.display()
+    )
+}
+
+/// The hooks the user trusted in `project`'s repository that its file no longer holds, each as its
+/// moment and its name (a trust store's key is `Moment/name`, and no moment's name holds a `/`).
+fn gone_keys<'a>(
+    store: &'a Store,
+    project: &'a Project,
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    store
+        .projects
+        .get(&*project.root.to_string_lossy())
+        .into_iter()
+        .flat_map(|trusted| trusted.keys())
+        .filter(|key| !project.hooks.iter().any(|pinned| pinned.key == **key))
+        .filter_map(|key| key.split_once('/'))
+}
+
+/// The hooks of `moment` the user trusted in `project`'s repository that its file no longer holds
+/// ([`gone_keys`]), each held with why: what was trusted to refuse must not vanish without a word when
+/// the agent takes it out of the file. `hookd trust` again (or `--revoke`) accepts it.
+fn gone(store: &Store, project: &Project, moment: &str) -> Vec<Held> {
+    let root = &project.root;
+    gone_keys(store, project)
+        .filter(|(at, _)| *at == moment)
+        .map(|(_, name)| Held {
+            name: crate::layers::fold::qualified(crate::settings::Layer::Project, name),
+            why: format!(
+                "pending: removed from the repository's hooks since the user trusted it (its file changed or is gone); not run, and said at every fire until the user runs `hookd trust {}` (or `hookd trust --revoke {}`)",
+                root.display(),
+                root.display()
+            ),
         })
         .collect()
 }

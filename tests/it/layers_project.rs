@@ -40,6 +40,9 @@ pub(crate) fn bash(command: &str, cwd: &Path) -> Value {
     json!({"session_id": "s", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command}})
 }
 
+/// A hook of PostToolUse that says nothing.
+const NOTE: &str = "[[hooks.PostToolUse]]\nname = \"note\"\ncommand = \"true\"\n";
+
 const GATE: &str = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
 
 #[test]
@@ -284,4 +287,93 @@ fn hookd_trust_does_not_write_over_a_store_it_cannot_read() {
         );
         assert_eq!(fs::read_to_string(&store).unwrap(), torn);
     }
+}
+
+/// Whether `resp` reports the repository's hook `gate` as changed since it was trusted (not run).
+fn gate_changed_since_trusted(resp: &Value) -> bool {
+    resp["hooks"].as_array().is_some_and(|hooks| {
+        hooks.iter().any(|h| {
+            h["name"] == "project:gate"
+                && h["outcome"] == "skipped"
+                && h["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("changed since it was trusted"))
+        })
+    })
+}
+
+/// What a fire from the folder the last one came from needs of its repository is worked out once and
+/// remembered; a change of the trust store between two fires from that same folder (`hookd trust`, the
+/// store put back as it was, `--revoke`) is in force all the same: a trusted hook switched off is said
+/// at every fire of its moment while its trust stands, and not once it is trusted switched off or
+/// revoked. Fires come from one folder throughout, at the moment whose only hook is switched off (the
+/// fires that memory alone answers).
+#[test]
+fn a_change_of_trust_between_fires_from_one_folder_is_in_force() {
+    let sb = Sandbox::new();
+    sb.settings("# no hooks of the user's\n");
+    let repo = make_repo(
+        &sb,
+        GATE,
+        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
+    );
+    let d = Daemon::start(sb);
+    let cwd = repo.join("src");
+    let at = repo.to_str().unwrap();
+    assert_eq!(code(&trust(&d, &[at]).status), 0);
+    assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], true);
+    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let trusted_on = fs::read(&store).unwrap();
+    // Switched off by the agent: said (not run) at every fire of its moment.
+    fs::write(
+        repo.join(".hookd/hooks.toml"),
+        format!("{GATE}enabled = false\n"),
+    )
+    .unwrap();
+    wait_until(RESPONSE, "the switched-off hook said at a fire", || {
+        gate_changed_since_trusted(&d.fire("PreToolUse", bash("make", &cwd)))
+    });
+    // The user trusts it switched off; then the file gains a hook of another moment, pending (the file
+    // read again, under the store that trusts the hook switched off): nothing to say at PreToolUse any
+    // more, fire after fire.
+    assert_eq!(code(&trust(&d, &[at]).status), 0);
+    wait_until(RESPONSE, "the hook trusted switched off, not said", || {
+        hook_names(&d.fire("PreToolUse", bash("make", &cwd))).is_empty()
+    });
+    fs::write(
+        repo.join(".hookd/hooks.toml"),
+        format!("{GATE}enabled = false\n\n{NOTE}"),
+    )
+    .unwrap();
+    wait_until(RESPONSE, "the new hook read, pending", || {
+        hook_names(&d.fire("PostToolUse", bash("make", &cwd))) == ["project:note"]
+    });
+    for _ in 0..20 {
+        let resp = d.fire("PreToolUse", bash("make", &cwd));
+        assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
+    }
+    // The store put back as it was (the trust of the hook switched on): said again.
+    let put_back = store.with_extension("json.back");
+    fs::write(&put_back, &trusted_on).unwrap();
+    fs::rename(&put_back, &store).unwrap();
+    wait_until(
+        RESPONSE,
+        "the hook said again under the store put back",
+        || gate_changed_since_trusted(&d.fire("PreToolUse", bash("make", &cwd))),
+    );
+    // Revoked: not trusted, switched off, nothing to say.
+    assert_eq!(code(&trust(&d, &["--revoke", at]).status), 0);
+    wait_until(RESPONSE, "the revoked hook no longer said", || {
+        hook_names(&d.fire("PreToolUse", bash("make", &cwd))).is_empty()
+    });
+    // Trusted again as it is (switched off), then switched on: it runs, and refuses.
+    assert_eq!(code(&trust(&d, &[at]).status), 0);
+    fs::write(repo.join(".hookd/hooks.toml"), GATE).unwrap();
+    wait_until(RESPONSE, "the hook switched on said, not run", || {
+        let resp = d.fire("PreToolUse", bash("make", &cwd));
+        assert_eq!(resp["refused"], false, "trusted switched off only: {resp}");
+        gate_changed_since_trusted(&resp)
+    });
+    assert_eq!(code(&trust(&d, &[at]).status), 0);
+    assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], true);
 }
