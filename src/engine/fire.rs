@@ -123,18 +123,19 @@ impl Engine {
         } else {
             self.live.candidates(&moment, agent.as_deref(), session)
         };
-        if field.is_some_and(|field| matched_long(&event, field)) {
-            // The fire waits for its hooks' matching: its record says now what the event said.
-            record.describe(&event);
-        }
-        let hooks = select_hooks(
-            &generation,
-            &project.run,
-            live,
-            &moment,
-            agent.as_deref(),
-            field,
+        // A long matched value is matched on a blocking thread, and the fire waits for it.
+        let hooks = describing_if_waiting(
+            &mut record,
             &event,
+            select_hooks(
+                &generation,
+                &project.run,
+                live,
+                &moment,
+                agent.as_deref(),
+                field,
+                &event,
+            ),
         )
         .await;
         if !hooks.is_empty() {
@@ -260,9 +261,9 @@ impl Engine {
         }
         let mut runs = runs;
         // A lower layer's rewrite of the input is a call the managed hooks never saw: nothing below
-        // them may carry a call past them, so they judge it too before it goes on.
+        // them may carry a call past them, so they judge it too before it goes on, or before a person
+        // is asked to approve it (a refused call carries no rewrite).
         if verdict.input.is_some()
-            && !verdict.refused
             && hooks
                 .iter()
                 .zip(&outcomes)
@@ -460,7 +461,12 @@ impl Again<'_> {
         (record, reports, runs): (&mut FireRecord, &mut Vec<HookReport>, &mut Vec<Option<Ran>>),
         verdict: &mut Verdict,
     ) {
-        let mut rewritten = event.clone();
+        // The event as it is but for its input (the one it had not copied: it may be megabytes).
+        let mut rewritten: Map<String, Value> = event
+            .iter()
+            .filter(|(key, _)| *key != "tool_input")
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
         rewritten.insert("tool_input".into(), input);
         let ran = match serialized(
             &mut rewritten,
@@ -474,6 +480,16 @@ impl Again<'_> {
             Ok(input) => run_all(engine, generation, managed, &Arc::new(input), cancel).await,
             Err(e) => managed.iter().map(|_| Some(Ran::lost(&e))).collect(),
         };
+        // The verdict so far comes first in the fold: its refusal, or its ask, stays before theirs.
+        let so_far = Heard {
+            reason: verdict.reason.clone(),
+            ..Heard::new(match (verdict.refused, verdict.permission) {
+                (true, Some(crate::decision::Permission::Ask)) => Outcome::Asked,
+                (true, _) => Outcome::Refused,
+                (false, _) => Outcome::Nothing,
+            })
+        };
+        let mut heard_all = vec![(String::new(), so_far)];
         for (hook, ran) in managed.iter().zip(ran) {
             let Some(ran) = ran else { continue };
             let heard = read_outcome(hook, self.moment, &ran, self.busy);
@@ -499,22 +515,28 @@ impl Again<'_> {
             record.layer_of_last(Layer::Managed);
             reports.push(report);
             runs.push(ran);
-            if verdict.refused && verdict.permission.is_none() {
-                continue; // refused already: the first refusal's reason stays
-            }
-            match heard.kind {
-                Outcome::Refused => {
-                    verdict.refused = true;
-                    verdict.permission = None;
-                    verdict.reason = heard.reason;
-                    verdict.input = None;
-                }
-                Outcome::Asked if !verdict.refused => {
-                    verdict.refused = true;
-                    verdict.permission = Some(crate::decision::Permission::Ask);
-                    verdict.reason = heard.reason;
-                }
-                _ => {}
+            heard_all.push((hook.name.clone(), heard));
+        }
+        // Only their refusals and asks count: what they rewrite, add or allow of a call they see a
+        // second time is not taken.
+        let folded = verdict::fold_hooks(
+            heard_all
+                .iter()
+                .map(|(name, heard)| (name.as_str(), heard, true)),
+            verdict::Originals {
+                moment: self.moment,
+                input: None,
+                output: None,
+            },
+            false,
+        );
+        if folded.refused {
+            verdict.refused = true;
+            verdict.reason = folded.reason;
+            verdict.permission = folded.permission;
+            if verdict.permission.is_none() {
+                // Refused: nothing of the call runs, its rewrite neither.
+                verdict.input = None;
             }
         }
     }

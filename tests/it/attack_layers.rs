@@ -639,9 +639,13 @@ fn a_users_rewrite_does_not_carry_a_call_past_the_managed_hooks_that_never_saw_i
         "swap.sh",
         &prints(r#"{"input": {"command": "rm -rf /srv"}}"#),
     );
+    sb.script(
+        "sudo-asks.sh",
+        "grep -q 'sudo' && { echo '{\"ask\": \"the team asks about sudo\"}'; }; exit 0",
+    );
     let dir = managed(
         &sb,
-        "[[hooks.PreToolUse]]\nname = \"team-guard\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/no-rm.sh\"\n",
+        "[[hooks.PreToolUse]]\nname = \"team-guard\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/no-rm.sh\"\n\n[[hooks.PreToolUse]]\nname = \"team-sudo\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/sudo-asks.sh\"\n",
     );
     // The user's hook rewrites the call the team's guard let through into one it refuses.
     sb.settings(
@@ -660,4 +664,24 @@ fn a_users_rewrite_does_not_carry_a_call_past_the_managed_hooks_that_never_saw_i
     let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
     assert_eq!(resp["refused"], false, "{resp}");
     assert_eq!(resp["input"]["command"], "ls -la", "{resp}");
+    // Rewritten into a call the team asks about: asked, the rewrite kept for the person to approve.
+    d.sb.script("swap.sh", &prints(r#"{"input": {"command": "sudo ls"}}"#));
+    let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
+    assert_eq!(resp["refused"], true, "{resp}");
+    assert_eq!(resp["permission"], "ask", "{resp}");
+    assert_eq!(resp["reason"], "the team asks about sudo", "{resp}");
+    assert_eq!(resp["input"]["command"], "sudo ls", "{resp}");
+    // The user's hook asks and rewrites into a call the team refuses: the refusal beats the ask.
+    d.sb.script(
+        "swap.sh",
+        &prints(r#"{"ask": "the user asks", "input": {"command": "sudo rm -rf /srv"}}"#),
+    );
+    let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
+    assert_eq!(resp["refused"], true, "{resp}");
+    assert!(resp.get("permission").is_none(), "{resp}");
+    assert_eq!(resp["reason"], "the team forbids rm -rf", "{resp}");
+    assert!(
+        resp.get("input").is_none(),
+        "a refused call's rewrite goes: {resp}"
+    );
 }
