@@ -50,10 +50,11 @@ pub const AGENT_LIMIT_MARGIN: Duration = Duration::from_millis(500);
 /// verdict, a fast hook's refusal among it, reaches the relay before the relay gives up on the daemon.
 pub const HOOK_LIMIT_MARGIN: Duration = Duration::from_millis(1000);
 
-/// How long a fire from a repository waits for what the disk tells of its hooks (the hooks file read,
-/// scripts of up to 16 MiB digested and copied, on a blocking thread): far longer than a healthy disk
-/// takes, far shorter than the relay waits. Past it the fire goes on and says the repository's hooks
-/// did not run.
+/// How long a fire from a repository waits for what the disk tells of its hooks (the repository looked
+/// for, the hooks file read, scripts of up to 16 MiB digested and copied, on a blocking thread), in
+/// all: nested repositories are read side by side within it, never one such wait after another. Far
+/// longer than a healthy disk takes, far shorter than the relay waits. Past it the fire goes on and
+/// says which repository's hooks did not run.
 pub const PROJECT_READ_WAIT: Duration = Duration::from_secs(10);
 
 /// How long `status` waits for the digest of every repository's hooks' scripts (on a blocking thread,

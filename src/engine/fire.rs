@@ -1,7 +1,7 @@
 //! A fire, from request to decision: pick the hooks that fit, run them all at once, read each answer,
 //! and fold the verdict.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -564,8 +564,10 @@ impl Engine {
     /// A repository's hooks for this fire, when its `cwd` is in one and the managed layer lets them run:
     /// the trusted ones that fit, and the pending ones, to report. What memory tells is answered here;
     /// what needs the disk (the repository looked for, its hooks file read, scripts digested and
-    /// copied) runs on a blocking thread, and the fire waits for it, bounded: hooks that could not be
-    /// known are reported, never skipped in silence.
+    /// copied) runs on a blocking thread, and the fire waits for it, bounded by one deadline for the
+    /// whole ([`crate::limits::PROJECT_READ_WAIT`]), each repository of a nested one read side by side
+    /// (a hung one holds the fire no longer than one would): hooks that could not be known in time are
+    /// reported, never skipped in silence.
     async fn project_hooks(
         &self,
         generation: &Generation,
@@ -583,6 +585,7 @@ impl Engine {
         };
         let policy = generation.settings.policy;
         let off = policy.allow_managed_hooks_only || policy.project_hooks == ProjectHooks::Off;
+        let deadline = tokio::time::Instant::now() + crate::limits::PROJECT_READ_WAIT;
         let roots = match self.projects.quick(cwd, moment) {
             Quick::Nothing => return ForFire::default(),
             Quick::NoneAt(_) if !off => return ForFire::default(),
@@ -593,7 +596,7 @@ impl Engine {
                 None => {
                     let projects = self.projects.clone();
                     let folder = cwd.to_string();
-                    match on_disk(move || projects.roots_of(&folder)).await {
+                    match on_disk(deadline, move || projects.roots_of(&folder)).await {
                         Ok(found) => found,
                         Err(why) => {
                             return self.projects.unknown(Path::new(cwd), &why);
@@ -602,17 +605,22 @@ impl Engine {
                 }
             },
         };
-        // Every repository the folder is in (a nested one's hooks add to its parent's, never take
-        // their place), the outermost first.
-        let mut all = ForFire::default();
-        for root in roots.into_iter().rev() {
-            if off {
-                self.projects.skipped(&root, policy);
-                continue;
+        if off {
+            for root in roots.iter().rev() {
+                self.projects.skipped(root, policy);
             }
-            let found = self
-                .project_hooks_at(root, generation, moment, agent, field, event)
-                .await;
+            return ForFire::default();
+        }
+        // Every repository the folder is in (a nested one's hooks add to its parent's, never take
+        // their place), the outermost first; most folders are in one.
+        let at =
+            |root| self.project_hooks_at(root, deadline, generation, moment, agent, field, event);
+        let found = match <[PathBuf; 1]>::try_from(roots) {
+            Ok([root]) => return at(root).await,
+            Err(roots) => side_by_side(roots.into_iter().rev().map(at).collect()).await,
+        };
+        let mut all = ForFire::default();
+        for found in found {
             all.run.extend(found.run);
             all.pending.extend(found.pending);
             all.waiting.extend(found.waiting);
@@ -620,10 +628,13 @@ impl Engine {
         all
     }
 
-    /// The hooks of the repository at `root` for this fire (see [`Engine::project_hooks`]).
+    /// The hooks of the repository at `root` for this fire, what needs the disk waited for until
+    /// `deadline` (see [`Engine::project_hooks`]).
+    #[allow(clippy::too_many_arguments)]
     async fn project_hooks_at(
         &self,
-        root: std::path::PathBuf,
+        root: PathBuf,
+        deadline: tokio::time::Instant,
         generation: &Generation,
         moment: &str,
         agent: Option<&str>,
@@ -635,7 +646,7 @@ impl Engine {
             None => {
                 let projects = self.projects.clone();
                 let at = root.clone();
-                match on_disk(move || projects.project(&at)).await {
+                match on_disk(deadline, move || projects.project(&at)).await {
                     Ok(read) => read,
                     Err(why) => return self.projects.unknown(&root, &why),
                 }
@@ -663,7 +674,11 @@ impl Engine {
         let projects = self.projects.clone();
         let at_moment = moment.to_string();
         let judged = hooks.project;
-        match on_disk(move || projects.judge(&judged, &at_moment, &chosen)).await {
+        match on_disk(deadline, move || {
+            projects.judge(&judged, &at_moment, &chosen)
+        })
+        .await
+        {
             Ok(for_fire) => for_fire,
             Err(why) => self.projects.unknown(&root, &why),
         }
@@ -689,28 +704,53 @@ async fn describing_if_waiting<F: std::future::Future>(
     .await
 }
 
-/// `work` (it reads the disk) on a blocking thread, waited for within
-/// [`crate::limits::PROJECT_READ_WAIT`]: `Err` says why it gave no answer (it may still finish, and
-/// what it read is then remembered for the next fire).
+/// `work` (it reads the disk) on a blocking thread, waited for until `deadline` (a fire's one deadline
+/// for every repository it is in, [`crate::limits::PROJECT_READ_WAIT`] from its start): `Err` says why
+/// it gave no answer (it may still finish, and what it read is then remembered for the next fire).
 async fn on_disk<T: Send + 'static>(
+    deadline: tokio::time::Instant,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
-    on_disk_within(crate::limits::PROJECT_READ_WAIT, work).await
-}
-
-/// [`on_disk`], waited for within `wait`.
-async fn on_disk_within<T: Send + 'static>(
-    wait: std::time::Duration,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, String> {
-    match tokio::time::timeout(wait, tokio::task::spawn_blocking(work)).await {
+    let late = || {
+        format!(
+            "reading them did not end within the {:.1} s a fire waits for the disk, for every repository it is in (a slow or hung file system)",
+            crate::limits::PROJECT_READ_WAIT.as_secs_f64()
+        )
+    };
+    if tokio::time::Instant::now() >= deadline {
+        // Not begun: the fire's time for the disk is spent.
+        return Err(late());
+    }
+    match tokio::time::timeout_at(deadline, tokio::task::spawn_blocking(work)).await {
         Ok(Ok(answer)) => Ok(answer),
         Ok(Err(e)) => Err(format!("reading them failed ({e})")),
-        Err(_) => Err(format!(
-            "reading them took longer than {:.1} s (a slow or hung file system)",
-            wait.as_secs_f64()
-        )),
+        Err(_) => Err(late()),
     }
+}
+
+/// `futures` run side by side on this task (none is spawned: they may borrow), their outputs in the
+/// order given, whichever finished first.
+async fn side_by_side<F: std::future::Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<std::pin::Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|context| {
+        let mut waiting = false;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                match future.as_mut().poll(context) {
+                    std::task::Poll::Ready(done) => *output = Some(done),
+                    std::task::Poll::Pending => waiting = true,
+                }
+            }
+        }
+        if waiting {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
 }
 
 /// A refusal hookd makes itself (the managed layer's `require_fail_closed`, its guard of itself), as
@@ -1060,20 +1100,23 @@ impl Chain<'_> {
 mod tests {
     use std::time::Duration;
 
+    use tokio::time::Instant;
+
     /// What the disk does not tell in time, or tells by failing, is an answer of its own (said in the
-    /// fire), never a wait without end or a fire that passes as if there were nothing to read.
+    /// fire), never a wait without end or a fire that passes as if there were nothing to read; and the
+    /// deadline is the fire's, not each read's: a read begun once it passed is not waited for.
     #[tokio::test]
     async fn a_read_too_slow_or_failing_is_said() {
-        let slow = super::on_disk_within(Duration::from_millis(20), || {
+        let slow = super::on_disk(Instant::now() + Duration::from_millis(20), || {
             std::thread::sleep(Duration::from_millis(300));
         })
         .await;
         assert!(
             slow.as_ref()
-                .is_err_and(|why| why.contains("longer than 0.0 s")),
+                .is_err_and(|why| why.contains("did not end within")),
             "{slow:?}"
         );
-        let failed = super::on_disk_within(Duration::from_secs(5), || -> u8 {
+        let failed = super::on_disk(Instant::now() + Duration::from_secs(5), || -> u8 {
             panic!("the disk read failed");
         })
         .await;
@@ -1084,8 +1127,39 @@ mod tests {
             "{failed:?}"
         );
         assert_eq!(
-            super::on_disk_within(Duration::from_secs(5), || 7).await,
+            super::on_disk(Instant::now() + Duration::from_secs(5), || 7).await,
             Ok(7)
         );
+        let passed = super::on_disk(Instant::now() - Duration::from_millis(1), || 7).await;
+        assert!(passed.is_err(), "{passed:?}");
+    }
+
+    /// The repositories of a nested one are read side by side under the fire's one deadline: one that
+    /// hangs is said not to have come in time, and does not hold back the others, which come in the
+    /// order given.
+    #[tokio::test]
+    async fn nested_repositories_are_read_side_by_side_within_one_deadline() {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let (release, hung) = std::sync::mpsc::channel::<()>();
+        let reads = vec![
+            Box::pin(super::on_disk(deadline, || "outer"))
+                as std::pin::Pin<Box<dyn std::future::Future<Output = Result<&str, String>>>>,
+            Box::pin(super::on_disk(deadline, move || {
+                let _ = hung.recv();
+                "hung"
+            })),
+            Box::pin(super::on_disk(deadline, || "inner")),
+        ];
+        let read = super::side_by_side(reads).await;
+        release.send(()).unwrap();
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert_eq!(read[0], Ok("outer"));
+        assert!(
+            read[1]
+                .as_ref()
+                .is_err_and(|why| why.contains("did not end within")),
+            "{read:?}"
+        );
+        assert_eq!(read[2], Ok("inner"), "not held behind the hung one");
     }
 }

@@ -7,8 +7,9 @@
 //!
 //! What touches the disk (the hooks file read and parsed, scripts of up to 16 MiB read and digested,
 //! their copies written) runs on a blocking thread, never on the daemon's shared one; a fire from the
-//! repository waits for it (within [`crate::limits::PROJECT_READ_WAIT`]), and a read that fails or
-//! takes longer is said in the fire's report and the journal, never passed over in silence. What a fire
+//! repository waits for it (within [`crate::limits::PROJECT_READ_WAIT`] in all, nested repositories
+//! read side by side), and a read that fails or takes longer is said in the fire's report and the
+//! journal, never passed over in silence. What a fire
 //! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup: what
 //! it needs ([`Attention`]) is worked out when the repository's hooks are read, and again whenever the
 //! trust store was read anew since (`Projects::store` numbers each read that found it changed).
