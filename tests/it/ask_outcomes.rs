@@ -8,19 +8,6 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-/// Waits for the `ask` record of the call `call` (its id, or for an agent with none, its session).
-fn ask_record(d: &Daemon, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let path = d.journal_file();
-    let mut found = None;
-    wait_until(RESPONSE, what, || {
-        found = journal_records(&path)
-            .into_iter()
-            .find(|l| l["kind"] == "ask" && pred(l));
-        found.is_some()
-    });
-    found.unwrap()
-}
-
 /// A daemon whose PreToolUse hook asks a person about every `deploy` command.
 fn asking_daemon() -> Daemon {
     let sb = Sandbox::new();
@@ -78,7 +65,9 @@ fn an_ask_followed_by_the_calls_post_tool_use_ran_and_by_permission_denied_was_d
         &claude("PostToolUse", "s1", "toolu_A", "deploy prod"),
         &[],
     );
-    let ran = ask_record(&d, "toolu_A's outcome", |l| l["call"] == "toolu_A");
+    let ran = journaled(&d, "toolu_A's outcome", |l| {
+        l["kind"] == "ask" && l["call"] == "toolu_A"
+    });
     assert_eq!(ran["outcome"], "ran", "{ran}");
     assert_eq!(ran["settled_by"], "PostToolUse", "{ran}");
     assert_eq!(ran["moment"], "PreToolUse", "{ran}");
@@ -98,7 +87,9 @@ fn an_ask_followed_by_the_calls_post_tool_use_ran_and_by_permission_denied_was_d
         &claude("PermissionDenied", "s1", "toolu_B", "deploy staging"),
         &[],
     );
-    let denied = ask_record(&d, "toolu_B's outcome", |l| l["call"] == "toolu_B");
+    let denied = journaled(&d, "toolu_B's outcome", |l| {
+        l["kind"] == "ask" && l["call"] == "toolu_B"
+    });
     assert_eq!(denied["outcome"], "denied", "{denied}");
     assert_eq!(denied["settled_by"], "PermissionDenied", "{denied}");
     // Asked, then the session's next prompt with no word of the call.
@@ -110,7 +101,9 @@ fn an_ask_followed_by_the_calls_post_tool_use_ran_and_by_permission_denied_was_d
     let mut prompt = fixture_json("claude-code", "UserPromptSubmit-1.json");
     prompt["session_id"] = json!("s1");
     relay_ok("claude-code", &prompt, &[]);
-    let unknown = ask_record(&d, "toolu_C's outcome", |l| l["call"] == "toolu_C");
+    let unknown = journaled(&d, "toolu_C's outcome", |l| {
+        l["kind"] == "ask" && l["call"] == "toolu_C"
+    });
     assert_eq!(unknown["outcome"], "unknown", "{unknown}");
     assert_eq!(unknown["settled_by"], "next prompt", "{unknown}");
     // A call that was not asked about settles nothing.
@@ -133,7 +126,9 @@ fn an_ask_followed_by_the_calls_post_tool_use_ran_and_by_permission_denied_was_d
     post["session_id"] = event["session_id"].clone();
     post["tool_use_id"] = json!("call_X");
     relay_ok("codex", &post, &[]);
-    let codex = ask_record(&d, "codex's outcome", |l| l["call"] == "call_X");
+    let codex = journaled(&d, "codex's outcome", |l| {
+        l["kind"] == "ask" && l["call"] == "call_X"
+    });
     assert_eq!(codex["outcome"], "ran", "{codex}");
     assert_eq!(codex["agent"], "codex", "{codex}");
 
@@ -145,7 +140,9 @@ fn an_ask_followed_by_the_calls_post_tool_use_ran_and_by_permission_denied_was_d
     after["tool_name"] = event["tool_name"].clone();
     after["tool_input"] = event["tool_input"].clone();
     relay_ok("gemini-cli", &after, &[]);
-    let gemini = ask_record(&d, "gemini's outcome", |l| l["agent"] == "gemini-cli");
+    let gemini = journaled(&d, "gemini's outcome", |l| {
+        l["kind"] == "ask" && l["agent"] == "gemini-cli"
+    });
     assert_eq!(gemini["outcome"], "ran", "{gemini}");
     assert!(gemini.get("call").is_none(), "{gemini}");
 

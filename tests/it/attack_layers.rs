@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::*;
-use crate::layers_managed::{managed, start_managed, write_managed};
+use crate::layers_managed::{managed, write_managed};
 use crate::layers_project::{bash, make_repo, trust};
 
 fn trusted(d: &Daemon, repo: &Path) {
@@ -438,7 +438,7 @@ fn a_project_hook_named_like_a_managed_one_leaves_it_alone() {
         "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/allow.sh\"\nenabled = true\n",
         &[("allow.sh", "echo '{\"allow\": \"ok\"}'")],
     );
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     trusted(&d, &repo);
     let resp = d.fire("PreToolUse", bash("make", &repo));
     assert_eq!(resp["refused"], true, "{resp}");
@@ -466,7 +466,7 @@ fn a_managed_drop_in_with_an_error_keeps_the_last_good_layer_and_says_where() {
     );
     write_managed(&drop_ins.join("50-team.toml"), &team);
     sb.settings("# none\n");
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let cwd = d.sb.p("");
     assert_eq!(d.fire("PreToolUse", bash("ls", &cwd))["refused"], true);
     // Half-written as an editor saves in place: a syntax error on line 3.
@@ -523,7 +523,7 @@ fn a_managed_file_saved_by_removing_it_first_does_not_drop_the_team_hooks() {
         "[[hooks.PreToolUse]]\nname = \"team\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/team.sh\"\n";
     let dir = managed(&sb, team);
     sb.settings("# none\n");
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let cwd = d.sb.p("");
     assert_eq!(d.fire("PreToolUse", bash("ls", &cwd))["refused"], true);
     // Removed, and the daemon polls meanwhile: every fire in the gap still refused.
@@ -613,7 +613,7 @@ fn the_users_stop_refusal_cap_does_not_let_a_managed_stop_refusal_through() {
     );
     // With a cap of 0, no Stop is ever refused: the user's file would take the team's Stop hook out.
     sb.settings("[defaults]\nstop_refusal_cap = 0\n");
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let stop = json!({"session_id": "s", "cwd": d.sb.p(""), "stop_hook_active": false});
     let resp = d.fire("Stop", stop.clone());
     assert_eq!(resp["refused"], true, "{resp}");
@@ -651,7 +651,7 @@ fn a_users_rewrite_does_not_carry_a_call_past_the_managed_hooks_that_never_saw_i
     sb.settings(
         "[[hooks.PreToolUse]]\nname = \"swap\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/swap.sh\"\n",
     );
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let resp = d.fire("PreToolUse", bash("ls", &d.sb.p("")));
     let rewritten = resp["input"]["command"].as_str().unwrap_or_default();
     assert!(

@@ -359,7 +359,7 @@ fn under_allow_managed_hooks_only_no_live_hook_is_hung_and_one_hung_before_does_
     let sb = Sandbox::new();
     let dir = crate::layers_managed::managed(&sb, "# the team's, no hooks yet\n");
     sb.settings("# no hooks of the user's\n");
-    let d = crate::layers_managed::start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let mut before = d.connect();
     let r = attach(
         &mut before,
@@ -582,12 +582,6 @@ fn another_user_can_neither_hang_a_hook_nor_answer_a_call_pending() {
         return;
     }
     let d = Daemon::with_scripts(&[], "# no hooks of the file\n");
-    std::fs::set_permissions(
-        d.sb.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
-    d.open_to_others();
     let mut live = d.connect();
     attach(
         &mut live,
@@ -596,35 +590,10 @@ fn another_user_can_neither_hang_a_hook_nor_answer_a_call_pending() {
     let f = fire(&d, bash("ls"));
     let call = next_call(&mut live);
     // Another user answers the call (an allow), and tries to hang a hook of its own.
-    let mut py = as_nobody("/usr/bin/python3");
-    py.args([
-        "-I",
-        "-c",
-        r#"
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-s.settimeout(10)
-try:
-    s.sendall(b'{"op":"answer","call":1,"allow":"from another user"}\n'
-              b'{"op":"attach","id":1,"client":"x","hooks":[{"name":"h","moment":"PreToolUse"}]}\n')
-except OSError:
-    pass
-data = b""
-try:
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-except (ConnectionResetError, socket.timeout):
-    pass
-print("DATA" if data else "EMPTY")
-"#,
-    ])
-    .arg(&d.socket);
-    let out = run_with_deadline(py, None, Duration::from_secs(30));
-    assert_eq!(text(&out.stdout).trim(), "EMPTY", "{}", text(&out.stderr));
+    d.another_user_is_told_nothing(&[
+        r#"{"op":"answer","call":1,"allow":"from another user"}"#,
+        r#"{"op":"attach","id":1,"client":"x","hooks":[{"name":"h","moment":"PreToolUse"}]}"#,
+    ]);
     // The call still waits for its own client, whose answer decides.
     live.send(&json!({"op": "answer", "call": call["call"], "refused": "mine to say"}));
     let r = f.join().unwrap();

@@ -1468,7 +1468,7 @@ fn require_fail_closed_refuses_a_fail_open_http_hook() {
     let sb = Sandbox::new();
     let dir = crate::layers_managed::managed(&sb, "require_fail_closed = true\n");
     sb.settings(&format!("{HTTP_ON}# no hooks\n"));
-    let d = crate::layers_managed::start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let call = pre_tool_use("Bash", "ls");
     let open = answer(&d, "/hooks/claude-code", call.clone()).expect("a refusal");
     assert_eq!(

@@ -34,21 +34,6 @@ pub fn write_managed(path: &Path, text: &str) {
     fs::rename(&temp, path).unwrap();
 }
 
-/// A daemon on the sandbox with the managed layer in `dir`.
-pub fn start_managed(sb: Sandbox, dir: &Path) -> Daemon {
-    Daemon::start_managed(sb, dir)
-}
-
-/// Waits until a journal line satisfies `found`, and returns it.
-pub fn journaled(d: &Daemon, what: &str, found: impl Fn(&Value) -> bool) -> Value {
-    let mut line = None;
-    wait_until(Duration::from_secs(10), what, || {
-        line = d.journal().into_iter().find(|record| found(record));
-        line.is_some()
-    });
-    line.unwrap()
-}
-
 fn bash(command: &str, cwd: &Path) -> Value {
     json!({"session_id": "s", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command}})
 }
@@ -72,7 +57,7 @@ fn managed_hooks_run_first_and_a_users_enabled_false_cannot_touch_them() {
     sb.settings(
         "[[hooks.PreToolUse]]\nname = \"team-guard\"\ncommand = \"true\"\nenabled = false\n\n[[hooks.PreToolUse]]\nname = \"note\"\ncommand = \"@DIR@/note.sh\"\n",
     );
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let resp = d.fire("PreToolUse", bash("rm -rf build", d.sb.p("").as_path()));
     assert_eq!(resp["refused"], true, "{resp}");
     assert_eq!(resp["reason"], "the team forbids rm -rf", "{resp}");
@@ -130,7 +115,7 @@ fn allow_managed_hooks_only_skips_user_and_project_hooks_and_the_journal_says_wh
         ),
     )
     .unwrap();
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let resp = d.fire("PreToolUse", bash("ls", &repo));
     assert_eq!(resp["refused"], false, "{resp}");
     assert_eq!(hook_names(&resp), vec!["team".to_string()], "{resp}");
@@ -157,7 +142,7 @@ fn the_same_hook_in_two_layers_runs_once_and_check_names_the_duplicate() {
         "[[hooks.PreToolUse]]\nname = \"NAME\"\nmatcher = \"Bash\"\ncommand = \"@DIR@/count.sh\"\n";
     let dir = managed(&sb, &hook.replace("NAME", "team-count"));
     sb.settings(&hook.replace("NAME", "my-count"));
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let resp = d.fire("PreToolUse", bash("ls", d.sb.p("").as_path()));
     assert_eq!(hook_names(&resp), vec!["team-count".to_string()], "{resp}");
     assert_eq!(fs::read_to_string(d.sb.p("count")).unwrap(), "x\n");
@@ -188,7 +173,7 @@ fn require_fail_closed_refuses_a_fail_open_relay() {
     let sb = Sandbox::new();
     let dir = managed(&sb, "require_fail_closed = true\n");
     sb.settings("# no hooks\n");
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let (event, extra) = shell_call("claude-code", "ls", d.sb.p("").as_path());
     let open = relay(&d, "claude-code", &event, &extra);
     let refused = refusal("claude-code", &open);
@@ -241,7 +226,7 @@ fn a_managed_file_not_roots_is_refused_and_the_layer_keeps_its_last_good_setting
         "[[hooks.PreToolUse]]\nname = \"team\"\ncommand = \"@DIR@/deny.sh\"\n",
     );
     sb.settings("# no hooks\n");
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     assert_eq!(
         d.fire("PreToolUse", bash("ls", d.sb.p("").as_path()))["refused"],
         true
@@ -314,7 +299,7 @@ fn require_fail_closed_reads_the_relays_flag_from_an_undecidable_events_head() {
     let sb = Sandbox::new();
     let dir = managed(&sb, "require_fail_closed = true\n");
     sb.settings("# no hooks\n");
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
     let line = |flag: &str| {
         format!(

@@ -6,7 +6,6 @@
 use std::fs;
 
 use crate::common::*;
-use crate::layers_managed::journaled;
 use crate::layers_project::{bash, make_repo, trust};
 
 /// Three ways of naming a script: by `$HOOKD_CONFIG_DIR`, as an argument of an interpreter, as `argv`.

@@ -10,7 +10,6 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::common::*;
-use crate::layers_managed::{journaled, start_managed};
 
 /// A repository in the sandbox (`repo/`, with `.git`), its `.hookd/hooks.toml` and scripts written.
 pub(crate) fn make_repo(sb: &Sandbox, toml: &str, scripts: &[(&str, &str)]) -> PathBuf {
@@ -256,7 +255,7 @@ fn the_trust_store_edited_by_hand_does_not_trust_a_changed_hook() {
     sb.settings("# none\n");
     let repo_off = make_repo(&sb, GATE, &[("gate.sh", "echo 'no' >&2; exit 2")]);
     let dir = crate::layers_managed::managed(&sb, "project_hooks = \"off\"\n");
-    let d = start_managed(sb, &dir);
+    let d = Daemon::start_managed(sb, &dir);
     assert_eq!(code(&trust(&d, &[repo_off.to_str().unwrap()]).status), 0);
     let resp = d.fire("PreToolUse", bash("ls", &repo_off));
     assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");

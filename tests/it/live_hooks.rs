@@ -632,40 +632,9 @@ fn another_user_cannot_hang_a_hook() {
         return;
     }
     let d = daemon_with_a_file_hook();
-    std::fs::set_permissions(
-        d.sb.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
-    d.open_to_others();
-    let mut py = as_nobody("/usr/bin/python3");
-    py.args([
-        "-I",
-        "-c",
-        r#"
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
-s.settimeout(10)
-try:
-    s.sendall(b'{"op":"attach","id":1,"client":"x","hooks":[{"name":"h","moment":"PreToolUse"}]}\n')
-except OSError:
-    pass
-data = b""
-try:
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-except ConnectionResetError:
-    pass
-print("DATA" if data else "EMPTY")
-"#,
-    ])
-    .arg(&d.socket);
-    let out = run_with_deadline(py, None, Duration::from_secs(30));
-    assert_eq!(text(&out.stdout).trim(), "EMPTY", "{}", text(&out.stderr));
+    d.another_user_is_told_nothing(&[
+        r#"{"op":"attach","id":1,"client":"x","hooks":[{"name":"h","moment":"PreToolUse"}]}"#,
+    ]);
     assert!(live_in_status(&d).is_empty());
     let r = d.fire("PreToolUse", bash_in("S", "ls"));
     assert_eq!(hook_names(&r), vec!["file"], "{r}");

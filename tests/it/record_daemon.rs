@@ -36,17 +36,6 @@ fn lines_of(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Waits for a journal line that `pred` likes and returns it.
-fn wait_line(d: &Daemon, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let path = d.journal_file();
-    let mut found = None;
-    wait_until(RESPONSE, what, || {
-        found = journal_records(&path).into_iter().find(|l| pred(l));
-        found.is_some()
-    });
-    found.unwrap()
-}
-
 fn fire_as(d: &Daemon, agent: &str, event: Value) -> Value {
     d.fire_req(
         json!({"op": "fire", "id": 1, "moment": "PreToolUse", "agent": agent, "event": event}),
@@ -108,7 +97,7 @@ fn a_refused_fire_and_an_added_one_have_their_lines_in_a_private_journal() {
     let added = fire_as(&d, "claude-code", bash("sess-added", "ls -la"));
     assert_eq!(adds(&added), ["checked"], "{added}");
 
-    let line = wait_line(&d, "the refused fire's line", |l| {
+    let line = journaled(&d, "the refused fire's line", |l| {
         l["session"] == "sess-refused"
     });
     assert_eq!(line["v"], 1);
@@ -132,7 +121,7 @@ fn a_refused_fire_and_an_added_one_have_their_lines_in_a_private_journal() {
     );
     assert_eq!(line["time"].as_str().unwrap().len(), 24, "{line}");
 
-    let line = wait_line(&d, "the added fire's line", |l| {
+    let line = journaled(&d, "the added fire's line", |l| {
         l["session"] == "sess-added"
     });
     assert_eq!(line["agent"], "claude-code");
@@ -168,7 +157,7 @@ fn a_fire_whose_client_hung_up_has_its_line_cut() {
     );
     let pid = d.sb.wait_pid("slow.pid");
     drop(c);
-    let line = wait_line(&d, "the cut fire's line", |l| l["session"] == "sess-cut");
+    let line = journaled(&d, "the cut fire's line", |l| l["session"] == "sess-cut");
     assert_eq!(line["kind"], "fire");
     let cut = line["cut"]
         .as_str()
@@ -319,7 +308,7 @@ fn the_relays_fail_open_is_spooled_and_taken_into_the_journal() {
     assert_eq!(spooled.len(), 1, "{spooled:?}");
 
     let d = Daemon::start(sb);
-    let line = wait_line(&d, "the relay's line", |l| l["kind"] == "relay");
+    let line = journaled(&d, "the relay's line", |l| l["kind"] == "relay");
     assert_eq!(line["relay"], "fail_open");
     assert_eq!(line["session"], "sess-relay-down");
     assert_eq!(line["agent"], "claude-code");
@@ -475,7 +464,7 @@ fn kill_9_under_load_leaves_whole_lines_and_a_restart_appends_cleanly() {
     let answer = Client::connect(&d.socket).request(&json!({"op": "fire", "id": "after",
         "moment": "PreToolUse", "agent": "claude-code", "event": bash("after-restart", "ls")}));
     check_fire_shape(&answer);
-    wait_line(&d, "the fire after the restart", |l| {
+    journaled(&d, "the fire after the restart", |l| {
         l["session"] == "after-restart"
     });
     // lines_of panics on any line that does not parse, a torn one included.
@@ -493,11 +482,11 @@ fn reloads_and_refused_reloads_are_recorded_and_status_counts() {
          [[hooks.Stop]]\nname = \"g2\"\ncommand = \"@DIR@/guard.sh\"\n",
     );
     assert_eq!(d.reload()["ok"], true);
-    let reload = wait_line(&d, "a reload line", |l| l["kind"] == "reload");
+    let reload = journaled(&d, "a reload line", |l| l["kind"] == "reload");
     assert!(reload["generation"].as_u64().unwrap() >= 2, "{reload}");
     d.sb.settings("[defaults]\ncolour = \"red\"\n");
     assert_eq!(d.reload()["ok"], false);
-    let refused = wait_line(&d, "a reload_refused line", |l| {
+    let refused = journaled(&d, "a reload_refused line", |l| {
         l["kind"] == "reload_refused"
     });
     let error = refused["error"].as_str().unwrap_or_default();
@@ -674,7 +663,7 @@ fn a_spool_of_garbage_links_and_lies_is_taken_safely() {
     fs::write(dir.join("relay-spool.taking"), taking).unwrap();
     let d = Daemon::start(sb);
     assert_eq!(fire_as(&d, "codex", bash("spool-x", "ls"))["ok"], true);
-    wait_line(&d, "the fire after the spool", |l| {
+    journaled(&d, "the fire after the spool", |l| {
         l["session"] == "spool-x"
     });
     let lines = lines_of(&d.journal_file());
@@ -796,7 +785,7 @@ fn a_huge_spool_keeps_the_journal_within_its_bound() {
     .unwrap();
     let d = Daemon::start(sb);
     assert_eq!(fire_as(&d, "codex", bash("after-spool", "ls"))["ok"], true);
-    wait_line(&d, "the fire after the spool", |l| {
+    journaled(&d, "the fire after the spool", |l| {
         l["session"] == "after-spool"
     });
     for entry in fs::read_dir(&dir).unwrap() {
@@ -861,7 +850,7 @@ fn a_loose_journal_is_made_private_and_its_torn_tail_cut() {
     fs::set_permissions(&journal, fs::Permissions::from_mode(0o644)).unwrap();
     let d = Daemon::start(sb);
     fire_as(&d, "codex", bash("after-torn", "ls"));
-    wait_line(&d, "the fire after the torn tail", |l| {
+    journaled(&d, "the fire after the torn tail", |l| {
         l["session"] == "after-torn"
     });
     assert_eq!(lines_of(&journal).len(), 2);
@@ -1016,7 +1005,7 @@ fn fires_decided_in_place_are_answered_one_by_one_and_each_has_its_whole_line() 
 
     for i in (0..n).filter(|&i| i != n / 2).chain([n + 1, n + 2]) {
         let session = format!("in-place-{i}");
-        let line = wait_line(&d, &format!("fire {i}'s line"), |l| {
+        let line = journaled(&d, &format!("fire {i}'s line"), |l| {
             l["session"] == session.as_str()
         });
         assert_eq!(line["kind"], "fire", "{line}");
@@ -1031,16 +1020,16 @@ fn fires_decided_in_place_are_answered_one_by_one_and_each_has_its_whole_line() 
             "{line}"
         );
     }
-    let codex = wait_line(&d, "the fire with an agent", |l| {
+    let codex = journaled(&d, "the fire with an agent", |l| {
         l["session"] == format!("in-place-{}", n + 1).as_str()
     });
     assert_eq!(codex["agent"], "codex", "{codex}");
-    let refused = wait_line(&d, "the refused fire's line", |l| {
+    let refused = journaled(&d, "the refused fire's line", |l| {
         l["session"] == "in-place-bash"
     });
     assert_eq!(refused["verdict"]["refused"], true, "{refused}");
     assert_eq!(refused["hooks"][0]["stderr"], "no bash here\n", "{refused}");
-    let unknown = wait_line(&d, "the unknown moment's line", |l| {
+    let unknown = journaled(&d, "the unknown moment's line", |l| {
         l["session"] == "in-place-unknown"
     });
     assert_eq!(unknown["moment"], "NoSuchMoment", "{unknown}");

@@ -12,8 +12,8 @@ use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 use super::{
-    BIN, Client, NO_MANAGED_LAYER, READY, Sandbox, bash_event, check_fire_shape, keep_home,
-    wait_until,
+    BIN, Client, NO_MANAGED_LAYER, READY, RESPONSE, Sandbox, as_nobody, bash_event,
+    check_fire_shape, keep_home, run_with_deadline, text, wait_until,
 };
 
 /// A running `hookd serve`, killed (SIGTERM, then SIGKILL) and reaped on drop. On a failing test the
@@ -115,6 +115,41 @@ pub fn journal_records(path: &Path) -> Vec<Value> {
                 .unwrap_or_else(|e| panic!("a journal line is not JSON ({e}): {line:?}"))
         })
         .collect()
+}
+
+/// Another user's client ([`Daemon::another_user_is_told_nothing`]): connects to the socket (argv 1),
+/// sends argv 2, reads until the daemon closes, and prints whether anything came (`DATA`) or not
+/// (`EMPTY`).
+const ANOTHER_USER: &str = r#"
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.settimeout(10)
+try:
+    s.sendall(sys.argv[2].encode())
+except OSError:
+    pass
+data = b""
+try:
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+except (ConnectionResetError, socket.timeout):
+    pass
+print("DATA" if data else "EMPTY")
+"#;
+
+/// Waits (within [`RESPONSE`]) until a record of `d`'s journal satisfies `found`, and returns the first
+/// that does: the record is written after the answer, so a test that reads it waits for it.
+pub fn journaled(d: &Daemon, what: &str, found: impl Fn(&Value) -> bool) -> Value {
+    let mut record = None;
+    wait_until(RESPONSE, what, || {
+        record = d.journal().into_iter().find(|record| found(record));
+        record.is_some()
+    });
+    record.unwrap()
 }
 
 /// The variables systemd gives the daemon that no hook may inherit (contract section 6).
@@ -220,6 +255,25 @@ impl Daemon {
         )
         .unwrap();
         fs::set_permissions(&self.socket, fs::Permissions::from_mode(0o666)).unwrap();
+    }
+
+    /// Sends `lines` (each a request) to the daemon as another user (nobody), the socket opened up to
+    /// others first (the sandbox 0755, [`Daemon::open_to_others`]) so that only the daemon's check of
+    /// its peer stands in the way, and asserts that the connection was closed with nothing said: no
+    /// answer, no call answered, no hook hung.
+    pub fn another_user_is_told_nothing(&self, lines: &[&str]) {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(self.sb.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        self.open_to_others();
+        let mut py = as_nobody("/usr/bin/python3");
+        py.args(["-I", "-c", ANOTHER_USER]).arg(&self.socket).arg(
+            lines
+                .iter()
+                .map(|line| format!("{line}\n"))
+                .collect::<String>(),
+        );
+        let out = run_with_deadline(py, None, RESPONSE);
+        assert_eq!(text(&out.stdout).trim(), "EMPTY", "{}", text(&out.stderr));
     }
 
     pub fn pid(&self) -> u32 {
