@@ -9,10 +9,10 @@
 //! their copies written) runs on a blocking thread, never on the daemon's shared one; a fire from the
 //! repository waits for it (within [`crate::limits::PROJECT_READ_WAIT`] in all, nested repositories
 //! read side by side), and a read that fails or takes longer is said in the fire's report and the
-//! journal, never passed over in silence. What a fire
-//! from a folder it saw last asks is answered from memory, on the shared thread, without a lookup: what
-//! it needs ([`Attention`]) is worked out when the repository's hooks are read, and again whenever the
-//! trust store was read anew since (`Projects::store` numbers each read that found it changed).
+//! journal, never passed over in silence. What a fire from a folder it saw last asks is answered from
+//! memory, on the shared thread, without a lookup: what it needs ([`Attention`]) is worked out when the
+//! repository's hooks are read, and again whenever the trust store was read anew since
+//! (`Projects::store` numbers each read that found it changed).
 //! `status` digests every remembered repository's hooks on a blocking thread too, one digest at a time
 //! and within [`crate::limits::STATUS_DIGEST_WAIT`] (`Projects::states_within`): any client may ask
 //! for it, again and again, and a fire must never wait behind it. The trust store is read without
