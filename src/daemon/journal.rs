@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 
 use crate::daemon::tally::Tally;
 use crate::engine::Engine;
-use crate::record::{self, Kind, Message, Record};
+use crate::record::{self, Kind, Message, Record, Taken};
 use crate::sync::lock;
 
 /// Records waiting for the writer before more are dropped.
@@ -51,6 +51,10 @@ pub struct Journal {
     /// Every record, as written, for `watch`: made when the first watcher comes ([`Journal::watch`]),
     /// since its slots (all [`WATCH_BUFFER`] of them) are made, and resident, at once.
     hub: std::sync::OnceLock<broadcast::Sender<Arc<Entry>>>,
+    /// Held while a watcher comes, and while the writer sees whether anybody watches: a fire's record
+    /// is written as its line on the fire's thread (a watcher gets none) only while nobody does, and
+    /// the writer must not say "nobody" between a watcher's coming and its first record.
+    watching: Mutex<()>,
     /// Counts for `status`.
     pub tally: Mutex<Tally>,
     /// Where the journal is written.
@@ -73,6 +77,7 @@ impl Journal {
         let queue = record::install(QUEUE)?;
         let journal = Arc::new(Journal {
             hub: std::sync::OnceLock::new(),
+            watching: Mutex::default(),
             tally: Mutex::default(),
             path: state_dir.join(FILE),
             written: Mutex::default(),
@@ -93,11 +98,18 @@ impl Journal {
         Some(journal)
     }
 
-    /// A stream of every record written from now on.
+    /// A stream of every record noted from now on: from here, fires' records come to the writer
+    /// whole, for the watcher, until nobody watches ([`Writer::watched`]).
     pub fn watch(&self) -> broadcast::Receiver<Arc<Entry>> {
-        self.hub
+        let _watching = lock(&self.watching);
+        let receiver = self
+            .hub
             .get_or_init(|| broadcast::channel(WATCH_BUFFER).0)
-            .subscribe()
+            .subscribe();
+        if let Some(recorder) = record::get() {
+            recorder.set_lines_here(false);
+        }
+        receiver
     }
 
     /// How many watch the records.
@@ -108,6 +120,13 @@ impl Journal {
     pub fn written(&self) -> Written {
         lock(&self.written).clone()
     }
+}
+
+/// What the writer has taken, in the order it was noted: a record, or fires' lines written on their own
+/// threads (a range of [`Taken::lines`]).
+enum Batched {
+    Record(Box<Record>),
+    Lines(std::ops::Range<usize>),
 }
 
 // Records stay boxed from the fire to the writer and back ([`record::Recorder::fresh`]): a box is what
@@ -141,10 +160,10 @@ impl Writer {
     /// waking the writer for its own `write`, made a no-hook fire three times as slow), and an idle
     /// daemon does not poll.
     fn run(mut self, queue: record::Queue) {
-        let mut batch: Vec<Box<Record>> = self.spooled();
+        let mut batch: Vec<Batched> = self.spooled();
         let mut last_spool = Instant::now();
         let mut flushes = Vec::new();
-        let mut taken = Vec::new();
+        let mut taken = Taken::default();
         let mut gathering = false;
         loop {
             if gathering || !batch.is_empty() {
@@ -153,14 +172,23 @@ impl Writer {
                 // Going idle: what a burst of fires grew is let go.
                 queue.trim_spare();
                 self.lines.shrink_to(LINES_IDLE);
+                taken.lines.shrink_to(LINES_IDLE);
                 queue.wait(SPOOL_EVERY);
             }
             queue.take_all(&mut taken);
-            for message in taken.drain(..) {
+            let mut placed = 0;
+            for message in taken.messages.drain(..) {
                 match message {
-                    Message::Record(record) => batch.push(record),
+                    Message::Record(record) => batch.push(Batched::Record(record)),
+                    Message::Lines(end) => {
+                        batch.push(Batched::Lines(placed..end));
+                        placed = end;
+                    }
                     Message::Flush(done) => flushes.push(done),
                 }
+            }
+            if placed < taken.lines.len() {
+                batch.push(Batched::Lines(placed..taken.lines.len()));
             }
             gathering = !batch.is_empty();
             if last_spool.elapsed() >= SPOOL_EVERY {
@@ -173,10 +201,11 @@ impl Writer {
                     let mut record = Record::new(Kind::Dropped);
                     record.count = Some(dropped);
                     lock(&self.journal.written).dropped += dropped;
-                    batch.push(Box::new(record));
+                    batch.push(Batched::Record(Box::new(record)));
                 }
+                recorder.set_lines_here(!self.watched());
             }
-            self.write(&mut batch);
+            self.write(&mut batch, &taken);
             queue.give_back(&mut self.spent);
             for done in flushes.drain(..) {
                 let _ = done.try_send(());
@@ -185,15 +214,24 @@ impl Writer {
     }
 
     /// What the relay answered alone while the daemon was down, from its spool.
-    fn spooled(&self) -> Vec<Box<Record>> {
+    fn spooled(&self) -> Vec<Batched> {
         record::spool::take(&self.state_dir)
             .into_iter()
-            .map(Box::new)
+            .map(|record| Batched::Record(Box::new(record)))
             .collect()
     }
 
-    /// Writes `batch` (emptied; its room kept for the next).
-    fn write(&mut self, batch: &mut Vec<Box<Record>>) {
+    /// Whether anybody watches the records (then fires' records come whole, for them).
+    fn watched(&self) -> bool {
+        let _watching = lock(&self.journal.watching);
+        self.journal
+            .hub
+            .get()
+            .is_some_and(|hub| hub.receiver_count() > 0)
+    }
+
+    /// Writes `batch` (emptied; its room kept for the next), with the fires' lines `taken` brought.
+    fn write(&mut self, batch: &mut Vec<Batched>, taken: &Taken) {
         if batch.is_empty() {
             return;
         }
@@ -205,9 +243,12 @@ impl Writer {
         lines.clear();
         {
             let mut tally = lock(&self.journal.tally);
-            for record in batch.iter() {
-                tally.count(record);
+            for item in batch.iter() {
+                if let Batched::Record(record) = item {
+                    tally.count(record);
+                }
             }
+            tally.count_fires(&taken.counted);
         }
         let hub = self
             .journal
@@ -215,7 +256,17 @@ impl Writer {
             .get()
             .filter(|hub| hub.receiver_count() > 0);
         let mut count = 0u64;
-        for mut record in batch.drain(..) {
+        for item in batch.drain(..) {
+            let mut record = match item {
+                Batched::Record(record) => record,
+                // Fires' lines: with the journal turned off since, not kept (as a fire's record).
+                Batched::Lines(range) => {
+                    if settings.enabled {
+                        lines.extend_from_slice(&taken.lines[range]);
+                    }
+                    continue;
+                }
+            };
             record.bound();
             let start = lines.len();
             record.write_line(&mut lines, &mut self.stamps);
@@ -234,6 +285,9 @@ impl Writer {
             } else {
                 lines.truncate(start);
             }
+        }
+        if settings.enabled {
+            count += taken.line_count;
         }
         if lines.is_empty() {
             if !settings.enabled {
@@ -435,6 +489,7 @@ mod tests {
         let mut writer = Writer {
             journal: Arc::new(Journal {
                 hub: std::sync::OnceLock::new(),
+                watching: Mutex::default(),
                 tally: Mutex::default(),
                 path: path.clone(),
                 written: Mutex::default(),

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::decision::{Outcome, Ruling};
 use crate::protocol::{HookTimes, MomentCounts};
-use crate::record::{Kind, Record};
+use crate::record::{FireCounts, Kind, Record};
 
 /// How many of a hook's last runs its percentiles are taken over.
 const RECENT: usize = 256;
@@ -39,13 +39,7 @@ impl Tally {
             return;
         }
         let Some(moment) = &record.moment else { return };
-        if !self.moments.contains_key(moment) && self.moments.len() >= MAX_NAMES {
-            return;
-        }
-        if !self.moments.contains_key(moment) {
-            self.moments.insert(moment.clone(), MomentCounts::default());
-        }
-        let Some(counts) = self.moments.get_mut(moment) else {
+        let Some(counts) = self.moment(moment) else {
             return;
         };
         counts.fires += 1;
@@ -58,6 +52,30 @@ impl Tally {
             counts.failed += 1;
         }
         self.count_hooks(record);
+    }
+
+    /// Fires whose lines were written on their own threads, counted there by moment (they ran no
+    /// hook: nothing failed and no hook is timed).
+    pub fn count_fires(&mut self, counted: &[FireCounts]) {
+        for fires in counted {
+            if let Some(counts) = self.moment(&fires.moment) {
+                counts.fires += fires.fires;
+                counts.refused += fires.refused;
+                counts.asked += fires.asked;
+            }
+        }
+    }
+
+    /// `moment`'s counts, made the first time; `None` past [`MAX_NAMES`] moments.
+    fn moment(&mut self, moment: &str) -> Option<&mut MomentCounts> {
+        if !self.moments.contains_key(moment) {
+            if self.moments.len() >= MAX_NAMES {
+                return None;
+            }
+            self.moments
+                .insert(moment.to_owned(), MomentCounts::default());
+        }
+        self.moments.get_mut(moment)
     }
 
     /// Each hook of the record that ran: one more run, and its time among the recent ones.

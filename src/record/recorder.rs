@@ -12,19 +12,30 @@
 //! time, so that a fire takes the lock once, not once for its record and once more to hand it over;
 //! and the writer is woken only by the record that finds it asleep on an empty queue, never while it
 //! gathers a tick's records.
+//!
+//! While nobody watches the records, a fire's record that holds no hook run, no whole input and no
+//! error (the no-hook fires that come by the ten thousand) is written as its line on the fire's own
+//! thread, once its answer is sent, and only the line's bytes are handed over, with the fire counted by
+//! moment for `status` ([`FireCounts`]): the record itself never leaves the thread, which fills it again
+//! for its next fire. Handing the record over cost more than writing its line: its dozen cache lines
+//! (the record and each of its texts) passed to the writer's core and back at every fire.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::line::Record;
+use super::line::{Kind, Record};
+use crate::decision::Ruling;
 use crate::sync::lock;
 
 /// What the journal's writer is handed.
 #[derive(Debug)]
 pub enum Message {
     Record(Box<Record>),
+    /// The fires' lines written on their own threads ([`Taken::lines`]) up to this offset come
+    /// here, before what follows: the journal keeps the order records were noted in.
+    Lines(usize),
     /// Write everything queued before this, then say so: at shutdown, so that the fires cut short by
     /// the stop have their lines.
     Flush(SyncSender<()>),
@@ -43,6 +54,31 @@ pub struct Recorder {
     wakes: AtomicU64,
     /// Whether to keep whole tool inputs (`[record] full_inputs`), as last installed.
     full_inputs: AtomicBool,
+    /// Whether a fire's plain record may be written as its line on the fire's thread: nobody watches
+    /// (a watcher is sent records, not lines). Set by the journal ([`Recorder::set_lines_here`]).
+    lines_here: AtomicBool,
+}
+
+/// The fires of one moment whose lines were written on their own threads, counted for `status`.
+#[derive(Debug, Default)]
+pub struct FireCounts {
+    pub moment: String,
+    pub fires: u64,
+    pub refused: u64,
+    pub asked: u64,
+}
+
+/// What the writer takes at once ([`Queue::take_all`]).
+#[derive(Debug, Default)]
+pub struct Taken {
+    pub messages: Vec<Message>,
+    /// Fires' lines written on their own threads, whole, in the order noted; placed among `messages` by
+    /// [`Message::Lines`], the rest after them.
+    pub lines: Vec<u8>,
+    /// How many lines `lines` holds.
+    pub line_count: u64,
+    /// Those fires, counted by moment.
+    pub counted: Vec<FireCounts>,
 }
 
 /// What waits for the writer. Records are boxed from the fire to the writer and back: a box is what
@@ -57,6 +93,12 @@ struct Waiting {
     writer_asleep: bool,
     /// Fires' records the writer has written, emptied, for the next fires ([`Recorder::fresh`]).
     spare: Vec<Box<Record>>,
+    /// Fires' lines written on their own threads ([`Recorder::note_boxed`]), and what goes with them.
+    lines: Vec<u8>,
+    line_count: u64,
+    counted: Vec<FireCounts>,
+    /// Where `lines` ended when the last message was queued ([`Message::Lines`]).
+    marked: usize,
 }
 
 /// The most written records kept for the next fires while fires come: a tick's worth at 200,000 fires
@@ -72,6 +114,13 @@ const SPARE_IDLE: usize = 256;
 /// hand-over's lock, a few at a time, so that the lock is not taken again to fill the next fire's.
 const AT_HAND: usize = 8;
 
+/// The most moments a tick's fires written as lines are counted under: the moments hookd knows are
+/// fewer; a fire of one more (a name a client made up) goes to the writer whole, which counts it.
+const COUNTED_MOMENTS: usize = 64;
+
+/// The room kept for fires' lines once the writer goes idle: a few hundred lines.
+const LINES_IDLE: usize = 64 << 10;
+
 // Boxed: a box is what circulates between the fires' threads and the writer.
 #[allow(clippy::vec_box)]
 mod at_hand {
@@ -82,9 +131,12 @@ mod at_hand {
         /// Written records this thread took back from the writer, for its next fires
         /// ([`super::Recorder::fresh`]).
         pub static NEXT: RefCell<Vec<Box<Record>>> = const { RefCell::new(Vec::new()) };
+        /// The line a fire's record is written into on this thread, and the times' date, worked out
+        /// once a second ([`super::Recorder::note_boxed`]).
+        pub static LINE: RefCell<(Vec<u8>, crate::time::Stamps)> = RefCell::default();
     }
 }
-use at_hand::NEXT;
+use at_hand::{LINE, NEXT};
 
 static RECORDER: OnceLock<Recorder> = OnceLock::new();
 
@@ -102,6 +154,7 @@ pub fn install(capacity: usize) -> Option<Queue> {
         dropped: AtomicU64::new(0),
         wakes: AtomicU64::new(0),
         full_inputs: false.into(),
+        lines_here: true.into(),
     };
     RECORDER.set(recorder).ok()?;
     RECORDER.get().map(Queue)
@@ -138,9 +191,13 @@ impl Recorder {
         record
     }
 
-    /// [`Recorder::note`] of a record already boxed. Under the same lock, spare records for this
-    /// thread's next fires are taken, when it has none at hand.
+    /// [`Recorder::note`] of a record already boxed: a fire's plain record written as its line here
+    /// (see the module's doc), any other handed over whole. Under the hand-over's lock, spare records
+    /// for this thread's next fires are taken, when it has none at hand.
     pub fn note_boxed(&self, record: Box<Record>) {
+        let Some(record) = self.note_as_line(record) else {
+            return;
+        };
         let mut waiting = lock(&self.queue);
         // As a thread ends (its records at hand gone), the record is still handed over.
         let _ = NEXT.try_with(|next| {
@@ -158,18 +215,87 @@ impl Recorder {
         self.push(waiting, Message::Record(record));
     }
 
+    /// `record` written as its line on this thread and its line queued, when it is a fire's plain
+    /// record and nobody watches; else `record`, to hand over whole. The record is kept on this
+    /// thread for its next fire.
+    fn note_as_line(&self, mut record: Box<Record>) -> Option<Box<Record>> {
+        let plain = record.kind == Kind::Fire
+            && record.hooks.is_empty()
+            && record.input.is_none()
+            && record.error.is_none();
+        if !plain || !self.lines_here.load(Ordering::Relaxed) {
+            return Some(record);
+        }
+        // Whether the line was queued (or dropped, the queue full); else the record goes whole.
+        let queued = LINE
+            .try_with(|line| {
+                let (line, stamps) = &mut *line.borrow_mut();
+                line.clear();
+                record.bound();
+                record.write_line(line, stamps);
+                let decision = record.verdict.as_ref().map(|verdict| verdict.decision);
+                let mut waiting = lock(&self.queue);
+                if waiting.records >= self.capacity {
+                    drop(waiting);
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                    return true;
+                }
+                if let Some(moment) = &record.moment
+                    && !waiting.count(moment, decision)
+                {
+                    return false;
+                }
+                waiting.records += 1;
+                waiting.line_count += 1;
+                waiting.lines.extend_from_slice(line);
+                self.wake_if_asleep(waiting);
+                true
+            })
+            // As a thread ends (its line gone), the record goes to the writer whole.
+            .unwrap_or(false);
+        if !queued {
+            return Some(record);
+        }
+        // Kept for this thread's next fire, when it has room at hand.
+        let record = record.recycled();
+        let _ = NEXT.try_with(|next| {
+            let mut next = next.borrow_mut();
+            if next.len() < AT_HAND {
+                next.push(record);
+            }
+        });
+        None
+    }
+
     /// `message` queued; the writer woken if it sleeps until one comes.
     fn push(&self, mut waiting: std::sync::MutexGuard<'_, Waiting>, message: Message) {
         if matches!(message, Message::Record(_)) {
             waiting.records += 1;
         }
+        // The fires' lines queued before this message are written before it.
+        if waiting.lines.len() > waiting.marked {
+            let end = waiting.lines.len();
+            waiting.messages.push(Message::Lines(end));
+            waiting.marked = end;
+        }
         waiting.messages.push(message);
+        self.wake_if_asleep(waiting);
+    }
+
+    /// The writer woken if it sleeps until something comes.
+    fn wake_if_asleep(&self, mut waiting: std::sync::MutexGuard<'_, Waiting>) {
         let wake = std::mem::take(&mut waiting.writer_asleep);
         drop(waiting);
         if wake {
             self.wakes.fetch_add(1, Ordering::Relaxed);
             self.arrived.notify_one();
         }
+    }
+
+    /// Whether fires' plain records may be written as lines on their own threads: not while anybody
+    /// watches the records.
+    pub fn set_lines_here(&self, here: bool) {
+        self.lines_here.store(here, Ordering::Relaxed);
     }
 
     /// Asks the writer to write what is queued and waits for it, at most `deadline`.
@@ -194,12 +320,42 @@ impl Recorder {
     }
 }
 
+impl Waiting {
+    /// A fire of `moment` whose line was written on its thread, counted; `false` when the tick's
+    /// counts already hold [`COUNTED_MOMENTS`] others (the record then goes to the writer whole).
+    fn count(&mut self, moment: &str, decision: Option<Ruling>) -> bool {
+        let at = match self
+            .counted
+            .iter()
+            .position(|counts| counts.moment == moment)
+        {
+            Some(at) => at,
+            None if self.counted.len() >= COUNTED_MOMENTS => return false,
+            None => {
+                self.counted.push(FireCounts {
+                    moment: moment.to_owned(),
+                    ..FireCounts::default()
+                });
+                self.counted.len() - 1
+            }
+        };
+        let counts = &mut self.counted[at];
+        counts.fires += 1;
+        match decision {
+            Some(Ruling::Refused) => counts.refused += 1,
+            Some(Ruling::Asked) => counts.asked += 1,
+            _ => {}
+        }
+        true
+    }
+}
+
 impl Queue {
     /// Sleeps until a message waits, at most `timeout`; whether one does.
     pub fn wait(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let mut waiting = lock(&self.0.queue);
-        while waiting.messages.is_empty() {
+        while waiting.messages.is_empty() && waiting.lines.is_empty() {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 waiting.writer_asleep = false;
                 return false;
@@ -229,10 +385,11 @@ impl Queue {
         records.clear();
     }
 
-    /// The spare records cut to [`SPARE_IDLE`], and their list's room with them: the writer is going
-    /// idle.
+    /// The spare records cut to [`SPARE_IDLE`], and their list's room with them, and the fires' lines'
+    /// room to [`LINES_IDLE`]: the writer is going idle.
     pub fn trim_spare(&self) {
         let mut waiting = lock(&self.0.queue);
+        waiting.lines.shrink_to(LINES_IDLE);
         if waiting.spare.capacity() > SPARE_IDLE {
             let kept: Vec<Box<Record>> = {
                 let from = waiting.spare.len().saturating_sub(SPARE_IDLE);
@@ -244,19 +401,32 @@ impl Queue {
         }
     }
 
-    /// Everything waiting, taken at once into `into` (emptied first): the list under the lock is
+    /// Everything waiting, taken at once into `into` (emptied first): the lists under the lock are
     /// swapped for `into`'s, so that neither side allocates once both have grown to what a tick brings.
-    pub fn take_all(&self, into: &mut Vec<Message>) {
-        into.clear();
+    pub fn take_all(&self, into: &mut Taken) {
+        into.messages.clear();
+        into.lines.clear();
+        into.counted.clear();
         let mut waiting = lock(&self.0.queue);
-        std::mem::swap(&mut waiting.messages, into);
+        std::mem::swap(&mut waiting.messages, &mut into.messages);
+        std::mem::swap(&mut waiting.lines, &mut into.lines);
+        std::mem::swap(&mut waiting.counted, &mut into.counted);
+        into.line_count = std::mem::take(&mut waiting.line_count);
         waiting.records = 0;
+        waiting.marked = 0;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A recorder writing plain fires' lines where they are noted.
+    fn recorder_with(capacity: usize) -> &'static Recorder {
+        let recorder = recorder(capacity);
+        recorder.set_lines_here(true);
+        recorder
+    }
 
     fn recorder(capacity: usize) -> &'static Recorder {
         Box::leak(Box::new(Recorder {
@@ -266,6 +436,7 @@ mod tests {
             dropped: AtomicU64::new(0),
             wakes: AtomicU64::new(0),
             full_inputs: false.into(),
+            lines_here: false.into(),
         }))
     }
 
@@ -279,10 +450,10 @@ mod tests {
         assert_eq!(recorder.take_dropped(), 3);
         let (done, _wait) = sync_channel(1);
         recorder.push(lock(&recorder.queue), Message::Flush(done));
-        let mut taken = Vec::new();
+        let mut taken = Taken::default();
         queue.take_all(&mut taken);
-        assert_eq!(taken.len(), 3);
-        assert!(matches!(taken[2], Message::Flush(_)));
+        assert_eq!(taken.messages.len(), 3);
+        assert!(matches!(taken.messages[2], Message::Flush(_)));
         // Taken, there is room again.
         recorder.note(Record::new(super::super::line::Kind::Fire));
         assert_eq!(recorder.take_dropped(), 0);
@@ -320,9 +491,9 @@ mod tests {
             1,
             "one wake-up for 100 records"
         );
-        let mut taken = Vec::new();
+        let mut taken = Taken::default();
         queue.take_all(&mut taken);
-        assert_eq!(taken.len(), 100, "every record handed over");
+        assert_eq!(taken.messages.len(), 100, "every record handed over");
         assert!(lock(&recorder.queue).spare.is_empty());
     }
 
@@ -355,6 +526,138 @@ mod tests {
         fire.join().unwrap();
     }
 
+    /// A plain fire's record (no hook, no whole input, no error), its session `session`, of `moment`.
+    fn plain_fire(session: &str, moment: &str, decision: Ruling) -> Box<Record> {
+        let mut record = Box::new(Record::new(Kind::Fire));
+        record.session = Some(session.into());
+        record.moment = Some(moment.into());
+        record.verdict = Some(super::super::line::Verdict {
+            decision,
+            ..Default::default()
+        });
+        record
+    }
+
+    #[test]
+    fn plain_fires_come_as_lines_in_the_order_noted_among_the_records_handed_over_whole() {
+        let recorder = recorder_with(1000);
+        let queue = Queue(recorder);
+        std::thread::spawn(move || {
+            recorder.note_boxed(plain_fire("a", "PreToolUse", Ruling::None));
+            recorder.note_boxed(plain_fire("b", "PreToolUse", Ruling::None));
+            recorder.note(Record::new(Kind::Reload));
+            recorder.note_boxed(plain_fire("c", "Stop", Ruling::Refused));
+            let mut with_hook = plain_fire("h", "PreToolUse", Ruling::Asked);
+            with_hook.hooks.push(super::super::line::Hook {
+                name: "guard".into(),
+                outcome: crate::decision::Outcome::Asked,
+                exit: Some(0),
+                ms: 1.0,
+                error: None,
+                stderr: None,
+                layer: None,
+            });
+            recorder.note_boxed(with_hook);
+            recorder.note_boxed(plain_fire("d", "PreToolUse", Ruling::Asked));
+        })
+        .join()
+        .unwrap();
+        let mut taken = Taken::default();
+        queue.take_all(&mut taken);
+        let sessions = |bytes: &[u8]| -> Vec<String> {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .map(|line| {
+                    let record: Record = serde_json::from_str(line).expect("a whole record");
+                    record.session.unwrap_or_default()
+                })
+                .collect()
+        };
+        // a, b | the reload | c | the fire with a hook | d
+        let [
+            Message::Lines(first),
+            Message::Record(reload),
+            Message::Lines(second),
+            Message::Record(hooked),
+        ] = taken.messages.as_slice()
+        else {
+            panic!("not lines, a record, lines, a record: {:?}", taken.messages)
+        };
+        assert_eq!(reload.kind, Kind::Reload);
+        assert_eq!(hooked.session.as_deref(), Some("h"));
+        assert_eq!(sessions(&taken.lines[..*first]), ["a", "b"]);
+        assert_eq!(sessions(&taken.lines[*first..*second]), ["c"]);
+        assert_eq!(sessions(&taken.lines[*second..]), ["d"]);
+        assert_eq!(taken.line_count, 4);
+        let counts: Vec<_> = taken
+            .counted
+            .iter()
+            .map(|c| (c.moment.as_str(), c.fires, c.refused, c.asked))
+            .collect();
+        assert_eq!(counts, [("PreToolUse", 3, 0, 1), ("Stop", 1, 1, 0)]);
+        // Taken, the next fire's line starts a list of its own.
+        recorder.note_boxed(plain_fire("e", "PreToolUse", Ruling::None));
+        queue.take_all(&mut taken);
+        assert!(taken.messages.is_empty());
+        assert_eq!(sessions(&taken.lines), ["e"]);
+    }
+
+    #[test]
+    fn a_plain_fire_is_handed_over_whole_while_somebody_watches_and_its_record_stays_at_hand_otherwise()
+     {
+        let recorder = recorder(1000);
+        let queue = Queue(recorder);
+        std::thread::spawn(move || {
+            recorder.note_boxed(plain_fire("watched", "PreToolUse", Ruling::None));
+            recorder.set_lines_here(true);
+            let record = plain_fire("plain", "PreToolUse", Ruling::None);
+            let address = &*record as *const Record as usize;
+            recorder.note_boxed(record);
+            let next = recorder.fresh(Kind::Fire);
+            assert_eq!(
+                &*next as *const Record as usize, address,
+                "filled again here"
+            );
+            assert_eq!(
+                next.session.as_deref().unwrap_or_default(),
+                "",
+                "a text of the record's last fire"
+            );
+        })
+        .join()
+        .unwrap();
+        let mut taken = Taken::default();
+        queue.take_all(&mut taken);
+        assert!(
+            matches!(taken.messages.as_slice(), [Message::Record(r)] if r.session.as_deref() == Some("watched"))
+        );
+        assert_eq!(taken.line_count, 1);
+    }
+
+    #[test]
+    fn fires_lines_past_the_capacity_are_dropped_and_a_moment_past_the_counted_ones_goes_whole() {
+        let recorder = recorder_with(2);
+        let queue = Queue(recorder);
+        for fire in 0..5 {
+            recorder.note_boxed(plain_fire(&fire.to_string(), "PreToolUse", Ruling::None));
+        }
+        assert_eq!(recorder.take_dropped(), 3);
+        let mut taken = Taken::default();
+        queue.take_all(&mut taken);
+        assert_eq!(taken.line_count, 2);
+        let big = recorder_with(COUNTED_MOMENTS * 2);
+        let queue = Queue(big);
+        for moment in 0..=COUNTED_MOMENTS {
+            big.note_boxed(plain_fire("s", &format!("Made{moment}"), Ruling::None));
+        }
+        queue.take_all(&mut taken);
+        assert_eq!(taken.line_count as usize, COUNTED_MOMENTS);
+        assert_eq!(taken.counted.len(), COUNTED_MOMENTS);
+        assert!(
+            matches!(taken.messages.as_slice(), [Message::Lines(_), Message::Record(r)] if r.moment.as_deref() == Some(&*format!("Made{COUNTED_MOMENTS}")))
+        );
+    }
+
     #[test]
     fn a_writer_asleep_is_woken_by_the_first_record() {
         let recorder = recorder(16);
@@ -368,9 +671,9 @@ mod tests {
         assert!(queue.wait(Duration::from_secs(30)));
         assert!(started.elapsed() < Duration::from_secs(30));
         sender.join().unwrap();
-        let mut taken = Vec::new();
+        let mut taken = Taken::default();
         queue.take_all(&mut taken);
-        assert_eq!(taken.len(), 1);
+        assert_eq!(taken.messages.len(), 1);
     }
 
     /// The writer's loop as the journal runs it (asleep on an empty queue, then gathering, giving
@@ -387,7 +690,7 @@ mod tests {
         let taken_of: &'static [AtomicUsize; 2] =
             Box::leak(Box::new([AtomicUsize::new(0), AtomicUsize::new(0)]));
         let writer = std::thread::spawn(move || {
-            let mut taken = Vec::new();
+            let mut taken = Taken::default();
             let mut spent = Vec::new();
             let mut gathering = false;
             loop {
@@ -398,8 +701,8 @@ mod tests {
                     queue.wait(Duration::from_secs(60));
                 }
                 queue.take_all(&mut taken);
-                gathering = !taken.is_empty();
-                for message in taken.drain(..) {
+                gathering = !taken.messages.is_empty();
+                for message in taken.messages.drain(..) {
                     match message {
                         Message::Record(record) => {
                             let of = record.count.unwrap_or_default() as usize;
@@ -407,6 +710,7 @@ mod tests {
                             spent.push(record.recycled());
                         }
                         Message::Flush(_) => return,
+                        Message::Lines(_) => panic!("a line written where lines are not wanted"),
                     }
                 }
                 queue.give_back(&mut spent);

@@ -1042,3 +1042,50 @@ fn fires_decided_in_place_are_answered_one_by_one_and_each_has_its_whole_line() 
         "{unknown}"
     );
 }
+
+/// Fires with no hook made before, while and after somebody watches: nobody watching, their lines are
+/// written on the fire's thread and only the bytes go to the journal's writer; somebody watching, their
+/// records go whole, for the watcher. Each fire has its line, in the order answered, the watcher sees
+/// every fire made while it watches, and `status` counts them all.
+#[test]
+fn fires_before_while_and_after_a_watcher_each_have_their_line_in_order_and_are_counted() {
+    let d = Daemon::start(Sandbox::new());
+    let fire = |n: usize| {
+        let answer = d.fire("PreToolUse", bash(&format!("s{n}"), "ls"));
+        assert_eq!(answer["ok"], true, "{answer}");
+    };
+    (0..40).for_each(fire);
+    let mut watcher = d.connect();
+    assert_eq!(
+        watcher.request(&json!({"op": "watch", "id": "w"}))["watching"],
+        true
+    );
+    (40..80).for_each(fire);
+    for n in 40..80 {
+        assert_eq!(
+            watcher.recv()["session"],
+            format!("s{n}"),
+            "watched in order"
+        );
+    }
+    drop(watcher);
+    wait_until(RESPONSE, "the watcher gone", || {
+        d.status()["record"]["watchers"] == 0
+    });
+    (80..120).for_each(fire);
+    wait_until(RESPONSE, "every fire counted", || {
+        d.status()["record"]["moments"]["PreToolUse"]["fires"] == 120
+    });
+    let path = d.journal_file();
+    let mut sessions = Vec::new();
+    wait_until(RESPONSE, "every fire's line", || {
+        sessions = journal_records(&path)
+            .iter()
+            .filter(|line| line["kind"] == "fire")
+            .map(|line| line["session"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        sessions.len() >= 120
+    });
+    let expected: Vec<String> = (0..120).map(|n| format!("s{n}")).collect();
+    assert_eq!(sessions, expected, "each fire once, in the order answered");
+}
