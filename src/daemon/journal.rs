@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 
 use crate::daemon::tally::Tally;
 use crate::engine::Engine;
-use crate::record::{self, Kind, Message, Record, Taken};
+use crate::record::{self, Kind, LINES_IDLE, Message, Record, Taken};
 use crate::sync::lock;
 
 /// Records waiting for the writer before more are dropped.
@@ -107,7 +107,7 @@ impl Journal {
             .get_or_init(|| broadcast::channel(WATCH_BUFFER).0)
             .subscribe();
         if let Some(recorder) = record::get() {
-            recorder.set_lines_here(false);
+            recorder.stop_lines_here();
         }
         receiver
     }
@@ -148,9 +148,6 @@ struct Writer {
 
 /// The most room the batch's buffer keeps between batches: a tick's lines at 100,000 fires a second.
 const LINES_KEPT: usize = 1 << 20;
-
-/// The room it keeps while the writer is idle: a few hundred lines.
-const LINES_IDLE: usize = 64 << 10;
 
 #[allow(clippy::vec_box)]
 impl Writer {
@@ -203,7 +200,7 @@ impl Writer {
                     lock(&self.journal.written).dropped += dropped;
                     batch.push(Batched::Record(Box::new(record)));
                 }
-                recorder.set_lines_here(!self.watched());
+                self.lines_where_fired_unless_watched(recorder);
             }
             self.write(&mut batch, &taken);
             queue.give_back(&mut self.spent);
@@ -221,13 +218,14 @@ impl Writer {
             .collect()
     }
 
-    /// Whether anybody watches the records (then fires' records come whole, for them).
-    fn watched(&self) -> bool {
+    /// Fires' lines written where they fired again, once nobody watches (while somebody does, their
+    /// records come whole, for them): looked at and said under the lock a watcher comes under, so
+    /// that a watcher that comes between the two is not left without records.
+    fn lines_where_fired_unless_watched(&self, recorder: &record::Recorder) {
         let _watching = lock(&self.journal.watching);
-        self.journal
-            .hub
-            .get()
-            .is_some_and(|hub| hub.receiver_count() > 0)
+        if self.journal.watchers() == 0 {
+            recorder.set_lines_here(true);
+        }
     }
 
     /// Writes `batch` (emptied; its room kept for the next), with the fires' lines `taken` brought.

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use crate::decision::{Outcome, Ruling};
+use crate::decision::Outcome;
 use crate::protocol::{HookTimes, MomentCounts};
 use crate::record::{FireCounts, Kind, Record};
 
@@ -42,12 +42,9 @@ impl Tally {
         let Some(counts) = self.moment(moment) else {
             return;
         };
-        counts.fires += 1;
-        match record.verdict.as_ref().map(|v| v.decision) {
-            Some(Ruling::Refused) => counts.refused += 1,
-            Some(Ruling::Asked) => counts.asked += 1,
-            _ => {}
-        }
+        let mut fire = FireCounts::default();
+        fire.count(record.verdict.as_ref().map(|v| v.decision));
+        add(counts, &fire);
         if record.hooks.iter().any(|h| h.outcome == Outcome::Failed) {
             counts.failed += 1;
         }
@@ -59,9 +56,7 @@ impl Tally {
     pub fn count_fires(&mut self, counted: &[FireCounts]) {
         for fires in counted {
             if let Some(counts) = self.moment(&fires.moment) {
-                counts.fires += fires.fires;
-                counts.refused += fires.refused;
-                counts.asked += fires.asked;
+                add(counts, fires);
             }
         }
     }
@@ -126,9 +121,17 @@ impl Tally {
     }
 }
 
+/// `fires` added to a moment's counts.
+fn add(counts: &mut MomentCounts, fires: &FireCounts) {
+    counts.fires += fires.fires;
+    counts.refused += fires.refused;
+    counts.asked += fires.asked;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decision::Ruling;
     use crate::record::{Hook, Verdict};
 
     fn fire(moment: &str, decision: Ruling, hooks: &[(&str, Outcome, f64)]) -> Record {

@@ -68,6 +68,18 @@ pub struct FireCounts {
     pub asked: u64,
 }
 
+impl FireCounts {
+    /// One more fire, which the hooks' `decision` held back or not.
+    pub fn count(&mut self, decision: Option<Ruling>) {
+        self.fires += 1;
+        match decision {
+            Some(Ruling::Refused) => self.refused += 1,
+            Some(Ruling::Asked) => self.asked += 1,
+            _ => {}
+        }
+    }
+}
+
 /// What the writer takes at once ([`Queue::take_all`]).
 #[derive(Debug, Default)]
 pub struct Taken {
@@ -118,8 +130,8 @@ const AT_HAND: usize = 8;
 /// fewer; a fire of one more (a name a client made up) goes to the writer whole, which counts it.
 const COUNTED_MOMENTS: usize = 64;
 
-/// The room kept for fires' lines once the writer goes idle: a few hundred lines.
-const LINES_IDLE: usize = 64 << 10;
+/// The room a buffer of lines keeps while the journal's writer is idle: a few hundred lines.
+pub const LINES_IDLE: usize = 64 << 10;
 
 // Boxed: a box is what circulates between the fires' threads and the writer.
 #[allow(clippy::vec_box)]
@@ -245,6 +257,10 @@ impl Recorder {
                 record.write_line(line, stamps);
                 let decision = record.verdict.as_ref().map(|verdict| verdict.decision);
                 let mut waiting = lock(&self.queue);
+                // A watcher came while the line was written: the record goes whole, for it.
+                if !self.lines_here.load(Ordering::Relaxed) {
+                    return false;
+                }
                 if waiting.records >= self.capacity {
                     drop(waiting);
                     self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -308,6 +324,14 @@ impl Recorder {
         self.lines_here.store(here, Ordering::Relaxed);
     }
 
+    /// No more fires' lines written where they fired, from now: said under the queue's lock, which a
+    /// line is queued under, so that every record queued after this returns comes whole (a watcher
+    /// that starts watching gets every record handed over after).
+    pub fn stop_lines_here(&self) {
+        let _queue = lock(&self.queue);
+        self.lines_here.store(false, Ordering::Relaxed);
+    }
+
     /// Asks the writer to write what is queued and waits for it, at most `deadline`.
     pub fn flush(&self, deadline: Duration) -> bool {
         let (done, wait) = sync_channel(1);
@@ -349,13 +373,7 @@ impl Waiting {
                 self.counted.len() - 1
             }
         };
-        let counts = &mut self.counted[at];
-        counts.fires += 1;
-        match decision {
-            Some(Ruling::Refused) => counts.refused += 1,
-            Some(Ruling::Asked) => counts.asked += 1,
-            _ => {}
-        }
+        self.counted[at].count(decision);
         true
     }
 }
