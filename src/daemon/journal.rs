@@ -99,7 +99,7 @@ impl Journal {
     }
 
     /// A stream of every record noted from now on: from here, fires' records come to the writer
-    /// whole, for the watcher, until nobody watches ([`Writer::watched`]).
+    /// whole, for the watcher, until nobody watches ([`Writer::lines_here_unless_watched`]).
     pub fn watch(&self) -> broadcast::Receiver<Arc<Entry>> {
         let _watching = lock(&self.watching);
         let receiver = self
@@ -203,7 +203,7 @@ impl Writer {
                     lock(&self.journal.written).dropped += dropped;
                     batch.push(Batched::Record(Box::new(record)));
                 }
-                recorder.set_lines_here(!self.watched());
+                self.lines_here_unless_watched(recorder);
             }
             self.write(&mut batch, &taken);
             queue.give_back(&mut self.spent);
@@ -221,13 +221,19 @@ impl Writer {
             .collect()
     }
 
-    /// Whether anybody watches the records (then fires' records come whole, for them).
-    fn watched(&self) -> bool {
+    /// Fires' plain records written as lines on their own threads while nobody watches the records;
+    /// whole, for the watchers, while anybody does. Seen and set under the lock a watcher takes as it
+    /// comes ([`Journal::watch`]): set after the lock was let go, a "nobody" seen just before a watcher
+    /// came would be set after it switched the lines off, and its first fires would reach the journal
+    /// alone, never the watcher.
+    fn lines_here_unless_watched(&self, recorder: &record::Recorder) {
         let _watching = lock(&self.journal.watching);
-        self.journal
+        let watched = self
+            .journal
             .hub
             .get()
-            .is_some_and(|hub| hub.receiver_count() > 0)
+            .is_some_and(|hub| hub.receiver_count() > 0);
+        recorder.set_lines_here(!watched);
     }
 
     /// Writes `batch` (emptied; its room kept for the next), with the fires' lines `taken` brought.

@@ -46,6 +46,27 @@ const MAX_FOLDERS: usize = 4096;
 /// A file's identity and last change, `None` when it is not there.
 type Stamp = Option<snapshot::Stamp>;
 
+/// A file's [`Stamp`], and that of the file it leads to when it is a symbolic link: a link's own stamp
+/// does not change when the file it names is edited (a hooks file linked to another file of the
+/// repository, a trust store linked to the user's own copy), and an edit there must be seen as one
+/// of the file itself.
+type Stamps = (Stamp, Stamp);
+
+/// [`Stamps`] of `path`: its own, and its target's (links followed).
+fn stamps_through(path: &Path) -> Stamps {
+    use std::os::unix::fs::MetadataExt;
+    let target = std::fs::metadata(path).ok().map(|meta| {
+        (
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+        )
+    });
+    (stamp(path), target)
+}
+
 /// A folder's repositories (the nearest first), when they were looked for, and the number of the trust
 /// store they were looked for under ([`Seen::number`]: those the user trusted whose hooks file is gone
 /// are among them).
@@ -85,7 +106,7 @@ impl Default for Projects {
 /// read that found it changed; 0 before the first).
 #[derive(Debug, Default)]
 struct Seen {
-    stamp: Stamp,
+    stamp: Stamps,
     store: Arc<Store>,
     number: u64,
 }
@@ -201,7 +222,7 @@ pub(crate) struct Held {
 /// One repository's hooks as last read.
 #[derive(Debug, Clone)]
 struct Loaded {
-    stamps: (Stamp, Stamp),
+    stamps: (Stamps, Stamp),
     /// When the stamps were taken.
     looked: Instant,
     /// The last good read (a bad edit keeps it), `None` before any.
@@ -399,7 +420,11 @@ impl Projects {
         {
             return self.current(loaded);
         }
-        let stamps = (stamp(&file), stamp(&root.join(project::FOLDER)));
+        // The trust store looked at too, as often as the hooks file: what is to be said of the hooks
+        // ([`Attention`]) is worked out under the store as it is now, not as a fire last read it (a
+        // trust given, or a store put back, is in force as soon as an edit of the file is).
+        self.store();
+        let stamps = (stamps_through(&file), stamp(&root.join(project::FOLDER)));
         if let Some(loaded) = lock(&self.loaded).get_mut(root)
             && loaded.stamps == stamps
         {
@@ -457,7 +482,7 @@ impl Projects {
     /// roots): this is the one place the daemon's answer to "is this hook trusted" changes.
     fn store(&self) -> (Arc<Store>, u64) {
         let path = crate::layers::trust::store_path();
-        let now = stamp(&path);
+        let now = stamps_through(&path);
         {
             let seen = lock(&self.store);
             if seen.number > 0 && seen.stamp == now {

@@ -70,6 +70,8 @@ mod attack_live;
 mod attack_relay;
 /// `status` asked to hold every fire back: a trust store swapped for a FIFO, large scripts asked again.
 mod attack_status;
+/// The project layer's answers remembered between fires, attacked with links, a store put back, edits.
+mod attack_trust_cache;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
 mod daemon_answers;
 /// The socket's folder and modes, a second daemon, a stale socket, clean shutdowns.
