@@ -141,6 +141,8 @@ mod security;
 
 /// Asks followed to their end: what came of each (ran, denied, unknown), and `hookd log --asks`.
 mod ask_outcomes;
+/// Fires' lines written on their own threads, attacked: many moments, huge fields, reloads, a stop.
+mod attack_record_lines;
 /// The journal exported to an OpenTelemetry collector: a collector on loopback decoding OTLP/HTTP.
 #[cfg(feature = "otlp")]
 mod export_otlp;
