@@ -145,14 +145,14 @@ fn a_trust_store_that_is_a_link_is_read_again_when_the_file_it_names_is_edited()
     });
 }
 
-/// How many times the daemon journaled a read of `repo`'s hooks file.
-fn reads_of(d: &Daemon, repo: &Path) -> usize {
-    let name = repo.file_name().unwrap().to_str().unwrap();
-    let file = format!("{name}/.hookd/hooks.toml");
-    d.journal()
-        .iter()
-        .filter(|r| r["kind"] == "reload" && r["file"].as_str().is_some_and(|f| f.ends_with(&file)))
-        .count()
+/// Whether the daemon journaled a read of a repository's hooks file holding a hook at `moment`.
+fn read_with(d: &Daemon, moment: &str) -> bool {
+    d.journal().iter().any(|r| {
+        r["kind"] == "reload"
+            && r["summary"]
+                .as_str()
+                .is_some_and(|s| s.contains("layer project") && s.contains(moment))
+    })
 }
 
 /// A trusted hook switched off by the agent, trusted switched off by the user, and then the store put
@@ -190,17 +190,23 @@ fn a_trust_store_put_back_is_in_force_from_the_fire_that_looks_at_the_hooks_file
         let resp = d.fire("PreToolUse", bash("make", &cwd));
         assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
     }
-    // The store put back, and the hooks file touched (a comment added: nothing of its hooks changed).
-    let reads = reads_of(&d, &repo);
+    // The store put back, and the hooks file edited (a hook added at a moment no fire comes at:
+    // nothing changes at PreToolUse, and its journal line tells this read from the ones before).
     let put_back = store.with_extension("json.back");
     fs::write(&put_back, &trusted_on).unwrap();
     fs::rename(&put_back, &store).unwrap();
-    fs::write(&hooks, format!("# reviewed\n{gate}enabled = false\n")).unwrap();
+    fs::write(
+        &hooks,
+        format!(
+            "{gate}enabled = false\n\n[[hooks.SessionEnd]]\nname = \"bye\"\ncommand = \"true\"\n"
+        ),
+    )
+    .unwrap();
     // Fires until one read the hooks file again (its journal line): that one, and each after it, says
     // the hook.
     wait_until(RESPONSE, "the hooks file read again", || {
         let resp = d.fire("PreToolUse", bash("make", &cwd));
-        let read_again = reads_of(&d, &repo) > reads;
+        let read_again = read_with(&d, "SessionEnd");
         if read_again {
             assert!(
                 said_pending(&resp, "project:gate", "changed since it was trusted"),
@@ -216,4 +222,61 @@ fn a_trust_store_put_back_is_in_force_from_the_fire_that_looks_at_the_hooks_file
             "the trust put back, said at every fire: {resp}"
         );
     }
+}
+
+/// The store changed as a careless hand or tool changes it, each change in force at the very next
+/// fire that would run the hook (its digest is checked against the store as it is, just before it
+/// runs): edited in place to the same size with its modification time put back (only its change time
+/// tells), put back the same way, deleted, written anew; each change within milliseconds of the last.
+#[test]
+fn a_trust_store_edited_in_place_with_its_time_put_back_deleted_or_written_anew_is_in_force_at_once()
+ {
+    let sb = Sandbox::new();
+    sb.settings("# no hooks of the user's\n");
+    let gate = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
+    let repo = make_repo(
+        &sb,
+        gate,
+        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
+    );
+    let d = Daemon::start(sb);
+    let cwd = repo.join("src");
+    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
+    let refused = || d.fire("PreToolUse", bash("make", &cwd))["refused"] == true;
+    assert!(refused(), "trusted, it runs");
+    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let trusted = fs::read_to_string(&store).unwrap();
+    let digest = trusted
+        .split('"')
+        .find(|word| word.len() == 64 && word.bytes().all(|b| b.is_ascii_hexdigit()))
+        .expect("the hook's digest in the store")
+        .to_owned();
+    let revoked = trusted.replace(&digest, &"0".repeat(64));
+    assert_eq!(revoked.len(), trusted.len());
+    // In place, the same size, the modification time put back as it was.
+    let in_place = |text: &str| {
+        let modified = fs::metadata(&store).unwrap().modified().unwrap();
+        fs::write(&store, text).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&store)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        assert_eq!(fs::metadata(&store).unwrap().modified().unwrap(), modified);
+    };
+    in_place(&revoked);
+    assert!(
+        !refused(),
+        "another digest trusted: pending at the next fire"
+    );
+    in_place(&trusted);
+    assert!(refused(), "trusted again at the next fire");
+    fs::remove_file(&store).unwrap();
+    assert!(
+        !refused(),
+        "the store deleted: nothing trusted at the next fire"
+    );
+    fs::write(&store, &trusted).unwrap();
+    assert!(refused(), "written anew: trusted at the next fire");
 }

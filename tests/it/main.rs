@@ -66,6 +66,8 @@ mod attack_everyday;
 mod attack_layers;
 /// Attacks on live hooks: an agent that hangs its own, a buggy client, a connection paused by its fires.
 mod attack_live;
+/// The managed hooks' second look at a rewritten call the verdict so far asks about.
+mod attack_managed_again;
 /// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper.
 mod attack_relay;
 /// `status` asked to hold every fire back: a trust store swapped for a FIFO, large scripts asked again.
