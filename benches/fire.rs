@@ -1094,12 +1094,16 @@ fn firing<'a>(daemon: &'a Daemon, request: &'a str) -> impl Fn() -> Work<'a> {
 /// A client thread's work: one fire, or one spawn; see [`load`].
 type Work<'a> = Box<dyn FnMut() + Send + 'a>;
 
-/// [`CLIENTS`] threads, each doing `each` times the work `client` makes for it (a connection of its own
-/// to fire on, or a hook to spawn directly), started together; the daemon's resident memory is read from
-/// another thread meanwhile, and its CPU time before and after.
+/// [`CLIENTS`] threads, each doing the work `client` makes for it (a connection of its own to fire on, or
+/// a hook to spawn directly) until the first of them has done it `each` times, started together; the
+/// daemon's resident memory is read from another thread meanwhile, and its CPU time before and after.
 fn load<'a>(daemon: &Daemon, each: usize, client: impl Fn() -> Work<'a>) -> Turn {
     let start = Barrier::new(CLIENTS + 1);
     let running = AtomicBool::new(true);
+    // Set by the first client done: the others stop after the work in hand, so that a turn's rate is
+    // of all the clients at once, not of the last few stragglers (which left a turn's rate to chance:
+    // one turn's ratio of two daemons went from 0.58 to 1.38 in one run).
+    let stop = AtomicBool::new(false);
     let pid = daemon.pid();
     let cpu_before = cpu_time(pid);
     let (wall, latencies, max_rss_kib) = std::thread::scope(|scope| {
@@ -1115,10 +1119,15 @@ fn load<'a>(daemon: &Daemon, each: usize, client: impl Fn() -> Work<'a>) -> Turn
         });
         let clients: Vec<_> = (0..CLIENTS)
             .map(|_| {
-                let (start, mut work) = (&start, client());
+                let (start, stop, mut work) = (&start, &stop, client());
                 scope.spawn(move || {
                     start.wait();
-                    (0..each).map(|_| timed(&mut work)).collect::<Vec<_>>()
+                    let mut latencies = Vec::with_capacity(each);
+                    while latencies.len() < each && !stop.load(Ordering::Relaxed) {
+                        latencies.push(timed(&mut work));
+                    }
+                    stop.store(true, Ordering::Relaxed);
+                    latencies
                 })
             })
             .collect();
@@ -2926,7 +2935,7 @@ impl Table {
             String::new()
         };
         let measure = format!(
-            "throughput, {CLIENTS} threads x {}, {what}: **{}/s** in {}{cpu} (p50, p99: latency of each)",
+            "throughput, {CLIENTS} threads x {} (until the first is done), {what}: **{}/s** in {}{cpu} (p50, p99: latency of each)",
             load.fires / CLIENTS,
             thousands(load.rate()),
             secs(load.wall),
@@ -3298,6 +3307,18 @@ fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
         }
     }
     let loads: Vec<Load> = loads.into_iter().map(Load::joined).collect();
+    // Turn by turn, to tell a steady ratio from one the machine's other work moved.
+    let turns = |ratios: &[f64]| {
+        ratios
+            .iter()
+            .map(|r| format!("{r:.2}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    eprintln!("fire: Is / Xs turn by turn: {}", turns(&on_off_rates));
+    if sides == 4 {
+        eprintln!("fire: Is / I0 turn by turn: {}", turns(&on_then_rates));
+    }
 
     let summaries: Vec<Summary> = samples.iter_mut().map(|s| Summary::of(s)).collect();
     let (e, w, ee) = (&summaries[0], &summaries[1], &summaries[sides - 1]);
