@@ -361,25 +361,32 @@ impl Projects {
 
     /// The repository's hooks when they were looked at within [`LOOKED_AT`]: no disk.
     pub fn fresh(&self, root: &Path) -> Option<(Option<Hooks>, Option<String>)> {
-        let fresh = {
+        let (fresh, looked) = {
             let mut loaded = lock(&self.loaded);
             let loaded = loaded
                 .get_mut(root)
                 .filter(|loaded| loaded.looked.elapsed() < LOOKED_AT)?;
-            self.current(loaded)
+            (self.current(loaded), loaded.looked)
         };
-        self.remember_project(root, &fresh);
+        self.remember_project(root, &fresh, looked);
         Some(fresh)
     }
 
-    /// The repository's hooks as last read, kept with the last folder when it is in it.
-    fn remember_project(&self, root: &Path, read: &(Option<Hooks>, Option<String>)) {
+    /// The repository's hooks as last read, kept with the last folder when it is in it, as of when
+    /// its file was `looked` at: memory answers from them only within [`LOOKED_AT`] of that look (as
+    /// of the fire that remembered them, a change of the file would wait up to twice as long).
+    fn remember_project(
+        &self,
+        root: &Path,
+        read: &(Option<Hooks>, Option<String>),
+        looked: Instant,
+    ) {
         if let Some(last) = lock(&self.last).as_mut()
             && last.roots.len() == 1
             && last.roots[0] == root
         {
             last.project = match read {
-                (Some(hooks), None) => Some((Instant::now(), hooks.clone())),
+                (Some(hooks), None) => Some((looked, hooks.clone())),
                 _ => None,
             };
         }
@@ -408,17 +415,18 @@ impl Projects {
     /// The repository's hooks, read again when its file changed; a bad edit keeps the last good ones
     /// and is journaled. On the disk: for a blocking thread.
     pub fn project(&self, root: &Path) -> (Option<Hooks>, Option<String>) {
-        let read = self.project_read(root);
-        self.remember_project(root, &read);
+        let (read, looked) = self.project_read(root);
+        self.remember_project(root, &read, looked);
         read
     }
 
-    fn project_read(&self, root: &Path) -> (Option<Hooks>, Option<String>) {
+    /// [`Projects::project`], with when the file was looked at.
+    fn project_read(&self, root: &Path) -> ((Option<Hooks>, Option<String>), Instant) {
         let file = root.join(project::FOLDER).join(project::FILE);
         if let Some(loaded) = lock(&self.loaded).get_mut(root)
             && loaded.looked.elapsed() < LOOKED_AT
         {
-            return self.current(loaded);
+            return (self.current(loaded), loaded.looked);
         }
         // The trust store looked at too, as often as the hooks file: what is to be said of the hooks
         // ([`Attention`]) is worked out under the store as it is now, not as a fire last read it (a
@@ -429,7 +437,7 @@ impl Projects {
             && loaded.stamps == stamps
         {
             loaded.looked = Instant::now();
-            return self.current(loaded);
+            return (self.current(loaded), loaded.looked);
         }
         let read = project::read(root);
         let mut loaded = lock(&self.loaded);
@@ -470,7 +478,7 @@ impl Projects {
             project,
             error,
         };
-        let answer = self.current(&mut read);
+        let answer = (self.current(&mut read), read.looked);
         loaded.insert(root.to_path_buf(), read);
         answer
     }
