@@ -280,3 +280,39 @@ fn a_trust_store_edited_in_place_with_its_time_put_back_deleted_or_written_anew_
     fs::write(&store, &trusted).unwrap();
     assert!(refused(), "written anew: trusted at the next fire");
 }
+
+/// The repository's hooks file edited in place to the same size with its modification time put back
+/// (a tool that keeps times, or an agent hiding its edit): the hook the user trusted renamed away is
+/// said as removed at the fires from the folder the last came from, the renamed one pending; never
+/// the old hooks taken as unchanged.
+#[test]
+fn a_hooks_file_edited_in_place_with_its_time_put_back_is_read_again() {
+    let sb = Sandbox::new();
+    sb.settings("# no hooks of the user's\n");
+    let gate = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
+    let repo = make_repo(
+        &sb,
+        gate,
+        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
+    );
+    let d = Daemon::start(sb);
+    let cwd = repo.join("src");
+    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
+    assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], true);
+    let hooks = repo.join(".hookd/hooks.toml");
+    let modified = fs::metadata(&hooks).unwrap().modified().unwrap();
+    let renamed = gate.replace("\"gate\"", "\"gat2\"");
+    assert_eq!(renamed.len(), gate.len());
+    fs::write(&hooks, &renamed).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&hooks)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    wait_until(RESPONSE, "the edit seen", || {
+        let resp = d.fire("PreToolUse", bash("make", &cwd));
+        said_pending(&resp, "project:gate", "removed from the repository's hooks")
+            && said_pending(&resp, "project:gat2", "not trusted yet")
+    });
+}
