@@ -80,18 +80,9 @@ impl FireRecord {
     ) -> FireRecord {
         let enabled = generation.settings.record.enabled;
         let record = record::get().filter(|_| enabled).map(|recorder| {
-            let mut record = recorder.fresh(record::Kind::Fire);
+            let mut record = recorder.fresh(record::Kind::Fire, &generation.settings.digest);
             record.source = Some(source);
             record.generation = Some(generation.number);
-            // A record written on the same settings has their digest already: not counted again.
-            let digest = &generation.settings.digest;
-            if !record
-                .digest
-                .as_ref()
-                .is_some_and(|kept| std::sync::Arc::ptr_eq(kept, digest))
-            {
-                record.digest = Some(digest.clone()).filter(|digest| !digest.is_empty());
-            }
             record.describe_moment(moment);
             if let Some(event) = event {
                 record.describe_event(event, recorder.full_inputs());

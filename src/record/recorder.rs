@@ -181,13 +181,23 @@ impl Recorder {
     /// ([`Record::recycled`]; [`Record::describe`] must write them), else a new one; of `kind`, now.
     /// Taken from what this thread's last hand-over brought back ([`Recorder::note_boxed`]), without a
     /// lock: a fire takes the queue's lock once, to hand its record over.
-    pub fn fresh(&self, kind: super::line::Kind) -> Box<Record> {
+    pub fn fresh(&self, kind: Kind, digest: &std::sync::Arc<str>) -> Box<Record> {
         // `try_with`: a record made from a destructor as its thread ends (this thread's records at
         // hand gone) is a new one, never a panic that loses it.
         let at_hand = NEXT.try_with(|next| next.borrow_mut().pop()).ok().flatten();
         let mut record = at_hand.unwrap_or_else(|| Box::new(Record::new(kind)));
         record.kind = kind;
         record.at = Some(std::time::SystemTime::now());
+        // A record filled again holds the digest of its last fire's settings ([`Record::recycled`]):
+        // the same settings' is kept as it is (its count, written by two threads in turn, would pass
+        // between their cores), any other replaced here, so no record is handed out with a stale one.
+        if !record
+            .digest
+            .as_ref()
+            .is_some_and(|kept| std::sync::Arc::ptr_eq(kept, digest))
+        {
+            record.digest = Some(digest.clone()).filter(|digest| !digest.is_empty());
+        }
         record
     }
 
@@ -421,6 +431,10 @@ impl Queue {
 mod tests {
     use super::*;
 
+    fn no_digest() -> std::sync::Arc<str> {
+        "".into()
+    }
+
     /// A recorder writing plain fires' lines where they are noted.
     fn recorder_with(capacity: usize) -> &'static Recorder {
         let recorder = recorder(capacity);
@@ -476,7 +490,7 @@ mod tests {
         std::thread::spawn(move || {
             let mut reused = 0;
             for _ in 0..100 {
-                let record = recorder.fresh(super::super::line::Kind::Fire);
+                let record = recorder.fresh(Kind::Fire, &no_digest());
                 reused += usize::from(addresses.contains(&(&*record as *const Record as usize)));
                 recorder.note_boxed(record);
             }
@@ -509,11 +523,11 @@ mod tests {
         let (go, wait_go) = sync_channel::<()>(0);
         let (filled, wait_filled) = sync_channel(1);
         let fire = std::thread::spawn(move || {
-            recorder.note_boxed(recorder.fresh(super::super::line::Kind::Fire));
+            recorder.note_boxed(recorder.fresh(Kind::Fire, &no_digest()));
             handed.send(()).unwrap();
             wait_go.recv().unwrap();
             filled
-                .send(recorder.fresh(super::super::line::Kind::Fire))
+                .send(recorder.fresh(Kind::Fire, &no_digest()))
                 .unwrap();
         });
         wait_handed.recv().unwrap();
@@ -613,7 +627,7 @@ mod tests {
             let record = plain_fire("plain", "PreToolUse", Ruling::None);
             let address = &*record as *const Record as usize;
             recorder.note_boxed(record);
-            let next = recorder.fresh(Kind::Fire);
+            let next = recorder.fresh(Kind::Fire, &no_digest());
             assert_eq!(
                 &*next as *const Record as usize, address,
                 "filled again here"
@@ -632,6 +646,25 @@ mod tests {
             matches!(taken.messages.as_slice(), [Message::Record(r)] if r.session.as_deref() == Some("watched"))
         );
         assert_eq!(taken.line_count, 1);
+    }
+
+    #[test]
+    fn a_record_filled_again_never_keeps_another_settings_digest() {
+        let recorder = recorder_with(1000);
+        std::thread::spawn(move || {
+            let (first, second): (std::sync::Arc<str>, std::sync::Arc<str>) =
+                ("first".into(), "second".into());
+            let mut record = recorder.fresh(Kind::Fire, &first);
+            record.moment = Some("PreToolUse".into());
+            recorder.note_boxed(record);
+            let record = recorder.fresh(Kind::Fire, &second);
+            assert_eq!(record.digest.as_deref(), Some("second"));
+            recorder.note_boxed(record);
+            let record = recorder.fresh(Kind::Fire, &no_digest());
+            assert_eq!(record.digest, None, "settings with no digest: none said");
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]
@@ -719,7 +752,7 @@ mod tests {
         const FIRES: usize = 5000;
         let fire = move |of: usize| {
             for fired in 1..=FIRES {
-                let mut record = recorder.fresh(super::super::line::Kind::Fire);
+                let mut record = recorder.fresh(Kind::Fire, &no_digest());
                 assert_eq!(record.count, None, "a field of the record's last fire");
                 record.count = Some(of as u64);
                 recorder.note_boxed(record);
