@@ -46,6 +46,27 @@ const MAX_FOLDERS: usize = 4096;
 /// A file's identity and last change, `None` when it is not there.
 type Stamp = Option<snapshot::Stamp>;
 
+/// A file's [`Stamp`], and that of the file it leads to when it is a symbolic link: a link's own stamp
+/// does not change when the file it names is edited (a hooks file linked to another file of the
+/// repository, a trust store linked to the user's own copy), and an edit there must be seen as one
+/// of the file itself.
+type Stamps = (Stamp, Stamp);
+
+/// [`Stamps`] of `path`: its own, and its target's (links followed).
+fn stamps_through(path: &Path) -> Stamps {
+    use std::os::unix::fs::MetadataExt;
+    let target = std::fs::metadata(path).ok().map(|meta| {
+        (
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+        )
+    });
+    (stamp(path), target)
+}
+
 /// A folder's repositories (the nearest first), when they were looked for, and the number of the trust
 /// store they were looked for under ([`Seen::number`]: those the user trusted whose hooks file is gone
 /// are among them).
@@ -85,7 +106,7 @@ impl Default for Projects {
 /// read that found it changed; 0 before the first).
 #[derive(Debug, Default)]
 struct Seen {
-    stamp: Stamp,
+    stamp: Stamps,
     store: Arc<Store>,
     number: u64,
 }
@@ -201,7 +222,7 @@ pub(crate) struct Held {
 /// One repository's hooks as last read.
 #[derive(Debug, Clone)]
 struct Loaded {
-    stamps: (Stamp, Stamp),
+    stamps: (Stamps, Stamp),
     /// When the stamps were taken.
     looked: Instant,
     /// The last good read (a bad edit keeps it), `None` before any.
@@ -340,25 +361,32 @@ impl Projects {
 
     /// The repository's hooks when they were looked at within [`LOOKED_AT`]: no disk.
     pub fn fresh(&self, root: &Path) -> Option<(Option<Hooks>, Option<String>)> {
-        let fresh = {
+        let (fresh, looked) = {
             let mut loaded = lock(&self.loaded);
             let loaded = loaded
                 .get_mut(root)
                 .filter(|loaded| loaded.looked.elapsed() < LOOKED_AT)?;
-            self.current(loaded)
+            (self.current(loaded), loaded.looked)
         };
-        self.remember_project(root, &fresh);
+        self.remember_project(root, &fresh, looked);
         Some(fresh)
     }
 
-    /// The repository's hooks as last read, kept with the last folder when it is in it.
-    fn remember_project(&self, root: &Path, read: &(Option<Hooks>, Option<String>)) {
+    /// The repository's hooks as last read, kept with the last folder when it is in it, as of when
+    /// its file was `looked` at: memory answers from them only within [`LOOKED_AT`] of that look (as
+    /// of the fire that remembered them, a change of the file would wait up to twice as long).
+    fn remember_project(
+        &self,
+        root: &Path,
+        read: &(Option<Hooks>, Option<String>),
+        looked: Instant,
+    ) {
         if let Some(last) = lock(&self.last).as_mut()
             && last.roots.len() == 1
             && last.roots[0] == root
         {
             last.project = match read {
-                (Some(hooks), None) => Some((Instant::now(), hooks.clone())),
+                (Some(hooks), None) => Some((looked, hooks.clone())),
                 _ => None,
             };
         }
@@ -387,24 +415,29 @@ impl Projects {
     /// The repository's hooks, read again when its file changed; a bad edit keeps the last good ones
     /// and is journaled. On the disk: for a blocking thread.
     pub fn project(&self, root: &Path) -> (Option<Hooks>, Option<String>) {
-        let read = self.project_read(root);
-        self.remember_project(root, &read);
+        let (read, looked) = self.project_read(root);
+        self.remember_project(root, &read, looked);
         read
     }
 
-    fn project_read(&self, root: &Path) -> (Option<Hooks>, Option<String>) {
+    /// [`Projects::project`], with when the file was looked at.
+    fn project_read(&self, root: &Path) -> ((Option<Hooks>, Option<String>), Instant) {
         let file = root.join(project::FOLDER).join(project::FILE);
         if let Some(loaded) = lock(&self.loaded).get_mut(root)
             && loaded.looked.elapsed() < LOOKED_AT
         {
-            return self.current(loaded);
+            return (self.current(loaded), loaded.looked);
         }
-        let stamps = (stamp(&file), stamp(&root.join(project::FOLDER)));
+        // The trust store looked at too, as often as the hooks file: what is to be said of the hooks
+        // ([`Attention`]) is worked out under the store as it is now, not as a fire last read it (a
+        // trust given, or a store put back, is in force as soon as an edit of the file is).
+        self.store();
+        let stamps = (stamps_through(&file), stamp(&root.join(project::FOLDER)));
         if let Some(loaded) = lock(&self.loaded).get_mut(root)
             && loaded.stamps == stamps
         {
             loaded.looked = Instant::now();
-            return self.current(loaded);
+            return (self.current(loaded), loaded.looked);
         }
         let read = project::read(root);
         let mut loaded = lock(&self.loaded);
@@ -445,7 +478,7 @@ impl Projects {
             project,
             error,
         };
-        let answer = self.current(&mut read);
+        let answer = (self.current(&mut read), read.looked);
         loaded.insert(root.to_path_buf(), read);
         answer
     }
@@ -457,7 +490,7 @@ impl Projects {
     /// roots): this is the one place the daemon's answer to "is this hook trusted" changes.
     fn store(&self) -> (Arc<Store>, u64) {
         let path = crate::layers::trust::store_path();
-        let now = stamp(&path);
+        let now = stamps_through(&path);
         {
             let seen = lock(&self.store);
             if seen.number > 0 && seen.stamp == now {

@@ -66,10 +66,14 @@ mod attack_everyday;
 mod attack_layers;
 /// Attacks on live hooks: an agent that hangs its own, a buggy client, a connection paused by its fires.
 mod attack_live;
+/// The managed hooks' second look at a rewritten call the verdict so far asks about.
+mod attack_managed_again;
 /// Attacks on hookd-relay, the relay's command line, what setup writes and the reaper.
 mod attack_relay;
 /// `status` asked to hold every fire back: a trust store swapped for a FIFO, large scripts asked again.
 mod attack_status;
+/// The project layer's answers remembered between fires, attacked with links, a store put back, edits.
+mod attack_trust_cache;
 /// Reading one hook's answer, folding the outcomes, picking the hooks that run.
 mod daemon_answers;
 /// The socket's folder and modes, a second daemon, a stale socket, clean shutdowns.
@@ -139,6 +143,8 @@ mod security;
 
 /// Asks followed to their end: what came of each (ran, denied, unknown), and `hookd log --asks`.
 mod ask_outcomes;
+/// Fires' lines written on their own threads, attacked: many moments, huge fields, reloads, a stop.
+mod attack_record_lines;
 /// The journal exported to an OpenTelemetry collector: a collector on loopback decoding OTLP/HTTP.
 #[cfg(feature = "otlp")]
 mod export_otlp;
