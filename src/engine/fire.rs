@@ -483,13 +483,15 @@ impl Again<'_> {
         // The verdict so far comes first in the fold: its refusal, or its ask, stays before theirs.
         let so_far = Heard {
             reason: verdict.reason.clone(),
-            ..Heard::new(match (verdict.refused, verdict.permission) {
-                (true, Some(crate::decision::Permission::Ask)) => Outcome::Asked,
-                (true, _) => Outcome::Refused,
-                (false, _) => Outcome::Nothing,
+            ..Heard::new(if verdict.asks() {
+                Outcome::Asked
+            } else if verdict.refused {
+                Outcome::Refused
+            } else {
+                Outcome::Nothing
             })
         };
-        let mut heard_all = vec![(String::new(), so_far)];
+        let mut heard_all = vec![("", so_far)];
         for (hook, ran) in managed.iter().zip(ran) {
             let Some(ran) = ran else { continue };
             let heard = read_outcome(hook, self.moment, &ran, self.busy);
@@ -515,14 +517,12 @@ impl Again<'_> {
             record.layer_of_last(Layer::Managed);
             reports.push(report);
             runs.push(ran);
-            heard_all.push((hook.name.clone(), heard));
+            heard_all.push((hook.name.as_str(), heard));
         }
         // Only their refusals and asks count: what they rewrite, add or allow of a call they see a
         // second time is not taken.
-        let folded = verdict::fold_hooks(
-            heard_all
-                .iter()
-                .map(|(name, heard)| (name.as_str(), heard, true)),
+        let folded = verdict::fold(
+            heard_all.iter().map(|(name, heard)| (*name, heard)),
             verdict::Originals {
                 moment: self.moment,
                 input: None,

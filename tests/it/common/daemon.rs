@@ -136,8 +136,12 @@ try:
         if not chunk:
             break
         data += chunk
-except (ConnectionResetError, socket.timeout):
+except ConnectionResetError:
     pass
+except socket.timeout:
+    # Left open: not what the daemon does to another user's connection.
+    print("OPEN" if not data else "DATA")
+    sys.exit(0)
 print("DATA" if data else "EMPTY")
 "#;
 
