@@ -10,10 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::*;
-use crate::layers_project::{bash, make_repo, trust};
-
-/// A hook of the repository's that lets everything through.
-const OPEN: &str = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
+use crate::layers_project::{GATE, bash, make_repo, trust, trust_store, trusted_gate};
 
 /// A second one, that refuses.
 const TIGHT: &str = "\n[[hooks.PreToolUse]]\nname = \"tight\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/tight.sh\"\n";
@@ -50,7 +47,7 @@ fn a_hooks_file_linked_to_another_file_of_the_repository_is_read_again_when_that
     sb.settings("# no hooks of the user's\n");
     let repo = make_repo(
         &sb,
-        OPEN,
+        GATE,
         &[
             ("gate.sh", "exit 0"),
             ("tight.sh", "echo 'the repository tightened' >&2; exit 2"),
@@ -69,7 +66,7 @@ fn a_hooks_file_linked_to_another_file_of_the_repository_is_read_again_when_that
     assert_eq!(resp["refused"], false, "{resp}");
     assert_eq!(hook_names(&resp), ["project:gate"], "{resp}");
     // The file the link names saved by an editor: the new hook read, pending until trusted.
-    save_as_editors_do(&target, &format!("{OPEN}{TIGHT}"));
+    save_as_editors_do(&target, &format!("{GATE}{TIGHT}"));
     wait_until(RESPONSE, "the hook added through the link, pending", || {
         said_pending(
             &d.fire("PreToolUse", bash("make", &cwd)),
@@ -83,7 +80,7 @@ fn a_hooks_file_linked_to_another_file_of_the_repository_is_read_again_when_that
     assert_eq!(resp["refused"], true, "trusted, it runs: {resp}");
     assert_eq!(resp["reason"], "the repository tightened", "{resp}");
     // Written in place (truncated, written again): the refusing hook taken out is said at every fire.
-    fs::write(&target, OPEN).unwrap();
+    fs::write(&target, GATE).unwrap();
     wait_until(RESPONSE, "the hook taken out, said", || {
         said_pending(
             &d.fire("PreToolUse", bash("make", &cwd)),
@@ -98,19 +95,9 @@ fn a_hooks_file_linked_to_another_file_of_the_repository_is_read_again_when_that
 /// the store as first read would trust the hook for as long as the daemon runs.
 #[test]
 fn a_trust_store_that_is_a_link_is_read_again_when_the_file_it_names_is_edited() {
-    let sb = Sandbox::new();
-    sb.settings("# no hooks of the user's\n");
-    let gate = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
-    let repo = make_repo(
-        &sb,
-        gate,
-        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
-    );
-    let d = Daemon::start(sb);
+    let (d, repo) = trusted_gate();
     let cwd = repo.join("src");
-    let out = trust(&d, &[repo.to_str().unwrap()]);
-    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
-    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let store = trust_store(&d);
     let own = d.sb.p("dotfiles/trust.json");
     fs::create_dir_all(own.parent().unwrap()).unwrap();
     fs::rename(&store, &own).unwrap();
@@ -165,23 +152,14 @@ fn read_with(d: &Daemon, moment: &str) -> bool {
 /// hooks file again, the store is the one on disk.
 #[test]
 fn a_trust_store_put_back_is_in_force_from_the_fire_that_looks_at_the_hooks_file_again() {
-    let sb = Sandbox::new();
-    sb.settings("# no hooks of the user's\n");
-    let gate = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
-    let repo = make_repo(
-        &sb,
-        gate,
-        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
-    );
-    let d = Daemon::start(sb);
+    let (d, repo) = trusted_gate();
     let cwd = repo.join("src");
     let at = repo.to_str().unwrap();
-    assert_eq!(code(&trust(&d, &[at]).status), 0);
     assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], true);
-    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let store = trust_store(&d);
     let trusted_on = fs::read(&store).unwrap();
     let hooks = repo.join(".hookd/hooks.toml");
-    fs::write(&hooks, format!("{gate}enabled = false\n")).unwrap();
+    fs::write(&hooks, format!("{GATE}enabled = false\n")).unwrap();
     assert_eq!(code(&trust(&d, &[at]).status), 0);
     wait_until(RESPONSE, "the hook trusted switched off, not said", || {
         hook_names(&d.fire("PreToolUse", bash("make", &cwd))).is_empty()
@@ -198,7 +176,7 @@ fn a_trust_store_put_back_is_in_force_from_the_fire_that_looks_at_the_hooks_file
     fs::write(
         &hooks,
         format!(
-            "{gate}enabled = false\n\n[[hooks.SessionEnd]]\nname = \"bye\"\ncommand = \"true\"\n"
+            "{GATE}enabled = false\n\n[[hooks.SessionEnd]]\nname = \"bye\"\ncommand = \"true\"\n"
         ),
     )
     .unwrap();
@@ -231,20 +209,11 @@ fn a_trust_store_put_back_is_in_force_from_the_fire_that_looks_at_the_hooks_file
 #[test]
 fn a_trust_store_edited_in_place_with_its_time_put_back_deleted_or_written_anew_is_in_force_at_once()
  {
-    let sb = Sandbox::new();
-    sb.settings("# no hooks of the user's\n");
-    let gate = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
-    let repo = make_repo(
-        &sb,
-        gate,
-        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
-    );
-    let d = Daemon::start(sb);
+    let (d, repo) = trusted_gate();
     let cwd = repo.join("src");
-    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
     let refused = || d.fire("PreToolUse", bash("make", &cwd))["refused"] == true;
     assert!(refused(), "trusted, it runs");
-    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let store = trust_store(&d);
     let trusted = fs::read_to_string(&store).unwrap();
     let digest = trusted
         .split('"')
@@ -287,22 +256,13 @@ fn a_trust_store_edited_in_place_with_its_time_put_back_deleted_or_written_anew_
 /// the old hooks taken as unchanged.
 #[test]
 fn a_hooks_file_edited_in_place_with_its_time_put_back_is_read_again() {
-    let sb = Sandbox::new();
-    sb.settings("# no hooks of the user's\n");
-    let gate = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
-    let repo = make_repo(
-        &sb,
-        gate,
-        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
-    );
-    let d = Daemon::start(sb);
+    let (d, repo) = trusted_gate();
     let cwd = repo.join("src");
-    assert_eq!(code(&trust(&d, &[repo.to_str().unwrap()]).status), 0);
     assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], true);
     let hooks = repo.join(".hookd/hooks.toml");
     let modified = fs::metadata(&hooks).unwrap().modified().unwrap();
-    let renamed = gate.replace("\"gate\"", "\"gat2\"");
-    assert_eq!(renamed.len(), gate.len());
+    let renamed = GATE.replace("\"gate\"", "\"gat2\"");
+    assert_eq!(renamed.len(), GATE.len());
     fs::write(&hooks, &renamed).unwrap();
     fs::File::options()
         .write(true)

@@ -42,7 +42,28 @@ pub(crate) fn bash(command: &str, cwd: &Path) -> Value {
 /// A hook of PostToolUse that says nothing.
 const NOTE: &str = "[[hooks.PostToolUse]]\nname = \"note\"\ncommand = \"true\"\n";
 
-const GATE: &str = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
+/// A daemon whose user settings hold no hook, and a repository whose one hook, [`GATE`], refuses
+/// ("the repo says no"), trusted by `hookd trust`: the daemon and the repository.
+pub(crate) fn trusted_gate() -> (Daemon, PathBuf) {
+    let sb = Sandbox::new();
+    sb.settings("# no hooks of the user's\n");
+    let repo = make_repo(
+        &sb,
+        GATE,
+        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
+    );
+    let d = Daemon::start(sb);
+    let out = trust(&d, &[repo.to_str().unwrap()]);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    (d, repo)
+}
+
+/// The trust store of `d`'s daemon.
+pub(crate) fn trust_store(d: &Daemon) -> PathBuf {
+    state_home_for(&d.socket).join("hookd/trust.json")
+}
+
+pub(crate) const GATE: &str = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/gate.sh\"\n";
 
 #[test]
 fn an_untrusted_project_hook_does_not_run_runs_after_trust_and_is_pending_after_one_byte() {
@@ -235,7 +256,7 @@ fn the_trust_store_edited_by_hand_does_not_trust_a_changed_hook() {
     let repo = make_repo(&sb, GATE, &[("gate.sh", "echo 'no' >&2; exit 2")]);
     let d = Daemon::start(sb);
     // A store naming the hook with any digest but its own trusts nothing.
-    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let store = trust_store(&d);
     fs::create_dir_all(store.parent().unwrap()).unwrap();
     let root = fs::canonicalize(&repo).unwrap();
     fs::write(
@@ -269,7 +290,7 @@ fn hookd_trust_does_not_write_over_a_store_it_cannot_read() {
     sb.settings("# none\n");
     let repo = make_repo(&sb, GATE, &[("gate.sh", "echo 'no' >&2; exit 2")]);
     let d = Daemon::start(sb);
-    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let store = trust_store(&d);
     fs::create_dir_all(store.parent().unwrap()).unwrap();
     let torn = "{\"projects\": {\"/elsewhere\": {\"PreToolUse/gate\": \"00";
     fs::write(&store, torn).unwrap();
@@ -309,19 +330,11 @@ fn gate_changed_since_trusted(resp: &Value) -> bool {
 /// fires that memory alone answers).
 #[test]
 fn a_change_of_trust_between_fires_from_one_folder_is_in_force() {
-    let sb = Sandbox::new();
-    sb.settings("# no hooks of the user's\n");
-    let repo = make_repo(
-        &sb,
-        GATE,
-        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
-    );
-    let d = Daemon::start(sb);
+    let (d, repo) = trusted_gate();
     let cwd = repo.join("src");
     let at = repo.to_str().unwrap();
-    assert_eq!(code(&trust(&d, &[at]).status), 0);
     assert_eq!(d.fire("PreToolUse", bash("make", &cwd))["refused"], true);
-    let store = state_home_for(&d.socket).join("hookd/trust.json");
+    let store = trust_store(&d);
     let trusted_on = fs::read(&store).unwrap();
     // Switched off by the agent: said (not run) at every fire of its moment.
     fs::write(
