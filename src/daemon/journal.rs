@@ -99,7 +99,7 @@ impl Journal {
     }
 
     /// A stream of every record noted from now on: from here, fires' records come to the writer
-    /// whole, for the watcher, until nobody watches ([`Writer::lines_here_unless_watched`]).
+    /// whole, for the watcher, until nobody watches ([`Writer::lines_where_fired_unless_watched`]).
     pub fn watch(&self) -> broadcast::Receiver<Arc<Entry>> {
         let _watching = lock(&self.watching);
         let receiver = self

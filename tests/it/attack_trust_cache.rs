@@ -5,12 +5,13 @@
 //! user revoked; a remembered "nothing to say" would pass over a hook in silence.
 
 use std::fs;
-use std::path::Path;
 
 use serde_json::Value;
 
 use crate::common::*;
-use crate::layers_project::{GATE, bash, make_repo, trust, trust_store, trusted_gate};
+use crate::layers_project::{
+    GATE, bash, make_repo, save_as_editors_do, trust, trust_store, trusted_gate,
+};
 
 /// A second one, that refuses.
 const TIGHT: &str = "\n[[hooks.PreToolUse]]\nname = \"tight\"\nmatcher = \"Bash\"\ncommand = \"$HOOKD_CONFIG_DIR/tight.sh\"\n";
@@ -27,13 +28,6 @@ fn said_pending(resp: &Value, name: &str, words: &str) -> bool {
     reported(resp, name).is_some_and(|h| {
         h["outcome"] == "skipped" && h["error"].as_str().is_some_and(|e| e.contains(words))
     })
-}
-
-/// `text` written over `path` as an editor saves: a new file beside it, renamed over it.
-fn save_as_editors_do(path: &Path, text: &str) {
-    let temp = path.with_extension("swp");
-    fs::write(&temp, text).unwrap();
-    fs::rename(&temp, path).unwrap();
 }
 
 /// A repository that keeps its hooks file elsewhere (`.hookd/hooks.toml` a link to `config/hooks.toml`,
@@ -66,7 +60,7 @@ fn a_hooks_file_linked_to_another_file_of_the_repository_is_read_again_when_that
     assert_eq!(resp["refused"], false, "{resp}");
     assert_eq!(hook_names(&resp), ["project:gate"], "{resp}");
     // The file the link names saved by an editor: the new hook read, pending until trusted.
-    save_as_editors_do(&target, &format!("{GATE}{TIGHT}"));
+    save_as_editors_do(&target, format!("{GATE}{TIGHT}"));
     wait_until(RESPONSE, "the hook added through the link, pending", || {
         said_pending(
             &d.fire("PreToolUse", bash("make", &cwd)),
@@ -170,9 +164,7 @@ fn a_trust_store_put_back_is_in_force_from_the_fire_that_looks_at_the_hooks_file
     }
     // The store put back, and the hooks file edited (a hook added at a moment no fire comes at:
     // nothing changes at PreToolUse, and its journal line tells this read from the ones before).
-    let put_back = store.with_extension("json.back");
-    fs::write(&put_back, &trusted_on).unwrap();
-    fs::rename(&put_back, &store).unwrap();
+    save_as_editors_do(&store, &trusted_on);
     fs::write(
         &hooks,
         format!(

@@ -58,6 +58,13 @@ pub(crate) fn trusted_gate() -> (Daemon, PathBuf) {
     (d, repo)
 }
 
+/// `text` written over `path` as an editor saves: a new file beside it, renamed over it.
+pub(crate) fn save_as_editors_do(path: &Path, text: impl AsRef<[u8]>) {
+    let temp = path.with_extension("swp");
+    fs::write(&temp, text).unwrap();
+    fs::rename(&temp, path).unwrap();
+}
+
 /// The trust store of `d`'s daemon.
 pub(crate) fn trust_store(d: &Daemon) -> PathBuf {
     state_home_for(&d.socket).join("hookd/trust.json")
@@ -365,9 +372,7 @@ fn a_change_of_trust_between_fires_from_one_folder_is_in_force() {
         assert_eq!(hook_names(&resp), Vec::<String>::new(), "{resp}");
     }
     // The store put back as it was (the trust of the hook switched on): said again.
-    let put_back = store.with_extension("json.back");
-    fs::write(&put_back, &trusted_on).unwrap();
-    fs::rename(&put_back, &store).unwrap();
+    save_as_editors_do(&store, &trusted_on);
     wait_until(
         RESPONSE,
         "the hook said again under the store put back",
