@@ -1059,9 +1059,16 @@ struct Turn {
 /// How many turns each of two compared throughput rows is measured in, see [`in_turns`].
 const TURNS: usize = 4;
 
-/// How many turns the speed rows' throughput (Is, Xs, I0) is measured in, each as long as one of
-/// [`TURNS`]: their targets are on the median of the turns' own ratios.
-const SPEED_TURNS: usize = 9;
+/// How many turns the speed rows' throughput (Is, Xs, I0) is measured in, each a quarter as long as one
+/// of [`TURNS`] ([`SPEED_TURN_SHARE`]): their targets are on the median of the turns' own ratios. Many
+/// short turns, not a few long ones: a turn's rate rides on where the scheduler put the daemon and the
+/// 32 clients for it, so one daemon against itself went from 0.75 to 1.48 turn to turn, and turns twice
+/// as long did not narrow that; the median of 36 short turns moved about half as much from run to run
+/// as that of 9 long ones, in the same time.
+const SPEED_TURNS: usize = 36;
+
+/// A speed turn's fires against one of [`TURNS`]': a quarter.
+const SPEED_TURN_SHARE: usize = 4;
 
 /// Two loads measured in [`TURNS`] turns, in the order first, second, second, first, ..., each turn's
 /// figures added to its row's: drift on the machine (another tenant, a clock change) then hits both
@@ -3279,7 +3286,7 @@ fn speed_rows(table: &mut Table, dir: &Path, rounds: usize) {
     let _ = echo_thread.join();
 
     eprintln!("fire: speed rows, {CLIENTS} clients at once");
-    let each = rounds * 150 / TURNS;
+    let each = (rounds * 150 / TURNS / SPEED_TURN_SHARE).max(1);
     let mut loads: Vec<Vec<Turn>> = (1..sides).map(|_| Vec::new()).collect();
     let daemons: Vec<&Daemon> = [Some(&on), Some(&off), then.as_ref()]
         .into_iter()
