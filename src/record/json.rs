@@ -27,14 +27,111 @@ impl Record {
         write_record(out, self);
         out.push(b'\n');
     }
+
+    /// [`Record::write_line`], the middle copied from `repeated` where it is the same as the last line's
+    /// written with it, else written and kept there.
+    pub fn write_line_repeating(
+        &mut self,
+        out: &mut Vec<u8>,
+        stamps: &mut crate::time::Stamps,
+        repeated: &mut Repeated,
+    ) {
+        match self.at.take() {
+            // Its time just written, of digits and `-:TZ.` only: no byte of it to escape.
+            Some(at) => {
+                stamps.write_millis(at, &mut self.time);
+                out.extend_from_slice(b"{\"v\":");
+                unsigned(out, u64::from(self.v));
+                out.extend_from_slice(b",\"time\":\"");
+                out.extend_from_slice(self.time.as_bytes());
+                out.push(b'"');
+            }
+            None => write_head(out, self),
+        }
+        if repeated.holds(self) {
+            out.extend_from_slice(&repeated.bytes);
+        } else {
+            let start = out.len();
+            write_middle(out, self);
+            repeated.keep(self, &out[start..]);
+        }
+        write_tail(out, self);
+        out.push(b'\n');
+    }
+}
+
+/// The middle of the last fire's line written on a thread ([`write_middle`]) and what it was written
+/// from: a fire's line whose middle would be the same copies it whole, where writing it again (five
+/// texts scanned for escapes, their keys) was a third of a no-hook fire's line's cost.
+#[derive(Debug, Default)]
+pub struct Repeated {
+    /// The record the bytes were written from, its texts and numbers of the middle only; `None` until a
+    /// first line is written.
+    from: Option<Box<Record>>,
+    bytes: Vec<u8>,
+}
+
+impl Repeated {
+    /// Whether `record`'s middle is the one kept: every field [`write_middle`] writes equal.
+    fn holds(&self, record: &Record) -> bool {
+        let Some(from) = &self.from else {
+            return false;
+        };
+        from.kind == record.kind
+            && from.generation == record.generation
+            && match (&from.digest, &record.digest) {
+                (Some(kept), Some(digest)) => {
+                    std::sync::Arc::ptr_eq(kept, digest) || kept[..] == digest[..]
+                }
+                (kept, digest) => kept.is_none() && digest.is_none(),
+            }
+            && from.source == record.source
+            && from.agent == record.agent
+            && from.session == record.session
+            && from.cwd == record.cwd
+            && from.moment == record.moment
+            && from.tool == record.tool
+            && from.agent_tool == record.agent_tool
+    }
+
+    /// `bytes`, written from `record`, kept as the middle to repeat.
+    fn keep(&mut self, record: &Record, bytes: &[u8]) {
+        let from = self
+            .from
+            .get_or_insert_with(|| Box::new(Record::new(record.kind)));
+        from.kind = record.kind;
+        from.generation = record.generation;
+        from.digest.clone_from(&record.digest);
+        from.source = record.source;
+        from.agent.clone_from(&record.agent);
+        from.session.clone_from(&record.session);
+        from.cwd.clone_from(&record.cwd);
+        from.moment.clone_from(&record.moment);
+        from.tool.clone_from(&record.tool);
+        from.agent_tool.clone_from(&record.agent_tool);
+        self.bytes.clear();
+        self.bytes.extend_from_slice(bytes);
+    }
 }
 
 /// The record's JSON object, as serde's derive writes it.
 fn write_record(out: &mut Vec<u8>, record: &Record) {
+    write_head(out, record);
+    write_middle(out, record);
+    write_tail(out, record);
+}
+
+/// The object's start: the version and the time.
+fn write_head(out: &mut Vec<u8>, record: &Record) {
     out.extend_from_slice(b"{\"v\":");
     unsigned(out, u64::from(record.v));
     out.extend_from_slice(b",\"time\":");
     string(out, &record.time);
+}
+
+/// What a fire's line says of where it came from, `kind` to `agent_tool`: the same, byte for byte,
+/// fire after fire of one session at one moment on one tool ([`Repeated`]).
+fn write_middle(out: &mut Vec<u8>, record: &Record) {
     out.extend_from_slice(b",\"kind\":\"");
     out.extend_from_slice(record.kind.word().as_bytes());
     out.push(b'"');
@@ -56,6 +153,10 @@ fn write_record(out: &mut Vec<u8>, record: &Record) {
     text(out, b",\"moment\":", &record.moment);
     text(out, b",\"tool\":", &record.tool);
     text(out, b",\"agent_tool\":", &record.agent_tool);
+}
+
+/// The rest: what was asked and what was decided.
+fn write_tail(out: &mut Vec<u8>, record: &Record) {
     text(out, b",\"summary\":", &record.summary);
     if let Some(input) = &record.input {
         out.extend_from_slice(b",\"input\":");
@@ -612,6 +713,65 @@ mod tests {
             let mut record = rng.record();
             same_as_serde_json(&mut record);
         }
+    }
+
+    /// A fire's line written on its thread repeats the last line's middle ([`Repeated`]) when the
+    /// fields it is written from are the same: every field a record serializes, changed alone between
+    /// two lines (taken from another record, or left out), must give the line serde writes, so that a
+    /// field added to the middle and not to [`Repeated::holds`] fails here.
+    #[test]
+    fn a_line_repeating_the_last_ones_middle_is_what_serde_json_writes_field_by_field() {
+        let mut rng = Seeded(0x2545_f491_4f6c_dd1d);
+        let mut repeated = Repeated::default();
+        let mut stamps = crate::time::Stamps::default();
+        let mut repeats = 0;
+        for _ in 0..200 {
+            let base = serde_json::to_value(rng.record()).unwrap();
+            let other = serde_json::to_value(rng.record()).unwrap();
+            let (Value::Object(base_fields), Value::Object(other_fields)) = (&base, &other) else {
+                panic!("a record is an object");
+            };
+            let mut keys: Vec<&String> = base_fields.keys().chain(other_fields.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            let mut lines = vec![base.clone(), base.clone()];
+            for key in keys {
+                let mut changed = base_fields.clone();
+                match other_fields.get(key) {
+                    Some(value) if Some(value) != base_fields.get(key) => {
+                        changed.insert(key.clone(), value.clone());
+                    }
+                    _ => {
+                        changed.remove(key);
+                    }
+                }
+                lines.push(Value::Object(changed));
+                lines.push(base.clone());
+            }
+            for line in lines {
+                // Without `v`, `time` or `kind` it is no record.
+                let Ok(mut record) = serde_json::from_value::<Record>(line) else {
+                    continue;
+                };
+                if rng.chance(2) {
+                    record.at =
+                        Some(SystemTime::UNIX_EPOCH + Duration::from_millis(rng.below(1 << 45)));
+                }
+                repeats += usize::from(repeated.holds(&record));
+                let mut written = b"before".to_vec();
+                record.write_line_repeating(&mut written, &mut stamps, &mut repeated);
+                assert_eq!(
+                    String::from_utf8_lossy(&written[6..]),
+                    String::from_utf8_lossy(&by_serde_json(&record))
+                );
+                assert_eq!(
+                    &written[..6],
+                    b"before",
+                    "appended, nothing before it touched"
+                );
+            }
+        }
+        assert!(repeats > 1000, "the middle was repeated {repeats} times");
     }
 
     #[test]

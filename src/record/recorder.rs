@@ -25,6 +25,7 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::json::Repeated;
 use super::line::{Kind, Record};
 use crate::decision::Ruling;
 use crate::sync::lock;
@@ -136,16 +137,17 @@ pub const LINES_IDLE: usize = 64 << 10;
 // Boxed: a box is what circulates between the fires' threads and the writer.
 #[allow(clippy::vec_box)]
 mod at_hand {
-    use super::Record;
+    use super::{Record, Repeated};
     use std::cell::RefCell;
 
     thread_local! {
         /// Written records this thread took back from the writer, for its next fires
         /// ([`super::Recorder::fresh`]).
         pub static NEXT: RefCell<Vec<Box<Record>>> = const { RefCell::new(Vec::new()) };
-        /// The line a fire's record is written into on this thread, and the times' date, worked out
-        /// once a second ([`super::Recorder::note_boxed`]).
-        pub static LINE: RefCell<(Vec<u8>, crate::time::Stamps)> = RefCell::default();
+        /// The line a fire's record is written into on this thread, the times' date, worked out once
+        /// a second, and the last line's middle ([`super::Recorder::note_boxed`]).
+        pub static LINE: RefCell<(Vec<u8>, crate::time::Stamps, Repeated)> =
+            RefCell::default();
     }
 }
 use at_hand::{LINE, NEXT};
@@ -251,10 +253,10 @@ impl Recorder {
         // Whether the line was queued (or dropped, the queue full); else the record goes whole.
         let queued = LINE
             .try_with(|line| {
-                let (line, stamps) = &mut *line.borrow_mut();
+                let (line, stamps, repeated) = &mut *line.borrow_mut();
                 line.clear();
                 record.bound();
-                record.write_line(line, stamps);
+                record.write_line_repeating(line, stamps, repeated);
                 let decision = record.verdict.as_ref().map(|verdict| verdict.decision);
                 let mut waiting = lock(&self.queue);
                 // A watcher came while the line was written: the record goes whole, for it.
