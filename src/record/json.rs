@@ -8,7 +8,7 @@
 //! the format (docs/record.md) cannot drift from the type that reads it back. What is rare and
 //! arbitrary (a whole tool input kept by `full_inputs`, a float) is still written by `serde_json`.
 
-use super::line::{Hook, Record, Verdict, Weakening};
+use super::line::{Hook, Kind, Record, Source, Verdict, Weakening};
 
 impl Record {
     /// The record as one line, with its `\n`, its `time` written first.
@@ -28,8 +28,8 @@ impl Record {
         out.push(b'\n');
     }
 
-    /// [`Record::write_line`], the middle copied from `repeated` where it is the same as the last line's
-    /// written with it, else written and kept there.
+    /// [`Record::write_line`], its origin (`kind` to `cwd`) copied from `repeated` where it is the same
+    /// as the last line's written with it, else written and kept there.
     pub fn write_line_repeating(
         &mut self,
         out: &mut Vec<u8>,
@@ -37,87 +37,131 @@ impl Record {
         repeated: &mut Repeated,
     ) {
         match self.at.take() {
-            // Its time just written, of digits and `-:TZ.` only: no byte of it to escape.
             Some(at) => {
                 stamps.write_millis(at, &mut self.time);
-                out.extend_from_slice(b"{\"v\":");
-                unsigned(out, u64::from(self.v));
-                out.extend_from_slice(b",\"time\":\"");
-                out.extend_from_slice(self.time.as_bytes());
-                out.push(b'"');
+                write_head_of_stamped(out, self);
             }
             None => write_head(out, self),
         }
-        if repeated.holds(self) {
+        let origin = Origin::of(self);
+        if repeated.origin().is_some_and(|kept| kept == origin) {
             out.extend_from_slice(&repeated.bytes);
         } else {
             let start = out.len();
-            write_middle(out, self);
-            repeated.keep(self, &out[start..]);
+            write_origin(out, &origin);
+            repeated.keep(origin, &out[start..]);
         }
         write_tail(out, self);
         out.push(b'\n');
     }
 }
 
-/// The middle of the last fire's line written on a thread ([`write_middle`]) and what it was written
-/// from: a fire's line whose middle would be the same copies it whole, where writing it again (five
-/// texts scanned for escapes, their keys) was a third of a no-hook fire's line's cost.
+/// What a line says of where its record came from, `kind` to `cwd`: the settings, the source, the agent,
+/// the session and its folder, the same line after line of one session. Everything [`write_origin`]
+/// writes is here, and compared whole by [`Repeated`]: a field cannot be written without being compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Origin<'a> {
+    kind: Kind,
+    generation: Option<u64>,
+    digest: Option<&'a str>,
+    source: Option<Source>,
+    agent: Option<&'a str>,
+    session: Option<&'a str>,
+    cwd: Option<&'a str>,
+}
+
+impl<'a> Origin<'a> {
+    fn of(record: &'a Record) -> Origin<'a> {
+        Origin {
+            kind: record.kind,
+            generation: record.generation,
+            digest: record.digest.as_deref(),
+            source: record.source,
+            agent: record.agent.as_deref(),
+            session: record.session.as_deref(),
+            cwd: record.cwd.as_deref(),
+        }
+    }
+}
+
+/// The origin of the last fire's line written on a thread ([`Origin`]), kept with its bytes: a fire's
+/// line of the same origin copies them, where writing them again (four texts scanned for escapes, their
+/// keys) was a fifth of a no-hook fire's line's cost. Its strings keep their room from line to line.
 #[derive(Debug, Default)]
 pub struct Repeated {
-    /// The record the bytes were written from, its texts and numbers of the middle only; `None` until a
-    /// first line is written.
-    from: Option<Box<Record>>,
+    /// `None` until a first line is written.
+    kind: Option<Kind>,
+    generation: Option<u64>,
+    digest: KeptText,
+    source: Option<Source>,
+    agent: KeptText,
+    session: KeptText,
+    cwd: KeptText,
+    /// The origin as written from the fields above.
     bytes: Vec<u8>,
 }
 
 impl Repeated {
-    /// Whether `record`'s middle is the one kept: every field [`write_middle`] writes equal.
-    fn holds(&self, record: &Record) -> bool {
-        let Some(from) = &self.from else {
-            return false;
-        };
-        from.kind == record.kind
-            && from.generation == record.generation
-            && match (&from.digest, &record.digest) {
-                (Some(kept), Some(digest)) => {
-                    std::sync::Arc::ptr_eq(kept, digest) || kept[..] == digest[..]
-                }
-                (kept, digest) => kept.is_none() && digest.is_none(),
-            }
-            && from.source == record.source
-            && from.agent == record.agent
-            && from.session == record.session
-            && from.cwd == record.cwd
-            && from.moment == record.moment
-            && from.tool == record.tool
-            && from.agent_tool == record.agent_tool
+    /// The origin kept, once a line was written.
+    fn origin(&self) -> Option<Origin<'_>> {
+        Some(Origin {
+            kind: self.kind?,
+            generation: self.generation,
+            digest: self.digest.get(),
+            source: self.source,
+            agent: self.agent.get(),
+            session: self.session.get(),
+            cwd: self.cwd.get(),
+        })
     }
 
-    /// `bytes`, written from `record`, kept as the middle to repeat.
-    fn keep(&mut self, record: &Record, bytes: &[u8]) {
-        let from = self
-            .from
-            .get_or_insert_with(|| Box::new(Record::new(record.kind)));
-        from.kind = record.kind;
-        from.generation = record.generation;
-        from.digest.clone_from(&record.digest);
-        from.source = record.source;
-        from.agent.clone_from(&record.agent);
-        from.session.clone_from(&record.session);
-        from.cwd.clone_from(&record.cwd);
-        from.moment.clone_from(&record.moment);
-        from.tool.clone_from(&record.tool);
-        from.agent_tool.clone_from(&record.agent_tool);
+    /// `bytes`, written from `origin`, kept to repeat.
+    fn keep(&mut self, origin: Origin, bytes: &[u8]) {
+        let Origin {
+            kind,
+            generation,
+            digest,
+            source,
+            agent,
+            session,
+            cwd,
+        } = origin;
+        self.kind = Some(kind);
+        self.generation = generation;
+        self.digest.set(digest);
+        self.source = source;
+        self.agent.set(agent);
+        self.session.set(session);
+        self.cwd.set(cwd);
         self.bytes.clear();
         self.bytes.extend_from_slice(bytes);
+    }
+}
+
+/// A text of a kept origin, or none: its string keeps its room while there is none, so that an origin
+/// with a text and one without, in turns, allocate nothing.
+#[derive(Debug, Default)]
+struct KeptText {
+    present: bool,
+    text: String,
+}
+
+impl KeptText {
+    fn get(&self) -> Option<&str> {
+        self.present.then_some(self.text.as_str())
+    }
+
+    fn set(&mut self, text: Option<&str>) {
+        self.text.clear();
+        self.present = text.is_some();
+        self.text.push_str(text.unwrap_or_default());
     }
 }
 
 /// The record's JSON object, as serde's derive writes it.
 fn write_record(out: &mut Vec<u8>, record: &Record) {
     write_head(out, record);
-    write_middle(out, record);
+    write_origin(out, &Origin::of(record));
     write_tail(out, record);
 }
 
@@ -129,34 +173,49 @@ fn write_head(out: &mut Vec<u8>, record: &Record) {
     string(out, &record.time);
 }
 
-/// What a fire's line says of where it came from, `kind` to `agent_tool`: the same, byte for byte,
-/// fire after fire of one session at one moment on one tool ([`Repeated`]).
-fn write_middle(out: &mut Vec<u8>, record: &Record) {
-    out.extend_from_slice(b",\"kind\":\"");
-    out.extend_from_slice(record.kind.word().as_bytes());
+/// The object's start of a record whose `time` was just written by [`crate::time::Stamps`]: of digits
+/// and `-:T.Z` only, it is copied with no scan for bytes to escape.
+fn write_head_of_stamped(out: &mut Vec<u8>, record: &Record) {
+    out.extend_from_slice(b"{\"v\":");
+    unsigned(out, u64::from(record.v));
+    out.extend_from_slice(b",\"time\":\"");
+    out.extend_from_slice(record.time.as_bytes());
     out.push(b'"');
-    if let Some(generation) = record.generation {
+}
+
+/// The record's [`Origin`].
+fn write_origin(out: &mut Vec<u8>, origin: &Origin) {
+    out.extend_from_slice(b",\"kind\":\"");
+    out.extend_from_slice(origin.kind.word().as_bytes());
+    out.push(b'"');
+    if let Some(generation) = origin.generation {
         out.extend_from_slice(b",\"generation\":");
         unsigned(out, generation);
     }
-    if let Some(digest) = &record.digest {
+    if let Some(digest) = origin.digest {
         key_string(out, b",\"digest\":", digest);
     }
-    if let Some(source) = record.source {
+    if let Some(source) = origin.source {
         out.extend_from_slice(b",\"source\":\"");
         out.extend_from_slice(source.word().as_bytes());
         out.push(b'"');
     }
-    text(out, b",\"agent\":", &record.agent);
-    text(out, b",\"session\":", &record.session);
-    text(out, b",\"cwd\":", &record.cwd);
+    for (key, text) in [
+        (&b",\"agent\":"[..], origin.agent),
+        (b",\"session\":", origin.session),
+        (b",\"cwd\":", origin.cwd),
+    ] {
+        if let Some(text) = text {
+            key_string(out, key, text);
+        }
+    }
+}
+
+/// The rest: the moment and the tool, what was asked and what was decided.
+fn write_tail(out: &mut Vec<u8>, record: &Record) {
     text(out, b",\"moment\":", &record.moment);
     text(out, b",\"tool\":", &record.tool);
     text(out, b",\"agent_tool\":", &record.agent_tool);
-}
-
-/// The rest: what was asked and what was decided.
-fn write_tail(out: &mut Vec<u8>, record: &Record) {
     text(out, b",\"summary\":", &record.summary);
     if let Some(input) = &record.input {
         out.extend_from_slice(b",\"input\":");
@@ -715,12 +774,11 @@ mod tests {
         }
     }
 
-    /// A fire's line written on its thread repeats the last line's middle ([`Repeated`]) when the
+    /// A fire's line written on its thread repeats the last line's origin ([`Repeated`]) when the
     /// fields it is written from are the same: every field a record serializes, changed alone between
-    /// two lines (taken from another record, or left out), must give the line serde writes, so that a
-    /// field added to the middle and not to [`Repeated::holds`] fails here.
+    /// two lines (taken from another record, or left out), must give the line serde writes.
     #[test]
-    fn a_line_repeating_the_last_ones_middle_is_what_serde_json_writes_field_by_field() {
+    fn a_line_repeating_the_last_ones_origin_is_what_serde_json_writes_field_by_field() {
         let mut rng = Seeded(0x2545_f491_4f6c_dd1d);
         let mut repeated = Repeated::default();
         let mut stamps = crate::time::Stamps::default();
@@ -757,7 +815,7 @@ mod tests {
                     record.at =
                         Some(SystemTime::UNIX_EPOCH + Duration::from_millis(rng.below(1 << 45)));
                 }
-                repeats += usize::from(repeated.holds(&record));
+                repeats += usize::from(repeated.origin() == Some(Origin::of(&record)));
                 let mut written = b"before".to_vec();
                 record.write_line_repeating(&mut written, &mut stamps, &mut repeated);
                 assert_eq!(
@@ -771,7 +829,7 @@ mod tests {
                 );
             }
         }
-        assert!(repeats > 1000, "the middle was repeated {repeats} times");
+        assert!(repeats > 1000, "the origin was repeated {repeats} times");
     }
 
     #[test]
