@@ -28,8 +28,8 @@ impl Record {
         out.push(b'\n');
     }
 
-    /// [`Record::write_line`], its origin (`kind` to `cwd`) copied from `repeated` where it is the same
-    /// as the last line's written with it, else written and kept there.
+    /// [`Record::write_line`], its origin (`kind` to `cwd`) copied from `repeated` where it is one of the
+    /// last lines' written with it, else written and kept there.
     pub fn write_line_repeating(
         &mut self,
         out: &mut Vec<u8>,
@@ -44,8 +44,8 @@ impl Record {
             None => write_head(out, self),
         }
         let origin = Origin::of(self);
-        if repeated.origin().is_some_and(|kept| kept == origin) {
-            out.extend_from_slice(&repeated.bytes);
+        if let Some(bytes) = repeated.bytes_of(&origin) {
+            out.extend_from_slice(bytes);
         } else {
             let start = out.len();
             write_origin(out, &origin);
@@ -84,11 +84,45 @@ impl<'a> Origin<'a> {
     }
 }
 
-/// The origin of the last fire's line written on a thread ([`Origin`]), kept with its bytes: a fire's
-/// line of the same origin copies them, where writing them again (four texts scanned for escapes, their
-/// keys) was a fifth of a no-hook fire's line's cost. Its strings keep their room from line to line.
+/// The origins of the last fires' lines written on a thread ([`Origin`]), each kept with its bytes: a
+/// fire's line of a kept origin copies them, where writing them again (four texts scanned for escapes,
+/// their keys) was a fifth of a no-hook fire's line's cost. Two are kept, so that two sessions firing in
+/// turns (two agents at work side by side) both find theirs; a third replaces the one used least lately.
 #[derive(Debug, Default)]
 pub struct Repeated {
+    kept: [KeptOrigin; 2],
+    /// Which of `kept` was used last.
+    last: usize,
+}
+
+impl Repeated {
+    /// The bytes of the kept origin that is `origin`, if one is: it becomes the one used last.
+    fn bytes_of(&mut self, origin: &Origin) -> Option<&[u8]> {
+        let at = [self.last, 1 - self.last]
+            .into_iter()
+            .find(|&at| self.kept[at].origin().as_ref() == Some(origin))?;
+        self.last = at;
+        Some(&self.kept[at].bytes)
+    }
+
+    /// `bytes`, written from `origin`, kept in place of the origin used least lately.
+    fn keep(&mut self, origin: Origin, bytes: &[u8]) {
+        self.last = 1 - self.last;
+        self.kept[self.last].keep(origin, bytes);
+    }
+
+    /// Whether `origin` is kept.
+    #[cfg(test)]
+    fn holds(&self, origin: &Origin) -> bool {
+        self.kept
+            .iter()
+            .any(|kept| kept.origin().as_ref() == Some(origin))
+    }
+}
+
+/// One origin kept, with its bytes. Its strings keep their room from line to line.
+#[derive(Debug, Default)]
+struct KeptOrigin {
     /// `None` until a first line is written.
     kind: Option<Kind>,
     generation: Option<u64>,
@@ -101,7 +135,7 @@ pub struct Repeated {
     bytes: Vec<u8>,
 }
 
-impl Repeated {
+impl KeptOrigin {
     /// The origin kept, once a line was written.
     fn origin(&self) -> Option<Origin<'_>> {
         Some(Origin {
@@ -815,7 +849,7 @@ mod tests {
                     record.at =
                         Some(SystemTime::UNIX_EPOCH + Duration::from_millis(rng.below(1 << 45)));
                 }
-                repeats += usize::from(repeated.origin() == Some(Origin::of(&record)));
+                repeats += usize::from(repeated.holds(&Origin::of(&record)));
                 let mut written = b"before".to_vec();
                 record.write_line_repeating(&mut written, &mut stamps, &mut repeated);
                 assert_eq!(
