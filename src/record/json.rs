@@ -201,20 +201,24 @@ fn write_record(out: &mut Vec<u8>, record: &Record) {
 
 /// The object's start: the version and the time.
 fn write_head(out: &mut Vec<u8>, record: &Record) {
-    out.extend_from_slice(b"{\"v\":");
-    unsigned(out, u64::from(record.v));
-    out.extend_from_slice(b",\"time\":");
+    write_version(out, record);
     string(out, &record.time);
 }
 
 /// The object's start of a record whose `time` was just written by [`crate::time::Stamps`]: of digits
 /// and `-:T.Z` only, it is copied with no scan for bytes to escape.
 fn write_head_of_stamped(out: &mut Vec<u8>, record: &Record) {
-    out.extend_from_slice(b"{\"v\":");
-    unsigned(out, u64::from(record.v));
-    out.extend_from_slice(b",\"time\":\"");
+    write_version(out, record);
+    out.push(b'"');
     out.extend_from_slice(record.time.as_bytes());
     out.push(b'"');
+}
+
+/// The version, and the key of the time that follows it.
+fn write_version(out: &mut Vec<u8>, record: &Record) {
+    out.extend_from_slice(b"{\"v\":");
+    unsigned(out, u64::from(record.v));
+    out.extend_from_slice(b",\"time\":");
 }
 
 /// The record's [`Origin`].

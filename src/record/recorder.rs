@@ -145,7 +145,7 @@ mod at_hand {
         /// ([`super::Recorder::fresh`]).
         pub static NEXT: RefCell<Vec<Box<Record>>> = const { RefCell::new(Vec::new()) };
         /// The line a fire's record is written into on this thread, the times' date, worked out once
-        /// a second, and the last line's middle ([`super::Recorder::note_boxed`]).
+        /// a second, and the origins of its last lines, to repeat ([`super::Recorder::note_boxed`]).
         pub static LINE: RefCell<(Vec<u8>, crate::time::Stamps, Repeated)> =
             RefCell::default();
     }

@@ -45,6 +45,14 @@ const NOTE: &str = "[[hooks.PostToolUse]]\nname = \"note\"\ncommand = \"true\"\n
 /// A daemon whose user settings hold no hook, and a repository whose one hook, [`GATE`], refuses
 /// ("the repo says no"), trusted by `hookd trust`: the daemon and the repository.
 pub(crate) fn trusted_gate() -> (Daemon, PathBuf) {
+    let (d, repo) = untrusted_gate();
+    let out = trust(&d, &[repo.to_str().unwrap()]);
+    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
+    (d, repo)
+}
+
+/// As [`trusted_gate`], the repository not trusted yet.
+fn untrusted_gate() -> (Daemon, PathBuf) {
     let sb = Sandbox::new();
     sb.settings("# no hooks of the user's\n");
     let repo = make_repo(
@@ -52,10 +60,7 @@ pub(crate) fn trusted_gate() -> (Daemon, PathBuf) {
         GATE,
         &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
     );
-    let d = Daemon::start(sb);
-    let out = trust(&d, &[repo.to_str().unwrap()]);
-    assert_eq!(code(&out.status), 0, "{}", text(&out.stderr));
-    (d, repo)
+    (Daemon::start(sb), repo)
 }
 
 /// `text` written over `path` as an editor saves: a new file beside it, renamed over it.
@@ -74,14 +79,7 @@ pub(crate) const GATE: &str = "[[hooks.PreToolUse]]\nname = \"gate\"\nmatcher = 
 
 #[test]
 fn an_untrusted_project_hook_does_not_run_runs_after_trust_and_is_pending_after_one_byte() {
-    let sb = Sandbox::new();
-    sb.settings("# no hooks of the user's\n");
-    let repo = make_repo(
-        &sb,
-        GATE,
-        &[("gate.sh", "echo 'the repo says no' >&2; exit 2")],
-    );
-    let d = Daemon::start(sb);
+    let (d, repo) = untrusted_gate();
     let cwd = repo.join("src");
     let resp = d.fire("PreToolUse", bash("make", &cwd));
     assert_eq!(resp["refused"], false, "not trusted yet: {resp}");
