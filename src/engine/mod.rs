@@ -14,6 +14,7 @@
 //! # }
 //! ```
 
+mod answering;
 mod asks;
 mod background;
 mod clone_exec;
@@ -37,7 +38,7 @@ pub mod verdict;
 pub mod weakened;
 pub mod worker;
 
-pub use recording::{AfterAnswer, answer_first};
+pub use answering::{AfterAnswer, AnsweredAfter, answer_first};
 pub use request::{Fire, NotDecided, Printed};
 pub use state::{Engine, Generation, Installed, dropped_hooks};
 pub use weakened::weakened;
