@@ -203,7 +203,7 @@ impl FireRecord {
             record.verdict = Some(record::Verdict::of(verdict));
             record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
         }
-        answering::after_answer_record(Left {
+        answering::after_answer(Left {
             record,
             undescribed: std::mem::take(&mut self.undescribed),
             event,

@@ -173,8 +173,6 @@ impl Runner {
         let (stdin, mut out_pipe, mut err_pipe) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (mut stdout, mut stderr) = (Capture::default(), Capture::default());
-        // Pipes read to their end: closed once the fire is answered.
-        let mut spent = Vec::new();
         let event = input.event_line.clone();
         let mut feeding = Box::pin(feed(stdin, &event));
         let mut fed = false;
@@ -197,12 +195,8 @@ impl Runner {
             Some(End::Exited(status)) => {
                 // Whatever is in the pipes now is all the hook printed, unless a process it left
                 // behind holds one open: that one is watched for its end, a grace period at most.
-                let out_open = out_pipe
-                    .take()
-                    .and_then(|pipe| stdout.unless_drained(pipe, &mut spent));
-                let err_open = err_pipe
-                    .take()
-                    .and_then(|pipe| stderr.unless_drained(pipe, &mut spent));
+                let out_open = out_pipe.take().filter(|pipe| !stdout.drain(pipe));
+                let err_open = err_pipe.take().filter(|pipe| !stderr.drain(pipe));
                 if !fed || out_open.is_some() || err_open.is_some() {
                     // A pipe the runtime cannot watch is read no further: what it held is kept, and
                     // marked cut, so that a JSON answer in it fails closed rather than reading as
@@ -258,9 +252,6 @@ impl Runner {
                 // The leader is gone; whatever it left in its group goes too.
                 group.finish(&self.cleanups);
                 drop(permit);
-                // Its pidfd unwatched and closed, and its pipes, once the fire is answered: the answer
-                // waits for none of it.
-                crate::engine::answering::after_answer(move || drop((child, spent)));
                 exit
             }
             End::Stopped(exit) => {
@@ -443,16 +434,6 @@ impl Capture {
     /// Reads what the pipe holds now, without waiting: whether its end was reached (every writer gone,
     /// or the pipe broken; then it is read no more). At most [`DRAIN_AT_ONCE`]: a process the hook left
     /// behind that keeps writing cannot hold the daemon's thread here; the rest is read asynchronously.
-    /// `pipe`, unless [`Capture::drain`] read it to its end: then it is kept in `spent`, to be closed
-    /// later.
-    fn unless_drained(&mut self, pipe: OwnedFd, spent: &mut Vec<OwnedFd>) -> Option<OwnedFd> {
-        if self.drain(&pipe) {
-            spent.push(pipe);
-            return None;
-        }
-        Some(pipe)
-    }
-
     fn drain(&mut self, pipe: &OwnedFd) -> bool {
         let mut scratch = [0u8; 4096];
         let mut budget = DRAIN_AT_ONCE;
@@ -539,22 +520,12 @@ impl Group {
         self.pgid.as_raw() as u32
     }
 
-    /// After the leader exited: SIGTERM to what is left of the group, SIGKILL a second later. Signalled
-    /// once the fire is answered ([`crate::engine::answering::after_answer`]): the answer does not wait for it.
+    /// After the leader exited: SIGTERM to what is left of the group, SIGKILL a second later.
     fn finish(mut self, cleanups: &TaskTracker) {
         self.armed = false;
         self.reaper.untrack(self.leader()); // its run has reaped it
-        let (pgid, reaper, cleanups) = (self.pgid, self.reaper.clone(), cleanups.clone());
-        crate::engine::answering::after_answer(move || {
-            if killpg(pgid, Signal::SIGTERM).is_err() {
-                return; // nothing was left
-            }
-            // Finished as its connection ends with the runtime (a stop): no grace to wait for then.
-            if tokio::runtime::Handle::try_current().is_err() {
-                let _ = killpg(pgid, Signal::SIGKILL);
-                reaper.look_soon();
-                return;
-            }
+        if killpg(self.pgid, Signal::SIGTERM).is_ok() {
+            let (pgid, reaper) = (self.pgid, self.reaper.clone());
             cleanups.spawn(async move {
                 tokio::time::sleep(KILL_GRACE).await;
                 let _ = killpg(pgid, Signal::SIGKILL);
@@ -562,7 +533,7 @@ impl Group {
                 // now, and the run that would have had them swept is over.
                 reaper.look_soon();
             });
-        });
+        }
     }
 
     /// The leader still runs (timeout, cancel): SIGTERM to the group, SIGKILL a second later or as soon as

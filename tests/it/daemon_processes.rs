@@ -105,46 +105,6 @@ fn background_grandchild_cannot_hold_the_verdict() {
 }
 
 #[test]
-fn what_a_hook_left_running_is_stopped_while_its_fire_still_waits_for_another_hook() {
-    let sb = Sandbox::new();
-    // `quick` exits at once, leaving a sleeper in its group (its output not held); `slow` runs until
-    // the test lets it end. The sleeper is stopped before the fire is answered, not held until then
-    // (by its group's stop, and the sweep of what was re-parented to hookd as a backstop).
-    sb.script(
-        "quick.sh",
-        "sh -c 'echo $$ > @DIR@/left.pid; exec sleep 30' >/dev/null 2>&1 &\n\
-         while [ ! -s @DIR@/left.pid ]; do sleep 0.01; done\n\
-         exit 0",
-    );
-    sb.script(
-        "slow.sh",
-        "while [ ! -e @DIR@/release ]; do sleep 0.02; done\necho slow",
-    );
-    sb.settings(
-        "[[hooks.PreToolUse]]\nname = \"quick\"\ncommand = \"@DIR@/quick.sh\"\n\n\
-         [[hooks.PreToolUse]]\nname = \"slow\"\ncommand = \"@DIR@/slow.sh\"\n",
-    );
-    let d = Daemon::start(sb);
-    std::thread::scope(|scope| {
-        let fire = scope.spawn(|| d.fire("PreToolUse", bash_event()));
-        let left = d.sb.wait_pid("left.pid");
-        wait_until(
-            Duration::from_secs(10),
-            "what the quick hook left running to be stopped while the slow one runs",
-            || process_gone(left, d.pid()),
-        );
-        assert!(
-            !fire.is_finished(),
-            "the fire was answered before the slow hook ended"
-        );
-        fs::write(d.sb.p("release"), "").unwrap();
-        let r = fire.join().unwrap();
-        assert_eq!(hook(&r, "quick")["outcome"], "nothing", "{r}");
-        assert_eq!(adds(&r), vec!["slow"], "{r}");
-    });
-}
-
-#[test]
 fn client_disconnect_kills_its_hooks() {
     let sb = Sandbox::new();
     sb.script(
