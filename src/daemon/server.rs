@@ -287,8 +287,7 @@ impl Connection {
         let memory = self.daemon.memory.clone();
         let mut account = Account::new(memory.clone());
         let cancel = self.daemon.engine.abandoned().child_token();
-        // Each task's answer comes with what its fire left for after it ([`crate::engine::AnsweredAfter`]).
-        let mut pending: JoinSet<(Vec<u8>, crate::engine::AfterAnswer)> = JoinSet::new();
+        let mut pending: JoinSet<Vec<u8>> = JoinSet::new();
         // The `id` of each pending fire (to answer it even if its task panics) and what it is charged, by
         // task.
         let mut pending_fires: HashMap<tokio::task::Id, (Option<Value>, usize)> = HashMap::new();
@@ -431,22 +430,21 @@ impl Connection {
                                     if written.is_err() { break; }
                                 }
                                 FirstPoll::Pending => {
-                                    // Not decided: what its first poll left is not its answer's.
+                                    // Nothing was decided, so nothing is left to finish.
                                     after.finish();
-                                    let task = pending.spawn(crate::engine::AnsweredAfter(fire));
+                                    let task = pending.spawn(fire);
                                     pending_fires.insert(task.id(), (id, cost));
                                 }
                             }
                         }
                         Action::Later(id, work) => {
-                            let task = pending.spawn(crate::engine::AnsweredAfter(work));
+                            let task = pending.spawn(work);
                             pending_fires.insert(task.id(), (id, 0));
                         }
                         Action::Relay(id, relay, cost) => {
                             account.charge(cost);
                             let (engine, cancel, answered) = (self.daemon.engine.clone(), cancel.clone(), id.clone());
-                            let relay = Box::pin(crate::daemon::relay_request::answer(engine, answered, relay, cancel));
-                            let task = pending.spawn(crate::engine::AnsweredAfter(relay));
+                            let task = pending.spawn(Box::pin(crate::daemon::relay_request::answer(engine, answered, relay, cancel)));
                             pending_fires.insert(task.id(), (id, cost));
                         }
                         Action::Watch(watch) => {
@@ -475,15 +473,15 @@ impl Connection {
                         Err(e) => e.id(),
                     };
                     let (id, cost) = pending_fires.remove(&task).unwrap_or_default();
-                    let (response, after) = match joined {
-                        Ok((_, answered)) => answered,
+                    let response = match joined {
+                        Ok((_, response)) => response,
                         Err(e) => {
                             tracing::error!("a fire's task ended abnormally: {e}");
-                            (internal_error(id), Default::default())
+                            internal_error(id)
                         }
                     };
                     lines.set_permit_aside();
-                    let written = send_then(&mut write, &response, after).await;
+                    let written = send(&mut write, &response).await;
                     // The answer is out (or the client gone): what the fire held is free.
                     drop(response);
                     account.release(cost);

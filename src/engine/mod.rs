@@ -14,7 +14,6 @@
 //! # }
 //! ```
 
-mod answering;
 mod asks;
 mod background;
 mod clone_exec;
@@ -38,7 +37,7 @@ pub mod verdict;
 pub mod weakened;
 pub mod worker;
 
-pub use answering::{AfterAnswer, AnsweredAfter, answer_first};
+pub use recording::{AfterAnswer, answer_first};
 pub use request::{Fire, NotDecided, Printed};
 pub use state::{Engine, Generation, Installed, dropped_hooks};
 pub use weakened::weakened;

@@ -4,12 +4,12 @@
 //!
 //! Without a recorder installed (an engine held in a test's hand) nothing is made at all.
 
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 use serde_json::{Map, Value};
 
 use crate::decision::{HookReport, Outcome, Ruling};
-use crate::engine::answering::{self, Left};
 use crate::engine::reading::Exit;
 use crate::engine::request::NotDecided;
 use crate::engine::runner::Ran;
@@ -59,7 +59,7 @@ impl FireRecord {
         generation: &crate::engine::state::Generation,
         started: Instant,
     ) -> FireRecord {
-        let lazily = answering::answering();
+        let lazily = ANSWERING_FIRST.with(Cell::get);
         FireRecord::begin_with(
             source,
             moment,
@@ -203,11 +203,16 @@ impl FireRecord {
             record.verdict = Some(record::Verdict::of(verdict));
             record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
         }
-        answering::after_answer(Left {
+        let left = Left {
             record,
             undescribed: std::mem::take(&mut self.undescribed),
             event,
-        });
+        };
+        if ANSWERING_FIRST.with(Cell::get) {
+            LEFT.with(|waiting| waiting.borrow_mut().push(left));
+        } else {
+            left.finish();
+        }
     }
 
     /// The fire was not decided: an unknown moment, or the daemon stopping before the hooks finished.
@@ -235,6 +240,90 @@ impl Drop for FireRecord {
             record.ms = Some(crate::time::tenths_of_ms(self.started.elapsed()));
             note(record);
         }
+    }
+}
+
+thread_local! {
+    /// Set while a fire is polled in place on a connection's task ([`answer_first`]).
+    static ANSWERING_FIRST: Cell<bool> = const { Cell::new(false) };
+    /// What the fires decided meanwhile left for after their answers.
+    static LEFT: RefCell<Vec<Left>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A fire's end left for after its answer: its record to describe and hand over, its event to let go.
+struct Left {
+    record: Option<Box<Record>>,
+    undescribed: bool,
+    event: Map<String, Value>,
+}
+
+impl Left {
+    fn finish(self) {
+        if let Some(mut record) = self.record {
+            if self.undescribed
+                && let Some(recorder) = record::get()
+            {
+                record.describe_event(&self.event, recorder.full_inputs());
+            }
+            note(record);
+        }
+        drop(self.event);
+    }
+}
+
+/// Runs `decide` (a first poll of a fire, on the connection's task) so that a fire it decides leaves
+/// the part of its ending that its client need not wait for (what the event says written into its
+/// record, the record handed to the journal's writer, the event let go) in the [`AfterAnswer`] given
+/// back, to be finished once the answer is written: a fire's record then costs its answer's latency
+/// little more than taking a record and setting its verdict.
+pub fn answer_first<T>(decide: impl FnOnce() -> T) -> (T, AfterAnswer) {
+    /// Unset however `decide` ends, a panic included.
+    struct Answering;
+    impl Drop for Answering {
+        fn drop(&mut self) {
+            ANSWERING_FIRST.with(|answering| answering.set(false));
+        }
+    }
+    ANSWERING_FIRST.with(|answering| answering.set(true));
+    let answering = Answering;
+    let decided = decide();
+    drop(answering);
+    let left = LEFT.with(|left| std::mem::take(&mut *left.borrow_mut()));
+    (decided, AfterAnswer(left))
+}
+
+/// What fires decided in place left for after their answers ([`answer_first`]). Finished by
+/// [`AfterAnswer::finish`], or when dropped, however the connection goes on: never lost.
+#[must_use = "finish it once the answer is written"]
+#[derive(Default)]
+pub struct AfterAnswer(Vec<Left>);
+
+impl AfterAnswer {
+    pub fn finish(mut self) {
+        self.finish_left();
+    }
+
+    fn finish_left(&mut self) {
+        if self.0.capacity() == 0 {
+            return; // nothing left, nor room to keep (an answer that was not a fire's)
+        }
+        for left in self.0.drain(..) {
+            left.finish();
+        }
+        // The list's room kept for the next fire's.
+        let emptied = std::mem::take(&mut self.0);
+        LEFT.with(|left| {
+            let mut left = left.borrow_mut();
+            if left.capacity() < emptied.capacity() {
+                *left = emptied;
+            }
+        });
+    }
+}
+
+impl Drop for AfterAnswer {
+    fn drop(&mut self) {
+        self.finish_left();
     }
 }
 

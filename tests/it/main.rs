@@ -143,6 +143,8 @@ mod security;
 
 /// Asks followed to their end: what came of each (ran, denied, unknown), and `hookd log --asks`.
 mod ask_outcomes;
+/// A hook fire's record handed over after its answer, attacked: hang-ups, unread answers, stops, watchers.
+mod attack_answer_after;
 /// Fires' lines written on their own threads, attacked: many moments, huge fields, reloads, a stop.
 mod attack_record_lines;
 /// The journal exported to an OpenTelemetry collector: a collector on loopback decoding OTLP/HTTP.
