@@ -59,21 +59,33 @@ fn slow_refuser() -> Daemon {
     )
 }
 
+/// `count` fires of sessions `PREFIX-N`, pipelined on a new connection that reads nothing.
+fn pipelined(d: &Daemon, prefix: &str, count: usize) -> (UnixStream, Vec<String>) {
+    let sessions: Vec<String> = (0..count).map(|n| format!("{prefix}-{n}")).collect();
+    let batch: Vec<u8> = sessions.iter().flat_map(|s| fire_line(s, "ls")).collect();
+    let mut stream = UnixStream::connect(&d.socket).unwrap();
+    stream.write_all(&batch).unwrap();
+    (stream, sessions)
+}
+
+/// The fire lines of `sessions` (all starting with `prefix`), once there is one for each.
+fn a_line_for_each(d: &Daemon, prefix: &str, sessions: &[String]) -> Vec<Value> {
+    let mut lines = Vec::new();
+    wait_until(RESPONSE, "a line for each fire", || {
+        lines = fire_lines(d, prefix);
+        lines.len() >= sessions.len()
+    });
+    lines
+}
+
 /// 50 fires whose hook runs and refuses, pipelined on one connection that hangs up before reading any
 /// answer: each has exactly one line, refused or cut short because the client left.
 #[test]
 fn pipelined_hook_fires_of_a_client_that_hangs_up_unread_each_have_one_line() {
     let d = slow_refuser();
-    let sessions: Vec<String> = (0..50).map(|n| format!("hangup-{n}")).collect();
-    let batch: Vec<u8> = sessions.iter().flat_map(|s| fire_line(s, "ls")).collect();
-    let mut stream = UnixStream::connect(&d.socket).unwrap();
-    stream.write_all(&batch).unwrap();
+    let (stream, sessions) = pipelined(&d, "hangup", 50);
     drop(stream);
-    let mut lines = Vec::new();
-    wait_until(RESPONSE, "a line for each of the 50 fires", || {
-        lines = fire_lines(&d, "hangup-");
-        lines.len() >= sessions.len()
-    });
+    a_line_for_each(&d, "hangup-", &sessions);
     // Any late duplicate would come within the daemon's own cleanup (2 s at most): a fire after it.
     assert_eq!(d.fire("PreToolUse", json!({"session_id": "after", "cwd": "/", "tool_name": "Bash", "tool_input": {"command": "ls"}}))["refused"], true);
     journaled(&d, "the later fire's line", |r| r["session"] == "after");
@@ -94,15 +106,8 @@ fn pipelined_hook_fires_of_a_client_that_hangs_up_unread_each_have_one_line() {
 #[test]
 fn hook_fires_answered_into_an_unread_socket_each_have_one_refused_line() {
     let d = slow_refuser();
-    let sessions: Vec<String> = (0..50).map(|n| format!("unread-{n}")).collect();
-    let batch: Vec<u8> = sessions.iter().flat_map(|s| fire_line(s, "ls")).collect();
-    let mut stream = UnixStream::connect(&d.socket).unwrap();
-    stream.write_all(&batch).unwrap();
-    let mut lines = Vec::new();
-    wait_until(RESPONSE, "a line for each of the 50 fires", || {
-        lines = fire_lines(&d, "unread-");
-        lines.len() >= sessions.len()
-    });
+    let (stream, sessions) = pipelined(&d, "unread", 50);
+    let lines = a_line_for_each(&d, "unread-", &sessions);
     drop(stream);
     once_each(&lines, &sessions);
     for line in &lines {
@@ -124,6 +129,16 @@ fn big_and_slow_deny() -> Daemon {
     )
 }
 
+/// A client of `d` that sends `PREFIX-big` (a BIG answer) then `PREFIX-deny` (a refusal a second
+/// later), pipelined, and reads nothing.
+fn stalled(d: &Daemon, prefix: &str) -> UnixStream {
+    let mut stream = UnixStream::connect(&d.socket).unwrap();
+    let mut batch = fire_line(&format!("{prefix}-big"), "BIG");
+    batch.extend(fire_line(&format!("{prefix}-deny"), "DENY"));
+    stream.write_all(&batch).unwrap();
+    stream
+}
+
 /// A client pipelines a fire whose answer is larger than its socket's buffer and a fire whose hook
 /// refuses a second later, and reads nothing: the refusal, decided while the connection waits for its
 /// client to read the first answer, is in the journal well before the daemon's write deadline (30 s)
@@ -132,10 +147,7 @@ fn big_and_slow_deny() -> Daemon {
 #[test]
 fn a_refusal_decided_behind_an_unread_answer_is_journaled_without_waiting_for_the_client() {
     let d = big_and_slow_deny();
-    let mut stream = UnixStream::connect(&d.socket).unwrap();
-    let mut batch = fire_line("stall-big", "BIG");
-    batch.extend(fire_line("stall-deny", "DENY"));
-    stream.write_all(&batch).unwrap();
+    let stream = stalled(&d, "stall");
     let sent = Instant::now();
     journaled(&d, "the large answer's line", |r| {
         r["session"] == "stall-big"
@@ -217,10 +229,7 @@ fn a_client_that_reads_late_is_given_every_answer_in_the_journals_order() {
 #[test]
 fn a_refusal_decided_behind_an_unread_answer_survives_a_kill_seconds_later() {
     let mut d = big_and_slow_deny();
-    let mut stream = UnixStream::connect(&d.socket).unwrap();
-    let mut batch = fire_line("kill-big", "BIG");
-    batch.extend(fire_line("kill-deny", "DENY"));
-    stream.write_all(&batch).unwrap();
+    let stream = stalled(&d, "kill");
     journaled(&d, "the large answer's line", |r| {
         r["session"] == "kill-big"
     });
@@ -241,10 +250,7 @@ fn a_refusal_decided_behind_an_unread_answer_survives_a_kill_seconds_later() {
 #[test]
 fn a_refusal_decided_behind_an_unread_answer_is_journaled_by_the_write_deadline_at_the_latest() {
     let d = big_and_slow_deny();
-    let mut stream = UnixStream::connect(&d.socket).unwrap();
-    let mut batch = fire_line("late-big", "BIG");
-    batch.extend(fire_line("late-deny", "DENY"));
-    stream.write_all(&batch).unwrap();
+    let stream = stalled(&d, "late");
     let mut deny = Vec::new();
     wait_until(
         Duration::from_secs(60),
@@ -308,10 +314,7 @@ fn a_stop_with_hook_fires_pending_and_answers_unwritten_leaves_every_line() {
 #[test]
 fn a_stop_right_after_pipelined_hook_fires_leaves_every_line() {
     let mut d = slow_refuser();
-    let sessions: Vec<String> = (0..30).map(|n| format!("stop-{n}")).collect();
-    let batch: Vec<u8> = sessions.iter().flat_map(|s| fire_line(s, "ls")).collect();
-    let mut stream = UnixStream::connect(&d.socket).unwrap();
-    stream.write_all(&batch).unwrap();
+    let (stream, sessions) = pipelined(&d, "stop", 30);
     wait_until(RESPONSE, "the first line", || {
         !fire_lines(&d, "stop-").is_empty()
     });
@@ -503,10 +506,7 @@ fn fires_whose_hooks_ignore_the_stop_of_a_client_gone_each_have_one_line() {
         )],
         "[[hooks.PreToolUse]]\nname = \"stubborn\"\ncommand = \"@DIR@/stubborn.sh\"\n",
     );
-    let sessions: Vec<String> = (0..5).map(|n| format!("stubborn-{n}")).collect();
-    let batch: Vec<u8> = sessions.iter().flat_map(|s| fire_line(s, "ls")).collect();
-    let mut stream = UnixStream::connect(&d.socket).unwrap();
-    stream.write_all(&batch).unwrap();
+    let (stream, sessions) = pipelined(&d, "stubborn", 5);
     // The hooks started before the client leaves.
     let started = || -> Vec<i32> {
         std::fs::read_to_string(d.sb.p("started"))
@@ -517,11 +517,7 @@ fn fires_whose_hooks_ignore_the_stop_of_a_client_gone_each_have_one_line() {
     };
     wait_until(RESPONSE, "the hooks to start", || !started().is_empty());
     drop(stream);
-    let mut lines = Vec::new();
-    wait_until(RESPONSE, "a line for each fire", || {
-        lines = fire_lines(&d, "stubborn-");
-        lines.len() >= sessions.len()
-    });
+    a_line_for_each(&d, "stubborn-", &sessions);
     // Once the hooks are gone (stopped with SIGKILL after ignoring SIGTERM, or at their own end) and a
     // later fire's line is written, no second line of theirs comes.
     wait_until(
