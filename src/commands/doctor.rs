@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::agents::setup::{
-    Drift, Wanted, command_program, command_words, drift, found_hooks, hooks_digest,
+    Drift, FoundHook, Wanted, command_program, command_words, drift, found_hooks, hooks_digest,
     is_hookd_command, warnings,
 };
 use crate::agents::setups::{self, Setup};
@@ -168,7 +168,8 @@ pub fn doctor(options: Options) -> Result<ExitCode, String> {
         .unwrap_or_else(crate::paths::default_config);
     let settings = Settings::load(&config).ok();
     for agent_file in &agents {
-        let (agent_checks, closed) = agent_checks(agent_file, &socket);
+        let listener = status.as_ref().ok().map(|status| &status["http"]);
+        let (agent_checks, closed) = agent_checks(agent_file, &socket, listener);
         fail_open |= !closed;
         checks.extend(agent_checks);
         if require_fail_closed && !closed {
@@ -505,7 +506,11 @@ fn twice_check(agent_file: &AgentFile, settings: &Settings, config: &Path) -> Op
 }
 
 /// The checks of one agent's file, and whether its relay fails closed.
-fn agent_checks(agent_file: &AgentFile, socket: &Path) -> (Vec<Check>, bool) {
+fn agent_checks(
+    agent_file: &AgentFile,
+    socket: &Path,
+    listener: Option<&Value>,
+) -> (Vec<Check>, bool) {
     let AgentFile {
         agent,
         file,
@@ -592,6 +597,10 @@ fn agent_checks(agent_file: &AgentFile, socket: &Path) -> (Vec<Check>, bool) {
             .fix(fix.clone())
             .of(agent, file),
         );
+    } else if found.iter().any(|hook| is_http(&hook.command)) {
+        // Written from `hookd relay --print-settings claude-code --http`, which setup does not write:
+        // looked at for what makes them work, not compared with setup's command hooks.
+        checks.push(http_hooks_check(agent, &shown, &found, listener).of(agent, file));
     } else {
         match drift(&text, &shown, &wanted) {
             Ok(drifted) if !drifted.is_empty() => checks.push(
@@ -751,6 +760,116 @@ fn agent_checks(agent_file: &AgentFile, socket: &Path) -> (Vec<Check>, bool) {
         }
     }
     (checks, closed)
+}
+
+/// Whether a hook's command is an http hook's url.
+fn is_http(command: &str) -> bool {
+    command.starts_with("http://") || command.starts_with("https://")
+}
+
+/// hookd's http hooks in an agent's settings (`--print-settings --http`): each posts to the daemon's
+/// listener as it is (`status`'s `http`, `listener`; `None`: no daemon answered, said above), and every
+/// moment of the agent has one of hookd's hooks (SessionStart the relay's command).
+fn http_hooks_check(
+    agent: Agent,
+    shown: &str,
+    found: &[FoundHook],
+    listener: Option<&Value>,
+) -> Check {
+    let name = agent.display_name();
+    let fix = format!(
+        "hookd relay --print-settings {} --http, into {shown} (or hookd setup {} for command hooks)",
+        agent.name(),
+        agent.name()
+    );
+    let missing: Vec<&str> = agent
+        .moments()
+        .into_iter()
+        .map(|moment| agent.event_name_of(moment))
+        .filter(|event| !found.iter().any(|hook| hook.event == *event))
+        .collect();
+    if !missing.is_empty() {
+        return Check::new(
+            "hooks",
+            Status::Fail,
+            format!(
+                "drift: {shown} holds no hook of hookd's at {}: {name}'s calls there go through unguarded",
+                missing.join(", ")
+            ),
+        )
+        .fix(fix);
+    }
+    let urls: Vec<&str> = {
+        let mut urls: Vec<&str> = Vec::new();
+        for hook in found.iter().filter(|hook| is_http(&hook.command)) {
+            let url = hook.command.split('?').next().unwrap_or_default();
+            if !urls.contains(&url) {
+                urls.push(url);
+            }
+        }
+        urls
+    };
+    let Some(listener) = listener else {
+        return Check::new(
+            "hooks",
+            Status::Warn,
+            format!(
+                "{shown} holds hookd's http hooks ({}): no hookd answers to say where it listens",
+                urls.join(", ")
+            ),
+        );
+    };
+    let listen = listener["listen"].as_str().unwrap_or_default();
+    if listener["state"] != "listening" {
+        let why = match listener["error"].as_str() {
+            Some(error) => format!("cannot listen ({error})"),
+            None => "does not listen ([http] listen is not set in its settings)".to_string(),
+        };
+        return Check::new(
+            "hooks",
+            Status::Fail,
+            format!(
+                "{shown} holds hookd's http hooks, but hookd {why}: each fails, and {name} lets the call through (or refuses it, with onFailure \"block\")"
+            ),
+        )
+        .fix(format!(
+            "set [http] listen in hookd's settings (the port the hooks post to), or hookd setup {} for command hooks",
+            agent.name()
+        ));
+    }
+    let port = listen.rsplit_once(':').map_or("", |(_, port)| port);
+    let path = format!("/hooks/{}", agent.name());
+    let elsewhere: Vec<&str> = urls
+        .iter()
+        .copied()
+        .filter(|url| {
+            let after_scheme = url.split_once("://").map_or("", |(_, rest)| rest);
+            let (authority, url_path) = after_scheme
+                .split_once('/')
+                .map_or((after_scheme, ""), |(authority, rest)| (authority, rest));
+            let url_port = authority.rsplit_once(':').map_or("", |(_, port)| port);
+            url_port != port || format!("/{url_path}") != path
+        })
+        .collect();
+    if !elsewhere.is_empty() {
+        return Check::new(
+            "hooks",
+            Status::Fail,
+            format!(
+                "drift: {shown}'s http hooks post to {}, but hookd listens on {listen} at {path}: each fails, and {name}'s calls go through unguarded",
+                elsewhere.join(", ")
+            ),
+        )
+        .fix(fix);
+    }
+    Check::new(
+        "hooks",
+        Status::Ok,
+        format!(
+            "{shown} holds hookd's http hooks ({} events of {name}), posting to its listener on {listen}",
+            found.len()
+        ),
+    )
 }
 
 /// The drift, said: the events with no hookd hook, then those whose hook is not as written.

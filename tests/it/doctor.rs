@@ -466,3 +466,59 @@ fn hooks_in_the_agents_file_and_in_hookds_settings_are_said_to_run_twice() {
     let (_, said) = w.doctor(&[]);
     assert!(!said.contains("runs twice"), "{said}");
 }
+
+/// Claude Code set up with hookd's http hooks (`hookd relay --print-settings claude-code --http`, which
+/// setup does not write) is healthy while they post to the daemon's listener, and named as drift when
+/// they post elsewhere; never taken for setup's command hooks gone astray.
+#[test]
+fn http_hooks_are_checked_against_the_daemons_listener() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let w = World::with_settings(&format!("[http]\nlisten = \"127.0.0.1:{port}\"\n"));
+    let printed = w.hookd(&[
+        "relay",
+        "--print-settings",
+        "claude-code",
+        "--http",
+        "--socket",
+        w.socket.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&printed.status), 0, "{}", text(&printed.stderr));
+    let file = w.file(Agent::ClaudeCode);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, &printed.stdout).unwrap();
+
+    let healthy = format!("posting to its listener on 127.0.0.1:{port}");
+    let mut said = String::new();
+    wait_until(T, "doctor to find the listener", || {
+        said = w.doctor(&[]).1;
+        said.contains(&healthy)
+    });
+    let (status, said) = w.doctor(&[]);
+    assert_eq!(status, 0, "{said}");
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("ok   Claude Code:") && l.contains("holds hookd's http hooks")),
+        "{said}"
+    );
+    assert!(!said.contains("drift"), "{said}");
+
+    let elsewhere = port.wrapping_add(1);
+    let text_now = fs::read_to_string(&file).unwrap();
+    fs::write(
+        &file,
+        text_now.replace(&format!(":{port}/"), &format!(":{elsewhere}/")),
+    )
+    .unwrap();
+    let (status, said) = w.doctor(&[]);
+    assert_eq!(status, 1, "{said}");
+    assert!(
+        said.contains(&format!(
+            "http hooks post to http://127.0.0.1:{elsewhere}/hooks/claude-code, but hookd listens on 127.0.0.1:{port}"
+        )),
+        "{said}"
+    );
+}
