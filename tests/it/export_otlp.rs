@@ -242,8 +242,9 @@ fn serve(
     };
     let answer = match decoded {
         Ok(request) => {
-            records.lock().unwrap().extend(records_of(request));
+            // The headers first: a test that sees the records reads their request's headers next.
             headers.lock().unwrap().push(got);
+            records.lock().unwrap().extend(records_of(request));
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
                 .to_string()
         }
