@@ -385,8 +385,14 @@ pub enum Drift {
 pub fn drift(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<Drift>, String> {
     let now = found_hooks(text, label, wanted)?;
     let want = found_hooks(&merge(text, label, wanted)?, label, wanted)?;
+    Ok(drift_between(&now, &want))
+}
+
+/// How the hooks found (`now`) differ, event by event, from the hooks wanted there (`want`): the same
+/// hooks as written, in any order, or drift.
+pub fn drift_between(now: &[FoundHook], want: &[FoundHook]) -> Vec<Drift> {
     let mut events: Vec<&str> = Vec::new();
-    for hook in want.iter().chain(&now) {
+    for hook in want.iter().chain(now) {
         if !events.contains(&hook.event.as_str()) {
             events.push(&hook.event);
         }
@@ -402,7 +408,7 @@ pub fn drift(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<Drift>, Str
     };
     let mut drift = Vec::new();
     for event in events {
-        let (now, want) = (at(&now, event), at(&want, event));
+        let (now, want) = (at(now, event), at(want, event));
         if now == want {
             continue;
         }
@@ -420,7 +426,7 @@ pub fn drift(text: &str, label: &str, wanted: &Wanted) -> Result<Vec<Drift>, Str
             },
         });
     }
-    Ok(drift)
+    drift
 }
 
 /// The command of hookd's first hook in `text`, when it holds one: the relay as written there.

@@ -20,8 +20,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::agents::setup::{
-    Drift, FoundHook, Wanted, command_program, command_words, drift, found_hooks, hooks_digest,
-    is_hookd_command, warnings,
+    Drift, FoundHook, Wanted, command_program, command_words, drift, drift_between, found_hooks,
+    hooks_digest, is_hookd_command, warnings,
 };
 use crate::agents::setups::{self, Setup};
 use crate::agents::{Agent, SettingsFormat};
@@ -600,7 +600,7 @@ fn agent_checks(
     } else if found.iter().any(|hook| is_http(&hook.command)) {
         // Written from `hookd relay --print-settings claude-code --http`, which setup does not write:
         // looked at for what makes them work, not compared with setup's command hooks.
-        checks.push(http_hooks_check(agent, &shown, &found, listener).of(agent, file));
+        checks.push(http_hooks_check(&wanted, &shown, &found, listener).of(agent, file));
     } else {
         match drift(&text, &shown, &wanted) {
             Ok(drifted) if !drifted.is_empty() => checks.push(
@@ -768,14 +768,16 @@ fn is_http(command: &str) -> bool {
 }
 
 /// hookd's http hooks in an agent's settings (`--print-settings --http`): each posts to the daemon's
-/// listener as it is (`status`'s `http`, `listener`; `None`: no daemon answered, said above), and every
-/// moment of the agent has one of hookd's hooks (SessionStart the relay's command).
+/// listener as it is (`status`'s `http`, `listener`; `None`: no daemon answered, said above), every
+/// moment of the agent has one of hookd's hooks (SessionStart the relay's command), and each is as
+/// `--print-settings --http` prints it for that listener (matcher, timeout, `onFailure`, headers).
 fn http_hooks_check(
-    agent: Agent,
+    wanted: &Wanted,
     shown: &str,
     found: &[FoundHook],
     listener: Option<&Value>,
 ) -> Check {
+    let agent = wanted.agent;
     let name = agent.display_name();
     let fix = format!(
         "hookd relay --print-settings {} --http, into {shown} (or hookd setup {} for command hooks)",
@@ -861,6 +863,35 @@ fn http_hooks_check(
             ),
         )
         .fix(fix);
+    }
+    // As printed for this listener, the relay at the moments without http hooks as the file has it,
+    // fail-closed where the file's urls say so.
+    let printed = listen.parse().ok().and_then(|address| {
+        let relay = found
+            .iter()
+            .find(|hook| !is_http(&hook.command))
+            .map_or("", |hook| hook.command.as_str());
+        let fail_closed = found
+            .iter()
+            .any(|hook| hook.command.contains("?fail_closed=1"));
+        let (text, _) =
+            crate::agents::snippet::http_snippet(agent, address, Path::new(""), relay, fail_closed)
+                .ok()?;
+        found_hooks(&text, shown, wanted).ok()
+    });
+    if let Some(printed) = printed {
+        let drifted = drift_between(found, &printed);
+        if !drifted.is_empty() {
+            return Check::new(
+                "hooks",
+                Status::Fail,
+                format!(
+                    "drift: {shown} no longer holds hookd's http hooks as printed: {}",
+                    said_drift(&drifted)
+                ),
+            )
+            .fix(fix);
+        }
     }
     Check::new(
         "hooks",

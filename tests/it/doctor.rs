@@ -506,6 +506,21 @@ fn http_hooks_are_checked_against_the_daemons_listener() {
     );
     assert!(!said.contains("drift"), "{said}");
 
+    // The guard narrowed to one tool, as an agent editing its own settings would: drift, not ok.
+    let printed_text = fs::read_to_string(&file).unwrap();
+    let mut narrowed: Value = serde_json::from_str(&printed_text).unwrap();
+    narrowed["hooks"]["PreToolUse"][0]["matcher"] = Value::from("Read");
+    fs::write(&file, narrowed.to_string()).unwrap();
+    let (status, said) = w.doctor(&[]);
+    assert_eq!(status, 1, "{said}");
+    assert!(
+        said.contains(
+            "no longer holds hookd's http hooks as printed: at PreToolUse a hook not as written"
+        ),
+        "{said}"
+    );
+    fs::write(&file, &printed_text).unwrap();
+
     let elsewhere = port.wrapping_add(1);
     let text_now = fs::read_to_string(&file).unwrap();
     fs::write(
